@@ -1,0 +1,124 @@
+/**
+ * The host's persistence seam. SQLite (`openSqliteStore`) is the embedded default; a server database
+ * can replace it by implementing this interface.
+ *
+ * Every row is keyed by a {@link Scope}: tenant, user and session. Reads never cross scopes.
+ * @module
+ */
+import type { Content } from '../../schema/types.js';
+
+/** Who a row belongs to. `'default'` is used where there is no multi-user gateway. */
+export interface Scope {
+  tenant: string;
+  user: string;
+  /** Session id; `null` for rows that outlive sessions (user scope). */
+  session: string | null;
+}
+
+/** One audit record. Append-only: never updated or deleted through this interface. */
+export interface AuditRecord {
+  /** Assigned by the store; strictly increasing. */
+  id?: number;
+  /** Epoch ms. */
+  ts: number;
+  scope: Scope;
+  /** Server name as configured. */
+  server: string;
+  /**
+   * What happened, e.g. `'request'`, `'repair'`, `'policy'`, `'answer'`, `'cancelled'`,
+   * `'error'`, `'roots'`, `'tool-call'`.
+   */
+  kind: string;
+  /** Correlates records of one input request (broker-assigned id). */
+  requestId?: string;
+  /** `'accept' | 'decline' | 'cancel'` for answers; policy verdict for policy records. */
+  action?: string;
+  /** Milliseconds the step took (e.g. time the person spent answering). */
+  durationMs?: number;
+  /**
+   * Structured detail. Values of sensitive and password fields MUST already be redacted by the
+   * caller with {@link REDACTED}; the store redacts again any key listed in `redactKeys`.
+   */
+  detail?: Record<string, unknown>;
+  /** Keys of `detail.content` (or `detail`) whose values the store must replace by {@link REDACTED}. */
+  redactKeys?: string[];
+}
+
+/** Placeholder written instead of a secret value. */
+export const REDACTED = '[redacted]';
+
+export interface AuditQuery {
+  scope?: Partial<Scope>;
+  server?: string;
+  kind?: string;
+  requestId?: string;
+  /** Epoch ms, inclusive. */
+  since?: number;
+  /** Maximum rows, newest first. @default 200 */
+  limit?: number;
+}
+
+/** How long a remembered answer lives: this one request, this session, or until forgotten. */
+export type RememberScope = 'once' | 'session' | 'always';
+
+export interface RememberedAnswer {
+  scope: Scope;
+  server: string;
+  /** `schemaHash(requestedSchema)` from the schema core. */
+  schemaHash: string;
+  content: Content;
+  remember: RememberScope;
+  /** Epoch ms. */
+  updatedAt: number;
+}
+
+export interface StoredRoot {
+  scope: Scope;
+  /** `file://` URI, or any other scheme for a host-side virtual root. */
+  uri: string;
+  name?: string;
+  /** `'app' | 'session' | 'request'` */
+  lifetime: 'app' | 'session' | 'request';
+  /** `'user' | 'config' | 'upstream' | 'tool'` */
+  source: 'user' | 'config' | 'upstream' | 'tool';
+}
+
+/** The seed's "scene snapshot": roots + answers + configuration, saved under a name. */
+export interface Preset {
+  name: string;
+  scope: Scope;
+  roots: Array<{ uri: string; name?: string }>;
+  /** Answers per server: `{ [server]: Content }`; applied as prefill. */
+  answers: Record<string, Content>;
+  /** Free-form configuration values per server. */
+  config: Record<string, Record<string, unknown>>;
+  /** Epoch ms. */
+  updatedAt: number;
+}
+
+/**
+ * Persistence used by the host. All methods are synchronous in the SQLite implementation; the
+ * interface stays synchronous so the broker's hot path has no extra await.
+ * Errors: implementations throw `StoreError` (code `'STORE_CLOSED' | 'STORE_CORRUPT' | 'STORE_IO'`).
+ */
+export interface Store {
+  appendAudit(rec: AuditRecord): number;
+  queryAudit(q?: AuditQuery): AuditRecord[];
+
+  remember(a: RememberedAnswer): void;
+  /** The newest remembered answer for (user or session scope, server, schemaHash), if any. */
+  recall(scope: Scope, server: string, schemaHash: string): RememberedAnswer | undefined;
+  forget(scope: Scope, server?: string): number;
+
+  savePreset(p: Preset): void;
+  loadPreset(scope: Scope, name: string): Preset | undefined;
+  listPresets(scope: Scope): Preset[];
+  deletePreset(scope: Scope, name: string): boolean;
+
+  putRoot(r: StoredRoot): void;
+  deleteRoot(scope: Scope, uri: string): boolean;
+  listRoots(scope: Scope): StoredRoot[];
+
+  /** Closes the database; later calls throw `StoreError('STORE_CLOSED')`. */
+  close(): void;
+}
