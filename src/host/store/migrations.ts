@@ -8,7 +8,7 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import { StoreError } from './errors.js';
+import { StoreError, toStoreError } from './errors.js';
 
 /** One schema step. `sql` may hold several statements; it is static text (no values). */
 export interface Migration {
@@ -100,7 +100,8 @@ function readVersion(db: Database.Database): number {
 /**
  * Brings `db` to `target` (default {@link SCHEMA_VERSION}).
  * @returns the version found and the version reached.
- * @throws StoreError `'STORE_VERSION'` when the file is newer than this code knows.
+ * @throws StoreError `'STORE_VERSION'` when the file is newer than this code knows; `'STORE_CORRUPT'`
+ *   when a step fails on an unexpected schema (that step is rolled back, earlier steps stay applied).
  */
 export function migrate(db: Database.Database, file: string, target: number = SCHEMA_VERSION): { from: number; to: number } {
   const from = readVersion(db);
@@ -121,7 +122,20 @@ export function migrate(db: Database.Database, file: string, target: number = SC
       // PRAGMA takes no bound parameters; step.version is an integer constant from this file.
       db.pragma(`user_version = ${Math.trunc(step.version)}`);
     });
-    apply.immediate();
+    try {
+      apply.immediate();
+    } catch (err) {
+      const mapped = toStoreError(err, file, `apply store migration ${step.version}`);
+      if (StoreError.is(mapped)) throw mapped;
+      throw new StoreError(
+        'STORE_CORRUPT',
+        file,
+        `Store migration ${step.version} (${step.description}) failed on ${file}: ${(err as Error).message}. ` +
+          `The file was left at schema version ${readVersion(db)}. Its schema is not the one parley wrote; ` +
+          'move the file aside to start with a fresh store, or restore a backup.',
+        { cause: err },
+      );
+    }
   }
   return { from, to: readVersion(db) };
 }

@@ -48,6 +48,8 @@ export interface SqliteStore extends Store {
   readonly schemaVersion: number;
   /** Runs `fn` in one `BEGIN IMMEDIATE` transaction (nested calls become savepoints); rolls back if it throws. */
   transaction<T>(fn: () => T): T;
+  /** The connection's effective settings, read back from SQLite (for diagnostics and tests). */
+  settings(): { journalMode: string; synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; foreignKeys: boolean; busyTimeoutMs: number };
   /** `PRAGMA integrity_check` result rows; `['ok']` for a healthy file. */
   integrityCheck(): string[];
 }
@@ -125,6 +127,13 @@ function wrap(db: Database.Database, file: string): SqliteStore {
     deleteRoot: (scope, uri) => run('delete a root', () => roots.delete(scope, uri)),
     listRoots: (scope) => run('list roots', () => roots.list(scope)),
     transaction: (fn) => run('run a transaction', () => db.transaction(fn).immediate()),
+    settings: () =>
+      run('read settings', () => ({
+        journalMode: String(db.pragma('journal_mode', { simple: true })),
+        synchronous: (['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const)[db.pragma('synchronous', { simple: true }) as number],
+        foreignKeys: db.pragma('foreign_keys', { simple: true }) === 1,
+        busyTimeoutMs: db.pragma('busy_timeout', { simple: true }) as number,
+      })),
     integrityCheck: () =>
       run('check integrity', () => (db.pragma('integrity_check', { simple: false }) as Array<{ integrity_check: string }>).map((r) => r.integrity_check)),
     close() {
