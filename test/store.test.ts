@@ -148,3 +148,34 @@ test('invalid arguments are TypeErrors naming the field', (t) => {
   assert.throws(() => store.appendAudit(rec({ scope: { ...alice, session: '' } })), /scope\.session/);
   assert.equal(store.queryAudit().length, 0);
 });
+
+test('damaged pages: verify at open gives STORE_CORRUPT; reading a damaged page gives STORE_CORRUPT', (t) => {
+  const file = join(tempDir(t), 'pages.db');
+  const store = openSqliteStore(file);
+  for (let i = 0; i < 50; i++) store.appendAudit(rec({ detail: { i, pad: 'x'.repeat(3000) } }));
+  store.close();
+  const bytes = readFileSync(file);
+  const pageSize = bytes.readUInt16BE(16);
+  const damaged = Buffer.from(bytes);
+  // Overwrite every page after the schema pages with garbage, keeping the header page intact.
+  randomBytes(damaged.length - 8 * pageSize).copy(damaged, 8 * pageSize);
+  writeFileSync(file, damaged);
+  assert.throws(() => openSqliteStore(file, { verify: true }), storeError('STORE_CORRUPT', 'pages.db'));
+  const lax = openSqliteStore(file);
+  t.after(() => lax.close());
+  assert.throws(() => lax.queryAudit({ limit: 1000 }), storeError('STORE_CORRUPT', 'pages.db'));
+});
+
+test('a lock held past busyTimeoutMs gives STORE_IO that names the lock and the fix', (t) => {
+  const file = join(tempDir(t), 'busy.db');
+  const store = openSqliteStore(file, { busyTimeoutMs: 50 });
+  t.after(() => store.close());
+  const other = new Database(file);
+  t.after(() => other.close());
+  other.exec('BEGIN IMMEDIATE');
+  const started = Date.now();
+  assert.throws(() => store.appendAudit(rec()), (err: unknown) => StoreError.is(err) && err.code === 'STORE_IO' && /busyTimeoutMs/.test(err.message));
+  assert.ok(Date.now() - started >= 40, 'waited about the busy timeout');
+  other.exec('ROLLBACK');
+  assert.equal(typeof store.appendAudit(rec()), 'number', 'works again once the lock is released');
+});
