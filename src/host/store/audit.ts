@@ -104,6 +104,7 @@ export function auditTable(db: Database.Database) {
       const where = 'queryAudit';
       const limit = q.limit ?? AUDIT_DEFAULT_LIMIT;
       if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`${where}: limit must be a positive integer (rows)`);
+      if (q.since !== undefined && !Number.isFinite(q.since)) throw new TypeError(`${where}: since must be epoch milliseconds (a finite number)`);
       const parts: string[] = [];
       const params: Record<string, unknown> = { limit };
       const s = q.scope ?? {};
