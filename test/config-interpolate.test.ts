@@ -86,7 +86,7 @@ test('C3 kind: ${NAME}, ${NAME:-default} and ${env:NAME} expand in every string 
         s.write('.mcp.json', JSON.stringify({ mcpServers: { s: entries(raw)[field] } }));
         const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env });
         assert.deepEqual(issues.filter((i) => i.severity === 'error'), [], `${field} ${form}`);
-        const def = config.servers.s as StdioServerDef & HttpServerDef;
+        const def = config.servers.s as unknown as StdioServerDef & Omit<HttpServerDef, 'type'>;
         const got = field === 'args/1' ? def.args[1] : field === 'env/K' ? def.env.K : field === 'headers/Authorization' ? def.headers.Authorization : (def as unknown as Record<string, string>)[field];
         assert.equal(got, v, `${field} ${form}`);
       }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { loadHostConfig, buildChildEnv, resolveInputs, formatConfigIssues } from '../src/host/config/index.js';
-import type { InputDef, StdioServerDef, HttpServerDef } from '../src/host/config/index.js';
+import type { ConfigIssue, InputDef, StdioServerDef, HttpServerDef } from '../src/host/config/index.js';
 import { FIXTURES, sandbox } from './fixtures/config/tmp.js';
 
 const vectors: Array<{ id: string; input: unknown }> = JSON.parse(readFileSync(join(FIXTURES, 'vectors.json'), 'utf8'));
@@ -22,7 +22,7 @@ function loadText(rel: string, text: string, env: Record<string, string | undefi
     s.cleanup();
   }
 }
-const errors = (issues: Array<{ severity: string }>) => issues.filter((i) => i.severity === 'error');
+const errors = (issues: ConfigIssue[]) => issues.filter((i) => i.severity === 'error');
 
 test('C1: a url without type is a Streamable HTTP server, never dropped', () => {
   const { config, issues } = loadText('.mcp.json', JSON.stringify(vector('C1')));
