@@ -84,3 +84,24 @@ test('buildChildEnv refuses an env that still holds ${input:…}', () => {
   const config = loadVscodeFixture();
   assert.throws(() => buildChildEnv(config.servers.svc as StdioServerDef, { PATH: '/bin' }), (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'unresolved-input');
 });
+
+test('a password input in args or url draws a secret-exposed warning; in env or headers it does not', () => {
+  const s = sandbox();
+  try {
+    s.write('.vscode/mcp.json', JSON.stringify({
+      inputs: [{ id: 'pw', type: 'promptString', password: true }, { id: 'plain', type: 'promptString' }],
+      servers: {
+        argv: { command: 'x', args: ['--token', '${input:pw}'] },
+        link: { url: 'https://h.example/mcp?key=${input:pw}' },
+        fine: { command: 'x', args: ['${input:plain}'], env: { T: '${input:pw}' } },
+        hdr: { url: 'https://h.example/mcp', headers: { A: '${input:pw}' } },
+      },
+    }));
+    const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
+    assert.deepEqual(issues.map((i) => [i.code, i.severity, i.server]), [['secret-exposed', 'warning', 'argv'], ['secret-exposed', 'warning', 'link']]);
+    assert.match(issues[0].fix ?? '', /env/);
+    assert.equal(Object.keys(config.servers).length, 4, 'a warning does not stop the server');
+  } finally {
+    s.cleanup();
+  }
+});

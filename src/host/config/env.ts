@@ -6,7 +6,7 @@
  * @module
  */
 import type { StdioServerDef } from './types.js';
-import { ConfigError } from './issues.js';
+import { ConfigError, pointer } from './issues.js';
 
 /**
  * Returns the environment to spawn `def` with: `parentEnv` + `def.envFileVars` + `def.env`.
@@ -23,7 +23,7 @@ export function buildChildEnv(def: StdioServerDef, parentEnv: Readonly<Record<st
       throw new ConfigError([
         {
           code: 'unresolved-input',
-          path: `${def.origin.pointer}/env/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+          path: def.origin.pointer + pointer(['env', k]),
           severity: 'error',
           message: `env ${k} still refers to an input`,
           fix: 'resolve ${input:…} references with resolveInputs() before starting the server',

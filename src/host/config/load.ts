@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { HostConfig } from './types.js';
+import type { HostConfig, ServerDef } from './types.js';
 import type { ConfigIssue } from './issues.js';
 import { pointer } from './issues.js';
 import type { ConfigLayer, ConfigFormat } from './document.js';
@@ -155,17 +155,25 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
 function checkReferences(config: HostConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const [name, def] of Object.entries(config.servers)) {
+    const exposed = def.type === 'stdio' ? [def.command, ...def.args, def.cwd ?? ''] : [def.url];
+    const secret = (def.inputRefs ?? []).filter((id) => config.inputs[id]?.password && exposed.some((s) => s.includes(`\${input:${id}}`)));
+    if (secret.length) {
+      out.push({
+        ...at(def),
+        code: 'secret-exposed',
+        severity: 'warning',
+        message: `password input${secret.length > 1 ? 's' : ''} ${secret.map((m) => `"${m}"`).join(', ')} used in ${def.type === 'stdio' ? 'command, args or cwd' : 'url'}, which show up in process listings and logs`,
+        fix: def.type === 'stdio' ? 'pass the secret through "env"' : 'pass the secret in "headers"',
+      });
+    }
     const missing = (def.inputRefs ?? []).filter((id) => !(id in config.inputs));
     if (!missing.length) continue;
     out.push({
+      ...at(def),
       code: 'unknown-input',
-      path: def.origin.pointer,
       severity: 'error',
       message: `refers to undefined input${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')}`,
       fix: 'define it under "inputs" ({"id", "type": "promptString", "description"})',
-      file: def.origin.file,
-      ...(def.origin.line !== undefined ? { line: def.origin.line, column: def.origin.column } : {}),
-      server: name,
     });
     delete config.servers[name];
     config.invalidServers = [...(config.invalidServers ?? []), name];
@@ -177,6 +185,12 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
     }
   });
   return out;
+}
+
+/** Location fields of an issue about a whole server entry. */
+function at(def: ServerDef): Pick<ConfigIssue, 'path' | 'file' | 'line' | 'column' | 'server'> {
+  const o = def.origin;
+  return { path: o.pointer, file: o.file, ...(o.line !== undefined ? { line: o.line, column: o.column } : {}), server: def.name };
 }
 
 function absPath(p: string, ctx: LoadContext): string {
