@@ -2,20 +2,38 @@
  * Reads one configuration document into a {@link ConfigLayer}. The format is detected by content:
  *
  * - `parley`: the file is named `parley.json`, or has any of `routes`, `policy`, `presets`, `profile`,
- *   `roots` (then `mcpServers` and/or `servers`, and `inputs`, are read too).
+ *   `roots`. Both `mcpServers` and `servers` are read (a name in both: `servers` wins, with a warning).
  * - `mcpServers`: Claude Desktop, Cursor, Claude Code. Other top-level keys belong to those apps and
- *   are ignored silently.
+ *   are ignored silently, except `servers`, which is warned about (it would otherwise vanish).
  * - `vscode`: VS Code `mcp.json` with `servers` and `inputs`; other top-level keys are warned about.
+ *
+ * The parley.json schema (every key optional; JSONC):
+ * ```
+ * {
+ *   "$schema"?:    string,                                   // ignored
+ *   "mcpServers"?: { [name]: ServerEntry },                  // see servers.ts
+ *   "servers"?:    { [name]: ServerEntry },
+ *   "inputs"?:     [{ id, type: "promptString"|"pickString", description?, password?, default?, options? }],
+ *   "routes"?:     [{ match: string, regex?: boolean, servers: string[] }],   // glob, or JS regex source
+ *   "policy"?:     { sensitiveFields?: "decline"|"ask"|"allow",  // default "decline"
+ *                    ratePerMinute?: int (30), burst?: int (10), maxPendingPerServer?: int (5),
+ *                    urlSchemes?: string[] (["https"]) },
+ *   "presets"?:    { [name]: { roots?: Root[], answers?: { [formKey]: { [field]: value } } } },
+ *   "profile"?:    { [fieldName]: value },                   // prefill for fields of that name
+ *   "roots"?:      Root[]                                    // Root = {uri, name?} | string (path or URI)
+ * }
+ * ```
+ * Unknown keys are warnings; wrong types are errors that leave the bad item out (a bad server is
+ * listed in `invalid`). See docs/config.md.
  * @module
  */
 import { basename } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { HostConfig, InputDef, PolicyDef, RouteDef, ServerDef } from './types.js';
 import type { Reader } from './reader.js';
-import { isObject, report, str, unknownKeys, wrongType } from './reader.js';
+import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
 import { readServer } from './servers.js';
 import { readPolicy } from './policy.js';
-import type { Segments } from './source.js';
+import { readInputs, readPresets, readRoots, readRoutes } from './sections.js';
 
 export type ConfigFormat = 'mcpServers' | 'vscode' | 'parley';
 
@@ -61,6 +79,9 @@ export function readDocument(r: Reader): ConfigLayer {
   const layer = emptyLayer(r.source.file, format);
   if (format === 'parley') unknownKeys(r, v, [], PARLEY_KEYS);
   if (format === 'vscode') unknownKeys(r, v, [], ['$schema', 'servers', 'inputs']);
+  if (format === 'mcpServers' && v.servers !== undefined) {
+    report(r, 'unknown-key', ['servers'], '"servers" is ignored in an mcpServers file', { severity: 'warning', key: true, fix: 'move these entries into "mcpServers"' });
+  }
   const keys = format === 'mcpServers' ? ['mcpServers'] : format === 'vscode' ? ['servers'] : ['mcpServers', 'servers'];
   let any = false;
   for (const key of keys) {
@@ -72,6 +93,7 @@ export function readDocument(r: Reader): ConfigLayer {
       continue;
     }
     for (const [name, raw] of Object.entries(block)) {
+      if (reservedKey(r, name, [key, name], 'a server name')) continue;
       if (name in layer.servers || layer.invalid.includes(name) || layer.disabled.includes(name)) {
         report(r, 'duplicate', [key, name], `server "${name}" is defined twice in this file; this definition wins`, { severity: 'warning', key: true, server: name });
         delete layer.servers[name];
@@ -91,120 +113,11 @@ export function readDocument(r: Reader): ConfigLayer {
   layer.policy = readPolicy(r, v.policy, ['policy']);
   layer.roots = readRoots(r, v.roots, ['roots']);
   if (v.profile !== undefined) {
-    if (isObject(v.profile)) layer.profile = { ...v.profile };
+    if (isObject(v.profile)) {
+      for (const [k, val] of Object.entries(v.profile)) if (!reservedKey(r, k, ['profile', k], 'a profile key')) layer.profile[k] = val;
+    }
     else wrongType(r, ['profile'], 'an object of field name → value', v.profile);
   }
   layer.presets = readPresets(r, v.presets, ['presets']);
   return layer;
-}
-
-function readInputs(r: Reader, v: unknown, segs: Segments): Record<string, InputDef> {
-  const out: Record<string, InputDef> = {};
-  if (!Array.isArray(v)) {
-    wrongType(r, segs, 'an array of inputs', v);
-    return out;
-  }
-  v.forEach((raw, i) => {
-    const at = [...segs, i];
-    if (!isObject(raw)) return wrongType(r, at, 'an input object', raw);
-    unknownKeys(r, raw, at, ['id', 'type', 'description', 'password', 'default', 'options']);
-    if (typeof raw.id !== 'string' || raw.id === '') return wrongType(r, [...at, 'id'], 'a non-empty string', raw.id);
-    if (raw.type !== 'promptString' && raw.type !== 'pickString') {
-      report(r, 'invalid-value', [...at, 'type'], `input type must be "promptString" or "pickString"`, { fix: 'other VS Code input types (command) are not supported' });
-      return;
-    }
-    const def: InputDef = { id: raw.id, type: raw.type };
-    for (const k of ['description', 'default'] as const) {
-      if (raw[k] === undefined) continue;
-      if (typeof raw[k] === 'string') def[k] = raw[k] as string;
-      else return wrongType(r, [...at, k], 'a string', raw[k]);
-    }
-    if (raw.password !== undefined) {
-      if (typeof raw.password === 'boolean') def.password = raw.password;
-      else return wrongType(r, [...at, 'password'], 'a boolean', raw.password);
-    }
-    if (raw.options !== undefined || def.type === 'pickString') {
-      if (Array.isArray(raw.options) && raw.options.length > 0 && raw.options.every((o) => typeof o === 'string')) def.options = raw.options as string[];
-      else return wrongType(r, [...at, 'options'], 'a non-empty array of strings', raw.options);
-    }
-    if (def.id in out) report(r, 'duplicate', [...at, 'id'], `input "${def.id}" is defined twice; this one wins`, { severity: 'warning' });
-    out[def.id] = def;
-  });
-  return out;
-}
-
-function readRoutes(r: Reader, v: unknown, segs: Segments): RouteDef[] {
-  if (v === undefined) return [];
-  if (!Array.isArray(v)) {
-    wrongType(r, segs, 'an array of routes', v);
-    return [];
-  }
-  const out: RouteDef[] = [];
-  v.forEach((raw, i) => {
-    const at = [...segs, i];
-    if (!isObject(raw)) return wrongType(r, at, 'a route object {match, servers}', raw);
-    unknownKeys(r, raw, at, ['match', 'regex', 'servers']);
-    if (typeof raw.match !== 'string' || raw.match === '') return wrongType(r, [...at, 'match'], 'a non-empty string', raw.match);
-    if (raw.regex !== undefined && typeof raw.regex !== 'boolean') return wrongType(r, [...at, 'regex'], 'a boolean', raw.regex);
-    if (!Array.isArray(raw.servers) || !raw.servers.every((s) => typeof s === 'string')) return wrongType(r, [...at, 'servers'], 'an array of server names', raw.servers);
-    if (raw.regex) {
-      try {
-        new RegExp(raw.match);
-      } catch (e) {
-        return void report(r, 'invalid-regex', [...at, 'match'], `invalid regular expression: ${(e as Error).message}`, { fix: 'fix the pattern, or drop "regex" to use a glob' });
-      }
-    }
-    out.push({ match: raw.match, ...(raw.regex ? { regex: true } : {}), servers: [...(raw.servers as string[])] });
-  });
-  return out;
-}
-
-/** Roots: `{uri, name?}` or a string. A path (absolute, `~`, `${workspaceFolder}`) becomes a `file://` URI. */
-function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['roots'] {
-  if (v === undefined) return [];
-  if (!Array.isArray(v)) {
-    wrongType(r, segs, 'an array of roots', v);
-    return [];
-  }
-  const out: HostConfig['roots'] = [];
-  v.forEach((raw, i) => {
-    const at = [...segs, i];
-    const obj = typeof raw === 'string' ? { uri: raw } : raw;
-    if (!isObject(obj)) return wrongType(r, at, 'a root {uri, name?} or a path/URI string', raw);
-    if (typeof raw !== 'string') unknownKeys(r, obj, at, ['uri', 'name']);
-    const uriAt = typeof raw === 'string' ? at : [...at, 'uri'];
-    const s = str(r, obj.uri, uriAt, undefined, [], true);
-    if (s === undefined) return;
-    let uri = s;
-    if (s.startsWith('/')) uri = pathToFileURL(s).href;
-    else if (!/^[a-z][a-z0-9+.-]*:/i.test(s)) return void report(r, 'invalid-value', uriAt, 'a root must be an absolute path or a URI', { fix: 'write file:///abs/path, /abs/path or ${workspaceFolder}' });
-    if (obj.name !== undefined && typeof obj.name !== 'string') return wrongType(r, [...at, 'name'], 'a string', obj.name);
-    out.push({ uri, ...(typeof obj.name === 'string' ? { name: obj.name } : {}) });
-  });
-  return out;
-}
-
-function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['presets'] {
-  const out: HostConfig['presets'] = {};
-  if (v === undefined) return out;
-  if (!isObject(v)) {
-    wrongType(r, segs, 'an object of preset name → preset', v);
-    return out;
-  }
-  for (const [name, raw] of Object.entries(v)) {
-    const at = [...segs, name];
-    if (!isObject(raw)) {
-      wrongType(r, at, 'a preset object {roots?, answers?}', raw);
-      continue;
-    }
-    unknownKeys(r, raw, at, ['roots', 'answers']);
-    const preset: HostConfig['presets'][string] = {};
-    if (raw.roots !== undefined) preset.roots = readRoots(r, raw.roots, [...at, 'roots']);
-    if (raw.answers !== undefined) {
-      if (isObject(raw.answers) && Object.values(raw.answers).every(isObject)) preset.answers = raw.answers as Record<string, Record<string, unknown>>;
-      else wrongType(r, [...at, 'answers'], 'an object of form key → object of field values', raw.answers);
-    }
-    out[name] = preset;
-  }
-  return out;
 }

@@ -104,3 +104,13 @@ export function strMap(r: Reader, v: unknown, segs: Segments, server: string, re
   }
   return ok ? out : undefined;
 }
+
+/**
+ * Rejects `__proto__` as a name (server, input id, preset, profile key): assigning it would change an
+ * object's prototype instead of adding an entry. Returns true when the key is reserved (and reported).
+ */
+export function reservedKey(r: Reader, key: string, segs: Segments, what: string): boolean {
+  if (key !== '__proto__') return false;
+  report(r, 'invalid-value', segs, `"__proto__" cannot be used as ${what}`, { key: true, fix: 'choose another name' });
+  return true;
+}
