@@ -147,3 +147,20 @@ test('~ and ${workspaceFolder} in path-like fields; relative cwd resolves agains
     s.cleanup();
   }
 });
+
+test('properties: text without "${" is unchanged; a variable value is inserted verbatim, never re-expanded', async () => {
+  const fc = (await import('fast-check')).default;
+  fc.assert(
+    fc.property(fc.string().filter((s) => !s.includes('${')), (s) => {
+      const r = expand(s, ctx);
+      return r.ok && r.value === s;
+    }),
+  );
+  fc.assert(
+    fc.property(fc.string(), fc.string(), (value, around) => {
+      const safe = around.replace(/\$/g, '');
+      const r = expand(`${safe}\${V}${safe}`, { ...ctx, env: { V: value } });
+      return r.ok && r.value === `${safe}${value}${safe}`;
+    }),
+  );
+});
