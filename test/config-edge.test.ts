@@ -66,3 +66,15 @@ test('type/field mismatch: a stdio server with a url, an http server without one
   assert.deepEqual(issues.map((i) => [i.code, i.path]), [['conflict', '/mcpServers/a/url'], ['required', '/mcpServers/b']]);
   assert.deepEqual(config.invalidServers, ['a', 'b']);
 });
+
+test('names that exist on Object.prototype are ordinary names, not built-ins', () => {
+  const { config, issues } = load('.vscode/mcp.json', JSON.stringify({
+    servers: {
+      constructor: { command: 'x' },
+      t: { type: 'toString', command: 'x' },
+      i: { command: 'x', env: { K: '${input:constructor}' } },
+    },
+  }));
+  assert.equal(Object.getOwnPropertyDescriptor(config.servers, 'constructor')?.value?.type, 'stdio');
+  assert.deepEqual(issues.map((i) => [i.code, i.server]), [['invalid-value', 't'], ['unknown-input', 'i']]);
+});

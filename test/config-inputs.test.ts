@@ -105,3 +105,11 @@ test('a password input in args or url draws a secret-exposed warning; in env or 
     s.cleanup();
   }
 });
+
+test('a url that is not http(s) once inputs are filled in is an error, not a connection attempt', async () => {
+  const def: ServerDef = { name: 'w', type: 'http', url: '${input:base}/mcp', headers: {}, origin: { file: 'f', pointer: '/servers/w' } };
+  const inputs: Record<string, InputDef> = { base: { id: 'base', type: 'promptString' } };
+  await assert.rejects(resolveInputs(def, inputs, async () => 'file:///etc', new Map()), (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'invalid-value');
+  const ok = (await resolveInputs(def, inputs, async () => 'https://h.example', new Map())) as HttpServerDef;
+  assert.equal(ok.url, 'https://h.example/mcp');
+});

@@ -94,7 +94,7 @@ export function readDocument(r: Reader): ConfigLayer {
     }
     for (const [name, raw] of Object.entries(block)) {
       if (reservedKey(r, name, [key, name], 'a server name')) continue;
-      if (name in layer.servers || layer.invalid.includes(name) || layer.disabled.includes(name)) {
+      if (Object.hasOwn(layer.servers, name) || layer.invalid.includes(name) || layer.disabled.includes(name)) {
         report(r, 'duplicate', [key, name], `server "${name}" is defined twice in this file; this definition wins`, { severity: 'warning', key: true, server: name });
         delete layer.servers[name];
         layer.invalid = layer.invalid.filter((n) => n !== name);

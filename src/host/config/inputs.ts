@@ -21,13 +21,13 @@ const REF = /\$\{input:([^}]+)\}/g;
  * Returns a copy of `def` with every `${input:id}` replaced, `inputRefs` removed and secrets marked.
  * @param cache answers by input id; read first, filled after asking. Share it across servers.
  * @throws {ConfigError} `unknown-input` (id not in `inputs`), `input-cancelled` (`ask` gave
- *   `undefined`), `invalid-value` (a `pickString` answer not among its options). Rejections of `ask`
- *   propagate unchanged.
+ *   `undefined`), `invalid-value` (a `pickString` answer not among its options, or a `url` that is not
+ *   an absolute http(s) URL once filled in). Rejections of `ask` propagate unchanged.
  */
 export async function resolveInputs(def: ServerDef, inputs: Readonly<Record<string, InputDef>>, ask: AskInput, cache: Map<string, string>): Promise<ServerDef> {
   const ids: string[] = [];
   for (const s of stringsOf(def)) for (const m of s.matchAll(REF)) if (!ids.includes(m[1])) ids.push(m[1]);
-  const unknown = ids.filter((id) => !(id in inputs));
+  const unknown = ids.filter((id) => !Object.hasOwn(inputs, id));
   if (unknown.length) {
     throw new ConfigError(unknown.map((id) => fail(def, 'unknown-input', `refers to undefined input "${id}"`, 'define it under "inputs" with this id')));
   }
@@ -49,11 +49,15 @@ export async function resolveInputs(def: ServerDef, inputs: Readonly<Record<stri
       ...(secretEnv.size ? { secretEnv: [...secretEnv] } : {}),
     };
   }
+  const url = sub(def.url);
+  if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) {
+    throw new ConfigError([fail(def, 'invalid-value', '"url" is not an absolute http(s) URL once inputs are filled in', 'check the answers given for the inputs used in "url"')]);
+  }
   const secretHeaders = new Set(def.secretHeaders ?? []);
   for (const [k, v] of Object.entries(def.headers)) if (usesSecret(v)) secretHeaders.add(k);
   return {
     ...(rest as typeof def),
-    url: sub(def.url),
+    url,
     headers: mapValues(def.headers, sub),
     ...(secretHeaders.size ? { secretHeaders: [...secretHeaders] } : {}),
   };

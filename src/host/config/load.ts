@@ -156,7 +156,7 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const [name, def] of Object.entries(config.servers)) {
     const exposed = def.type === 'stdio' ? [def.command, ...def.args, def.cwd ?? ''] : [def.url];
-    const secret = (def.inputRefs ?? []).filter((id) => config.inputs[id]?.password && exposed.some((s) => s.includes(`\${input:${id}}`)));
+    const secret = (def.inputRefs ?? []).filter((id) => Object.hasOwn(config.inputs, id) && config.inputs[id].password && exposed.some((s) => s.includes(`\${input:${id}}`)));
     if (secret.length) {
       out.push({
         ...at(def),
@@ -166,7 +166,7 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
         fix: def.type === 'stdio' ? 'pass the secret through "env"' : 'pass the secret in "headers"',
       });
     }
-    const missing = (def.inputRefs ?? []).filter((id) => !(id in config.inputs));
+    const missing = (def.inputRefs ?? []).filter((id) => !Object.hasOwn(config.inputs, id));
     if (!missing.length) continue;
     out.push({
       ...at(def),

@@ -39,7 +39,7 @@ export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string
       if (Array.isArray(raw.options) && raw.options.length > 0 && raw.options.every((o) => typeof o === 'string')) def.options = raw.options as string[];
       else return wrongType(r, [...at, 'options'], 'a non-empty array of strings', raw.options);
     }
-    if (def.id in out) report(r, 'duplicate', [...at, 'id'], `input "${def.id}" is defined twice; this one wins`, { severity: 'warning' });
+    if (Object.hasOwn(out, def.id)) report(r, 'duplicate', [...at, 'id'], `input "${def.id}" is defined twice; this one wins`, { severity: 'warning' });
     out[def.id] = def;
   });
   return out;

@@ -56,7 +56,7 @@ export function readServer(r: Reader, name: string, raw: unknown, segs: Segments
 
 function kindOf(r: Reader, name: string, raw: Record<string, unknown>, segs: Segments): 'stdio' | 'http' | 'sse' | undefined {
   if (raw.type !== undefined) {
-    const t = typeof raw.type === 'string' ? TYPES[raw.type] : undefined;
+    const t = typeof raw.type === 'string' && Object.hasOwn(TYPES, raw.type) ? TYPES[raw.type] : undefined;
     if (!t) {
       report(r, 'invalid-value', [...segs, 'type'], `unknown server type ${JSON.stringify(raw.type)}`, {
         server: name,
