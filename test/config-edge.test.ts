@@ -78,3 +78,19 @@ test('names that exist on Object.prototype are ordinary names, not built-ins', (
   assert.equal(Object.getOwnPropertyDescriptor(config.servers, 'constructor')?.value?.type, 'stdio');
   assert.deepEqual(issues.map((i) => [i.code, i.server]), [['invalid-value', 't'], ['unknown-input', 'i']]);
 });
+
+test('roots are file:// URIs: paths are converted, .. collapses, other schemes are errors', () => {
+  // req: ROOTS-1125-FILE-URI
+  const s = sandbox();
+  try {
+    s.write('parley.json', JSON.stringify({
+      roots: ['data', '~/notes', { uri: 'file:///srv/a/../b', name: 'b' }, 'https://example.com/x', { uri: '${input:dir}' }, 'file://remote-host/x'],
+    }));
+    const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
+    assert.deepEqual(config.roots, [{ uri: `file://${s.cwd}/data` }, { uri: `file://${s.home}/notes` }, { uri: 'file:///srv/b', name: 'b' }]);
+    assert.deepEqual(issues.map((i) => [i.code, i.path]), [['invalid-value', '/roots/3'], ['bad-variable', '/roots/4/uri'], ['invalid-value', '/roots/5']]);
+    assert.match(issues[0].message, /file:\/\//);
+  } finally {
+    s.cleanup();
+  }
+});

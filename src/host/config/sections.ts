@@ -3,6 +3,7 @@
  * `presets`. Bad items are reported and left out; the rest of the section still loads.
  * @module
  */
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { HostConfig, InputDef, RouteDef } from './types.js';
 import type { Reader } from './reader.js';
@@ -71,7 +72,11 @@ export function readRoutes(r: Reader, v: unknown, segs: Segments): RouteDef[] {
   return out;
 }
 
-/** Roots: `{uri, name?}` or a string. A path (absolute, `~`, `${workspaceFolder}`) becomes a `file://` URI. */
+/**
+ * Roots: `{uri, name?}` or a string. A `file:` URI is normalised (`..` segments collapse); a path
+ * (absolute, `~`, `${workspaceFolder}`, or relative to the project directory) becomes a `file://` URI.
+ * Other schemes are errors: MCP `Root.uri` MUST be a `file://` URI (2025-11-25 client/roots §Root).
+ */
 export function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['roots'] {
   if (v === undefined) return [];
   if (!Array.isArray(v)) {
@@ -85,11 +90,16 @@ export function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['ro
     if (!isObject(obj)) return wrongType(r, at, 'a root {uri, name?} or a path/URI string', raw);
     if (typeof raw !== 'string') unknownKeys(r, obj, at, ['uri', 'name']);
     const uriAt = typeof raw === 'string' ? at : [...at, 'uri'];
-    const s = str(r, obj.uri, uriAt, undefined, [], true);
+    const refs: string[] = [];
+    const s = str(r, obj.uri, uriAt, undefined, refs, true);
     if (s === undefined) return;
-    let uri = s;
-    if (s.startsWith('/')) uri = pathToFileURL(s).href;
-    else if (!/^[a-z][a-z0-9+.-]*:/i.test(s)) return void report(r, 'invalid-value', uriAt, 'a root must be an absolute path or a URI', { fix: 'write file:///abs/path, /abs/path or ${workspaceFolder}' });
+    if (refs.length) return void report(r, 'bad-variable', uriAt, '${input:…} is not supported in roots', { fix: 'use an environment variable or a literal path' });
+    const uri = rootUri(s, r.interp.workspaceFolder);
+    if (uri === undefined) {
+      return void report(r, 'invalid-value', uriAt, 'a root must be a file:// URI or a path (MCP roots: Root.uri MUST be a file:// URI)', {
+        fix: 'write file:///abs/path, /abs/path, a path relative to the project, or ${workspaceFolder}',
+      });
+    }
     if (obj.name !== undefined && typeof obj.name !== 'string') return wrongType(r, [...at, 'name'], 'a string', obj.name);
     out.push({ uri, ...(typeof obj.name === 'string' ? { name: obj.name } : {}) });
   });
@@ -120,4 +130,14 @@ export function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['
     out[name] = preset;
   }
   return out;
+}
+
+/** `file:` URI (normalised) for a root string, or `undefined` for another scheme / malformed URI. */
+function rootUri(s: string, base: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(s)) {
+    if (!/^file:/i.test(s) || !URL.canParse(s)) return undefined;
+    const u = new URL(s);
+    return u.host === '' || u.host === 'localhost' ? u.href : undefined;
+  }
+  return pathToFileURL(resolve(base, s)).href;
 }
