@@ -241,3 +241,32 @@ test('formatConfigIssues: one line per issue, file:line:col server /pointer: sev
   ]);
   assert.equal(out, ['/p/.mcp.json:3:7 a /mcpServers/a/url: error: bad url (write a URL)', '<embedded>: warning: no servers defined', '/x: error: m'].join('\n'));
 });
+
+test('an empty file is a parse error at 1:1; a comment-only file too', () => {
+  const s = sandbox();
+  try {
+    for (const text of ['', '// nothing\n']) {
+      const file = s.write('x.json', text);
+      const r = loadConfigFile(file, { cwd: s.cwd, home: s.home, env: {} });
+      assert.equal(r.issues[0].code, 'parse', JSON.stringify(text));
+      assert.equal(r.issues[0].line, text ? 2 : 1);
+    }
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('the embedded default is copied, and must be JSON data', () => {
+  const s = sandbox();
+  try {
+    const embedded = { profile: { tags: ['a'] }, mcpServers: {} };
+    const { config } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {}, embedded });
+    (config.profile.tags as string[]).push('mutated');
+    assert.deepEqual(embedded.profile.tags, ['a']);
+    const bad = loadHostConfig({ cwd: s.cwd, home: s.home, env: {}, embedded: { profile: { f: () => 1 } } });
+    assert.equal(bad.issues[0].code, 'type');
+    assert.equal(bad.issues[0].file, '<embedded>');
+  } finally {
+    s.cleanup();
+  }
+});

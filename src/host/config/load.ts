@@ -72,7 +72,13 @@ export function loadConfigValue(value: unknown, ctx: LoadContext, file = '<embed
     const { source, issues } = parseConfigText(file, value);
     return issues.length ? { issues } : readSource(source, ctx);
   }
-  return readSource(valueSource(file, value), ctx);
+  let copy: unknown;
+  try {
+    copy = structuredClone(value); // the result must not share objects with the caller's default
+  } catch {
+    return { issues: [{ code: 'type', path: '', severity: 'error', message: 'embedded configuration is not plain JSON data', fix: 'pass an object of JSON values, or JSON text', file }] };
+  }
+  return readSource(valueSource(file, copy), ctx);
 }
 
 function readSource(source: ConfigSource, ctx: LoadContext): LoadedConfigFile {
