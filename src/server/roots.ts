@@ -138,7 +138,7 @@ export function isPathInside(root: string, target: string, platform: PathPlatfor
  *
  * @param roots parsed roots (`{path}`), or root paths / file URIs as strings.
  * @returns the real absolute path to use (use it, not the input, to avoid re-following links).
- * @throws {RootsAccessError} `NO_ROOTS`, `INVALID_PATH` (bad URI, NUL), `UNRESOLVABLE` (fs error other
+ * @throws {RootsAccessError} `NO_ROOTS`, `INVALID_PATH` (bad or non-file URI, NUL), `UNRESOLVABLE` (fs error other
  *   than not-found, e.g. EACCES, ELOOP), `OUTSIDE_ROOTS`.
  */
 export async function resolveInRoots(
@@ -162,6 +162,9 @@ export async function resolveInRoots(
   if (rootPaths.length === 0) throw new RootsAccessError('NO_ROOTS', pathOrUri, [], 'No roots are available, so no path is allowed');
   if (typeof pathOrUri !== 'string' || pathOrUri === '' || pathOrUri.includes('\u0000')) {
     throw new RootsAccessError('INVALID_PATH', String(pathOrUri), rootPaths, 'Expected a non-empty path or file:// URI without NUL characters');
+  }
+  if (!isFileUri(pathOrUri) && /^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(pathOrUri)) {
+    throw new RootsAccessError('INVALID_PATH', pathOrUri, rootPaths, 'Only file:// URIs name local paths; other schemes are never inside a root');
   }
   let candidate: string;
   try {
