@@ -42,7 +42,11 @@ test('server-filesystem takes its directories from registry.rootsForServer and f
   writeFileSync(join(base, 'outside', 'secret'), 'secret');
   symlinkSync(join(base, 'outside', 'secret'), join(a, 'escape'));
 
-  const registry = new RootRegistry({ routes: [{ match: uri(base) + '/**', servers: ['fs'] }], defaultRootsToAll: false });
+  const routes = [
+    { match: uri(base) + '/**', servers: ['fs'] },
+    { match: 'https://example.com/**', servers: ['fs'] }, // routed to fs, yet virtual: must stay host-side
+  ];
+  const registry = new RootRegistry({ routes, defaultRootsToAll: false });
   registry.add(uri(a), { name: 'a' });
   // A virtual root: if it reached the wire, the v1 server would reject the whole list (sdk.md §3 #12).
   registry.add('https://example.com/repo', { name: 'repo' });
