@@ -164,6 +164,16 @@ test('health: a removed directory emits a change, leaves roots/list, and comes b
   }
 });
 
+test('a hung file system yields status timeout within the bound', async () => {
+  const hung = { stat: () => new Promise<never>(() => {}), access: async () => {} } as never;
+  const t0 = Date.now();
+  const h = await checkRootHealth('file:///mnt/hung', { timeoutMs: 30, fs: hung });
+  assert.equal(h.status, 'timeout');
+  assert.match(h.error!, /30 ms/);
+  assert.ok(Date.now() - t0 < 1000);
+  assert.equal((await checkRootHealth('file:///%zz')).status, 'unreadable');
+});
+
 test('periodic health checks run on the documented interval and stop on close', async () => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'parley-health-')));
   const reg = new RootRegistry({ healthIntervalMs: 10 });

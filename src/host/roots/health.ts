@@ -28,16 +28,20 @@ export const DEFAULT_HEALTH_TIMEOUT_MS = 2000;
 
 /**
  * Checks one root: exists, directory or file, readable. Never throws; never waits longer than
- * `timeoutMs` (@default {@link DEFAULT_HEALTH_TIMEOUT_MS}).
+ * `timeoutMs` (@default {@link DEFAULT_HEALTH_TIMEOUT_MS}). `opts.fs` replaces `stat`/`access` (tests,
+ * virtual file systems).
  */
-export async function checkRootHealth(uri: string, opts: { timeoutMs?: number; now?: () => number; platform?: PathPlatform } = {}): Promise<RootHealth> {
+export async function checkRootHealth(
+  uri: string,
+  opts: { timeoutMs?: number; now?: () => number; platform?: PathPlatform; fs?: Pick<typeof fs, 'stat' | 'access'> } = {},
+): Promise<RootHealth> {
+  const fsx = opts.fs ?? fs;
   const now = opts.now ?? Date.now;
   if (!isFileUri(uri)) return { status: 'virtual', checkedAt: now() };
   const platform = opts.platform ?? (process.platform === 'win32' ? 'win32' : 'posix');
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<RootHealth>((resolve) => {
     timer = setTimeout(() => resolve({ status: 'timeout', checkedAt: now(), error: `no answer within ${opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS} ms` }), opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS);
-    timer.unref?.();
   });
   const probe = (async (): Promise<RootHealth> => {
     let path: string;
@@ -47,9 +51,9 @@ export async function checkRootHealth(uri: string, opts: { timeoutMs?: number; n
       return { status: 'unreadable', checkedAt: now(), error: (e as Error).message };
     }
     try {
-      const st = await fs.stat(path);
+      const st = await fsx.stat(path);
       const kind = st.isDirectory() ? 'directory' : st.isFile() ? 'file' : 'other';
-      await fs.access(path, constants.R_OK | (kind === 'directory' ? constants.X_OK : 0));
+      await fsx.access(path, constants.R_OK | (kind === 'directory' ? constants.X_OK : 0));
       return { status: 'ok', kind, checkedAt: now() };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? String(e);
