@@ -5,7 +5,7 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, realpathSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { isPathInside, parseRootsList, resolveInRoots, RootsAccessError, RootsCache } from '../src/server/roots.js';
+import { isPathInside, parseRootsList, requestRoots, resolveInRoots, RootsAccessError, RootsCache } from '../src/server/roots.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 
 const vectors = JSON.parse(readFileSync('/work/shared/vectors/roots.json', 'utf8')) as Array<{ id: string; input: any }>;
@@ -152,4 +152,28 @@ test('RootsCache: get/set/invalidate per session, with an injected clock for the
   c.set(r, 'b');
   c.invalidate();
   assert.deepEqual([c.get('a'), c.get('b')], [undefined, undefined]);
+});
+
+test('requestRoots over real SDK v2 peers keeps the good roots where server.listRoots() loses them all', async () => {
+  // req: ROOTS-URI-FILE
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { McpServer, InMemoryTransport } = await import('@modelcontextprotocol/server');
+  const server = new McpServer({ name: 'roots-consumer', version: '0.0.0' });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'host', version: '0.0.0' }, { capabilities: { roots: { listChanged: true } } });
+  client.setRequestHandler('roots/list', async () => ({ roots: vec('RT2-non-file-root').input }));
+  try {
+    await server.connect(st);
+    await client.connect(ct);
+    // Measured SDK behaviour (v2 2.4): the strict path rejects the whole list.
+    await assert.rejects(server.server.listRoots(), (e: Error & { code?: unknown }) => e.code === 'INVALID_RESULT' && /file:\/\//.test(e.message));
+    const logged: string[] = [];
+    const r = await requestRoots(server.server, (m) => logged.push(m), { ...posix, timeoutMs: 5000 });
+    assert.deepEqual(r.roots, [{ uri: 'file:///home/u/project', path: '/home/u/project' }]);
+    assert.equal(r.dropped.length, 1);
+    assert.equal(logged.length, 1);
+  } finally {
+    await client.close();
+    await server.close();
+  }
 });

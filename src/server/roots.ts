@@ -11,6 +11,7 @@
  */
 import { promises as fs } from 'node:fs';
 import nodePath from 'node:path';
+import * as z from 'zod';
 import { fileUriToPath, isFileUri, UriError, type PathPlatform } from '../schema/uri.js';
 
 /** A root the server may use: the wire `uri`/`name` plus the decoded local `path`. */
@@ -78,6 +79,34 @@ export function parseRootsList(raw: unknown, log?: RootsLog, opts: { platform?: 
     roots.push(name === undefined ? { uri, path } : { uri, name, path });
   });
   return { roots, dropped };
+}
+
+/** Accepts any object result; entries are checked by {@link parseRootsList}, not by the SDK. */
+const LooseListRootsResult = z.looseObject({ roots: z.unknown() });
+
+/** The part of an SDK `Server` (v2 `@modelcontextprotocol/server`, or v1) that {@link requestRoots} uses. */
+export interface RootsRequester {
+  request(req: { method: 'roots/list' }, resultSchema: typeof LooseListRootsResult, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
+}
+
+/**
+ * Sends `roots/list` (legacy eras) and parses the answer entry by entry. The SDK's own
+ * `server.listRoots()` validates every `uri` with `startsWith("file://")` and rejects the WHOLE
+ * result on one bad entry (v2: `SdkError` `INVALID_RESULT`; v1: a raw ZodError); this helper asks
+ * with a loose result schema so one bad root costs only that root.
+ *
+ * @param server the low-level SDK server (`mcpServer.server`).
+ * @param opts.timeoutMs request timeout in ms; @default the SDK default (60000).
+ * @throws whatever the SDK throws for transport errors, timeouts and JSON-RPC errors (e.g. -32601
+ *   when the client has no roots capability).
+ */
+export async function requestRoots(
+  server: RootsRequester,
+  log?: RootsLog,
+  opts: { platform?: PathPlatform; timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<{ roots: ParsedRoot[]; dropped: DroppedRoot[] }> {
+  const raw = await server.request({ method: 'roots/list' }, LooseListRootsResult, { timeout: opts.timeoutMs, signal: opts.signal });
+  return parseRootsList(raw, log, opts);
 }
 
 export type RootsAccessErrorCode = 'OUTSIDE_ROOTS' | 'NO_ROOTS' | 'INVALID_PATH' | 'UNRESOLVABLE';
