@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { RootRegistry } from '../src/host/roots/index.js';
+import { bindRootsToClient, RootRegistry } from '../src/host/roots/index.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 
 const SERVER = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -54,15 +54,10 @@ test('server-filesystem takes its directories from registry.rootsForServer and f
 
   const asked: unknown[] = [];
   const client = new Client({ name: 'parley-roots-test', version: '0.0.0' }, { capabilities: { roots: { listChanged: true } } });
-  client.setRequestHandler('roots/list', async () => {
-    const roots = registry.rootsForServer('fs');
-    asked.push(roots);
-    return { roots };
-  });
-  const notified: Promise<void>[] = [];
-  registry.on('change', (c) => {
-    if (c.servers.includes('fs')) notified.push(client.sendRootsListChanged());
-  });
+  const notified: string[] = [];
+  const errors: unknown[] = [];
+  registry.on('change', (c) => notified.push(...c.servers));
+  const unbind = bindRootsToClient(registry, 'fs', client, { onAnswer: (r) => asked.push(r), onError: (e) => errors.push(e) });
   const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER], stderr: 'pipe' });
   const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
   try {
@@ -85,14 +80,15 @@ test('server-filesystem takes its directories from registry.rootsForServer and f
     // Change roots in the registry; the change event makes the client notify; the server re-asks.
     registry.add(uri(b), { name: 'b' });
     registry.remove(uri(a));
-    assert.equal(notified.length, 2);
-    await Promise.all(notified);
+    assert.deepEqual(notified, ['fs', 'fs']);
     const t = await until(allowed, (s) => s.includes(b) && !s.includes(a + '\n') && !s.endsWith(a), 'root b replacing a');
     assert.ok(t.includes(b));
     assert.equal(text(await call('read_text_file', { path: join(b, 'other.txt') })), 'other from b');
     const old = await call('read_text_file', { path: join(a, 'hello.txt') });
     assert.equal(old.isError, true);
+    assert.deepEqual(errors, []);
   } finally {
+    unbind();
     await client.close();
     registry.close();
     rmSync(base, { recursive: true, force: true });

@@ -45,6 +45,7 @@ test('non-file schemes and malformed URIs are refused with a clear error', () =>
     ['sales://emea', 'NOT_FILE_URI', /sales/],
     ['/home/u/project', 'MALFORMED_URI', /no scheme/],
     ['file:home/u', 'MALFORMED_URI', /three slashes/],
+    ['file://', 'MALFORMED_URI', /needs a path/],
     ['file:///a%zz', 'MALFORMED_URI', /two hex digits/],
     ['file:///a%', 'MALFORMED_URI', /two hex digits/],
     ['file:///a%FF', 'MALFORMED_URI', /UTF-8/],

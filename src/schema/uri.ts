@@ -90,6 +90,7 @@ function parseFileUri(uri: string): ParsedFileUri {
     throw new UriError('MALFORMED_URI', uri, 'Whitespace, control characters and backslashes must be percent-encoded in a URI');
   }
   const rest = uri.slice(scheme.length + 1);
+  if (rest === '//') throw new UriError('MALFORMED_URI', uri, 'A file URI needs a path: "file:///" for the root directory');
   if (rest.startsWith('//')) {
     const slash = rest.indexOf('/', 2);
     const host = (slash === -1 ? rest.slice(2) : rest.slice(2, slash)).toLowerCase();

@@ -5,3 +5,5 @@ export { UriRouter, RouteError, URI_SCHEMES_CAPABILITY, declaredSchemes, uriTemp
 export { globToRegExp } from './glob.js';
 export { checkRootHealth, DEFAULT_HEALTH_TIMEOUT_MS } from './health.js';
 export type { RootHealth } from './health.js';
+export { bindRootsToClient } from './client.js';
+export type { RootsClient, BindRootsOptions } from './client.js';
