@@ -5,7 +5,7 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, realpathSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { isPathInside, parseRootsList, requestRoots, resolveInRoots, RootsAccessError, RootsCache } from '../src/server/roots.js';
+import { isPathInside, parseRootsList, requestRoots, resolveInRoots, RootsAccessError, RootsCache, rootsFromInputResponses } from '../src/server/roots.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 
 const vectors = JSON.parse(readFileSync('/work/shared/vectors/roots.json', 'utf8')) as Array<{ id: string; input: any }>;
@@ -176,4 +176,36 @@ test('requestRoots over real SDK v2 peers keeps the good roots where server.list
     await client.close();
     await server.close();
   }
+});
+
+test('rootsFromInputResponses filters what the SDK passes through unvalidated on 2026-07-28 (MRTR)', async () => {
+  // req: ROOTS-2607-INPUT-REQUEST
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const { McpServer, createMcpHandler, inputRequired } = await import('@modelcontextprotocol/server');
+  const z = await import('zod');
+  const seen: unknown[] = [];
+  const handler = createMcpHandler(() => {
+    const s = new McpServer({ name: 'roots-consumer', version: '0.0.0' });
+    s.registerTool('where', { inputSchema: z.object({}) }, async (_a, ctx) => {
+      const got = rootsFromInputResponses(ctx.mcpReq.inputResponses, 'ws', undefined, posix);
+      if (!got) return inputRequired({ inputRequests: { ws: inputRequired.listRoots() } });
+      seen.push(ctx.mcpReq.inputResponses);
+      return { content: [{ type: 'text', text: JSON.stringify(got.roots.map((r) => r.path)) }] };
+    });
+    return s;
+  });
+  const client = new Client({ name: 'host', version: '0.0.0' }, { capabilities: { roots: {} }, versionNegotiation: { mode: 'auto' } });
+  client.setRequestHandler('roots/list', async () => ({ roots: vec('RT2-non-file-root').input }));
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (u, i) => handler.fetch(new Request(u, i)) }));
+    assert.equal(client.getProtocolEra(), 'modern');
+    const r = (await client.callTool({ name: 'where', arguments: {} })) as { content: Array<{ text: string }> };
+    assert.equal(r.content[0].text, JSON.stringify(['/home/u/project']));
+    // The raw answer really carried the https root: the SDK did not filter it.
+    assert.match(JSON.stringify(seen[0]), /https:\/\/example\.com\/repo/);
+  } finally {
+    await client.close();
+  }
+  assert.equal(rootsFromInputResponses(undefined, 'ws'), undefined);
+  assert.equal(rootsFromInputResponses({ other: {} }, 'ws'), undefined);
 });

@@ -109,6 +109,27 @@ export async function requestRoots(
   return parseRootsList(raw, log, opts);
 }
 
+/**
+ * Reads a `roots/list` answer from MRTR `inputResponses` (2026-07-28: `inputRequests: {key:
+ * {method: 'roots/list'}}`, answered with a bare `ListRootsResult`) and parses it entry by entry.
+ * Measured on SDK v2 2.4: on a modern connection the SDK passes the client's roots through
+ * unvalidated (`inputResponse(...).roots` may hold `https://` URIs), so this check is the only one.
+ * On a legacy connection the SDK shim instead fails the whole tool call on one bad root.
+ *
+ * @param inputResponses `ctx.mcpReq.inputResponses` (untrusted).
+ * @returns `undefined` when `key` has no answer yet (ask with `inputRequired.listRoots()`).
+ */
+export function rootsFromInputResponses(
+  inputResponses: unknown,
+  key: string,
+  log?: RootsLog,
+  opts: { platform?: PathPlatform } = {},
+): { roots: ParsedRoot[]; dropped: DroppedRoot[] } | undefined {
+  if (inputResponses === null || typeof inputResponses !== 'object') return undefined;
+  const answer = (inputResponses as Record<string, unknown>)[key];
+  return answer === undefined ? undefined : parseRootsList(answer, log, opts);
+}
+
 export type RootsAccessErrorCode = 'OUTSIDE_ROOTS' | 'NO_ROOTS' | 'INVALID_PATH' | 'UNRESOLVABLE';
 
 /** A path that may not be used. `candidate` is what was asked for; `roots` the real root paths checked. */
