@@ -87,6 +87,27 @@ test('least privilege: routed roots only reach their servers; defaultRootsToAll 
   assert.deepEqual(reg.rootsForServer('reports'), []);
 });
 
+test('root URIs are normalised before routing, so dot segments cannot borrow a route', async () => {
+  // req: ROOTS-CLIENT-VALIDATE-URIS
+  const reg = new RootRegistry({ routes: [{ match: 'file:///srv/data/**', servers: ['fs'] }], defaultRootsToAll: false });
+  for (const u of ['file:///srv/data/../../etc', 'file:///srv/data/%2E%2E/%2e%2E/etc', 'file:///srv/data/./../../etc/']) {
+    assert.equal(reg.add(u).uri, 'file:///etc', u);
+  }
+  assert.deepEqual(reg.rootsForServer('fs'), []);
+  assert.throws(() => reg.add('file:///srv/data/%2F..%2F..%2Fetc'), UriError); // encoded separators are refused
+  // addChecked validates before anyone sees it; clear() ends a lifetime.
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'parley-add-')));
+  try {
+    const r = await reg.addChecked(uri(join(base, 'missing')), { lifetime: 'request', requestId: 'q' });
+    assert.equal(r.health?.status, 'missing');
+    assert.equal(reg.clear('request'), 1);
+    assert.equal(reg.clear('session'), 1);
+    assert.deepEqual(reg.list(), []);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
 test('dynamic discovery routes roots and announces who lost or gained one', () => {
   const reg = new RootRegistry();
   reg.add('file:///home/u/p');

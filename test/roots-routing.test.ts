@@ -39,6 +39,12 @@ test('static routes: glob and regex, union of matching routes, normalised URIs',
   assert.deepEqual(r.serversFor('sales://EMEA/deals'), ['crm']);
   assert.deepEqual(r.serversFor('sales://latam'), []);
   assert.deepEqual(r.serversFor('not a uri'), []);
+  // Dot segments (plain or encoded) are resolved before matching: no route is borrowed.
+  assert.deepEqual(r.serversFor('file:///srv/data/../../etc/passwd'), []);
+  assert.deepEqual(r.serversFor('file:///srv/data/%2e%2e/reports/x'), []);
+  assert.deepEqual(r.serversFor('file:///srv/data/x/../reports/q3.csv'), ['fs', 'reports']);
+  assert.deepEqual(r.serversFor('file:///srv/data/%2F..%2F..%2Fetc'), []); // malformed: routes nowhere
+  assert.deepEqual(r.serversFor('file:///srv/data/%zz'), []);
 });
 
 test('bad routes fail with the JSON pointer and the fix', () => {

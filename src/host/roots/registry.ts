@@ -158,6 +158,34 @@ export class RootRegistry {
     return keys.length;
   }
 
+  /**
+   * Removes every root of `lifetime` (e.g. `'session'` when a session ends: pass `'request'` too).
+   * Persisted rows are deleted as well. @returns how many were removed.
+   */
+  clear(lifetime: RootLifetime): number {
+    const gone = [...this.roots.values()].filter((r) => r.lifetime === lifetime);
+    if (gone.length) {
+      this.mutate('remove', gone.map((r) => r.uri), () => {
+        for (const r of gone) {
+          this.roots.delete(r.uri);
+          const s = this.storeScope(r);
+          if (s) this.opts.store?.deleteRoot(s, r.uri);
+        }
+      });
+    }
+    return gone.length;
+  }
+
+  /**
+   * {@link add}, then a bounded health check, so a root is validated before any server sees it
+   * (spec: clients SHOULD validate root accessibility before exposing). @returns the checked root.
+   */
+  async addChecked(uri: string, o: AddRootOptions = {}): Promise<RegisteredRoot> {
+    const r = this.add(uri, o);
+    await this.check(r.uri);
+    return this.get(r.uri) ?? r;
+  }
+
   /** All roots, optionally filtered. Returns copies. */
   list(filter: { lifetime?: RootLifetime; source?: RootSource; virtual?: boolean } = {}): RegisteredRoot[] {
     return [...this.roots.values()]

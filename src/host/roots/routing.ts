@@ -8,7 +8,9 @@
  *    scheme in the experimental capability {@link URI_SCHEMES_CAPABILITY}.
  * 3. Otherwise no server (`[]`): the caller decides the default (see `RootRegistry`).
  *
- * URIs are compared in {@link normalizeRootUri} form when they parse, raw otherwise.
+ * URIs are matched ONLY in {@link normalizeRootUri} form (never also raw: a raw
+ * `file:///srv/data/../../etc` must not match `file:///srv/data/**`). A URI that does not normalise
+ * (bad escapes, encoded separators, no scheme) routes to no server.
  * @module
  */
 import type { RouteDef } from '../config/types.js';
@@ -85,11 +87,11 @@ interface Discovery {
   schemes: Set<string>;
 }
 
-function canonical(uri: string): string {
+function canonical(uri: string): string | undefined {
   try {
     return normalizeRootUri(uri);
   } catch {
-    return uri;
+    return undefined;
   }
 }
 
@@ -148,8 +150,9 @@ export class UriRouter {
   /** Only the static routes' answer for `uri` (union of matching routes' servers, route order). */
   staticServersFor(uri: string): string[] {
     const u = canonical(uri);
+    if (u === undefined) return [];
     const out = new Set<string>();
-    for (const r of this.routes) if (r.test(u) || (u !== uri && r.test(uri))) r.servers.forEach((s) => out.add(s));
+    for (const r of this.routes) if (r.test(u)) r.servers.forEach((s) => out.add(s));
     return [...out];
   }
 
@@ -158,10 +161,11 @@ export class UriRouter {
     const fixed = this.staticServersFor(uri);
     if (fixed.length) return fixed;
     const u = canonical(uri);
+    if (u === undefined) return [];
     const scheme = uriScheme(u);
     const out: string[] = [];
     for (const [server, d] of this.discovery) {
-      if ((scheme && d.schemes.has(scheme)) || d.templates.some((re) => re.test(u) || re.test(uri))) out.push(server);
+      if ((scheme && d.schemes.has(scheme)) || d.templates.some((re) => re.test(u))) out.push(server);
     }
     return out;
   }
