@@ -47,6 +47,19 @@ test('static routes: glob and regex, union of matching routes, normalised URIs',
   assert.deepEqual(r.serversFor('file:///srv/data/%zz'), []);
 });
 
+test('glob routes are matched in canonical spelling (scheme, host, drive letter)', () => {
+  const r = new UriRouter([
+    { match: 'FILE:///c%3a/Work/**', servers: ['win'] },
+    { match: 'HTTPS://Example.COM/repo/**', servers: ['gh'] },
+    { match: 'file://localhost/srv/**', servers: ['srv'] },
+  ]);
+  assert.deepEqual(r.serversFor('file:///C:/Work/a'), ['win']);
+  assert.deepEqual(r.serversFor('file:///c:/Work'), ['win']);
+  assert.deepEqual(r.serversFor('file:///C:/work/a'), []); // paths stay case-sensitive
+  assert.deepEqual(r.serversFor('https://example.com/repo/x'), ['gh']);
+  assert.deepEqual(r.serversFor('file:///srv/x'), ['srv']);
+});
+
 test('bad routes fail with the JSON pointer and the fix', () => {
   assert.throws(() => new UriRouter([{ match: 'ok/**', servers: ['a'] }, { match: '(', regex: true, servers: ['a'] }]), (e: unknown) => e instanceof RouteError && e.pointer === '/routes/1/match' && /regex/.test(e.message));
   assert.throws(() => new UriRouter([{ match: 'x', servers: 'a' as unknown as string[] }]), (e: RouteError) => e.pointer === '/routes/0/servers');

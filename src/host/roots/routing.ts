@@ -8,6 +8,9 @@
  *    scheme in the experimental capability {@link URI_SCHEMES_CAPABILITY}.
  * 3. Otherwise no server (`[]`): the caller decides the default (see `RootRegistry`).
  *
+ * Globs get canonical scheme, host and drive-letter spelling; write their path part percent-encoded
+ * as canonical URIs are (`my%20project`, not `my project`). Regexes run as written.
+ *
  * URIs are matched ONLY in {@link normalizeRootUri} form (never also raw: a raw
  * `file:///srv/data/../../etc` must not match `file:///srv/data/**`). A URI that does not normalise
  * (bad escapes, encoded separators, no scheme) routes to no server.
@@ -95,6 +98,19 @@ function canonical(uri: string): string | undefined {
   }
 }
 
+/**
+ * Brings a glob's fixed parts to canonical URI spelling so it can match normalised URIs: lower-case
+ * scheme and authority, `file:` drive letter upper-case (`%3A`/`|` → `:`), `localhost` dropped.
+ */
+function canonicalGlob(glob: string): string {
+  let g = glob.replace(/^([A-Za-z][A-Za-z0-9+.-]*):/, (m) => m.toLowerCase());
+  g = g.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/*?\\]*)/, (_m, p: string, host: string) => p + host.toLowerCase());
+  if (g.startsWith('file://')) {
+    g = g.replace(/^file:\/\/localhost\//, 'file:///').replace(/^file:\/\/\/([A-Za-z])(?::|%3[Aa]|\|)/, (_m, d: string) => `file:///${d.toUpperCase()}:`);
+  }
+  return g;
+}
+
 /** Static + dynamic URI routing. Not persistent; the host feeds discovery after each server connects. */
 export class UriRouter {
   private routes: Compiled[] = [];
@@ -119,7 +135,7 @@ export class UriRouter {
         } catch (e) {
           throw new RouteError(`/routes/${i}/match`, `invalid regular expression (${(e as Error).message}); fix the pattern or drop "regex": true to use a glob`);
         }
-      } else re = globToRegExp(r.match);
+      } else re = globToRegExp(canonicalGlob(r.match));
       return { test: (u: string) => re.test(u), servers: [...r.servers] };
     });
   }
