@@ -44,6 +44,8 @@ test('RT2 kind: every bad entry is dropped on its own, with a reason', () => {
   assert.deepEqual(dropped.map((d) => d.index), [0, 1, 2, 3, 4, 5, 6, 8, 9]);
   assert.match(dropped.find((d) => d.index === 8)!.reason, /duplicate/);
   assert.match(dropped.find((d) => d.index === 3)!.reason, /name/);
+  assert.equal(parseRootsList([{ uri: 'file:///x' }, { uri: 'file:///x/' }], undefined, posix).dropped.length, 1);
+  assert.equal(parseRootsList([{ uri: 'file:///C:/X' }, { uri: 'file:///c:/x/' }], undefined, { platform: 'win32' }).dropped.length, 1);
   // A bare array works; a non-list drops everything with index -1 instead of throwing.
   assert.equal(parseRootsList([{ uri: 'file:///x' }], undefined, posix).roots.length, 1);
   for (const bad of [undefined, 'x', { roots: 'nope' }]) {

@@ -73,7 +73,8 @@ export function parseRootsList(raw: unknown, log?: RootsLog, opts: { platform?: 
     } catch (e) {
       return drop(index, entry, e instanceof UriError ? e.message : String(e));
     }
-    const key = platform === 'win32' ? path.toLowerCase() : path;
+    const trimmed = path.length > 1 && /[\\/]$/.test(path) && !/^[A-Za-z]:\\$/.test(path) ? path.slice(0, -1) : path;
+    const key = platform === 'win32' ? trimmed.toLowerCase() : trimmed;
     if (seen.has(key)) return drop(index, entry, `duplicate of an earlier root (${path})`);
     seen.add(key);
     roots.push(name === undefined ? { uri, path } : { uri, name, path });

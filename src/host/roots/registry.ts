@@ -80,6 +80,16 @@ type Listener = (change: RootsChange) => void;
 
 const FAILED = new Set(['missing', 'unreadable', 'timeout']);
 
+/**
+ * In-memory root registry with optional persistence. Synchronous mutations; `check()` is async and
+ * bounded. Events are delivered synchronously, after the change is applied.
+ *
+ * @example
+ * const reg = new RootRegistry({ routes: config.routes, store });
+ * reg.add('file:///home/me/project', { name: 'project', source: 'user' });
+ * bindRootsToClient(reg, 'fs', client);           // answers roots/list, sends list_changed
+ * reg.startHealthChecks();                        // every 30 s, 2 s bound per root
+ */
 export class RootRegistry {
   readonly router: UriRouter;
   private readonly roots = new Map<string, RegisteredRoot>();
