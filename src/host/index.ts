@@ -5,3 +5,4 @@
  */
 export * from './config/index.js';
 export * from './store/index.js';
+export * from './roots/index.js';

@@ -15,3 +15,4 @@ export { schemaHash, canonicalJson } from './hash.js';
 export { fieldKind, enumOptions, FORMATS, DEFAULT_DIALECT } from './subset.js';
 export { findRequestedSchemas, type FoundSchema } from './message.js';
 export { pointer } from './pointer.js';
+export { fileUriToPath, pathToFileUri, normalizeRootUri, isFileUri, uriScheme, UriError, type PathPlatform, type UriOptions, type UriErrorCode } from './uri.js';
