@@ -6,9 +6,8 @@
  * - `ensureRunning(name)` starts lazily on first use; `startMany(names)` starts in parallel.
  * - Crash or failed start → `error` → restart after capped exponential backoff (`backoff.ts`:
  *   500 ms × 2^n, cap 30000 ms, 8 attempts). Pending broker calls of the dead connection are aborted.
- * - `stop(name)`: closes the SDK client; for stdio the SDK transport ends stdin, waits 2000 ms, sends
- *   SIGTERM, waits 2000 ms, sends SIGKILL; if the child is still alive after `stopKillAfterMs`
- *   (default {@link STOP_KILL_AFTER_MS}) the manager sends SIGKILL itself.
+ * - `stop(name)`: closes the SDK client (ends the child's stdin), then SIGTERM after `graceMs`
+ *   (2000) and SIGKILL `killAfterMs` (2000) later if the child is still alive ({@link DEFAULT_STOP}).
  * - Era verdict: a `legacy` verdict is cached per server in memory and reused for crash restarts
  *   (`connect({prior: {kind: 'legacy'}})`, skipping the stdio sibling probe, ~+300–450 ms measured on
  *   server-everything). Modern verdicts are not cached (the probe is already in the start-up path and
@@ -30,8 +29,11 @@ import { ListCache } from './list-cache.js';
 
 /** Defaults of {@link ServerTimeouts}, ms. */
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { startupMs: 30_000, toolCallMs: 120_000, maxTotalMs: 3_600_000 };
-/** Outer bound on `stop()` before SIGKILL by pid, ms. */
-export const STOP_KILL_AFTER_MS = 5_000;
+/**
+ * Shutdown bounds, ms: after closing the client (which ends the child's stdin) the manager waits
+ * `graceMs`, sends SIGTERM, waits `killAfterMs`, sends SIGKILL. HTTP connections are bounded by the sum.
+ */
+export const DEFAULT_STOP = { graceMs: 2_000, killAfterMs: 2_000 };
 
 export interface ServerManagerOptions {
   handlers: InputHandlers;
@@ -44,8 +46,8 @@ export interface ServerManagerOptions {
   restart?: Partial<RestartPolicy>;
   /** See `tool-call.ts`. @default 5000 */
   urlCompleteWaitMs?: number;
-  /** @default 5000 */
-  stopKillAfterMs?: number;
+  /** See {@link DEFAULT_STOP}. */
+  stop?: Partial<typeof DEFAULT_STOP>;
 }
 
 interface Live {
@@ -277,22 +279,16 @@ export class ServerManager {
     }, delay);
   }
 
+  /** Close client; stdio child: SIGTERM after `graceMs`, SIGKILL `killAfterMs` later if still alive. */
   async #close(conn: Connection): Promise<void> {
     const pid = conn.pid;
-    const bound = this.opts.stopKillAfterMs ?? STOP_KILL_AFTER_MS;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = await Promise.race([
-      conn.close().then(() => false),
-      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), bound))),
-    ]);
-    clearTimeout(timer);
-    if (timedOut && pid) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
+    const { graceMs, killAfterMs } = { ...DEFAULT_STOP, ...this.opts.stop };
+    const closing = conn.close();
+    if (pid === null) return void (await Promise.race([closing, delay(graceMs + killAfterMs)]));
+    if (await settlesWithin(closing, graceMs)) return;
+    signal(pid, 'SIGTERM');
+    if (await settlesWithin(closing, killAfterMs)) return;
+    signal(pid, 'SIGKILL');
   }
 
   #set(live: Live, state: ServerState): void {
@@ -304,5 +300,19 @@ export class ServerManager {
     const live = this.#live.get(name);
     if (!live) throw new UnknownServerError(name, this.names());
     return live;
+  }
+}
+
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  return Promise.race([p.then(() => true, () => true), delay(ms).then(() => false)]);
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* already gone */
   }
 }
