@@ -100,11 +100,16 @@ export class Connection {
     const pending = new Set<Pending>();
     const byId = new Map<string | number, Pending>();
     const holder: { conn?: Connection; era: Era; revision: string } = { era: 'legacy', revision: 'unknown' };
+    let current: Client | undefined;
+    let currentTransport: Transport | undefined;
+    let timedOut = false;
     const attempt = async (transport: Transport, kind: Connection['transportKind'], auto: boolean) => {
-      const client = new Client(o.clientInfo, {
+      if (timedOut) throw new Error('start-up deadline passed');
+      currentTransport = transport;
+      const client = (current = new Client(o.clientInfo, {
         capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
         versionNegotiation: { mode: auto ? 'auto' : 'legacy', probe: { timeoutMs: Math.min(o.startupMs, 10_000) } },
-      });
+      }));
       wireHandlers(client, o, pending, byId, holder);
       try {
         await client.connect(transport, {
@@ -122,7 +127,20 @@ export class Connection {
       conn.#observe(o.hooks);
       return conn;
     };
-    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, async () => {
+    const onTimeout = () => {
+      // Kill what the abandoned attempt spawned (stdio child) so nothing outlives the failed start.
+      timedOut = true;
+      const pid = currentTransport instanceof StdioClientTransport ? currentTransport.pid : null;
+      void current?.close().catch(() => {});
+      if (pid) {
+        try {
+          process.kill(pid, 'SIGTERM'); // it did not answer in time; don't wait for a stdin-EOF exit
+        } catch {
+          /* gone */
+        }
+      }
+    };
+    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, onTimeout, async () => {
       const def = o.def;
       if (def.type === 'stdio') return attempt(stdioTransport(def, o), 'stdio', true);
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', false);
@@ -255,10 +273,13 @@ function sseTransport(def: HttpServerDef): SSEClientTransport {
   return new SSEClientTransport(new URL(def.url), { requestInit: { headers: def.headers } });
 }
 
-async function withDeadline<T>(ms: number, message: string, fn: () => Promise<T>): Promise<T> {
+async function withDeadline<T>(ms: number, message: string, onTimeout: () => void, fn: () => Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(message), { code: 'START_TIMEOUT' })), ms);
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(Object.assign(new Error(message), { code: 'START_TIMEOUT' }));
+    }, ms);
   });
   try {
     return await Promise.race([fn(), timeout]);
