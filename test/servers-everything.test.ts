@@ -8,6 +8,8 @@ describe('server-everything over stdio', () => {
   const h = scriptedHandlers();
   const m = new ServerManager({ everything: everything() }, { handlers: h.handlers, clientInfo, urlCompleteWaitMs: 50, stop: fastStop });
   const changed: string[] = [];
+  const logs: unknown[] = [];
+  m.events.on('log', (e) => logs.push(e.data));
   m.events.on('listChanged', (e) => changed.push(e.kind));
   before(async () => {
     await m.start('everything');
@@ -96,5 +98,20 @@ describe('server-everything over stdio', () => {
     assert.equal(await m.sendRootsListChanged('everything'), true);
     for (let i = 0; i < 100 && h.rootsCalls.length === n; i++) await sleep(10);
     assert.ok(h.rootsCalls.length > n);
+  });
+
+  it('only file:// roots reach the server, whatever the broker returns', async () => {
+    // req: ROOTS-FILE-URI-ONLY
+    h.state.roots = [ROOT, { uri: 'https://example.com/repo', name: 'web' }];
+    await m.sendRootsListChanged('everything');
+    const n = h.rootsCalls.length;
+    for (let i = 0; i < 100 && h.rootsCalls.length === n; i++) await sleep(10);
+    const r = await m.callTool('everything', 'get-roots-list', {});
+    assert.ok(text(r).includes(ROOT.uri), text(r));
+    assert.ok(!text(r).includes('example.com/repo'), text(r));
+  });
+
+  it('server log messages arrive as log events', () => {
+    assert.ok(logs.some((d) => String(d).includes('Roots updated')), JSON.stringify(logs));
   });
 });

@@ -189,6 +189,8 @@ describe('server-side cancel (Q2)', () => {
       for (let i = 0; i < 50 && !h.calls[0].aborted; i++) await sleep(20);
       assert.equal(h.calls[0].aborted, true);
       assert.equal(String(h.calls[0].ctx.signal.reason?.message ?? h.calls[0].ctx.signal.reason), 'server gave up');
+      await sleep(300);
+      assert.ok(!m.stderr('c0').includes('got-response 0'), `no answer is sent for a cancelled request: ${m.stderr('c0').join(' | ')}`);
     } finally {
       await m.stopAll();
     }

@@ -45,6 +45,7 @@ export interface ConnectOptions {
   /** Connect + negotiate bound, ms. */
   startupMs: number;
   hooks: ConnectionHooks;
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
 type Pending = { ctl: AbortController };
@@ -250,11 +251,25 @@ function wireHandlers(
     // (the SDK checks the result shape: content values must be string | number | boolean | string[])
   );
   client.setRequestHandler('roots/list', (_req, ctx) =>
-    run(ctx.mcpReq.id, ctx.mcpReq.signal, (ictx) => o.handlers.listRoots(ictx)),
+    run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => fileRootsOnly(await o.handlers.listRoots(ictx), o.name, o.log)),
   );
   client.setNotificationHandler('notifications/elicitation/complete', (n) => {
     o.handlers.elicitationComplete?.(o.name, n.params.elicitationId);
   });
+}
+
+/**
+ * Only `file://` roots go on the wire (`protocol.md` §3.1); one bad entry makes SDK v1 servers reject
+ * the whole list (`sdk.md` §3 #12), so any other entry is dropped here and logged, whatever the broker sent.
+ */
+function fileRootsOnly(
+  res: { roots: Array<{ uri: string; name?: string }> },
+  server: string,
+  log: ConnectOptions['log'],
+): { roots: Array<{ uri: string; name?: string }> } {
+  const roots = res.roots.filter((r) => typeof r?.uri === 'string' && r.uri.startsWith('file://'));
+  if (roots.length !== res.roots.length) log?.('warn', `roots/list for "${server}": dropped ${res.roots.length - roots.length} non-file:// root(s); only file:// roots may be sent`);
+  return { roots: roots.map((r) => (r.name !== undefined ? { uri: r.uri, name: r.name } : { uri: r.uri })) };
 }
 
 function stdioTransport(def: StdioServerDef, o: ConnectOptions): StdioClientTransport {

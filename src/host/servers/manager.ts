@@ -223,7 +223,7 @@ export class ServerManager {
     try {
       conn = await Connection.open({
         name: live.name, def: live.def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
-        parentEnv: this.opts.env ?? process.env, pause: live.pause, priorLegacy: live.legacyVerdict, startupMs: t.startupMs,
+        parentEnv: this.opts.env ?? process.env, pause: live.pause, priorLegacy: live.legacyVerdict, startupMs: t.startupMs, log: this.#log,
         hooks: {
           onStderr: (chunk) => {
             for (const line of live.stderr.write(chunk)) this.events.emit('stderr', { server: live.name, line });

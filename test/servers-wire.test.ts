@@ -1,0 +1,87 @@
+// Runtime behaviour pinned with the hand-written raw peer: child environment, era-verdict cache,
+// -32042 waiting for notifications/elicitation/complete, caller abort.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServerManager } from '../src/host/servers/index.js';
+import { childEnv } from '../src/host/servers/child-env.js';
+import { fixture, scriptedHandlers, text, waitForState, clientInfo, fastStop, stdioDef } from './fixtures/servers-host/helpers.js';
+
+describe('child environment (vector C2-env-merge)', () => {
+  it('merges def.env over the inherited environment', () => {
+    const env = childEnv(stdioDef('x', [], undefined, { MEMORY_FILE_PATH: '/data/memory.json', HOME: '/h2' }), { PATH: '/bin', HOME: '/h', UNSET: undefined });
+    assert.deepEqual(env, { PATH: '/bin', HOME: '/h2', MEMORY_FILE_PATH: '/data/memory.json' });
+  });
+
+  it('the spawned server sees PATH, HOME and the added variable', async () => {
+    const def = fixture('envp', 'raw-peer.mjs', ['slow']);
+    def.env = { MEMORY_FILE_PATH: '/data/memory.json' };
+    const m = new ServerManager({ envp: def }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+    try {
+      await m.start('envp');
+      assert.ok(m.stderr('envp').includes('env PATH=yes HOME=yes MEMORY_FILE_PATH=/data/memory.json'), m.stderr('envp').join(' | '));
+    } finally {
+      await m.stopAll();
+    }
+  });
+});
+
+describe('era verdict cache', () => {
+  it('probes once, reuses the legacy verdict for crash restarts, re-probes after an explicit stop', async () => {
+    // req: ERA-VERDICT-CACHE
+    const dir = mkdtempSync(join(tmpdir(), 'parley-probe-'));
+    const log = join(dir, 'probes.log');
+    const probes = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
+    const def = fixture('exit', 'raw-peer.mjs', ['exit']);
+    def.env = { PARLEY_PROBE_LOG: log };
+    const m = new ServerManager({ exit: def }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop, restart: { baseMs: 30, maxAttempts: 3 } });
+    try {
+      await m.start('exit');
+      await waitForState(m, 'exit', (s) => s.status === 'error' && s.attempts === 3, 20_000);
+      assert.equal(probes(), 1, 'three starts, one server/discover probe');
+      await m.stop('exit');
+      await m.start('exit').catch(() => {});
+      assert.equal(probes(), 2, 'an explicit stop forgets the verdict');
+    } finally {
+      await m.stopAll();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('-32042 with notifications/elicitation/complete', () => {
+  it('retries once as soon as the completion arrives (not after the full bound)', async () => {
+    // req: ELIC-1125-URL-COMPLETE
+    const h = scriptedHandlers(() => ({ action: 'accept' }));
+    const m = new ServerManager({ pay: fixture('pay', 'raw-peer.mjs', ['urlreq']) }, { handlers: h.handlers, clientInfo, stop: fastStop, urlCompleteWaitMs: 20_000 });
+    try {
+      await m.start('pay');
+      const t0 = Date.now();
+      const r = await m.callTool('pay', 'pay', {});
+      assert.equal(text(r), 'paid after 2 calls');
+      assert.ok(Date.now() - t0 < 10_000, 'did not wait for the 20 s bound');
+      assert.deepEqual(h.completed, ['e-1'], 'handlers.elicitationComplete was told');
+      assert.equal((h.calls[0].params as { url?: string }).url, 'https://example.com/consent');
+    } finally {
+      await m.stopAll();
+    }
+  });
+});
+
+describe('caller abort', () => {
+  it('rejects promptly with the caller\'s reason', async () => {
+    const m = new ServerManager({ slow: fixture('slow', 'raw-peer.mjs', ['slow']) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+    try {
+      await m.start('slow');
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(new Error('user pressed stop')), 100);
+      const t0 = Date.now();
+      await assert.rejects(m.callTool('slow', 'sleep', { ms: 5000 }, { signal: ac.signal }), /user pressed stop/);
+      assert.ok(Date.now() - t0 < 3000);
+    } finally {
+      await m.stopAll();
+    }
+  });
+});
