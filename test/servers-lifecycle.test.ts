@@ -36,7 +36,7 @@ describe('crash and restart', () => {
     const lines: string[] = [];
     m.events.on('stderr', (e) => lines.push(e.line));
     try {
-      await assert.rejects(m.callTool('crash', 'ask', {}));
+      await assert.rejects(m.callTool('crash', 'ask', {}), (e: unknown) => (e as { code?: string }).code === 'SERVER_CLOSED');
       assert.equal(h.calls.length, 1);
       assert.equal(h.calls[0].ctx.requestId, 0);
       assert.equal(h.calls[0].aborted, true, 'the broker call was aborted when the server died');

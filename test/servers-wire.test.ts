@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServerManager } from '../src/host/servers/index.js';
 import { childEnv } from '../src/host/servers/child-env.js';
-import { fixture, scriptedHandlers, text, waitForState, clientInfo, fastStop, stdioDef } from './fixtures/servers-host/helpers.js';
+import { fixture, scriptedHandlers, text, waitForState, clientInfo, fastStop, stdioDef, untilAborted, sleep } from './fixtures/servers-host/helpers.js';
 
 describe('child environment (vector C2-env-merge)', () => {
   it('merges def.env over the inherited environment', () => {
@@ -84,4 +84,28 @@ describe('caller abort', () => {
       await m.stopAll();
     }
   });
+});
+
+describe('no orphan prompt when the tool call that asked ends (vector Q3, host side)', () => {
+  for (const [file, era] of [['v2-dual.mjs', 'modern'], ['v1-push.mjs', 'legacy']] as const) {
+    it(`${era}: aborting the call aborts the pending elicit handler`, async () => {
+      // req: CANCEL-CLOSE-DIALOG
+      const h = scriptedHandlers(async (_p, ctx) => ((await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' }));
+      const m = new ServerManager({ s: fixture('s', file) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+      try {
+        await m.start('s');
+        assert.equal(m.info('s')?.era, era);
+        const ac = new AbortController();
+        const p = m.callTool('s', 'ask', {}, { signal: ac.signal });
+        for (let i = 0; i < 250 && h.calls.length === 0; i++) await sleep(20);
+        assert.equal(h.calls.length, 1, 'the elicitation reached the handler');
+        ac.abort(new Error('user pressed stop'));
+        await assert.rejects(p, /user pressed stop/);
+        for (let i = 0; i < 100 && !h.calls[0].aborted; i++) await sleep(20);
+        assert.equal(h.calls[0].aborted, true);
+      } finally {
+        await m.stopAll();
+      }
+    });
+  }
 });

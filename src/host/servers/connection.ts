@@ -193,6 +193,11 @@ export class Connection {
     this.#closed = true;
   }
 
+  /** Aborts every broker call in flight for this connection (their `signal`s fire with `reason`). */
+  abortPendingInputs(reason: string): void {
+    this.#abortAll(reason);
+  }
+
   #abortAll(reason: string): void {
     for (const p of this.#pending) p.ctl.abort(new Error(reason));
   }

@@ -11,6 +11,11 @@
  *   are accepted, the call is retried **once**, after `notifications/elicitation/complete` arrived for
  *   every `elicitationId` or after `urlCompleteWaitMs` (default {@link URL_COMPLETE_WAIT_MS}), whichever
  *   is first. Otherwise it returns an `isError` result naming the declined or cancelled URLs.
+ * - No orphan prompt (vector Q3, host side): when a call ends by timeout or caller abort, the SDK aborts
+ *   the broker calls of its MRTR rounds (modern; measured). On legacy eras a pushed request carries no
+ *   link to its tool call, but a server may only send it while a client request is in flight
+ *   (`protocol.md` §5.3), so when no other tool call of that server is left, its pending broker calls
+ *   are aborted.
  * @module
  */
 import { ProtocolError, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
@@ -85,12 +90,23 @@ export async function callToolWithClock(
       return await once();
     }
   } catch (err) {
-    if (clock.signal.aborted) throw clock.signal.reason as ToolCallTimeoutError;
-    if (signal?.aborted) throw signal.reason ?? err;
-    throw err;
+    if (clock.signal.aborted || signal?.aborted) {
+      untrack();
+      if (env.pause.inFlight === 0 && conn.era === 'legacy') conn.abortPendingInputs(`the tool call ${tool} that led to this request ended`);
+      throw clock.signal.aborted ? (clock.signal.reason as ToolCallTimeoutError) : (signal?.reason ?? err);
+    }
+    throw closedError(conn, tool) ?? err;
   } finally {
     untrack();
   }
+}
+
+/** A clearer error when the call failed because the server went away. */
+function closedError(conn: Connection, tool: string): Error | undefined {
+  if (!conn.closed) return undefined;
+  return Object.assign(new Error(`Server "${conn.name}" closed the connection while ${tool} was running (it exited or the transport failed); it will be restarted with backoff.`), {
+    code: 'SERVER_CLOSED',
+  });
 }
 
 /** The URL elicitations of a `-32042` error, or `undefined` for any other error. */

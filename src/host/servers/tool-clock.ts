@@ -100,6 +100,11 @@ export class PauseGate {
     return this.#depth > 0;
   }
 
+  /** Tool calls of this server currently in flight. */
+  get inFlight(): number {
+    return this.#clocks.size;
+  }
+
   /** Registers a clock; returns the function that unregisters and disposes it. */
   track(clock: ToolClock): () => void {
     this.#clocks.add(clock);
