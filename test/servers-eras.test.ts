@@ -69,9 +69,24 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Starts server-everything in an HTTP mode on a free port; resolves once it accepts connections. */
+async function spawnEverythingHttp(mode: 'streamableHttp' | 'sse', probePath: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
+  let up = false;
+  for (let i = 0; i < 200 && !up; i++) {
+    up = await fetch(`http://127.0.0.1:${port}${probePath}`, { method: 'HEAD' }).then(() => true, () => false);
+    if (!up) await sleep(50);
+  }
+  assert.ok(up, `server-everything ${mode} came up within 10 s`);
+  return { port, child };
+}
+
+const httpDef = (name: string, type: 'http' | 'sse', url: string): HttpServerDef => ({ name, type, url, headers: {}, origin: { file: '<test>', pointer: `/servers/${name}` } });
+
+// server-everything's HTTP modes call app.listen(PORT) without a host, so they bind all interfaces
+// (peers-and-tests.md §ii.1). Acceptable for a short-lived test peer; we only ever connect to 127.0.0.1.
 describe('server-everything over Streamable HTTP', () => {
-  // server-everything's HTTP mode calls app.listen(PORT) without a host, so it binds all interfaces
-  // (peers-and-tests.md §ii.1). Acceptable for a short-lived test peer; we only ever connect to 127.0.0.1.
   const h = scriptedHandlers(() => ({ action: 'accept', content: { name: 'Linus' } }));
   let child: ReturnType<typeof spawn> | undefined;
   let m: ServerManager | undefined;
@@ -81,22 +96,37 @@ describe('server-everything over Streamable HTTP', () => {
   });
 
   it('connects (legacy era) and routes a pushed elicitation to the handler', async () => {
-    const port = await freePort();
-    child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
-    const url = `http://127.0.0.1:${port}/mcp`;
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(url, { method: 'GET' }).then(() => true, () => false);
-      if (!up) await sleep(50);
-    }
-    assert.ok(up, 'server-everything HTTP came up within 5 s');
-    const def: HttpServerDef = { name: 'http', type: 'http', url, headers: {}, origin: { file: '<test>', pointer: '/servers/http' } };
-    m = new ServerManager({ http: def }, { handlers: h.handlers, clientInfo, stop: fastStop });
+    const srv = await spawnEverythingHttp('streamableHttp', '/mcp');
+    child = srv.child;
+    m = new ServerManager({ http: httpDef('http', 'http', `http://127.0.0.1:${srv.port}/mcp`) }, { handlers: h.handlers, clientInfo, stop: fastStop });
     const r = await m.callTool('http', 'trigger-elicitation-request', {});
     assert.equal(m.info('http')?.transport, 'streamable-http');
     assert.equal(m.info('http')?.era, 'legacy');
     assert.ok(text(r).includes('✅ User provided the requested information!'), text(r));
     assert.ok(text(r).includes('Linus'));
     assert.equal(h.calls[0].ctx.era, 'legacy');
+  });
+});
+
+describe('server-everything over legacy HTTP+SSE', () => {
+  const h = scriptedHandlers(() => ({ action: 'decline' }));
+  let child: ReturnType<typeof spawn> | undefined;
+  let m: ServerManager | undefined;
+  after(async () => {
+    await m?.stopAll();
+    child?.kill('SIGKILL');
+  });
+
+  it("type 'http' falls back to SSE when Streamable HTTP fails; type 'sse' connects directly", async () => {
+    const srv = await spawnEverythingHttp('sse', '/message');
+    child = srv.child;
+    const url = `http://127.0.0.1:${srv.port}/sse`;
+    m = new ServerManager({ viaHttp: httpDef('viaHttp', 'http', url), direct: httpDef('direct', 'sse', url) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+    const r = await m.callTool('viaHttp', 'trigger-elicitation-request', {});
+    assert.equal(m.info('viaHttp')?.transport, 'sse');
+    assert.equal(m.info('viaHttp')?.era, 'legacy');
+    assert.ok(text(r).includes('❌ User declined'), text(r));
+    assert.equal(text(await m.callTool('direct', 'get-sum', { a: 1, b: 2 })), 'The sum of 1 and 2 is 3.');
+    assert.equal(m.info('direct')?.transport, 'sse');
   });
 });
