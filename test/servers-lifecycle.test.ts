@@ -131,6 +131,28 @@ describe('start', () => {
   });
 });
 
+describe('stop during start', () => {
+  it('gives up the start at once, kills the child and ends stopped', async () => {
+    const token = `parley-hang2-${process.pid}-${Date.now()}`;
+    const m = new ServerManager({ hang: stdioDef('hang', ['-e', 'setInterval(() => {}, 1000)', token], { startupMs: 30_000 }) }, {
+      handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop,
+    });
+    const starting = m.start('hang');
+    await sleep(300);
+    const t0 = Date.now();
+    await m.stop('hang');
+    await assert.rejects(starting, (e: unknown) => (e as { code?: string }).code === 'START_ABORTED');
+    assert.ok(Date.now() - t0 < 5000, 'stop did not wait for startupMs');
+    assert.equal(m.state('hang').status, 'stopped');
+    let left = true;
+    for (let i = 0; i < 50 && left; i++) {
+      left = execFileSync('ps', ['-eo', 'args']).toString().includes(token);
+      if (left) await sleep(100);
+    }
+    assert.equal(left, false, 'no orphan child');
+  });
+});
+
 describe('tool-call clock (Q1)', () => {
   it('is paused while a person answers: toolCallMs = 1000, answer at 1500 ms → success', async () => {
     // req: TIMEOUT-HUMAN-PAUSE

@@ -46,6 +46,8 @@ export interface ConnectOptions {
   startupMs: number;
   hooks: ConnectionHooks;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
+  signal?: AbortSignal;
 }
 
 type Pending = { ctl: AbortController };
@@ -115,6 +117,7 @@ export class Connection {
       try {
         await client.connect(transport, {
           timeout: o.startupMs,
+          ...(o.signal ? { signal: o.signal } : {}),
           ...(auto && o.priorLegacy ? { prior: { kind: 'legacy' as const } } : {}),
         });
       } catch (err) {
@@ -133,6 +136,8 @@ export class Connection {
       timedOut = true;
       const pid = currentTransport instanceof StdioClientTransport ? currentTransport.pid : null;
       void current?.close().catch(() => {});
+      // Closing the transport itself also aborts the SDK's stdio sibling probe and reaps that sibling.
+      void currentTransport?.close().catch(() => {});
       if (pid) {
         try {
           process.kill(pid, 'SIGTERM'); // it did not answer in time; don't wait for a stdin-EOF exit
@@ -141,7 +146,7 @@ export class Connection {
         }
       }
     };
-    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, onTimeout, async () => {
+    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => {
       const def = o.def;
       if (def.type === 'stdio') return attempt(stdioTransport(def, o), 'stdio', true);
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', false);
@@ -293,17 +298,26 @@ function sseTransport(def: HttpServerDef): SSEClientTransport {
   return new SSEClientTransport(new URL(def.url), { requestInit: { headers: def.headers } });
 }
 
-async function withDeadline<T>(ms: number, message: string, onTimeout: () => void, fn: () => Promise<T>): Promise<T> {
+/** Races `fn` against `ms` and `signal`; on either, calls `onGiveUp` (kills what was spawned) and rejects. */
+async function withDeadline<T>(ms: number, message: string, signal: AbortSignal | undefined, onGiveUp: () => void, fn: () => Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      onTimeout();
+      onGiveUp();
       reject(Object.assign(new Error(message), { code: 'START_TIMEOUT' }));
     }, ms);
+    onAbort = () => {
+      onGiveUp();
+      reject(Object.assign(new Error('start-up aborted (server stopped)'), { code: 'START_ABORTED' }));
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([fn(), timeout]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -56,6 +56,7 @@ interface Live {
   state: ServerState;
   conn?: Connection;
   starting?: Promise<Connection>;
+  startAbort?: AbortController;
   retryTimer?: unknown;
   attempts: number;
   wanted: boolean;
@@ -154,6 +155,7 @@ export class ServerManager {
     live.legacyVerdict = false;
     if (live.retryTimer !== undefined) this.#clock.clearTimeout(live.retryTimer);
     live.retryTimer = undefined;
+    live.startAbort?.abort();
     await live.starting?.catch(() => {});
     const conn = live.conn;
     live.conn = undefined;
@@ -219,11 +221,12 @@ export class ServerManager {
   async #connect(live: Live): Promise<Connection> {
     this.#set(live, { status: 'starting', attempt: live.attempts + 1 });
     const t = this.timeouts(live.name);
+    const abort = (live.startAbort = new AbortController());
     let conn: Connection;
     try {
       conn = await Connection.open({
         name: live.name, def: live.def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
-        parentEnv: this.opts.env ?? process.env, pause: live.pause, priorLegacy: live.legacyVerdict, startupMs: t.startupMs, log: this.#log,
+        parentEnv: this.opts.env ?? process.env, pause: live.pause, priorLegacy: live.legacyVerdict, startupMs: t.startupMs, log: this.#log, signal: abort.signal,
         hooks: {
           onStderr: (chunk) => {
             for (const line of live.stderr.write(chunk)) this.events.emit('stderr', { server: live.name, line });
@@ -238,6 +241,7 @@ export class ServerManager {
       });
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
+      if (abort.signal.aborted) throw e; // stop() during start: stop() sets the state
       live.attempts++;
       const code = (e as { code?: unknown }).code === 'START_TIMEOUT' ? 'START_TIMEOUT' : 'START_FAILED';
       this.#fail(live, `could not start: ${e.message}`, code);
