@@ -15,13 +15,14 @@
  *   included; wrapped `transport.onmessage`, independent of SDK behaviour), or when the connection closes.
  * @module
  */
-import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { ElicitRequestParams, ElicitResult, Implementation, JSONRPCMessage, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Implementation, JSONRPCMessage, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { HttpServerDef, ServerDef, StdioServerDef } from '../config/types.js';
-import { childEnv } from './child-env.js';
-import type { InputContext, InputHandlers } from './handlers.js';
+import type { ServerDef } from '../config/types.js';
+import type { InputHandlers } from './handlers.js';
+import { wireHandlers, type Pending } from './input-bridge.js';
 import type { PauseGate } from './tool-clock.js';
+import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -49,8 +50,6 @@ export interface ConnectOptions {
   /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
   signal?: AbortSignal;
 }
-
-type Pending = { ctl: AbortController };
 
 export class Connection {
   readonly era: Era;
@@ -233,91 +232,5 @@ export class Connection {
     c.setNotificationHandler('notifications/resources/list_changed', () => hooks.onListChanged('resources'));
     c.setNotificationHandler('notifications/prompts/list_changed', () => hooks.onListChanged('prompts'));
     c.setNotificationHandler('notifications/message', (n) => hooks.onLog(n.params as { level: string; logger?: string; data: unknown }));
-  }
-}
-
-function wireHandlers(
-  client: Client,
-  o: ConnectOptions,
-  pending: Set<Pending>,
-  byId: Map<string | number, Pending>,
-  holder: { era: Era; revision: string },
-): void {
-  const run = async <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
-    const p: Pending = { ctl: new AbortController() };
-    const legacy = holder.era === 'legacy';
-    pending.add(p);
-    if (legacy) byId.set(id, p);
-    try {
-      const signal = AbortSignal.any([sdkSignal, p.ctl.signal]);
-      return await fn({ server: o.name, era: holder.era, revision: holder.revision, signal, ...(legacy ? { requestId: id } : {}) });
-    } finally {
-      pending.delete(p);
-      if (byId.get(id) === p) byId.delete(id);
-    }
-  };
-  client.setRequestHandler('elicitation/create', (req, ctx) =>
-    run(ctx.mcpReq.id, ctx.mcpReq.signal, (ictx) => o.pause.during(async () => (await o.handlers.elicit(req.params as ElicitRequestParams, ictx)) as ElicitResult)),
-    // (the SDK checks the result shape: content values must be string | number | boolean | string[])
-  );
-  client.setRequestHandler('roots/list', (_req, ctx) =>
-    run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => fileRootsOnly(await o.handlers.listRoots(ictx), o.name, o.log)),
-  );
-  client.setNotificationHandler('notifications/elicitation/complete', (n) => {
-    o.handlers.elicitationComplete?.(o.name, n.params.elicitationId);
-  });
-}
-
-/**
- * Only `file://` roots go on the wire (`protocol.md` §3.1); one bad entry makes SDK v1 servers reject
- * the whole list (`sdk.md` §3 #12), so any other entry is dropped here and logged, whatever the broker sent.
- */
-function fileRootsOnly(
-  res: { roots: Array<{ uri: string; name?: string }> },
-  server: string,
-  log: ConnectOptions['log'],
-): { roots: Array<{ uri: string; name?: string }> } {
-  const roots = res.roots.filter((r) => typeof r?.uri === 'string' && r.uri.startsWith('file://'));
-  if (roots.length !== res.roots.length) log?.('warn', `roots/list for "${server}": dropped ${res.roots.length - roots.length} non-file:// root(s); only file:// roots may be sent`);
-  return { roots: roots.map((r) => (r.name !== undefined ? { uri: r.uri, name: r.name } : { uri: r.uri })) };
-}
-
-function stdioTransport(def: StdioServerDef, o: ConnectOptions): StdioClientTransport {
-  const t = new StdioClientTransport({
-    command: def.command,
-    args: def.args,
-    env: childEnv(def, o.parentEnv),
-    ...(def.cwd ? { cwd: def.cwd } : {}),
-    stderr: 'pipe',
-  });
-  t.stderr?.on('data', (chunk: Buffer | string) => o.hooks.onStderr(chunk.toString()));
-  return t;
-}
-
-function sseTransport(def: HttpServerDef): SSEClientTransport {
-  return new SSEClientTransport(new URL(def.url), { requestInit: { headers: def.headers } });
-}
-
-/** Races `fn` against `ms` and `signal`; on either, calls `onGiveUp` (kills what was spawned) and rejects. */
-async function withDeadline<T>(ms: number, message: string, signal: AbortSignal | undefined, onGiveUp: () => void, fn: () => Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      onGiveUp();
-      reject(Object.assign(new Error(message), { code: 'START_TIMEOUT' }));
-    }, ms);
-    onAbort = () => {
-      onGiveUp();
-      reject(Object.assign(new Error('start-up aborted (server stopped)'), { code: 'START_ABORTED' }));
-    };
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([fn(), timeout]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }

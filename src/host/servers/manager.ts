@@ -26,14 +26,10 @@ import { StderrRing } from './stderr-ring.js';
 import { callToolWithClock, URL_COMPLETE_WAIT_MS } from './tool-call.js';
 import { PauseGate } from './tool-clock.js';
 import { ListCache } from './list-cache.js';
+import { closeBounded, DEFAULT_STOP } from './shutdown.js';
 
 /** Defaults of {@link ServerTimeouts}, ms. */
 export const DEFAULT_TIMEOUTS: ServerTimeouts = { startupMs: 30_000, toolCallMs: 120_000, maxTotalMs: 3_600_000 };
-/**
- * Shutdown bounds, ms: after closing the client (which ends the child's stdin) the manager waits
- * `graceMs`, sends SIGTERM, waits `killAfterMs`, sends SIGKILL. HTTP connections are bounded by the sum.
- */
-export const DEFAULT_STOP = { graceMs: 2_000, killAfterMs: 2_000 };
 
 export interface ServerManagerOptions {
   handlers: InputHandlers;
@@ -160,7 +156,7 @@ export class ServerManager {
     const conn = live.conn;
     live.conn = undefined;
     live.cache.clear();
-    if (conn) await this.#close(conn);
+    if (conn) await closeBounded(conn, { ...DEFAULT_STOP, ...this.opts.stop });
     this.#set(live, { status: 'stopped' });
   }
 
@@ -248,7 +244,7 @@ export class ServerManager {
       throw e;
     }
     if (!live.wanted) {
-      await this.#close(conn);
+      await closeBounded(conn, { ...DEFAULT_STOP, ...this.opts.stop });
       throw new Error(`Server "${live.name}" was stopped while starting.`);
     }
     live.conn = conn;
@@ -283,18 +279,6 @@ export class ServerManager {
     }, delay);
   }
 
-  /** Close client; stdio child: SIGTERM after `graceMs`, SIGKILL `killAfterMs` later if still alive. */
-  async #close(conn: Connection): Promise<void> {
-    const pid = conn.pid;
-    const { graceMs, killAfterMs } = { ...DEFAULT_STOP, ...this.opts.stop };
-    const closing = conn.close();
-    if (pid === null) return void (await Promise.race([closing, delay(graceMs + killAfterMs)]));
-    if (await settlesWithin(closing, graceMs)) return;
-    signal(pid, 'SIGTERM');
-    if (await settlesWithin(closing, killAfterMs)) return;
-    signal(pid, 'SIGKILL');
-  }
-
   #set(live: Live, state: ServerState): void {
     live.state = state;
     this.events.emit('state', { server: live.name, state });
@@ -307,16 +291,3 @@ export class ServerManager {
   }
 }
 
-const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
-async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return Promise.race([p.then(() => true, () => true), delay(ms).then(() => false)]);
-}
-
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    /* already gone */
-  }
-}
