@@ -15,7 +15,7 @@ describe('SDK v2 dual-era stdio server (serveStdio)', () => {
 
   it('gets the modern verdict (2026-07-28) and answers MRTR inputRequests through the same handlers', async () => {
     // req: ERA-DUAL-MODERN
-    // req: MRTR-INPUT-REQUESTS
+    // req: MRTR-INPUT-REQUESTS-SHAPE
     const r = await m.callTool('v2', 'ask', {});
     assert.equal(m.info('v2')?.era, 'modern');
     assert.equal(m.info('v2')?.negotiatedRevision, '2026-07-28');
@@ -27,6 +27,7 @@ describe('SDK v2 dual-era stdio server (serveStdio)', () => {
   });
 
   it('answers an MRTR roots inputRequest through handlers.listRoots', async () => {
+    // req: ROOTS-2607-INPUT-REQUEST
     const r = await m.callTool('v2', 'roots', {});
     assert.ok(text(r).includes(ROOT.uri), text(r));
     assert.equal(h.rootsCalls.at(-1)?.era, 'modern');

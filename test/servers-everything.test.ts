@@ -37,7 +37,7 @@ describe('server-everything over stdio', () => {
 
   for (const [action, expected] of [['accept', '✅ User provided the requested information!'], ['decline', '❌ User declined'], ['cancel', '⚠️ User cancelled']] as const) {
     it(`form elicitation answered ${action}`, async () => {
-      // req: ELIC-FORM-ACTIONS
+      // req: ELIC-RESULT-ACTIONS
       h.state.answer = (p) => (action === 'accept' ? { action, content: { name: 'Ada', check: true } } : { action });
       const before = h.calls.length;
       const r = await m.callTool('everything', 'trigger-elicitation-request', {});
@@ -75,7 +75,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('-32042 declined → isError result explaining it, no retry', async () => {
-    // req: ELIC-1125-URL-CONSENT
+    // req: ELIC-1125-URL-REQUIRED-ERROR
     h.state.answer = () => ({ action: 'decline' });
     const before = h.calls.length;
     const r = await m.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/pay', errorPath: true });
@@ -85,7 +85,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('roots/list goes to handlers.listRoots', async () => {
-    // req: ROOTS-LIST
+    // req: ROOTS-CLIENT-CAPABILITY
     const r = await m.callTool('everything', 'get-roots-list', {});
     assert.ok(text(r).includes(ROOT.uri), text(r));
     assert.ok(h.rootsCalls.length >= 1);
@@ -93,7 +93,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('sendRootsListChanged makes a legacy server re-fetch roots', async () => {
-    // req: ROOTS-LIST-CHANGED
+    // req: ROOTS-CLIENT-LIST-CHANGED
     const n = h.rootsCalls.length;
     assert.equal(await m.sendRootsListChanged('everything'), true);
     for (let i = 0; i < 100 && h.rootsCalls.length === n; i++) await sleep(10);
@@ -101,7 +101,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('only file:// roots reach the server, whatever the broker returns', async () => {
-    // req: ROOTS-FILE-URI-ONLY
+    // req: ROOTS-URI-FILE
     h.state.roots = [ROOT, { uri: 'https://example.com/repo', name: 'web' }];
     await m.sendRootsListChanged('everything');
     const n = h.rootsCalls.length;

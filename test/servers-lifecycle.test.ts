@@ -22,7 +22,6 @@ const alive = (pid: number) => {
 
 describe('crash and restart', () => {
   it('a server that exits mid-elicitation → error → restarts with backoff; the pending handler call is aborted', async () => {
-    // req: CANCEL-CLOSE-DIALOG
     const h = scriptedHandlers(async (_p, ctx) => {
       await untilAborted(ctx.signal, 5000);
       return { action: 'cancel' };
@@ -182,6 +181,7 @@ describe('tool-call clock (Q1)', () => {
   });
 
   it('maxTotalMs caps the call including human time', async () => {
+    // req: TIMEOUT-MAX-TOTAL
     const h = scriptedHandlers(async (_p, ctx) => {
       await untilAborted(ctx.signal, 1500);
       return { action: 'cancel' };

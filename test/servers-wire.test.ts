@@ -89,7 +89,7 @@ describe('caller abort', () => {
 describe('no orphan prompt when the tool call that asked ends (vector Q3, host side)', () => {
   for (const [file, era] of [['v2-dual.mjs', 'modern'], ['v1-push.mjs', 'legacy']] as const) {
     it(`${era}: aborting the call aborts the pending elicit handler`, async () => {
-      // req: CANCEL-CLOSE-DIALOG
+      // req: ASSOC-1125-SERVER-REQUESTS
       const h = scriptedHandlers(async (_p, ctx) => ((await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' }));
       const m = new ServerManager({ s: fixture('s', file) }, { handlers: h.handlers, clientInfo, stop: fastStop });
       try {

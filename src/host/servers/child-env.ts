@@ -1,13 +1,12 @@
 /**
- * Environment for a stdio server child: the definition's `env` merged OVER the inherited environment
- * (PATH, HOME, … stay), per `StdioServerDef.env`. Interim until the config helper's
- * `buildChildEnv(def, parentEnv)` lands in `src/host/config/`; then this delegates to it.
+ * Environment for a stdio server child: the inherited environment, then `envFile` variables, then the
+ * definition's `env` (later wins; PATH, HOME, … stay). Delegates to the config layer's
+ * `buildChildEnv`, which throws `ConfigError` (`unresolved-input`) if an `${input:…}` is still present.
  * @module
  */
+import { buildChildEnv } from '../config/env.js';
 import type { StdioServerDef } from '../config/types.js';
 
 export function childEnv(def: StdioServerDef, parentEnv: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(parentEnv)) if (v !== undefined) out[k] = v;
-  return { ...out, ...def.env };
+  return buildChildEnv(def, parentEnv);
 }
