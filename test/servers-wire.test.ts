@@ -109,3 +109,23 @@ describe('no orphan prompt when the tool call that asked ends (vector Q3, host s
     });
   }
 });
+
+describe('stop with a person still answering', () => {
+  it('aborts the pending elicit handler and rejects the tool call', async () => {
+    const h = scriptedHandlers(async (_p, ctx) => ((await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' }));
+    const m = new ServerManager({ s: fixture('s', 'v1-push.mjs') }, { handlers: h.handlers, clientInfo, stop: fastStop });
+    try {
+      const p = m.callTool('s', 'ask', {});
+      p.catch(() => {});
+      for (let i = 0; i < 250 && h.calls.length === 0; i++) await sleep(20);
+      assert.equal(h.calls.length, 1);
+      await m.stop('s');
+      assert.equal(h.calls[0].aborted, true);
+      assert.match(String((h.calls[0].ctx.signal.reason as Error)?.message), /server stopped/);
+      await assert.rejects(p);
+      assert.equal(m.state('s').status, 'stopped');
+    } finally {
+      await m.stopAll();
+    }
+  });
+});
