@@ -111,6 +111,21 @@ describe('server-everything over stdio', () => {
     assert.ok(!text(r).includes('example.com/repo'), text(r));
   });
 
+  it('passes resources and prompts through (lists cached, reads not)', async () => {
+    const { resources } = await m.listResources('everything');
+    assert.ok(resources.length > 0);
+    assert.equal(await m.listResources('everything').then((r) => r.resources), resources, 'cached');
+    const read = await m.readResource('everything', resources[0].uri);
+    assert.equal(read.contents[0].uri, resources[0].uri);
+    const { resourceTemplates } = await m.listResourceTemplates('everything');
+    assert.ok(Array.isArray(resourceTemplates));
+    const { prompts } = await m.listPrompts('everything');
+    const simple = prompts.find((p) => !(p.arguments ?? []).some((a) => a.required));
+    assert.ok(simple, 'a prompt without required arguments');
+    const got = await m.getPrompt('everything', simple.name);
+    assert.ok(got.messages.length > 0);
+  });
+
   it('server log messages arrive as log events', () => {
     assert.ok(logs.some((d) => String(d).includes('Roots updated')), JSON.stringify(logs));
   });
