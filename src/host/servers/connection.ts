@@ -26,6 +26,13 @@ import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 
 export type Era = 'legacy' | 'modern';
 
+/**
+ * Bound on the `server/discover` probe, ms (capped by `startupMs`). On stdio a silent server is
+ * classified legacy after it (`protocol.md` §7.2); it includes the sibling's boot time, so it is
+ * generous. Misclassifying a slow dual-era server as legacy is harmless (it serves 2025 too).
+ */
+export const PROBE_TIMEOUT_MS = 10_000;
+
 export interface ConnectionHooks {
   onStderr(chunk: string): void;
   /** The connection ended without {@link Connection.close} being called (crash, exit, network). */
@@ -110,7 +117,7 @@ export class Connection {
       currentTransport = transport;
       const client = (current = new Client(o.clientInfo, {
         capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
-        versionNegotiation: { mode: auto ? 'auto' : 'legacy', probe: { timeoutMs: Math.min(o.startupMs, 10_000) } },
+        versionNegotiation: { mode: auto ? 'auto' : 'legacy', probe: { timeoutMs: Math.min(o.startupMs, PROBE_TIMEOUT_MS) } },
       }));
       wireHandlers(client, o, pending, byId, holder);
       try {
