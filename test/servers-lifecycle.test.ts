@@ -170,11 +170,11 @@ describe('tool-call clock (Q1)', () => {
   });
 
   it('still fires on a tool that is merely slow (control)', async () => {
-    const m = new ServerManager({ slow: fixture('slow', 'raw-peer.mjs', ['slow'], { toolCallMs: 300 }) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+    const m = new ServerManager({ slow: fixture('slow', 'raw-peer.mjs', ['slow'], { toolCallMs: 1000 }) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
     try {
       await m.start('slow');
-      await assert.rejects(m.callTool('slow', 'sleep', { ms: 1500 }), (e: unknown) => e instanceof ToolCallTimeoutError && e.budget === 'toolCallMs');
-      assert.equal(text(await m.callTool('slow', 'sleep', { ms: 10 })), 'slept', 'the connection survives a timed-out call');
+      await assert.rejects(m.callTool('slow', 'sleep', { ms: 4000 }), (e: unknown) => e instanceof ToolCallTimeoutError && e.budget === 'toolCallMs');
+      assert.equal(text(await m.callTool('slow', 'sleep', { ms: 0 })), 'slept', 'the connection survives a timed-out call');
     } finally {
       await m.stopAll();
     }
