@@ -52,7 +52,8 @@ function fileRootsOnly(
   server: string,
   log: ConnectOptions['log'],
 ): { roots: Array<{ uri: string; name?: string }> } {
-  const roots = res.roots.filter((r) => typeof r?.uri === 'string' && r.uri.startsWith('file://'));
-  if (roots.length !== res.roots.length) log?.('warn', `roots/list for "${server}": dropped ${res.roots.length - roots.length} non-file:// root(s); only file:// roots may be sent`);
+  const given: Array<{ uri: string; name?: string }> = Array.isArray(res?.roots) ? res.roots : [];
+  const roots = given.filter((r) => typeof r?.uri === 'string' && r.uri.startsWith('file://'));
+  if (roots.length !== given.length) log?.('warn', `roots/list for "${server}": dropped ${given.length - roots.length} non-file:// root(s); only file:// roots may be sent`);
   return { roots: roots.map((r) => (r.name !== undefined ? { uri: r.uri, name: r.name } : { uri: r.uri })) };
 }
