@@ -42,4 +42,6 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   'ASSOC-1125-SERVER-REQUESTS': { spec: 'seps/2260', section: 'protocol.md §5.3', rule: 'elicitation/create and roots/list only in association with a client request in flight' },
   'TIMEOUT-HUMAN-PAUSE': { spec: '2025-11-25/basic/lifecycle.mdx', section: '§Timeouts l.246-261', rule: 'timeouts on sent requests; the tools/call timeout must cover nested human time' },
   'TIMEOUT-MAX-TOTAL': { spec: '2025-11-25/basic/lifecycle.mdx', section: '§Timeouts l.246-261', rule: 'SHOULD always enforce a maximum total timeout' },
+  'ELIC-1125-URL-ID': { spec: '2025-11-25/client/elicitation.mdx', section: '§URL Mode l.340-345', rule: 'URL mode MUST carry mode, message, url and a unique elicitationId' },
+  'ELIC-2607-URL-NO-ID': { spec: '2026-07-28/client/elicitation.mdx', section: 'protocol.md §2.3', rule: 'URL mode has no elicitationId; correlation goes through requestState' },
 };
