@@ -18,3 +18,5 @@ export type { NeededField } from './errors.js';
 export type { ParleyRoot } from './roots-basic.js';
 export { readEra, elicitModes, userOf } from './era.js';
 export type { RequestEra } from './era.js';
+export { serve } from './serve.js';
+export type { ServerFactory, HttpOptions, ServeHandle } from './serve.js';
