@@ -61,6 +61,8 @@ export interface ParleyServer {
   readonly mcp: McpServer;
   /** The shared state (config cache, URL flows, requestState key). */
   readonly shared: Shared;
+  /** Resolved timing settings (ms), defaults applied. */
+  readonly settings: { elicitationTimeoutMs: number; rootsTimeoutMs: number; requestStateTtlMs: number; maxReasks: number };
   /** Registers a tool whose handler gets a `ParleyContext`. */
   tool<I extends z.ZodObject>(name: string, config: ParleyToolConfig<I, z.ZodObject | undefined>, handler: ParleyToolHandler<I>): RegisteredTool;
   /** `McpServer.registerResource` passthrough. */
@@ -88,7 +90,13 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const rootsCache: { value?: ParleyRoot[] } = {};
   const calls = new WeakMap<AbortSignal, { rawArgs: unknown; state?: StatePayload }>();
   const dependents: Array<{ tool: RegisteredTool; dep: NonNullable<ParleyToolConfig<z.ZodObject>['dependsOn']> }> = [];
-  const ttl = opts.requestStateTtlMs ?? 1_800_000;
+  const settings = {
+    elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000,
+    rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
+    requestStateTtlMs: opts.requestStateTtlMs ?? 1_800_000,
+    maxReasks: opts.maxReasks ?? 3,
+  };
+  const ttl = settings.requestStateTtlMs;
   let intercepted = false;
 
   mcp.server.setNotificationHandler('notifications/roots/list_changed', () => {
@@ -132,8 +140,8 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     const st: CallState = {
       mcp, sdk, era, user: userOf(sdk), session: sdk.sessionId ?? (era.modern ? `call:${randomUUID()}` : connectionId), shared,
       answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
-      elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000, rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
-      maxReasks: opts.maxReasks ?? 3, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache,
+      elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
+      maxReasks: settings.maxReasks, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache,
       onConfig: (def, values) => {
         if (era.modern) return;
         for (const d of dependents) if (d.dep.config.name === def.name) d.tool.update({ description: d.dep.describe(values) });
@@ -157,6 +165,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const server: ParleyServer = {
     mcp,
     shared,
+    settings,
     tool(name, config, handler) {
       const registered = mcp.registerTool(name, { title: config.title, description: config.description, inputSchema: config.inputSchema, outputSchema: config.outputSchema } as never, ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never);
       if (config.dependsOn) dependents.push({ tool: registered, dep: config.dependsOn });
