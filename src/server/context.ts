@@ -101,9 +101,14 @@ function fieldsOf(schema: RequestedSchema): NeededField[] {
   return Object.entries(schema.properties).map(([name, p]) => ({ name, description: p.description ?? p.title }));
 }
 
-async function push<T>(st: CallState, method: string, params: Record<string, unknown> | undefined, timeoutMs: number, what: string): Promise<T> {
+/** Lenient result schema for `roots/list`: bad roots are dropped by our parser instead of failing the list. */
+const LENIENT_ROOTS = z.looseObject({ roots: z.array(z.unknown()) });
+
+async function push<T>(st: CallState, method: string, params: Record<string, unknown> | undefined, timeoutMs: number, what: string, lenient?: z.ZodType): Promise<T> {
+  const options = { signal: st.sdk.mcpReq.signal, timeout: timeoutMs };
   try {
-    return (await st.sdk.mcpReq.send({ method, params } as never, { signal: st.sdk.mcpReq.signal, timeout: timeoutMs })) as T;
+    if (lenient) return (await st.sdk.mcpReq.send({ method, params } as never, lenient as never, options)) as T;
+    return (await st.sdk.mcpReq.send({ method, params } as never, options)) as T;
   } catch (e) {
     if (st.sdk.mcpReq.signal.aborted) throw e; // the tool call itself was cancelled (vector Q3)
     if (e instanceof SdkError && String(e.code) === 'REQUEST_TIMEOUT') throw new ElicitationTimeoutError(timeoutMs, what);
@@ -161,7 +166,8 @@ async function elicitForm(st: CallState, message: string, req: RequestedSchema, 
 
 function flowFor(st: CallState, id: string) {
   const f = st.shared.urlFlows.get(id);
-  if (!f || f.user !== st.user || (!st.user && f.session !== st.session)) throw new ElicitationSchemaError(`unknown URL elicitation "${id}" for this user`);
+  // On 2026-07-28 there is no session: the flow travels in the sealed requestState, bound to the user.
+  if (!f || f.user !== st.user || (!st.era.modern && !st.user && f.session !== st.session)) throw new ElicitationSchemaError(`unknown URL elicitation "${id}" for this user`);
   return f;
 }
 
@@ -196,7 +202,7 @@ async function roots(st: CallState): Promise<ParleyRoot[]> {
     return parseRootsListBasic(raw).roots;
   }
   if (st.rootsCache.value) return st.rootsCache.value;
-  const raw = await push<unknown>(st, 'roots/list', undefined, st.rootsTimeoutMs, 'roots/list request');
+  const raw = await push<unknown>(st, 'roots/list', undefined, st.rootsTimeoutMs, 'roots/list request', LENIENT_ROOTS);
   return (st.rootsCache.value = parseRootsListBasic(raw).roots);
 }
 
