@@ -60,17 +60,23 @@ test('HTTP: foreign Host or Origin gets 403', async () => {
 
 const fixture = ['--import', 'tsx', 'test/fixtures/toolkit/server.ts'];
 
-test('stdio: v2 legacy, v2 auto and v1 clients elicit through the fixture server', async () => {
-  for (const mode of [undefined, 'auto'] as const) {
-    const c = v2Client(accept, { mode });
-    await c.connect(new StdioClientTransport({ command: process.execPath, args: fixture, stderr: 'ignore' }));
-    try {
-      assert.equal(text(await c.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
-    } finally { await c.close(); }
-  }
-  const v1 = v1Client();
-  await v1.connect(new V1Stdio({ command: process.execPath, args: fixture, stderr: 'ignore' }));
-  try {
-    assert.equal(text(await v1.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
-  } finally { await v1.close(); }
+test('stdio: v2 legacy, v2 auto and v1 clients elicit through the fixture server (children run in parallel)', async () => {
+  const v2 = [undefined, 'auto'] as const;
+  await Promise.all([
+    ...v2.map(async (mode) => {
+      const c = v2Client(accept, { mode });
+      await c.connect(new StdioClientTransport({ command: process.execPath, args: fixture, stderr: 'ignore' }));
+      try {
+        assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
+        assert.equal(text(await c.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
+      } finally { await c.close(); }
+    }),
+    (async () => {
+      const v1 = v1Client();
+      await v1.connect(new V1Stdio({ command: process.execPath, args: fixture, stderr: 'ignore' }));
+      try {
+        assert.equal(text(await v1.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
+      } finally { await v1.close(); }
+    })(),
+  ]);
 });
