@@ -87,6 +87,11 @@ test('config scope user over HTTP: keyed by the authenticated user, isolated bet
     assert.equal(text(await a2.callTool({ name: 'userquery', arguments: {} })), 'alice-db');
     assert.equal(ca.n, 1);
     assert.equal(cb.n, 1);
-    await Promise.all([a1.close(), b1.close(), a2.close()]);
+    // 2026-07-28: no list_changed; each tools/list is computed for the requesting user
+    const desc = async (c: any) => (await c.listTools()).tools.find((t: any) => t.name === 'userquery')?.description;
+    assert.equal(await desc(a2), 'User db alice-db');
+    const carol = await connect('carol', 'x', { n: 0 }, 'auto');
+    assert.equal(await desc(carol), 'User-scoped config');
+    await Promise.all([a1.close(), b1.close(), a2.close(), carol.close()]);
   } finally { await h.close(); }
 });

@@ -16,6 +16,7 @@ import type { StatePayload } from './seal.js';
 import { defaultShared } from './shared.js';
 import type { Shared } from './shared.js';
 import type { ConfigDef } from './config.js';
+import { configKey } from './config.js';
 import type { ParleyRoot } from './roots-basic.js';
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
@@ -85,11 +86,13 @@ function errorResult(text: string): CallToolResult {
  */
 export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const shared = opts.shared ?? defaultShared();
-  const mcp = new McpServer({ name: opts.name, version: opts.version }, { ...opts.mcpOptions, capabilities: { tools: { listChanged: true }, ...opts.mcpOptions?.capabilities } });
+  // 2026-07-28: tool lists may depend on the user's configuration, so they must not be cached (SEP-2549).
+  const cacheHints = { 'tools/list': { ttlMs: 0, cacheScope: 'private' as const }, ...opts.mcpOptions?.cacheHints };
+  const mcp = new McpServer({ name: opts.name, version: opts.version }, { ...opts.mcpOptions, cacheHints, capabilities: { tools: { listChanged: true }, ...opts.mcpOptions?.capabilities } });
   const connectionId = randomUUID();
   const rootsCache: { value?: ParleyRoot[] } = {};
   const calls = new WeakMap<AbortSignal, { rawArgs: unknown; state?: StatePayload }>();
-  const dependents: Array<{ tool: RegisteredTool; dep: NonNullable<ParleyToolConfig<z.ZodObject>['dependsOn']> }> = [];
+  const dependents: Array<{ name: string; dep: NonNullable<ParleyToolConfig<z.ZodObject>['dependsOn']> }> = [];
   const settings = {
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000,
     rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
@@ -98,6 +101,27 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   };
   const ttl = settings.requestStateTtlMs;
   let intercepted = false;
+  let listIntercepted = false;
+  const sessionOf = (sdk: ServerContext, modern: boolean) => sdk.sessionId ?? (modern ? `call:${randomUUID()}` : connectionId);
+
+  /** Lists configuration-dependent tools with `describe(config)` once this user/session completed it. */
+  function interceptList(): void {
+    if (listIntercepted) return;
+    listIntercepted = true;
+    const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<{ tools: Array<{ name: string; description?: string }> }> })._getRequestHandler('tools/list');
+    if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/list handler to wrap');
+    mcp.server.setRequestHandler('tools/list', (async (req: unknown, sdk: ServerContext) => {
+      const res = await inner(req, sdk);
+      const era = readEra(mcp, sdk);
+      const user = userOf(sdk), session = sessionOf(sdk, era.modern);
+      for (const d of dependents) {
+        const parsed = d.dep.config.schema.safeParse({ ...d.dep.config.defaults, ...(shared.config.get(configKey(d.dep.config, user, session)) ?? {}) });
+        const listed = res.tools.find((t) => t.name === d.name);
+        if (parsed.success && listed) listed.description = d.dep.describe(parsed.data as Record<string, unknown>);
+      }
+      return res;
+    }) as never);
+  }
 
   mcp.server.setNotificationHandler('notifications/roots/list_changed', () => {
     rootsCache.value = undefined;
@@ -142,9 +166,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
       maxReasks: settings.maxReasks, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache,
-      onConfig: (def, values) => {
-        if (era.modern) return;
-        for (const d of dependents) if (d.dep.config.name === def.name) d.tool.update({ description: d.dep.describe(values) });
+      onConfig: (def) => {
+        // Legacy: tell this connection its tool list changed. 2026-07-28 has no such notification; the
+        // next tools/list (never cached: ttlMs 0) shows the new description.
+        if (!era.modern && dependents.some((d) => d.dep.config.name === def.name)) void mcp.sendToolListChanged();
       },
     };
     try {
@@ -168,8 +193,11 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     settings,
     tool(name, config, handler) {
       const registered = mcp.registerTool(name, { title: config.title, description: config.description, inputSchema: config.inputSchema, outputSchema: config.outputSchema } as never, ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never);
-      if (config.dependsOn) dependents.push({ tool: registered, dep: config.dependsOn });
       intercept();
+      if (config.dependsOn) {
+        dependents.push({ name, dep: config.dependsOn });
+        interceptList();
+      }
       return registered;
     },
     resource: mcp.registerResource.bind(mcp) as McpServer['registerResource'],
