@@ -94,6 +94,8 @@ export interface CallState {
   maxReasks: number;
   howToSupply: string;
   rootsCache: { value?: ParleyRoot[] };
+  /** Connection-wide: whether request id 0 has been used up by a ping (see `push`). */
+  idZero: { burnt?: Promise<void> };
   onConfig: (def: ConfigDef, values: Record<string, unknown>) => void;
 }
 
@@ -106,6 +108,11 @@ const LENIENT_ROOTS = z.looseObject({ roots: z.array(z.unknown()) });
 
 async function push<T>(st: CallState, method: string, params: Record<string, unknown> | undefined, timeoutMs: number, what: string, lenient?: z.ZodType): Promise<T> {
   const options = { signal: st.sdk.mcpReq.signal, timeout: timeoutMs };
+  // A connection's first server→client request gets JSON-RPC id 0, and SDK v1 clients ignore
+  // notifications/cancelled for id 0 (sdk.md §3 #1): the prompt would outlive a cancelled tool call.
+  // Spend id 0 on a ping (exempt from SEP-2260 association) once per connection.
+  st.idZero.burnt ??= st.sdk.mcpReq.send({ method: 'ping' } as never, { signal: st.sdk.mcpReq.signal, timeout: 5_000 }).then(() => undefined, () => undefined);
+  await st.idZero.burnt;
   try {
     if (lenient) return (await st.sdk.mcpReq.send({ method, params } as never, lenient as never, options)) as T;
     return (await st.sdk.mcpReq.send({ method, params } as never, options)) as T;

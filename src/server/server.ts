@@ -91,6 +91,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const mcp = new McpServer({ name: opts.name, version: opts.version }, { ...opts.mcpOptions, cacheHints, capabilities: { tools: { listChanged: true }, ...opts.mcpOptions?.capabilities } });
   const connectionId = randomUUID();
   const rootsCache: { value?: ParleyRoot[] } = {};
+  const idZero: { burnt?: Promise<void> } = {};
   const calls = new WeakMap<AbortSignal, { rawArgs: unknown; state?: StatePayload }>();
   const dependents: Array<{ name: string; dep: NonNullable<ParleyToolConfig<z.ZodObject>['dependsOn']> }> = [];
   const settings = {
@@ -165,7 +166,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       mcp, sdk, era, user: userOf(sdk), session: sdk.sessionId ?? (era.modern ? `call:${randomUUID()}` : connectionId), shared,
       answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
-      maxReasks: settings.maxReasks, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache,
+      maxReasks: settings.maxReasks, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
       onConfig: (def) => {
         // Legacy: tell this connection its tool list changed. 2026-07-28 has no such notification; the
         // next tools/list (never cached: ttlMs 0) shows the new description.
