@@ -19,8 +19,11 @@ import { elicitModes } from './era.js';
 import type { RequestEra } from './era.js';
 import { configKey, missingFields } from './config.js';
 import type { ConfigDef } from './config.js';
-import type { ParleyRoot } from './roots-basic.js';
-import { parseRootsListBasic } from './roots-basic.js';
+import { parseRootsList, resolveInRoots } from './roots.js';
+import type { ParsedRoot } from './roots.js';
+
+/** A client root: wire `uri`/`name` plus the decoded local `path`. */
+export type ParleyRoot = ParsedRoot;
 import type { Shared } from './shared.js';
 
 /** Result of `ctx.elicit`: `content` is validated and typed. */
@@ -66,6 +69,11 @@ export interface ParleyContext {
   isUrlElicitationComplete(elicitationId: string): boolean;
   /** The client's roots (`file://` only; others dropped). Cached per connection on legacy. */
   roots(): Promise<ParleyRoot[]>;
+  /**
+   * Resolves a path or `file://` URI against the client's roots (real paths, segment containment).
+   * @throws RootsAccessError (`OUTSIDE_ROOTS`, `NO_ROOTS`, `INVALID_PATH`, `UNRESOLVABLE`)
+   */
+  resolveInRoots(pathOrUri: string): Promise<string>;
   /** The complete configuration for `def`, asking only for missing fields. */
   config<S extends z.ZodObject>(def: ConfigDef<S>): Promise<z.infer<S>>;
   /** Forgets the cached configuration for `def` in this scope. */
@@ -126,16 +134,17 @@ async function push<T>(st: CallState, method: string, params: Record<string, unk
 function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpty: boolean): RequestedSchema {
   let req: RequestedSchema;
   try {
-    req = schema instanceof z.ZodType ? toRequestedSchema(schema as z.ZodObject) : (schema as RequestedSchema);
+    req = schema instanceof z.ZodType ? toRequestedSchema(schema as z.ZodObject, { revision: st.era.revision }) : (schema as RequestedSchema);
   } catch (e) {
     throw new ElicitationSchemaError(`requestedSchema cannot be sent: ${(e as Error).message}`);
   }
-  const errors = lintRequestedSchema(req, { revision: st.era.revision }).filter((i) => i.severity === 'error');
+  // Sensitive fields get their own error below (pointing to URL mode).
+  const errors = lintRequestedSchema(req, { revision: st.era.revision }).filter((i) => i.severity === 'error' && i.code !== 'sensitive-field');
   if (errors.length) throw new ElicitationSchemaError(`requestedSchema is invalid for revision ${st.era.revision}: ${errors.map((i) => `${i.path}: ${i.message}`).join('; ')}`, errors);
   if (!allowEmpty && Object.keys(req.properties ?? {}).length === 0) throw new ElicitationSchemaError('requestedSchema has no properties; use ctx.confirm(message) for a confirm-only prompt');
   const sensitive = detectSensitiveFields(req);
   if (sensitive.length) {
-    throw new ElicitationSchemaError(`form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (matched "${s.matched}")`).join(', ')}; collect it out of band with ctx.elicitUrl(message, url)`);
+    throw new ElicitationSchemaError(`form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.where} matched "${s.matched}")`).join(', ')}; collect it out of band with ctx.elicitUrl(message, url)`);
   }
   return req;
 }
@@ -206,11 +215,11 @@ async function roots(st: CallState): Promise<ParleyRoot[]> {
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw === undefined) throw new Suspend({ [key]: inputRequired.listRoots() });
-    return parseRootsListBasic(raw).roots;
+    return parseRootsList(raw).roots;
   }
   if (st.rootsCache.value) return st.rootsCache.value;
   const raw = await push<unknown>(st, 'roots/list', undefined, st.rootsTimeoutMs, 'roots/list request', LENIENT_ROOTS);
-  return (st.rootsCache.value = parseRootsListBasic(raw).roots);
+  return (st.rootsCache.value = parseRootsList(raw).roots);
 }
 
 /** Builds the ctx for one call. */
@@ -237,6 +246,7 @@ export function makeContext(st: CallState): ParleyContext {
     },
     isUrlElicitationComplete: (id) => st.shared.urlFlows.get(id)?.complete === true && flowFor(st, id) !== undefined,
     roots: () => roots(st),
+    resolveInRoots: async (p) => resolveInRoots(p, await roots(st)),
     config: async (def) => {
       const key = configKey(def, st.user, st.session);
       const values: Record<string, unknown> = { ...def.defaults, ...(st.shared.config.get(key) ?? {}) };

@@ -6,7 +6,7 @@
  */
 export { createParleyServer } from './server.js';
 export type { ParleyServer, ParleyServerOptions, ParleyToolConfig, ParleyToolHandler } from './server.js';
-export type { ParleyContext, ElicitOutcome, UrlOutcome, ElicitOptions } from './context.js';
+export type { ParleyContext, ElicitOutcome, UrlOutcome, ElicitOptions, ParleyRoot } from './context.js';
 export { defineConfig, ConfigCache } from './config.js';
 export type { ConfigDef } from './config.js';
 export { createShared, defaultShared } from './shared.js';
@@ -15,7 +15,8 @@ export { StateSealer, argsDigest } from './seal.js';
 export type { StatePayload } from './seal.js';
 export { ParleyServerError, ElicitationSchemaError, ElicitationAnswerError, ElicitationTimeoutError, InputUnavailableError, ElicitationRefusedError } from './errors.js';
 export type { NeededField } from './errors.js';
-export type { ParleyRoot } from './roots-basic.js';
+export { parseRootsList, resolveInRoots, requestRoots, rootsFromInputResponses, isPathInside, RootsAccessError, RootsCache } from './roots.js';
+export type { ParsedRoot, DroppedRoot, RootsLog, RootsAccessErrorCode, RootsRequester } from './roots.js';
 export { readEra, elicitModes, userOf } from './era.js';
 export type { RequestEra } from './era.js';
 export { serve } from './serve.js';

@@ -8,7 +8,7 @@ import type * as z from 'zod/v4';
 import { McpServer, ProtocolError, UrlElicitationRequiredError, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, McpServerOptions, ServerContext, RegisteredTool } from '@modelcontextprotocol/server';
 import { makeContext, Suspend } from './context.js';
-import type { CallState, ParleyContext } from './context.js';
+import type { CallState, ParleyContext, ParleyRoot } from './context.js';
 import { readEra, userOf } from './era.js';
 import { ElicitationRefusedError, InputUnavailableError, ParleyServerError } from './errors.js';
 import { argsDigest } from './seal.js';
@@ -17,7 +17,7 @@ import { defaultShared } from './shared.js';
 import type { Shared } from './shared.js';
 import type { ConfigDef } from './config.js';
 import { configKey } from './config.js';
-import type { ParleyRoot } from './roots-basic.js';
+
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
 export interface ParleyServerOptions {
