@@ -50,6 +50,19 @@ test('2025-06-18: form elicitation is sent without a mode key and answered', asy
   } finally { await p.close(); }
 });
 
+test('R4 legacy 2025-11-25 (raw peer): an unknown action on the wire ends the call with an error naming the allowed actions', async () => {
+  const p = await rawPeer('2025-11-25', { elicitation: { form: {} } });
+  try {
+    await p.a.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'greet', arguments: {} } });
+    const req = await p.next((m) => m.method === 'elicitation/create');
+    assert.equal(req.params.mode, 'form');
+    await p.a.send({ jsonrpc: '2.0', id: req.id, result: { action: 'reject' } });
+    const res = await p.next((m) => m.id === 2);
+    assert.equal(res.result.isError, true);
+    assert.match(text(res.result), /unknown elicitation action "reject"; allowed actions: accept, decline, cancel/);
+  } finally { await p.close(); }
+});
+
 test('2025-06-18: URL mode does not exist, so nothing is sent and the tool explains', async () => {
   const p = await rawPeer('2025-06-18', { elicitation: { url: {} } });
   try {
@@ -75,12 +88,14 @@ test('Q3 with an SDK v1 client over HTTP: cancelling the call aborts the pending
   let aborted!: () => void;
   const done = new Promise<void>((r) => (aborted = r));
   // The toolkit's first push on this connection: without the id-0 ping the v1 client would ignore the cancel.
-  c.setRequestHandler(ElicitRequestSchema, (_r, extra) => new Promise((resolve) => extra.signal.addEventListener('abort', () => { aborted(); resolve({ action: 'cancel' }); })));
+  const ac = new AbortController();
+  c.setRequestHandler(ElicitRequestSchema, (_r, extra) => new Promise((resolve) => {
+    extra.signal.addEventListener('abort', () => { aborted(); resolve({ action: 'cancel' }); });
+    setTimeout(() => ac.abort('user'), 20); // the person is looking at the prompt when the call is cancelled
+  }));
   try {
     await c.connect(new V1Http(new URL(h.url)));
-    const ac = new AbortController();
     const call = c.callTool({ name: 'greet', arguments: {} }, undefined, { signal: ac.signal });
-    setTimeout(() => ac.abort('user'), 150);
     await assert.rejects(call);
     await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error('elicitation not cancelled within 3 s')), 3000))]); // req: CANCEL-NESTED
   } finally { await c.close(); await h.close(); }

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
-import { inputRequired, UrlElicitationRequiredError, SdkError } from '@modelcontextprotocol/server';
+import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
 import type { McpServer, ServerContext, InputRequest } from '@modelcontextprotocol/server';
 import type { Content, RequestedSchema } from '../schema/types.js';
 import { detectSensitiveFields, lintRequestedSchema, readElicitResult, toRequestedSchema } from './schema-bridge.js';
@@ -113,6 +113,8 @@ function fieldsOf(schema: RequestedSchema): NeededField[] {
 
 /** Lenient result schema for `roots/list`: bad roots are dropped by our parser instead of failing the list. */
 const LENIENT_ROOTS = z.looseObject({ roots: z.array(z.unknown()) });
+/** Any object: `readElicitResult` (schema core) judges the action and content, with field-level issues. */
+const LENIENT_ELICIT = z.looseObject({});
 
 async function push<T>(st: CallState, method: string, params: Record<string, unknown> | undefined, timeoutMs: number, what: string, lenient?: z.ZodType): Promise<T> {
   const options = { signal: st.sdk.mcpReq.signal, timeout: timeoutMs };
@@ -127,6 +129,7 @@ async function push<T>(st: CallState, method: string, params: Record<string, unk
   } catch (e) {
     if (st.sdk.mcpReq.signal.aborted) throw e; // the tool call itself was cancelled (vector Q3)
     if (e instanceof SdkError && String(e.code) === 'REQUEST_TIMEOUT') throw new ElicitationTimeoutError(timeoutMs, what);
+    if (e instanceof ProtocolError) throw new ElicitationAnswerError(`the client answered the ${what} with JSON-RPC error ${e.code}: ${e.message}`, []);
     throw e;
   }
 }
@@ -166,15 +169,7 @@ async function elicitForm(st: CallState, message: string, req: RequestedSchema, 
   }
   const params: Record<string, unknown> = { message, requestedSchema: req };
   if (st.era.revision !== '2025-06-18') params.mode = 'form';
-  let raw: unknown;
-  try {
-    raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation');
-  } catch (e) {
-    if (e instanceof Error && !(e instanceof ElicitationTimeoutError) && /action|invalid/i.test(e.message) && !st.sdk.mcpReq.signal.aborted) {
-      throw new ElicitationAnswerError(`the client's elicitation result is malformed (-32602): ${e.message}; allowed actions: accept, decline, cancel`, []);
-    }
-    throw e;
-  }
+  const raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation', LENIENT_ELICIT);
   const read = readElicitResult(raw, req);
   if (!read.ok) throw new ElicitationAnswerError(`invalid elicitation answer (-32602): ${read.message}`, read.issues);
   return read.result as ElicitOutcome<Content>;
@@ -203,7 +198,7 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   const server = st.mcp.server;
   flow.notify = () => server.createElicitationCompletionNotifier(id)();
   if (require) throw new UrlElicitationRequiredError([{ mode: 'url', message, url, elicitationId: id }], message);
-  const raw = await push<unknown>(st, 'elicitation/create', { mode: 'url', message, url, elicitationId: id }, st.elicitationTimeoutMs, 'URL elicitation');
+  const raw = await push<unknown>(st, 'elicitation/create', { mode: 'url', message, url, elicitationId: id }, st.elicitationTimeoutMs, 'URL elicitation', LENIENT_ELICIT);
   const read = readElicitResult(raw);
   if (!read.ok) throw new ElicitationAnswerError(read.message, read.issues);
   return { action: read.result.action, elicitationId: id };
