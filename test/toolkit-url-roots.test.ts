@@ -91,6 +91,13 @@ for (const era of ['legacy', 'modern'] as const) {
 test('roots modern: listRoots through input_required', async () => {
   const p = await modernPair(() => ({ action: 'cancel' }));
   try {
-    assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws');
+    assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws'); // req: ROOTS-2607-INPUT-REQUEST
   } finally { await p.close(); }
+  const m = await modernPair(() => ({ action: 'cancel' }), { autoFulfill: false });
+  try {
+    const r: any = await m.client.callTool({ name: 'roots', arguments: {} }, { allowInputRequired: true });
+    assert.deepEqual(r.inputRequests.r0, { method: 'roots/list' });
+    const done: any = await m.client.callTool({ name: 'roots', arguments: {}, inputResponses: { r0: { roots: [{ uri: 'file:///a' }, { uri: 'https://x/y' }] } }, requestState: r.requestState } as any, { allowInputRequired: true });
+    assert.equal(text(done), 'file:///a'); // the non-file root is dropped, not the list
+  } finally { await m.close(); }
 });

@@ -10,7 +10,7 @@ test('R3 legacy: accept without the required field ends the call with an error n
   try {
     const r: any = await p.client.callTool({ name: 'raw', arguments: {} });
     assert.equal(r.isError, true);
-    assert.match(text(r), /"name" is required/); // req: ELIC-1125-SERVER-VALIDATE
+    assert.match(text(r), /"name" is required/); // req: ELIC-VALIDATE-BOTH-SIDES
   } finally { await p.close(); }
 });
 
@@ -40,6 +40,7 @@ test('R3 modern: an invalid answer is answered with input_required again for the
     const r1: any = await callRaw(p.client, 'raw');
     assert.equal(r1.resultType, 'input_required');
     assert.deepEqual(Object.keys(r1.inputRequests), ['e0']);
+    assert.equal(r1.inputRequests.e0.method, 'elicitation/create'); // req: MRTR-INPUT-REQUESTS-SHAPE
     const r2: any = await callRaw(p.client, 'raw', { inputResponses: { e0: { action: 'accept', content: {} } }, requestState: r1.requestState });
     assert.equal(r2.resultType, 'input_required'); // req: MRTR-SERVER-REASK
     assert.match(r2.inputRequests.e0.params.message, /"name" is required/);
@@ -122,7 +123,7 @@ for (const era of ['legacy', 'modern'] as const) {
       const r: any = await p.client.callTool({ name: 'secret', arguments: {} });
       assert.equal(r.isError, true);
       assert.match(text(r), /"apiKey"/);
-      assert.match(text(r), /ctx\.elicitUrl/); // req: ELIC-1125-FORM-NO-SENSITIVE
+      assert.match(text(r), /ctx\.elicitUrl/); // req: ELIC-NO-SENSITIVE-FORM
       assert.equal(asked, 0);
     } finally { await p.close(); }
   });
