@@ -15,7 +15,10 @@ test('config: only missing fields are asked (defaults merged), once while fresh,
     assert.deepEqual(Object.keys(asked[0].properties), ['host']); // port has a default
     assert.equal(text(await p.client.callTool({ name: 'query', arguments: { q: 'b' } })), 'db.local:5432 b');
     assert.equal(asked.length, 1);
-    now += 1001; // ttlMs 1000
+    now = 600;
+    await p.client.callTool({ name: 'query', arguments: { q: 'b2' } });
+    assert.equal(asked.length, 1);
+    now = 1001; // ttlMs 1000, counted from the answer (using the value does not extend it)
     await p.client.callTool({ name: 'query', arguments: { q: 'c' } });
     assert.equal(asked.length, 2);
     await p.client.callTool({ name: 'forget', arguments: {} });

@@ -49,6 +49,7 @@ export class ConfigCache {
     return e.values;
   }
   set(key: string, values: Record<string, unknown>, ttlMs: number): void {
+    if (this.map.size >= 1024) for (const [k, e] of this.map) if (e.expiresAt <= this.now()) this.map.delete(k);
     this.map.set(key, { values, expiresAt: this.now() + ttlMs });
   }
   delete(key: string): void {

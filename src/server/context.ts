@@ -186,7 +186,7 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   const key = `u${st.seq++}`;
   if (!elicitModes(st.era).url) throw new InputUnavailableError('the client declared no URL-mode elicitation capability, so nothing was asked', [{ name: 'url', description: message }], st.howToSupply);
   const id = (st.ids[key] ??= randomUUID());
-  if (!st.shared.urlFlows.has(id)) st.shared.urlFlows.set(id, { user: st.user, session: st.session, complete: false });
+  if (!st.shared.urlFlows.has(id)) st.shared.addUrlFlow(id, { user: st.user, session: st.session, complete: false, createdAt: st.shared.now() });
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw === undefined) throw new Suspend({ [key]: inputRequired.elicitUrl({ message, url }) });
@@ -239,7 +239,13 @@ export function makeContext(st: CallState): ParleyContext {
       f.complete = true;
       if (!st.era.modern) await f.notify?.();
     },
-    isUrlElicitationComplete: (id) => st.shared.urlFlows.get(id)?.complete === true && flowFor(st, id) !== undefined,
+    isUrlElicitationComplete: (id) => {
+      try {
+        return flowFor(st, id).complete;
+      } catch {
+        return false; // unknown, or another user's flow
+      }
+    },
     roots: () => roots(st),
     resolveInRoots: async (p) => resolveInRoots(p, await roots(st)),
     config: async (def) => {
@@ -254,8 +260,11 @@ export function makeContext(st: CallState): ParleyContext {
       }
       const parsed = def.schema.safeParse(values);
       if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, []);
-      st.shared.config.set(key, values, def.ttlMs);
-      if (missing.length) st.onConfig(def, parsed.data as Record<string, unknown>);
+      // Stored only when something was asked: the TTL runs from the answer, not from the last use.
+      if (missing.length) {
+        st.shared.config.set(key, values, def.ttlMs);
+        st.onConfig(def, parsed.data as Record<string, unknown>);
+      }
       return parsed.data as never;
     },
     resetConfig: (def) => st.shared.config.delete(configKey(def, st.user, st.session)),
