@@ -141,6 +141,22 @@ test('Q1 legacy: a slow human within elicitationTimeoutMs succeeds; beyond it th
   } finally { await p.close(); }
 });
 
+test('Q1 legacy: keep-alive progress lets a host with a short, progress-reset call timeout wait for a slow human', async () => {
+  const slow = () => new Promise((r) => setTimeout(() => r({ action: 'accept', content: { name: 'Ada' } }), 600));
+  const p = await legacyPair(slow, { extra: { progressIntervalMs: 100 } });
+  try {
+    let beats = 0;
+    const r = await p.client.callTool({ name: 'greet', arguments: {} }, { timeout: 300, resetTimeoutOnProgress: true, onprogress: () => void beats++ });
+    assert.equal(text(r), 'hello Ada');
+    assert.ok(beats >= 3);
+  } finally { await p.close(); }
+  const off = await legacyPair(slow, { extra: { progressIntervalMs: 0 } });
+  try {
+    // negative control: without keep-alive the same host times out
+    await assert.rejects(off.client.callTool({ name: 'greet', arguments: {} }, { timeout: 300, resetTimeoutOnProgress: true, onprogress: () => undefined }));
+  } finally { await off.close(); }
+});
+
 test('Q1: the default elicitation timeout is 30 minutes, not the SDK 60 s', async () => {
   const { createParleyServer, createShared } = await import('../src/server/index.js');
   const s = createParleyServer({ name: 'x', version: '1', shared: createShared() });

@@ -100,6 +100,8 @@ export interface CallState {
   elicitationTimeoutMs: number;
   rootsTimeoutMs: number;
   maxReasks: number;
+  /** Interval of keep-alive progress notifications while a push waits, in ms (0 = off). */
+  progressIntervalMs: number;
   howToSupply: string;
   rootsCache: { value?: ParleyRoot[] };
   /** Connection-wide: whether request id 0 has been used up by a ping (see `push`). */
@@ -123,6 +125,13 @@ async function push<T>(st: CallState, method: string, params: Record<string, unk
   // Spend id 0 on a ping (exempt from SEP-2260 association) once per connection.
   st.idZero.burnt ??= st.sdk.mcpReq.send({ method: 'ping' } as never, { signal: st.sdk.mcpReq.signal, timeout: 5_000 }).then(() => undefined, () => undefined);
   await st.idZero.burnt;
+  // While a person answers, tell a client that sent a progressToken that the call is alive, so a host
+  // using resetTimeoutOnProgress does not time the tool call out (vector Q1).
+  const token = (st.sdk.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
+  let beat = 0;
+  const timer = token !== undefined && st.progressIntervalMs > 0
+    ? setInterval(() => void st.sdk.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++beat, message: `waiting for the user (${what})` } }).catch(() => undefined), st.progressIntervalMs)
+    : undefined;
   try {
     if (lenient) return (await st.sdk.mcpReq.send({ method, params } as never, lenient as never, options)) as T;
     return (await st.sdk.mcpReq.send({ method, params } as never, options)) as T;
@@ -131,6 +140,8 @@ async function push<T>(st: CallState, method: string, params: Record<string, unk
     if (e instanceof SdkError && String(e.code) === 'REQUEST_TIMEOUT') throw new ElicitationTimeoutError(timeoutMs, what);
     if (e instanceof ProtocolError) throw new ElicitationAnswerError(`the client answered the ${what} with JSON-RPC error ${e.code}: ${e.message}`, []);
     throw e;
+  } finally {
+    clearInterval(timer);
   }
 }
 

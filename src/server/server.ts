@@ -29,6 +29,12 @@ export interface ParleyServerOptions {
   rootsTimeoutMs?: number;
   /** Lifetime of a sealed `requestState` (2026-07-28). @default 1_800_000 (30 min) */
   requestStateTtlMs?: number;
+  /**
+   * While a pushed elicitation waits (legacy eras) and the tool call carries a `progressToken`, send
+   * `notifications/progress` this often, in ms, so hosts that reset their timeout on progress keep
+   * the call alive. 0 turns it off. @default 15_000
+   */
+  progressIntervalMs?: number;
   /** Re-asks after invalid answers on 2026-07-28 before the tool fails. @default 3 */
   maxReasks?: number;
   /** Sentence telling the user how to supply values when the client cannot elicit (vector Q4). */
@@ -63,7 +69,7 @@ export interface ParleyServer {
   /** The shared state (config cache, URL flows, requestState key). */
   readonly shared: Shared;
   /** Resolved timing settings (ms), defaults applied. */
-  readonly settings: { elicitationTimeoutMs: number; rootsTimeoutMs: number; requestStateTtlMs: number; maxReasks: number };
+  readonly settings: { elicitationTimeoutMs: number; rootsTimeoutMs: number; requestStateTtlMs: number; maxReasks: number; progressIntervalMs: number };
   /** Registers a tool whose handler gets a `ParleyContext`. */
   tool<I extends z.ZodObject>(name: string, config: ParleyToolConfig<I, z.ZodObject | undefined>, handler: ParleyToolHandler<I>): RegisteredTool;
   /** `McpServer.registerResource` passthrough. */
@@ -99,6 +105,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
     requestStateTtlMs: opts.requestStateTtlMs ?? 1_800_000,
     maxReasks: opts.maxReasks ?? 3,
+    progressIntervalMs: opts.progressIntervalMs ?? 15_000,
   };
   const ttl = settings.requestStateTtlMs;
   let intercepted = false;
@@ -166,7 +173,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       mcp, sdk, era, user: userOf(sdk), session: sdk.sessionId ?? (era.modern ? `call:${randomUUID()}` : connectionId), shared,
       answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
-      maxReasks: settings.maxReasks, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
+      maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
       onConfig: (def) => {
         // Legacy: tell this connection its tool list changed. 2026-07-28 has no such notification; the
         // next tools/list (never cached: ttlMs 0) shows the new description.
