@@ -63,6 +63,35 @@ test('R4 legacy 2025-11-25 (raw peer): an unknown action on the wire ends the ca
   } finally { await p.close(); }
 });
 
+test('2025-06-18: a multi-select field is refused before sending (lint for the connection revision); 2025-11-25 sends it', async () => {
+  const old = await rawPeer('2025-06-18', { elicitation: {} });
+  try {
+    await old.a.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'multi', arguments: {} } });
+    const res = await old.next((m) => m.id === 2 || m.method === 'elicitation/create');
+    assert.equal(res.id, 2); // nothing was sent
+    assert.equal(res.result.isError, true);
+    assert.match(text(res.result), /2025-06-18.*fruits|fruits.*2025-06-18/s);
+  } finally { await old.close(); }
+  const now = await rawPeer('2025-11-25', { elicitation: {} });
+  try {
+    await now.a.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'multi', arguments: {} } });
+    const req = await now.next((m) => m.method === 'elicitation/create');
+    await now.a.send({ jsonrpc: '2.0', id: req.id, result: { action: 'accept', content: { fruits: ['pear'] } } });
+    assert.deepEqual(JSON.parse(text((await now.next((m) => m.id === 2)).result)).content, { fruits: ['pear'] });
+  } finally { await now.close(); }
+});
+
+test('a zod shape the wire cannot carry (nested object) is refused with the field named; nothing is sent', async () => {
+  const p = await rawPeer('2025-11-25', { elicitation: {} });
+  try {
+    await p.a.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'nested', arguments: {} } });
+    const res = await p.next((m) => m.id === 2 || m.method === 'elicitation/create');
+    assert.equal(res.id, 2);
+    assert.equal(res.result.isError, true);
+    assert.match(text(res.result), /address/);
+  } finally { await p.close(); }
+});
+
 test('2025-06-18: URL mode does not exist, so nothing is sent and the tool explains', async () => {
   const p = await rawPeer('2025-06-18', { elicitation: { url: {} } });
   try {
