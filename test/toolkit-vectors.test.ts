@@ -133,7 +133,7 @@ test('Q1 legacy: a slow human within elicitationTimeoutMs succeeds; beyond it th
   let delay = 150;
   const p = await legacyPair(() => new Promise((r) => setTimeout(() => r({ action: 'accept', content: { name: 'Ada' } }), delay)), { extra: { elicitationTimeoutMs: 300 } });
   try {
-    assert.equal(text(await p.client.callTool({ name: 'greet', arguments: {} })), 'hello Ada'); // req: LIFE-TIMEOUT-CONFIGURABLE
+    assert.equal(text(await p.client.callTool({ name: 'greet', arguments: {} })), 'hello Ada'); // req: TIMEOUT-HUMAN-PAUSE
     delay = 450;
     const r: any = await p.client.callTool({ name: 'greet', arguments: {} });
     assert.equal(r.isError, true);
@@ -148,7 +148,7 @@ test('Q1 legacy: keep-alive progress lets a host with a short, progress-reset ca
     let beats = 0;
     const r = await p.client.callTool({ name: 'greet', arguments: {} }, { timeout: 300, resetTimeoutOnProgress: true, onprogress: () => void beats++ });
     assert.equal(text(r), 'hello Ada');
-    assert.ok(beats >= 3);
+    assert.ok(beats >= 3); // req: TIMEOUT-HUMAN-PAUSE
   } finally { await p.close(); }
   const off = await legacyPair(slow, { extra: { progressIntervalMs: 0 } });
   try {
@@ -175,6 +175,6 @@ test('Q3 legacy: cancelling the tool call cancels the pending elicitation', asyn
   try {
     const call = p.client.callTool({ name: 'greet', arguments: {} }, { signal: ac.signal });
     await assert.rejects(call);
-    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error('elicitation not cancelled within 2 s')), 2000))]); // req: CANCEL-NESTED
+    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error('elicitation not cancelled within 2 s')), 2000))]); // req: CANCEL-SERVER-REQUEST
   } finally { await p.close(); }
 });
