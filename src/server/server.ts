@@ -170,7 +170,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       if (r !== undefined) answers[k] = r;
     }
     const st: CallState = {
-      mcp, sdk, era, user: userOf(sdk), session: sdk.sessionId ?? (era.modern ? `call:${randomUUID()}` : connectionId), shared,
+      mcp, sdk, era, user: userOf(sdk), session: sessionOf(sdk, era.modern), shared,
       answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
       maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
