@@ -98,3 +98,21 @@ test('config scope user over HTTP: keyed by the authenticated user, isolated bet
     await Promise.all([a1.close(), b1.close(), a2.close(), carol.close()]);
   } finally { await h.close(); }
 });
+
+test('config scope session over HTTP without auth: keyed by MCP-Session-Id, two sessions isolated', async () => {
+  const shared = createShared();
+  const h = await serve(() => demoServer(shared), { http: {} });
+  const mk = async (host: string, counter: { n: number }) => {
+    const c = v2Client(() => { counter.n++; return { action: 'accept', content: { host } }; });
+    await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
+    return c;
+  };
+  const ca = { n: 0 }, cb = { n: 0 };
+  const a = await mk('a-db', ca), b = await mk('b-db', cb);
+  try {
+    assert.equal(text(await a.callTool({ name: 'query', arguments: { q: '1' } })), 'a-db:5432 1');
+    assert.equal(text(await b.callTool({ name: 'query', arguments: { q: '1' } })), 'b-db:5432 1');
+    assert.equal(text(await a.callTool({ name: 'query', arguments: { q: '2' } })), 'a-db:5432 2');
+    assert.deepEqual([ca.n, cb.n], [1, 1]);
+  } finally { await a.close(); await b.close(); await h.close(); }
+});

@@ -23,3 +23,11 @@ for (const era of ['legacy', 'modern'] as const) {
     } finally { await p.close(); }
   });
 }
+
+test('resource passthrough reaches the underlying McpServer', async () => {
+  const p = await legacyPair(() => ({ action: 'cancel' }));
+  try {
+    const r: any = await p.client.readResource({ uri: 'parley://readme' });
+    assert.equal(r.contents[0].text, 'hello');
+  } finally { await p.close(); }
+});
