@@ -85,6 +85,15 @@ export class Suspend {
   constructor(readonly requests: Record<string, InputRequest>) {}
 }
 
+/**
+ * `true` for the toolkit's internal suspend signal. A handler that catches errors around `ctx` calls
+ * must rethrow these, or the 2026-07-28 round never reaches the client.
+ * @example try { await ctx.elicit(...) } catch (e) { if (isSuspendSignal(e)) throw e; ... }
+ */
+export function isSuspendSignal(e: unknown): boolean {
+  return e instanceof Suspend;
+}
+
 /** Per-call state shared by the ctx and the wrapper. */
 export interface CallState {
   mcp: McpServer;

@@ -6,6 +6,7 @@
  */
 export { createParleyServer } from './server.js';
 export type { ParleyServer, ParleyServerOptions, ParleyToolConfig, ParleyToolHandler } from './server.js';
+export { isSuspendSignal } from './context.js';
 export type { ParleyContext, ElicitOutcome, UrlOutcome, ElicitOptions, ParleyRoot } from './context.js';
 export { defineConfig, ConfigCache } from './config.js';
 export type { ConfigDef } from './config.js';
