@@ -16,6 +16,12 @@ for (const era of ['legacy', 'modern'] as const) {
       assert.equal(text(await p.client.callTool({ name: 'greet', arguments: {} })), 'no:cancel');
     } finally { await p.close(); }
   });
+  test(`${era}: a handler that catches errors still suspends when it rethrows isSuspendSignal`, async () => {
+    const p = await pair(() => ({ action: 'accept', content: { name: 'Ada' } }));
+    try {
+      assert.equal(text(await p.client.callTool({ name: 'careful', arguments: {} })), 'careful Ada');
+    } finally { await p.close(); }
+  });
   test(`${era}: two asks in order`, async () => {
     const p = await pair((r) => (r.params.message === 'First?' ? { action: 'accept', content: { first: 'Ada' } } : { action: 'accept', content: { last: 'Lovelace' } }));
     try {
