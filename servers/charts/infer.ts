@@ -25,7 +25,8 @@ export interface ChosenFields {
 }
 
 const TEMPORAL = /^\d{4}-\d{2}(?:-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?$/;
-const MEASURE = /revenue|amount|total|sales|value|count|orders|price/i;
+/** Measure-name preferences, strongest first. */
+const MEASURES = [/revenue|amount|sales|total/i, /value|price/i, /count|orders|units|qty|quantity/i];
 const isId = (c: string) => c === 'id' || /_id$/i.test(c);
 
 /** The kind of each column, judged over all rows. */
@@ -55,7 +56,7 @@ export function chooseFields(type: ChartType, columns: readonly string[], rows: 
   let y = want.y;
   if (y === undefined) {
     if (quant.includes('y')) y = 'y';
-    else y = quant.find((c) => MEASURE.test(c)) ?? (type === 'scatter' && quant.length > 1 ? quant[1] : quant[0]);
+    else y = MEASURES.map((re) => quant.find((c) => re.test(c))).find((c) => c !== undefined) ?? (type === 'scatter' && quant.length > 1 ? quant[1] : quant[0]);
   }
   if (y === undefined) throw new ChartDataError(`no numeric column to plot as y; ${list}`);
   if (kinds.get(y) !== 'quantitative') throw new ChartDataError(`y field '${y}' is not numeric (it is ${kinds.get(y)}); choose a numeric column; ${list}`);
