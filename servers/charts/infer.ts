@@ -4,9 +4,9 @@
  * Column kinds: `quantitative` (every non-null value a finite number), `temporal` (every non-null value an ISO
  * date text `YYYY-MM`, `YYYY-MM-DD` or date-time), otherwise `nominal`. Columns named `id` or ending in `_id`
  * are never chosen as y.
- * - y: the caller's, else a column named `y`, else the first quantitative column whose name says money or
- *   amount (revenue, amount, total, sales, value, count, orders, price), else for scatter the second
- *   quantitative column (the first is x), else the first quantitative column.
+ * - y: the caller's, else a column named `y`, else a quantitative column by name: first one saying money
+ *   (revenue, amount, sales, total), then value (value, price), then a count (count, orders, units, qty,
+ *   quantity); else for scatter the second quantitative column (the first is x), else the first one.
  * - x: the caller's, else a column named `x`, else by chart type: line prefers temporal, then nominal, then
  *   quantitative; bar and pie prefer nominal, then temporal, then quantitative; scatter prefers quantitative,
  *   then temporal, then nominal. x is never the y column.
