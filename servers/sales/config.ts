@@ -41,35 +41,47 @@ export function isIsoDate(s: string): boolean {
 const dateField = (what: string) => z.string().meta({ format: 'date' }).describe(`${what} (YYYY-MM-DD, inclusive); required when range is custom`);
 
 /**
- * Builds the config schema for the regions present in the data.
+ * The plain config object for the regions present in the data: what `ctx.config` negotiates (the toolkit
+ * asks only for missing required fields, and zod cannot `.pick` from a refined object). `from`/`to` are
+ * optional here; {@link checkSalesConfig} adds the cross-field rules.
  * @param regions `regions.name_zh` values (see `regionNames`); `all` is added first.
  */
-export function createSalesConfigSchema(regions: readonly string[]) {
-  if (regions.length === 0) throw new Error('createSalesConfigSchema: no regions; the sales database is empty');
-  return z
-    .object({
-      table: z.enum(SALES_TABLES).describe('Table: orders (one row per order), or products / regions / channels (totals per item)'),
-      range: z.enum(SALES_RANGES).describe('Date range: last_quarter or last_month of the data, or custom (from/to)'),
-      from: dateField('First day').optional(),
-      to: dateField('Last day').optional(),
-      region: z.enum([ALL_REGIONS, ...regions] as [string, ...string[]]).describe('Region (地区), or all'),
-    })
-    .superRefine((v, ctx) => {
-      for (const key of ['from', 'to'] as const) {
-        const value = v[key];
-        if (value !== undefined && !isIsoDate(value)) {
-          ctx.addIssue({ code: 'custom', path: [key], message: `${key}: '${value}' is not a calendar date; write it as YYYY-MM-DD, e.g. 2025-03-31` });
-        }
-      }
-      if (v.range !== 'custom') return;
-      for (const key of ['from', 'to'] as const) {
-        if (v[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is required when range is 'custom'; give a date (YYYY-MM-DD) or choose last_quarter / last_month` });
-      }
-      if (v.from && v.to && isIsoDate(v.from) && isIsoDate(v.to) && v.from > v.to) {
-        ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${v.to}) is before from (${v.from}); swap them` });
-      }
-    });
+export function createSalesConfigObject(regions: readonly string[]) {
+  if (regions.length === 0) throw new Error('createSalesConfigObject: no regions; the sales database is empty');
+  return z.object({
+    table: z.enum(SALES_TABLES).describe('Table: orders (one row per order), or products / regions / channels (totals per item)'),
+    range: z.enum(SALES_RANGES).describe('Date range: last_quarter or last_month of the data, or custom (from/to)'),
+    from: dateField('First day').optional(),
+    to: dateField('Last day').optional(),
+    region: z.enum([ALL_REGIONS, ...regions] as [string, ...string[]]).describe('Region (地区), or all'),
+  });
 }
+export type SalesConfigObject = ReturnType<typeof createSalesConfigObject>;
+
+/** The cross-field rules: calendar dates, `from`/`to` required when `range` is `custom`, `from` <= `to`. */
+export function checkSalesConfig(v: { range: SalesRange; from?: string; to?: string }, ctx: z.RefinementCtx): void {
+  for (const key of ['from', 'to'] as const) {
+    const value = v[key];
+    if (value !== undefined && !isIsoDate(value)) {
+      ctx.addIssue({ code: 'custom', path: [key], message: `${key}: '${value}' is not a calendar date; write it as YYYY-MM-DD, e.g. 2025-03-31` });
+    }
+  }
+  if (v.range !== 'custom') return;
+  for (const key of ['from', 'to'] as const) {
+    if (v[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is required when range is 'custom'; give a date (YYYY-MM-DD) or choose last_quarter / last_month` });
+  }
+  if (v.from && v.to && isIsoDate(v.from) && isIsoDate(v.to) && v.from > v.to) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${v.to}) is before from (${v.from}); swap them` });
+  }
+}
+
+/** The full validating schema: {@link createSalesConfigObject} plus {@link checkSalesConfig}. */
+export function createSalesConfigSchema(regions: readonly string[]) {
+  return createSalesConfigObject(regions).superRefine(checkSalesConfig);
+}
+
+/** The dates a custom range still needs, asked in a second elicitation when `range` is `custom`. */
+export const customRangeSchema = z.object({ from: dateField('First day'), to: dateField('Last day') });
 export type SalesConfigSchema = ReturnType<typeof createSalesConfigSchema>;
 
 /** One validation problem, as data: `path` is a JSON pointer into the config (`/from`). */

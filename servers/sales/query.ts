@@ -5,8 +5,8 @@
  */
 import type { SalesDb } from './data.js';
 import { newestOrderDate, regionNames } from './data.js';
-import type { SalesConfig, SalesConfigSchema, SalesTable } from './config.js';
-import { ALL_REGIONS, createSalesConfigSchema, parseSalesConfig, resolveRange } from './config.js';
+import type { SalesConfig, SalesConfigObject, SalesConfigSchema, SalesTable } from './config.js';
+import { ALL_REGIONS, createSalesConfigObject, checkSalesConfig, parseSalesConfig, resolveRange } from './config.js';
 
 /** A result row: column name → value. Money columns (`unit_price`, `revenue`) are CNY (yuan) numbers. */
 export type Row = Record<string, string | number | null>;
@@ -60,13 +60,17 @@ const BY_MONTH_SQL = `SELECT substr(o.order_date, 1, 7) AS month, COUNT(*) AS or
  * the newest order date.
  */
 export class SalesQuery {
+  /** The plain object `ctx.config` negotiates. */
+  readonly object: SalesConfigObject;
+  /** The full validating schema (object + cross-field rules). */
   readonly schema: SalesConfigSchema;
   readonly regions: readonly string[];
   readonly newest: string;
 
   constructor(private readonly db: SalesDb) {
     this.regions = regionNames(db);
-    this.schema = createSalesConfigSchema(this.regions);
+    this.object = createSalesConfigObject(this.regions);
+    this.schema = this.object.superRefine(checkSalesConfig);
     this.newest = newestOrderDate(db);
   }
 
