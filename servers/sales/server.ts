@@ -65,8 +65,14 @@ function errorResult(text: string): CallToolResult {
 
 /** Builds one server instance on `backend`. */
 export function createSalesServer(backend: SalesBackend): ParleyServer {
-  const { query, store, config } = backend;
   const p = createParleyServer({ name: SALES_SERVER_NAME, version: SALES_SERVER_VERSION, shared: backend.shared });
+  registerSales(p, backend);
+  return p;
+}
+
+/** Registers `query_sales` and the result resources on `p` (used alone, or next to the charts tool). */
+export function registerSales(p: ParleyServer, backend: SalesBackend): void {
+  const { query, store, config } = backend;
   const input = query.object.partial().extend({
     limit: z.number().int().min(1).max(1000).optional().describe('Rows for table orders (newest first); default 100'),
     reconfigure: z.boolean().optional().describe('Forget the negotiated configuration and ask again'),
@@ -123,7 +129,6 @@ export function createSalesServer(backend: SalesBackend): ParleyServer {
   const list = () => ({ resources: store.list().map((r) => ({ uri: r.uri, name: `sales-${r.id}`, mimeType: 'application/json' })) });
   p.resourceTemplate('sales-result', new ResourceTemplate(RESULT_URI_TEMPLATE, { list }), { title: 'Sales query result (JSON)', mimeType: 'application/json' }, read);
   p.resourceTemplate('sales-result-csv', new ResourceTemplate(RESULT_CSV_URI_TEMPLATE, { list: undefined }), { title: 'Sales query result (CSV)', mimeType: 'text/csv' }, read);
-  return p;
 }
 
 function stripUndefined(o: Record<string, unknown>): Record<string, unknown> {
