@@ -45,6 +45,7 @@ test('stdio: a CSV inside the client root renders; one outside is refused', asyn
   try {
     const ok = (await client.callTool({ name: 'generate_chart', arguments: { data_source: 'data.csv', chart_type: 'pie' } })) as any;
     assert.equal(ok.isError, undefined, textOf(ok));
+    // req: ROOTS-SERVER-VALIDATE-PATHS
     const no = (await client.callTool({ name: 'generate_chart', arguments: { data_source: '../outside.csv', chart_type: 'pie' } })) as any;
     assert.equal(no.isError, true);
     assert.match(textOf(no), /outside the client's roots/);

@@ -74,6 +74,7 @@ test('legacy: missing settings are elicited in one form; the chart comes back as
 });
 
 test('paths outside the roots are refused: .., absolute, sibling prefix, symlink escape, other schemes', async () => {
+  // req: ROOTS-SERVER-VALIDATE-PATHS
   const c = await legacyConnect(standaloneFactory, { roots: [rootUri], answer: () => ({ action: 'cancel' }) });
   try {
     const cases: Array<[string, RegExp]> = [

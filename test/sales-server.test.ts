@@ -32,6 +32,7 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
     const r1 = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
     assert.equal(r1.isError, undefined, textOf(r1));
     assert.equal(c.seen.length, 1);
+    // req: ELIC-1125-FORM-SCHEMA
     const schema = c.seen[0].requestedSchema;
     // Only the missing required fields are asked; from/to wait until range is custom.
     assert.deepEqual(Object.keys(schema.properties).sort(), ['range', 'region', 'table']);
@@ -58,7 +59,9 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
     assert.match((csv.contents[0] as any).text, /^region,region_en,orders,units,revenue\r\n/);
     const listed = await c.client.listResources();
     assert.ok(listed.resources.some((r) => r.uri === sc.uri));
-    await assert.rejects(c.client.readResource({ uri: 'sales://results/0000000000000000' }), /no saved sales result/);
+    // SDK v2 2.4 answers a resources/read miss with -32602 on every revision (it maps -32002 at its era
+    // encode seam, following 2026-07-28); 2025-11-25 resources.mdx names -32002. Measured, not chosen here.
+    await assert.rejects(c.client.readResource({ uri: 'sales://results/0000000000000000' }), (e: any) => e.code === -32602 && /no saved sales result/.test(e.message));
     // After configuration the tool's description names the session settings.
     const tools = await c.client.listTools();
     assert.match(tools.tools.find((t) => t.name === 'query_sales')!.description!, /regions, last_quarter, region all/);
@@ -87,6 +90,7 @@ test('custom range: from/to are asked in a second form; declining it queries not
     assert.equal(declined.isError, true);
     assert.match(textOf(declined), /custom date range was declined; nothing was queried/);
     // Bad dates given as arguments are refused with the field and the fix.
+    // req: ELIC-1125-SERVER-VALIDATE
     const bad = (await c.client.callTool({ name: 'query_sales', arguments: { from: '2025-03-02', to: '2025-03-01' } })) as any;
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /\/to: to \(2025-03-01\) is before from \(2025-03-02\); swap them/);
