@@ -48,7 +48,7 @@ test('stdio: a CSV inside the client root renders; one outside is refused', asyn
     // req: ROOTS-SERVER-VALIDATE-PATHS
     const no = (await client.callTool({ name: 'generate_chart', arguments: { data_source: '../outside.csv', chart_type: 'pie' } })) as any;
     assert.equal(no.isError, true);
-    assert.match(textOf(no), /outside the client's roots/);
+    assert.match(textOf(no), /is outside every root/);
   } finally {
     await client.close();
   }

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { openChartsBackend, createChartsServer } from '../servers/charts/server.js';
 import { openSalesBackend } from '../servers/sales/server.js';
 import type { SalesBackend } from '../servers/sales/server.js';
-import { resolveInRootsLocal, DataPathError } from '../servers/charts/paths.js';
+import { resolveCsvInRoots, DataPathError } from '../servers/charts/paths.js';
 import { PNG_SIGNATURE } from '../servers/charts/render.js';
 import { legacyConnect, modernConnect, textOf } from './fixtures/servers/clients.js';
 
@@ -78,11 +78,11 @@ test('paths outside the roots are refused: .., absolute, sibling prefix, symlink
   const c = await legacyConnect(standaloneFactory, { roots: [rootUri], answer: () => ({ action: 'cancel' }) });
   try {
     const cases: Array<[string, RegExp]> = [
-      ['../outside/secret.csv', /outside the client's roots/],
-      [join(outside, 'secret.csv'), /outside the client's roots/],
-      [join(`${root}2`, 'sibling.csv'), /outside the client's roots/],
-      ['link.csv', /resolves to .*secret\.csv, outside the client's roots/],
-      ['https://example.com/x.csv', /only file paths, file:\/\/ URIs and sales:\/\/results\/\{id\}/],
+      ['../outside/secret.csv', /is outside every root.*give a CSV file inside one of the client's roots/],
+      [join(outside, 'secret.csv'), /is outside every root/],
+      [join(`${root}2`, 'sibling.csv'), /is outside every root/],
+      ['link.csv', /outside\/secret\.csv" is outside every root/],
+      ['https://example.com/x.csv', /Only file:\/\/ URIs name local paths/],
       ['missing.csv', /does not exist/],
       ['sub', /not a regular file/],
       ['sales://results/0123456789abcdef', /no sales backend; start it with --with-sales/],
@@ -111,10 +111,10 @@ test('paths outside the roots are refused: .., absolute, sibling prefix, symlink
   }
 });
 
-test('resolveInRootsLocal: empty roots and NUL are refused with DataPathError', async () => {
-  await assert.rejects(resolveInRootsLocal('sales.csv', []), (e: unknown) => e instanceof DataPathError && /shares no roots/.test(e.message));
-  await assert.rejects(resolveInRootsLocal('a\0b', [rootUri]), DataPathError);
-  assert.equal(await resolveInRootsLocal('./sub/../sales.csv', [rootUri]), join(root, 'sales.csv'));
+test('resolveCsvInRoots: empty roots and NUL are refused with DataPathError', async () => {
+  await assert.rejects(resolveCsvInRoots('sales.csv', []), (e: unknown) => e instanceof DataPathError && /No roots are available.*add the folder/.test(e.message));
+  await assert.rejects(resolveCsvInRoots('a\0b', [rootUri]), DataPathError);
+  assert.equal(await resolveCsvInRoots('./sub/../sales.csv', [rootUri]), join(root, 'sales.csv'));
 });
 
 test('with the sales backend: query_sales result → generate_chart from sales://results/{id} (JSON and CSV)', async () => {
