@@ -65,6 +65,9 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
     // After configuration the tool's description names the session settings.
     const tools = await c.client.listTools();
     assert.match(tools.tools.find((t) => t.name === 'query_sales')!.description!, /regions, last_quarter, region all/);
+    // reconfigure: forget the session configuration and ask again.
+    await c.client.callTool({ name: 'query_sales', arguments: { reconfigure: true } });
+    assert.equal(c.seen.length, 2);
   } finally {
     await c.close();
   }

@@ -12,7 +12,7 @@ import { ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/s
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/server';
 import { createParleyServer, createShared, defineConfig } from '../../src/server/index.js';
 import type { ConfigDef, ParleyServer, Shared } from '../../src/server/index.js';
-import { openSalesDb } from './data.js';
+import { FIRST_DAY, openSalesDb } from './data.js';
 import type { SalesDb } from './data.js';
 import { SalesQuery, describeResult } from './query.js';
 import { ResultStore, RESULT_URI_TEMPLATE, RESULT_CSV_URI_TEMPLATE } from './results.js';
@@ -94,7 +94,7 @@ export function registerSales(p: ParleyServer, backend: SalesBackend): void {
       const known = stripUndefined(given);
       const values: Record<string, unknown> = { ...(await ctx.config({ ...config, defaults: known })), ...known };
       if (values.range === 'custom' && (values.from === undefined || values.to === undefined)) {
-        const dates = await ctx.elicit(`Custom range: the first and last day to include (data runs 2024-01-01..${query.newest}).`, customRangeSchema);
+        const dates = await ctx.elicit(`Custom range: the first and last day to include (data runs ${FIRST_DAY}..${query.newest}).`, customRangeSchema);
         if (dates.action !== 'accept') return errorResult(`query_sales: the custom date range was ${dates.action === 'decline' ? 'declined' : 'cancelled'}; nothing was queried. Choose last_quarter or last_month, or pass from/to.`);
         Object.assign(values, dates.content);
       }
