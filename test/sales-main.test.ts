@@ -53,7 +53,7 @@ test('--http: serves on 127.0.0.1 and refuses a foreign Host header', async () =
 
 test('bad flags exit non-zero with usage', async () => {
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'servers/sales/main.ts', '--port', 'x', '--http'], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'servers/sales/main.ts', '--port', 'x', '--http'], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 1);
   assert.match(r.stderr, /--port x: expected 0\.\.65535\nusage: parley-sales/);
 });

@@ -19,7 +19,6 @@ import { registerSales } from '../sales/server.js';
 import { ChartDataError, parseCsv, readCsvFile, tableFromSalesResult } from './data.js';
 import type { Table } from './data.js';
 import { CHART_TYPES } from './infer.js';
-import { renderChart } from './render.js';
 import { DataPathError, resolveDataPath } from './paths.js';
 
 export const CHARTS_SERVER_NAME = 'parley-charts';
@@ -113,6 +112,8 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
       if (source === undefined || type === undefined) return errorResult('generate_chart: data_source and chart_type are required');
       try {
         const table = await loadTable(backend, ctx, source);
+        // vega, vega-lite and resvg load on the first chart, not at server start (lazy start).
+        const { renderChart } = await import('./render.js');
         const chart = await renderChart(table.columns, table.rows, { type, title: heading || undefined, x: args.x, y: args.y, fontFiles: backend.opts.fontFiles });
         const id = createHash('sha256').update(chart.svg).digest('hex').slice(0, 16);
         backend.svgs.delete(id);
