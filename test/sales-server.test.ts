@@ -32,8 +32,12 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
     const r1 = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
     assert.equal(r1.isError, undefined, textOf(r1));
     assert.equal(c.seen.length, 1);
-    // req: ELIC-1125-FORM-SCHEMA
+    // req: ELIC-0618-SUBSET-FLAT
     const schema = c.seen[0].requestedSchema;
+    for (const [k, prop] of Object.entries(schema.properties)) {
+      assert.equal(prop.type, 'string', `${k} is a flat string/enum field`);
+      assert.equal(prop.pattern, undefined, `${k} carries no pattern`);
+    }
     // Only the missing required fields are asked; from/to wait until range is custom.
     assert.deepEqual(Object.keys(schema.properties).sort(), ['range', 'region', 'table']);
     assert.deepEqual([...(schema.required ?? [])].sort(), ['range', 'region', 'table']);
@@ -93,7 +97,7 @@ test('custom range: from/to are asked in a second form; declining it queries not
     assert.equal(declined.isError, true);
     assert.match(textOf(declined), /custom date range was declined; nothing was queried/);
     // Bad dates given as arguments are refused with the field and the fix.
-    // req: ELIC-1125-SERVER-VALIDATE
+    // req: ELIC-VALIDATE-BOTH-SIDES
     const bad = (await c.client.callTool({ name: 'query_sales', arguments: { from: '2025-03-02', to: '2025-03-01' } })) as any;
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /\/to: to \(2025-03-01\) is before from \(2025-03-02\); swap them/);
