@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { z } from 'zod';
+import fc from 'fast-check';
 import { openSalesDb } from '../servers/sales/data.js';
 import { SalesQuery } from '../servers/sales/query.js';
 import { resolveRange, SalesConfigError, SALES_TABLES, SALES_CONFIG_DEFAULTS, isIsoDate } from '../servers/sales/config.js';
@@ -127,4 +128,19 @@ test('SQL injection in region or table is refused by the enum; nothing user-supp
   for (const sql of seen) {
     for (const v of ['上海', '2024-06-01', '2024-06-30']) assert.ok(!sql.includes(v), `SQL text contains user value ${v}: ${sql}`);
   }
+});
+
+test('property: any region or table value outside the enums is refused, and the data is untouched', () => {
+  const before = (db.prepare('SELECT COUNT(*) AS n FROM orders').get() as { n: number }).n;
+  const sqlish = fc.oneof(fc.string(), fc.constantFrom("' OR 1=1 --", '"; DELETE FROM orders; --', '北京\u0000', ' 北京', '北京 ', 'ALL', 'orders ', 'Orders'));
+  fc.assert(
+    fc.property(sqlish, (v) => {
+      fc.pre(!q.regions.includes(v) && v !== 'all');
+      assert.deepEqual(refusal(() => q.run({ table: 'orders', range: 'last_month', region: v })).issues.map((i) => i.path), ['/region']);
+      fc.pre(!(SALES_TABLES as readonly string[]).includes(v));
+      assert.deepEqual(refusal(() => q.run({ table: v, range: 'last_month', region: 'all' })).issues.map((i) => i.path), ['/table']);
+    }),
+    { numRuns: 300, seed: 11 },
+  );
+  assert.equal((db.prepare('SELECT COUNT(*) AS n FROM orders').get() as { n: number }).n, before);
 });
