@@ -196,3 +196,19 @@ test('a failing store never breaks an elicitation', async () => {
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'decline' }]), store });
   assert.deepEqual(await broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()), { action: 'decline' });
 });
+
+test('each request keeps its own server, call and person through to the prompt, events and audit', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: {} }, { action: 'decline' }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const events: string[] = [];
+  broker.on((e) => events.push(`${e.type}:${'id' in e ? e.id : ''}`));
+  const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+  const ada = { tenant: 't', user: 'ada', session: 'x' };
+  const bob = { tenant: 't', user: 'bob', session: 'y' };
+  await broker.elicit(confirm, ctx('s', { scope: ada, call: { tool: 'deploy', callId: 'c1' }, requestId: 7 }));
+  await broker.elicit(confirm, ctx('s', { scope: bob, call: { tool: 'deploy', callId: 'c2' } }));
+  assert.deepEqual(presenter.prompts.map((p) => p.call?.callId), ['c1', 'c2']);
+  assert.deepEqual(store.audit.filter((a) => a.kind === 'answer').map((a) => [a.scope.user, a.action, a.requestId]), [['ada', 'accept', 'in-1'], ['bob', 'decline', 'in-2']]);
+  assert.deepEqual(events, ['pending-added:', 'answered:in-1', 'pending-removed:in-1', 'pending-added:', 'answered:in-2', 'pending-removed:in-2']);
+});
