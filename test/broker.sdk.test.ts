@@ -158,3 +158,20 @@ test('HeadlessPresenter fails fast: the server gets an error, not a hang', async
     await peer.close();
   }
 });
+
+test('S2 through a real peer: the root title reaches the broker and is reported as a repair', async () => {
+  // Measured: the SDK v2 client passes root keys through, but strips property keywords such as
+  // `pattern` and a non-spec `format` before the handler runs (so those repairs are not visible here).
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { value: 'v' } }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const peer = await connectLegacy(broker, 'wrapper');
+  try {
+    const r = await peer.ask({ message: 'x', requestedSchema: { type: 'object', title: 'WrapperModel', properties: { value: { type: 'string', title: 'Value' } }, required: ['value'] } });
+    assert.deepEqual(r.result, { action: 'accept', content: { value: 'v' } });
+    assert.deepEqual(presenter.prompts[0].repairs.map((x) => x.path), ['/title']);
+    assert.equal(store.audit.filter((a) => a.kind === 'repair').length, 1);
+  } finally {
+    await peer.close();
+  }
+});
