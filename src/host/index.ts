@@ -1,1 +1,8 @@
-export {};
+/**
+ * mcp-parley/host: the host runtime — static configuration, the store, and (as they land) servers,
+ * roots and routing, and the elicitation broker.
+ * @module
+ */
+export * from './config/index.js';
+export * from './store/index.js';
+export * from './roots/index.js';

@@ -15,6 +15,10 @@ export interface StdioServerDef {
   cwd?: string;
   /** Variables merged OVER the inherited environment (PATH, HOME, … stay). */
   env: Record<string, string>;
+  /** Absolute path of the dotenv file named by `envFile`, if any. */
+  envFile?: string;
+  /** Variables read from `envFile` at load time; applied under `env` by `buildChildEnv`. */
+  envFileVars?: Record<string, string>;
   /** Names of env keys whose values are secrets (from password inputs); never logged. */
   secretEnv?: string[];
   /** Per-server timeouts in ms. See {@link ServerTimeouts}. */
@@ -105,4 +109,9 @@ export interface HostConfig {
   roots: Array<{ uri: string; name?: string }>;
   /** Files read, in the order they were merged (lowest precedence first). */
   sources: string[];
+  /**
+   * Names of servers whose winning definition has errors. They are absent from `servers` (never started
+   * with a literal placeholder); the issues say why.
+   */
+  invalidServers?: string[];
 }

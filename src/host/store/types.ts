@@ -99,7 +99,8 @@ export interface Preset {
 /**
  * Persistence used by the host. All methods are synchronous in the SQLite implementation; the
  * interface stays synchronous so the broker's hot path has no extra await.
- * Errors: implementations throw `StoreError` (code `'STORE_CLOSED' | 'STORE_CORRUPT' | 'STORE_IO'`).
+ * Errors: implementations throw `StoreError` (code `'STORE_CLOSED' | 'STORE_CORRUPT' | 'STORE_IO' |
+ * 'STORE_VERSION'`) for storage failures and `TypeError` for invalid arguments.
  */
 export interface Store {
   appendAudit(rec: AuditRecord): number;
@@ -118,6 +119,11 @@ export interface Store {
   putRoot(r: StoredRoot): void;
   deleteRoot(scope: Scope, uri: string): boolean;
   listRoots(scope: Scope): StoredRoot[];
+
+  /**
+   * Optional: runs `fn` atomically (all of its writes or none). `importPresets` uses it when present.
+   */
+  transaction?<T>(fn: () => T): T;
 
   /** Closes the database; later calls throw `StoreError('STORE_CLOSED')`. */
   close(): void;

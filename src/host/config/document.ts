@@ -1,0 +1,123 @@
+/**
+ * Reads one configuration document into a {@link ConfigLayer}. The format is detected by content:
+ *
+ * - `parley`: the file is named `parley.json`, or has any of `routes`, `policy`, `presets`, `profile`,
+ *   `roots`. Both `mcpServers` and `servers` are read (a name in both: `servers` wins, with a warning).
+ * - `mcpServers`: Claude Desktop, Cursor, Claude Code. Other top-level keys belong to those apps and
+ *   are ignored silently, except `servers`, which is warned about (it would otherwise vanish).
+ * - `vscode`: VS Code `mcp.json` with `servers` and `inputs`; other top-level keys are warned about.
+ *
+ * The parley.json schema (every key optional; JSONC):
+ * ```
+ * {
+ *   "$schema"?:    string,                                   // ignored
+ *   "mcpServers"?: { [name]: ServerEntry },                  // see servers.ts
+ *   "servers"?:    { [name]: ServerEntry },
+ *   "inputs"?:     [{ id, type: "promptString"|"pickString", description?, password?, default?, options? }],
+ *   "routes"?:     [{ match: string, regex?: boolean, servers: string[] }],   // glob, or JS regex source
+ *   "policy"?:     { sensitiveFields?: "decline"|"ask"|"allow",  // default "decline"
+ *                    ratePerMinute?: int (30), burst?: int (10), maxPendingPerServer?: int (5),
+ *                    urlSchemes?: string[] (["https"]) },
+ *   "presets"?:    { [name]: { roots?: Root[], answers?: { [formKey]: { [field]: value } } } },
+ *   "profile"?:    { [fieldName]: value },                   // prefill for fields of that name
+ *   "roots"?:      Root[]                                    // Root = {uri, name?} | string (path or URI)
+ * }
+ * ```
+ * Unknown keys are warnings; wrong types are errors that leave the bad item out (a bad server is
+ * listed in `invalid`). See docs/config.md.
+ * @module
+ */
+import { basename } from 'node:path';
+import type { HostConfig, InputDef, PolicyDef, RouteDef, ServerDef } from './types.js';
+import type { Reader } from './reader.js';
+import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
+import { readServer } from './servers.js';
+import { readPolicy } from './policy.js';
+import { readInputs, readPresets, readRoots, readRoutes } from './sections.js';
+
+export type ConfigFormat = 'mcpServers' | 'vscode' | 'parley';
+
+/** What one file contributes before merging. */
+export interface ConfigLayer {
+  file: string;
+  format: ConfigFormat;
+  /** Valid server definitions. */
+  servers: Record<string, ServerDef>;
+  /** Servers defined here with errors; they shadow lower layers and are not started. */
+  invalid: string[];
+  /** Servers defined here with `disabled: true`; they shadow lower layers and are not started. */
+  disabled: string[];
+  routes: RouteDef[];
+  policy: Partial<PolicyDef>;
+  presets: HostConfig['presets'];
+  profile: Record<string, unknown>;
+  inputs: Record<string, InputDef>;
+  roots: HostConfig['roots'];
+}
+
+const PARLEY_ONLY = ['routes', 'policy', 'presets', 'profile', 'roots'];
+const PARLEY_KEYS = ['$schema', 'mcpServers', 'servers', 'inputs', ...PARLEY_ONLY];
+
+export function detectFormat(file: string, value: Record<string, unknown>): ConfigFormat {
+  if (basename(file) === 'parley.json' || PARLEY_ONLY.some((k) => k in value)) return 'parley';
+  if ('mcpServers' in value) return 'mcpServers';
+  if ('servers' in value || 'inputs' in value) return 'vscode';
+  return 'parley';
+}
+
+export function emptyLayer(file: string, format: ConfigFormat): ConfigLayer {
+  return { file, format, servers: {}, invalid: [], disabled: [], routes: [], policy: {}, presets: {}, profile: {}, inputs: {}, roots: [] };
+}
+
+export function readDocument(r: Reader): ConfigLayer {
+  const v = r.source.value;
+  if (!isObject(v)) {
+    wrongType(r, [], 'a JSON object', v);
+    return emptyLayer(r.source.file, 'parley');
+  }
+  const format = detectFormat(r.source.file, v);
+  const layer = emptyLayer(r.source.file, format);
+  if (format === 'parley') unknownKeys(r, v, [], PARLEY_KEYS);
+  if (format === 'vscode') unknownKeys(r, v, [], ['$schema', 'servers', 'inputs']);
+  if (format === 'mcpServers' && v.servers !== undefined) {
+    report(r, 'unknown-key', ['servers'], '"servers" is ignored in an mcpServers file', { severity: 'warning', key: true, fix: 'move these entries into "mcpServers"' });
+  }
+  const keys = format === 'mcpServers' ? ['mcpServers'] : format === 'vscode' ? ['servers'] : ['mcpServers', 'servers'];
+  let any = false;
+  for (const key of keys) {
+    const block = v[key];
+    if (block === undefined) continue;
+    any = true;
+    if (!isObject(block)) {
+      wrongType(r, [key], 'an object of servers', block);
+      continue;
+    }
+    for (const [name, raw] of Object.entries(block)) {
+      if (reservedKey(r, name, [key, name], 'a server name')) continue;
+      if (Object.hasOwn(layer.servers, name) || layer.invalid.includes(name) || layer.disabled.includes(name)) {
+        report(r, 'duplicate', [key, name], `server "${name}" is defined twice in this file; this definition wins`, { severity: 'warning', key: true, server: name });
+        delete layer.servers[name];
+        layer.invalid = layer.invalid.filter((n) => n !== name);
+        layer.disabled = layer.disabled.filter((n) => n !== name);
+      }
+      const res = readServer(r, name, raw, [key, name]);
+      if (res.kind === 'ok') layer.servers[name] = res.def;
+      else if (res.kind === 'invalid') layer.invalid.push(name);
+      else layer.disabled.push(name);
+    }
+  }
+  if (!any && format !== 'parley') report(r, 'no-servers', [], 'no servers defined', { severity: 'warning' });
+  if (v.inputs !== undefined) layer.inputs = readInputs(r, v.inputs, ['inputs']);
+  if (format !== 'parley') return layer;
+  layer.routes = readRoutes(r, v.routes, ['routes']);
+  layer.policy = readPolicy(r, v.policy, ['policy']);
+  layer.roots = readRoots(r, v.roots, ['roots']);
+  if (v.profile !== undefined) {
+    if (isObject(v.profile)) {
+      for (const [k, val] of Object.entries(v.profile)) if (!reservedKey(r, k, ['profile', k], 'a profile key')) layer.profile[k] = val;
+    }
+    else wrongType(r, ['profile'], 'an object of field name → value', v.profile);
+  }
+  layer.presets = readPresets(r, v.presets, ['presets']);
+  return layer;
+}

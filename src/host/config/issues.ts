@@ -1,0 +1,66 @@
+/**
+ * Configuration findings as data, and the one-line-per-issue formatter behind `parley config check`.
+ * @module
+ */
+import type { Issue } from '../../schema/types.js';
+
+/**
+ * One configuration finding. Extends the schema core's {@link Issue}: `path` is a JSON pointer into the
+ * configuration file (`''` for its root), and the location fields are filled wherever they are known.
+ *
+ * Codes: `read-failed` (file unreadable), `parse` (bad JSON/JSONC), `not-object`, `unknown-key`
+ * (warning), `type` (wrong JSON type), `required` (missing field), `conflict` (e.g. both `command`
+ * and `url`), `invalid-value` (enum/number/URL out of range), `unset-variable`, `bad-variable`,
+ * `env-file`, `unknown-input`, `input-cancelled`, `invalid-regex`, `unknown-server` (warning),
+ * `no-servers` (warning), `duplicate` (warning).
+ */
+export interface ConfigIssue extends Issue {
+  /** Absolute file path, `'<embedded>'` or `'<flag>'`. */
+  file?: string;
+  /** 1-based line. */
+  line?: number;
+  /** 1-based column. */
+  column?: number;
+  /** Name of the server the issue belongs to; such a server is not started when severity is `'error'`. */
+  server?: string;
+}
+
+/** Thrown where an API cannot return issues (e.g. {@link resolveInputs}); carries them as data. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'CONFIG_INVALID';
+  constructor(readonly issues: ConfigIssue[]) {
+    super(formatConfigIssues(issues));
+  }
+  /** Brand check that survives duplicate copies of the package. */
+  static is(value: unknown): value is ConfigError {
+    return value instanceof Error && value.name === 'ConfigError' && (value as { code?: unknown }).code === 'CONFIG_INVALID';
+  }
+}
+
+/**
+ * Formats issues one per line:
+ * `file:line:col server /pointer: error|warning: message (fix)`. Unknown parts are left out.
+ * Never includes configuration values, so secrets cannot leak through it.
+ */
+export function formatConfigIssues(issues: readonly ConfigIssue[]): string {
+  return issues.map(formatOne).join('\n');
+}
+
+function formatOne(i: ConfigIssue): string {
+  let loc = i.file ?? '';
+  if (loc && i.line !== undefined) loc += `:${i.line}` + (i.column !== undefined ? `:${i.column}` : '');
+  const head = [loc, i.server, i.path || undefined].filter((s) => s !== undefined && s !== '').join(' ');
+  const fix = i.fix ? ` (${i.fix})` : '';
+  return `${head ? head + ': ' : ''}${i.severity}: ${i.message}${fix}`;
+}
+
+/** True when any issue is an error. */
+export function hasErrors(issues: readonly ConfigIssue[]): boolean {
+  return issues.some((i) => i.severity === 'error');
+}
+
+/** Builds a JSON pointer (RFC 6901) from path segments. */
+export function pointer(segments: ReadonlyArray<string | number>): string {
+  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}

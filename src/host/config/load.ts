@@ -1,0 +1,205 @@
+/**
+ * Finding, reading and merging configuration files.
+ *
+ * Precedence, highest first: the `--config <file>` flag; the project files in `cwd` (`parley.json`,
+ * then `.mcp.json`, then `.vscode/mcp.json`); the user file (`$XDG_CONFIG_HOME/parley/parley.json`,
+ * default `~/.config/parley/parley.json`); the caller's embedded default. Missing optional files are
+ * skipped; a missing `--config` file is an error.
+ *
+ * Merge: `servers` per name (the higher file replaces the whole entry, also when that entry is invalid
+ * or `disabled`); `routes` and `roots` concatenate, higher files first; `policy`, `profile`,
+ * `presets` (per preset name) and `inputs` (per id) merge per key, higher wins; `policy` falls back to
+ * {@link DEFAULT_POLICY}.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { HostConfig, ServerDef } from './types.js';
+import type { ConfigIssue } from './issues.js';
+import { pointer } from './issues.js';
+import type { ConfigLayer, ConfigFormat } from './document.js';
+import { readDocument } from './document.js';
+import { parseConfigText, valueSource } from './source.js';
+import type { ConfigSource } from './source.js';
+import { DEFAULT_POLICY } from './policy.js';
+
+export interface LoadContext {
+  /** The project directory (`${workspaceFolder}`), absolute. */
+  cwd: string;
+  /** Home directory, absolute (`~`, `${userHome}`). */
+  home: string;
+  /** Environment used for `${NAME}` expansion (not for the child; see `buildChildEnv`). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface LoadHostConfigOptions extends LoadContext {
+  /** `--config <file>`; relative to `cwd`; `~` allowed. */
+  flagFile?: string;
+  /** Lowest-precedence configuration: an object in any of the three formats, or its JSON/JSONC text. */
+  embedded?: unknown;
+}
+
+export interface LoadedConfigFile {
+  /** `undefined` when the file could not be read or parsed. */
+  layer?: ConfigLayer;
+  format?: ConfigFormat;
+  issues: ConfigIssue[];
+}
+
+/** Reads one file. Never throws: unreadable files and bad JSON come back as issues with line:column. */
+export function loadConfigFile(path: string, ctx: LoadContext): LoadedConfigFile {
+  return loadFile(absPath(path, ctx), ctx, false) ?? { issues: [] };
+}
+
+/** `optional`: a missing file (ENOENT/ENOTDIR) yields `undefined` instead of an issue. */
+function loadFile(file: string, ctx: LoadContext, optional: boolean): LoadedConfigFile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? String(e);
+    if (optional && (why === 'ENOENT' || why === 'ENOTDIR')) return undefined;
+    return { issues: [{ code: 'read-failed', path: '', severity: 'error', message: `cannot read configuration file (${why})`, fix: 'check the path and permissions', file }] };
+  }
+  const { source, issues } = parseConfigText(file, text);
+  if (issues.length) return { issues };
+  return readSource(source, ctx);
+}
+
+/** Reads an in-memory configuration (the embedded default): an object, or JSON/JSONC text. */
+export function loadConfigValue(value: unknown, ctx: LoadContext, file = '<embedded>'): LoadedConfigFile {
+  if (typeof value === 'string') {
+    const { source, issues } = parseConfigText(file, value);
+    return issues.length ? { issues } : readSource(source, ctx);
+  }
+  let copy: unknown;
+  try {
+    copy = structuredClone(value); // the result must not share objects with the caller's default
+  } catch {
+    return { issues: [{ code: 'type', path: '', severity: 'error', message: 'embedded configuration is not plain JSON data', fix: 'pass an object of JSON values, or JSON text', file }] };
+  }
+  return readSource(valueSource(file, copy), ctx);
+}
+
+function readSource(source: ConfigSource, ctx: LoadContext): LoadedConfigFile {
+  const r = {
+    source,
+    interp: { env: ctx.env, home: ctx.home, workspaceFolder: ctx.cwd },
+    issues: [] as ConfigIssue[],
+    readText: (p: string) => readFileSync(p, 'utf8'),
+  };
+  const layer = readDocument(r);
+  return { layer, format: layer.format, issues: r.issues };
+}
+
+/** The files searched, highest precedence first (flag file excluded). */
+export function searchPaths(ctx: LoadContext): { project: string[]; user: string } {
+  const xdg = ctx.env.XDG_CONFIG_HOME;
+  return {
+    project: [join(ctx.cwd, 'parley.json'), join(ctx.cwd, '.mcp.json'), join(ctx.cwd, '.vscode', 'mcp.json')],
+    user: join(xdg && isAbsolute(xdg) ? xdg : join(ctx.home, '.config'), 'parley', 'parley.json'),
+  };
+}
+
+/**
+ * Finds, reads and merges every configuration layer. Never throws; check `issues` (errors name file,
+ * server, JSON pointer and line:column). Servers with errors are left out of `config.servers` and
+ * listed in `config.invalidServers`.
+ */
+export function loadHostConfig(opts: LoadHostConfigOptions): { config: HostConfig; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  const layers: ConfigLayer[] = [];
+  const seen = new Set<string>();
+  const take = (res: LoadedConfigFile) => {
+    issues.push(...res.issues);
+    if (res.layer) layers.push(res.layer);
+  };
+  if (opts.embedded !== undefined) take(loadConfigValue(opts.embedded, opts));
+  const { project, user } = searchPaths(opts);
+  const flag = opts.flagFile !== undefined ? absPath(opts.flagFile, opts) : undefined;
+  for (const file of [user, ...[...project].reverse()]) {
+    if (file === flag || seen.has(file)) continue;
+    seen.add(file);
+    const res = loadFile(file, opts, true);
+    if (res) take(res);
+  }
+  if (flag !== undefined) take(loadConfigFile(flag, opts));
+  const config = mergeLayers(layers);
+  issues.push(...checkReferences(config));
+  return { config, issues };
+}
+
+/** Merges layers given lowest precedence first. */
+export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
+  const config: HostConfig = { servers: {}, routes: [], policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] }, presets: {}, profile: {}, inputs: {}, roots: [], sources: [] };
+  const invalid = new Set<string>();
+  for (const l of layers) {
+    config.sources.push(l.file);
+    for (const [name, def] of Object.entries(l.servers)) {
+      config.servers[name] = def;
+      invalid.delete(name);
+    }
+    for (const name of [...l.invalid, ...l.disabled]) {
+      delete config.servers[name];
+      if (l.invalid.includes(name)) invalid.add(name);
+      else invalid.delete(name);
+    }
+    Object.assign(config.policy, l.policy);
+    Object.assign(config.profile, l.profile);
+    Object.assign(config.presets, l.presets);
+    Object.assign(config.inputs, l.inputs);
+  }
+  for (const l of [...layers].reverse()) {
+    config.routes.push(...l.routes);
+    for (const root of l.roots) if (!config.roots.some((x) => x.uri === root.uri)) config.roots.push(root);
+  }
+  if (invalid.size) config.invalidServers = [...invalid];
+  return config;
+}
+
+/** Cross-file checks after merging: `${input:id}` ids must be defined; routes should name known servers. */
+function checkReferences(config: HostConfig): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const [name, def] of Object.entries(config.servers)) {
+    const exposed = def.type === 'stdio' ? [def.command, ...def.args, def.cwd ?? ''] : [def.url];
+    const secret = (def.inputRefs ?? []).filter((id) => Object.hasOwn(config.inputs, id) && config.inputs[id].password && exposed.some((s) => s.includes(`\${input:${id}}`)));
+    if (secret.length) {
+      out.push({
+        ...at(def),
+        code: 'secret-exposed',
+        severity: 'warning',
+        message: `password input${secret.length > 1 ? 's' : ''} ${secret.map((m) => `"${m}"`).join(', ')} used in ${def.type === 'stdio' ? 'command, args or cwd' : 'url'}, which show up in process listings and logs`,
+        fix: def.type === 'stdio' ? 'pass the secret through "env"' : 'pass the secret in "headers"',
+      });
+    }
+    const missing = (def.inputRefs ?? []).filter((id) => !Object.hasOwn(config.inputs, id));
+    if (!missing.length) continue;
+    out.push({
+      ...at(def),
+      code: 'unknown-input',
+      severity: 'error',
+      message: `refers to undefined input${missing.length > 1 ? 's' : ''} ${missing.map((m) => `"${m}"`).join(', ')}`,
+      fix: 'define it under "inputs" ({"id", "type": "promptString", "description"})',
+    });
+    delete config.servers[name];
+    config.invalidServers = [...(config.invalidServers ?? []), name];
+  }
+  const known = new Set([...Object.keys(config.servers), ...(config.invalidServers ?? [])]);
+  config.routes.forEach((route, i) => {
+    for (const s of route.servers) {
+      if (!known.has(s)) out.push({ code: 'unknown-server', path: pointer(['routes', i, 'servers']), severity: 'warning', message: `route "${route.match}" names unknown server "${s}"`, fix: 'define the server or remove it from the route' });
+    }
+  });
+  return out;
+}
+
+/** Location fields of an issue about a whole server entry. */
+function at(def: ServerDef): Pick<ConfigIssue, 'path' | 'file' | 'line' | 'column' | 'server'> {
+  const o = def.origin;
+  return { path: o.pointer, file: o.file, ...(o.line !== undefined ? { line: o.line, column: o.column } : {}), server: def.name };
+}
+
+function absPath(p: string, ctx: LoadContext): string {
+  const t = p === '~' || p.startsWith('~/') ? ctx.home + p.slice(1) : p;
+  return isAbsolute(t) ? t : resolve(ctx.cwd, t);
+}

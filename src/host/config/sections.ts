@@ -1,0 +1,143 @@
+/**
+ * Readers for the non-server sections: `inputs` (all formats) and parley.json's `routes`, `roots`,
+ * `presets`. Bad items are reported and left out; the rest of the section still loads.
+ * @module
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { HostConfig, InputDef, RouteDef } from './types.js';
+import type { Reader } from './reader.js';
+import { isObject, report, reservedKey, str, unknownKeys, wrongType } from './reader.js';
+import type { Segments } from './source.js';
+
+export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string, InputDef> {
+  const out: Record<string, InputDef> = {};
+  if (!Array.isArray(v)) {
+    wrongType(r, segs, 'an array of inputs', v);
+    return out;
+  }
+  v.forEach((raw, i) => {
+    const at = [...segs, i];
+    if (!isObject(raw)) return wrongType(r, at, 'an input object', raw);
+    unknownKeys(r, raw, at, ['id', 'type', 'description', 'password', 'default', 'options']);
+    if (typeof raw.id !== 'string' || raw.id === '') return wrongType(r, [...at, 'id'], 'a non-empty string', raw.id);
+    if (reservedKey(r, raw.id, [...at, 'id'], 'an input id')) return;
+    if (raw.type !== 'promptString' && raw.type !== 'pickString') {
+      report(r, 'invalid-value', [...at, 'type'], `input type must be "promptString" or "pickString"`, { fix: 'other VS Code input types (command) are not supported' });
+      return;
+    }
+    const def: InputDef = { id: raw.id, type: raw.type };
+    for (const k of ['description', 'default'] as const) {
+      if (raw[k] === undefined) continue;
+      if (typeof raw[k] === 'string') def[k] = raw[k] as string;
+      else return wrongType(r, [...at, k], 'a string', raw[k]);
+    }
+    if (raw.password !== undefined) {
+      if (typeof raw.password === 'boolean') def.password = raw.password;
+      else return wrongType(r, [...at, 'password'], 'a boolean', raw.password);
+    }
+    if (raw.options !== undefined || def.type === 'pickString') {
+      if (Array.isArray(raw.options) && raw.options.length > 0 && raw.options.every((o) => typeof o === 'string')) def.options = raw.options as string[];
+      else return wrongType(r, [...at, 'options'], 'a non-empty array of strings', raw.options);
+    }
+    if (Object.hasOwn(out, def.id)) report(r, 'duplicate', [...at, 'id'], `input "${def.id}" is defined twice; this one wins`, { severity: 'warning' });
+    out[def.id] = def;
+  });
+  return out;
+}
+
+export function readRoutes(r: Reader, v: unknown, segs: Segments): RouteDef[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) {
+    wrongType(r, segs, 'an array of routes', v);
+    return [];
+  }
+  const out: RouteDef[] = [];
+  v.forEach((raw, i) => {
+    const at = [...segs, i];
+    if (!isObject(raw)) return wrongType(r, at, 'a route object {match, servers}', raw);
+    unknownKeys(r, raw, at, ['match', 'regex', 'servers']);
+    if (typeof raw.match !== 'string' || raw.match === '') return wrongType(r, [...at, 'match'], 'a non-empty string', raw.match);
+    if (raw.regex !== undefined && typeof raw.regex !== 'boolean') return wrongType(r, [...at, 'regex'], 'a boolean', raw.regex);
+    if (!Array.isArray(raw.servers) || !raw.servers.every((s) => typeof s === 'string')) return wrongType(r, [...at, 'servers'], 'an array of server names', raw.servers);
+    if (raw.regex) {
+      try {
+        new RegExp(raw.match);
+      } catch (e) {
+        return void report(r, 'invalid-regex', [...at, 'match'], `invalid regular expression: ${(e as Error).message}`, { fix: 'fix the pattern, or drop "regex" to use a glob' });
+      }
+    }
+    out.push({ match: raw.match, ...(raw.regex ? { regex: true } : {}), servers: [...(raw.servers as string[])] });
+  });
+  return out;
+}
+
+/**
+ * Roots: `{uri, name?}` or a string. A `file:` URI is normalised (`..` segments collapse); a path
+ * (absolute, `~`, `${workspaceFolder}`, or relative to the project directory) becomes a `file://` URI.
+ * Other schemes are errors: MCP `Root.uri` MUST be a `file://` URI (2025-11-25 client/roots §Root).
+ */
+export function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['roots'] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) {
+    wrongType(r, segs, 'an array of roots', v);
+    return [];
+  }
+  const out: HostConfig['roots'] = [];
+  v.forEach((raw, i) => {
+    const at = [...segs, i];
+    const obj = typeof raw === 'string' ? { uri: raw } : raw;
+    if (!isObject(obj)) return wrongType(r, at, 'a root {uri, name?} or a path/URI string', raw);
+    if (typeof raw !== 'string') unknownKeys(r, obj, at, ['uri', 'name']);
+    const uriAt = typeof raw === 'string' ? at : [...at, 'uri'];
+    const refs: string[] = [];
+    const s = str(r, obj.uri, uriAt, undefined, refs, true);
+    if (s === undefined) return;
+    if (refs.length) return void report(r, 'bad-variable', uriAt, '${input:…} is not supported in roots', { fix: 'use an environment variable or a literal path' });
+    const uri = rootUri(s, r.interp.workspaceFolder);
+    if (uri === undefined) {
+      return void report(r, 'invalid-value', uriAt, 'a root must be a file:// URI or a path (MCP roots: Root.uri MUST be a file:// URI)', {
+        fix: 'write file:///abs/path, /abs/path, a path relative to the project, or ${workspaceFolder}',
+      });
+    }
+    if (obj.name !== undefined && typeof obj.name !== 'string') return wrongType(r, [...at, 'name'], 'a string', obj.name);
+    out.push({ uri, ...(typeof obj.name === 'string' ? { name: obj.name } : {}) });
+  });
+  return out;
+}
+
+export function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['presets'] {
+  const out: HostConfig['presets'] = {};
+  if (v === undefined) return out;
+  if (!isObject(v)) {
+    wrongType(r, segs, 'an object of preset name → preset', v);
+    return out;
+  }
+  for (const [name, raw] of Object.entries(v)) {
+    const at = [...segs, name];
+    if (reservedKey(r, name, at, 'a preset name')) continue;
+    if (!isObject(raw)) {
+      wrongType(r, at, 'a preset object {roots?, answers?}', raw);
+      continue;
+    }
+    unknownKeys(r, raw, at, ['roots', 'answers']);
+    const preset: HostConfig['presets'][string] = {};
+    if (raw.roots !== undefined) preset.roots = readRoots(r, raw.roots, [...at, 'roots']);
+    if (raw.answers !== undefined) {
+      if (isObject(raw.answers) && Object.values(raw.answers).every(isObject)) preset.answers = raw.answers as Record<string, Record<string, unknown>>;
+      else wrongType(r, [...at, 'answers'], 'an object of form key → object of field values', raw.answers);
+    }
+    out[name] = preset;
+  }
+  return out;
+}
+
+/** `file:` URI (normalised) for a root string, or `undefined` for another scheme / malformed URI. */
+function rootUri(s: string, base: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(s)) {
+    if (!/^file:/i.test(s) || !URL.canParse(s)) return undefined;
+    const u = new URL(s);
+    return u.host === '' || u.host === 'localhost' ? u.href : undefined;
+  }
+  return pathToFileURL(resolve(base, s)).href;
+}

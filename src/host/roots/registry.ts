@@ -1,0 +1,331 @@
+/**
+ * The host's root registry: which roots exist, for how long, where they came from, whether they are
+ * healthy, and which servers may see each of them.
+ *
+ * Spec: `client/roots.mdx` (2025-06-18, 2025-11-25). Roots on the wire MUST be `file://` (§Data Types);
+ * clients MUST only expose roots with appropriate permissions and monitor accessibility (§Security);
+ * clients that declared `listChanged` MUST send `notifications/roots/list_changed` when roots change
+ * (§Root List Changes). The registry emits `'change'` with the servers whose list changed since they
+ * last asked; the host sends the notification to those (legacy eras only: 2026-07-28 removed it).
+ *
+ * Least privilege ({@link RootRegistry.rootsForServer}): a root goes to the servers that
+ * {@link UriRouter.serversFor} routes it to. A root that no route or discovery matches goes to every
+ * server when `defaultRootsToAll` is true (the default — a plain single-project setup just works) and
+ * to no server when it is false. A route must match the root URI itself; a route for a sub-directory
+ * does not grant the parent root.
+ * @module
+ */
+import type { RouteDef } from '../config/types.js';
+import type { Scope, Store, StoredRoot } from '../store/types.js';
+import { isFileUri, normalizeRootUri } from '../../schema/uri.js';
+import { checkRootHealth, DEFAULT_HEALTH_TIMEOUT_MS, type RootHealth } from './health.js';
+import { UriRouter } from './routing.js';
+
+export type RootLifetime = StoredRoot['lifetime'];
+export type RootSource = StoredRoot['source'];
+
+/** One registered root. `uri` is in {@link normalizeRootUri} form. */
+export interface RegisteredRoot {
+  uri: string;
+  name?: string;
+  lifetime: RootLifetime;
+  source: RootSource;
+  /** True for non-`file:` schemes: used for routing only, never sent in `roots/list`. */
+  virtual: boolean;
+  /** Set for `lifetime: 'request'`; {@link RootRegistry.endRequest} removes these. */
+  requestId?: string;
+  /** Last health check; `undefined` until checked (an unchecked root is exposed). */
+  health?: RootHealth;
+}
+
+/** Payload of the `'change'` event. */
+export interface RootsChange {
+  reason: 'add' | 'update' | 'remove' | 'health' | 'invalidate' | 'routes';
+  /** Roots concerned (normalised); empty for routing changes. */
+  uris: string[];
+  /** Servers whose `rootsForServer` list now differs from the one they last received. */
+  servers: string[];
+}
+
+/** The three `Store` methods the registry uses (a full `Store` fits). */
+export type RootStore = Pick<Store, 'putRoot' | 'deleteRoot' | 'listRoots'>;
+
+export interface RootRegistryOptions {
+  /** Persists `app` and `session` roots (not `request` ones, not `source: 'config'` ones). */
+  store?: RootStore;
+  /** Store scope. @default {tenant:'default', user:'default', session:null} (app roots only). */
+  scope?: Scope;
+  routes?: RouteDef[];
+  /** Unrouted roots go to every server. @default true */
+  defaultRootsToAll?: boolean;
+  /** Health-check period in ms for {@link RootRegistry.startHealthChecks}. @default 30000 */
+  healthIntervalMs?: number;
+  /** Bound on one root's check in ms. @default 2000 */
+  healthTimeoutMs?: number;
+  /** Clock, epoch ms. @default Date.now */
+  now?: () => number;
+}
+
+/** Options for {@link RootRegistry.add}. */
+export interface AddRootOptions {
+  name?: string;
+  /** @default 'session' */
+  lifetime?: RootLifetime;
+  /** @default 'user' */
+  source?: RootSource;
+  requestId?: string;
+}
+
+type Listener = (change: RootsChange) => void;
+
+const FAILED = new Set(['missing', 'unreadable', 'timeout']);
+
+/**
+ * In-memory root registry with optional persistence. Synchronous mutations; `check()` is async and
+ * bounded. Events are delivered synchronously, after the change is applied.
+ *
+ * @example
+ * const reg = new RootRegistry({ routes: config.routes, store });
+ * reg.add('file:///home/me/project', { name: 'project', source: 'user' });
+ * bindRootsToClient(reg, 'fs', client);           // answers roots/list, sends list_changed
+ * reg.startHealthChecks();                        // every 30 s, 2 s bound per root
+ */
+export class RootRegistry {
+  readonly router: UriRouter;
+  private readonly roots = new Map<string, RegisteredRoot>();
+  private readonly lastSent = new Map<string, string>();
+  private readonly listeners = new Set<Listener>();
+  private readonly scope: Scope;
+  private readonly defaultRootsToAll: boolean;
+  private timer: NodeJS.Timeout | undefined;
+
+  /** Loads persisted roots from `opts.store` (app scope, then session scope). @throws {RouteError} for bad routes. */
+  constructor(private readonly opts: RootRegistryOptions = {}) {
+    this.router = new UriRouter(opts.routes ?? []);
+    this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: null };
+    this.defaultRootsToAll = opts.defaultRootsToAll ?? true;
+    const scopes = [{ ...this.scope, session: null }, ...(this.scope.session === null ? [] : [this.scope])];
+    for (const s of scopes) {
+      for (const r of opts.store?.listRoots(s) ?? []) {
+        try {
+          this.put({ uri: normalizeRootUri(r.uri), name: r.name, lifetime: r.lifetime, source: r.source, virtual: !isFileUri(r.uri) });
+        } catch {
+          // A corrupt persisted row is skipped rather than blocking start-up.
+        }
+      }
+    }
+  }
+
+  /** Subscribes to changes; returns the unsubscribe function. Listener errors are swallowed. */
+  on(event: 'change', listener: Listener): () => void {
+    if (event !== 'change') throw new Error(`RootRegistry emits only 'change', not '${String(event)}'`);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Adds a root or updates its name/lifetime/source. Any scheme is accepted; non-`file:` roots are
+   * virtual. @returns the registered root. @throws {UriError} for a URI without a scheme or malformed.
+   */
+  add(uri: string, o: AddRootOptions = {}): RegisteredRoot {
+    const key = normalizeRootUri(uri);
+    const prev = this.roots.get(key);
+    const root: RegisteredRoot = { uri: key, name: o.name, lifetime: o.lifetime ?? 'session', source: o.source ?? 'user', virtual: !isFileUri(key), requestId: o.requestId, health: prev?.health };
+    if (root.name === undefined) delete root.name;
+    if (root.requestId === undefined) delete root.requestId;
+    if (prev && prev.name === root.name && prev.lifetime === root.lifetime && prev.source === root.source && prev.requestId === root.requestId) return prev;
+    this.mutate(prev ? 'update' : 'add', [key], () => {
+      const old = prev && this.storeScope(prev);
+      if (old) this.opts.store?.deleteRoot(old, key);
+      this.put(root);
+      this.persist(root);
+    });
+    return root;
+  }
+
+  /** Removes a root (any spelling of its URI). @returns whether it existed. */
+  remove(uri: string): boolean {
+    let key: string;
+    try {
+      key = normalizeRootUri(uri);
+    } catch {
+      return false;
+    }
+    const prev = this.roots.get(key);
+    if (!prev) return false;
+    this.mutate('remove', [key], () => {
+      this.roots.delete(key);
+      const s = this.storeScope(prev);
+      if (s) this.opts.store?.deleteRoot(s, key);
+    });
+    return true;
+  }
+
+  /** Removes every root added with this `requestId`. @returns how many. */
+  endRequest(requestId: string): number {
+    const keys = [...this.roots.values()].filter((r) => r.requestId === requestId).map((r) => r.uri);
+    if (keys.length) this.mutate('remove', keys, () => keys.forEach((k) => this.roots.delete(k)));
+    return keys.length;
+  }
+
+  /**
+   * Removes every root of `lifetime` (e.g. `'session'` when a session ends: pass `'request'` too).
+   * Persisted rows are deleted as well. @returns how many were removed.
+   */
+  clear(lifetime: RootLifetime): number {
+    const gone = [...this.roots.values()].filter((r) => r.lifetime === lifetime);
+    if (gone.length) {
+      this.mutate('remove', gone.map((r) => r.uri), () => {
+        for (const r of gone) {
+          this.roots.delete(r.uri);
+          const s = this.storeScope(r);
+          if (s) this.opts.store?.deleteRoot(s, r.uri);
+        }
+      });
+    }
+    return gone.length;
+  }
+
+  /**
+   * {@link add}, then a bounded health check, so a root is validated before any server sees it
+   * (spec: clients SHOULD validate root accessibility before exposing). @returns the checked root.
+   */
+  async addChecked(uri: string, o: AddRootOptions = {}): Promise<RegisteredRoot> {
+    const r = this.add(uri, o);
+    await this.check(r.uri);
+    return this.get(r.uri) ?? r;
+  }
+
+  /** All roots, optionally filtered. Returns copies. */
+  list(filter: { lifetime?: RootLifetime; source?: RootSource; virtual?: boolean } = {}): RegisteredRoot[] {
+    return [...this.roots.values()]
+      .filter((r) => (filter.lifetime === undefined || r.lifetime === filter.lifetime) && (filter.source === undefined || r.source === filter.source) && (filter.virtual === undefined || r.virtual === filter.virtual))
+      .map((r) => ({ ...r }));
+  }
+
+  get(uri: string): RegisteredRoot | undefined {
+    try {
+      const r = this.roots.get(normalizeRootUri(uri));
+      return r && { ...r };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Servers that serve `uri` (static routes, then discovery). See {@link UriRouter.serversFor}. */
+  serversFor(uri: string): string[] {
+    return this.router.serversFor(uri);
+  }
+
+  /** Replaces static routes; emits `'routes'` for servers whose lists changed. @throws {RouteError} */
+  setRoutes(routes: RouteDef[]): void {
+    this.mutate('routes', [], () => this.router.setRoutes(routes));
+  }
+
+  /** Feeds dynamic discovery for a server (see {@link UriRouter.setDiscovery}); emits `'routes'`. */
+  setDiscovery(server: string, d: Parameters<UriRouter['setDiscovery']>[1]): string[] {
+    let bad: string[] = [];
+    this.mutate('routes', [], () => (bad = this.router.setDiscovery(server, d)));
+    return bad;
+  }
+
+  /**
+   * The `roots/list` answer for `server`: file roots only (virtual roots never go on the wire), minus
+   * roots whose last health check failed, routed per the module rules. Records the answer so later
+   * changes can name this server in `RootsChange.servers`.
+   */
+  rootsForServer(server: string): Array<{ uri: string; name?: string }> {
+    const out = this.compute(server);
+    this.lastSent.set(server, JSON.stringify(out));
+    return out;
+  }
+
+  /**
+   * Forgets health results (all roots, or one) and tells every server that has received the root to
+   * ask again. Use after an out-of-band change (permissions edited, mount re-attached).
+   */
+  invalidate(uri?: string): void {
+    const keys = uri === undefined ? [...this.roots.keys()] : [normalizeRootUri(uri)].filter((k) => this.roots.has(k));
+    keys.forEach((k) => delete this.roots.get(k)!.health);
+    const servers = [...this.lastSent.keys()].filter((s) => keys.some((k) => (this.lastSent.get(s) ?? '').includes(JSON.stringify(k))));
+    servers.forEach((s) => this.lastSent.delete(s));
+    this.emit({ reason: 'invalidate', uris: keys, servers });
+  }
+
+  /**
+   * Checks health now (one root or all), each bounded by `healthTimeoutMs`. A status change emits
+   * `'health'`. @returns the results by normalised URI.
+   */
+  async check(uri?: string): Promise<Map<string, RootHealth>> {
+    const keys = uri === undefined ? [...this.roots.keys()] : [normalizeRootUri(uri)].filter((k) => this.roots.has(k));
+    const results = await Promise.all(keys.map(async (k) => [k, await checkRootHealth(k, { timeoutMs: this.opts.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, now: this.opts.now })] as const));
+    const changed = results.filter(([k, h]) => {
+      const r = this.roots.get(k);
+      return r !== undefined && r.health?.status !== h.status;
+    });
+    this.mutate('health', changed.map(([k]) => k), () => {
+      for (const [k, h] of results) {
+        const r = this.roots.get(k);
+        if (r) r.health = h;
+      }
+    }, changed.length > 0);
+    return new Map(results);
+  }
+
+  /** Starts periodic checks every `healthIntervalMs` (@default 30000 ms; the timer is unref'd). Idempotent. */
+  startHealthChecks(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.check().catch(() => undefined), this.opts.healthIntervalMs ?? 30_000);
+    this.timer.unref?.();
+  }
+
+  /** Stops periodic checks and drops listeners. */
+  close(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.listeners.clear();
+  }
+
+  private compute(server: string): Array<{ uri: string; name?: string }> {
+    const out: Array<{ uri: string; name?: string }> = [];
+    for (const r of this.roots.values()) {
+      if (r.virtual || (r.health && FAILED.has(r.health.status))) continue;
+      const routed = this.router.serversFor(r.uri);
+      if (routed.length ? !routed.includes(server) : !this.defaultRootsToAll) continue;
+      out.push(r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name });
+    }
+    return out;
+  }
+
+  private mutate(reason: RootsChange['reason'], uris: string[], apply: () => void, emit = true): void {
+    apply();
+    if (!emit) return;
+    const servers = [...this.lastSent].filter(([s, sent]) => JSON.stringify(this.compute(s)) !== sent).map(([s]) => s);
+    this.emit({ reason, uris, servers });
+  }
+
+  private emit(change: RootsChange): void {
+    for (const l of this.listeners) {
+      try {
+        l(change);
+      } catch {
+        // A listener's failure must not break the registry or other listeners.
+      }
+    }
+  }
+
+  private put(r: RegisteredRoot): void {
+    this.roots.set(r.uri, r);
+  }
+
+  private storeScope(r: RegisteredRoot): Scope | undefined {
+    if (r.lifetime === 'request' || r.source === 'config') return undefined;
+    if (r.lifetime === 'app') return { ...this.scope, session: null };
+    return this.scope.session === null ? undefined : this.scope;
+  }
+
+  private persist(r: RegisteredRoot): void {
+    const s = this.storeScope(r);
+    if (s) this.opts.store?.putRoot({ scope: s, uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source });
+  }
+}

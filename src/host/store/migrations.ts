@@ -1,0 +1,141 @@
+/**
+ * Versioned schema migrations for the SQLite store.
+ *
+ * The schema version lives in SQLite's `PRAGMA user_version` (0 = empty file). Each step runs in its
+ * own `BEGIN IMMEDIATE` transaction together with the version bump, so a step is applied entirely or
+ * not at all, and two processes opening the same new file cannot both apply it. Steps are append-only:
+ * never edit a released step; add a new one.
+ * @module
+ */
+import type Database from 'better-sqlite3';
+import { StoreError, toStoreError } from './errors.js';
+
+/** One schema step. `sql` may hold several statements; it is static text (no values). */
+export interface Migration {
+  /** 1, 2, 3, … in order, without gaps. */
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/** Every step, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'tables: audit, answers, presets, roots; every row keyed by tenant, user, session',
+    sql: `
+      CREATE TABLE audit (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts          INTEGER NOT NULL,
+        tenant      TEXT NOT NULL,
+        user        TEXT NOT NULL,
+        session     TEXT,
+        server      TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        request_id  TEXT,
+        action      TEXT,
+        duration_ms REAL,
+        detail      TEXT,
+        redact_keys TEXT
+      );
+      CREATE INDEX audit_scope ON audit (tenant, user, session, id);
+      CREATE TABLE answers (
+        tenant      TEXT NOT NULL,
+        user        TEXT NOT NULL,
+        session     TEXT,
+        server      TEXT NOT NULL,
+        schema_hash TEXT NOT NULL,
+        remember    TEXT NOT NULL CHECK (remember IN ('session', 'always')),
+        content     TEXT NOT NULL,
+        updated_at  INTEGER NOT NULL
+      );
+      CREATE INDEX answers_lookup ON answers (tenant, user, server, schema_hash);
+      CREATE TABLE presets (
+        tenant     TEXT NOT NULL,
+        user       TEXT NOT NULL,
+        session    TEXT,
+        name       TEXT NOT NULL,
+        body       TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX presets_scope ON presets (tenant, user, session, name);
+      CREATE TABLE roots (
+        tenant   TEXT NOT NULL,
+        user     TEXT NOT NULL,
+        session  TEXT,
+        uri      TEXT NOT NULL,
+        name     TEXT,
+        lifetime TEXT NOT NULL CHECK (lifetime IN ('app', 'session', 'request')),
+        source   TEXT NOT NULL CHECK (source IN ('user', 'config', 'upstream', 'tool'))
+      );
+      CREATE INDEX roots_scope ON roots (tenant, user, session, uri);
+    `,
+  },
+  {
+    version: 2,
+    description: 'audit is append-only in the database; unique keys (NULL session counts as one key); requestId index',
+    sql: `
+      CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: UPDATE is not allowed'); END;
+      CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: DELETE is not allowed'); END;
+      CREATE INDEX audit_request ON audit (request_id) WHERE request_id IS NOT NULL;
+      CREATE UNIQUE INDEX answers_key ON answers (tenant, user, session, server, schema_hash) WHERE session IS NOT NULL;
+      CREATE UNIQUE INDEX answers_key_user ON answers (tenant, user, server, schema_hash) WHERE session IS NULL;
+      CREATE UNIQUE INDEX presets_key ON presets (tenant, user, session, name) WHERE session IS NOT NULL;
+      CREATE UNIQUE INDEX presets_key_user ON presets (tenant, user, name) WHERE session IS NULL;
+      CREATE UNIQUE INDEX roots_key ON roots (tenant, user, session, uri) WHERE session IS NOT NULL;
+      CREATE UNIQUE INDEX roots_key_user ON roots (tenant, user, uri) WHERE session IS NULL;
+    `,
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+function readVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings `db` to `target` (default {@link SCHEMA_VERSION}).
+ * @returns the version found and the version reached.
+ * @throws StoreError `'STORE_VERSION'` when the file is newer than this code knows; `'STORE_CORRUPT'`
+ *   when a step fails on an unexpected schema (that step is rolled back, earlier steps stay applied).
+ */
+export function migrate(db: Database.Database, file: string, target: number = SCHEMA_VERSION): { from: number; to: number } {
+  const from = readVersion(db);
+  if (from > SCHEMA_VERSION) {
+    throw new StoreError(
+      'STORE_VERSION',
+      file,
+      `${file} has store schema version ${from}, but this parley only knows versions up to ${SCHEMA_VERSION}. ` +
+        'It was written by a newer parley: upgrade parley (npm install mcp-parley@latest), ' +
+        'or point the store at another file. Do not downgrade the file by hand.',
+    );
+  }
+  for (const step of MIGRATIONS) {
+    if (step.version > target) break;
+    const apply = db.transaction(() => {
+      if (readVersion(db) >= step.version) return; // another process got here first
+      db.exec(step.sql);
+      // PRAGMA takes no bound parameters; step.version is an integer constant from this file.
+      db.pragma(`user_version = ${Math.trunc(step.version)}`);
+    });
+    try {
+      apply.immediate();
+    } catch (err) {
+      const mapped = toStoreError(err, file, `apply store migration ${step.version}`);
+      if (StoreError.is(mapped)) throw mapped;
+      throw new StoreError(
+        'STORE_CORRUPT',
+        file,
+        `Store migration ${step.version} (${step.description}) failed on ${file}: ${(err as Error).message}. ` +
+          `The file was left at schema version ${readVersion(db)}. Its schema is not the one parley wrote; ` +
+          'move the file aside to start with a fresh store, or restore a backup.',
+        { cause: err },
+      );
+    }
+  }
+  return { from, to: readVersion(db) };
+}

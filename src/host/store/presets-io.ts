@@ -1,0 +1,77 @@
+/**
+ * Export and import of presets as a JSON document, for moving "scene snapshots" between machines:
+ * `{ "format": "parley-presets", "version": 1, "presets": [ {name, roots, answers, config, updatedAt?} ] }`.
+ * Scope is not exported; import writes into the scope given. Import is all-or-nothing.
+ * @module
+ */
+import { z } from 'zod';
+import type { Issue } from '../../schema/types.js';
+import type { Preset, Scope, Store } from './types.js';
+import { presetEntrySchema, zodIssues } from './preset-shape.js';
+
+/** `format` value of an exported document. */
+export const PRESETS_FORMAT = 'parley-presets';
+
+const documentSchema = z.strictObject({
+  format: z.literal(PRESETS_FORMAT),
+  version: z.literal(1),
+  presets: z.array(presetEntrySchema),
+});
+
+/** Serialises every preset of `scope` (exact scope match) as a pretty-printed JSON document. */
+export function exportPresets(store: Store, scope: Scope): string {
+  const presets = store.listPresets(scope).map(({ scope: _s, ...entry }) => entry);
+  return JSON.stringify({ format: PRESETS_FORMAT, version: 1, presets }, null, 2);
+}
+
+export interface ImportPresetsOptions {
+  /** Replace presets of the same name already in the scope; when `false` a clash is an issue. @default true */
+  replace?: boolean;
+  /** Epoch ms for entries without `updatedAt`. @default Date.now() */
+  now?: number;
+}
+
+/**
+ * Validates `json` and, only if it has no error, saves every preset into `scope` in one transaction
+ * (when the store offers `transaction`).
+ * @returns `imported`: presets written (0 whenever `issues` has an error); `issues`: findings with JSON
+ *   pointers into the document (`''` for the whole document), e.g. `/presets/2/roots/0/uri`.
+ * @throws StoreError when the store itself fails while writing (then nothing was imported).
+ */
+export function importPresets(store: Store, scope: Scope, json: string, opts: ImportPresetsOptions = {}): { imported: number; issues: Issue[] } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(json);
+  } catch (err) {
+    const issue: Issue = {
+      code: 'json',
+      path: '',
+      severity: 'error',
+      message: `The presets document is not valid JSON: ${(err as Error).message}`,
+      fix: 'Use a file written by exportPresets (parley presets export).',
+    };
+    return { imported: 0, issues: [issue] };
+  }
+  const parsed = documentSchema.safeParse(doc);
+  if (!parsed.success) return { imported: 0, issues: zodIssues(parsed.error) };
+
+  const issues: Issue[] = [];
+  const seen = new Map<string, number>();
+  parsed.data.presets.forEach((p, i) => {
+    const first = seen.get(p.name);
+    if (first !== undefined) {
+      issues.push({ code: 'duplicate', path: `/presets/${i}/name`, severity: 'error', message: `Preset name ${JSON.stringify(p.name)} repeats /presets/${first}/name.`, fix: 'Give every preset a distinct name.' });
+    } else seen.set(p.name, i);
+    if (opts.replace === false && store.loadPreset(scope, p.name)) {
+      issues.push({ code: 'exists', path: `/presets/${i}/name`, severity: 'error', message: `A preset named ${JSON.stringify(p.name)} already exists in this scope.`, fix: 'Rename it, delete the existing preset, or import with replace.' });
+    }
+  });
+  if (issues.length > 0) return { imported: 0, issues };
+
+  const now = opts.now ?? Date.now();
+  const presets: Preset[] = parsed.data.presets.map((p) => ({ ...p, scope, updatedAt: p.updatedAt ?? now }) as Preset);
+  const write = () => presets.forEach((p) => store.savePreset(p));
+  if (store.transaction) store.transaction(write);
+  else write();
+  return { imported: presets.length, issues: [] };
+}

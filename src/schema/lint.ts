@@ -1,0 +1,278 @@
+/**
+ * `lintRequestedSchema`: every rule of the restricted `requestedSchema` subset, per revision, as data.
+ *
+ * Spec: 2025-06-18 elicitation §Request Schema (l.197-279) and `schema.ts` l.1485-1541;
+ * 2025-11-25 §Form Mode Elicitation Requests (l.99-235), `schema.ts` l.2234-2466, basic §JSON Schema
+ * Usage (l.136-186); 2026-07-28 form rules (unchanged).
+ * @module
+ */
+import { child } from './pointer.js';
+import { detectSensitiveFields } from './sensitive.js';
+import { allowedKeywords, DEFAULT_DIALECT, fieldKind, FORMATS, isDialect2020, kindAvailable, rootKeys } from './subset.js';
+import type { FieldKind, Issue, Revision, RevisionOptions } from './types.js';
+import { LATEST_REVISION } from './types.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNonNegInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+class Collector {
+  readonly issues: Issue[] = [];
+  error(code: string, path: string, message: string, fix?: string): void {
+    this.issues.push({ code, path, severity: 'error', message, ...(fix ? { fix } : {}) });
+  }
+  warn(code: string, path: string, message: string, fix?: string): void {
+    this.issues.push({ code, path, severity: 'warning', message, ...(fix ? { fix } : {}) });
+  }
+}
+
+/**
+ * Lints a `requestedSchema` against the restricted subset of `revision` (default 2026-07-28).
+ * Never throws; any input gives issues. Errors break the spec; warnings are legal but doubtful
+ * (an empty form, `pattern`, an unknown format, root keys a strict peer may refuse).
+ */
+export function lintRequestedSchema(schema: unknown, opts: RevisionOptions = {}): Issue[] {
+  const revision = opts.revision ?? LATEST_REVISION;
+  const c = new Collector();
+  if (!isObj(schema)) {
+    c.error('not-object', '', 'requestedSchema must be a JSON object', 'send {"type":"object","properties":{…}}');
+    return c.issues;
+  }
+  lintRoot(schema, revision, c);
+  const props = schema.properties;
+  if (isObj(props)) {
+    for (const [name, prop] of Object.entries(props)) lintProperty(name, prop, revision, c);
+    if (Object.keys(props).length === 0) {
+      c.warn('empty-properties', '/properties', 'no properties: this is a confirm-only prompt (accept sends {"action":"accept","content":{}})', 'ask for fields, or use an empty form only for a deliberate confirmation');
+    }
+    lintRequired(schema.required, props, c);
+  }
+  for (const hit of detectSensitiveFields(schema)) {
+    c.error('sensitive-field', hit.path, `field "${hit.field}" looks like a request for a secret (${hit.rule}: "${hit.matched}" in its ${hit.where}); servers MUST NOT request sensitive information through form mode`, 'use URL-mode elicitation for credentials and payment data');
+  }
+  return c.issues;
+}
+
+function lintRoot(schema: Obj, revision: Revision, c: Collector): void {
+  if (schema.type !== 'object') {
+    c.error('root-type', '/type', `root "type" must be "object" (got ${JSON.stringify(schema.type)})`, 'set "type": "object"');
+  }
+  if (!('properties' in schema)) {
+    c.error('properties-missing', '/properties', 'root "properties" is required', 'add "properties": {}');
+  } else if (!isObj(schema.properties)) {
+    c.error('properties-type', '/properties', '"properties" must be an object mapping field names to primitive schemas');
+  }
+  const allowed = rootKeys(revision);
+  for (const key of Object.keys(schema)) {
+    if (allowed.includes(key)) continue;
+    if (key === '$ref' || key === '$defs' || key === 'definitions') {
+      c.error('ref', child('', key), `"${key}" is not part of the subset: requestedSchema must be a flat object without references`, 'inline the referenced properties');
+    } else if (key === '$schema') {
+      c.warn('root-key', '/$schema', `"$schema" is not a requestedSchema key in revision ${revision} (it arrives in 2025-11-25)`, 'omit "$schema" for 2025-06-18 peers');
+    } else {
+      c.warn('root-key', child('', key), `root key "${key}" is outside the spec (allowed: ${allowed.join(', ')}); a host ignores it and a strict peer may refuse it`, `remove "${key}"`);
+    }
+  }
+  if (typeof schema.$schema === 'string' && !isDialect2020(schema.$schema)) {
+    c.error('dialect', '/$schema', `unsupported JSON Schema dialect ${JSON.stringify(schema.$schema)}; requestedSchema uses JSON Schema 2020-12`, `omit "$schema" or set it to "${DEFAULT_DIALECT}"`);
+  } else if ('$schema' in schema && typeof schema.$schema !== 'string') {
+    c.error('dialect', '/$schema', '"$schema" must be a string URI');
+  }
+}
+
+function lintRequired(required: unknown, props: Obj, c: Collector): void {
+  if (required === undefined) return;
+  if (!Array.isArray(required)) {
+    c.error('required-type', '/required', '"required" must be an array of property names');
+    return;
+  }
+  const seen = new Set<string>();
+  required.forEach((name, i) => {
+    const path = child('/required', i);
+    if (typeof name !== 'string') c.error('required-type', path, `"required" entries must be strings (got ${JSON.stringify(name)})`);
+    else if (!(name in props)) c.error('required-missing', path, `"required" names "${name}", which is not in "properties"`, `add a "${name}" property or remove it from "required"`);
+    else if (seen.has(name)) c.warn('required-duplicate', path, `"${name}" is listed twice in "required"`);
+    if (typeof name === 'string') seen.add(name);
+  });
+}
+
+function lintProperty(name: string, prop: unknown, revision: Revision, c: Collector): void {
+  const path = child('/properties', name);
+  if (!isObj(prop)) {
+    c.error('property-type', path, `property "${name}" must be a schema object`);
+    return;
+  }
+  if ('$ref' in prop) {
+    c.error('ref', child(path, '$ref'), `property "${name}" uses "$ref"; requestedSchema must be flat, without references`, 'inline the referenced schema');
+    return;
+  }
+  if (prop.type === 'object' || isObj(prop.properties)) {
+    c.error('nested-object', path, `property "${name}" is a nested object; only top-level primitive properties are allowed`, 'flatten it into separate top-level fields');
+    return;
+  }
+  const kind = fieldKind(prop);
+  if (!kind) {
+    if (prop.type === 'array') c.error('array-not-enum', path, `property "${name}" is an array that is not a multi-select enum; only arrays of string enums are allowed`, 'use {"type":"array","items":{"type":"string","enum":[…]}}');
+    else if (prop.type === undefined) c.error('missing-type', child(path, 'type'), `property "${name}" has no "type"`, 'set "type" to string, number, integer or boolean');
+    else c.error('property-type', child(path, 'type'), `property "${name}" has type ${JSON.stringify(prop.type)}; allowed: string, number, integer, boolean, or an array of string enums`);
+    return;
+  }
+  if (prop.type === undefined) {
+    c.error('missing-type', child(path, 'type'), `enum property "${name}" has no "type"`, 'add "type": "string"');
+  }
+  if (!kindAvailable(kind, revision)) {
+    c.error('revision', path, `property "${name}" is a ${kindLabel(kind)}, which revision ${revision} does not have (added in 2025-11-25)`, 'use "enum" (+ "enumNames") for 2025-06-18 peers');
+  }
+  const allowed = allowedKeywords(kind, revision);
+  for (const key of Object.keys(prop)) {
+    if (allowed.includes(key) || (key === 'type' && prop.type === undefined)) continue;
+    if (key === 'default') {
+      c.error('default-revision', child(path, 'default'), `"default" on a ${kindLabel(kind)} is not allowed in revision ${revision} (only booleans have defaults before 2025-11-25)`, 'remove "default" for 2025-06-18 peers');
+    } else if (key === 'format') {
+      c.warn('unknown-format', child(path, key), `format ${JSON.stringify(prop.format)} is not allowed on a ${kindLabel(kind)}; hosts ignore it`, 'remove "format"');
+    } else if (key === 'pattern') {
+      c.warn('unknown-keyword', child(path, key), `"pattern" is not part of the normative schema (it appears only on the 2025-11-25 page); peers ignore or strip it`, 'validate the value in the server instead');
+    } else if (kind === 'titled-enum' && key === 'anyOf') {
+      c.error('titled-enum-anyof', child(path, key), `single-select titled enum "${name}" must use "oneOf", not "anyOf"`, 'rename "anyOf" to "oneOf"');
+    } else {
+      c.warn('unknown-keyword', child(path, key), `keyword "${key}" is not allowed on a ${kindLabel(kind)} in the subset; peers ignore or strip it`, `remove "${key}"`);
+    }
+  }
+  for (const key of ['title', 'description'] as const) {
+    if (key in prop && typeof prop[key] !== 'string') c.error('keyword-type', child(path, key), `"${key}" must be a string`);
+  }
+  lintShape(name, prop, kind, path, c);
+}
+
+function kindLabel(kind: FieldKind): string {
+  return {
+    string: 'string',
+    number: 'number',
+    integer: 'integer',
+    boolean: 'boolean',
+    enum: 'single-select enum',
+    'legacy-titled-enum': 'legacy titled enum (enumNames)',
+    'titled-enum': 'titled single-select enum (oneOf)',
+    'multi-enum': 'multi-select enum',
+    'titled-multi-enum': 'titled multi-select enum (items.anyOf)',
+  }[kind];
+}
+
+function lintShape(name: string, p: Obj, kind: FieldKind, path: string, c: Collector): void {
+  switch (kind) {
+    case 'string': {
+      for (const k of ['minLength', 'maxLength']) if (k in p && !isNonNegInt(p[k])) c.error('bound-type', child(path, k), `"${k}" must be a non-negative integer`);
+      if (isNonNegInt(p.minLength) && isNonNegInt(p.maxLength) && p.minLength > p.maxLength) c.error('bounds', path, `"${name}": minLength ${p.minLength} > maxLength ${p.maxLength}; no value can satisfy it`);
+      if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format)) c.warn('unknown-format', child(path, 'format'), `format ${JSON.stringify(p.format)} is not one of ${FORMATS.join(', ')}; hosts ignore it`, 'remove "format" or use one of the four');
+      break;
+    }
+    case 'number':
+    case 'integer': {
+      for (const k of ['minimum', 'maximum']) if (k in p && (typeof p[k] !== 'number' || !Number.isFinite(p[k]))) c.error('bound-type', child(path, k), `"${k}" must be a finite number`);
+      if (typeof p.minimum === 'number' && typeof p.maximum === 'number' && p.minimum > p.maximum) c.error('bounds', path, `"${name}": minimum ${p.minimum} > maximum ${p.maximum}; no value can satisfy it`);
+      break;
+    }
+    case 'enum':
+    case 'legacy-titled-enum':
+      lintValues(p.enum, child(path, 'enum'), c);
+      if ('enumNames' in p) {
+        if (!Array.isArray(p.enumNames) || p.enumNames.some((n) => typeof n !== 'string')) c.error('enum-names', child(path, 'enumNames'), '"enumNames" must be an array of strings');
+        else if (Array.isArray(p.enum) && p.enumNames.length !== p.enum.length) c.error('enum-names', child(path, 'enumNames'), `"enumNames" has ${p.enumNames.length} entries but "enum" has ${p.enum.length}`);
+      }
+      break;
+    case 'titled-enum':
+      lintTitled(p.oneOf ?? p.anyOf, child(path, 'oneOf' in p ? 'oneOf' : 'anyOf'), c);
+      break;
+    case 'multi-enum':
+    case 'titled-multi-enum': {
+      const items = p.items as Obj;
+      if (kind === 'multi-enum') {
+        lintValues(items.enum, child(path, 'items', 'enum'), c);
+        if (items.type !== 'string') c.warn('missing-items-type', child(path, 'items', 'type'), `multi-select "${name}" lacks "items.type": "string"`, 'add "type": "string" to "items"');
+      } else {
+        if ('oneOf' in items) c.error('titled-multi-oneof', child(path, 'items', 'oneOf'), `titled multi-select "${name}" must use "items.anyOf", not "items.oneOf"`, 'rename to "anyOf"');
+        lintTitled(items.anyOf ?? items.oneOf, child(path, 'items', 'anyOf' in items ? 'anyOf' : 'oneOf'), c);
+      }
+      for (const k of ['minItems', 'maxItems']) if (k in p && !isNonNegInt(p[k])) c.error('bound-type', child(path, k), `"${k}" must be a non-negative integer`);
+      if (isNonNegInt(p.minItems) && isNonNegInt(p.maxItems) && p.minItems > p.maxItems) c.error('bounds', path, `"${name}": minItems ${p.minItems} > maxItems ${p.maxItems}; no selection can satisfy it`);
+      break;
+    }
+  }
+  if ('default' in p) lintDefault(name, p, kind, child(path, 'default'), c);
+}
+
+function lintValues(values: unknown, path: string, c: Collector): void {
+  if (!Array.isArray(values) || values.length === 0) {
+    c.error('enum-empty', path, 'an enum needs a non-empty array of strings');
+    return;
+  }
+  values.forEach((v, i) => {
+    if (typeof v !== 'string') c.error('enum-value-type', child(path, i), `enum values must be strings (got ${JSON.stringify(v)})`, 'quote the value');
+  });
+  if (new Set(values).size !== values.length) c.error('enum-duplicate', path, 'enum values must be unique');
+}
+
+function lintTitled(options: unknown, path: string, c: Collector): void {
+  if (!Array.isArray(options) || options.length === 0) {
+    c.error('enum-empty', path, 'a titled enum needs a non-empty array of {"const", "title"} options');
+    return;
+  }
+  const seen = new Set<unknown>();
+  options.forEach((o, i) => {
+    const p = child(path, i);
+    if (!isObj(o)) return c.error('titled-option', p, 'each option must be an object {"const": string, "title": string}');
+    if (typeof o.const !== 'string') c.error('titled-option', child(p, 'const'), 'option "const" must be a string');
+    if (typeof o.title !== 'string') c.error('titled-option', child(p, 'title'), 'option "title" must be a string', 'add a "title" shown to the user');
+    if (seen.has(o.const)) c.error('enum-duplicate', child(p, 'const'), `duplicate option ${JSON.stringify(o.const)}`);
+    seen.add(o.const);
+  });
+}
+
+/** The allowed values of an enum-like property, or undefined for free-form kinds. */
+function choices(p: Obj, kind: FieldKind): unknown[] | undefined {
+  if (kind === 'enum' || kind === 'legacy-titled-enum') return Array.isArray(p.enum) ? p.enum : [];
+  if (kind === 'titled-enum') return ((p.oneOf ?? p.anyOf) as unknown[] | undefined)?.map((o) => (o as Obj)?.const) ?? [];
+  const items = p.items as Obj | undefined;
+  if (kind === 'multi-enum') return Array.isArray(items?.enum) ? items.enum : [];
+  if (kind === 'titled-multi-enum') return ((items?.anyOf ?? items?.oneOf) as unknown[] | undefined)?.map((o) => (o as Obj)?.const) ?? [];
+  return undefined;
+}
+
+/** Describes why `value` breaks `p`'s own constraints, or undefined when it fits. */
+export function defaultProblem(p: Obj, kind: FieldKind, value: unknown): string | undefined {
+  const options = choices(p, kind);
+  switch (kind) {
+    case 'string':
+      if (typeof value !== 'string') return 'must be a string';
+      if (isNonNegInt(p.minLength) && value.length < p.minLength) return `is shorter than minLength ${p.minLength}`;
+      if (isNonNegInt(p.maxLength) && value.length > p.maxLength) return `is longer than maxLength ${p.maxLength}`;
+      return undefined;
+    case 'number':
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
+      if (kind === 'integer' && !Number.isInteger(value)) return 'must be an integer';
+      if (typeof p.minimum === 'number' && value < p.minimum) return `is below minimum ${p.minimum}`;
+      if (typeof p.maximum === 'number' && value > p.maximum) return `is above maximum ${p.maximum}`;
+      return undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be a boolean';
+    case 'enum':
+    case 'legacy-titled-enum':
+    case 'titled-enum':
+      return typeof value === 'string' && options!.includes(value) ? undefined : `must be one of ${JSON.stringify(options)}`;
+    case 'multi-enum':
+    case 'titled-multi-enum': {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return 'must be an array of strings';
+      const bad = value.find((v) => !options!.includes(v));
+      if (bad !== undefined) return `contains ${JSON.stringify(bad)}, which is not an option`;
+      if (isNonNegInt(p.minItems) && value.length < p.minItems) return `has fewer than minItems ${p.minItems}`;
+      if (isNonNegInt(p.maxItems) && value.length > p.maxItems) return `has more than maxItems ${p.maxItems}`;
+      return undefined;
+    }
+  }
+}
+
+function lintDefault(name: string, p: Obj, kind: FieldKind, path: string, c: Collector): void {
+  const problem = defaultProblem(p, kind, p.default);
+  if (problem) c.error('default-invalid', path, `default ${JSON.stringify(p.default)} of "${name}" ${problem}`, 'fix the default or remove it');
+}

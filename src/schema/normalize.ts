@@ -1,0 +1,234 @@
+/**
+ * `normalizeRequestedSchema`: the liberal reader a host applies to what real servers send.
+ *
+ * It turns near-miss schemas into the flat subset and lists every repair, or refuses with issues
+ * when the schema cannot be shown as a flat form (nested objects, arrays of objects, unresolvable
+ * or recursive references). Kinds of repair (see `../shared/vectors/schemas.json` S2-S5):
+ * non-spec root keys dropped; local `$ref`/`$defs` inlined; `type:"string"` added to enums and
+ * titled `oneOf`s; single-select `anyOf` → `oneOf`; nullable unions collapsed; `items.type` added to
+ * enum arrays; titled multi-select `items.oneOf` → `items.anyOf`; unknown formats and keywords
+ * dropped; defaults that break their own constraints dropped; `required` entries naming missing
+ * properties dropped.
+ * @module
+ */
+import { defaultProblem } from './lint.js';
+import { child } from './pointer.js';
+import { allowedKeywords, fieldKind, FORMATS, isDialect2020, rootKeys } from './subset.js';
+import type { Issue, Repair, RequestedSchema, RevisionOptions } from './types.js';
+import { LATEST_REVISION } from './types.js';
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export type NormalizeResult = { ok: true; schema: RequestedSchema; repairs: Repair[] } | { ok: false; issues: Issue[] };
+
+/** Bound on `$ref` inlining depth; deeper chains are treated as recursive. */
+const MAX_REF_DEPTH = 16;
+
+/**
+ * Normalises `schema` for `revision` (default 2026-07-28). Never throws.
+ * Revision-specific features (multi-select, defaults) are kept even on older revisions: a host
+ * renders what it is sent; `lintRequestedSchema` reports the mismatch.
+ */
+export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions = {}): NormalizeResult {
+  const revision = opts.revision ?? LATEST_REVISION;
+  const repairs: Repair[] = [];
+  const issues: Issue[] = [];
+  const fail = (code: string, path: string, message: string, fix?: string) => issues.push({ code, path, severity: 'error', message, ...(fix ? { fix } : {}) });
+  const repair = (code: string, path: string, message: string) => repairs.push({ code, path, message });
+
+  if (!isObj(schema)) {
+    fail('not-object', '', 'requestedSchema must be a JSON object');
+    return { ok: false, issues };
+  }
+  if (schema.type !== 'object') {
+    if (schema.type === undefined && isObj(schema.properties)) repair('root-type-added', '/type', 'added "type": "object"');
+    else {
+      fail('root-type', '/type', `root "type" must be "object" (got ${JSON.stringify(schema.type)})`);
+      return { ok: false, issues };
+    }
+  }
+  let propsIn: unknown = schema.properties;
+  if (propsIn === undefined) {
+    repair('properties-added', '/properties', 'added empty "properties"');
+    propsIn = {};
+  }
+  if (!isObj(propsIn)) {
+    fail('properties-type', '/properties', '"properties" must be an object');
+    return { ok: false, issues };
+  }
+  const defs = { ...(isObj(schema.definitions) ? schema.definitions : {}), ...(isObj(schema.$defs) ? schema.$defs : {}) };
+  const out: RequestedSchema = { type: 'object', properties: {} };
+  for (const key of Object.keys(schema)) {
+    if (key === 'type' || key === 'properties' || key === 'required') continue;
+    if (key === '$schema' && rootKeys(revision).includes('$schema') && typeof schema.$schema === 'string' && isDialect2020(schema.$schema)) {
+      out.$schema = schema.$schema;
+      continue;
+    }
+    repair('root-key-dropped', child('', key), `dropped root key "${key}" (outside the spec)`);
+  }
+
+  for (const [name, raw] of Object.entries(propsIn)) {
+    const path = child('/properties', name);
+    const resolved = resolveRefs(raw, defs, path, repair, fail, 0);
+    if (resolved === undefined) continue;
+    const prop = normalizeProperty(name, resolved, path, revision, repair, fail);
+    if (prop) out.properties[name] = prop as never;
+  }
+  if (issues.length > 0) return { ok: false, issues };
+
+  if (schema.required !== undefined) {
+    if (!Array.isArray(schema.required)) repair('required-dropped', '/required', 'dropped "required": it is not an array');
+    else {
+      const req: string[] = [];
+      schema.required.forEach((n, i) => {
+        if (typeof n === 'string' && n in out.properties && !req.includes(n)) req.push(n);
+        else repair('required-entry-dropped', child('/required', i), `dropped "required" entry ${JSON.stringify(n)} (not a property of the form)`);
+      });
+      if (req.length > 0) out.required = req;
+    }
+  }
+  return { ok: true, schema: out, repairs };
+}
+
+type RepairFn = (code: string, path: string, message: string) => void;
+type FailFn = (code: string, path: string, message: string, fix?: string) => void;
+
+function resolveRefs(raw: unknown, defs: Obj, path: string, repair: RepairFn, fail: FailFn, depth: number): Obj | undefined {
+  if (!isObj(raw)) {
+    fail('property-type', path, 'a property must be a schema object');
+    return undefined;
+  }
+  if (typeof raw.$ref !== 'string') return raw;
+  const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(raw.$ref);
+  const target = m ? defs[m[2].replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  if (!m || !isObj(target)) {
+    fail('ref-unresolvable', child(path, '$ref'), `cannot resolve "$ref": ${JSON.stringify(raw.$ref)} (only local #/$defs/… references are inlined)`);
+    return undefined;
+  }
+  if (depth >= MAX_REF_DEPTH) {
+    fail('ref-recursive', child(path, '$ref'), `"$ref" chain deeper than ${MAX_REF_DEPTH}: recursive references cannot be shown as a form`);
+    return undefined;
+  }
+  repair('ref-inlined', child(path, '$ref'), `inlined ${raw.$ref}`);
+  const { $ref: _ignored, ...rest } = raw;
+  const inner = resolveRefs(target, defs, path, repair, fail, depth + 1);
+  return inner ? { ...inner, ...rest } : undefined;
+}
+
+/** Collapses `anyOf/oneOf: [X, {type:"null"}]` and `type: [T, "null"]` to X / T. */
+function collapseNullable(p: Obj, path: string, repair: RepairFn): Obj {
+  if (Array.isArray(p.type)) {
+    const types = p.type.filter((t) => t !== 'null');
+    if (types.length === 1) {
+      repair('nullable-collapsed', child(path, 'type'), `"type" ${JSON.stringify(p.type)} → ${JSON.stringify(types[0])}`);
+      return { ...p, type: types[0] };
+    }
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const list = p[key];
+    if (!Array.isArray(list)) continue;
+    const nonNull = list.filter((s) => !(isObj(s) && s.type === 'null'));
+    if (nonNull.length === 1 && list.length === 2 && isObj(nonNull[0]) && !('const' in nonNull[0])) {
+      repair('nullable-collapsed', child(path, key), `collapsed nullable "${key}" to its non-null branch`);
+      const { [key]: _x, ...rest } = p;
+      return { ...nonNull[0], ...rest };
+    }
+  }
+  return p;
+}
+
+function normalizeProperty(name: string, input: Obj, path: string, revision: string, repair: RepairFn, fail: FailFn): Obj | undefined {
+  let p: Obj = collapseNullable({ ...input }, path, repair);
+  if (p.type === 'object' || isObj(p.properties)) {
+    fail('nested-object', path, `property "${name}" is a nested object; it cannot be shown as a flat form`);
+    return undefined;
+  }
+  if (p.type === 'array') {
+    const items = isObj(p.items) ? { ...p.items } : undefined;
+    if (!items || !(Array.isArray(items.enum) || Array.isArray(items.anyOf) || Array.isArray(items.oneOf))) {
+      fail('array-not-enum', path, `property "${name}" is an array that is not a multi-select of strings; it cannot be shown as a form`);
+      return undefined;
+    }
+    if (Array.isArray(items.enum) && items.type !== 'string') {
+      items.type = 'string';
+      repair('items-type-added', child(path, 'items', 'type'), 'added "type": "string" to the multi-select items');
+    }
+    if (!Array.isArray(items.enum) && Array.isArray(items.oneOf) && !Array.isArray(items.anyOf)) {
+      items.anyOf = items.oneOf;
+      delete items.oneOf;
+      repair('items-oneof-to-anyof', child(path, 'items', 'oneOf'), 'renamed titled multi-select "items.oneOf" to "items.anyOf"');
+    }
+    if (!Array.isArray(items.enum)) delete items.type;
+    p.items = Array.isArray(items.enum) ? { type: 'string', enum: items.enum } : { anyOf: items.anyOf };
+  } else if (p.type === undefined && (Array.isArray(p.enum) || Array.isArray(p.oneOf) || Array.isArray(p.anyOf))) {
+    p.type = 'string';
+    repair('type-added', child(path, 'type'), `added "type": "string" to enum property "${name}"`);
+  }
+  if (p.type === 'string' && !Array.isArray(p.enum) && !Array.isArray(p.oneOf) && Array.isArray(p.anyOf)) {
+    p = { ...p, oneOf: p.anyOf };
+    delete p.anyOf;
+    repair('anyof-to-oneof', child(path, 'anyOf'), `renamed single-select "anyOf" of "${name}" to "oneOf"`);
+  }
+  const kind = fieldKind(p);
+  if (!kind) {
+    fail('property-type', path, `property "${name}" (type ${JSON.stringify(p.type)}) is not a string, number, integer, boolean or enum`);
+    return undefined;
+  }
+  // Keep every keyword any revision allows for this kind (liberal), drop the rest.
+  const keep = new Set([...allowedKeywords(kind, '2026-07-28'), ...allowedKeywords(kind, '2025-06-18')]);
+  for (const key of Object.keys(p)) {
+    if (!keep.has(key)) {
+      repair('keyword-dropped', child(path, key), `dropped keyword "${key}" of "${name}" (outside the subset)`);
+      delete p[key];
+    }
+  }
+  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format)) {
+    repair('format-dropped', child(path, 'format'), `dropped unknown format ${JSON.stringify(p.format)} of "${name}"; validated as a plain ${p.type}`);
+    delete p.format;
+  }
+  for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum'] as const) {
+    if (!(key in p)) continue;
+    const v = p[key];
+    const isCount = key !== 'minimum' && key !== 'maximum';
+    const ok = isCount ? Number.isInteger(v) && (v as number) >= 0 : typeof v === 'number' && Number.isFinite(v);
+    if (!ok) {
+      repair('bound-dropped', child(path, key), `dropped "${key}" of "${name}": ${JSON.stringify(v)} is not a valid bound`);
+      delete p[key];
+    }
+  }
+  for (const key of ['title', 'description'] as const) {
+    if (key in p && typeof p[key] !== 'string') {
+      repair('keyword-dropped', child(path, key), `dropped non-string "${key}" of "${name}"`);
+      delete p[key];
+    }
+  }
+  if (kind === 'legacy-titled-enum' && (!Array.isArray(p.enumNames) || p.enumNames.length !== (p.enum as unknown[]).length || p.enumNames.some((n) => typeof n !== 'string'))) {
+    repair('enum-names-dropped', child(path, 'enumNames'), `dropped "enumNames" of "${name}": it does not match "enum"`);
+    delete p.enumNames;
+  }
+  if ((kind === 'enum' || kind === 'legacy-titled-enum' || kind === 'multi-enum') && !validValues(kind === 'multi-enum' ? (p.items as Obj).enum : p.enum)) {
+    fail('enum-values', path, `enum "${name}" needs a non-empty list of unique strings`);
+    return undefined;
+  }
+  if ((kind === 'titled-enum' || kind === 'titled-multi-enum') && !validTitled(kind === 'titled-enum' ? p.oneOf : (p.items as Obj).anyOf)) {
+    fail('enum-values', path, `titled enum "${name}" needs a non-empty list of {"const": string, "title": string} with unique consts`);
+    return undefined;
+  }
+  if ('default' in p && defaultProblem(p, kind, p.default)) {
+    repair('default-dropped', child(path, 'default'), `dropped default ${JSON.stringify(p.default)} of "${name}": it ${defaultProblem(p, kind, p.default)}`);
+    delete p.default;
+  }
+  void revision;
+  return p;
+}
+
+function validValues(v: unknown): boolean {
+  return Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') && new Set(v).size === v.length;
+}
+
+function validTitled(v: unknown): boolean {
+  if (!Array.isArray(v) || v.length === 0) return false;
+  const consts = v.map((o) => (isObj(o) && typeof o.const === 'string' && (o.title === undefined || typeof o.title === 'string') ? o.const : null));
+  return consts.every((c) => c !== null) && new Set(consts).size === consts.length;
+}

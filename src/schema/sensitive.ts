@@ -1,0 +1,107 @@
+/**
+ * Heuristic detection of fields that ask for secrets.
+ *
+ * Spec: 2025-06-18 elicitation §Security Considerations ("Servers MUST NOT use elicitation to
+ * request sensitive information"); 2025-11-25 §User Interaction Model l.30-38 (form mode MUST NOT be
+ * used for passwords, API keys, access tokens, payment credentials; name, email and username are not
+ * categorically sensitive).
+ * @module
+ */
+
+/** One hit: which field, where, which rule, and the text that matched. */
+export interface SensitiveHit {
+  field: string;
+  /** JSON pointer of the property in the schema. */
+  path: string;
+  /** Rule id, e.g. `'password'`, `'api-key'`, `'zh-password'`. */
+  rule: string;
+  /** The text that matched (from the name, title or description). */
+  matched: string;
+  /** Which part of the property matched. */
+  where: 'name' | 'title' | 'description';
+}
+
+interface Rule {
+  id: string;
+  re: RegExp;
+}
+
+// Rules run on text normalised to lowercase words separated by single spaces
+// (camelCase, snake_case and kebab-case are split first), padded with spaces.
+const RULES: Rule[] = [
+  { id: 'password', re: / (password|passwd|pwd|passcode)s? / },
+  { id: 'passphrase', re: / (passphrase|pass phrase) / },
+  { id: 'secret', re: / (client |shared |app |api )?secrets? / },
+  { id: 'access-token', re: / (access|refresh|api|auth|bearer|session|id|oauth|personal access|github|slack|jwt|csrf) tokens? / },
+  { id: 'token', re: / token (?!count|counts|limit|limits|usage|budget|estimate|total|number)/ },
+  { id: 'token', re: /^ token $/ },
+  { id: 'api-key', re: / (api ?key|apikey|x api key|access key|secret key|license key|subscription key)s? / },
+  { id: 'private-key', re: / (private ?key|privkey|ssh key|signing key)s? / },
+  { id: 'credential', re: / credentials? / },
+  { id: 'card-number', re: / ((credit|debit|bank|payment) )?card (number|no|num)s? | (credit|debit) card | pan number | cc ?(number|num) / },
+  { id: 'cvv', re: / (cvv2?|cvc2?|csc|card security code|security code) / },
+  { id: 'pin', re: / pin( code| number)?s? / },
+  { id: 'one-time-code', re: / (one ?time (code|password|passcode|pin)|otp|totp|hotp|2fa( code)?|mfa( code)?|verification code|auth(entication)? code) / },
+  { id: 'ssn', re: / (ssn|social security( number)?|national insurance number|tax id) / },
+];
+
+const ZH_RULES: Rule[] = [
+  { id: 'zh-password', re: /(密码|口令)/ },
+  { id: 'zh-secret-key', re: /(密钥|私钥|秘钥)/ },
+  { id: 'zh-token', re: /令牌/ },
+  { id: 'zh-one-time-code', re: /(验证码|动态码|校验码)/ },
+  { id: 'zh-id-number', re: /(身份证号|身份证号码|身份证)/ },
+  { id: 'zh-card-number', re: /(银行卡号|信用卡号|卡号)/ },
+];
+
+/** Lowercase words separated by single spaces, padded: `apiKey` → ` api key `. */
+export function normaliseWords(text: string): string {
+  const words = text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/[^a-z0-9\u4e00-\u9fff]+/g, ' ')
+    .trim();
+  return ' ' + words + ' ';
+}
+
+function matchText(text: string): { rule: string; matched: string } | undefined {
+  const norm = normaliseWords(text);
+  for (const r of RULES) {
+    const m = r.re.exec(norm);
+    if (m) return { rule: r.id, matched: m[0].trim() };
+  }
+  for (const r of ZH_RULES) {
+    const m = r.re.exec(text);
+    if (m) return { rule: r.id, matched: m[0] };
+  }
+  return undefined;
+}
+
+/**
+ * Properties of a `requestedSchema` whose name, title or description looks like a request for a
+ * secret. Accepts any value; a non-object schema has no hits. English and Chinese.
+ * Ordinary fields (name, email, username, token counts) give no hits.
+ */
+export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
+  const hits: SensitiveHit[] = [];
+  const props = (schema as { properties?: unknown } | null)?.properties;
+  if (typeof props !== 'object' || props === null || Array.isArray(props)) return hits;
+  for (const [field, raw] of Object.entries(props as Record<string, unknown>)) {
+    const prop = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    const parts: Array<[SensitiveHit['where'], unknown]> = [
+      ['name', field],
+      ['title', prop.title],
+      ['description', prop.description],
+    ];
+    for (const [where, text] of parts) {
+      if (typeof text !== 'string') continue;
+      const m = matchText(text);
+      if (m) {
+        hits.push({ field, path: '/properties/' + field.replace(/~/g, '~0').replace(/\//g, '~1'), rule: m.rule, matched: m.matched, where });
+        break;
+      }
+    }
+  }
+  return hits;
+}

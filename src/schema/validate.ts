@@ -1,0 +1,151 @@
+/**
+ * `validateContent`: checks accepted elicitation content against its `requestedSchema` with JSON
+ * Schema 2020-12 semantics (ajv + ajv-formats, full format mode).
+ *
+ * Spec: 2025-06-18 / 2025-11-25 elicitation §Security Considerations ("Both parties SHOULD validate
+ * elicitation content against the provided schema"); 2025-11-25 basic §JSON Schema Usage (2020-12
+ * is the default dialect).
+ *
+ * Rules beyond plain JSON Schema, so a host and a server agree: no coercion (`"true"` is not a
+ * boolean); fields that were not asked for are refused; `title`, `description`, `enumNames` and
+ * unknown formats never break validation; `email`, `uri`, `date`, `date-time` are strict (RFC 3339:
+ * no Feb 30, a time zone required).
+ * @module
+ */
+import _Ajv2020 from 'ajv/dist/2020.js';
+import _addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { schemaHash } from './hash.js';
+import { child } from './pointer.js';
+import { fieldKind, FORMATS } from './subset.js';
+import type { Checked, Content, Issue, RequestedSchema } from './types.js';
+
+type AjvCtor = typeof import('ajv/dist/2020.js').default;
+const Ajv2020 = ((_Ajv2020 as unknown as { default?: AjvCtor }).default ?? _Ajv2020) as AjvCtor;
+const addFormats = ((_addFormats as unknown as { default?: typeof _addFormats }).default ?? _addFormats) as unknown as (ajv: unknown, opts: unknown) => void;
+
+const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, validateFormats: true });
+addFormats(ajv, { mode: 'full', formats: [...FORMATS] });
+
+/** Most compiled validators kept; beyond it the oldest is evicted. */
+export const VALIDATOR_CACHE_SIZE = 512;
+const byHash = new Map<string, ValidateFunction>();
+const byObject = new WeakMap<object, ValidateFunction>();
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The JSON Schema actually compiled: only validation keywords of the subset, closed object. */
+export function validationSchema(schema: RequestedSchema): Obj {
+  const properties: Obj = {};
+  for (const [name, prop] of Object.entries(isObj(schema.properties) ? schema.properties : {})) {
+    const p = prop as unknown as Obj;
+    const kind = fieldKind(p);
+    const out: Obj = {};
+    switch (kind) {
+      case 'string':
+        out.type = 'string';
+        for (const k of ['minLength', 'maxLength']) if (typeof p[k] === 'number') out[k] = p[k];
+        if ((FORMATS as readonly unknown[]).includes(p.format)) out.format = p.format;
+        break;
+      case 'number':
+      case 'integer':
+        out.type = kind;
+        for (const k of ['minimum', 'maximum']) if (typeof p[k] === 'number') out[k] = p[k];
+        break;
+      case 'boolean':
+        out.type = 'boolean';
+        break;
+      case 'enum':
+      case 'legacy-titled-enum':
+        Object.assign(out, { type: 'string', enum: p.enum });
+        break;
+      case 'titled-enum':
+        Object.assign(out, { type: 'string', enum: ((Array.isArray(p.oneOf) ? p.oneOf : Array.isArray(p.anyOf) ? p.anyOf : []) as Obj[]).map((o) => o?.const) });
+        break;
+      case 'multi-enum':
+      case 'titled-multi-enum': {
+        const items = p.items as Obj;
+        const list = Array.isArray(items.anyOf) ? items.anyOf : Array.isArray(items.oneOf) ? items.oneOf : [];
+        const values = kind === 'multi-enum' ? items.enum : (list as Obj[]).map((o) => o?.const);
+        Object.assign(out, { type: 'array', items: { type: 'string', enum: values }, uniqueItems: true });
+        for (const k of ['minItems', 'maxItems']) if (typeof p[k] === 'number') out[k] = p[k];
+        break;
+      }
+      default:
+        out.not = {}; // an unrenderable property accepts no value
+    }
+    properties[name] = out;
+  }
+  const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [];
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+function compiled(schema: RequestedSchema): ValidateFunction {
+  const hit = byObject.get(schema);
+  if (hit) return hit;
+  const hash = schemaHash(schema);
+  let fn = byHash.get(hash);
+  if (!fn) {
+    fn = ajv.compile(validationSchema(schema));
+    if (byHash.size >= VALIDATOR_CACHE_SIZE) byHash.delete(byHash.keys().next().value as string);
+    byHash.set(hash, fn);
+  }
+  byObject.set(schema, fn);
+  return fn;
+}
+
+/** Compiles without the cache; exported for the benchmark's compile-per-call baseline. */
+export function compileUncached(schema: RequestedSchema): ValidateFunction {
+  return new Ajv2020({ allErrors: true, strict: false }).compile(validationSchema(schema));
+}
+
+/**
+ * Validates `content` against `schema`. Returns `{ok:true, value}` (the same object) or
+ * `{ok:false, issues}` where each issue names the field (JSON pointer into the content, e.g.
+ * `/age`) and the rule broken (`code` is the JSON Schema keyword: `type`, `minimum`, `required`,
+ * `format`, `enum`, `additionalProperties`, …). Never throws.
+ */
+export function validateContent(schema: RequestedSchema, content: unknown): Checked<Content> {
+  if (!isObj(schema)) return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: 'no requestedSchema to validate against' }] };
+  let fn: ValidateFunction;
+  try {
+    fn = compiled(schema);
+  } catch (e) {
+    return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: `the requestedSchema cannot be compiled (${(e as Error).message}); normalise it first`, fix: 'run normalizeRequestedSchema on it' }] };
+  }
+  if (fn(content)) return { ok: true, value: content as Content };
+  return { ok: false, issues: (fn.errors ?? []).map((e) => toIssue(e, schema)) };
+}
+
+function fieldLabel(schema: RequestedSchema, field: string): string {
+  const title = (schema.properties?.[field] as { title?: unknown } | undefined)?.title;
+  return typeof title === 'string' && title !== field ? `"${field}" (${title})` : `"${field}"`;
+}
+
+function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
+  const field = e.instancePath.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
+  const base = { severity: 'error' as const, code: e.keyword };
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required': {
+      const f = String(p.missingProperty);
+      return { ...base, path: child('', f), message: `${fieldLabel(schema, f)} is required`, fix: `provide a value for "${f}"` };
+    }
+    case 'additionalProperties': {
+      const f = String(p.additionalProperty);
+      return { ...base, path: child('', f), message: `"${f}" was not asked for; only fields of the requestedSchema may be sent`, fix: `remove "${f}"` };
+    }
+    case 'type':
+      if (e.instancePath === '') return { ...base, path: '', message: 'content must be an object of field values' };
+      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} must be ${p.type === 'integer' ? 'an integer' : `of type ${p.type}`}` };
+    case 'enum':
+      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} must be one of ${JSON.stringify(p.allowedValues)}` };
+    case 'format':
+      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} must be a valid ${p.format}${p.format === 'date-time' ? ' (RFC 3339 with a time zone, e.g. 2025-01-31T09:00:00Z)' : p.format === 'date' ? ' (YYYY-MM-DD, a real calendar date)' : ''}` };
+    case 'not':
+      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} cannot be answered: its schema is outside the subset` };
+    default:
+      return { ...base, path: e.instancePath, message: `${field ? fieldLabel(schema, field) : 'content'} ${e.message ?? 'is invalid'} (${e.keyword})` };
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * zod 4 → the wire subset: `toRequestedSchema` and the matching typed parse `parseAccepted`.
+ *
+ * Strict by design: a server toolkit must never send a schema outside the subset of the peer's
+ * revision, so any part the wire cannot carry throws `UnsupportedSchemaError` naming it.
+ * Spec: elicitation §Request Schema / §Requested Schema (restricted subset) per revision.
+ * @module
+ */
+import * as z from 'zod';
+import { lintRequestedSchema } from './lint.js';
+import { child } from './pointer.js';
+import { FORMATS } from './subset.js';
+import type { Checked, Issue, RequestedSchema, RevisionOptions } from './types.js';
+import { LATEST_REVISION } from './types.js';
+
+/** Thrown by `toRequestedSchema` for a zod schema the wire subset cannot carry. */
+export class UnsupportedSchemaError extends Error {
+  override readonly name = 'UnsupportedSchemaError';
+  /**
+   * @param code what is unsupported: `'not-object' | 'nested-object' | 'array-not-enum' | 'regex' |
+   *   'exclusive-bound' | 'nullable' | 'union' | 'type' | 'keyword' | 'lint'`
+   * @param path JSON pointer into the produced JSON Schema (e.g. `/properties/address`)
+   */
+  constructor(readonly code: string, readonly path: string, message: string, readonly issues: Issue[] = []) {
+    super(message);
+  }
+}
+
+type Obj = Record<string, any>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+function titledOptions(list: unknown[], path: string): Array<{ const: string; title: string }> {
+  return list.map((o, i) => {
+    if (!isObj(o) || typeof o.const !== 'string') throw new UnsupportedSchemaError('union', child(path, i), `${path}: only unions of string literals (titled options) are supported`);
+    return { const: o.const, title: typeof o.title === 'string' ? o.title : o.const };
+  });
+}
+
+function convertProperty(name: string, p: Obj, revision: string): Obj {
+  const path = child('/properties', name);
+  const fail = (code: string, what: string): never => {
+    throw new UnsupportedSchemaError(code, path, `field "${name}": ${what}`);
+  };
+  if (Array.isArray(p.type) && p.type.includes('null')) fail('nullable', 'nullable types cannot be sent; make the field optional instead');
+  if (Array.isArray(p.type)) fail('union', `a union of types ${JSON.stringify(p.type)} cannot be sent; use one type per field`);
+  if (p.type === 'object' || isObj(p.properties)) fail('nested-object', 'nested objects are not allowed; flatten into top-level fields');
+  if ('exclusiveMinimum' in p || 'exclusiveMaximum' in p) fail('exclusive-bound', 'exclusive bounds (positive(), gt(), lt()) cannot be sent; use min()/max()');
+  if ('pattern' in p && !(FORMATS as readonly unknown[]).includes(p.format)) fail('regex', 'regular expressions (regex(), startsWith(), …) cannot be sent; validate in the tool instead');
+  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format)) fail('keyword', `format "${p.format}" cannot be sent (allowed: ${FORMATS.join(', ')})`);
+  const out: Obj = {};
+  if (typeof p.title === 'string') out.title = p.title;
+  if (typeof p.description === 'string') out.description = p.description;
+  if (Array.isArray(p.anyOf) || Array.isArray(p.oneOf)) {
+    out.type = 'string';
+    out.oneOf = titledOptions(p.anyOf ?? p.oneOf, child(path, 'anyOf'));
+  } else if (p.type === 'array') {
+    const items = p.items;
+    if (isObj(items) && Array.isArray(items.enum)) out.items = { type: 'string', enum: items.enum };
+    else if (isObj(items) && (Array.isArray(items.anyOf) || Array.isArray(items.oneOf))) out.items = { anyOf: titledOptions(items.anyOf ?? items.oneOf, child(path, 'items', 'anyOf')) };
+    else fail('array-not-enum', 'arrays are allowed only as multi-selects of string enums (z.array(z.enum([...])))');
+    out.type = 'array';
+    if (typeof p.minItems === 'number') out.minItems = p.minItems;
+    if (typeof p.maxItems === 'number') out.maxItems = p.maxItems;
+  } else if (p.type === 'string') {
+    out.type = 'string';
+    if (Array.isArray(p.enum)) {
+      if (p.enum.some((v: unknown) => typeof v !== 'string')) fail('type', 'enum values must be strings');
+      out.enum = p.enum;
+    } else {
+      if (typeof p.minLength === 'number') out.minLength = p.minLength;
+      if (typeof p.maxLength === 'number') out.maxLength = p.maxLength;
+      if (typeof p.format === 'string') out.format = p.format;
+    }
+  } else if (p.type === 'number' || p.type === 'integer') {
+    out.type = p.type;
+    if (typeof p.minimum === 'number' && p.minimum > -SAFE) out.minimum = p.minimum;
+    if (typeof p.maximum === 'number' && p.maximum < SAFE) out.maximum = p.maximum;
+  } else if (p.type === 'boolean') {
+    out.type = 'boolean';
+  } else {
+    fail('type', `type ${JSON.stringify(p.type ?? 'unknown')} cannot be sent (string, number, integer, boolean, enum, multi-select only)`);
+  }
+  if ('default' in p && (revision !== '2025-06-18' || out.type === 'boolean')) out.default = p.default;
+  return out;
+}
+
+/**
+ * Converts a zod object schema to a `requestedSchema` for `revision` (default 2026-07-28).
+ * Defaults are kept from 2025-11-25 on; on 2025-06-18 only boolean defaults are kept (the toolkit
+ * applies the others itself). Titles come from `.meta({title})`, descriptions from `.describe()`;
+ * titled options are unions of `z.literal(v).meta({title})`.
+ * @throws UnsupportedSchemaError naming the field and the part (nesting, regex, exclusive bounds,
+ *   nullable, non-literal unions, other types), or code `'lint'` with the lint issues.
+ */
+export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {}): RequestedSchema {
+  const revision = opts.revision ?? LATEST_REVISION;
+  let json: Obj;
+  try {
+    json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as Obj;
+  } catch (e) {
+    throw new UnsupportedSchemaError('type', '', `schema cannot be expressed as JSON Schema: ${(e as Error).message}`);
+  }
+  if (json.type !== 'object' || !isObj(json.properties)) throw new UnsupportedSchemaError('not-object', '', 'requestedSchema must come from a z.object({...})');
+  const out: RequestedSchema = { type: 'object', properties: {} };
+  for (const [name, prop] of Object.entries(json.properties)) out.properties[name] = convertProperty(name, prop as Obj, revision) as never;
+  if (Array.isArray(json.required) && json.required.length > 0) out.required = [...json.required];
+  const errors = lintRequestedSchema(out, { revision }).filter((i) => i.severity === 'error' && i.code !== 'sensitive-field');
+  if (errors.length > 0) throw new UnsupportedSchemaError(errors[0].code === 'revision' ? 'revision' : 'lint', errors[0].path, `schema is outside the ${revision} subset: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  return out;
+}
+
+/** Parses accepted content with the zod schema it was built from; issues as data (JSON pointers). */
+export function parseAccepted<T extends z.ZodType>(schema: T, content: unknown): Checked<z.infer<T>> {
+  const r = schema.safeParse(content);
+  if (r.success) return { ok: true, value: r.data };
+  return {
+    ok: false,
+    issues: r.error.issues.map((i) => ({ code: i.code, path: i.path.map((t) => '/' + String(t).replace(/~/g, '~0').replace(/\//g, '~1')).join(''), severity: 'error' as const, message: `${i.path.join('.') || 'content'}: ${i.message}` })),
+  };
+}

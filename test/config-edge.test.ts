@@ -1,0 +1,96 @@
+// Edge cases: reserved names, pointer escaping, BOM and CRLF positions, keys in the wrong format.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadHostConfig } from '../src/host/config/index.js';
+import { sandbox } from './fixtures/config/tmp.js';
+
+function load(rel: string, text: string, env: Record<string, string> = {}) {
+  const s = sandbox();
+  try {
+    s.write(rel, text);
+    return loadHostConfig({ cwd: s.cwd, home: s.home, env });
+  } finally {
+    s.cleanup();
+  }
+}
+
+test('"__proto__" as a server, input, preset or profile name is rejected, not assigned', () => {
+  const { config, issues } = load('parley.json', '{"servers": {"__proto__": {"command": "x"}, "ok": {"command": "y"}}, "profile": {"__proto__": {"polluted": true}}, "presets": {"__proto__": {}}, "inputs": [{"id": "__proto__", "type": "promptString"}]}');
+  assert.deepEqual(issues.map((i) => [i.code, i.path]), [
+    ['invalid-value', '/servers/__proto__'],
+    ['invalid-value', '/inputs/0/id'],
+    ['invalid-value', '/profile/__proto__'],
+    ['invalid-value', '/presets/__proto__'],
+  ]);
+  assert.deepEqual(Object.keys(config.servers), ['ok']);
+  assert.equal(Object.getPrototypeOf(config.servers), Object.prototype);
+  assert.equal(Object.getPrototypeOf(config.profile), Object.prototype);
+  assert.equal((config.profile as { polluted?: boolean }).polluted, undefined);
+});
+
+test('server names with "/" and "~" are escaped in JSON pointers', () => {
+  const text = '{"mcpServers": {"org/a~b": {"command": "${NOPE}"}}}';
+  const { issues } = load('.mcp.json', text);
+  assert.equal(issues[0].path, '/mcpServers/org~1a~0b/command');
+  assert.equal(issues[0].server, 'org/a~b');
+  assert.deepEqual([issues[0].line, issues[0].column], [1, text.indexOf('"${NOPE}') + 1]);
+});
+
+test('line:column stay right with a byte-order mark and CRLF line ends', () => {
+  const text = '\ufeff{\r\n  "mcpServers": {\r\n    "a": {"command": "${NOPE}"}\r\n  }\r\n}\r\n';
+  const { issues } = load('.mcp.json', text);
+  assert.equal(issues.length, 1);
+  assert.deepEqual([issues[0].line, issues[0].column], [3, '    "a": {"command": '.length + 1]);
+});
+
+test('"servers" in an mcpServers file is warned about, not silently dropped', () => {
+  const { config, issues } = load('.mcp.json', '{"mcpServers": {"a": {"command": "x"}}, "servers": {"b": {"command": "y"}}}');
+  assert.deepEqual(Object.keys(config.servers), ['a']);
+  assert.deepEqual(issues.map((i) => [i.code, i.severity, i.path]), [['unknown-key', 'warning', '/servers']]);
+});
+
+test('a name in both mcpServers and servers of parley.json: servers wins, with a warning', () => {
+  const { config, issues } = load('parley.json', '{"mcpServers": {"a": {"command": "old"}}, "servers": {"a": {"command": "new"}}}');
+  assert.equal(config.servers.a.type === 'stdio' && config.servers.a.command, 'new');
+  assert.deepEqual(issues.map((i) => [i.code, i.severity, i.path]), [['duplicate', 'warning', '/servers/a']]);
+});
+
+test('an mcpServers or VS Code file without servers is a warning; a non-object document an error', () => {
+  assert.deepEqual(load('.vscode/mcp.json', '{"inputs": []}').issues.map((i) => i.code), ['no-servers']);
+  const arr = load('.mcp.json', '[]').issues;
+  assert.deepEqual(arr.map((i) => [i.code, i.message]), [['type', 'expected a JSON object, got array']]);
+});
+
+test('type/field mismatch: a stdio server with a url, an http server without one', () => {
+  const { config, issues } = load('.mcp.json', '{"mcpServers": {"a": {"type": "stdio", "command": "x", "url": "http://127.0.0.1/"}, "b": {"type": "http", "command": "x"}}}');
+  assert.deepEqual(issues.map((i) => [i.code, i.path]), [['conflict', '/mcpServers/a/url'], ['required', '/mcpServers/b']]);
+  assert.deepEqual(config.invalidServers, ['a', 'b']);
+});
+
+test('names that exist on Object.prototype are ordinary names, not built-ins', () => {
+  const { config, issues } = load('.vscode/mcp.json', JSON.stringify({
+    servers: {
+      constructor: { command: 'x' },
+      t: { type: 'toString', command: 'x' },
+      i: { command: 'x', env: { K: '${input:constructor}' } },
+    },
+  }));
+  assert.equal(Object.getOwnPropertyDescriptor(config.servers, 'constructor')?.value?.type, 'stdio');
+  assert.deepEqual(issues.map((i) => [i.code, i.server]), [['invalid-value', 't'], ['unknown-input', 'i']]);
+});
+
+test('roots are file:// URIs: paths are converted, .. collapses, other schemes are errors', () => {
+  // req: ROOTS-1125-FILE-URI
+  const s = sandbox();
+  try {
+    s.write('parley.json', JSON.stringify({
+      roots: ['data', '~/notes', { uri: 'file:///srv/a/../b', name: 'b' }, 'https://example.com/x', { uri: '${input:dir}' }, 'file://remote-host/x'],
+    }));
+    const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
+    assert.deepEqual(config.roots, [{ uri: `file://${s.cwd}/data` }, { uri: `file://${s.home}/notes` }, { uri: 'file:///srv/b', name: 'b' }]);
+    assert.deepEqual(issues.map((i) => [i.code, i.path]), [['invalid-value', '/roots/3'], ['bad-variable', '/roots/4/uri'], ['invalid-value', '/roots/5']]);
+    assert.match(issues[0].message, /file:\/\//);
+  } finally {
+    s.cleanup();
+  }
+});
