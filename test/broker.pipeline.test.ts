@@ -1,5 +1,4 @@
 // The broker's pipeline called directly (as the runtime does): repairs, refusals, validation rounds,
-// Vectors: a copy of /work/shared/vectors/schemas.json (S1–S8) in test/fixtures/broker/schemas.vectors.json.
 // redaction, rate limit, pending cap and the answer-timeout bound.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,9 +8,9 @@ import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
 import { REDACTED } from '../src/host/store/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { clock, ctx } from './fixtures/broker/ctx.js';
-import schemas from './fixtures/broker/schemas.vectors.json' with { type: 'json' };
+import { vector } from './helpers/vectors.js';
 
-const vec = (id: string) => (schemas as Array<{ id: string; input: any }>).find((v) => v.id === id)!.input;
+const vec = (id: string) => vector('schemas', id).input;
 
 for (const id of ['S2-root-title', 'S3-titled-enum-missing-type', 'S4-multiselect-without-item-type', 'S5-unknown-format']) {
   test(`${id}: repaired, the repair audited and shown to the presenter`, async () => {

@@ -16,7 +16,8 @@ import { detectSensitiveFields, normalizeRequestedSchema, validateContent } from
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
 import { RateLimiter, checkUrl } from './policy.js';
 import { buildPrefill } from './prefill.js';
-import { DEFAULT_POLICY, DEFAULT_TIMEOUTS } from './types.js';
+import { DEFAULT_POLICY } from '../config/policy.js';
+import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
 import type { BrokerEvent, BrokerTimeouts, ElicitAnswer, ElicitRequestParams, ElicitUrlParams, InputContext, InputRequest, PrefillSources, RefusalReason } from './types.js';
 import { UrlElicitationRegistry } from './urls.js';
 
@@ -24,7 +25,7 @@ export interface BrokerOptions {
   presenter: Presenter;
   /** Audit log and remembered answers. Without it nothing is audited or remembered. */
   store?: Store;
-  /** Overrides of {@link DEFAULT_POLICY}. */
+  /** Overrides of `DEFAULT_POLICY` (`src/host/config/policy.ts`). */
   policy?: Partial<PolicyDef>;
   /** Profile and preset answers, read at every request. */
   sources?: PrefillSources | (() => PrefillSources);
@@ -57,8 +58,8 @@ export class ElicitationBroker {
   private seq = 0;
 
   constructor(private readonly opts: BrokerOptions) {
-    this.policy = { ...DEFAULT_POLICY, ...opts.policy };
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+    this.policy = { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes], ...opts.policy };
+    this.timeouts = { ...DEFAULT_BROKER_TIMEOUTS, ...opts.timeouts };
     this.now = opts.now ?? Date.now;
     this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: randomUUID() };
     this.audit = new Auditor(opts.store, this.now);

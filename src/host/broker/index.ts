@@ -5,5 +5,5 @@ export { InvalidElicitationError, ElicitationCancelledError } from './errors.js'
 export { RateLimiter, checkUrl } from './policy.js';
 export { UrlElicitationRegistry } from './urls.js';
 export type { UrlElicitationState } from './urls.js';
-export { DEFAULT_POLICY, DEFAULT_TIMEOUTS } from './types.js';
+export { DEFAULT_BROKER_TIMEOUTS } from './types.js';
 export type * from './types.js';

@@ -5,7 +5,6 @@
  * @module
  */
 import type { Content, RequestedSchema, Revision } from '../../schema/index.js';
-import type { PolicyDef } from '../config/types.js';
 import type { Scope } from '../store/types.js';
 
 /**
@@ -83,15 +82,6 @@ export type BrokerEvent =
 /** Why the broker declined without asking the person. */
 export type RefusalReason = 'sensitive-field' | 'rate-limited' | 'pending-cap' | 'url-scheme' | 'url-invalid';
 
-/** Defaults of {@link PolicyDef} (see `src/host/config/types.ts`). */
-export const DEFAULT_POLICY: PolicyDef = {
-  sensitiveFields: 'decline',
-  ratePerMinute: 30,
-  burst: 10,
-  maxPendingPerServer: 5,
-  urlSchemes: ['https'],
-};
-
 /** Bounds of every wait the broker owns, in ms. */
 export interface BrokerTimeouts {
   /** Longest wait for the presenter's answer; then the request is answered `cancel`. @default 1800000 (30 min) */
@@ -100,7 +90,7 @@ export interface BrokerTimeouts {
   urlCompletionMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: BrokerTimeouts = { answerMs: 30 * 60_000, urlCompletionMs: 10 * 60_000 };
+export const DEFAULT_BROKER_TIMEOUTS: BrokerTimeouts = { answerMs: 30 * 60_000, urlCompletionMs: 10 * 60_000 };
 
 /** Default prefill sources passed in by the runtime. */
 export interface PrefillSources {
