@@ -7,6 +7,9 @@ import { ScriptedPresenter, UserInteractionRequiredError } from '../src/host/pre
 import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
 import { REDACTED } from '../src/host/store/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
+import { openSqliteStore } from '../src/host/store/index.js';
+import type { Store } from '../src/host/store/index.js';
+import { schemaHash } from '../src/schema/index.js';
 import { clock, ctx } from './fixtures/broker/ctx.js';
 import { vector } from './helpers/vectors.js';
 
@@ -100,20 +103,21 @@ test('a corrected second answer is sent', async () => {
   assert.match(presenter.prompts[1].issues![0].path, /agree/);
 });
 
-test('policy "ask": sensitive fields are shown with a warning, and their values are redacted in the audit and never remembered', async () => {
+for (const [kind, open] of [['memory', () => new MemoryStore()], ['sqlite', () => openSqliteStore(':memory:')]] as const) test(`policy "ask" (${kind} store): sensitive fields are shown with a warning, redacted in the audit and never remembered`, async () => {
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { user: 'ada', password: 'hunter2' }, remember: 'always' }]);
-  const store = new MemoryStore();
-  const broker = new ElicitationBroker({ presenter, store, policy: { sensitiveFields: 'ask' } });
+  const store: Store = open();
+  const broker = new ElicitationBroker({ presenter, store, policy: { sensitiveFields: 'ask' }, scope: { tenant: 't', user: 'ada', session: 's' } });
   const schema = { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string', title: 'Password' } } };
   const r = await broker.elicit({ message: 'login', requestedSchema: schema }, ctx());
   assert.deepEqual(r, { action: 'accept', content: { user: 'ada', password: 'hunter2' } });
   assert.deepEqual(presenter.prompts[0].sensitiveFields, ['password']);
   assert.ok(presenter.prompts[0].warnings.includes('sensitive:password'));
-  const ans = store.audit.find((a) => a.kind === 'answer')!;
+  const ans = store.queryAudit({ kind: 'answer' })[0];
   assert.equal((ans.detail!.content as Record<string, unknown>).password, REDACTED);
   assert.deepEqual(ans.redactKeys, ['password']);
-  assert.ok(!JSON.stringify(store.audit).includes('hunter2'));
-  assert.deepEqual(store.answers[0].content, { user: 'ada' });
+  assert.ok(!JSON.stringify(store.queryAudit()).includes('hunter2'));
+  assert.deepEqual(store.recall({ tenant: 't', user: 'ada', session: 'other-session' }, 'srv', schemaHash(presenter.prompts[0].schema!))?.content, { user: 'ada' });
+  store.close();
 });
 
 test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {

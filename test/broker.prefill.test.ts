@@ -7,6 +7,9 @@ import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
+import { openSqliteStore } from '../src/host/store/index.js';
+import type { Store } from '../src/host/store/index.js';
+import { schemaHash } from '../src/schema/index.js';
 import { ctx, scope } from './fixtures/broker/ctx.js';
 
 const FORM = {
@@ -24,8 +27,10 @@ const FORM = {
 };
 const echo = (extra: Partial<PresenterAnswer & { action: 'accept' }> = {}) => (p: PromptView): PresenterAnswer => ({ action: 'accept', content: { ...p.prefill, region: (p.prefill.region as string) ?? 'eu' }, ...extra });
 
-test('remembered answers: "always" survives sessions, "session" only its session, "once" is not stored', async () => {
-  const store = new MemoryStore();
+const STORES: Array<[string, () => Store]> = [['memory', () => new MemoryStore()], ['sqlite', () => openSqliteStore(':memory:')]];
+
+for (const [kind, open] of STORES) test(`remembered answers (${kind} store): "always" survives sessions, "session" only its session, "once" is not stored`, async () => {
+  const store = open();
   const presenter = new ScriptedPresenter([
     () => ({ action: 'accept', content: { region: 'us' }, remember: 'session' }),
     echo(),
@@ -50,11 +55,13 @@ test('remembered answers: "always" survives sessions, "session" only its session
   await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
   await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
   assert.deepEqual([presenter.prompts[6].prefill.region, presenter.prompts[6].prefill.confirm], ['eu', true], '"once" did not overwrite the remembered answer');
-  assert.deepEqual(store.answers.map((a) => a.remember), ['session', 'always']);
+  assert.equal(store.recall(scope('ada', 's9'), 'deploy', schemaHash(presenter.prompts[0].schema!))?.remember, 'always');
+  assert.equal(store.queryAudit({ kind: 'answer' }).length, 7);
+  store.close();
 });
 
-test('two users never see each other\'s remembered answers; another server or schema does not match', async () => {
-  const store = new MemoryStore();
+for (const [kind, open] of STORES) test(`two users never see each other's remembered answers (${kind} store); another server or schema does not match`, async () => {
+  const store = open();
   const presenter = new ScriptedPresenter([() => ({ action: 'accept', content: { region: 'us', email: 'ada@example.com' }, remember: 'always' }), echo(), echo(), { action: 'decline' }]);
   const broker = new ElicitationBroker({ presenter, store });
   await broker.elicit(FORM, ctx('deploy', { scope: scope('ada') }));
@@ -65,6 +72,7 @@ test('two users never see each other\'s remembered answers; another server or sc
   const changed = { ...FORM, requestedSchema: { ...FORM.requestedSchema, required: ['region', 'email'] } };
   await broker.elicit(changed, ctx('deploy', { scope: scope('ada') }));
   assert.equal(presenter.prompts[3].prefill.email, undefined, 'a different schema hash is a different question');
+  store.close();
 });
 
 test('precedence: remembered > preset > profile > schema default; invalid or unasked values are dropped', async () => {
