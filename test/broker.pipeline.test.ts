@@ -30,6 +30,18 @@ for (const id of ['S2-root-title', 'S3-titled-enum-missing-type', 'S4-multiselec
   });
 }
 
+test('S4 on 2025-06-18: lint notes the missing items.type and that arrays are not in that revision; minItems is validated', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { fruits: [] } }, { action: 'accept', content: { fruits: ['apple'] } }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const r = await broker.elicit({ message: 'f', requestedSchema: vec('S4-multiselect-without-item-type') }, ctx('srv', { revision: '2025-06-18' }));
+  assert.deepEqual(r, { action: 'accept', content: { fruits: ['apple'] } });
+  const codes = presenter.prompts[0].lint.map((i) => i.code);
+  assert.ok(codes.includes('revision') && codes.includes('missing-items-type'), codes.join());
+  assert.deepEqual((store.audit.find((a) => a.kind === 'repair')!.detail!.lint as Array<{ code: string }>).map((i) => i.code), codes);
+  assert.ok(presenter.prompts[1].issues!.some((i) => i.path.includes('fruits')));
+});
+
 test('S3 renders as a titled single-select (type string); S5 validates as integer, unknown format ignored', async () => {
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { priority: 'high' } }, { action: 'accept', content: { number: 7 } }]);
   const broker = new ElicitationBroker({ presenter });

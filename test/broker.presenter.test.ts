@@ -8,7 +8,7 @@ import type { PromptView } from '../src/host/presenter.js';
 import { ctx } from './fixtures/broker/ctx.js';
 
 const FORM = { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] } };
-const view = (over: Partial<PromptView>): PromptView => ({ id: 'in-1', server: 'srv', message: 'm', mode: 'form', prefill: {}, prefillSources: {}, repairs: [], warnings: [], sensitiveFields: [], round: 1, schema: FORM.requestedSchema as PromptView['schema'], ...over });
+const view = (over: Partial<PromptView>): PromptView => ({ id: 'in-1', server: 'srv', message: 'm', mode: 'form', prefill: {}, prefillSources: {}, repairs: [], lint: [], warnings: [], sensitiveFields: [], round: 1, schema: FORM.requestedSchema as PromptView['schema'], ...over });
 
 test('answers file: field values for every server, or per server; server keys win', () => {
   assert.deepEqual(answerFromFile({ name: 'Ada', other: 1 }, view({})), { action: 'accept', content: { name: 'Ada' } });

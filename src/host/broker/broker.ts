@@ -12,7 +12,7 @@ import type { Presenter, PresenterNotice, PromptView } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask } from './ask.js';
 import { Auditor } from './audit.js';
-import { detectSensitiveFields, normalizeRequestedSchema, validateContent } from './core.js';
+import { detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, validateContent } from './core.js';
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
 import { RateLimiter, checkUrl } from './policy.js';
 import { buildPrefill } from './prefill.js';
@@ -109,14 +109,15 @@ export class ElicitationBroker {
     if (mode === 'url' && revision === '2025-06-18') throw invalid('URL-mode elicitation does not exist on revision 2025-06-18.');
 
     let sensitive: string[] = [];
-    let view: Omit<PromptView, 'prefill' | 'prefillSources'> = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs: [], warnings: [], sensitiveFields: [], round: 1, ...(ctx.call ? { call: ctx.call } : {}) };
+    let view: Omit<PromptView, 'prefill' | 'prefillSources'> = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs: [], lint: [], warnings: [], sensitiveFields: [], round: 1, ...(ctx.call ? { call: ctx.call } : {}) };
     if (req.mode === 'form') {
       const n = normalizeRequestedSchema(p.requestedSchema, { revision });
       if (!n.ok) throw invalid(`Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
       req.requestedSchema = n.schema;
-      if (n.repairs.length) this.audit.write(req, 'repair', { detail: { repairs: n.repairs } });
-      sensitive = detectSensitiveFields(n.schema).map((f) => f.field);
-      view = { ...view, schema: n.schema, repairs: n.repairs, sensitiveFields: sensitive };
+      const lint = lintRequestedSchema(p.requestedSchema, { revision });
+      if (n.repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs: n.repairs, lint } });
+      sensitive = [...new Set(detectSensitiveFields(n.schema).map((f) => f.field))];
+      view = { ...view, schema: n.schema, repairs: n.repairs, lint, sensitiveFields: sensitive };
     } else {
       if (typeof p.url !== 'string') throw invalid('URL-mode elicitation needs params.url (a string).');
       req.url = p.url;
