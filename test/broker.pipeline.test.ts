@@ -227,3 +227,14 @@ test('each request keeps its own server, call and person through to the prompt, 
   assert.deepEqual(store.audit.filter((a) => a.kind === 'answer').map((a) => [a.scope.user, a.action, a.requestId]), [['ada', 'accept', 'in-1'], ['bob', 'decline', 'in-2']]);
   assert.deepEqual(events, ['pending-added:', 'answered:in-1', 'pending-removed:in-1', 'pending-added:', 'answered:in-2', 'pending-removed:in-2']);
 });
+
+test('Q1 slow human: an answer after 90 s is delivered (default answer bound 30 min, no 60 s default)', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const presenter = new ScriptedPresenter([() => new Promise<PresenterAnswer>((res) => setTimeout(() => res({ action: 'accept', content: { name: 'Ada' } }), 90_000))]);
+  const broker = new ElicitationBroker({ presenter });
+  const p = broker.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, ctx());
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  t.mock.timers.tick(60_000);
+  t.mock.timers.tick(30_000);
+  assert.deepEqual(await p, { action: 'accept', content: { name: 'Ada' } });
+});
