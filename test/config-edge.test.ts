@@ -80,7 +80,7 @@ test('names that exist on Object.prototype are ordinary names, not built-ins', (
 });
 
 test('roots are file:// URIs: paths are converted, .. collapses, other schemes are errors', () => {
-  // req: ROOTS-1125-FILE-URI
+  // req: ROOTS-URI-FILE
   const s = sandbox();
   try {
     s.write('parley.json', JSON.stringify({

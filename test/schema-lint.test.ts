@@ -53,6 +53,7 @@ const ROWS: Row[] = [
   ['pointer escaping of field names', obj({ 'a/b~c': { type: 'object' } }), '2025-11-25', [['nested-object', '/properties/a~1b~0c', 'error']]],
 ];
 
+// req: ELIC-0618-SUBSET-FLAT, JSONSCHEMA-1125-DIALECT
 for (const [name, schema, revision, expected] of ROWS) {
   test(`lint: ${name} (${revision})`, () => {
     const got = lintRequestedSchema(schema, { revision }).map((i) => [i.code, i.path, i.severity]);

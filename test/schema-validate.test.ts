@@ -56,6 +56,7 @@ test('applyDefaults fills only missing fields; coerceFormValues turns typed text
 });
 
 test('sensitive fields: English and Chinese hits name the rule; ordinary fields give none', () => {
+  // req: ELIC-NO-SENSITIVE-FORM
   const hits = (props: Record<string, unknown>) => detectSensitiveFields({ type: 'object', properties: props }).map((h) => [h.field, h.rule]);
   const positives: Record<string, unknown> = {
     password: { type: 'string' }, userPassphrase: { type: 'string' }, client_secret: { type: 'string' }, accessToken: { type: 'string' }, refresh_token: { type: 'string' },

@@ -14,6 +14,7 @@ function normalized(s: unknown, revision: (typeof REVISIONS)[number] = '2025-11-
 }
 
 test('S1 empty form: valid, a confirm-only prompt; accept sends {} ', () => {
+  // req: ELIC-0618-SUBSET-FLAT
   const { requestedSchema } = vector('schemas', 'S1-empty-form').input;
   for (const revision of REVISIONS) {
     assert.deepEqual(errors(requestedSchema, revision), []);
@@ -63,6 +64,7 @@ test('S4 multi-select without items.type: rendered and validated (minItems); lin
 });
 
 test('S5 unknown format: ignored with a lint warning; validated as an integer', () => {
+  // req: ELIC-1125-FORMATS
   const s = vector('schemas', 'S5-unknown-format').input;
   assert.ok(lintRequestedSchema(s).some((i) => i.code === 'unknown-format' && i.severity === 'warning'));
   const r = normalized(s);
@@ -83,6 +85,7 @@ test('S6 legacy enumNames: valid in every revision, labels Light/Dark, answer is
 });
 
 test('S7 no mode: treated as form mode', () => {
+  // req: ELIC-1125-MODE-DEFAULT-FORM
   const doc = vector('schemas', 'S7-no-mode').input;
   const f = findRequestedSchemas(doc);
   assert.equal(f.kind, 'request');
@@ -91,6 +94,7 @@ test('S7 no mode: treated as form mode', () => {
 });
 
 test('S8 sensitive field: lint error naming the field and pointing to URL mode', () => {
+  // req: ELIC-NO-SENSITIVE-FORM
   const s = vector('schemas', 'S8-sensitive-field').input;
   const hit = errors(s).find((i) => i.code === 'sensitive-field');
   assert.ok(hit);
@@ -100,6 +104,7 @@ test('S8 sensitive field: lint error naming the field and pointing to URL mode',
 });
 
 test('R1-R7: results read deterministically', () => {
+  // req: ELIC-RESULT-ACTIONS, ELIC-VALIDATE-BOTH-SIDES
   assert.deepEqual(readElicitResult(vector('results', 'R1-cancel-null-content').input), { ok: true, result: { action: 'cancel' } });
   assert.deepEqual(readElicitResult(vector('results', 'R2-decline-no-content').input, { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }), { ok: true, result: { action: 'decline' } });
   const r3 = vector('results', 'R3-accept-missing-required').input;
@@ -122,6 +127,7 @@ test('R1-R7: results read deterministically', () => {
 });
 
 test('seed spec examples (2025-06-18 page): requests lint clean, results read as the page says', () => {
+  // req: ELIC-1125-PATTERN-NONNORMATIVE
   const github = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
   const contact = { type: 'object', properties: { name: { type: 'string', description: '你的全名' }, email: { type: 'string', format: 'email', description: '你的电子邮件地址' }, age: { type: 'number', minimum: 18, description: '你的年龄' } }, required: ['name', 'email'] };
   const generic = { type: 'object', properties: { propertyName: { type: 'string', title: '显示名称', description: '属性描述' }, anotherProperty: { type: 'number', minimum: 0, maximum: 100 } }, required: ['propertyName'] };
@@ -144,6 +150,7 @@ test('seed spec examples (2025-06-18 page): requests lint clean, results read as
 });
 
 test('protocol.md §2.2/§2.5 shapes: all five enum shapes, defaults and the form request lint clean on 2025-11-25 and 2026-07-28', () => {
+  // req: ELIC-1125-ENUM-SHAPES, ELIC-1125-DEFAULTS, ELIC-0618-DEFAULT-BOOLEAN-ONLY, MRTR-INPUT-REQUESTS-SHAPE
   const form = {
     type: 'object',
     properties: {

@@ -6,7 +6,7 @@
 export * from './types.js';
 export { lintRequestedSchema } from './lint.js';
 export { normalizeRequestedSchema, type NormalizeResult } from './normalize.js';
-export { validateContent, validationSchema, VALIDATOR_CACHE_SIZE } from './validate.js';
+export { validateContent, validationSchema, compileUncached, VALIDATOR_CACHE_SIZE } from './validate.js';
 export { applyDefaults, coerceFormValues } from './form.js';
 export { detectSensitiveFields, type SensitiveHit } from './sensitive.js';
 export { toRequestedSchema, parseAccepted, UnsupportedSchemaError } from './zod.js';

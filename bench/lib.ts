@@ -1,0 +1,48 @@
+// Shared benchmark helpers: timing, a result row, and the machine description.
+import { cpus, totalmem, loadavg, platform, release } from 'node:os';
+
+export interface BenchRow {
+  /** Benchmark group, e.g. 'validation'. */
+  group: string;
+  /** What was measured, e.g. 'parley validateContent (cached)'. */
+  name: string;
+  /** Main figure. */
+  value: number;
+  unit: string;
+  /** Ratio to the group's baseline row (the raw SDK where there is one), when meaningful. */
+  ratio?: number;
+  /** What the ratio is relative to. */
+  ratioTo?: string;
+  /** Target stated by the issue, in words, and whether it was met. */
+  target?: string;
+  met?: boolean;
+  note?: string;
+}
+
+/** Runs `fn` repeatedly for at least `ms` milliseconds (after `warmup` calls); returns calls per second. */
+export function rate(fn: () => void, ms = 1000, warmup = 1000): number {
+  for (let i = 0; i < warmup; i++) fn();
+  let n = 0;
+  const start = process.hrtime.bigint();
+  const budget = BigInt(ms) * 1_000_000n;
+  let elapsed = 0n;
+  while (elapsed < budget) {
+    for (let i = 0; i < 100; i++) fn();
+    n += 100;
+    elapsed = process.hrtime.bigint() - start;
+  }
+  return n / (Number(elapsed) / 1e9);
+}
+
+/** Median of `runs` results of `measure()`. */
+export async function median(runs: number, measure: () => number | Promise<number>): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) xs.push(await measure());
+  xs.sort((a, b) => a - b);
+  return xs[Math.floor(xs.length / 2)];
+}
+
+export function machine(): string {
+  const c = cpus();
+  return `${c.length} × ${c[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}, Node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' / ')} at start`;
+}

@@ -1,0 +1,44 @@
+/**
+ * Terminal output helpers for the CLI: colour only on a TTY and never when `NO_COLOR` is set
+ * (https://no-color.org), and the documented exit codes.
+ * @module
+ */
+
+/** Exit codes of every `parley` command. */
+export const EXIT = {
+  /** Success (lint: no errors; warnings allowed). */
+  OK: 0,
+  /** The command ran and found errors (lint errors, invalid configuration, a failed tool call). */
+  FAILED: 1,
+  /** Unusable input: unreadable file, bad JSON, unknown document, bad flags. */
+  USAGE: 2,
+} as const;
+
+/** Whether to colour `stream`. */
+export function useColour(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+}
+
+type Paint = (s: string) => string;
+export interface Palette {
+  red: Paint;
+  yellow: Paint;
+  dim: Paint;
+  bold: Paint;
+  green: Paint;
+}
+const code = (open: number, close: number): Paint => (s) => `\x1b[${open}m${s}\x1b[${close}m`;
+const plain: Paint = (s) => s;
+
+/** ANSI colours when `on`, identity functions otherwise. */
+export function palette(on: boolean): Palette {
+  return on ? { red: code(31, 39), yellow: code(33, 39), dim: code(2, 22), bold: code(1, 22), green: code(32, 39) } : { red: plain, yellow: plain, dim: plain, bold: plain, green: plain };
+}
+
+/** Thrown by commands for an expected failure: printed as one line, then exit with `exitCode`. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(message: string, readonly exitCode: number = EXIT.USAGE) {
+    super(message);
+  }
+}

@@ -1,0 +1,36 @@
+// Requirements manifest: requirement id → spec file and section (as cited in
+// ../shared/reference/protocol.md, spec commit b0f60ba5). test/requirements.test.ts fails when a
+// listed requirement is cited by no test (a req comment naming the id) or a test cites an unknown id.
+// Add rows as features land; never list a requirement no test verifies.
+
+export interface Requirement {
+  /** Spec file under docs/specification/ (or schema/). */
+  spec: string;
+  /** Section and lines. */
+  section: string;
+  /** The rule, in a few words. */
+  rule: string;
+}
+
+export const REQUIREMENTS: Record<string, Requirement> = {
+  'ELIC-0618-SUBSET-FLAT': { spec: '2025-06-18/client/elicitation.mdx', section: '§Request Schema l.197-279; schema.ts l.1485-1541', rule: 'requestedSchema is a flat object of primitive properties; no nesting, no arrays of objects' },
+  'ELIC-0618-DEFAULT-BOOLEAN-ONLY': { spec: 'schema/2025-06-18/schema.ts', section: 'l.1485-1541', rule: 'only BooleanSchema has default in 2025-06-18' },
+  'ELIC-1125-ENUM-SHAPES': { spec: 'schema/2025-11-25/schema.ts', section: 'l.2286-2466 (SEP-1330)', rule: 'untitled/titled single- and multi-select enums plus legacy enumNames' },
+  'ELIC-1125-DEFAULTS': { spec: 'schema/2025-11-25/schema.ts', section: 'l.2247-2456 (SEP-1034)', rule: 'default on every primitive from 2025-11-25' },
+  'ELIC-1125-FORMATS': { spec: 'schema/2025-11-25/schema.ts', section: 'StringSchema l.2240', rule: 'string formats are email, uri, date, date-time only' },
+  'ELIC-1125-MODE-DEFAULT-FORM': { spec: '2025-11-25/client/elicitation.mdx', section: '§Elicitation Requests l.97', rule: 'a missing mode MUST be treated as form' },
+  'ELIC-1125-PATTERN-NONNORMATIVE': { spec: 'schema/2025-11-25/schema.ts', section: 'StringSchema l.2240-2248 (page l.128 shows pattern)', rule: 'pattern is not in the normative schema' },
+  'ELIC-RESULT-ACTIONS': { spec: '2025-06-18/client/elicitation.mdx', section: '§Response Actions l.281-317', rule: 'accept (with content) / decline / cancel are distinct; content only for accept' },
+  'ELIC-VALIDATE-BOTH-SIDES': { spec: '2025-06-18/client/elicitation.mdx', section: '§Security Considerations l.323; 2025-11-25 §Form Mode Security l.745-749', rule: 'both parties SHOULD validate content against the requested schema' },
+  'ELIC-NO-SENSITIVE-FORM': { spec: '2025-11-25/client/elicitation.mdx', section: '§User Interaction Model l.30-38', rule: 'servers MUST NOT request sensitive information through form mode' },
+  'JSONSCHEMA-1125-DIALECT': { spec: '2025-11-25/basic/index.mdx', section: '§JSON Schema Usage l.136-186', rule: 'no $schema means 2020-12; unsupported dialects are handled with an error' },
+  'MRTR-INPUT-REQUESTS-SHAPE': { spec: '2026-07-28/basic/patterns/mrtr.mdx', section: '§Wire shapes; schema.ts InputRequests l.553', rule: 'inputRequests maps keys to {method, params} elicitation/create, roots/list, sampling requests' },
+  'ROOTS-URI-FILE': { spec: '2025-11-25/client/roots.mdx', section: '§Data Types / Root', rule: 'root uri MUST be a file:// URI' },
+  'ROOTS-SERVER-VALIDATE-PATHS': { spec: '2025-11-25/client/roots.mdx', section: '§Security Considerations l.163-174', rule: 'servers SHOULD validate all paths against the provided roots' },
+  'ROOTS-CLIENT-EXPOSE-PERMITTED': { spec: '2025-11-25/client/roots.mdx', section: '§Security Considerations l.163-174', rule: 'clients MUST only expose roots with appropriate permissions' },
+  'ROOTS-CLIENT-VALIDATE-URIS': { spec: '2025-11-25/client/roots.mdx', section: '§Security Considerations l.163-174', rule: 'clients MUST validate root URIs to prevent path traversal' },
+  'ROOTS-CLIENT-MONITOR': { spec: '2025-11-25/client/roots.mdx', section: '§Security Considerations / §Implementation Guidelines', rule: 'clients MUST monitor root accessibility' },
+  'ROOTS-CLIENT-CAPABILITY': { spec: '2025-11-25/client/roots.mdx', section: '§Capabilities l.25-41', rule: 'clients that support roots MUST declare roots {listChanged}' },
+  'ROOTS-CLIENT-LIST-CHANGED': { spec: '2025-11-25/client/roots.mdx', section: '§Root List Changes l.76-85', rule: 'clients that declared listChanged MUST send notifications/roots/list_changed' },
+  'ROOTS-2607-INPUT-REQUEST': { spec: '2026-07-28/client/roots.mdx', section: 'protocol.md §3.2', rule: 'roots/list travels as an inputRequests entry; the answer is a bare ListRootsResult' },
+};
