@@ -17,7 +17,6 @@ const vec = (id: string) => vector('schemas', id).input;
 
 for (const id of ['S2-root-title', 'S3-titled-enum-missing-type', 'S4-multiselect-without-item-type', 'S5-unknown-format']) {
   test(`${id}: repaired, the repair audited and shown to the presenter`, async () => {
-    // req: ELIC-1125-FORM-SCHEMA
     const presenter = new ScriptedPresenter([(p) => ({ action: 'decline' })]);
     const store = new MemoryStore();
     const broker = new ElicitationBroker({ presenter, store });
@@ -71,6 +70,7 @@ test('S7 a request without mode is form mode on every revision', async () => {
 });
 
 test('a schema that cannot be a flat form is answered with -32602 naming the problem (never shown)', async () => {
+  // req: ELIC-0618-SUBSET-FLAT
   const presenter = new ScriptedPresenter([]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -94,7 +94,7 @@ for (const [id, schema, bad] of [
   ['R7-extra-field', { type: 'object', properties: { name: { type: 'string' } } }, { name: 'Ada', admin: true }],
 ] as const) {
   test(`${id}: an invalid answer is re-presented with its issues and never sent`, async () => {
-    // req: ELIC-1125-CLIENT-VALIDATE
+    // req: ELIC-VALIDATE-BOTH-SIDES
     const presenter = new ScriptedPresenter([{ action: 'accept', content: bad }, { action: 'accept', content: bad }, { action: 'accept', content: bad }]);
     const store = new MemoryStore();
     const broker = new ElicitationBroker({ presenter, store, maxRounds: 3 });
@@ -133,7 +133,7 @@ for (const [kind, open] of [['memory', () => new MemoryStore()], ['sqlite', () =
 });
 
 test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
-  // req: ELIC-1125-RATE-LIMIT
+  // req-proposed: ELIC-1125-CLIENT-RATE-LIMIT
   const c = clock();
   const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
   const store = new MemoryStore();

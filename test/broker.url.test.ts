@@ -12,7 +12,7 @@ import { connectLegacy } from './fixtures/broker/peers.js';
 const POLICY = { urlSchemes: ['https'] };
 
 test('refused schemes: javascript:, file:, data:, http to a non-loopback host', async () => {
-  // req: ELIC-1125-URL-SAFE-HANDLING
+  // req-proposed: ELIC-1125-URL-SAFE-HANDLING
   for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,<b>x</b>', 'http://evil.com/login', 'ftp://example.com/x', 'not a url']) {
     const presenter = new ScriptedPresenter([{ action: 'accept' }]);
     const store = new MemoryStore();
@@ -32,7 +32,7 @@ test('allowed: https anywhere; http only for localhost, 127.0.0.1 and [::1]', ()
 });
 
 test('Punycode and mixed-script hosts are shown with warnings and the Unicode host', () => {
-  // req: ELIC-1125-URL-WARN-PUNYCODE
+  // req-proposed: ELIC-1125-URL-WARN-PUNYCODE
   const puny = checkUrl('https://xn--80ak6aa92e.com/login', POLICY);
   assert.ok(puny.ok && puny.view.warnings.includes('punycode'));
   const mixed = checkUrl('https://pаypal.com/login', POLICY); // Cyrillic "а" among Latin letters
@@ -49,12 +49,22 @@ test('Punycode and mixed-script hosts are shown with warnings and the Unicode ho
 });
 
 test('consent: the presenter sees the full URL, host and warnings; accept has no content', async () => {
-  // req: ELIC-1125-URL-CONSENT
+  // req-proposed: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
   const url = 'https://xn--80ak6aa92e.com/connect?flow=abc#frag';
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { sneaky: 1 } }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
-  const r = await broker.elicit({ mode: 'url', message: 'Sign in', url, elicitationId: 'e-1' }, ctx());
+  // Never a prefetch: any fetch during the elicitation is recorded and fails the test.
+  const fetched: unknown[] = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = ((input: unknown) => (fetched.push(input), Promise.reject(new Error('prefetch')))) as typeof fetch;
+  let r;
+  try {
+    r = await broker.elicit({ mode: 'url', message: 'Sign in', url, elicitationId: 'e-1' }, ctx());
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+  assert.deepEqual(fetched, []);
   assert.deepEqual(r, { action: 'accept' });
   const v = presenter.prompts[0].url!;
   assert.equal(v.full, url);
@@ -64,7 +74,7 @@ test('consent: the presenter sees the full URL, host and warnings; accept has no
 });
 
 test('elicitationId registry: pending → consented → completed; unknown and repeated completions ignored and audited', async () => {
-  // req: ELIC-1125-URL-COMPLETE-IGNORE-UNKNOWN
+  // req-proposed: ELIC-1125-URL-COMPLETE-IGNORE-UNKNOWN
   const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'decline' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
