@@ -35,7 +35,7 @@ test('S4 on 2025-06-18: lint notes the missing items.type and that arrays are no
   const broker = new ElicitationBroker({ presenter, store });
   const r = await broker.elicit({ message: 'f', requestedSchema: vec('S4-multiselect-without-item-type') }, ctx('srv', { revision: '2025-06-18' }));
   assert.deepEqual(r, { action: 'accept', content: { fruits: ['apple'] } });
-  const codes = presenter.prompts[0].lint.map((i) => i.code);
+  const codes = presenter.prompts[0].lint!.map((i) => i.code);
   assert.ok(codes.includes('revision') && codes.includes('missing-items-type'), codes.join());
   assert.deepEqual((store.audit.find((a) => a.kind === 'repair')!.detail!.lint as Array<{ code: string }>).map((i) => i.code), codes);
   assert.ok(presenter.prompts[1].issues!.some((i) => i.path.includes('fruits')));
