@@ -238,3 +238,12 @@ test('Q1 slow human: an answer after 90 s is delivered (default answer bound 30 
   t.mock.timers.tick(30_000);
   assert.deepEqual(await p, { action: 'accept', content: { name: 'Ada' } });
 });
+
+test('a presenter bug (unknown action) is audited and surfaces as an error, never as an answer', async () => {
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'reject' } as never]), store });
+  await assert.rejects(broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()), /expected \{action/);
+  assert.equal(store.audit.filter((a) => a.kind === 'answer').length, 0);
+  assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'presenter');
+  assert.equal(broker.pending().length, 0);
+});
