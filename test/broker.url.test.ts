@@ -8,6 +8,9 @@ import { ScriptedPresenter } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { ctx } from './fixtures/broker/ctx.js';
 import { connectLegacy } from './fixtures/broker/peers.js';
+import { Client, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer, UrlElicitationRequiredError as ServerUrlError } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
 
 const POLICY = { urlSchemes: ['https'] };
 
@@ -139,5 +142,43 @@ test('legacy SDK peer: a pushed URL request with javascript: is declined; https 
     assert.equal(broker.urls.state('urls', 'k'), 'consented');
   } finally {
     await peer.close();
+  }
+});
+
+test('2025-11-25 -32042 with real SDK peers: consent through the broker, completion notification, retry succeeds', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept' }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  let connected = false;
+  const server = new McpServer({ name: 'pay', version: '0.0.1' });
+  server.registerTool('pay', { inputSchema: z.object({}) }, async () => {
+    if (!connected) throw new ServerUrlError([{ mode: 'url', message: 'Connect your payment account', url: 'https://pay.example.com/connect', elicitationId: 'pay-1' }]);
+    return { content: [{ type: 'text', text: 'paid' }] };
+  });
+  const client = new Client({ name: 'parley-test', version: '0.0.1' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+  client.setNotificationHandler('notifications/elicitation/complete', (n) => broker.elicitationComplete('pay', n.params.elicitationId));
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  await client.connect(ct);
+  try {
+    const err = await client.callTool({ name: 'pay', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof UrlElicitationRequiredError, `expected -32042, got ${String(err)}`);
+    const consent = await broker.consentToUrlElicitations(err.elicitations, ctx('pay'));
+    assert.deepEqual(consent, [{ elicitationId: 'pay-1', answer: { action: 'accept' } }]);
+    assert.equal(presenter.prompts[0].url?.full, 'https://pay.example.com/connect');
+    const waited = broker.waitForUrlCompletion('pay', 'pay-1', { timeoutMs: 2_000 });
+    connected = true; // the out-of-band step finished on the server side
+    await server.server.createElicitationCompletionNotifier('pay-1')();
+    assert.equal(await waited, true);
+    const retry = await client.callTool({ name: 'pay', arguments: {} });
+    assert.equal((retry.content as Array<{ text: string }>)[0].text, 'paid');
+    // A second completion for the same id, and one for an id never seen, are ignored.
+    await server.server.createElicitationCompletionNotifier('pay-1')();
+    await server.server.createElicitationCompletionNotifier('never-asked')();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(store.audit.filter((a) => a.kind === 'complete').map((a) => a.detail?.result), ['completed', 'ignored-duplicate', 'ignored-unknown']);
+  } finally {
+    await client.close();
+    await server.close();
   }
 });
