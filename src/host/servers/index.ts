@@ -4,7 +4,7 @@
  */
 export type { InputContext, InputHandlers, ElicitAnswer } from './handlers.js';
 export { DEFAULT_STOP } from './shutdown.js';
-export { ServerManager, DEFAULT_TIMEOUTS, type ServerManagerOptions, type ConnectionInfo } from './manager.js';
+export { ServerManager, type ServerManagerOptions, type ConnectionInfo } from './manager.js';
 export { type ServerState, type ServerStatus, type ServerEvents, ServerUnavailableError, UnknownServerError } from './state.js';
 export { ToolCallTimeoutError } from './tool-clock.js';
 export { DEFAULT_RESTART_POLICY, backoffDelay, type RestartPolicy } from './backoff.js';

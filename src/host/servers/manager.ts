@@ -16,6 +16,7 @@
  */
 import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { ServerDef, ServerTimeouts } from '../config/types.js';
+import { DEFAULT_TIMEOUTS } from '../config/policy.js';
 import { backoffDelay, DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
 import { Connection, type Era } from './connection.js';
@@ -28,8 +29,6 @@ import { PauseGate } from './tool-clock.js';
 import { ListCache } from './list-cache.js';
 import { closeBounded, DEFAULT_STOP } from './shutdown.js';
 
-/** Defaults of {@link ServerTimeouts}, ms. */
-export const DEFAULT_TIMEOUTS: ServerTimeouts = { startupMs: 30_000, toolCallMs: 120_000, maxTotalMs: 3_600_000 };
 
 export interface ServerManagerOptions {
   handlers: InputHandlers;
