@@ -127,6 +127,7 @@ test('all fields as arguments: no elicitation needed, even for a client without 
     assert.equal(r.structuredContent.rows.length, 4);
     // Given arguments became this session's configuration: a later partial call needs no question either.
     const later = (await c.client.callTool({ name: 'query_sales', arguments: { table: 'regions' } })) as any;
+    assert.equal(later.isError, undefined, textOf(later));
     assert.deepEqual([later.structuredContent.config.region, later.structuredContent.config.table], ['上海', 'regions']);
   } finally {
     await c.close();

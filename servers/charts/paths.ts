@@ -4,8 +4,7 @@
  *
  * Containment is the toolkit's `resolveInRoots` (`src/server/roots.ts`: `file://` URIs decoded, relative paths
  * against the first root, real paths on both sides so a symlink escape is refused, segment containment).
- * This module only adds what a reader needs on top: the file must exist and be a regular file. If the
- * toolkit context grows `ctx.resolveInRoots`, {@link resolveDataPath} uses it.
+ * This module only adds what a reader needs on top: the file must exist and be a regular file.
  */
 import { stat } from 'node:fs/promises';
 import { resolveInRoots, RootsAccessError } from '../../src/server/roots.js';
@@ -35,10 +34,11 @@ export async function resolveCsvInRoots(pathOrUri: string, rootUris: readonly st
   return real;
 }
 
-/** The context's resolver when it has one, else {@link resolveCsvInRoots} over `ctx.roots()`. */
+/**
+ * Resolves a data path against the client's current roots (`ctx.roots()`), with the reader's checks
+ * (exists, regular file) and a hint on refusal; containment itself is the toolkit's `resolveInRoots`.
+ */
 export async function resolveDataPath(ctx: ParleyContext, pathOrUri: string): Promise<string> {
-  const own = (ctx as ParleyContext & { resolveInRoots?: (p: string) => Promise<string> }).resolveInRoots;
-  if (typeof own === 'function') return own.call(ctx, pathOrUri);
   const roots = await ctx.roots();
   return resolveCsvInRoots(pathOrUri, roots.map((r) => r.uri));
 }

@@ -270,7 +270,8 @@ export function makeContext(st: CallState): ParleyContext {
     resolveInRoots: async (p) => resolveInRoots(p, await roots(st)),
     config: async (def) => {
       const key = configKey(def, st.user, st.session);
-      const values: Record<string, unknown> = { ...def.defaults, ...(st.shared.config.get(key) ?? {}) };
+      const cached = st.shared.config.get(key);
+      const values: Record<string, unknown> = { ...def.defaults, ...(cached ?? {}) };
       const missing = missingFields(def, values);
       if (missing.length) {
         const pick = def.schema.pick(Object.fromEntries(missing.map((k) => [k, true])) as never) as z.ZodObject;
@@ -280,8 +281,9 @@ export function makeContext(st: CallState): ParleyContext {
       }
       const parsed = def.schema.safeParse(values);
       if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, []);
-      // Stored only when something was asked: the TTL runs from the answer, not from the last use.
-      if (missing.length) {
+      // Stored when something was asked, or when supplied values completed it for the first time: the
+      // TTL runs from the moment the configuration became complete, not from the last use.
+      if (missing.length || !cached) {
         st.shared.config.set(key, values, def.ttlMs);
         st.onConfig(def, parsed.data as Record<string, unknown>);
       }
