@@ -124,6 +124,8 @@ export function compileUncached(schema: RequestedSchema): ValidateFunction {
  * `{ok:false, issues}` where each issue names the field (JSON pointer into the content, e.g.
  * `/age`) and the rule broken (`code` is the JSON Schema keyword: `type`, `minimum`, `required`,
  * `format`, `enum`, `additionalProperties`, …). Never throws.
+ * The compiled validator is cached per schema object: treat a schema as immutable once validated
+ * (validate a changed copy, not the same object mutated).
  */
 export function validateContent(schema: RequestedSchema, content: unknown): Checked<Content> {
   if (!isObj(schema)) return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: 'no requestedSchema to validate against', fix: 'pass the requestedSchema the answer is for' }] };
