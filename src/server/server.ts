@@ -70,6 +70,11 @@ export interface ParleyServer {
   readonly shared: Shared;
   /** Resolved timing settings (ms), defaults applied. */
   readonly settings: { elicitationTimeoutMs: number; rootsTimeoutMs: number; requestStateTtlMs: number; maxReasks: number; progressIntervalMs: number };
+  /**
+   * Marks this instance as serving over stdio, where the process is the session: configuration and
+   * URL flows are cached per process on both eras. `serve({stdio: true})` calls it.
+   */
+  useProcessSession(id: string): void;
   /** Registers a tool whose handler gets a `ParleyContext`. */
   tool<I extends z.ZodObject>(name: string, config: ParleyToolConfig<I, z.ZodObject | undefined>, handler: ParleyToolHandler<I>): RegisteredTool;
   /** `McpServer.registerResource` passthrough. */
@@ -110,7 +115,11 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const ttl = settings.requestStateTtlMs;
   let intercepted = false;
   let listIntercepted = false;
-  const sessionOf = (sdk: ServerContext, modern: boolean) => sdk.sessionId ?? (modern ? `call:${randomUUID()}` : connectionId);
+  // On stdio one process serves one client for its lifetime, so the process is the session on both
+  // eras (set by `serve({stdio})`). Modern HTTP has no session: without an authenticated user each
+  // call stands alone. Legacy HTTP has the transport's MCP session id.
+  let processSession: string | undefined;
+  const sessionOf = (sdk: ServerContext, modern: boolean) => sdk.sessionId ?? processSession ?? (modern ? `call:${randomUUID()}` : connectionId);
 
   /** Lists configuration-dependent tools with `describe(config)` once this user/session completed it. */
   function interceptList(): void {
@@ -199,6 +208,9 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     mcp,
     shared,
     settings,
+    useProcessSession(id) {
+      processSession = id;
+    },
     tool(name, config, handler) {
       const registered = mcp.registerTool(name, { title: config.title, description: config.description, inputSchema: config.inputSchema, outputSchema: config.outputSchema } as never, ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never);
       intercept();
