@@ -1,0 +1,264 @@
+/**
+ * The host's elicitation broker: one pipeline for a pushed `elicitation/create` (legacy eras) and an
+ * MRTR `inputRequests` entry (2026-07-28). Steps, each audited: request → normalise/lint (repairs) →
+ * policy (sensitive fields, rate limit, pending cap, URL checks) → prefill → presenter → validation →
+ * answer. See docs/broker.md.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Revision } from '../../schema/index.js';
+import type { PolicyDef } from '../config/types.js';
+import type { Presenter, PresenterNotice, PromptView } from '../presenter.js';
+import type { Scope, Store } from '../store/types.js';
+import { ask } from './ask.js';
+import { Auditor } from './audit.js';
+import { detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, validateContent } from './core.js';
+import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
+import { RateLimiter, checkUrl } from './policy.js';
+import { buildPrefill } from './prefill.js';
+import { DEFAULT_POLICY } from '../config/policy.js';
+import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
+import type { BrokerEvent, BrokerTimeouts, ElicitAnswer, ElicitRequestParams, ElicitUrlParams, InputContext, InputRequest, PrefillSources, RefusalReason } from './types.js';
+import { UrlElicitationRegistry } from './urls.js';
+
+export interface BrokerOptions {
+  presenter: Presenter;
+  /** Audit log and remembered answers. Without it nothing is audited or remembered. */
+  store?: Store;
+  /** Overrides of `DEFAULT_POLICY` (`src/host/config/policy.ts`). */
+  policy?: Partial<PolicyDef>;
+  /** Profile and preset answers, read at every request. */
+  sources?: PrefillSources | (() => PrefillSources);
+  /** Default person. @default {tenant:'default', user:'default', session:<random uuid per broker>} */
+  scope?: Scope;
+  timeouts?: Partial<BrokerTimeouts>;
+  /** Presenter rounds for one request before an invalid answer ends as `cancel`. @default 3 */
+  maxRounds?: number;
+  /** Clock, epoch ms. @default Date.now */
+  now?: () => number;
+}
+
+/** Maps a negotiated version to the revision whose elicitation rules apply. */
+export function revisionOf(revision: string, era: 'legacy' | 'modern'): Revision {
+  if (revision === '2025-06-18' || revision === '2025-11-25' || revision === '2026-07-28') return revision;
+  if (era === 'modern') return '2026-07-28';
+  return revision < '2025-06-18' ? '2025-06-18' : '2025-11-25';
+}
+
+export class ElicitationBroker {
+  readonly urls = new UrlElicitationRegistry();
+  readonly policy: PolicyDef;
+  readonly timeouts: BrokerTimeouts;
+  private readonly audit: Auditor;
+  private readonly limiter: RateLimiter;
+  private readonly now: () => number;
+  private readonly scope: Scope;
+  private readonly listeners = new Set<(e: BrokerEvent) => void>();
+  private readonly pendingById = new Map<string, InputRequest>();
+  private seq = 0;
+
+  constructor(private readonly opts: BrokerOptions) {
+    this.policy = { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes], ...opts.policy };
+    this.timeouts = { ...DEFAULT_BROKER_TIMEOUTS, ...opts.timeouts };
+    this.now = opts.now ?? Date.now;
+    this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: randomUUID() };
+    this.audit = new Auditor(opts.store, this.now);
+    this.limiter = new RateLimiter(this.policy, this.now);
+  }
+
+  /** Subscribes to broker events; returns the unsubscribe function. */
+  on(listener: (e: BrokerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Input requests waiting on a person, oldest first. */
+  pending(server?: string): InputRequest[] {
+    return [...this.pendingById.values()].filter((r) => server === undefined || r.server === server);
+  }
+
+  /**
+   * Answers one elicitation. Resolves with `{action, content?}` (decline and cancel distinct; URL accept
+   * without content). Rejects with {@link InvalidElicitationError} (-32602) for a request that cannot be
+   * shown, {@link ElicitationCancelledError} when `ctx.signal` aborts, and `UserInteractionRequiredError`
+   * from a headless presenter.
+   */
+  async elicit(params: ElicitRequestParams, ctx: InputContext): Promise<ElicitAnswer> {
+    const revision = revisionOf(ctx.revision, ctx.era);
+    const p = (params ?? {}) as Record<string, unknown>;
+    const mode = p.mode === undefined ? 'form' : p.mode;
+    const req: InputRequest = {
+      id: `in-${++this.seq}`,
+      server: ctx.server,
+      era: ctx.era,
+      revision,
+      mode: mode === 'url' ? 'url' : 'form',
+      message: typeof p.message === 'string' ? p.message : '',
+      scope: ctx.scope ?? this.scope,
+      ...(ctx.call ? { call: ctx.call } : {}),
+      ...(ctx.requestId !== undefined ? { wireId: ctx.requestId } : {}),
+      receivedAt: this.now(),
+    };
+    this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
+    const invalid = (message: string, issues: InvalidElicitationError['issues'] = []) => {
+      this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
+      return new InvalidElicitationError(message, issues);
+    };
+    if (typeof p.message !== 'string') throw invalid('elicitation/create params.message must be a string.');
+    if (mode !== 'form' && mode !== 'url') throw invalid(`elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
+    if (mode === 'url' && revision === '2025-06-18') throw invalid('URL-mode elicitation does not exist on revision 2025-06-18.');
+
+    let sensitive: string[] = [];
+    let view: Omit<PromptView, 'prefill' | 'prefillSources'> = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs: [], lint: [], warnings: [], sensitiveFields: [], round: 1, ...(ctx.call ? { call: ctx.call } : {}) };
+    if (req.mode === 'form') {
+      const n = normalizeRequestedSchema(p.requestedSchema, { revision });
+      if (!n.ok) throw invalid(`Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
+      req.requestedSchema = n.schema;
+      const lint = lintRequestedSchema(p.requestedSchema, { revision });
+      if (n.repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs: n.repairs, lint } });
+      sensitive = [...new Set(detectSensitiveFields(n.schema).map((f) => f.field))];
+      view = { ...view, schema: n.schema, repairs: n.repairs, lint, sensitiveFields: sensitive };
+    } else {
+      if (typeof p.url !== 'string') throw invalid('URL-mode elicitation needs params.url (a string).');
+      req.url = p.url;
+      if (typeof p.elicitationId === 'string') req.elicitationId = p.elicitationId;
+    }
+
+    const refusal = this.checkPolicy(req, sensitive);
+    if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
+    if (req.mode === 'url') {
+      const u = checkUrl(req.url!, this.policy);
+      if (!u.ok) return this.refuse(req, u.reason, u.message, { url: req.url });
+      view = { ...view, url: u.view, warnings: u.view.warnings.map((w) => `url:${w}`) };
+      if (u.view.warnings.length) this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
+      if (req.elicitationId && !this.urls.add(req.server, req.elicitationId)) this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
+    } else if (sensitive.length) {
+      view = { ...view, warnings: sensitive.map((f) => `sensitive:${f}`) };
+      this.audit.write(req, 'policy', { action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow', detail: { reason: 'sensitive-field', fields: sensitive } });
+    }
+
+    const src = typeof this.opts.sources === 'function' ? this.opts.sources() : (this.opts.sources ?? {});
+    const prefill = req.requestedSchema ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, new Set(sensitive)) : { values: {}, sources: {}, hash: '' };
+    const prompt: PromptView = { ...view, prefill: prefill.values, prefillSources: prefill.sources };
+
+    this.pendingById.set(req.id, req);
+    this.emit({ type: 'pending-added', request: req });
+    let outcome: BrokerEvent & { type: 'pending-removed' } = { type: 'pending-removed', id: req.id, outcome: 'error' };
+    try {
+      const presenter = this.opts.presenter;
+      if (req.mode === 'form' && !presenter.interactive && presenter.autoSubmitPrefill && validateContent(req.requestedSchema!, prefill.values).ok) {
+        this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'auto-submit', sources: prefill.sources }, sensitive });
+        outcome = { ...outcome, outcome: 'accept' };
+        this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
+        return { action: 'accept', content: prefill.values };
+      }
+      let result;
+      try {
+        result = await ask(presenter, prompt, req.requestedSchema, ctx.signal, this.timeouts.answerMs, this.opts.maxRounds ?? 3, this.now);
+      } catch (err) {
+        this.audit.write(req, 'error', { detail: { reason: 'presenter', error: String((err as Error)?.message ?? err), code: (err as { code?: unknown })?.code } });
+        throw err;
+      }
+      if (result.kind === 'cancelled-by-server') {
+        this.audit.write(req, 'cancelled', { durationMs: result.durationMs, detail: { reason: 'cancelled by server' } });
+        this.notify({ kind: 'cancelled-by-server', server: req.server, requestId: req.id, message: `${req.server} withdrew its request: "${req.message}"` });
+        outcome = { ...outcome, outcome: 'cancelled-by-server' };
+        throw new ElicitationCancelledError(req.server, req.id);
+      }
+      let answer: ElicitAnswer;
+      if (result.kind === 'timeout' || result.kind === 'invalid') {
+        const why = result.kind === 'timeout' ? `no answer within ${this.timeouts.answerMs} ms` : `answer still invalid after ${result.rounds} rounds: ${describeIssues(result.issues)}`;
+        this.audit.write(req, 'error', { durationMs: result.durationMs, action: 'cancel', detail: { reason: result.kind, message: why } });
+        this.notify({ kind: result.kind === 'timeout' ? 'timeout' : 'invalid-answer', server: req.server, requestId: req.id, message: `Answered "cancel" to ${req.server}: ${why}.` });
+        answer = { action: 'cancel' };
+      } else {
+        const a = result.answer;
+        answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
+        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && this.opts.store) this.remember(req, answer.content!, a.remember, prefill.hash, sensitive);
+        this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
+      }
+      if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
+      outcome = { ...outcome, outcome: answer.action };
+      this.emit({ type: 'answered', id: req.id, server: req.server, action: answer.action });
+      return answer;
+    } finally {
+      this.pendingById.delete(req.id);
+      this.emit(outcome);
+    }
+  }
+
+  /** 2025-11-25 `notifications/elicitation/complete`. Unknown or already-completed ids are ignored (audited). */
+  elicitationComplete(server: string, elicitationId: string): void {
+    const r = this.urls.complete(server, elicitationId);
+    const rec = { id: `complete-${elicitationId}`, server, scope: this.scope, receivedAt: this.now() };
+    this.audit.write(rec, 'complete', { action: r === 'completed' ? 'completed' : 'ignored', detail: { elicitationId, result: r } });
+    if (r !== 'completed') return;
+    this.emit({ type: 'url-completed', server, elicitationId });
+    this.notify({ kind: 'url-completed', server, message: `${server} reports the browser step is complete.` });
+  }
+
+  /**
+   * The runtime's -32042 (`URLElicitationRequiredError`, 2025-11-25) path: asks consent for each listed
+   * URL elicitation through the normal pipeline (in order; stops at the first non-accept). The runtime
+   * then waits with {@link waitForUrlCompletion} and retries the original request.
+   */
+  async consentToUrlElicitations(elicitations: ElicitUrlParams[], ctx: InputContext): Promise<Array<{ elicitationId?: string; answer: ElicitAnswer }>> {
+    const out: Array<{ elicitationId?: string; answer: ElicitAnswer }> = [];
+    for (const e of elicitations) {
+      const answer = await this.elicit({ ...e, mode: 'url' }, ctx);
+      out.push({ ...(e.elicitationId !== undefined ? { elicitationId: e.elicitationId } : {}), answer });
+      if (answer.action !== 'accept') break;
+    }
+    return out;
+  }
+
+  /** Waits for the completion notification; `false` after `timeoutMs` (default `timeouts.urlCompletionMs`) or abort. */
+  waitForUrlCompletion(server: string, elicitationId: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<boolean> {
+    return this.urls.waitForCompletion(server, elicitationId, opts.timeoutMs ?? this.timeouts.urlCompletionMs, opts.signal);
+  }
+
+  private checkPolicy(req: InputRequest, sensitive: string[]): { reason: RefusalReason; message: string; detail: Record<string, unknown> } | undefined {
+    if (sensitive.length && this.policy.sensitiveFields === 'decline')
+      return { reason: 'sensitive-field', message: `Declined: ${req.server} asked in a form for ${sensitive.map((f) => `"${f}"`).join(', ')}, which look like secrets. Servers must use URL mode for credentials (policy sensitiveFields: "decline").`, detail: { fields: sensitive } };
+    if (this.pending(req.server).length >= this.policy.maxPendingPerServer)
+      return { reason: 'pending-cap', message: `Declined: ${req.server} already has ${this.policy.maxPendingPerServer} input requests waiting (policy maxPendingPerServer).`, detail: { pending: this.policy.maxPendingPerServer } };
+    if (!this.limiter.take(req.server))
+      return { reason: 'rate-limited', message: `Declined: ${req.server} sends input requests faster than ${this.policy.ratePerMinute}/min (burst ${this.policy.burst}).`, detail: { ratePerMinute: this.policy.ratePerMinute, burst: this.policy.burst } };
+    return undefined;
+  }
+
+  private refuse(req: InputRequest, reason: RefusalReason, message: string, detail: Record<string, unknown>): ElicitAnswer {
+    this.audit.write(req, 'policy', { action: 'decline', detail: { reason, message, ...detail } });
+    this.notify({ kind: 'refused', server: req.server, requestId: req.id, reason, message });
+    this.emit({ type: 'refused', id: req.id, server: req.server, reason, message });
+    return { action: 'decline' };
+  }
+
+  private remember(req: InputRequest, content: Record<string, unknown>, remember: 'session' | 'always', hash: string, sensitive: string[]): void {
+    const kept = Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k)));
+    const scope: Scope = remember === 'always' ? { ...req.scope, session: null } : req.scope;
+    try {
+      this.opts.store!.remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() });
+    } catch (err) {
+      this.audit.write(req, 'error', { detail: { reason: 'remember-failed', error: String(err) } });
+    }
+  }
+
+  private notify(n: PresenterNotice): void {
+    try {
+      this.opts.presenter.notify(n);
+    } catch {
+      /* a presenter's notify must not break the broker */
+    }
+  }
+
+  private emit(e: BrokerEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* listeners must not break the broker */
+      }
+    }
+  }
+}

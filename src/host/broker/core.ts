@@ -1,0 +1,6 @@
+/**
+ * The broker's one import point for the schema core (`src/schema`): normalise, validate, prefill
+ * defaults, sensitive-field detection and the remember key.
+ * @module
+ */
+export { applyDefaults, detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash, validateContent } from '../../schema/index.js';

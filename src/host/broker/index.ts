@@ -1,0 +1,9 @@
+/** The host's elicitation broker. See docs/broker.md. @module */
+export { ElicitationBroker, revisionOf } from './broker.js';
+export type { BrokerOptions } from './broker.js';
+export { InvalidElicitationError, ElicitationCancelledError } from './errors.js';
+export { RateLimiter, checkUrl } from './policy.js';
+export { UrlElicitationRegistry } from './urls.js';
+export type { UrlElicitationState } from './urls.js';
+export { DEFAULT_BROKER_TIMEOUTS } from './types.js';
+export type * from './types.js';

@@ -1,0 +1,166 @@
+/**
+ * The presenter seam: how the host's elicitation broker shows a prompt to a person and gets an
+ * answer back. `src/host` defines the interface; terminal, web and desktop UIs (in `src/ui`, `src/cli`)
+ * implement it. Spec: MCP `client/elicitation` 2025-11-25 §User Interaction Model (server shown,
+ * review before sending, decline and cancel always possible) and §Safe URL Handling.
+ * @module
+ */
+import type { Content, Issue, Repair, RequestedSchema } from '../schema/index.js';
+import type { RememberScope } from './store/types.js';
+
+/** A URL-mode prompt's URL facts. The broker never fetches the URL. */
+export interface UrlView {
+  /** The full URL, exactly as received (show all of it before consent). */
+  full: string;
+  /** Host name to highlight (Unicode form when the host is Punycode). */
+  host: string;
+  /** Host as on the wire (ASCII/Punycode). */
+  asciiHost: string;
+  /** Warnings such as `'punycode'`, `'mixed-script'`, `'http-localhost'`. */
+  warnings: string[];
+}
+
+/** Everything a UI needs to render one input request. */
+export interface PromptView {
+  /** Broker-assigned request id. */
+  id: string;
+  /** Server name (MUST be shown: 2025-11-25 §User Interaction Model). */
+  server: string;
+  message: string;
+  mode: 'form' | 'url';
+  /** Normalised schema (form mode). `properties` empty = confirm-only prompt (accept/decline/cancel). */
+  schema?: RequestedSchema;
+  /** Proposed values; the person reviews and edits them. Never auto-submitted by the broker. */
+  prefill: Content;
+  /** Where each prefilled field came from: `'remembered' | 'preset' | 'profile' | 'default'`. */
+  prefillSources: Record<string, string>;
+  /** Repairs the liberal reader made to the server's schema. */
+  repairs: Repair[];
+  /** `lintRequestedSchema` findings on the schema as sent (for the negotiated revision). */
+  lint: Issue[];
+  /** Policy warnings, e.g. `'Field "apiKey" looks sensitive'`. */
+  warnings: string[];
+  /** Names of fields whose values must be masked and are never remembered. */
+  sensitiveFields: string[];
+  url?: UrlView;
+  call?: { tool: string; callId: string };
+  /** Issues of the previous answer when the prompt is re-presented (1-based `round` > 1). */
+  issues?: Issue[];
+  round: number;
+}
+
+/** The person's answer. */
+export type PresenterAnswer =
+  | { action: 'accept'; content?: Record<string, unknown>; remember?: RememberScope }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** Something the person should be told without being asked (refusals, server cancellations). */
+export interface PresenterNotice {
+  kind: 'refused' | 'cancelled-by-server' | 'url-completed' | 'timeout' | 'invalid-answer';
+  server: string;
+  requestId?: string;
+  message: string;
+  reason?: string;
+}
+
+export interface Presenter {
+  /** `false` for automation (scripted answers, CI). */
+  readonly interactive: boolean;
+  /**
+   * When `interactive` is false and this is true, the broker may answer `accept` with a complete,
+   * valid prefill without calling {@link present}.
+   */
+  readonly autoSubmitPrefill?: boolean;
+  /**
+   * Shows the prompt and resolves with the answer. Must settle (or reject) soon after `signal` aborts:
+   * the server cancelled, or the broker's answer timeout fired.
+   * @throws UserInteractionRequiredError when no person can be asked.
+   */
+  present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer>;
+  /** Fire-and-forget notice; must not throw. */
+  notify(notice: PresenterNotice): void;
+}
+
+/** Thrown where an answer needs a person and none can be asked (headless runs). */
+export class UserInteractionRequiredError extends Error {
+  readonly code = 'USER_INTERACTION_REQUIRED';
+  constructor(readonly prompt: PromptView) {
+    const fields = prompt.schema ? Object.keys(prompt.schema.properties) : [];
+    const what = prompt.mode === 'url' ? `consent to open ${prompt.url?.full}` : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
+    super(`Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here. Supply answers with --answers <file> ({"${prompt.server}": {...}}), a preset, or run interactively.`);
+    this.name = 'UserInteractionRequiredError';
+  }
+}
+
+/** A presenter for headless runs: every `present` rejects at once with {@link UserInteractionRequiredError}. */
+export class HeadlessPresenter implements Presenter {
+  readonly interactive = false;
+  readonly notices: PresenterNotice[] = [];
+  constructor(readonly autoSubmitPrefill = false) {}
+  present(prompt: PromptView): Promise<PresenterAnswer> {
+    return Promise.reject(new UserInteractionRequiredError(prompt));
+  }
+  notify(notice: PresenterNotice): void {
+    this.notices.push(notice);
+  }
+}
+
+/**
+ * Answers of `--answers <file>`: either field values for every server (`{"<field>": value}`) or
+ * per server (`{"<server>": {"<field>": value}}`); `"$decline"` / `"$cancel"` in place of an object
+ * (or as the whole file) answer that way. URL-mode consent needs `"$consent": true` at the same level;
+ * without it URL prompts are declined.
+ */
+export type AnswersFile = Record<string, unknown> | '$decline' | '$cancel';
+
+/** One scripted step: a fixed answer or a function of the prompt. */
+export type ScriptStep = PresenterAnswer | ((prompt: PromptView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Resolves one prompt against an {@link AnswersFile}. Server keys win over field keys of the same name. */
+export function answerFromFile(file: AnswersFile, prompt: PromptView): PresenterAnswer {
+  let level: unknown = file;
+  if (isRecord(file) && prompt.server in file && (isRecord(file[prompt.server]) || typeof file[prompt.server] === 'string')) level = file[prompt.server];
+  if (level === '$decline') return { action: 'decline' };
+  if (level === '$cancel') return { action: 'cancel' };
+  const values = isRecord(level) ? level : {};
+  if (prompt.mode === 'url') return values.$consent === true ? { action: 'accept' } : { action: 'decline' };
+  const content: Record<string, unknown> = { ...prompt.prefill };
+  for (const name of Object.keys(prompt.schema?.properties ?? {})) if (name in values) content[name] = values[name];
+  return { action: 'accept', content };
+}
+
+/**
+ * A non-interactive presenter for tests and automation. Given a list, each `present` takes the next
+ * step; given an {@link AnswersFile}, every prompt is answered from it. When the list is exhausted
+ * `present` rejects with {@link UserInteractionRequiredError} (never hangs).
+ */
+export class ScriptedPresenter implements Presenter {
+  readonly interactive = false;
+  readonly prompts: PromptView[] = [];
+  readonly notices: PresenterNotice[] = [];
+  readonly autoSubmitPrefill: boolean;
+  private readonly steps: ScriptStep[] | undefined;
+  private readonly file: AnswersFile | undefined;
+
+  /** @param source a list of steps, or an answers file. @param opts.autoSubmitPrefill default false. */
+  constructor(source: ScriptStep[] | AnswersFile, opts: { autoSubmitPrefill?: boolean } = {}) {
+    if (Array.isArray(source)) this.steps = [...source];
+    else this.file = source;
+    this.autoSubmitPrefill = opts.autoSubmitPrefill ?? false;
+  }
+
+  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    this.prompts.push(prompt);
+    if (this.file !== undefined) return answerFromFile(this.file, prompt);
+    const step = this.steps!.shift();
+    if (step === undefined) throw new UserInteractionRequiredError(prompt);
+    return typeof step === 'function' ? step(prompt, signal) : step;
+  }
+
+  notify(notice: PresenterNotice): void {
+    this.notices.push(notice);
+  }
+}

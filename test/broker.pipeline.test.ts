@@ -1,0 +1,229 @@
+// The broker's pipeline called directly (as the runtime does): repairs, refusals, validation rounds,
+// redaction, rate limit, pending cap and the answer-timeout bound.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ElicitationBroker, InvalidElicitationError } from '../src/host/broker/index.js';
+import { ScriptedPresenter, UserInteractionRequiredError } from '../src/host/presenter.js';
+import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import { REDACTED } from '../src/host/store/types.js';
+import { MemoryStore } from './fixtures/broker/memoryStore.js';
+import { openSqliteStore } from '../src/host/store/index.js';
+import type { Store } from '../src/host/store/index.js';
+import { schemaHash } from '../src/schema/index.js';
+import { clock, ctx } from './fixtures/broker/ctx.js';
+import { vector } from './helpers/vectors.js';
+
+const vec = (id: string) => vector('schemas', id).input;
+
+for (const id of ['S2-root-title', 'S3-titled-enum-missing-type', 'S4-multiselect-without-item-type', 'S5-unknown-format']) {
+  test(`${id}: repaired, the repair audited and shown to the presenter`, async () => {
+    // req: ELIC-1125-FORM-SCHEMA
+    const presenter = new ScriptedPresenter([(p) => ({ action: 'decline' })]);
+    const store = new MemoryStore();
+    const broker = new ElicitationBroker({ presenter, store });
+    const r = await broker.elicit({ message: 'x', requestedSchema: vec(id) }, ctx());
+    assert.deepEqual(r, { action: 'decline' });
+    const rep = store.audit.find((a) => a.kind === 'repair');
+    assert.ok(rep, 'repair audited');
+    assert.ok((rep!.detail!.repairs as unknown[]).length > 0);
+    assert.deepEqual(presenter.prompts[0].repairs, rep!.detail!.repairs);
+  });
+}
+
+test('S4 on 2025-06-18: lint notes the missing items.type and that arrays are not in that revision; minItems is validated', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { fruits: [] } }, { action: 'accept', content: { fruits: ['apple'] } }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const r = await broker.elicit({ message: 'f', requestedSchema: vec('S4-multiselect-without-item-type') }, ctx('srv', { revision: '2025-06-18' }));
+  assert.deepEqual(r, { action: 'accept', content: { fruits: ['apple'] } });
+  const codes = presenter.prompts[0].lint.map((i) => i.code);
+  assert.ok(codes.includes('revision') && codes.includes('missing-items-type'), codes.join());
+  assert.deepEqual((store.audit.find((a) => a.kind === 'repair')!.detail!.lint as Array<{ code: string }>).map((i) => i.code), codes);
+  assert.ok(presenter.prompts[1].issues!.some((i) => i.path.includes('fruits')));
+});
+
+test('S3 renders as a titled single-select (type string); S5 validates as integer, unknown format ignored', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { priority: 'high' } }, { action: 'accept', content: { number: 7 } }]);
+  const broker = new ElicitationBroker({ presenter });
+  assert.deepEqual(await broker.elicit({ message: 'p', requestedSchema: vec('S3-titled-enum-missing-type') }, ctx()), { action: 'accept', content: { priority: 'high' } });
+  assert.equal((presenter.prompts[0].schema!.properties.priority as { type: string }).type, 'string');
+  assert.deepEqual(await broker.elicit({ message: 'n', requestedSchema: vec('S5-unknown-format') }, ctx()), { action: 'accept', content: { number: 7 } });
+});
+
+test('S6 legacy enumNames is shown unchanged and the answer is the enum value', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { theme: 'dark' } }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const r = await broker.elicit({ message: 't', requestedSchema: vec('S6-legacy-enum-names') }, ctx());
+  assert.deepEqual(r, { action: 'accept', content: { theme: 'dark' } });
+  assert.deepEqual((presenter.prompts[0].schema!.properties.theme as { enumNames?: string[] }).enumNames, ['Light', 'Dark']);
+});
+
+test('S7 a request without mode is form mode on every revision', async () => {
+  // req: ELIC-1125-MODE-DEFAULT-FORM
+  for (const revision of ['2025-06-18', '2025-11-25', '2026-07-28']) {
+    const presenter = new ScriptedPresenter([{ action: 'accept', content: { name: 'Ada' } }]);
+    const broker = new ElicitationBroker({ presenter });
+    const r = await broker.elicit(vec('S7-no-mode').params, ctx('srv', { revision, era: revision === '2026-07-28' ? 'modern' : 'legacy' }));
+    assert.deepEqual(r, { action: 'accept', content: { name: 'Ada' } });
+    assert.equal(presenter.prompts[0].mode, 'form');
+  }
+});
+
+test('a schema that cannot be a flat form is answered with -32602 naming the problem (never shown)', async () => {
+  const presenter = new ScriptedPresenter([]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const nested = { type: 'object', properties: { address: { type: 'object', properties: { city: { type: 'string' } } } } };
+  await assert.rejects(broker.elicit({ message: 'addr', requestedSchema: nested }, ctx()), (e: unknown) => {
+    assert.ok(e instanceof InvalidElicitationError);
+    assert.equal(e.code, -32602);
+    assert.match(e.message, /requestedSchema\/properties\/address: .*nested object/);
+    return true;
+  });
+  assert.equal(presenter.prompts.length, 0);
+  assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.code, -32602);
+  // URL mode does not exist on 2025-06-18; a bad mode is invalid params too.
+  await assert.rejects(broker.elicit({ mode: 'url', message: 'u', url: 'https://example.com' }, ctx('srv', { revision: '2025-06-18' })), InvalidElicitationError);
+  await assert.rejects(broker.elicit({ mode: 'sms', message: 'u' } as never, ctx()), /mode must be "form" or "url"/);
+});
+
+for (const [id, schema, bad] of [
+  ['R3-accept-missing-required', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, {}],
+  ['R6-string-boolean', { type: 'object', properties: { agree: { type: 'boolean' } } }, { agree: 'true' }],
+  ['R7-extra-field', { type: 'object', properties: { name: { type: 'string' } } }, { name: 'Ada', admin: true }],
+] as const) {
+  test(`${id}: an invalid answer is re-presented with its issues and never sent`, async () => {
+    // req: ELIC-1125-CLIENT-VALIDATE
+    const presenter = new ScriptedPresenter([{ action: 'accept', content: bad }, { action: 'accept', content: bad }, { action: 'accept', content: bad }]);
+    const store = new MemoryStore();
+    const broker = new ElicitationBroker({ presenter, store, maxRounds: 3 });
+    const r = await broker.elicit({ message: 'x', requestedSchema: schema }, ctx());
+    assert.deepEqual(r, { action: 'cancel' }, 'after maxRounds invalid answers the broker answers cancel, never the invalid content');
+    assert.equal(presenter.prompts.length, 3);
+    assert.equal(presenter.prompts[1].round, 2);
+    assert.ok(presenter.prompts[1].issues!.length > 0);
+    assert.equal(store.audit.filter((a) => a.kind === 'answer').length, 0);
+    assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'invalid');
+  });
+}
+
+test('a corrected second answer is sent', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { agree: 'true' } }, { action: 'accept', content: { agree: true } }]);
+  const broker = new ElicitationBroker({ presenter });
+  assert.deepEqual(await broker.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: { agree: { type: 'boolean' } } } }, ctx()), { action: 'accept', content: { agree: true } });
+  assert.match(presenter.prompts[1].issues![0].path, /agree/);
+});
+
+for (const [kind, open] of [['memory', () => new MemoryStore()], ['sqlite', () => openSqliteStore(':memory:')]] as const) test(`policy "ask" (${kind} store): sensitive fields are shown with a warning, redacted in the audit and never remembered`, async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { user: 'ada', password: 'hunter2' }, remember: 'always' }]);
+  const store: Store = open();
+  const broker = new ElicitationBroker({ presenter, store, policy: { sensitiveFields: 'ask' }, scope: { tenant: 't', user: 'ada', session: 's' } });
+  const schema = { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string', title: 'Password' } } };
+  const r = await broker.elicit({ message: 'login', requestedSchema: schema }, ctx());
+  assert.deepEqual(r, { action: 'accept', content: { user: 'ada', password: 'hunter2' } });
+  assert.deepEqual(presenter.prompts[0].sensitiveFields, ['password']);
+  assert.ok(presenter.prompts[0].warnings.includes('sensitive:password'));
+  const ans = store.queryAudit({ kind: 'answer' })[0];
+  assert.equal((ans.detail!.content as Record<string, unknown>).password, REDACTED);
+  assert.deepEqual(ans.redactKeys, ['password']);
+  assert.ok(!JSON.stringify(store.queryAudit()).includes('hunter2'));
+  assert.deepEqual(store.recall({ tenant: 't', user: 'ada', session: 'other-session' }, 'srv', schemaHash(presenter.prompts[0].schema!))?.content, { user: 'ada' });
+  store.close();
+});
+
+test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
+  // req: ELIC-1125-RATE-LIMIT
+  const c = clock();
+  const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store, now: c.now, policy: { ratePerMinute: 30, burst: 10, maxPendingPerServer: 100 } });
+  const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+  const results = await Promise.all(Array.from({ length: 50 }, () => broker.elicit(confirm, ctx('flood'))));
+  assert.equal(results.filter((r) => r.action === 'accept').length, 10);
+  assert.equal(results.filter((r) => r.action === 'decline').length, 40);
+  const limited = store.audit.filter((a) => a.kind === 'policy' && a.detail?.reason === 'rate-limited');
+  assert.equal(limited.length, 40);
+  // Another server has its own bucket; after 2 s one token (30/min) is back for the flooder.
+  assert.equal((await broker.elicit(confirm, ctx('calm'))).action, 'accept');
+  assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'decline');
+  c.advance(2_000);
+  assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'accept');
+});
+
+test('pending cap per server: the sixth concurrent request is declined, other servers unaffected', async () => {
+  const release: Array<() => void> = [];
+  const hold = () => new Promise<PresenterAnswer>((res) => release.push(() => res({ action: 'cancel' })));
+  const presenter = new ScriptedPresenter(Array.from({ length: 7 }, () => hold));
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store, policy: { maxPendingPerServer: 5 } });
+  const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+  const held = Array.from({ length: 5 }, () => broker.elicit(confirm, ctx('busy')));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(broker.pending('busy').length, 5);
+  assert.deepEqual(await broker.elicit(confirm, ctx('busy')), { action: 'decline' });
+  assert.equal(store.audit.find((a) => a.detail?.reason === 'pending-cap')?.action, 'decline');
+  const other = broker.elicit(confirm, ctx('other'));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(broker.pending('other').length, 1);
+  release.forEach((f) => f());
+  assert.deepEqual(await Promise.all(held), Array(5).fill({ action: 'cancel' }));
+  assert.deepEqual(await other, { action: 'cancel' });
+});
+
+test('the presenter answer wait is bounded: on timeout the broker answers cancel and closes the prompt', async () => {
+  let aborted = false;
+  const presenter = new ScriptedPresenter([(_p: PromptView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true)))]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store, timeouts: { answerMs: 50 } });
+  assert.deepEqual(await broker.elicit({ message: 'slow', requestedSchema: { type: 'object', properties: {} } }, ctx()), { action: 'cancel' });
+  assert.equal(aborted, true);
+  assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'timeout');
+  assert.equal(presenter.notices[0].kind, 'timeout');
+  assert.equal(broker.timeouts.urlCompletionMs, 600_000);
+  assert.equal(new ElicitationBroker({ presenter }).timeouts.answerMs, 1_800_000);
+});
+
+test('a request already cancelled on arrival never reaches the presenter', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: {} }]);
+  const ac = new AbortController();
+  ac.abort();
+  const broker = new ElicitationBroker({ presenter });
+  await assert.rejects(broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx('srv', { signal: ac.signal })), { code: 'CANCELLED_BY_SERVER' });
+});
+
+test('HeadlessPresenter rejects at once with UserInteractionRequiredError naming server and fields', async () => {
+  const { HeadlessPresenter } = await import('../src/host/presenter.js');
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter: new HeadlessPresenter(), store });
+  await assert.rejects(broker.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, ctx('ci')), (e: unknown) => {
+    assert.ok(e instanceof UserInteractionRequiredError);
+    assert.match(e.message, /"ci".*fields name.*--answers/);
+    return true;
+  });
+  assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.code, 'USER_INTERACTION_REQUIRED');
+  assert.equal(broker.pending().length, 0);
+});
+
+test('a failing store never breaks an elicitation', async () => {
+  const store = new MemoryStore();
+  store.close();
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'decline' }]), store });
+  assert.deepEqual(await broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()), { action: 'decline' });
+});
+
+test('each request keeps its own server, call and person through to the prompt, events and audit', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: {} }, { action: 'decline' }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const events: string[] = [];
+  broker.on((e) => events.push(`${e.type}:${'id' in e ? e.id : ''}`));
+  const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+  const ada = { tenant: 't', user: 'ada', session: 'x' };
+  const bob = { tenant: 't', user: 'bob', session: 'y' };
+  await broker.elicit(confirm, ctx('s', { scope: ada, call: { tool: 'deploy', callId: 'c1' }, requestId: 7 }));
+  await broker.elicit(confirm, ctx('s', { scope: bob, call: { tool: 'deploy', callId: 'c2' } }));
+  assert.deepEqual(presenter.prompts.map((p) => p.call?.callId), ['c1', 'c2']);
+  assert.deepEqual(store.audit.filter((a) => a.kind === 'answer').map((a) => [a.scope.user, a.action, a.requestId]), [['ada', 'accept', 'in-1'], ['bob', 'decline', 'in-2']]);
+  assert.deepEqual(events, ['pending-added:', 'answered:in-1', 'pending-removed:in-1', 'pending-added:', 'answered:in-2', 'pending-removed:in-2']);
+});

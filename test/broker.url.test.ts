@@ -1,0 +1,133 @@
+// URL mode: scheme allowlist, loopback-only http, Punycode / mixed-script warnings, consent, the
+// 2025-11-25 elicitationId registry and the -32042 consent path.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ElicitationBroker, UrlElicitationRegistry, checkUrl } from '../src/host/broker/index.js';
+import type { BrokerEvent } from '../src/host/broker/index.js';
+import { ScriptedPresenter } from '../src/host/presenter.js';
+import { MemoryStore } from './fixtures/broker/memoryStore.js';
+import { ctx } from './fixtures/broker/ctx.js';
+import { connectLegacy } from './fixtures/broker/peers.js';
+
+const POLICY = { urlSchemes: ['https'] };
+
+test('refused schemes: javascript:, file:, data:, http to a non-loopback host', async () => {
+  // req: ELIC-1125-URL-SAFE-HANDLING
+  for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,<b>x</b>', 'http://evil.com/login', 'ftp://example.com/x', 'not a url']) {
+    const presenter = new ScriptedPresenter([{ action: 'accept' }]);
+    const store = new MemoryStore();
+    const broker = new ElicitationBroker({ presenter, store });
+    const r = await broker.elicit({ mode: 'url', message: 'go', url, elicitationId: 'e1' }, ctx());
+    assert.deepEqual(r, { action: 'decline' }, url);
+    assert.equal(presenter.prompts.length, 0, `${url} never shown`);
+    assert.match(String(store.audit.find((a) => a.kind === 'policy')?.detail?.reason), /^url-(scheme|invalid)$/);
+    assert.equal(presenter.notices[0].kind, 'refused');
+  }
+});
+
+test('allowed: https anywhere; http only for localhost, 127.0.0.1 and [::1]', () => {
+  for (const url of ['https://example.com/a?b=c', 'http://localhost:3000/cb', 'http://127.0.0.1/x', 'http://[::1]:8080/']) assert.equal(checkUrl(url, POLICY).ok, true, url);
+  assert.equal(checkUrl('http://localhost.evil.com/', POLICY).ok, false);
+  assert.equal(checkUrl('http://127.0.0.2/', POLICY).ok, false);
+});
+
+test('Punycode and mixed-script hosts are shown with warnings and the Unicode host', () => {
+  // req: ELIC-1125-URL-WARN-PUNYCODE
+  const puny = checkUrl('https://xn--80ak6aa92e.com/login', POLICY);
+  assert.ok(puny.ok && puny.view.warnings.includes('punycode'));
+  const mixed = checkUrl('https://pаypal.com/login', POLICY); // Cyrillic "а" among Latin letters
+  assert.ok(mixed.ok);
+  if (mixed.ok) {
+    assert.deepEqual(mixed.view.warnings.sort(), ['mixed-script', 'punycode']);
+    assert.equal(mixed.view.host, 'pаypal.com');
+    assert.match(mixed.view.asciiHost, /^xn--/);
+  }
+  const plain = checkUrl('https://example.com/', POLICY);
+  assert.ok(plain.ok && plain.view.warnings.length === 0);
+  const japanese = checkUrl('https://日本語ドメイン.jp/', POLICY);
+  assert.ok(japanese.ok && !japanese.view.warnings.includes('mixed-script'));
+});
+
+test('consent: the presenter sees the full URL, host and warnings; accept has no content', async () => {
+  // req: ELIC-1125-URL-CONSENT
+  const url = 'https://xn--80ak6aa92e.com/connect?flow=abc#frag';
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: { sneaky: 1 } }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const r = await broker.elicit({ mode: 'url', message: 'Sign in', url, elicitationId: 'e-1' }, ctx());
+  assert.deepEqual(r, { action: 'accept' });
+  const v = presenter.prompts[0].url!;
+  assert.equal(v.full, url);
+  assert.ok(v.warnings.includes('punycode'));
+  assert.equal(store.audit.find((a) => a.kind === 'policy')?.action, 'warn');
+  assert.equal(broker.urls.state('srv', 'e-1'), 'consented');
+});
+
+test('elicitationId registry: pending → consented → completed; unknown and repeated completions ignored and audited', async () => {
+  // req: ELIC-1125-URL-COMPLETE-IGNORE-UNKNOWN
+  const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'decline' }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const events: BrokerEvent[] = [];
+  broker.on((e) => e.type === 'url-completed' && events.push(e));
+  await broker.elicit({ mode: 'url', message: 'a', url: 'https://example.com/a', elicitationId: 'same' }, ctx('s1'));
+  // The same id from another server is another elicitation (ids are unique per server only).
+  await broker.elicit({ mode: 'url', message: 'b', url: 'https://example.com/b', elicitationId: 'same' }, ctx('s2'));
+  assert.equal(broker.urls.state('s1', 'same'), 'consented');
+  assert.equal(broker.urls.state('s2', 'same'), 'declined');
+  broker.elicitationComplete('s1', 'nope');
+  broker.elicitationComplete('s1', 'same');
+  broker.elicitationComplete('s1', 'same');
+  assert.equal(broker.urls.state('s1', 'same'), 'completed');
+  assert.equal(events.length, 1);
+  const recs = store.audit.filter((a) => a.kind === 'complete').map((a) => a.detail?.result);
+  assert.deepEqual(recs, ['ignored-unknown', 'completed', 'ignored-duplicate']);
+});
+
+test('waitForCompletion resolves on the notification, and false at its bound', async () => {
+  const reg = new UrlElicitationRegistry();
+  reg.add('s', 'x');
+  const w = reg.waitForCompletion('s', 'x', 5_000);
+  reg.complete('s', 'x');
+  assert.equal(await w, true);
+  reg.add('s', 'y');
+  assert.equal(await reg.waitForCompletion('s', 'y', 20), false);
+  assert.equal(await reg.waitForCompletion('s', 'unknown', 20), false);
+  const ac = new AbortController();
+  const w2 = reg.waitForCompletion('s', 'y', 5_000, ac.signal);
+  ac.abort();
+  assert.equal(await w2, false);
+});
+
+test('-32042 path: consent to each listed URL elicitation, then wait for completion before retrying', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'accept' }]);
+  const broker = new ElicitationBroker({ presenter });
+  const list = [
+    { mode: 'url' as const, message: 'Connect A', url: 'https://a.example.com/c', elicitationId: 'a' },
+    { mode: 'url' as const, message: 'Connect B', url: 'https://b.example.com/c', elicitationId: 'b' },
+  ];
+  const out = await broker.consentToUrlElicitations(list, ctx('third'));
+  assert.deepEqual(out, [{ elicitationId: 'a', answer: { action: 'accept' } }, { elicitationId: 'b', answer: { action: 'accept' } }]);
+  const waits = Promise.all([broker.waitForUrlCompletion('third', 'a', { timeoutMs: 2_000 }), broker.waitForUrlCompletion('third', 'b', { timeoutMs: 2_000 })]);
+  broker.elicitationComplete('third', 'a');
+  broker.elicitationComplete('third', 'b');
+  assert.deepEqual(await waits, [true, true]);
+  // A refusal stops the list.
+  const broker2 = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'decline' }]) });
+  assert.deepEqual(await broker2.consentToUrlElicitations(list, ctx('third')), [{ elicitationId: 'a', answer: { action: 'decline' } }]);
+});
+
+test('legacy SDK peer: a pushed URL request with javascript: is declined; https is consented without content', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept' }]);
+  const broker = new ElicitationBroker({ presenter });
+  const peer = await connectLegacy(broker, 'urls');
+  try {
+    const bad = await peer.ask({ mode: 'url', message: 'x', url: 'javascript:alert(1)', elicitationId: 'j' });
+    assert.deepEqual(bad.result, { action: 'decline' });
+    const ok = await peer.ask({ mode: 'url', message: 'Sign in', url: 'https://example.com/login', elicitationId: 'k' });
+    assert.deepEqual(ok.result, { action: 'accept' });
+    assert.equal(broker.urls.state('urls', 'k'), 'consented');
+  } finally {
+    await peer.close();
+  }
+});
