@@ -35,7 +35,7 @@ export interface PromptPayload {
   fields: FieldView[];
   /** True when the form has no fields: Accept / Decline / Cancel only. */
   confirmOnly: boolean;
-  /** Whether to offer "remember" (form mode, has fields, no sensitive field). */
+  /** Whether to offer "remember": form mode with at least one non-sensitive field (sensitive fields are never remembered). */
   rememberable: boolean;
   /** Epoch ms when the prompt was shown. */
   since: number;
@@ -77,7 +77,7 @@ export function promptPayload(prompt: PromptView, since: number): PromptPayload 
     prompt,
     fields,
     confirmOnly: prompt.mode === 'form' && fields.length === 0,
-    rememberable: prompt.mode === 'form' && fields.length > 0 && sensitive.size === 0,
+    rememberable: prompt.mode === 'form' && fields.some((f) => !f.sensitive),
     since,
   };
 }

@@ -206,7 +206,9 @@ export const APP_JS = String.raw`'use strict';
     el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), ' is asking'));
     if (pr.call) el.appendChild(h('p', { class: 'call muted' }, 'During the tool call ', h('code', { text: pr.call.tool }), ' (call ' + pr.call.callId + ')'));
     el.appendChild(h('p', { class: 'message', text: pr.message }));
-    var warns = (pr.warnings || []).slice();
+    var warns = (pr.warnings || []).map(function (w) {
+      return w.indexOf('sensitive:') === 0 ? 'The field "' + w.slice(10) + '" looks like a secret (password, key, PIN). Servers must not ask for secrets in a form: answer only if you trust ' + pr.server + '. It is hidden as you type and never remembered.' : w;
+    });
     if (warns.length) el.appendChild(h('div', { class: 'warn', role: 'note' }, h('strong', { text: 'Before you answer:' }), h('ul', null, warns.map(function (w) { return h('li', { text: w }); }))));
     if ((pr.repairs || []).length) el.appendChild(h('details', { class: 'repairs' }, h('summary', { text: 'parley adjusted this form so it can be shown (' + pr.repairs.length + ')' }), h('ul', null, pr.repairs.map(function (r) { return h('li', { text: r.message + (r.path ? ' [' + r.path + ']' : '') }); }))));
     var buttons = h('div', { class: 'buttons' });
@@ -237,6 +239,8 @@ export const APP_JS = String.raw`'use strict';
           var rid = uid('r');
           rfs.appendChild(h('label', { class: 'opt', for: rid }, h('input', { type: 'radio', id: rid, name: 'remember-' + idx, value: o[0], checked: i === 0 }), ' ' + o[1]));
         });
+        var sensitiveNames = payload.fields.filter(function (f) { return f.sensitive; }).map(function (f) { return f.title; });
+        if (sensitiveNames.length) rfs.appendChild(h('p', { class: 'hint', text: 'Never remembered: ' + sensitiveNames.join(', ') + '.' }));
         form.appendChild(rfs);
       }
       form.addEventListener('input', function (e) { liveCheck(p, e.target); });
