@@ -86,7 +86,7 @@ export const APP_JS = String.raw`'use strict';
       return sel;
     }
     if (f.kind === 'number' || f.kind === 'integer') {
-      return h('input', Object.assign({ type: 'number', inputmode: f.kind === 'integer' ? 'numeric' : 'decimal', step: f.kind === 'integer' ? '1' : 'any', min: f.minimum, max: f.maximum, value: v === undefined ? '' : String(v) }, common));
+      return h('input', Object.assign({ type: f.sensitive ? 'password' : 'number', autocomplete: f.sensitive ? 'off' : undefined, inputmode: f.kind === 'integer' ? 'numeric' : 'decimal', step: f.kind === 'integer' ? '1' : 'any', min: f.minimum, max: f.maximum, value: v === undefined ? '' : String(v) }, common));
     }
     var type = f.sensitive ? 'password' : f.format === 'email' ? 'email' : f.format === 'uri' ? 'url' : f.format === 'date' ? 'date' : f.format === 'date-time' ? 'datetime-local' : 'text';
     var val = v === undefined ? '' : String(v);
