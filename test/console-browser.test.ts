@@ -3,10 +3,14 @@
 // consent, confirm-only and concurrent prompts. Screenshots go to test-artifacts/console/.
 import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { CHROMIUM, launch, open, settledWithin, within, type Session } from './fixtures/console/browser.js';
 import { formPrompt, urlPrompt } from './fixtures/console/prompts.js';
+import { SCOPE } from './fixtures/console/host.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
 // One browser, one console and one page for the whole file (a new renderer costs seconds on a busy
@@ -177,6 +181,7 @@ test('URL consent: full URL and host shown, nothing fetched, opened with noopene
     await s.shot('url-consent');
     assert.equal(await settledWithin(answer), 'pending');
     assert.ok(!s.requests.some((u) => u.includes('pple')), 'nothing fetched before consent');
+    assert.equal(await c.getByRole('button', { name: /^Open / }).innerText(), 'Open xn--pple-43d.com', 'a look-alike name is not repeated on the button');
     await c.getByRole('button', { name: /^Open / }).click();
     assert.deepEqual(await within(answer, 'open'), { action: 'accept' });
     await s.page.waitForFunction(() => (window as unknown as { opened: unknown[] }).opened.length === 1);
@@ -312,5 +317,45 @@ test('tools panel: argument form from inputSchema; text, image, structured and e
     await tool('fail').locator('.result.is-error').waitFor();
     assert.deepEqual(s.host.calls.map((c) => c.tool), ['echo', 'get-tiny-image', 'structured', 'fail']);
     await s.shot('tools');
+  }),
+);
+
+test('roots, presets and audit panels: add a root (health shown), save and export a preset, filter the audit log', { skip }, () =>
+  withSession(async (s) => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-console-root-'));
+    try {
+      await s.page.getByLabel('Root URI').fill(pathToFileURL(dir).href);
+      await s.page.getByLabel('Name', { exact: true }).fill('scratch');
+      await s.page.getByLabel('Scope').selectOption('app');
+      await s.page.getByRole('button', { name: 'Add root' }).click();
+      const row = s.page.locator('#roots tr', { hasText: 'scratch' });
+      await row.locator('.state.ok').waitFor();
+      assert.match(await row.innerText(), /app/);
+      await s.page.getByLabel('Root URI').fill('no scheme here');
+      await s.page.getByRole('button', { name: 'Add root' }).click();
+      await s.page.locator('#root-error').filter({ hasText: /\S/ }).waitFor();
+
+      await s.page.getByLabel('Preset name').fill('work');
+      await s.page.getByRole('button', { name: 'Save current roots and answers' }).click();
+      await s.page.locator('#presets li[data-preset="work"]').waitFor();
+      const [download] = await Promise.all([s.page.waitForEvent('download'), s.page.getByText('Export all presets').click()]);
+      assert.equal(download.suggestedFilename(), 'parley-presets.json');
+      const doc = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+      assert.equal(doc.presets[0].roots[0].name, 'scratch');
+
+      await row.getByRole('button', { name: 'Remove root scratch' }).click();
+      await row.waitFor({ state: 'detached' });
+
+      s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'decline', requestId: 'r-dec' });
+      s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'accept', requestId: 'r-acc' });
+      await s.page.getByLabel('Server', { exact: true }).fill('alpha');
+      await s.page.getByLabel('Action').selectOption('decline');
+      await s.page.getByRole('button', { name: 'Filter' }).click();
+      await s.page.locator('#audit tbody tr', { hasText: 'r-dec' }).waitFor();
+      assert.equal(await s.page.locator('#audit tbody tr').count(), 1);
+      await s.shot('roots-presets-audit');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }),
 );

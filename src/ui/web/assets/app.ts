@@ -227,7 +227,8 @@ export const APP_JS = String.raw`'use strict';
         h('code', { class: 'url-full' }, urlParts(u)));
       if ((u.warnings || []).length) box.appendChild(h('div', { class: 'warn url-warnings', role: 'note' }, h('strong', { text: 'Check this address:' }), h('ul', null, u.warnings.map(function (w) { return h('li', { text: WARN_TEXT[w] || w }); }))));
       el.appendChild(box);
-      btn('Open ' + u.host, '', 'accept', function () {
+      // A look-alike Unicode name in the button would repeat the trick; say the wire name then.
+      btn('Open ' + ((u.warnings || []).length && u.asciiHost ? u.asciiHost : u.host), '', 'accept', function () {
         send(p, 'accept').then(function (ok) { if (ok) window.open(u.full, '_blank', 'noopener,noreferrer'); });
       });
     } else {

@@ -1,7 +1,7 @@
 /**
  * Console styles. Text colours meet WCAG AA (≥ 4.5:1) on their backgrounds: #1f2937 on #ffffff
  * (14.7:1), #4b5563 on #ffffff (7.6:1), #991b1b on #fef2f2 (7.7:1), #ffffff on #1d4ed8 (6.7:1),
- * #1f2937 on #fde68a (11.6:1), #14532d on #f0fdf4 (9.6:1). Focus is a 3px #1d4ed8 outline.
+ * #1f2937 on #fde68a (11.6:1), #14532d on #f0fdf4 (9.6:1), placeholder #6b7280 on #ffffff (4.8:1). Focus is a 3px #1d4ed8 outline.
  * @module
  */
 export const APP_CSS = `
@@ -21,6 +21,7 @@ h3{font-size:1.05rem;margin:0 0 .5rem}
 .count{font-weight:normal;color:#4b5563}
 :focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
 input,select,textarea{font:inherit;color:#1f2937;background:#fff;border:1px solid #6b7280;border-radius:4px;padding:.35rem .5rem}
+::placeholder{color:#6b7280;opacity:1}
 textarea{width:100%;min-height:5rem;font-family:ui-monospace,Menlo,monospace}
 input[type=text],input[type=email],input[type=url],input[type=password],input[type=number],input[type=date],input[type=datetime-local],select{min-width:16rem}
 input[aria-invalid=true],select[aria-invalid=true],fieldset[aria-invalid=true]{border-color:#b91c1c;border-width:2px}
