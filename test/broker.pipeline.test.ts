@@ -17,7 +17,6 @@ const vec = (id: string) => vector('schemas', id).input;
 
 for (const id of ['S2-root-title', 'S3-titled-enum-missing-type', 'S4-multiselect-without-item-type', 'S5-unknown-format']) {
   test(`${id}: repaired, the repair audited and shown to the presenter`, async () => {
-    // req: ELIC-1125-FORM-SCHEMA
     const presenter = new ScriptedPresenter([(p) => ({ action: 'decline' })]);
     const store = new MemoryStore();
     const broker = new ElicitationBroker({ presenter, store });
@@ -36,7 +35,7 @@ test('S4 on 2025-06-18: lint notes the missing items.type and that arrays are no
   const broker = new ElicitationBroker({ presenter, store });
   const r = await broker.elicit({ message: 'f', requestedSchema: vec('S4-multiselect-without-item-type') }, ctx('srv', { revision: '2025-06-18' }));
   assert.deepEqual(r, { action: 'accept', content: { fruits: ['apple'] } });
-  const codes = presenter.prompts[0].lint.map((i) => i.code);
+  const codes = presenter.prompts[0].lint!.map((i) => i.code);
   assert.ok(codes.includes('revision') && codes.includes('missing-items-type'), codes.join());
   assert.deepEqual((store.audit.find((a) => a.kind === 'repair')!.detail!.lint as Array<{ code: string }>).map((i) => i.code), codes);
   assert.ok(presenter.prompts[1].issues!.some((i) => i.path.includes('fruits')));
@@ -71,6 +70,7 @@ test('S7 a request without mode is form mode on every revision', async () => {
 });
 
 test('a schema that cannot be a flat form is answered with -32602 naming the problem (never shown)', async () => {
+  // req: ELIC-0618-SUBSET-FLAT
   const presenter = new ScriptedPresenter([]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -94,7 +94,7 @@ for (const [id, schema, bad] of [
   ['R7-extra-field', { type: 'object', properties: { name: { type: 'string' } } }, { name: 'Ada', admin: true }],
 ] as const) {
   test(`${id}: an invalid answer is re-presented with its issues and never sent`, async () => {
-    // req: ELIC-1125-CLIENT-VALIDATE
+    // req: ELIC-VALIDATE-BOTH-SIDES
     const presenter = new ScriptedPresenter([{ action: 'accept', content: bad }, { action: 'accept', content: bad }, { action: 'accept', content: bad }]);
     const store = new MemoryStore();
     const broker = new ElicitationBroker({ presenter, store, maxRounds: 3 });
@@ -133,7 +133,7 @@ for (const [kind, open] of [['memory', () => new MemoryStore()], ['sqlite', () =
 });
 
 test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
-  // req: ELIC-1125-RATE-LIMIT
+  // req-proposed: ELIC-1125-CLIENT-RATE-LIMIT
   const c = clock();
   const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
   const store = new MemoryStore();
@@ -226,4 +226,24 @@ test('each request keeps its own server, call and person through to the prompt, 
   assert.deepEqual(presenter.prompts.map((p) => p.call?.callId), ['c1', 'c2']);
   assert.deepEqual(store.audit.filter((a) => a.kind === 'answer').map((a) => [a.scope.user, a.action, a.requestId]), [['ada', 'accept', 'in-1'], ['bob', 'decline', 'in-2']]);
   assert.deepEqual(events, ['pending-added:', 'answered:in-1', 'pending-removed:in-1', 'pending-added:', 'answered:in-2', 'pending-removed:in-2']);
+});
+
+test('Q1 slow human: an answer after 90 s is delivered (default answer bound 30 min, no 60 s default)', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  const presenter = new ScriptedPresenter([() => new Promise<PresenterAnswer>((res) => setTimeout(() => res({ action: 'accept', content: { name: 'Ada' } }), 90_000))]);
+  const broker = new ElicitationBroker({ presenter });
+  const p = broker.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, ctx());
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  t.mock.timers.tick(60_000);
+  t.mock.timers.tick(30_000);
+  assert.deepEqual(await p, { action: 'accept', content: { name: 'Ada' } });
+});
+
+test('a presenter bug (unknown action) is audited and surfaces as an error, never as an answer', async () => {
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'reject' } as never]), store });
+  await assert.rejects(broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()), /expected \{action/);
+  assert.equal(store.audit.filter((a) => a.kind === 'answer').length, 0);
+  assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'presenter');
+  assert.equal(broker.pending().length, 0);
 });

@@ -12,7 +12,7 @@ import { connectLegacy, connectModern } from './fixtures/broker/peers.js';
 const NAME = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
 
 test('legacy push: accept, decline and cancel reach the server distinct', async () => {
-  // req: ELIC-0618-ACTIONS
+  // req: ELIC-RESULT-ACTIONS
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { name: 'Ada' } }, { action: 'decline' }, { action: 'cancel' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -21,7 +21,7 @@ test('legacy push: accept, decline and cancel reach the server distinct', async 
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'accept', content: { name: 'Ada' } });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'decline' });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'cancel' });
-    assert.equal(presenter.prompts[0].server, 'legacy-srv'); // req: ELIC-1125-SHOW-SERVER
+    assert.equal(presenter.prompts[0].server, 'legacy-srv'); // req-proposed: ELIC-1125-CLIENT-SHOW-SERVER
     const answers = store.audit.filter((r) => r.kind === 'answer').map((r) => r.action);
     assert.deepEqual(answers, ['accept', 'decline', 'cancel']);
   } finally {
@@ -30,7 +30,7 @@ test('legacy push: accept, decline and cancel reach the server distinct', async 
 });
 
 test('modern MRTR: inputRequests entries go through the same broker; decline and cancel stay distinct', async () => {
-  // req: MRTR-2607-INPUT-RESPONSES
+  // req: MRTR-INPUT-REQUESTS-SHAPE
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { name: 'Grace' } }, { action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { ignored: true } }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -40,7 +40,8 @@ test('modern MRTR: inputRequests entries go through the same broker; decline and
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'accept', content: { name: 'Grace' } });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'decline' });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'cancel' });
-    // URL mode accept = consent only, never content.  req: ELIC-2607-URL-ACCEPT-NO-CONTENT
+    // URL mode accept = consent only, never content.
+    // req-proposed: ELIC-URL-ACCEPT-NO-CONTENT
     assert.deepEqual((await peer.ask({ mode: 'url', message: 'Sign in', url: 'https://example.com/login' })).result, { action: 'accept' });
     const req = store.audit.find((r) => r.kind === 'request');
     assert.equal(req?.detail?.era, 'modern');
@@ -51,7 +52,7 @@ test('modern MRTR: inputRequests entries go through the same broker; decline and
 });
 
 test('S1 confirm-only form (empty properties) is accepted with {} on both eras', async () => {
-  // req: ELIC-1125-FORM-SCHEMA
+  // req: ELIC-RESULT-ACTIONS
   const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'accept' }]);
   const broker = new ElicitationBroker({ presenter });
   const S1 = { message: 'Proceed with the deployment?', requestedSchema: { type: 'object', properties: {} } };
@@ -68,7 +69,7 @@ test('S1 confirm-only form (empty properties) is accepted with {} on both eras',
 });
 
 test('S8 sensitive field is declined by default over the wire, reason audited and notified', async () => {
-  // req: ELIC-1125-FORM-NO-SENSITIVE
+  // req: ELIC-NO-SENSITIVE-FORM
   const presenter = new ScriptedPresenter([]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -92,7 +93,7 @@ test('S8 sensitive field is declined by default over the wire, reason audited an
 });
 
 test('Q2 server cancel: the prompt closes, "cancelled by server" is recorded, no answer is sent', async () => {
-  // req: CANCEL-1125-RECEIVER-NO-RESPONSE
+  // req-proposed: CANCEL-1125-RECEIVER-NO-RESPONSE
   let closed: (() => void) | undefined;
   const promptClosed = new Promise<void>((r) => (closed = r));
   const hold = (_p: PromptView, signal: AbortSignal) =>

@@ -8,11 +8,14 @@ import { ScriptedPresenter } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { ctx } from './fixtures/broker/ctx.js';
 import { connectLegacy } from './fixtures/broker/peers.js';
+import { Client, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer, UrlElicitationRequiredError as ServerUrlError } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
 
 const POLICY = { urlSchemes: ['https'] };
 
 test('refused schemes: javascript:, file:, data:, http to a non-loopback host', async () => {
-  // req: ELIC-1125-URL-SAFE-HANDLING
+  // req-proposed: ELIC-1125-URL-SAFE-HANDLING
   for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,<b>x</b>', 'http://evil.com/login', 'ftp://example.com/x', 'not a url']) {
     const presenter = new ScriptedPresenter([{ action: 'accept' }]);
     const store = new MemoryStore();
@@ -32,7 +35,7 @@ test('allowed: https anywhere; http only for localhost, 127.0.0.1 and [::1]', ()
 });
 
 test('Punycode and mixed-script hosts are shown with warnings and the Unicode host', () => {
-  // req: ELIC-1125-URL-WARN-PUNYCODE
+  // req-proposed: ELIC-1125-URL-WARN-PUNYCODE
   const puny = checkUrl('https://xn--80ak6aa92e.com/login', POLICY);
   assert.ok(puny.ok && puny.view.warnings.includes('punycode'));
   const mixed = checkUrl('https://pаypal.com/login', POLICY); // Cyrillic "а" among Latin letters
@@ -49,12 +52,22 @@ test('Punycode and mixed-script hosts are shown with warnings and the Unicode ho
 });
 
 test('consent: the presenter sees the full URL, host and warnings; accept has no content', async () => {
-  // req: ELIC-1125-URL-CONSENT
+  // req-proposed: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
   const url = 'https://xn--80ak6aa92e.com/connect?flow=abc#frag';
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { sneaky: 1 } }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
-  const r = await broker.elicit({ mode: 'url', message: 'Sign in', url, elicitationId: 'e-1' }, ctx());
+  // Never a prefetch: any fetch during the elicitation is recorded and fails the test.
+  const fetched: unknown[] = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = ((input: unknown) => (fetched.push(input), Promise.reject(new Error('prefetch')))) as typeof fetch;
+  let r;
+  try {
+    r = await broker.elicit({ mode: 'url', message: 'Sign in', url, elicitationId: 'e-1' }, ctx());
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+  assert.deepEqual(fetched, []);
   assert.deepEqual(r, { action: 'accept' });
   const v = presenter.prompts[0].url!;
   assert.equal(v.full, url);
@@ -64,7 +77,7 @@ test('consent: the presenter sees the full URL, host and warnings; accept has no
 });
 
 test('elicitationId registry: pending → consented → completed; unknown and repeated completions ignored and audited', async () => {
-  // req: ELIC-1125-URL-COMPLETE-IGNORE-UNKNOWN
+  // req-proposed: ELIC-1125-URL-COMPLETE-IGNORE-UNKNOWN
   const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'decline' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -129,5 +142,43 @@ test('legacy SDK peer: a pushed URL request with javascript: is declined; https 
     assert.equal(broker.urls.state('urls', 'k'), 'consented');
   } finally {
     await peer.close();
+  }
+});
+
+test('2025-11-25 -32042 with real SDK peers: consent through the broker, completion notification, retry succeeds', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'accept' }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  let connected = false;
+  const server = new McpServer({ name: 'pay', version: '0.0.1' });
+  server.registerTool('pay', { inputSchema: z.object({}) }, async () => {
+    if (!connected) throw new ServerUrlError([{ mode: 'url', message: 'Connect your payment account', url: 'https://pay.example.com/connect', elicitationId: 'pay-1' }]);
+    return { content: [{ type: 'text', text: 'paid' }] };
+  });
+  const client = new Client({ name: 'parley-test', version: '0.0.1' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+  client.setNotificationHandler('notifications/elicitation/complete', (n) => broker.elicitationComplete('pay', n.params.elicitationId));
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  await client.connect(ct);
+  try {
+    const err = await client.callTool({ name: 'pay', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof UrlElicitationRequiredError, `expected -32042, got ${String(err)}`);
+    const consent = await broker.consentToUrlElicitations(err.elicitations, ctx('pay'));
+    assert.deepEqual(consent, [{ elicitationId: 'pay-1', answer: { action: 'accept' } }]);
+    assert.equal(presenter.prompts[0].url?.full, 'https://pay.example.com/connect');
+    const waited = broker.waitForUrlCompletion('pay', 'pay-1', { timeoutMs: 2_000 });
+    connected = true; // the out-of-band step finished on the server side
+    await server.server.createElicitationCompletionNotifier('pay-1')();
+    assert.equal(await waited, true);
+    const retry = await client.callTool({ name: 'pay', arguments: {} });
+    assert.equal((retry.content as Array<{ text: string }>)[0].text, 'paid');
+    // A second completion for the same id, and one for an id never seen, are ignored.
+    await server.server.createElicitationCompletionNotifier('pay-1')();
+    await server.server.createElicitationCompletionNotifier('never-asked')();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(store.audit.filter((a) => a.kind === 'complete').map((a) => a.detail?.result), ['completed', 'ignored-duplicate', 'ignored-unknown']);
+  } finally {
+    await client.close();
+    await server.close();
   }
 });

@@ -33,4 +33,13 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   'ROOTS-CLIENT-CAPABILITY': { spec: '2025-11-25/client/roots.mdx', section: '§Capabilities l.25-41', rule: 'clients that support roots MUST declare roots {listChanged}' },
   'ROOTS-CLIENT-LIST-CHANGED': { spec: '2025-11-25/client/roots.mdx', section: '§Root List Changes l.76-85', rule: 'clients that declared listChanged MUST send notifications/roots/list_changed' },
   'ROOTS-2607-INPUT-REQUEST': { spec: '2026-07-28/client/roots.mdx', section: 'protocol.md §3.2', rule: 'roots/list travels as an inputRequests entry; the answer is a bare ListRootsResult' },
+  'ERA-DUAL-FALLBACK': { spec: '2026-07-28/basic/versioning.mdx', section: '§Backward Compatibility l.126-158', rule: 'stdio: probe server/discover; any other error or silence means fall back to initialize' },
+  'ERA-DUAL-MODERN': { spec: '2026-07-28/basic/versioning.mdx', section: '§Backward Compatibility l.126-158', rule: 'a DiscoverResult means modern; do not fall back' },
+  'ERA-VERDICT-CACHE': { spec: '2026-07-28/basic/versioning.mdx', section: '§Backward Compatibility l.126-158', rule: 'cache the era verdict per server process; MAY reuse it across restarts' },
+  'ELIC-1125-URL-REQUIRED-ERROR': { spec: '2025-11-25/client/elicitation.mdx', section: '§URL Elicitation Required Error l.424-453; §Error Handling l.692-700', rule: '-32042 lists the required URL elicitations' },
+  'ELIC-1125-URL-COMPLETE': { spec: '2025-11-25/client/elicitation.mdx', section: '§Completion Notifications l.396-422', rule: 'clients MAY wait for notifications/elicitation/complete to retry; unknown ids ignored' },
+  'CANCEL-SERVER-REQUEST': { spec: '2025-11-25/basic/utilities/cancellation.mdx', section: '§Behavior Requirements l.37-40', rule: 'the receiver of notifications/cancelled SHOULD stop processing and not respond' },
+  'ASSOC-1125-SERVER-REQUESTS': { spec: 'seps/2260', section: 'protocol.md §5.3', rule: 'elicitation/create and roots/list only in association with a client request in flight' },
+  'TIMEOUT-HUMAN-PAUSE': { spec: '2025-11-25/basic/lifecycle.mdx', section: '§Timeouts l.246-261', rule: 'timeouts on sent requests; the tools/call timeout must cover nested human time' },
+  'TIMEOUT-MAX-TOTAL': { spec: '2025-11-25/basic/lifecycle.mdx', section: '§Timeouts l.246-261', rule: 'SHOULD always enforce a maximum total timeout' },
 };

@@ -6,3 +6,4 @@
 export * from './config/index.js';
 export * from './store/index.js';
 export * from './roots/index.js';
+export * from './servers/index.js';

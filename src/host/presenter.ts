@@ -37,7 +37,7 @@ export interface PromptView {
   /** Repairs the liberal reader made to the server's schema. */
   repairs: Repair[];
   /** `lintRequestedSchema` findings on the schema as sent (for the negotiated revision). */
-  lint: Issue[];
+  lint?: Issue[];
   /** Policy warnings, e.g. `'Field "apiKey" looks sensitive'`. */
   warnings: string[];
   /** Names of fields whose values must be masked and are never remembered. */

@@ -1,1 +1,2 @@
-export {};
+/** mcp-parley/testing: fixtures and helpers for testing hosts and servers built with parley. @module */
+export { EVERY_KIND_FORM, EVERY_KIND_CONTENT, CONFIRM_ONLY } from './fixtures.js';

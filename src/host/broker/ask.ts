@@ -55,6 +55,8 @@ export async function ask(presenter: Presenter, view: PromptView, schema: Reques
       const durationMs = now() - started;
       if (r.aborted) return serverSignal.aborted ? { kind: 'cancelled-by-server', durationMs } : { kind: 'timeout', durationMs };
       const answer = r.value;
+      if (!answer || !['accept', 'decline', 'cancel'].includes((answer as { action?: unknown }).action as string))
+        throw new TypeError(`Presenter answered ${JSON.stringify(answer)}; expected {action: "accept" | "decline" | "cancel"}.`);
       if (answer.action !== 'accept' || view.mode === 'url' || !schema) return { kind: 'answer', answer, rounds: round, durationMs };
       const checked = validateContent(schema, answer.content ?? {});
       if (checked.ok) return { kind: 'answer', answer: { ...answer, content: checked.value }, rounds: round, durationMs };

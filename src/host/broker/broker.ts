@@ -137,7 +137,12 @@ export class ElicitationBroker {
       this.audit.write(req, 'policy', { action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow', detail: { reason: 'sensitive-field', fields: sensitive } });
     }
 
-    const src = typeof this.opts.sources === 'function' ? this.opts.sources() : (this.opts.sources ?? {});
+    let src: PrefillSources = {};
+    try {
+      src = typeof this.opts.sources === 'function' ? this.opts.sources() : (this.opts.sources ?? {});
+    } catch (err) {
+      this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
+    }
     const prefill = req.requestedSchema ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, new Set(sensitive)) : { values: {}, sources: {}, hash: '' };
     const prompt: PromptView = { ...view, prefill: prefill.values, prefillSources: prefill.sources };
 

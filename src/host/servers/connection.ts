@@ -1,0 +1,243 @@
+/**
+ * One live connection to one server through the SDK v2 `Client` (the third of the three things kept
+ * apart: definition → live server → connection). Owns the transport, the capability declaration,
+ * the `elicitation/create` / `roots/list` handlers that call the broker, and cancellation of pending
+ * broker calls.
+ *
+ * - Capabilities: `elicitation: {form: {}, url: {}}`, `roots: {listChanged: true}`.
+ * - Era: `versionNegotiation: {mode: 'auto'}` (probe `server/discover`, fall back to `initialize`,
+ *   `protocol.md` §7.2). A cached legacy verdict is passed as `connect({prior: {kind: 'legacy'}})`,
+ *   which skips the probe (on stdio the probe costs one extra sibling spawn, measured ~+300–450 ms).
+ * - HTTP: Streamable HTTP first; for `type: 'http'` a failed connect falls back to legacy HTTP+SSE
+ *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE.
+ * - Cancellation (`protocol.md` §4.1): each broker call's `signal` aborts when the SDK aborts the
+ *   request, when a `notifications/cancelled` for its id is observed on the transport (request id 0
+ *   included; wrapped `transport.onmessage`, independent of SDK behaviour), or when the connection closes.
+ * @module
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Implementation, JSONRPCMessage, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { ServerDef } from '../config/types.js';
+import type { InputHandlers } from './handlers.js';
+import { wireHandlers, type Pending } from './input-bridge.js';
+import type { PauseGate } from './tool-clock.js';
+import { sseTransport, stdioTransport, withDeadline } from './transports.js';
+
+export type Era = 'legacy' | 'modern';
+
+/**
+ * Bound on the `server/discover` probe, ms (capped by `startupMs`). On stdio a silent server is
+ * classified legacy after it (`protocol.md` §7.2); it includes the sibling's boot time, so it is
+ * generous. Misclassifying a slow dual-era server as legacy is harmless (it serves 2025 too).
+ */
+export const PROBE_TIMEOUT_MS = 10_000;
+
+export interface ConnectionHooks {
+  onStderr(chunk: string): void;
+  /** The connection ended without {@link Connection.close} being called (crash, exit, network). */
+  onUnexpectedClose(reason: string): void;
+  onListChanged(kind: 'tools' | 'resources' | 'prompts'): void;
+  onLog(params: { level: string; logger?: string; data: unknown }): void;
+}
+
+export interface ConnectOptions {
+  name: string;
+  def: ServerDef;
+  handlers: InputHandlers;
+  clientInfo: Implementation;
+  parentEnv: Record<string, string | undefined>;
+  pause: PauseGate;
+  /** Skip the era probe: the server is known to be legacy. */
+  priorLegacy: boolean;
+  /** Connect + negotiate bound, ms. */
+  startupMs: number;
+  hooks: ConnectionHooks;
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
+  signal?: AbortSignal;
+}
+
+export class Connection {
+  readonly era: Era;
+  readonly revision: string;
+  readonly serverCapabilities: ServerCapabilities | undefined;
+  readonly serverInfo: Implementation | undefined;
+  readonly transportKind: 'stdio' | 'streamable-http' | 'sse';
+  #closing = false;
+  #closed = false;
+  readonly #pending: Set<Pending>;
+  readonly #byId: Map<string | number, Pending>;
+  readonly #completions = new Map<string, Set<() => void>>();
+
+  private constructor(
+    readonly name: string,
+    readonly client: Client,
+    readonly transport: Transport,
+    kind: Connection['transportKind'],
+    pending: Set<Pending>,
+    byId: Map<string | number, Pending>,
+  ) {
+    this.#pending = pending;
+    this.#byId = byId;
+    this.transportKind = kind;
+    this.era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+    this.revision = client.getNegotiatedProtocolVersion() ?? 'unknown';
+    this.serverCapabilities = client.getServerCapabilities();
+    this.serverInfo = client.getServerVersion();
+  }
+
+  /** Child pid for stdio connections. */
+  get pid(): number | null {
+    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Number of broker calls (elicit / listRoots) currently in flight. */
+  get pendingInputs(): number {
+    return this.#pending.size;
+  }
+
+  /**
+   * Connects, negotiates and wires handlers. Rejects with the SDK's error (or a timeout after
+   * `startupMs`); on rejection everything it started is closed.
+   */
+  static async open(o: ConnectOptions): Promise<Connection> {
+    const pending = new Set<Pending>();
+    const byId = new Map<string | number, Pending>();
+    const holder: { conn?: Connection; era: Era; revision: string } = { era: 'legacy', revision: 'unknown' };
+    let current: Client | undefined;
+    let currentTransport: Transport | undefined;
+    let timedOut = false;
+    const attempt = async (transport: Transport, kind: Connection['transportKind'], auto: boolean) => {
+      if (timedOut) throw new Error('start-up deadline passed');
+      currentTransport = transport;
+      const client = (current = new Client(o.clientInfo, {
+        capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+        versionNegotiation: { mode: auto ? 'auto' : 'legacy', probe: { timeoutMs: Math.min(o.startupMs, PROBE_TIMEOUT_MS) } },
+      }));
+      wireHandlers(client, o, pending, byId, holder);
+      try {
+        await client.connect(transport, {
+          timeout: o.startupMs,
+          ...(o.signal ? { signal: o.signal } : {}),
+          ...(auto && o.priorLegacy ? { prior: { kind: 'legacy' as const } } : {}),
+        });
+      } catch (err) {
+        await client.close().catch(() => {});
+        throw err;
+      }
+      const conn = new Connection(o.name, client, transport, kind, pending, byId);
+      holder.conn = conn;
+      holder.era = conn.era;
+      holder.revision = conn.revision;
+      conn.#observe(o.hooks);
+      return conn;
+    };
+    const onTimeout = () => {
+      // Kill what the abandoned attempt spawned (stdio child) so nothing outlives the failed start.
+      timedOut = true;
+      const pid = currentTransport instanceof StdioClientTransport ? currentTransport.pid : null;
+      void current?.close().catch(() => {});
+      // Closing the transport itself also aborts the SDK's stdio sibling probe and reaps that sibling.
+      void currentTransport?.close().catch(() => {});
+      if (pid) {
+        try {
+          process.kill(pid, 'SIGTERM'); // it did not answer in time; don't wait for a stdin-EOF exit
+        } catch {
+          /* gone */
+        }
+      }
+    };
+    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => {
+      const def = o.def;
+      if (def.type === 'stdio') return attempt(stdioTransport(def, o), 'stdio', true);
+      if (def.type === 'sse') return attempt(sseTransport(def), 'sse', false);
+      try {
+        return await attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } }), 'streamable-http', true);
+      } catch (err) {
+        try {
+          return await attempt(sseTransport(def), 'sse', false);
+        } catch {
+          throw err;
+        }
+      }
+    });
+  }
+
+  /** Resolves when `notifications/elicitation/complete` arrived for every id, or after `ms`. Never rejects. */
+  waitForCompletions(ids: string[], ms: number, signal?: AbortSignal): Promise<'completed' | 'waited'> {
+    return new Promise((resolve) => {
+      const left = new Set(ids);
+      const offs: Array<() => void> = [];
+      const finish = (how: 'completed' | 'waited') => {
+        clearTimeout(timer);
+        for (const off of offs) off();
+        signal?.removeEventListener('abort', onAbort);
+        resolve(how);
+      };
+      const onAbort = () => finish('waited');
+      const timer = setTimeout(() => finish('waited'), ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      for (const id of ids) {
+        let set = this.#completions.get(id);
+        if (!set) this.#completions.set(id, (set = new Set()));
+        const fn = () => {
+          left.delete(id);
+          if (left.size === 0) finish('completed');
+        };
+        set.add(fn);
+        offs.push(() => set.delete(fn));
+      }
+      if (ids.length === 0) finish('completed');
+    });
+  }
+
+  /** Closes the client (the stdio transport then ends stdin, SIGTERM, SIGKILL: see manager docs). */
+  async close(reason = 'server stopped'): Promise<void> {
+    this.#closing = true;
+    this.#abortAll(reason);
+    await this.client.close().catch(() => {});
+    this.#closed = true;
+  }
+
+  /** Aborts every broker call in flight for this connection (their `signal`s fire with `reason`). */
+  abortPendingInputs(reason: string): void {
+    this.#abortAll(reason);
+  }
+
+  #abortAll(reason: string): void {
+    for (const p of this.#pending) p.ctl.abort(new Error(reason));
+  }
+
+  #observe(hooks: ConnectionHooks): void {
+    const t = this.transport;
+    const inner = t.onmessage;
+    t.onmessage = (msg: JSONRPCMessage, extra?: unknown) => {
+      const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
+      if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
+        this.#byId.get(m.params.requestId)?.ctl.abort(new Error(m.params.reason ?? 'cancelled by the server'));
+      }
+      if (m.method === 'notifications/elicitation/complete' && typeof m.params?.elicitationId === 'string') {
+        for (const fn of [...(this.#completions.get(m.params.elicitationId) ?? [])]) fn();
+      }
+      (inner as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.call(t, msg, extra);
+    };
+    const prevClose = this.client.onclose;
+    this.client.onclose = () => {
+      prevClose?.();
+      this.#abortAll('server connection closed');
+      const unexpected = !this.#closing && !this.#closed;
+      this.#closed = true;
+      if (unexpected) hooks.onUnexpectedClose('connection closed unexpectedly (server exited or the transport failed)');
+    };
+    const c = this.client;
+    c.setNotificationHandler('notifications/tools/list_changed', () => hooks.onListChanged('tools'));
+    c.setNotificationHandler('notifications/resources/list_changed', () => hooks.onListChanged('resources'));
+    c.setNotificationHandler('notifications/prompts/list_changed', () => hooks.onListChanged('prompts'));
+    c.setNotificationHandler('notifications/message', (n) => hooks.onLog(n.params as { level: string; logger?: string; data: unknown }));
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The seam between the server runtime and the elicitation broker. The broker implements
+ * {@link InputHandlers}; the runtime calls it for every server→client input request, whichever era
+ * delivered it (pushed `elicitation/create` / `roots/list` on 2025 eras, `inputRequests` entries of an
+ * `input_required` result on 2026-07-28: the SDK v2 Client routes both to the same handler).
+ * @module
+ */
+import type { ElicitRequestParams } from '@modelcontextprotocol/client';
+
+export interface InputContext {
+  /** Server name (the key in the host configuration). */
+  server: string;
+  /** `'legacy'` = 2025-era `initialize` connection; `'modern'` = 2026-07-28. */
+  era: 'legacy' | 'modern';
+  /** Negotiated protocol revision, e.g. `'2025-11-25'`. */
+  revision: string;
+  /**
+   * Aborted when the request is withdrawn: the server sent `notifications/cancelled` for it
+   * (request id 0 included), the connection closed or crashed, or the server was stopped.
+   */
+  signal: AbortSignal;
+  /** JSON-RPC id of the server's request on legacy eras */
+  requestId?: string | number;
+}
+
+/** What the broker answers for one elicitation (`protocol.md` §2.5). */
+export interface ElicitAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+export interface InputHandlers {
+  /**
+   * Answers one elicitation (pushed `elicitation/create` or an MRTR inputRequests entry: the SDK v2
+   * Client calls the same handler for both). Also called for each URL elicitation carried by a
+   * 2025-11-25 `-32042` error (then `requestId` is absent). While a call is in flight, every tool-call
+   * clock of that server is paused.
+   */
+  elicit(params: ElicitRequestParams, ctx: InputContext): Promise<ElicitAnswer>;
+  /** Roots for this server (already filtered to what is routed to it, file:// only). */
+  listRoots(ctx: InputContext): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
+  /** 2025-11-25 `notifications/elicitation/complete`. */
+  elicitationComplete?(server: string, elicitationId: string): void;
+}

@@ -1,0 +1,59 @@
+/**
+ * Registers the client-side request handlers that hand server→client input requests to the broker
+ * ({@link InputHandlers}): `elicitation/create` (clocks paused while it runs), `roots/list` (file://
+ * only), and `notifications/elicitation/complete`. Each broker call is tracked so it can be aborted.
+ * @module
+ */
+import type { Client, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
+import type { ConnectOptions, Era } from './connection.js';
+import type { InputContext } from './handlers.js';
+
+/** One broker call in flight. */
+export type Pending = { ctl: AbortController };
+
+export function wireHandlers(
+  client: Client,
+  o: ConnectOptions,
+  pending: Set<Pending>,
+  byId: Map<string | number, Pending>,
+  holder: { era: Era; revision: string },
+): void {
+  const run = async <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
+    const p: Pending = { ctl: new AbortController() };
+    const legacy = holder.era === 'legacy';
+    pending.add(p);
+    if (legacy) byId.set(id, p);
+    try {
+      const signal = AbortSignal.any([sdkSignal, p.ctl.signal]);
+      return await fn({ server: o.name, era: holder.era, revision: holder.revision, signal, ...(legacy ? { requestId: id } : {}) });
+    } finally {
+      pending.delete(p);
+      if (byId.get(id) === p) byId.delete(id);
+    }
+  };
+  client.setRequestHandler('elicitation/create', (req, ctx) =>
+    run(ctx.mcpReq.id, ctx.mcpReq.signal, (ictx) => o.pause.during(async () => (await o.handlers.elicit(req.params as ElicitRequestParams, ictx)) as ElicitResult)),
+    // (the SDK checks the result shape: content values must be string | number | boolean | string[])
+  );
+  client.setRequestHandler('roots/list', (_req, ctx) =>
+    run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => fileRootsOnly(await o.handlers.listRoots(ictx), o.name, o.log)),
+  );
+  client.setNotificationHandler('notifications/elicitation/complete', (n) => {
+    o.handlers.elicitationComplete?.(o.name, n.params.elicitationId);
+  });
+}
+
+/**
+ * Only `file://` roots go on the wire (`protocol.md` §3.1); one bad entry makes SDK v1 servers reject
+ * the whole list (`sdk.md` §3 #12), so any other entry is dropped here and logged, whatever the broker sent.
+ */
+function fileRootsOnly(
+  res: { roots: Array<{ uri: string; name?: string }> },
+  server: string,
+  log: ConnectOptions['log'],
+): { roots: Array<{ uri: string; name?: string }> } {
+  const given: Array<{ uri: string; name?: string }> = Array.isArray(res?.roots) ? res.roots : [];
+  const roots = given.filter((r) => typeof r?.uri === 'string' && r.uri.startsWith('file://'));
+  if (roots.length !== given.length) log?.('warn', `roots/list for "${server}": dropped ${given.length - roots.length} non-file:// root(s); only file:// roots may be sent`);
+  return { roots: roots.map((r) => (r.name !== undefined ? { uri: r.uri, name: r.name } : { uri: r.uri })) };
+}

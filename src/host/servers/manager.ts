@@ -1,0 +1,292 @@
+/**
+ * The host's server runtime: definitions (`ServerDef`, from config) → live servers (state, stderr,
+ * caches, restart schedule) → connections (`connection.ts`).
+ *
+ * Lifecycle:
+ * - `ensureRunning(name)` starts lazily on first use; `startMany(names)` starts in parallel.
+ * - Crash or failed start → `error` → restart after capped exponential backoff (`backoff.ts`:
+ *   500 ms × 2^n, cap 30000 ms, 8 attempts). Pending broker calls of the dead connection are aborted.
+ * - `stop(name)`: closes the SDK client (ends the child's stdin), then SIGTERM after `graceMs`
+ *   (2000) and SIGKILL `killAfterMs` (2000) later if the child is still alive ({@link DEFAULT_STOP}).
+ * - Era verdict: a `legacy` verdict is cached per server in memory and reused for crash restarts
+ *   (`connect({prior: {kind: 'legacy'}})`, skipping the stdio sibling probe, ~+300–450 ms measured on
+ *   server-everything). Modern verdicts are not cached (the probe is already in the start-up path and
+ *   measured at no extra cost). An explicit `stop()` forgets the verdict, so the next start re-probes.
+ * @module
+ */
+import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult, ServerCapabilities } from '@modelcontextprotocol/client';
+import type { ServerDef, ServerTimeouts } from '../config/types.js';
+import { DEFAULT_TIMEOUTS } from '../config/policy.js';
+import { backoffDelay, DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
+import { systemClock, type Clock } from './clock.js';
+import { Connection, type Era } from './connection.js';
+import { TypedEmitter } from './emitter.js';
+import type { InputHandlers } from './handlers.js';
+import { ServerUnavailableError, UnknownServerError, type ServerEvents, type ServerState } from './state.js';
+import { StderrRing } from './stderr-ring.js';
+import { callToolWithClock, URL_COMPLETE_WAIT_MS } from './tool-call.js';
+import { PauseGate } from './tool-clock.js';
+import { ListCache } from './list-cache.js';
+import { closeBounded, DEFAULT_STOP } from './shutdown.js';
+
+
+export interface ServerManagerOptions {
+  handlers: InputHandlers;
+  clientInfo: Implementation;
+  /** Parent environment the stdio env is merged over. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Diagnostics sink; never receives env values or headers. */
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  clock?: Clock;
+  restart?: Partial<RestartPolicy>;
+  /** See `tool-call.ts`. @default 5000 */
+  urlCompleteWaitMs?: number;
+  /** See {@link DEFAULT_STOP}. */
+  stop?: Partial<typeof DEFAULT_STOP>;
+}
+
+interface Live {
+  name: string;
+  def: ServerDef;
+  state: ServerState;
+  conn?: Connection;
+  starting?: Promise<Connection>;
+  startAbort?: AbortController;
+  retryTimer?: unknown;
+  attempts: number;
+  wanted: boolean;
+  legacyVerdict: boolean;
+  stderr: StderrRing;
+  pause: PauseGate;
+  cache: ListCache;
+}
+
+export interface ConnectionInfo {
+  era: Era;
+  negotiatedRevision: string;
+  serverCapabilities: ServerCapabilities | undefined;
+  serverInfo: Implementation | undefined;
+  transport: 'stdio' | 'streamable-http' | 'sse';
+  pid: number | null;
+}
+
+export class ServerManager {
+  readonly events: TypedEmitter<ServerEvents>;
+  readonly #live = new Map<string, Live>();
+  readonly #clock: Clock;
+  readonly #policy: RestartPolicy;
+  readonly #log: NonNullable<ServerManagerOptions['log']>;
+
+  constructor(
+    defs: Record<string, ServerDef>,
+    private readonly opts: ServerManagerOptions,
+  ) {
+    this.#clock = opts.clock ?? systemClock;
+    this.#policy = { ...DEFAULT_RESTART_POLICY, ...opts.restart };
+    this.#log = opts.log ?? (() => {});
+    this.events = new TypedEmitter<ServerEvents>((err) => this.#log('warn', `event listener threw: ${String(err)}`));
+    for (const [name, def] of Object.entries(defs)) {
+      this.#live.set(name, {
+        name, def, state: { status: 'stopped' }, attempts: 0, wanted: false, legacyVerdict: false,
+        stderr: new StderrRing(), pause: new PauseGate(), cache: new ListCache(),
+      });
+    }
+  }
+
+  names(): string[] {
+    return [...this.#live.keys()];
+  }
+
+  state(name: string): ServerState {
+    return this.#get(name).state;
+  }
+
+  /** The newest captured stderr lines (bounded, see `stderr-ring.ts`). */
+  stderr(name: string): string[] {
+    return this.#get(name).stderr.lines();
+  }
+
+  /** Negotiation outcome of the current connection, or `undefined` when not running. */
+  info(name: string): ConnectionInfo | undefined {
+    const c = this.#get(name).conn;
+    if (!c) return undefined;
+    return { era: c.era, negotiatedRevision: c.revision, serverCapabilities: c.serverCapabilities, serverInfo: c.serverInfo, transport: c.transportKind, pid: c.pid };
+  }
+
+  timeouts(name: string): ServerTimeouts {
+    return { ...DEFAULT_TIMEOUTS, ...this.#get(name).def.timeouts };
+  }
+
+  /** Starts now (cancelling a scheduled restart). Resolves when running; rejects with the start error. */
+  start(name: string): Promise<Connection> {
+    const live = this.#get(name);
+    live.wanted = true;
+    if (live.conn && !live.conn.closed) return Promise.resolve(live.conn);
+    if (live.starting) return live.starting;
+    if (live.retryTimer !== undefined) this.#clock.clearTimeout(live.retryTimer);
+    live.retryTimer = undefined;
+    const p = this.#connect(live).finally(() => {
+      if (live.starting === p) live.starting = undefined;
+    });
+    live.starting = p;
+    return p;
+  }
+
+  /** Lazy start on first use. Throws {@link ServerUnavailableError} while in `error` (restart pending or given up). */
+  ensureRunning(name: string): Promise<Connection> {
+    const live = this.#get(name);
+    if (live.state.status === 'error' && !live.starting) return Promise.reject(new ServerUnavailableError(name, live.state));
+    return this.start(name);
+  }
+
+  /** Starts several servers in parallel; never rejects. */
+  startMany(names: string[]): Promise<Array<{ name: string; ok: boolean; error?: Error }>> {
+    return Promise.all(names.map((name) => this.start(name).then(() => ({ name, ok: true }), (error: Error) => ({ name, ok: false, error }))));
+  }
+
+  async stop(name: string): Promise<void> {
+    const live = this.#get(name);
+    live.wanted = false;
+    live.legacyVerdict = false;
+    if (live.retryTimer !== undefined) this.#clock.clearTimeout(live.retryTimer);
+    live.retryTimer = undefined;
+    live.startAbort?.abort();
+    await live.starting?.catch(() => {});
+    const conn = live.conn;
+    live.conn = undefined;
+    live.cache.clear();
+    if (conn) await closeBounded(conn, { ...DEFAULT_STOP, ...this.opts.stop });
+    this.#set(live, { status: 'stopped' });
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.names().map((n) => this.stop(n)));
+  }
+
+  callTool(server: string, tool: string, args: Record<string, unknown> = {}, o: { signal?: AbortSignal } = {}): Promise<CallToolResult> {
+    return this.ensureRunning(server).then((conn) => {
+      const live = this.#get(server);
+      const t = this.timeouts(server);
+      return callToolWithClock(
+        { conn, pause: live.pause, handlers: this.opts.handlers, clock: this.#clock, toolCallMs: t.toolCallMs, maxTotalMs: t.maxTotalMs,
+          urlCompleteWaitMs: this.opts.urlCompleteWaitMs ?? URL_COMPLETE_WAIT_MS },
+        tool, args, o.signal,
+      );
+    });
+  }
+
+  listTools(server: string) {
+    return this.#cached(server, 'tools', (c) => c.client.listTools(undefined, { cacheMode: 'refresh' }));
+  }
+  listResources(server: string) {
+    return this.#cached(server, 'resources', (c) => c.client.listResources(undefined, { cacheMode: 'refresh' }));
+  }
+  listResourceTemplates(server: string) {
+    return this.#cached(server, 'templates', (c) => c.client.listResourceTemplates(undefined, { cacheMode: 'refresh' }));
+  }
+  listPrompts(server: string) {
+    return this.#cached(server, 'prompts', (c) => c.client.listPrompts(undefined, { cacheMode: 'refresh' }));
+  }
+  /** Not cached (contents change without list_changed). */
+  async readResource(server: string, uri: string): Promise<ReadResourceResult> {
+    return (await this.ensureRunning(server)).client.readResource({ uri }, { cacheMode: 'bypass' });
+  }
+  async getPrompt(server: string, name: string, args?: Record<string, string>): Promise<GetPromptResult> {
+    return (await this.ensureRunning(server)).client.getPrompt({ name, ...(args ? { arguments: args } : {}) });
+  }
+
+  /**
+   * Sends `notifications/roots/list_changed` (2025 eras, `protocol.md` §3.1). Returns `false` without
+   * sending when the server is not running or is on 2026-07-28, which has no roots list_changed
+   * (`protocol.md` §3.2): a modern server gets roots through `inputRequests` on each request, so the
+   * next request sees the new roots.
+   */
+  async sendRootsListChanged(server: string): Promise<boolean> {
+    const c = this.#get(server).conn;
+    if (!c || c.closed || c.era === 'modern') return false;
+    await c.client.sendRootsListChanged();
+    return true;
+  }
+
+  async #cached<T>(server: string, key: 'tools' | 'resources' | 'templates' | 'prompts', fetch: (c: Connection) => Promise<T>): Promise<T> {
+    const conn = await this.ensureRunning(server);
+    return this.#get(server).cache.get(key, () => fetch(conn));
+  }
+
+  async #connect(live: Live): Promise<Connection> {
+    this.#set(live, { status: 'starting', attempt: live.attempts + 1 });
+    const t = this.timeouts(live.name);
+    const abort = (live.startAbort = new AbortController());
+    let conn: Connection;
+    try {
+      conn = await Connection.open({
+        name: live.name, def: live.def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
+        parentEnv: this.opts.env ?? process.env, pause: live.pause, priorLegacy: live.legacyVerdict, startupMs: t.startupMs, log: this.#log, signal: abort.signal,
+        hooks: {
+          onStderr: (chunk) => {
+            for (const line of live.stderr.write(chunk)) this.events.emit('stderr', { server: live.name, line });
+          },
+          onUnexpectedClose: (reason) => this.#crashed(live, conn, reason),
+          onListChanged: (kind) => {
+            live.cache.invalidate(kind);
+            this.events.emit('listChanged', { server: live.name, kind });
+          },
+          onLog: (p) => this.events.emit('log', { server: live.name, ...p }),
+        },
+      });
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      if (abort.signal.aborted) throw e; // stop() during start: stop() sets the state
+      live.attempts++;
+      const code = (e as { code?: unknown }).code === 'START_TIMEOUT' ? 'START_TIMEOUT' : 'START_FAILED';
+      this.#fail(live, `could not start: ${e.message}`, code);
+      throw e;
+    }
+    if (!live.wanted) {
+      await closeBounded(conn, { ...DEFAULT_STOP, ...this.opts.stop });
+      throw new Error(`Server "${live.name}" was stopped while starting.`);
+    }
+    live.conn = conn;
+    live.legacyVerdict = conn.era === 'legacy';
+    live.cache.clear();
+    this.#set(live, { status: 'running', era: conn.era, revision: conn.revision, since: this.#clock.now() });
+    this.#log('info', `server "${live.name}" running (${conn.era} ${conn.revision} over ${conn.transportKind})`);
+    return conn;
+  }
+
+  #crashed(live: Live, conn: Connection, reason: string): void {
+    if (live.conn !== conn) return;
+    live.conn = undefined;
+    live.cache.clear();
+    const st = live.state;
+    if (st.status === 'running' && this.#clock.now() - st.since >= this.#policy.stableMs) live.attempts = 0;
+    live.attempts++;
+    for (const line of live.stderr.end()) this.events.emit('stderr', { server: live.name, line });
+    this.#fail(live, reason, 'CRASHED');
+  }
+
+  #fail(live: Live, message: string, code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED'): void {
+    const retry = live.wanted && live.attempts < this.#policy.maxAttempts;
+    const delay = backoffDelay(live.attempts, this.#policy);
+    const nextRetryAt = retry ? this.#clock.now() + delay : undefined;
+    this.#set(live, { status: 'error', message, code, attempts: live.attempts, ...(nextRetryAt !== undefined ? { nextRetryAt } : {}) });
+    this.#log('warn', `server "${live.name}": ${message}` + (retry ? `; restarting in ${delay} ms` : ''));
+    if (!retry) return;
+    live.retryTimer = this.#clock.setTimeout(() => {
+      live.retryTimer = undefined;
+      if (live.wanted) this.start(live.name).catch(() => {});
+    }, delay);
+  }
+
+  #set(live: Live, state: ServerState): void {
+    live.state = state;
+    this.events.emit('state', { server: live.name, state });
+  }
+
+  #get(name: string): Live {
+    const live = this.#live.get(name);
+    if (!live) throw new UnknownServerError(name, this.names());
+    return live;
+  }
+}
+

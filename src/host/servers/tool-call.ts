@@ -1,0 +1,120 @@
+/**
+ * `tools/call` with the host's own pausable deadline and the 2025-11-25 URL-elicitation-required path.
+ *
+ * - Clock: {@link ToolClock} (`toolCallMs` paused while a person answers, `maxTotalMs` never paused).
+ *   The SDK request gets `timeout` = `maxTotalTimeout` = `maxTotalMs` + {@link SDK_TIMEOUT_SLACK_MS}, so the
+ *   SDK's 60 s default never fires; our clock aborts through `signal` (the SDK then sends
+ *   `notifications/cancelled`). Rejects with {@link ToolCallTimeoutError} on expiry; with the caller's
+ *   abort reason when the caller's `signal` aborts.
+ * - `-32042` (UrlElicitationRequiredError, 2025-11-25 `protocol.md` §2.2): each URL elicitation in
+ *   `error.data.elicitations` goes to `handlers.elicit` (mode url, no `requestId`, clocks paused). If all
+ *   are accepted, the call is retried **once**, after `notifications/elicitation/complete` arrived for
+ *   every `elicitationId` or after `urlCompleteWaitMs` (default {@link URL_COMPLETE_WAIT_MS}), whichever
+ *   is first. Otherwise it returns an `isError` result naming the declined or cancelled URLs.
+ * - No orphan prompt (vector Q3, host side): when a call ends by timeout or caller abort, the SDK aborts
+ *   the broker calls of its MRTR rounds (modern; measured). On legacy eras a pushed request carries no
+ *   link to its tool call, but a server may only send it while a client request is in flight
+ *   (`protocol.md` §5.3), so when no other tool call of that server is left, its pending broker calls
+ *   are aborted.
+ * @module
+ */
+import { ProtocolError, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
+import type { CallToolResult, ElicitRequestURLParams } from '@modelcontextprotocol/client';
+import type { Clock } from './clock.js';
+import type { Connection } from './connection.js';
+import type { InputHandlers } from './handlers.js';
+import { ToolClock, ToolCallTimeoutError, type PauseGate } from './tool-clock.js';
+
+/** Added to `maxTotalMs` for the SDK's own timeout so ours always fires first, ms. */
+export const SDK_TIMEOUT_SLACK_MS = 60_000;
+/** Wait for `notifications/elicitation/complete` before the single retry after `-32042`, ms. */
+export const URL_COMPLETE_WAIT_MS = 5_000;
+
+export interface ToolCallEnv {
+  conn: Connection;
+  pause: PauseGate;
+  handlers: InputHandlers;
+  clock: Clock;
+  toolCallMs: number;
+  maxTotalMs: number;
+  urlCompleteWaitMs: number;
+}
+
+export async function callToolWithClock(
+  env: ToolCallEnv,
+  tool: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<CallToolResult> {
+  const { conn } = env;
+  const clock = new ToolClock(env.clock, { server: conn.name, tool, toolCallMs: env.toolCallMs, maxTotalMs: env.maxTotalMs }, env.pause.paused);
+  const untrack = env.pause.track(clock);
+  const combined = signal ? AbortSignal.any([signal, clock.signal]) : clock.signal;
+  const once = () =>
+    conn.client.callTool(
+      { name: tool, arguments: args },
+      { signal: combined, timeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS, maxTotalTimeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS },
+    ) as Promise<CallToolResult>;
+  try {
+    try {
+      return await once();
+    } catch (err) {
+      const urls = urlElicitations(err);
+      if (!urls) throw err;
+      const verdicts = await env.pause.during(() =>
+        Promise.all(
+          urls.map((p) =>
+            env.handlers.elicit(p, { server: conn.name, era: conn.era, revision: conn.revision, signal: combined }).catch(
+              () => ({ action: 'cancel' as const }),
+            ),
+          ),
+        ),
+      );
+      const refused = urls.map((p, i) => ({ url: p.url, action: verdicts[i].action })).filter((r) => r.action !== 'accept');
+      if (refused.length > 0) {
+        return {
+          isError: true,
+          content: [
+            {
+              type: 'text',
+              text:
+                `Server "${conn.name}" requires URL elicitation before ${tool} can run (-32042), and it was not accepted: ` +
+                refused.map((r) => `${r.url} (${r.action})`).join(', ') +
+                '. The tool was not retried.',
+            },
+          ],
+        };
+      }
+      const ids = urls.map((p) => p.elicitationId).filter((x): x is string => typeof x === 'string');
+      await env.pause.during(() => conn.waitForCompletions(ids, env.urlCompleteWaitMs, combined));
+      return await once();
+    }
+  } catch (err) {
+    if (clock.signal.aborted || signal?.aborted) {
+      untrack();
+      if (env.pause.inFlight === 0 && conn.era === 'legacy') conn.abortPendingInputs(`the tool call ${tool} that led to this request ended`);
+      throw clock.signal.aborted ? (clock.signal.reason as ToolCallTimeoutError) : (signal?.reason ?? err);
+    }
+    throw closedError(conn, tool) ?? err;
+  } finally {
+    untrack();
+  }
+}
+
+/** A clearer error when the call failed because the server went away. */
+function closedError(conn: Connection, tool: string): Error | undefined {
+  if (!conn.closed) return undefined;
+  return Object.assign(new Error(`Server "${conn.name}" closed the connection while ${tool} was running (it exited or the transport failed); it will be restarted with backoff.`), {
+    code: 'SERVER_CLOSED',
+  });
+}
+
+/** The URL elicitations of a `-32042` error, or `undefined` for any other error. */
+function urlElicitations(err: unknown): ElicitRequestURLParams[] | undefined {
+  if (err instanceof UrlElicitationRequiredError) return err.elicitations as ElicitRequestURLParams[];
+  if (err instanceof ProtocolError && err.code === -32042) {
+    const list = (err.data as { elicitations?: unknown } | undefined)?.elicitations;
+    if (Array.isArray(list)) return list.filter((e): e is ElicitRequestURLParams => !!e && typeof e === 'object' && (e as { mode?: unknown }).mode === 'url');
+  }
+  return undefined;
+}

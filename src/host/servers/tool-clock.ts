@@ -1,0 +1,126 @@
+/**
+ * Pausable tool-call deadlines (the host side of `protocol.md` §4.3: the client's `tools/call` timeout
+ * must cover the time a person spends answering a nested elicitation).
+ *
+ * Each tool call gets a {@link ToolClock} with two budgets:
+ * - `toolCallMs`: the call's own running time; **paused** while any `elicit` handler call of the same
+ *   server is in flight (a nested counter in {@link PauseGate}: the clock runs again only when the
+ *   last overlapping elicitation finishes);
+ * - `maxTotalMs`: wall-clock cap including human time; never paused.
+ * On expiry the clock aborts its `signal` with a {@link ToolCallTimeoutError}; the SDK request is
+ * given a huge timeout of its own so its 60 s default never fires first.
+ * @module
+ */
+import type { Clock } from './clock.js';
+
+/** Thrown (and used as abort reason) when a tool call runs out of either budget. */
+export class ToolCallTimeoutError extends Error {
+  readonly code = 'TOOL_CALL_TIMEOUT';
+  constructor(
+    readonly server: string,
+    readonly tool: string,
+    readonly budget: 'toolCallMs' | 'maxTotalMs',
+    readonly ms: number,
+  ) {
+    super(
+      `Tool call ${server}/${tool} timed out: ${budget} = ${ms} ms ` +
+        (budget === 'toolCallMs' ? '(running time, excluding time waiting on a person)' : '(total, including time waiting on a person)') +
+        `. Raise timeouts.${budget} for server "${server}" if the tool legitimately needs longer.`,
+    );
+  }
+}
+
+export class ToolClock {
+  readonly #ctl = new AbortController();
+  #remaining: number;
+  #since = 0;
+  #timer: unknown;
+  readonly #totalTimer: unknown;
+  #paused = false;
+  #done = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly info: { server: string; tool: string; toolCallMs: number; maxTotalMs: number },
+    startPaused: boolean,
+  ) {
+    this.#remaining = info.toolCallMs;
+    this.#totalTimer = clock.setTimeout(() => this.#expire('maxTotalMs', info.maxTotalMs), info.maxTotalMs);
+    if (startPaused) this.#paused = true;
+    else this.#run();
+  }
+
+  get signal(): AbortSignal {
+    return this.#ctl.signal;
+  }
+
+  /** Remaining running-time budget in ms (for diagnostics). */
+  remainingMs(): number {
+    return this.#paused || this.#done ? this.#remaining : Math.max(0, this.#remaining - (this.clock.now() - this.#since));
+  }
+
+  pause(): void {
+    if (this.#paused || this.#done) return;
+    this.#remaining -= this.clock.now() - this.#since;
+    this.clock.clearTimeout(this.#timer);
+    this.#paused = true;
+  }
+
+  resume(): void {
+    if (!this.#paused || this.#done) return;
+    this.#paused = false;
+    this.#run();
+  }
+
+  /** Stops both timers; call when the tool call settles. */
+  dispose(): void {
+    this.#done = true;
+    this.clock.clearTimeout(this.#timer);
+    this.clock.clearTimeout(this.#totalTimer);
+  }
+
+  #run(): void {
+    this.#since = this.clock.now();
+    this.#timer = this.clock.setTimeout(() => this.#expire('toolCallMs', this.info.toolCallMs), Math.max(0, this.#remaining));
+  }
+
+  #expire(budget: 'toolCallMs' | 'maxTotalMs', ms: number): void {
+    if (this.#done) return;
+    this.dispose();
+    this.#ctl.abort(new ToolCallTimeoutError(this.info.server, this.info.tool, budget, ms));
+  }
+}
+
+/** Per-server nested pause counter over that server's running tool clocks. */
+export class PauseGate {
+  #depth = 0;
+  readonly #clocks = new Set<ToolClock>();
+
+  get paused(): boolean {
+    return this.#depth > 0;
+  }
+
+  /** Tool calls of this server currently in flight. */
+  get inFlight(): number {
+    return this.#clocks.size;
+  }
+
+  /** Registers a clock; returns the function that unregisters and disposes it. */
+  track(clock: ToolClock): () => void {
+    this.#clocks.add(clock);
+    return () => {
+      this.#clocks.delete(clock);
+      clock.dispose();
+    };
+  }
+
+  /** Runs `fn` (a person answering) with every clock of this server paused. */
+  async during<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#depth++ === 0) for (const c of this.#clocks) c.pause();
+    try {
+      return await fn();
+    } finally {
+      if (--this.#depth === 0) for (const c of this.#clocks) c.resume();
+    }
+  }
+}
