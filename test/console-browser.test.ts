@@ -359,3 +359,24 @@ test('roots, presets and audit panels: add a root (health shown), save and expor
     }
   }),
 );
+
+test('a re-presented prompt (round 2) shows the previous issues per field, the repairs and lint notes', { skip }, () =>
+  withSession(async (s) => {
+    const prompt = formPrompt({
+      round: 2,
+      issues: [{ code: 'required', path: '/name', severity: 'error', message: 'String is required' }],
+      repairs: [{ code: 'drop-pattern', path: '/properties/name/pattern', message: 'Dropped "pattern", which is not in the 2025-11-25 subset' }],
+      lint: [{ code: 'pattern', path: '/properties/name/pattern', severity: 'warning', message: 'pattern is not part of the requestedSchema subset' }],
+    });
+    await s.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const answer = s.presenter.present(prompt, new AbortController().signal);
+    const c = card(s, prompt.id);
+    await field(s, prompt.id, 'name').locator('.error').filter({ hasText: 'String is required' }).waitFor();
+    assert.match(await c.locator('details.repairs summary').innerText(), /adjusted this form so it can be shown \(1\)/);
+    assert.match(await c.locator('details.lint summary').innerText(), /\(1\)/);
+    // The new prompt took focus (nothing else had it), so Esc answers it straight away.
+    assert.equal(await s.page.evaluate(() => document.activeElement?.getAttribute('data-id')), prompt.id);
+    await s.page.keyboard.press('Escape');
+    assert.deepEqual(await within(answer, 'esc'), { action: 'cancel' });
+  }),
+);

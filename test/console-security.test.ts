@@ -116,6 +116,13 @@ test('state-changing requests need the console origin: foreign Origin → 403, o
   assert.equal((await raw('POST', '/api/servers/everything/restart', { ...json, authorization: `Bearer ${con.token}`, origin: 'http://evil.example' }, '{}')).status, 403);
 });
 
+test('API bodies over 1 MiB are refused with 413', async () => {
+  const big = JSON.stringify({ uri: 'file:///x', name: 'x'.repeat(1024 * 1024 + 10) });
+  const r = await raw('POST', '/api/roots', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)), authorization: `Bearer ${con.token}` }, big);
+  assert.equal(r.status, 413);
+  assert.equal(host.roots.list().length, 0);
+});
+
 test('the token never appears in anything written to stdout or stderr', () => {
   assert.ok(!written.join('').includes(con.token));
 });

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
+import { bodyLimit } from 'hono/body-limit';
 import type { HostApi } from './hostApi.js';
 import type { WebPresenter } from './presenter.js';
 import { apiRoutes } from './api.js';
@@ -39,6 +40,9 @@ export interface ConsoleHandle {
   /** Stops the server, ends every event stream. Pending prompts stay with the presenter. */
   close(): Promise<void>;
 }
+
+/** Largest accepted API request body, in bytes (1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
@@ -78,6 +82,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
     await next();
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
   });
+
+  app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `Request body over ${MAX_BODY_BYTES} bytes.` }, 413) }));
 
   app.get('/', (c) => {
     if (c.req.query('token') !== undefined) {

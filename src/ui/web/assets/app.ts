@@ -211,6 +211,7 @@ export const APP_JS = String.raw`'use strict';
     });
     if (warns.length) el.appendChild(h('div', { class: 'warn', role: 'note' }, h('strong', { text: 'Before you answer:' }), h('ul', null, warns.map(function (w) { return h('li', { text: w }); }))));
     if ((pr.repairs || []).length) el.appendChild(h('details', { class: 'repairs' }, h('summary', { text: 'parley adjusted this form so it can be shown (' + pr.repairs.length + ')' }), h('ul', null, pr.repairs.map(function (r) { return h('li', { text: r.message + (r.path ? ' [' + r.path + ']' : '') }); }))));
+    if ((pr.lint || []).length) el.appendChild(h('details', { class: 'lint' }, h('summary', { text: 'Notes on the form as the server sent it (' + pr.lint.length + ')' }), h('ul', null, pr.lint.map(function (i) { return h('li', { text: i.severity + ': ' + i.message + (i.path ? ' [' + i.path + ']' : '') }); }))));
     var buttons = h('div', { class: 'buttons' });
     var all = [];
     function btn(label, cls, action, extra) {
@@ -259,6 +260,8 @@ export const APP_JS = String.raw`'use strict';
     prompts.set(pr.id, p);
     $('prompt-list').appendChild(el);
     updateCount();
+    // Bring a new request to the person's attention, but never take focus from what they are doing.
+    if (!document.activeElement || document.activeElement === document.body) el.focus();
   }
   var timers = {};
   function liveCheck(p, target) {
