@@ -223,3 +223,9 @@ test('presets: save, list, load, export as a download; audit filters by server, 
   assert.equal((await call('GET', '/api/audit?server=files')).data.length, 1);
   assert.ok((await call('GET', '/api/audit')).data.length >= 3);
 });
+
+test('the browser script parses and never writes HTML from strings', async () => {
+  const { APP_JS } = await import('../src/ui/web/assets/app.js');
+  assert.doesNotThrow(() => new Function(APP_JS));
+  assert.doesNotMatch(APP_JS, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+});
