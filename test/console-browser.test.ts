@@ -382,3 +382,20 @@ test('a re-presented prompt (round 2) shows the previous issues per field, the r
     assert.deepEqual(await within(answer, 'esc'), { action: 'cancel' });
   }),
 );
+
+test('date-time fields are sent as RFC 3339 UTC times; typed numbers survive the round trip', { skip }, () =>
+  withSession(async (s) => {
+    const prompt = formPrompt({ rawSchema: { type: 'object', properties: { at: { type: 'string', format: 'date-time', title: 'When' }, n: { type: 'number', title: 'N', minimum: -5 } }, required: ['at'] } });
+    const answer = s.presenter.present(prompt, new AbortController().signal);
+    assert.equal(await field(s, prompt.id, 'at').locator('input').getAttribute('type'), 'datetime-local');
+    await field(s, prompt.id, 'at').locator('input').fill('2025-01-31T09:30');
+    await field(s, prompt.id, 'n').locator('input').fill('-2.5');
+    await card(s, prompt.id).getByRole('button', { name: 'Accept and send' }).click();
+    const got = await within(answer, 'date-time');
+    assert.equal(got.action, 'accept');
+    const content = (got as { content: Record<string, unknown> }).content;
+    assert.equal(content.n, -2.5);
+    const offsetMin = await s.page.evaluate(() => new Date('2025-01-31T09:30').getTimezoneOffset());
+    assert.equal(content.at, new Date(Date.UTC(2025, 0, 31, 9, 30) + offsetMin * 60_000).toISOString());
+  }),
+);

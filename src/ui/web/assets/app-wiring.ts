@@ -19,7 +19,13 @@ export const APP_WIRING_JS = String.raw`  // ---------- wiring ----------
     loadServers(); loadTools(); loadRoots(); loadPresets(); loadAudit();
     var es = new EventSource('/api/events');
     es.onopen = function () { $('conn').textContent = 'Live'; };
-    es.onerror = function () { $('conn').textContent = 'Reconnecting…'; };
+    es.onerror = function () {
+      $('conn').textContent = 'Reconnecting…';
+      // A restarted console has a new token: stop retrying and say what to do.
+      api('GET', '/notices').then(function (r) {
+        if (r.status === 401) { es.close(); $('conn').textContent = 'Signed out: open the address that parley up printed.'; }
+      });
+    };
     es.addEventListener('snapshot', function (e) {
       var d = JSON.parse(e.data);
       Array.from(prompts.keys()).forEach(function (id) { if (!d.prompts.some(function (x) { return x.prompt.id === id; })) removePrompt(id); });
