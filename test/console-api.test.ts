@@ -151,6 +151,21 @@ test('abort removes the prompt and tells listeners; a pre-aborted signal never s
   off();
 });
 
+test('presenting the same id again replaces the prompt quietly (no prompt-closed event)', async () => {
+  const events: PresenterEvent[] = [];
+  const off = presenter.on((e) => events.push(e));
+  const first = formPrompt();
+  const a1 = presenter.present(first, new AbortController().signal);
+  const a2 = presenter.present({ ...first, round: 2, issues: [{ code: 'required', path: '/name', severity: 'error', message: 'String is required' }] }, new AbortController().signal);
+  assert.deepEqual(await a1, { action: 'cancel' });
+  assert.deepEqual(events.map((e) => e.type), ['prompt', 'prompt']);
+  assert.equal(presenter.pending().length, 1);
+  assert.equal(presenter.pending()[0].prompt.round, 2);
+  await call('POST', `/api/prompts/${first.id}/answer`, { action: 'decline' });
+  assert.deepEqual(await a2, { action: 'decline' });
+  off();
+});
+
 test('SSE: a snapshot of pending prompts and notices, then live prompt, notice and host events', async () => {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), 5000);

@@ -64,7 +64,8 @@ export class WebPresenter implements Presenter {
    * ignores it, having aborted. A prompt id already pending is replaced (re-presented with issues).
    */
   present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
-    this.settle(prompt.id, { action: 'cancel' }, 'aborted');
+    // Same id again (a re-presented round): the old wait ends quietly; the page replaces the card.
+    this.settle(prompt.id, { action: 'cancel' }, 'replaced');
     return new Promise<PresenterAnswer>((resolve) => {
       const onAbort = () => this.settle(prompt.id, { action: 'cancel' }, 'aborted');
       const payload = promptPayload(prompt, this.now());
@@ -157,13 +158,13 @@ export class WebPresenter implements Presenter {
     return valid.ok ? { value: valid.value, issues: [] } : { value: coerced.value, issues: valid.issues };
   }
 
-  private settle(id: string, answer: PresenterAnswer, reason: 'answered' | 'aborted'): void {
+  private settle(id: string, answer: PresenterAnswer, reason: 'answered' | 'aborted' | 'replaced'): void {
     const p = this.pendingById.get(id);
     if (!p) return;
     this.pendingById.delete(id);
     p.cleanup();
     p.resolve(answer);
-    this.emit({ type: 'prompt-closed', id, reason, ...(reason === 'answered' ? { action: answer.action } : {}) });
+    if (reason !== 'replaced') this.emit({ type: 'prompt-closed', id, reason, ...(reason === 'answered' ? { action: answer.action } : {}) });
   }
 
   private emit(e: PresenterEvent): void {
