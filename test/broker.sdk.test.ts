@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import type { BrokerEvent } from '../src/host/broker/index.js';
+import type { InputHandlers } from '../src/host/servers/index.js';
 import { HeadlessPresenter, ScriptedPresenter } from '../src/host/presenter.js';
 import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
@@ -93,7 +94,7 @@ test('S8 sensitive field is declined by default over the wire, reason audited an
 });
 
 test('Q2 server cancel: the prompt closes, "cancelled by server" is recorded, no answer is sent', async () => {
-  // req-proposed: CANCEL-1125-RECEIVER-NO-RESPONSE
+  // req: CANCEL-SERVER-REQUEST
   let closed: (() => void) | undefined;
   const promptClosed = new Promise<void>((r) => (closed = r));
   const hold = (_p: PromptView, signal: AbortSignal) =>
@@ -175,4 +176,11 @@ test('S2 through a real peer: the root title reaches the broker and is reported 
   } finally {
     await peer.close();
   }
+});
+
+test('the broker fits the runtime seam (InputHandlers.elicit / elicitationComplete) as is', () => {
+  const broker = new ElicitationBroker({ presenter: new HeadlessPresenter() });
+  const { elicit, elicitationComplete } = broker; // the runtime may pass them detached
+  const seam: Pick<InputHandlers, 'elicit' | 'elicitationComplete'> = { elicit, elicitationComplete }; // compile-time check
+  assert.doesNotThrow(() => seam.elicitationComplete!('s', 'unknown-id'));
 });

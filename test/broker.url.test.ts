@@ -77,7 +77,7 @@ test('consent: the presenter sees the full URL, host and warnings; accept has no
 });
 
 test('elicitationId registry: pending → consented → completed; unknown and repeated completions ignored and audited', async () => {
-  // req-proposed: ELIC-1125-URL-COMPLETE-IGNORE-UNKNOWN
+  // req: ELIC-1125-URL-COMPLETE
   const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'decline' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -146,6 +146,7 @@ test('legacy SDK peer: a pushed URL request with javascript: is declined; https 
 });
 
 test('2025-11-25 -32042 with real SDK peers: consent through the broker, completion notification, retry succeeds', async () => {
+  // req: ELIC-1125-URL-REQUIRED-ERROR, ELIC-1125-URL-COMPLETE
   const presenter = new ScriptedPresenter([{ action: 'accept' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });

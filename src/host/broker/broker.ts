@@ -18,7 +18,8 @@ import { RateLimiter, checkUrl } from './policy.js';
 import { buildPrefill } from './prefill.js';
 import { DEFAULT_POLICY } from '../config/policy.js';
 import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
-import type { BrokerEvent, BrokerTimeouts, ElicitAnswer, ElicitRequestParams, ElicitUrlParams, InputContext, InputRequest, PrefillSources, RefusalReason } from './types.js';
+import type { ElicitAnswer } from '../servers/handlers.js';
+import type { BrokerElicitParams, BrokerEvent, BrokerInputContext, BrokerTimeouts, ElicitUrlParams, InputRequest, PrefillSources, RefusalReason } from './types.js';
 import { UrlElicitationRegistry } from './urls.js';
 
 export interface BrokerOptions {
@@ -64,6 +65,9 @@ export class ElicitationBroker {
     this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: randomUUID() };
     this.audit = new Auditor(opts.store, this.now);
     this.limiter = new RateLimiter(this.policy, this.now);
+    // Bound so the runtime may pass them detached: `{ elicit: broker.elicit, … }`.
+    this.elicit = this.elicit.bind(this);
+    this.elicitationComplete = this.elicitationComplete.bind(this);
   }
 
   /** Subscribes to broker events; returns the unsubscribe function. */
@@ -83,7 +87,7 @@ export class ElicitationBroker {
    * shown, {@link ElicitationCancelledError} when `ctx.signal` aborts, and `UserInteractionRequiredError`
    * from a headless presenter.
    */
-  async elicit(params: ElicitRequestParams, ctx: InputContext): Promise<ElicitAnswer> {
+  async elicit(params: BrokerElicitParams, ctx: BrokerInputContext): Promise<ElicitAnswer> {
     const revision = revisionOf(ctx.revision, ctx.era);
     const p = (params ?? {}) as Record<string, unknown>;
     const mode = p.mode === undefined ? 'form' : p.mode;
@@ -207,7 +211,7 @@ export class ElicitationBroker {
    * URL elicitation through the normal pipeline (in order; stops at the first non-accept). The runtime
    * then waits with {@link waitForUrlCompletion} and retries the original request.
    */
-  async consentToUrlElicitations(elicitations: ElicitUrlParams[], ctx: InputContext): Promise<Array<{ elicitationId?: string; answer: ElicitAnswer }>> {
+  async consentToUrlElicitations(elicitations: ElicitUrlParams[], ctx: BrokerInputContext): Promise<Array<{ elicitationId?: string; answer: ElicitAnswer }>> {
     const out: Array<{ elicitationId?: string; answer: ElicitAnswer }> = [];
     for (const e of elicitations) {
       const answer = await this.elicit({ ...e, mode: 'url' }, ctx);

@@ -5,22 +5,14 @@
  * @module
  */
 import type { Content, RequestedSchema, Revision } from '../../schema/index.js';
+import type { InputContext } from '../servers/handlers.js';
 import type { Scope } from '../store/types.js';
 
 /**
- * Where a request comes from. Mirrors `InputContext` in `src/host/servers/handlers.ts` (same shape);
- * `scope` and `call` are optional additions the runtime may pass (defaults: the broker's scope, none).
+ * Where a request comes from: the runtime's {@link InputContext} (`src/host/servers/handlers.ts`) plus
+ * two optional fields the runtime may pass: `scope` (default: the broker's scope) and `call`.
  */
-export interface InputContext {
-  /** Server name as configured. */
-  server: string;
-  era: 'legacy' | 'modern';
-  /** Negotiated protocol revision, e.g. `'2025-11-25'`. */
-  revision: string;
-  /** Aborts when the server cancels the request (legacy) or the call ends (modern). */
-  signal: AbortSignal;
-  /** Wire id of the pushed request (legacy) or the `inputRequests` key (modern). */
-  requestId?: string | number;
+export interface BrokerInputContext extends InputContext {
   /** The person the answer belongs to. @default BrokerOptions.scope */
   scope?: Scope;
   /** The tool call this request belongs to, when known. */
@@ -42,13 +34,8 @@ export interface ElicitUrlParams {
   elicitationId?: string;
   [k: string]: unknown;
 }
-export type ElicitRequestParams = ElicitFormParams | ElicitUrlParams;
-
-/** The answer sent back: `ElicitResult`. URL-mode accept has no `content`. */
-export interface ElicitAnswer {
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, unknown>;
-}
+/** `elicitation/create` params as received (read liberally: the SDK's `ElicitRequestParams` is assignable). */
+export type BrokerElicitParams = ElicitFormParams | ElicitUrlParams;
 
 /** The broker's one model of an input request. */
 export interface InputRequest {
