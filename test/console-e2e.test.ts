@@ -7,7 +7,10 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Browser } from 'playwright-core';
-import { ElicitationBroker, type ElicitRequestParams } from '../src/host/broker/index.js';
+import { ElicitationBroker } from '../src/host/broker/index.js';
+
+// Typed from the method itself, so the test follows the broker's own names.
+type ElicitParams = Parameters<ElicitationBroker['elicit']>[0];
 import { CHROMIUM, launch, open, within, type Session } from './fixtures/console/browser.js';
 import { SCOPE } from './fixtures/console/host.js';
 
@@ -27,7 +30,7 @@ before(async () => {
   s = await open(browser);
   client = new Client({ name: 'parley-console-e2e', version: '0.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
   client.setRequestHandler('elicitation/create', async (req, ctx) =>
-    (await broker.elicit(req.params as ElicitRequestParams, { server: 'everything', era: 'legacy', revision: client.getNegotiatedProtocolVersion?.() ?? '2025-11-25', signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id })) as never,
+    (await broker.elicit(req.params as ElicitParams, { server: 'everything', era: 'legacy', revision: client.getNegotiatedProtocolVersion?.() ?? '2025-11-25', signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id })) as never,
   );
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, 'stdio'], stderr: 'pipe' }));
 });
