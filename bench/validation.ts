@@ -51,7 +51,7 @@ export async function run(): Promise<BenchRow[]> {
     { group: 'validation', name: 'parley validateContent, cached (same schema object)', value: cached, unit: 'validations/s', ratio: cached / sdkPerCall, ratioTo: 'raw SDK', target: '≥ 200,000/s', met: cached >= 200_000 },
     { group: 'validation', name: 'raw SDK getValidator, schema parsed from the wire each call (baseline)', value: sdkFresh, unit: 'validations/s', ratio: 1, ratioTo: 'raw SDK, fresh schema' },
     { group: 'validation', name: 'parley validateContent, schema parsed from the wire each call (hash cache)', value: cachedByHash, unit: 'validations/s', ratio: cachedByHash / sdkFresh, ratioTo: 'raw SDK, fresh schema' },
-    { group: 'validation', name: 'parley compile per call (no cache)', value: perCall, unit: 'validations/s', ratio: perCall / sdkPerCall, ratioTo: 'raw SDK' },
+    { group: 'validation', name: 'parley compile per call (no cache)', value: perCall, unit: 'validations/s', ratio: perCall / sdkFresh, ratioTo: 'raw SDK, fresh schema' },
     { group: 'validation', name: 'cached ÷ compile-per-call', value: ratio, unit: '×', target: '≥ 20×', met: ratio >= 20 },
   ];
 }

@@ -133,7 +133,7 @@ for (const [kind, open] of [['memory', () => new MemoryStore()], ['sqlite', () =
 });
 
 test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
-  // req-proposed: ELIC-1125-CLIENT-RATE-LIMIT
+  // req: ELIC-1125-CLIENT-RATE-LIMIT
   const c = clock();
   const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
   const store = new MemoryStore();

@@ -22,7 +22,7 @@ test('legacy push: accept, decline and cancel reach the server distinct', async 
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'accept', content: { name: 'Ada' } });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'decline' });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'cancel' });
-    assert.equal(presenter.prompts[0].server, 'legacy-srv'); // req-proposed: ELIC-1125-CLIENT-SHOW-SERVER
+    assert.equal(presenter.prompts[0].server, 'legacy-srv'); // req: ELIC-1125-CLIENT-SHOW-SERVER
     const answers = store.audit.filter((r) => r.kind === 'answer').map((r) => r.action);
     assert.deepEqual(answers, ['accept', 'decline', 'cancel']);
   } finally {
@@ -42,7 +42,7 @@ test('modern MRTR: inputRequests entries go through the same broker; decline and
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'decline' });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'cancel' });
     // URL mode accept = consent only, never content.
-    // req-proposed: ELIC-URL-ACCEPT-NO-CONTENT
+    // req: ELIC-URL-ACCEPT-NO-CONTENT
     assert.deepEqual((await peer.ask({ mode: 'url', message: 'Sign in', url: 'https://example.com/login' })).result, { action: 'accept' });
     const req = store.audit.find((r) => r.kind === 'request');
     assert.equal(req?.detail?.era, 'modern');

@@ -15,7 +15,7 @@ import * as z from 'zod/v4';
 const POLICY = { urlSchemes: ['https'] };
 
 test('refused schemes: javascript:, file:, data:, http to a non-loopback host', async () => {
-  // req-proposed: ELIC-1125-URL-SAFE-HANDLING
+  // req: ELIC-1125-URL-SAFE-HANDLING
   for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,<b>x</b>', 'http://evil.com/login', 'ftp://example.com/x', 'not a url']) {
     const presenter = new ScriptedPresenter([{ action: 'accept' }]);
     const store = new MemoryStore();
@@ -35,7 +35,7 @@ test('allowed: https anywhere; http only for localhost, 127.0.0.1 and [::1]', ()
 });
 
 test('Punycode and mixed-script hosts are shown with warnings and the Unicode host', () => {
-  // req-proposed: ELIC-1125-URL-WARN-PUNYCODE
+  // req: ELIC-1125-URL-WARN-PUNYCODE
   const puny = checkUrl('https://xn--80ak6aa92e.com/login', POLICY);
   assert.ok(puny.ok && puny.view.warnings.includes('punycode'));
   const mixed = checkUrl('https://pаypal.com/login', POLICY); // Cyrillic "а" among Latin letters
@@ -52,7 +52,7 @@ test('Punycode and mixed-script hosts are shown with warnings and the Unicode ho
 });
 
 test('consent: the presenter sees the full URL, host and warnings; accept has no content', async () => {
-  // req-proposed: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
+  // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
   const url = 'https://xn--80ak6aa92e.com/connect?flow=abc#frag';
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { sneaky: 1 } }]);
   const store = new MemoryStore();

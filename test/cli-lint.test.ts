@@ -15,10 +15,12 @@ const file = (name: string, body: unknown) => {
 };
 
 test('parley lint: errors exit 1 with JSON pointers, then the repairs', async () => {
-  const r = await runParley(['lint', file('s8.json', vector('schemas', 'S8-sensitive-field').input)], { env: { NO_COLOR: '1' } });
+  const s8 = vector('schemas', 'S8-sensitive-field').input;
+  const r = await runParley(['lint', file('s8.json', { ...s8, properties: { ...s8.properties, addr: { type: 'object' } } })], { env: { NO_COLOR: '1' } });
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stdout, /error\s+\/properties\/apiKey\s+field "apiKey" looks like a request for a secret/);
-  assert.match(r.stdout, /1 error\(s\), 0 warning\(s\)/);
+  assert.match(r.stdout, /warning \/properties\/apiKey\s+field "apiKey" looks like a request for a secret/);
+  assert.match(r.stdout, /error\s+\/properties\/addr\s+property "addr" is a nested object/);
+  assert.match(r.stdout, /1 error\(s\), 1 warning\(s\)/);
   assert.doesNotMatch(r.stdout, /\x1b\[/, 'NO_COLOR: no escape codes');
 });
 
@@ -61,4 +63,35 @@ test('parley --help and lint --help describe the command without colour in a pip
   assert.match(r.stdout, /USAGE parley lint/);
   assert.match(r.stdout, /--revision/);
   assert.doesNotMatch(r.stdout, /\x1b\[/);
+});
+
+test('parley lint reads what editors write and refuses what it cannot trust', async () => {
+  const bom = join(dir, 'bom.json');
+  writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }))]));
+  assert.equal((await runParley(['lint', bom])).code, 0, 'a UTF-8 BOM is fine');
+  const latin1 = join(dir, 'latin1.json');
+  writeFileSync(latin1, Buffer.from('{"type":"object","properties":{"a":{"type":"string","title":"caf\xe9"}}}', 'latin1'));
+  const r = await runParley(['lint', latin1]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /not UTF-8 text/);
+  const typo = await runParley(['lint', bom, '--jsn']);
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /unknown option --jsn/);
+  assert.equal((await runParley(['lint', bom, bom])).code, 2, 'one file at a time');
+});
+
+test('parley lint checks the request envelope per revision: URL mode, elicitationId, empty input_required', async () => {
+  // req: ELIC-1125-URL-ID, ELIC-2607-URL-NO-ID
+  const url = file('url.json', { jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'not a url' } });
+  const r1125 = JSON.parse((await runParley(['lint', url, '--json', '--revision', '2025-11-25'])).stdout);
+  assert.deepEqual(r1125.schemas[0].issues.map((i: any) => [i.code, i.path]), [['url', '/params/url'], ['elicitation-id', '/params/elicitationId']]);
+  const r0618 = JSON.parse((await runParley(['lint', url, '--json', '--revision', '2025-06-18'])).stdout);
+  assert.ok(r0618.schemas[0].issues.some((i: any) => i.code === 'revision'));
+  const good = file('url-ok.json', { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://example.com/login', elicitationId: 'e1' } });
+  assert.equal((await runParley(['lint', good, '--revision', '2025-11-25'])).code, 0);
+  const modern = JSON.parse((await runParley(['lint', good, '--json'])).stdout);
+  assert.deepEqual(modern.schemas[0].issues.map((i: any) => [i.code, i.severity]), [['elicitation-id', 'warning']]);
+  const empty = await runParley(['lint', file('empty.json', { resultType: 'input_required' }), '--json']);
+  assert.equal(empty.code, 1);
+  assert.deepEqual(JSON.parse(empty.stdout).issues.map((i: any) => i.code), ['input-required-empty']);
 });

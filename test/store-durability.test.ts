@@ -35,7 +35,7 @@ test('audit records survive SIGKILL of the writing process: clean open, integrit
       child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
       child.once('exit', () => reject(new Error(`writer exited before ready: ${stderr}`)));
     }),
-    15_000,
+    60_000, // bound: tsx start-up alone can take 15 s on a loaded 2-core machine
     'the writer to commit its first record',
   );
   await new Promise((r) => setTimeout(r, 300));

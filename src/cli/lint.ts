@@ -23,6 +23,8 @@ export interface LintReport {
   file: string;
   revision: Revision;
   kind: string;
+  /** Problems of the document as a whole (e.g. an empty input_required result). */
+  issues: Issue[];
   schemas: LintedSchema[];
   errors: number;
   warnings: number;
@@ -30,11 +32,17 @@ export interface LintReport {
 
 /** Reads and lints `file`. @throws CliError (exit 2) for unreadable files, bad JSON or unknown documents. */
 export function lintFile(file: string, revision: Revision): LintReport {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw new CliError(`${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new CliError(`${file}: not UTF-8 text; save the file as UTF-8 JSON`);
   }
   let doc: unknown;
   try {
@@ -42,36 +50,43 @@ export function lintFile(file: string, revision: Revision): LintReport {
   } catch (e) {
     throw new CliError(`${file}: not valid JSON (${(e as Error).message}); give a requestedSchema, an elicitation/create message or an input_required result`);
   }
-  const { kind, found } = findRequestedSchemas(doc);
+  const { kind, found, issues: docIssues } = findRequestedSchemas(doc, { revision });
   if (kind === 'unknown') throw new CliError(`${file}: no requestedSchema found; expected a JSON Schema object, an elicitation/create request, or an input_required result with inputRequests`);
   const schemas = found.map((f): LintedSchema => {
-    if (f.mode === 'url') return { path: f.path, mode: 'url', issues: [], repairs: [], refused: [] };
+    if (f.mode === 'url') return { path: f.path, mode: 'url', issues: f.requestIssues, repairs: [], refused: [] };
     const prefix = (i: Issue) => ({ ...i, path: f.path + i.path });
     const n = normalizeRequestedSchema(f.schema, { revision });
     return {
       path: f.path,
       mode: 'form',
-      issues: lintRequestedSchema(f.schema, { revision }).map(prefix),
+      issues: [...f.requestIssues, ...lintRequestedSchema(f.schema, { revision }).map(prefix)],
       repairs: n.ok ? n.repairs.map((r) => ({ ...r, path: f.path + r.path })) : [],
       refused: n.ok ? [] : n.issues.map(prefix),
     };
   });
-  const all = schemas.flatMap((s) => s.issues);
-  return { file, revision, kind, schemas, errors: all.filter((i) => i.severity === 'error').length, warnings: all.filter((i) => i.severity === 'warning').length };
+  const all = [...docIssues, ...schemas.flatMap((s) => s.issues)];
+  return { file, revision, kind, issues: docIssues, schemas, errors: all.filter((i) => i.severity === 'error').length, warnings: all.filter((i) => i.severity === 'warning').length };
 }
 
 /** Human-readable report, one line per issue. */
 export function formatLintReport(r: LintReport, colour = false): string {
   const p = palette(colour);
   const lines: string[] = [];
-  if (r.schemas.length === 0) lines.push(`${r.file}: ${r.kind} with no form elicitation in it`);
-  for (const s of r.schemas) {
-    lines.push(p.bold(`${r.file}${s.path || ' (root)'}: ${s.mode === 'url' ? 'URL-mode request (no schema to lint)' : `requestedSchema, revision ${r.revision}`}`));
-    for (const i of s.issues) {
+  const issueLines = (issues: Issue[]) => {
+    for (const i of issues) {
       const sev = i.severity === 'error' ? p.red('error  ') : p.yellow('warning');
-      lines.push(`  ${sev} ${i.path || '/'}  ${i.message} ${p.dim(`[${i.code}]`)}`);
+      lines.push(`  ${sev} ${i.path || '(root)'}  ${i.message} ${p.dim(`[${i.code}]`)}`);
       if (i.fix) lines.push(`          ${p.dim('fix: ' + i.fix)}`);
     }
+  };
+  if (r.issues.length > 0) {
+    lines.push(p.bold(`${r.file}: ${r.kind}`));
+    issueLines(r.issues);
+  }
+  if (r.schemas.length === 0) lines.push(`${r.file}: ${r.kind} with no form elicitation in it`);
+  for (const s of r.schemas) {
+    lines.push(p.bold(`${r.file}${s.path || ' (root)'}: ${s.mode === 'url' ? `URL-mode request, revision ${r.revision}` : `requestedSchema, revision ${r.revision}`}`));
+    issueLines(s.issues);
     if (s.repairs.length > 0) {
       lines.push('  the host would repair:');
       for (const rep of s.repairs) lines.push(`    ${rep.path}  ${rep.message} ${p.dim(`[${rep.code}]`)}`);
@@ -92,7 +107,18 @@ export const lintCommand = defineCommand({
     revision: { type: 'string', description: `protocol revision: ${REVISIONS.join(' | ')}`, default: '2026-07-28' },
     json: { type: 'boolean', description: 'print the report as JSON', default: false },
   },
-  run({ args }) {
+  run({ args, rawArgs }) {
+    const known = new Set(['--revision', '--json', '--no-json', '-h', '--help']);
+    const positionals: string[] = [];
+    for (let i = 0; i < rawArgs.length; i++) {
+      const a = rawArgs[i];
+      const flag = a.split('=')[0];
+      if (a.startsWith('-')) {
+        if (!known.has(flag)) throw new CliError(`lint: unknown option ${flag} (see parley lint --help)`);
+        if (flag === '--revision' && !a.includes('=')) i++;
+      } else positionals.push(a);
+    }
+    if (positionals.length !== 1) throw new CliError(`lint: expected exactly one file, got ${positionals.length} (${positionals.join(' ') || 'none'})`);
     const revision = args.revision as Revision;
     if (!REVISIONS.includes(revision)) throw new CliError(`--revision must be one of ${REVISIONS.join(', ')} (got ${JSON.stringify(args.revision)})`);
     const report = lintFile(String(args.file), revision);

@@ -7,3 +7,5 @@ export * from './config/index.js';
 export * from './store/index.js';
 export * from './roots/index.js';
 export * from './servers/index.js';
+export * from './broker/index.js';
+export * from './presenter.js';

@@ -6,6 +6,7 @@
  * @module
  */
 import { child } from './pointer.js';
+import { hasOwn, setOwn, show } from './safe.js';
 import { enumOptions, fieldKind } from './subset.js';
 import type { Checked, Content, ContentValue, Issue, RequestedSchema } from './types.js';
 
@@ -16,14 +17,17 @@ type Obj = Record<string, unknown>;
  * (arrays copied). Present values are never replaced.
  */
 export function applyDefaults(schema: RequestedSchema, content: Content = {}): Content {
-  const out: Content = { ...content };
+  const out: Content = {};
+  for (const [k, v] of Object.entries(content ?? {})) setOwn(out, k, v);
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-    const d = (prop as { default?: unknown }).default;
-    if (out[name] === undefined && d !== undefined) out[name] = (Array.isArray(d) ? [...d] : d) as ContentValue;
+    const d = hasOwn(prop, 'default') ? (prop as { default?: unknown }).default : undefined;
+    if ((!hasOwn(out, name) || out[name] === undefined) && d !== undefined) setOwn(out, name, (Array.isArray(d) ? [...d] : d) as ContentValue);
   }
   return out;
 }
 
+/** Plain decimal numbers only: no hex, binary, octal or `Infinity`. */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const TRUE = new Set(['true', 'yes', 'y', 'on', '1']);
 const FALSE = new Set(['false', 'no', 'n', 'off', '0']);
 
@@ -36,7 +40,8 @@ function pickOption(prop: Obj, typed: string): string | undefined {
 
 /**
  * Turns what a person typed (strings from a form or terminal; already-typed values pass through)
- * into typed content. Empty strings and empty selections mean "not provided" and are left out.
+ * into typed content. Empty strings mean "not provided" and are left out; an explicit empty
+ * selection (`[]`) of a multi-select is kept, so `minItems` and `required` judge it.
  * Numbers accept `1e3`, `-2.5`; booleans accept true/false, yes/no, on/off, 1/0; enums accept the
  * value or its label; multi-selects accept arrays or comma-separated text.
  * Returns issues for input that does not parse and for fields not in the schema; the result still
@@ -45,57 +50,61 @@ function pickOption(prop: Obj, typed: string): string | undefined {
 export function coerceFormValues(schema: RequestedSchema, raw: Record<string, unknown>): Checked<Content> {
   const value: Content = {};
   const issues: Issue[] = [];
-  const bad = (field: string, code: string, message: string) => issues.push({ code, path: child('', field), severity: 'error', message });
+  const bad = (field: string, code: string, message: string, fix?: string) => issues.push({ code, path: child('', field), severity: 'error', message, ...(fix ? { fix } : {}) });
+  const set = (field: string, v: ContentValue) => setOwn(value, field, v);
+  const props = (schema.properties ?? {}) as Record<string, unknown>;
   for (const [field, input] of Object.entries(raw ?? {})) {
-    const prop = (schema.properties ?? {})[field] as unknown as Obj | undefined;
-    if (!prop) {
-      bad(field, 'unknown-field', `"${field}" is not a field of this form`);
+    const prop = hasOwn(props, field) ? (props[field] as Obj) : undefined;
+    if (!prop || typeof prop !== 'object') {
+      bad(field, 'unknown-field', `"${field}" is not a field of this form`, 'remove it');
       continue;
     }
-    if (input === undefined || input === null || input === '') continue;
     const kind = fieldKind(prop);
+    const multi = kind === 'multi-enum' || kind === 'titled-multi-enum';
+    if (input === undefined || input === null || input === '' || (Array.isArray(input) && input.length === 0 && !multi)) continue;
+    if (typeof input === 'object' && !(multi && Array.isArray(input))) {
+      bad(field, 'not-text', `"${field}" needs a single value, not ${Array.isArray(input) ? 'a list' : 'an object'}`);
+      continue;
+    }
     const text = typeof input === 'string' ? input : undefined;
     switch (kind) {
       case 'string':
-        value[field] = text ?? String(input);
+        set(field, text ?? String(input));
         break;
       case 'number':
       case 'integer': {
-        if (typeof input === 'number') {
-          value[field] = input;
-          break;
-        }
-        const n = text !== undefined && text.trim() !== '' ? Number(text.trim()) : NaN;
-        if (!Number.isFinite(n)) bad(field, 'not-a-number', `"${field}" must be a number (got ${JSON.stringify(input)})`);
-        else if (kind === 'integer' && !Number.isInteger(n)) bad(field, 'not-an-integer', `"${field}" must be a whole number (got ${JSON.stringify(input)})`);
-        else value[field] = n;
+        const n = typeof input === 'number' ? input : text !== undefined && DECIMAL.test(text.trim()) ? Number(text.trim()) : NaN;
+        if (!Number.isFinite(n)) bad(field, 'not-a-number', `"${field}" must be a number (got ${show(input)})`, 'type digits, e.g. 42 or 3.5');
+        else if (kind === 'integer' && !Number.isInteger(n)) bad(field, 'not-an-integer', `"${field}" must be a whole number (got ${show(input)})`, 'type a whole number');
+        else set(field, n);
         break;
       }
       case 'boolean': {
-        if (typeof input === 'boolean') value[field] = input;
-        else if (text !== undefined && TRUE.has(text.trim().toLowerCase())) value[field] = true;
-        else if (text !== undefined && FALSE.has(text.trim().toLowerCase())) value[field] = false;
-        else bad(field, 'not-a-boolean', `"${field}" must be yes or no (got ${JSON.stringify(input)})`);
+        if (typeof input === 'boolean') set(field, input);
+        else if (text !== undefined && TRUE.has(text.trim().toLowerCase())) set(field, true);
+        else if (text !== undefined && FALSE.has(text.trim().toLowerCase())) set(field, false);
+        else bad(field, 'not-a-boolean', `"${field}" must be yes or no (got ${show(input)})`, 'answer yes or no');
         break;
       }
       case 'enum':
       case 'legacy-titled-enum':
       case 'titled-enum': {
         const v = pickOption(prop, String(input));
-        if (v === undefined) bad(field, 'not-an-option', `"${field}" must be one of ${enumOptions(prop).map((o) => o.label).join(', ')} (got ${JSON.stringify(input)})`);
-        else value[field] = v;
+        if (v === undefined) bad(field, 'not-an-option', `"${field}" must be one of ${enumOptions(prop).map((o) => o.label).join(', ')} (got ${show(input)})`, 'pick one of the options');
+        else set(field, v);
         break;
       }
       case 'multi-enum':
       case 'titled-multi-enum': {
-        const list = Array.isArray(input) ? input.map(String) : String(input).split(',').map((s) => s.trim()).filter(Boolean);
+        // A whole typed string that names one option (even one containing commas) wins over splitting.
+        const list = Array.isArray(input) ? input.map(String) : pickOption(prop, String(input)) !== undefined ? [String(input)] : String(input).split(',').map((s) => s.trim()).filter(Boolean);
         const picked: string[] = [];
         for (const item of list) {
           const v = pickOption(prop, item);
-          if (v === undefined) bad(field, 'not-an-option', `"${field}": ${JSON.stringify(item)} is not one of ${enumOptions(prop).map((o) => o.label).join(', ')}`);
+          if (v === undefined) bad(field, 'not-an-option', `"${field}": ${show(item)} is not one of ${enumOptions(prop).map((o) => o.label).join(', ')}`, 'pick from the options');
           else if (!picked.includes(v)) picked.push(v);
         }
-        if (picked.length > 0) value[field] = picked;
+        set(field, picked);
         break;
       }
       default:

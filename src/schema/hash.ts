@@ -5,11 +5,21 @@
 
 /** JSON text with object keys sorted at every level; `undefined` members are dropped. */
 export function canonicalJson(value: unknown): string {
+  return canon(value, 0);
+}
+
+/** Deeper than this (or a cycle) is written as `"[too deep]"` instead of recursing. */
+const MAX_CANON_DEPTH = 64;
+
+function canon(value: unknown, depth: number): string {
+  if (typeof value === 'bigint') return JSON.stringify(`${value}n`);
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON: () => unknown }).toJSON();
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return '[' + value.map((v) => canonicalJson(v === undefined ? null : v)).join(',') + ']';
+  if (depth >= MAX_CANON_DEPTH) return '"[too deep]"';
+  if (Array.isArray(value)) return '[' + value.map((v) => canon(v === undefined ? null : v, depth + 1)).join(',') + ']';
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-  return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonicalJson(obj[k])).join(',') + '}';
+  return '{' + keys.map((k) => JSON.stringify(k) + ':' + canon(obj[k], depth + 1)).join(',') + '}';
 }
 
 function fnv1a(text: string, seed: number): number {

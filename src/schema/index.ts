@@ -13,6 +13,6 @@ export { toRequestedSchema, parseAccepted, UnsupportedSchemaError } from './zod.
 export { readElicitResult, ELICIT_ACTIONS, INVALID_PARAMS, type ElicitAction, type ElicitOutcome, type ReadElicitResult } from './result.js';
 export { schemaHash, canonicalJson } from './hash.js';
 export { fieldKind, enumOptions, FORMATS, DEFAULT_DIALECT } from './subset.js';
-export { findRequestedSchemas, type FoundSchema } from './message.js';
+export { findRequestedSchemas, type FoundSchema, type FoundSchemas } from './message.js';
 export { pointer } from './pointer.js';
 export { fileUriToPath, pathToFileUri, normalizeRootUri, isFileUri, uriScheme, UriError, type PathPlatform, type UriOptions, type UriErrorCode } from './uri.js';

@@ -13,6 +13,7 @@
  */
 import { defaultProblem } from './lint.js';
 import { child } from './pointer.js';
+import { getOwn, hasOwn, setOwn, show, tooDeep } from './safe.js';
 import { allowedKeywords, fieldKind, FORMATS, isDialect2020, rootKeys } from './subset.js';
 import type { Issue, Repair, RequestedSchema, RevisionOptions } from './types.js';
 import { LATEST_REVISION } from './types.js';
@@ -38,13 +39,17 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
   const repair = (code: string, path: string, message: string) => repairs.push({ code, path, message });
 
   if (!isObj(schema)) {
-    fail('not-object', '', 'requestedSchema must be a JSON object');
+    fail('not-object', '', 'requestedSchema must be a JSON object', 'send {"type":"object","properties":{…}}');
+    return { ok: false, issues };
+  }
+  if (tooDeep(schema)) {
+    fail('too-deep', '', 'requestedSchema nests far too deeply to be shown as a form', 'send a flat object of primitive properties');
     return { ok: false, issues };
   }
   if (schema.type !== 'object') {
     if (schema.type === undefined && isObj(schema.properties)) repair('root-type-added', '/type', 'added "type": "object"');
     else {
-      fail('root-type', '/type', `root "type" must be "object" (got ${JSON.stringify(schema.type)})`);
+      fail('root-type', '/type', `root "type" must be "object" (got ${show(schema.type)})`, 'set "type": "object"');
       return { ok: false, issues };
     }
   }
@@ -70,10 +75,14 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
 
   for (const [name, raw] of Object.entries(propsIn)) {
     const path = child('/properties', name);
+    if (name === '__proto__') {
+      fail('reserved-name', path, 'a field named "__proto__" cannot be validated safely (JSON Schema validators in JavaScript drop it)', 'ask the server to rename the field');
+      continue;
+    }
     const resolved = resolveRefs(raw, defs, path, repair, fail, 0);
     if (resolved === undefined) continue;
     const prop = normalizeProperty(name, resolved, path, revision, repair, fail);
-    if (prop) out.properties[name] = prop as never;
+    if (prop) setOwn(out.properties, name, prop);
   }
   if (issues.length > 0) return { ok: false, issues };
 
@@ -82,8 +91,8 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
     else {
       const req: string[] = [];
       schema.required.forEach((n, i) => {
-        if (typeof n === 'string' && n in out.properties && !req.includes(n)) req.push(n);
-        else repair('required-entry-dropped', child('/required', i), `dropped "required" entry ${JSON.stringify(n)} (not a property of the form)`);
+        if (typeof n === 'string' && hasOwn(out.properties, n) && !req.includes(n)) req.push(n);
+        else repair('required-entry-dropped', child('/required', i), `dropped "required" entry ${show(n)} (${typeof n === 'string' && req.includes(n) ? 'listed twice' : 'not a property of the form'})`);
       });
       if (req.length > 0) out.required = req;
     }
@@ -101,9 +110,9 @@ function resolveRefs(raw: unknown, defs: Obj, path: string, repair: RepairFn, fa
   }
   if (typeof raw.$ref !== 'string') return raw;
   const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(raw.$ref);
-  const target = m ? defs[m[2].replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  const target = m ? getOwn(defs, m[2].replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
   if (!m || !isObj(target)) {
-    fail('ref-unresolvable', child(path, '$ref'), `cannot resolve "$ref": ${JSON.stringify(raw.$ref)} (only local #/$defs/… references are inlined)`);
+    fail('ref-unresolvable', child(path, '$ref'), `cannot resolve "$ref": ${show(raw.$ref)} (only local #/$defs/… references are inlined)`, 'inline the referenced schema');
     return undefined;
   }
   if (depth >= MAX_REF_DEPTH) {
@@ -121,7 +130,7 @@ function collapseNullable(p: Obj, path: string, repair: RepairFn): Obj {
   if (Array.isArray(p.type)) {
     const types = p.type.filter((t) => t !== 'null');
     if (types.length === 1) {
-      repair('nullable-collapsed', child(path, 'type'), `"type" ${JSON.stringify(p.type)} → ${JSON.stringify(types[0])}`);
+      repair('nullable-collapsed', child(path, 'type'), `"type" ${show(p.type)} → ${show(types[0])}`);
       return { ...p, type: types[0] };
     }
   }
@@ -150,6 +159,10 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
       fail('array-not-enum', path, `property "${name}" is an array that is not a multi-select of strings; it cannot be shown as a form`);
       return undefined;
     }
+    for (const key of Object.keys(items)) {
+      if (!['type', 'enum', 'anyOf', 'oneOf'].includes(key)) repair('keyword-dropped', child(path, 'items', key), `dropped keyword "${key}" of the "${name}" items (outside the subset)`);
+    }
+    if (!Array.isArray(items.enum) && items.type !== undefined) repair('keyword-dropped', child(path, 'items', 'type'), `dropped "items.type" of titled multi-select "${name}" (items.anyOf carries the options)`);
     if (Array.isArray(items.enum) && items.type !== 'string') {
       items.type = 'string';
       repair('items-type-added', child(path, 'items', 'type'), 'added "type": "string" to the multi-select items');
@@ -172,7 +185,11 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
   }
   const kind = fieldKind(p);
   if (!kind) {
-    fail('property-type', path, `property "${name}" (type ${JSON.stringify(p.type)}) is not a string, number, integer, boolean or enum`);
+    fail('property-type', path, `property "${name}" (type ${show(p.type)}) is not a string, number, integer, boolean or enum`, 'use one of the subset\'s field shapes');
+    return undefined;
+  }
+  if ((kind === 'number' || kind === 'integer' || kind === 'boolean') && hasOwn(p, 'enum')) {
+    fail('enum-values', child(path, 'enum'), `enum on ${kind} field "${name}": only string enums can be shown as choices`, 'use "type": "string" with string values');
     return undefined;
   }
   // Keep every keyword any revision allows for this kind (liberal), drop the rest.
@@ -183,8 +200,8 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
       delete p[key];
     }
   }
-  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format)) {
-    repair('format-dropped', child(path, 'format'), `dropped unknown format ${JSON.stringify(p.format)} of "${name}"; validated as a plain ${p.type}`);
+  if (hasOwn(p, 'format') && !(FORMATS as readonly unknown[]).includes(p.format)) {
+    repair('format-dropped', child(path, 'format'), `dropped unknown format ${show(p.format)} of "${name}"; validated as a plain ${p.type}`);
     delete p.format;
   }
   for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum'] as const) {
@@ -193,10 +210,11 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
     const isCount = key !== 'minimum' && key !== 'maximum';
     const ok = isCount ? Number.isInteger(v) && (v as number) >= 0 : typeof v === 'number' && Number.isFinite(v);
     if (!ok) {
-      repair('bound-dropped', child(path, key), `dropped "${key}" of "${name}": ${JSON.stringify(v)} is not a valid bound`);
+      repair('bound-dropped', child(path, key), `dropped "${key}" of "${name}": ${show(v)} is not a valid bound`);
       delete p[key];
     }
   }
+  dropUnsatisfiableBounds(name, p, kind, path, repair);
   for (const key of ['title', 'description'] as const) {
     if (key in p && typeof p[key] !== 'string') {
       repair('keyword-dropped', child(path, key), `dropped non-string "${key}" of "${name}"`);
@@ -208,15 +226,26 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
     delete p.enumNames;
   }
   if ((kind === 'enum' || kind === 'legacy-titled-enum' || kind === 'multi-enum') && !validValues(kind === 'multi-enum' ? (p.items as Obj).enum : p.enum)) {
-    fail('enum-values', path, `enum "${name}" needs a non-empty list of unique strings`);
+    fail('enum-values', path, `enum "${name}" needs a non-empty list of unique strings`, 'list at least one string option, each once');
     return undefined;
   }
   if ((kind === 'titled-enum' || kind === 'titled-multi-enum') && !validTitled(kind === 'titled-enum' ? p.oneOf : (p.items as Obj).anyOf)) {
-    fail('enum-values', path, `titled enum "${name}" needs a non-empty list of {"const": string, "title": string} with unique consts`);
+    fail('enum-values', path, `titled enum "${name}" needs a non-empty list of {"const": string, "title": string} with unique consts`, 'give each option a unique string "const"');
     return undefined;
   }
-  if ('default' in p && defaultProblem(p, kind, p.default)) {
-    repair('default-dropped', child(path, 'default'), `dropped default ${JSON.stringify(p.default)} of "${name}": it ${defaultProblem(p, kind, p.default)}`);
+  if (kind === 'titled-enum' || kind === 'titled-multi-enum') {
+    const list = (kind === 'titled-enum' ? p.oneOf : (p.items as Obj).anyOf) as Obj[];
+    const fixed = list.map((o, i) => {
+      if (typeof o.title === 'string' && Object.keys(o).length === 2) return o;
+      if (typeof o.title === 'string') repair('keyword-dropped', child(path, kind === 'titled-enum' ? 'oneOf' : 'items', ...(kind === 'titled-enum' ? [i] : ['anyOf', i])), `dropped extra keys of option ${show(o.const)} of "${name}"`);
+      else repair('option-title-added', child(path, kind === 'titled-enum' ? 'oneOf' : 'items', ...(kind === 'titled-enum' ? [i] : ['anyOf', i])), `option ${show(o.const)} of "${name}" had no title; its value is shown`);
+      return { const: o.const, title: typeof o.title === 'string' ? o.title : (o.const as string) };
+    });
+    if (kind === 'titled-enum') p.oneOf = fixed;
+    else p.items = { anyOf: fixed };
+  }
+  if (hasOwn(p, 'default') && defaultProblem(p, kind, p.default)) {
+    repair('default-dropped', child(path, 'default'), `dropped default ${show(p.default)} of "${name}": it ${defaultProblem(p, kind, p.default)}`);
     delete p.default;
   }
   void revision;
@@ -231,4 +260,27 @@ function validTitled(v: unknown): boolean {
   if (!Array.isArray(v) || v.length === 0) return false;
   const consts = v.map((o) => (isObj(o) && typeof o.const === 'string' && (o.title === undefined || typeof o.title === 'string') ? o.const : null));
   return consts.every((c) => c !== null) && new Set(consts).size === consts.length;
+}
+
+/** Drops bound pairs no value can satisfy (the host would show a form that can never be sent). */
+function dropUnsatisfiableBounds(name: string, p: Obj, kind: string, path: string, repair: RepairFn): void {
+  const pairs: Array<[string, string]> = [['minLength', 'maxLength'], ['minimum', 'maximum'], ['minItems', 'maxItems']];
+  for (const [lo, hi] of pairs) {
+    const a = p[lo] as number | undefined;
+    const b = p[hi] as number | undefined;
+    const empty = typeof a === 'number' && typeof b === 'number' && (a > b || (kind === 'integer' && lo === 'minimum' && Math.ceil(a) > Math.floor(b)));
+    if (empty) {
+      repair('bounds-dropped', child(path, lo), `dropped "${lo}" ${a} and "${hi}" ${b} of "${name}": no value satisfies both`);
+      delete p[lo];
+      delete p[hi];
+    }
+  }
+  if (kind === 'multi-enum' || kind === 'titled-multi-enum') {
+    const items = p.items as Obj;
+    const count = (Array.isArray(items.enum) ? items.enum : Array.isArray(items.anyOf) ? items.anyOf : Array.isArray(items.oneOf) ? items.oneOf : []).length;
+    if (typeof p.minItems === 'number' && p.minItems > count) {
+      repair('bounds-dropped', child(path, 'minItems'), `lowered "minItems" ${p.minItems} of "${name}" to ${count}: there are only ${count} option(s)`);
+      p.minItems = count;
+    }
+  }
 }

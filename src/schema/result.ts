@@ -6,6 +6,7 @@
  * `../shared/vectors/results.json` R1-R7.
  * @module
  */
+import { show, tooDeep } from './safe.js';
 import type { Content, Issue, RequestedSchema } from './types.js';
 import { validateContent } from './validate.js';
 
@@ -30,10 +31,11 @@ export type ReadElicitResult = { ok: true; result: ElicitOutcome } | { ok: false
 export function readElicitResult(raw: unknown, schema?: RequestedSchema): ReadElicitResult {
   const invalid = (message: string, issues: Issue[] = []): ReadElicitResult => ({ ok: false, code: INVALID_PARAMS, message, issues });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return invalid('elicitation result must be an object with an "action"');
+  if (tooDeep(raw)) return invalid('elicitation result nests far too deeply');
   const r = raw as { action?: unknown; content?: unknown };
   if (r.action === 'decline' || r.action === 'cancel') return { ok: true, result: { action: r.action } };
   if (r.action !== 'accept') {
-    return invalid(`unknown elicitation action ${JSON.stringify(r.action)}; allowed actions: accept, decline, cancel`, [{ code: 'action', path: '/action', severity: 'error', message: 'action must be accept, decline or cancel' }]);
+    return invalid(`unknown elicitation action ${show(r.action)}; allowed actions: accept, decline, cancel`, [{ code: 'action', path: '/action', severity: 'error', message: 'action must be accept, decline or cancel' }]);
   }
   const content = r.content === undefined || r.content === null ? {} : r.content;
   if (schema) {
@@ -43,8 +45,8 @@ export function readElicitResult(raw: unknown, schema?: RequestedSchema): ReadEl
   }
   if (typeof content !== 'object' || Array.isArray(content)) return invalid('accepted content must be an object', [{ code: 'type', path: '/content', severity: 'error', message: 'content must be an object' }]);
   for (const [k, v] of Object.entries(content as Record<string, unknown>)) {
-    const okValue = ['string', 'number', 'boolean'].includes(typeof v) || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
-    if (!okValue) return invalid(`content field "${k}" must be a string, number, boolean or array of strings`, [{ code: 'type', path: '/content/' + k, severity: 'error', message: 'not a primitive value' }]);
+    const okValue = typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+    if (!okValue) return invalid(`content field "${k}" must be a string, finite number, boolean or array of strings`, [{ code: 'type', path: '/content/' + k, severity: 'error', message: 'not a primitive value' }]);
   }
   return { ok: true, result: { action: 'accept', content: content as Content } };
 }

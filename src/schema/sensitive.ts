@@ -29,30 +29,38 @@ interface Rule {
 // Rules run on text normalised to lowercase words separated by single spaces
 // (camelCase, snake_case and kebab-case are split first), padded with spaces.
 const RULES: Rule[] = [
-  { id: 'password', re: / (password|passwd|pwd|passcode)s? / },
-  { id: 'passphrase', re: / (passphrase|pass phrase) / },
-  { id: 'secret', re: / (client |shared |app |api )?secrets? / },
+  { id: 'password', re: / (password|passwd|passcode)s? / },
+  { id: 'passphrase', re: / (passphrase|pass phrase|seed phrase|recovery phrase|mnemonic( phrase)?) / },
+  { id: 'secret', re: / (client |shared |app |api )?secrets? (?!santa)/ },
   { id: 'access-token', re: / (access|refresh|api|auth|bearer|session|id|oauth|personal access|github|slack|jwt|csrf) tokens? / },
-  { id: 'token', re: / token (?!count|counts|limit|limits|usage|budget|estimate|total|number)/ },
-  { id: 'token', re: /^ token $/ },
+  { id: 'token', re: / token (?!count|counts|limit|limits|usage|budget|estimate|total|number|type|types)/ },
+  { id: 'bearer', re: / (bearer|jwt|authorization header|authorization) / },
+  { id: 'cookie', re: / (session )?cookies? / },
   { id: 'api-key', re: / (api ?key|apikey|x api key|access key|secret key|license key|subscription key)s? / },
   { id: 'private-key', re: / (private ?key|privkey|ssh key|signing key)s? / },
-  { id: 'credential', re: / credentials? / },
+  { id: 'credential', re: / (credentials?|connection string|conn string|dsn) / },
   { id: 'card-number', re: / ((credit|debit|bank|payment) )?card (number|no|num)s? | (credit|debit) card | pan number | cc ?(number|num) / },
   { id: 'cvv', re: / (cvv2?|cvc2?|csc|card security code|security code) / },
   { id: 'pin', re: / pin( code| number)?s? / },
-  { id: 'one-time-code', re: / (one ?time (code|password|passcode|pin)|otp|totp|hotp|2fa( code)?|mfa( code)?|verification code|auth(entication)? code) / },
+  { id: 'one-time-code', re: / (one ?time (code|password|passcode|pin)|otp|totp|hotp|2fa( code)?|mfa( code)?|verification code|auth(entication|orization)? code|sms code|recovery codes?|backup codes?) / },
   { id: 'ssn', re: / (ssn|social security( number)?|national insurance number|tax id) / },
 ];
 
+// Quantities and metadata about a secret are not the secret: "password length", "token type".
+const EXEMPT = / (length|count|counts|limit|limits|policy|strength|minimum|maximum|min|max|type|types|expiry|expires|expiration|hint|santa|design) /;
+
 const ZH_RULES: Rule[] = [
-  { id: 'zh-password', re: /(密码|口令)/ },
-  { id: 'zh-secret-key', re: /(密钥|私钥|秘钥)/ },
-  { id: 'zh-token', re: /令牌/ },
-  { id: 'zh-one-time-code', re: /(验证码|动态码|校验码)/ },
-  { id: 'zh-id-number', re: /(身份证号|身份证号码|身份证)/ },
-  { id: 'zh-card-number', re: /(银行卡号|信用卡号|卡号)/ },
+  { id: 'zh-password', re: /(密码|密碼|口令)/ },
+  { id: 'zh-secret-key', re: /(密钥|密鑰|私钥|私鑰|秘钥|助记词|助記詞)/ },
+  { id: 'zh-token', re: /令牌(?!数|數|用量|限额|限額)/ },
+  { id: 'zh-one-time-code', re: /(验证码|驗證碼|动态码|動態碼|校验码|校驗碼|短信码|短信碼|授权码|授權碼|安全码|安全碼)/ },
+  { id: 'zh-pin', re: /(pin|cvv|cvc)\s*(码|碼)/i },
+  { id: 'zh-id-number', re: /(身份证号|身份证号码|身份证|身份證)/ },
+  { id: 'zh-card-number', re: /(银行卡号|信用卡号|卡号|銀行卡號|信用卡號|卡號)/ },
 ];
+
+/** Words in a description that deny a request ("we will never ask for your password"). */
+const NEGATED = / (never|not|dont|don t|without|no longer) /;
 
 /** Lowercase words separated by single spaces, padded: `apiKey` → ` api key `. */
 export function normaliseWords(text: string): string {
@@ -67,6 +75,7 @@ export function normaliseWords(text: string): string {
 
 function matchText(text: string): { rule: string; matched: string } | undefined {
   const norm = normaliseWords(text);
+  if (EXEMPT.test(norm)) return undefined;
   for (const r of RULES) {
     const m = r.re.exec(norm);
     if (m) return { rule: r.id, matched: m[0].trim() };
@@ -80,8 +89,10 @@ function matchText(text: string): { rule: string; matched: string } | undefined 
 
 /**
  * Properties of a `requestedSchema` whose name, title or description looks like a request for a
- * secret. Accepts any value; a non-object schema has no hits. English and Chinese.
- * Ordinary fields (name, email, username, token counts) give no hits.
+ * secret. Accepts any value; a non-object schema has no hits. English and Chinese (simplified and
+ * traditional). Booleans and fixed-choice fields are skipped (they cannot carry a secret); quantities
+ * and metadata ("password length", "token type", 令牌数量) and negated descriptions give no hits, nor
+ * do ordinary fields (name, email, username, token counts).
  */
 export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
   const hits: SensitiveHit[] = [];
@@ -89,6 +100,8 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
   if (typeof props !== 'object' || props === null || Array.isArray(props)) return hits;
   for (const [field, raw] of Object.entries(props as Record<string, unknown>)) {
     const prop = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    // A yes/no answer or a choice among fixed options cannot carry a secret.
+    if (prop.type === 'boolean' || Array.isArray(prop.enum) || Array.isArray(prop.oneOf) || prop.type === 'array') continue;
     const parts: Array<[SensitiveHit['where'], unknown]> = [
       ['name', field],
       ['title', prop.title],
@@ -96,6 +109,7 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
     ];
     for (const [where, text] of parts) {
       if (typeof text !== 'string') continue;
+      if (where === 'description' && NEGATED.test(normaliseWords(text))) continue;
       const m = matchText(text);
       if (m) {
         hits.push({ field, path: '/properties/' + field.replace(/~/g, '~0').replace(/\//g, '~1'), rule: m.rule, matched: m.matched, where });

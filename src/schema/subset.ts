@@ -92,11 +92,11 @@ export function enumOptions(prop: PrimitiveSchemaDefinition | Record<string, unk
     case 'legacy-titled-enum':
       return (p.enum as unknown[]).map((v, i) => ({ value: String(v), label: typeof p.enumNames[i] === 'string' ? p.enumNames[i] : String(v) }));
     case 'titled-enum':
-      return titled(p.oneOf ?? p.anyOf);
+      return titled(Array.isArray(p.oneOf) ? p.oneOf : p.anyOf);
     case 'multi-enum':
       return (p.items.enum as unknown[]).map((v) => ({ value: String(v), label: String(v) }));
     case 'titled-multi-enum':
-      return titled(p.items.anyOf ?? p.items.oneOf);
+      return titled(Array.isArray(p.items.anyOf) ? p.items.anyOf : p.items.oneOf);
     default:
       return [];
   }

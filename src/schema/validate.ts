@@ -13,19 +13,21 @@
  * @module
  */
 import _Ajv2020 from 'ajv/dist/2020.js';
-import _addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { FORMAT_CHECKS } from './formats.js';
 import { schemaHash } from './hash.js';
+import { setOwn, tooDeep } from './safe.js';
 import { child } from './pointer.js';
 import { fieldKind, FORMATS } from './subset.js';
 import type { Checked, Content, Issue, RequestedSchema } from './types.js';
 
 type AjvCtor = typeof import('ajv/dist/2020.js').default;
 const Ajv2020 = ((_Ajv2020 as unknown as { default?: AjvCtor }).default ?? _Ajv2020) as AjvCtor;
-const addFormats = ((_addFormats as unknown as { default?: typeof _addFormats }).default ?? _addFormats) as unknown as (ajv: unknown, opts: unknown) => void;
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, validateFormats: true });
-addFormats(ajv, { mode: 'full', formats: [...FORMATS] });
+// ownProperties: inherited keys (`constructor`, `toString`) never satisfy `required`.
+// strictNumbers: NaN and ±Infinity are not numbers (they become null on the wire).
+const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, validateFormats: true, ownProperties: true, strictNumbers: true });
+for (const [name, check] of Object.entries(FORMAT_CHECKS)) ajv.addFormat(name, { type: 'string', validate: check });
 
 /** Most compiled validators kept; beyond it the oldest is evicted. */
 export const VALIDATOR_CACHE_SIZE = 512;
@@ -82,7 +84,7 @@ export function validationSchema(schema: RequestedSchema): Obj {
       default:
         out.not = {}; // an unrenderable property accepts no value
     }
-    properties[name] = out;
+    setOwn(properties, name, out);
   }
   const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : [];
   return { type: 'object', properties, required, additionalProperties: false };
@@ -124,7 +126,8 @@ export function compileUncached(schema: RequestedSchema): ValidateFunction {
  * `format`, `enum`, `additionalProperties`, …). Never throws.
  */
 export function validateContent(schema: RequestedSchema, content: unknown): Checked<Content> {
-  if (!isObj(schema)) return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: 'no requestedSchema to validate against' }] };
+  if (!isObj(schema)) return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: 'no requestedSchema to validate against', fix: 'pass the requestedSchema the answer is for' }] };
+  if (tooDeep(schema) || tooDeep(content)) return { ok: false, issues: [{ code: 'too-deep', path: '', severity: 'error', message: 'the schema or the content nests too deeply to be an elicitation form', fix: 'send a flat object' }] };
   let fn: ValidateFunction;
   try {
     fn = compiled(schema);

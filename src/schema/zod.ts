@@ -9,6 +9,7 @@
 import * as z from 'zod';
 import { lintRequestedSchema } from './lint.js';
 import { child } from './pointer.js';
+import { hasOwn, setOwn } from './safe.js';
 import { FORMATS } from './subset.js';
 import type { Checked, Issue, RequestedSchema, RevisionOptions } from './types.js';
 import { LATEST_REVISION } from './types.js';
@@ -37,17 +38,28 @@ function titledOptions(list: unknown[], path: string): Array<{ const: string; ti
   });
 }
 
+/** Keywords zod emits that the wire subset can carry (everything else throws). */
+const CARRIED = new Set(['type', 'title', 'description', 'minLength', 'maxLength', 'format', 'pattern', 'minimum', 'maximum', 'enum', 'anyOf', 'oneOf', 'items', 'minItems', 'maxItems', 'default']);
+
 function convertProperty(name: string, p: Obj, revision: string): Obj {
   const path = child('/properties', name);
   const fail = (code: string, what: string): never => {
     throw new UnsupportedSchemaError(code, path, `field "${name}": ${what}`);
   };
+  if (hasOwn(p, 'enum') && p.type !== 'string') fail('type', 'enum values must be strings (z.enum of strings); numeric or native enums cannot be sent');
+  if (p.format === 'date-time' && typeof p.pattern === 'string' && !p.pattern.includes('[+-]')) fail('datetime-offset', 'z.iso.datetime() refuses time-zone offsets, but hosts send any RFC 3339 date-time; use z.iso.datetime({ offset: true })');
   if (Array.isArray(p.type) && p.type.includes('null')) fail('nullable', 'nullable types cannot be sent; make the field optional instead');
   if (Array.isArray(p.type)) fail('union', `a union of types ${JSON.stringify(p.type)} cannot be sent; use one type per field`);
   if (p.type === 'object' || isObj(p.properties)) fail('nested-object', 'nested objects are not allowed; flatten into top-level fields');
   if ('exclusiveMinimum' in p || 'exclusiveMaximum' in p) fail('exclusive-bound', 'exclusive bounds (positive(), gt(), lt()) cannot be sent; use min()/max()');
   if ('pattern' in p && !(FORMATS as readonly unknown[]).includes(p.format)) fail('regex', 'regular expressions (regex(), startsWith(), …) cannot be sent; validate in the tool instead');
   if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format)) fail('keyword', `format "${p.format}" cannot be sent (allowed: ${FORMATS.join(', ')})`);
+  for (const key of Object.keys(p)) {
+    if (CARRIED.has(key)) continue;
+    if (key === 'const') fail('keyword', 'a single literal cannot be sent; use z.enum([value]) or a default');
+    if (key === 'allOf') fail('regex', 'combined checks (e.g. .regex() on top of a format) cannot be sent; validate in the tool instead');
+    fail('keyword', `"${key}" (${key === 'multipleOf' ? '.multipleOf()' : 'a zod check'}) cannot be sent in a requestedSchema; validate it in the tool instead`);
+  }
   const out: Obj = {};
   if (typeof p.title === 'string') out.title = p.title;
   if (typeof p.description === 'string') out.description = p.description;
@@ -103,9 +115,9 @@ export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {})
   }
   if (json.type !== 'object' || !isObj(json.properties)) throw new UnsupportedSchemaError('not-object', '', 'requestedSchema must come from a z.object({...})');
   const out: RequestedSchema = { type: 'object', properties: {} };
-  for (const [name, prop] of Object.entries(json.properties)) out.properties[name] = convertProperty(name, prop as Obj, revision) as never;
+  for (const [name, prop] of Object.entries(json.properties)) setOwn(out.properties, name, convertProperty(name, prop as Obj, revision));
   if (Array.isArray(json.required) && json.required.length > 0) out.required = [...json.required];
-  const errors = lintRequestedSchema(out, { revision }).filter((i) => i.severity === 'error' && i.code !== 'sensitive-field');
+  const errors = lintRequestedSchema(out, { revision }).filter((i) => i.severity === 'error');
   if (errors.length > 0) throw new UnsupportedSchemaError(errors[0].code === 'revision' ? 'revision' : 'lint', errors[0].path, `schema is outside the ${revision} subset: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   return out;
 }

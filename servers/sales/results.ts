@@ -1,0 +1,81 @@
+/**
+ * An in-process store of query results, each readable as an MCP resource:
+ * - `sales://results/{id}`     → `application/json`: `{uri, config, from, to, columns, rows, truncated, summary}`
+ * - `sales://results/{id}/csv` → `text/csv` (RFC 4180, CRLF line ends, header row = `columns`)
+ *
+ * Ids are deterministic: the first 16 hex digits of SHA-256 over the canonical JSON of the resolved query
+ * (table, region, from, to, row count). The database is generated from a fixed seed, so the same query always
+ * yields the same rows; re-saving it reuses the id. Ids reveal nothing a caller could not compute.
+ * The store is bounded (least recently saved is evicted first).
+ */
+import { createHash } from 'node:crypto';
+import type { Row, SalesResult } from './query.js';
+
+export const RESULT_URI_PREFIX = 'sales://results/';
+/** URI templates (RFC 6570) a server can register for `resources/templates/list`. */
+export const RESULT_URI_TEMPLATE = 'sales://results/{id}';
+export const RESULT_CSV_URI_TEMPLATE = 'sales://results/{id}/csv';
+
+export interface StoredResult extends SalesResult {
+  id: string;
+  uri: string;
+  csvUri: string;
+}
+
+/** One `resources/read` content item. */
+export interface TextResourceContent {
+  uri: string;
+  mimeType: 'application/json' | 'text/csv';
+  text: string;
+}
+
+export class ResultStore {
+  private readonly items = new Map<string, StoredResult>();
+
+  /** @param maxEntries results kept before the oldest is evicted. @default 100 */
+  constructor(private readonly maxEntries = 100) {}
+
+  /** Stores `result` and returns it with its `id`, `uri` and `csvUri`. */
+  save(result: SalesResult): StoredResult {
+    const key = JSON.stringify([result.config.table, result.config.region, result.from, result.to, result.rows.length]);
+    const id = createHash('sha256').update(key).digest('hex').slice(0, 16);
+    const stored: StoredResult = { ...result, id, uri: `${RESULT_URI_PREFIX}${id}`, csvUri: `${RESULT_URI_PREFIX}${id}/csv` };
+    this.items.delete(id);
+    this.items.set(id, stored);
+    while (this.items.size > this.maxEntries) this.items.delete(this.items.keys().next().value as string);
+    return stored;
+  }
+
+  get(id: string): StoredResult | undefined {
+    return this.items.get(id);
+  }
+
+  list(): StoredResult[] {
+    return [...this.items.values()];
+  }
+
+  /**
+   * Reads a result resource by URI.
+   * @returns the content, or `undefined` when the URI is not a stored result (the caller answers with the
+   *   spec's resource-not-found error)
+   */
+  read(uri: string): TextResourceContent | undefined {
+    const m = /^sales:\/\/results\/([0-9a-f]{16})(\/csv)?$/.exec(uri);
+    const item = m ? this.items.get(m[1]) : undefined;
+    if (!m || !item) return undefined;
+    if (m[2]) return { uri, mimeType: 'text/csv', text: toCsv(item.columns, item.rows) };
+    const { id: _id, csvUri: _csv, ...body } = item;
+    return { uri, mimeType: 'application/json', text: JSON.stringify(body) };
+  }
+}
+
+/** Serialises rows as RFC 4180 CSV: fields with `,` `"` CR or LF are quoted, quotes doubled, CRLF line ends. */
+export function toCsv(columns: readonly string[], rows: readonly Row[]): string {
+  const field = (v: unknown): string => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  };
+  const lines = [columns.map(field).join(',')];
+  for (const r of rows) lines.push(columns.map((c) => field(r[c])).join(','));
+  return lines.join('\r\n') + '\r\n';
+}

@@ -1,0 +1,71 @@
+/**
+ * Session configuration negotiation: a named zod schema the toolkit completes by elicitation, asking
+ * only for the fields still missing, at most once per scope while the cache entry is fresh.
+ * @module
+ */
+import type * as z from 'zod/v4';
+
+/** A configuration definition (see `defineConfig`). */
+export interface ConfigDef<S extends z.ZodObject = z.ZodObject> {
+  /** Unique name; part of the cache key. */
+  name: string;
+  /** Flat zod object of primitives (the elicitation schema subset). */
+  schema: S;
+  /**
+   * `'user'`: shared by every connection of the authenticated user (falls back to the connection when
+   * no user is known). `'session'`: one connection/session (and user).
+   */
+  scope: 'session' | 'user';
+  /** How long a completed configuration stays fresh, in ms. @default 3_600_000 (1 h) */
+  ttlMs: number;
+  /** Values used without asking. */
+  defaults: Partial<z.infer<S>>;
+  /** Message shown when asking. @default `Configure ${name}` */
+  message?: string;
+}
+
+/**
+ * Declares a configuration. `ctx.config(def)` returns it complete (vector: session layer).
+ * @example defineConfig({ name: 'db', schema: z.object({ host: z.string() }), scope: 'user', ttlMs: 600_000 })
+ */
+export function defineConfig<S extends z.ZodObject>(d: { name: string; schema: S; scope?: 'session' | 'user'; ttlMs?: number; defaults?: Partial<z.infer<S>>; message?: string }): ConfigDef<S> {
+  return { name: d.name, schema: d.schema, scope: d.scope ?? 'session', ttlMs: d.ttlMs ?? 3_600_000, defaults: d.defaults ?? {}, message: d.message };
+}
+
+/** One cached (possibly partial) configuration. */
+interface Entry {
+  values: Record<string, unknown>;
+  expiresAt: number;
+}
+
+/** In-memory configuration cache with an injectable clock. Keys never include secrets. */
+export class ConfigCache {
+  private readonly map = new Map<string, Entry>();
+  constructor(private readonly now: () => number) {}
+  get(key: string): Record<string, unknown> | undefined {
+    const e = this.map.get(key);
+    if (!e) return undefined;
+    if (e.expiresAt <= this.now()) { this.map.delete(key); return undefined; }
+    return e.values;
+  }
+  set(key: string, values: Record<string, unknown>, ttlMs: number): void {
+    if (this.map.size >= 1024) for (const [k, e] of this.map) if (e.expiresAt <= this.now()) this.map.delete(k);
+    this.map.set(key, { values, expiresAt: this.now() + ttlMs });
+  }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+}
+
+/** Cache key of a definition for a user/session: the user where known, else the session. */
+export function configKey(def: ConfigDef, user: string, session: string): string {
+  if (def.scope === 'user' && user) return `${def.name}\0u:${user}`;
+  return `${def.name}\0s:${session}\0u:${user}`;
+}
+
+/** Names of required schema fields absent from `values`. */
+export function missingFields(def: ConfigDef, values: Record<string, unknown>): string[] {
+  return Object.entries(def.schema.shape)
+    .filter(([k, f]) => values[k] === undefined && !(f as z.ZodType).safeParse(undefined).success)
+    .map(([k]) => k);
+}

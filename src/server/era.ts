@@ -1,0 +1,43 @@
+/**
+ * Reading the era, revision, client capabilities and user identity of one request.
+ * Modern (2026-07-28) requests carry them in `_meta` (protocol.md §6.1); legacy ones in `initialize`.
+ * @module
+ */
+import type { McpServer, ServerContext, ClientCapabilities } from '@modelcontextprotocol/server';
+import type { Revision } from '../schema/types.js';
+
+const PV = 'io.modelcontextprotocol/protocolVersion';
+const CAPS = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Era facts of one request. */
+export interface RequestEra {
+  modern: boolean;
+  revision: Revision;
+  caps: ClientCapabilities;
+}
+
+/** Derives era, revision and the client's capabilities (per request on 2026-07-28; per connection before). */
+export function readEra(mcp: McpServer, ctx: ServerContext): RequestEra {
+  const env = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const negotiated = mcp.server.getNegotiatedProtocolVersion?.();
+  const modern = env[PV] === '2026-07-28' || negotiated === '2026-07-28';
+  if (modern) return { modern, revision: '2026-07-28', caps: (env[CAPS] ?? {}) as ClientCapabilities };
+  const revision: Revision = negotiated === '2025-11-25' ? '2025-11-25' : '2025-06-18';
+  return { modern, revision, caps: mcp.server.getClientCapabilities() ?? {} };
+}
+
+/** Which elicitation modes the client declared (`elicitation: {}` means form only). */
+export function elicitModes(era: RequestEra): { form: boolean; url: boolean } {
+  const e = era.caps.elicitation as Record<string, unknown> | undefined;
+  if (!e) return { form: false, url: false };
+  const hasForm = 'form' in e, hasUrl = 'url' in e;
+  return { form: hasForm || !hasUrl, url: hasUrl && era.revision !== '2025-06-18' };
+}
+
+/** The authenticated user: `authInfo.extra.sub`, else `authInfo.clientId`, else '' (unknown). */
+export function userOf(ctx: ServerContext): string {
+  const a = ctx.http?.authInfo;
+  if (!a) return '';
+  const sub = (a.extra as Record<string, unknown> | undefined)?.sub;
+  return typeof sub === 'string' && sub ? sub : a.clientId ?? '';
+}

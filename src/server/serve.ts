@@ -1,0 +1,126 @@
+/**
+ * `serve(factory, …)`: dual-era hosting. stdio uses the SDK's `serveStdio`. HTTP routes 2025-era
+ * requests (`isLegacyRequest`) to sessionful `NodeStreamableHTTPServerTransport`s (they can push
+ * elicitation and roots requests) and everything else to `createMcpHandler(factory, {legacy:'reject'})`
+ * (sdk.md §1.8, §3 #3). Binds 127.0.0.1 and answers a foreign Host or Origin with HTTP 403.
+ * @module
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createMcpHandler, isLegacyRequest, isInitializeRequest } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import type { ParleyServer } from './server.js';
+
+/** Builds one server per connection (legacy) or per request (2026-07-28). */
+export type ServerFactory = () => ParleyServer | McpServer;
+
+/** HTTP options. */
+export interface HttpOptions {
+  /** @default 0 (any free port) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** Endpoint path. @default '/mcp' */
+  path?: string;
+  /** Extra Host/Origin hostnames accepted besides localhost, 127.0.0.1 and [::1]. */
+  allowedHosts?: string[];
+  /** Verifies the request's credentials; the result reaches tools as `ctx.user` (`extra.sub` or `clientId`). */
+  authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+}
+
+/** A running server. */
+export interface ServeHandle {
+  /** `http://127.0.0.1:<port>/mcp`, or `stdio:` */
+  url: string;
+  close(): Promise<void>;
+}
+
+const toMcp = (s: ParleyServer | McpServer): McpServer => ('mcp' in s && 'tool' in s ? s.mcp : (s as McpServer));
+
+function deny(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+}
+
+function hostnameOf(v: string): string | undefined {
+  try { return new URL(v.includes('://') ? v : `http://${v}`).hostname; } catch { return undefined; }
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 4_194_304) throw Object.assign(new Error('request body over 4 MiB'), { status: 413 });
+    chunks.push(c as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Serves over stdio (dual-era) or HTTP (dual-era, sessionful legacy leg). */
+export async function serve(factory: ServerFactory, opts: { stdio: true } | { http: HttpOptions }): Promise<ServeHandle> {
+  if ('stdio' in opts) {
+    const h = serveStdio(() => toMcp(factory()));
+    return { url: 'stdio:', close: () => h.close() };
+  }
+  const o = opts.http;
+  const path = o.path ?? '/mcp';
+  const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
+  const modern = createMcpHandler(() => toMcp(factory()), { legacy: 'reject' });
+  const modernNode = toNodeHandler(modern);
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+
+  const server = createServer(async (req, res) => {
+    try {
+      const host = hostnameOf(req.headers.host ?? '');
+      if (!host || !allowed.has(host)) return deny(res, 403, `Host "${req.headers.host ?? ''}" is not allowed`);
+      const origin = req.headers.origin;
+      if (origin !== undefined && !allowed.has(hostnameOf(origin) ?? '')) return deny(res, 403, `Origin "${origin}" is not allowed`);
+      if (new URL(req.url ?? '/', 'http://x').pathname !== path) return deny(res, 404, `no MCP endpoint here; use ${path}`);
+      const auth = await o.authenticate?.(req);
+      if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+      let body: unknown;
+      if (req.method === 'POST') {
+        try { body = await readJson(req); } catch (e) { return deny(res, (e as { status?: number }).status ?? 400, `invalid JSON body: ${(e as Error).message}`); }
+      }
+      const sid = req.headers['mcp-session-id'];
+      const legacy = typeof sid === 'string' || (await isLegacyRequest(await toWebRequest(req, body ?? null), body));
+      if (!legacy) return void (await modernNode(req, res, body));
+      if (typeof sid === 'string') {
+        const t = sessions.get(sid);
+        if (!t) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        return void (await t.handleRequest(req, res, body));
+      }
+      if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
+      const t: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, t),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      await toMcp(factory()).connect(t);
+      await t.handleRequest(req, res, body);
+    } catch (e) {
+      if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
+      else res.end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : o.port;
+  return {
+    url: `http://${o.host ?? '127.0.0.1'}:${port}${path}`,
+    close: async () => {
+      for (const t of sessions.values()) await t.close().catch(() => undefined);
+      sessions.clear();
+      await modern.close?.();
+      server.closeAllConnections?.();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

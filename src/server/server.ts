@@ -1,0 +1,221 @@
+/**
+ * `createParleyServer`: a registration API over SDK v2's `McpServer` whose tool handlers get a
+ * `ParleyContext` (elicitation, URL mode, roots, configuration) that behaves the same on every era.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type * as z from 'zod/v4';
+import { McpServer, ProtocolError, UrlElicitationRequiredError, inputRequired } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServerOptions, ServerContext, RegisteredTool } from '@modelcontextprotocol/server';
+import { makeContext, Suspend } from './context.js';
+import type { CallState, ParleyContext, ParleyRoot } from './context.js';
+import { readEra, userOf } from './era.js';
+import { ElicitationRefusedError, InputUnavailableError, ParleyServerError } from './errors.js';
+import { argsDigest } from './seal.js';
+import type { StatePayload } from './seal.js';
+import { defaultShared } from './shared.js';
+import type { Shared } from './shared.js';
+import type { ConfigDef } from './config.js';
+import { configKey } from './config.js';
+
+
+/** Options of `createParleyServer`. All durations in milliseconds. */
+export interface ParleyServerOptions {
+  name: string;
+  version: string;
+  /** How long a pushed elicitation may wait for the person (legacy eras). @default 1_800_000 (30 min) */
+  elicitationTimeoutMs?: number;
+  /** How long a pushed `roots/list` may wait. @default 10_000 */
+  rootsTimeoutMs?: number;
+  /** Lifetime of a sealed `requestState` (2026-07-28). @default 1_800_000 (30 min) */
+  requestStateTtlMs?: number;
+  /**
+   * While a pushed elicitation waits (legacy eras) and the tool call carries a `progressToken`, send
+   * `notifications/progress` this often, in ms, so hosts that reset their timeout on progress keep
+   * the call alive. 0 turns it off. @default 15_000
+   */
+  progressIntervalMs?: number;
+  /** Re-asks after invalid answers on 2026-07-28 before the tool fails. @default 3 */
+  maxReasks?: number;
+  /** Sentence telling the user how to supply values when the client cannot elicit (vector Q4). */
+  howToSupply?: string;
+  /** State shared across the instances one factory creates. @default the process-wide `defaultShared()` */
+  shared?: Shared;
+  /** Extra options for the underlying `McpServer`. */
+  mcpOptions?: McpServerOptions;
+}
+
+/** A tool's registration. */
+export interface ParleyToolConfig<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined> {
+  title?: string;
+  description: string;
+  inputSchema: I;
+  outputSchema?: O;
+  /**
+   * The tool's description depends on a configuration: it is listed with `description` until the
+   * configuration is complete on this connection, then with `describe(config)` and the tool list is
+   * re-announced (`notifications/tools/list_changed`, legacy eras).
+   */
+  dependsOn?: { config: ConfigDef; describe: (config: Record<string, unknown>) => string };
+}
+
+/** A parley tool handler. */
+export type ParleyToolHandler<I extends z.ZodObject> = (args: z.infer<I>, ctx: ParleyContext) => CallToolResult | Promise<CallToolResult>;
+
+/** What `createParleyServer` returns. */
+export interface ParleyServer {
+  /** The underlying SDK server (register prompts, resources, raw tools, …). */
+  readonly mcp: McpServer;
+  /** The shared state (config cache, URL flows, requestState key). */
+  readonly shared: Shared;
+  /** Resolved timing settings (ms), defaults applied. */
+  readonly settings: { elicitationTimeoutMs: number; rootsTimeoutMs: number; requestStateTtlMs: number; maxReasks: number; progressIntervalMs: number };
+  /** Registers a tool whose handler gets a `ParleyContext`. */
+  tool<I extends z.ZodObject>(name: string, config: ParleyToolConfig<I, z.ZodObject | undefined>, handler: ParleyToolHandler<I>): RegisteredTool;
+  /** `McpServer.registerResource` passthrough. */
+  resource: McpServer['registerResource'];
+  /** `McpServer.registerResource` with a `ResourceTemplate`. */
+  resourceTemplate: McpServer['registerResource'];
+  /** Marks a URL-mode flow complete from outside a tool call (e.g. the OAuth callback); `user` must match. */
+  completeUrlElicitation(elicitationId: string, user?: string): Promise<void>;
+}
+
+const DEFAULT_HOW = 'Supply these values as tool arguments or in the server configuration, or use a client that supports elicitation.';
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * Creates a parley server. Call it inside the factory given to `serve` (one instance per connection or
+ * request); pass the same `shared` to every instance.
+ */
+export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
+  const shared = opts.shared ?? defaultShared();
+  // 2026-07-28: tool lists may depend on the user's configuration, so they must not be cached (SEP-2549).
+  const cacheHints = { 'tools/list': { ttlMs: 0, cacheScope: 'private' as const }, ...opts.mcpOptions?.cacheHints };
+  const mcp = new McpServer({ name: opts.name, version: opts.version }, { ...opts.mcpOptions, cacheHints, capabilities: { tools: { listChanged: true }, ...opts.mcpOptions?.capabilities } });
+  const connectionId = randomUUID();
+  const rootsCache: { value?: ParleyRoot[] } = {};
+  const idZero: { burnt?: Promise<void> } = {};
+  const calls = new WeakMap<AbortSignal, { rawArgs: unknown; state?: StatePayload }>();
+  const dependents: Array<{ name: string; dep: NonNullable<ParleyToolConfig<z.ZodObject>['dependsOn']> }> = [];
+  const settings = {
+    elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000,
+    rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
+    requestStateTtlMs: opts.requestStateTtlMs ?? 1_800_000,
+    maxReasks: opts.maxReasks ?? 3,
+    progressIntervalMs: opts.progressIntervalMs ?? 15_000,
+  };
+  const ttl = settings.requestStateTtlMs;
+  let intercepted = false;
+  let listIntercepted = false;
+  const sessionOf = (sdk: ServerContext, modern: boolean) => sdk.sessionId ?? (modern ? `call:${randomUUID()}` : connectionId);
+
+  /** Lists configuration-dependent tools with `describe(config)` once this user/session completed it. */
+  function interceptList(): void {
+    if (listIntercepted) return;
+    listIntercepted = true;
+    const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<{ tools: Array<{ name: string; description?: string }> }> })._getRequestHandler('tools/list');
+    if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/list handler to wrap');
+    mcp.server.setRequestHandler('tools/list', (async (req: unknown, sdk: ServerContext) => {
+      const res = await inner(req, sdk);
+      const era = readEra(mcp, sdk);
+      const user = userOf(sdk), session = sessionOf(sdk, era.modern);
+      for (const d of dependents) {
+        const parsed = d.dep.config.schema.safeParse({ ...d.dep.config.defaults, ...(shared.config.get(configKey(d.dep.config, user, session)) ?? {}) });
+        const listed = res.tools.find((t) => t.name === d.name);
+        if (parsed.success && listed) listed.description = d.dep.describe(parsed.data as Record<string, unknown>);
+      }
+      return res;
+    }) as never);
+  }
+
+  mcp.server.setNotificationHandler('notifications/roots/list_changed', () => {
+    rootsCache.value = undefined;
+  });
+
+  /** Verifies `requestState` before the SDK's tool dispatch so failures are JSON-RPC -32602 errors. */
+  function intercept(): void {
+    if (intercepted) return;
+    intercepted = true;
+    const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> })._getRequestHandler('tools/call');
+    if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/call handler to wrap');
+    mcp.server.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: unknown } }, sdk: ServerContext) => {
+      const entry: { rawArgs: unknown; state?: StatePayload } = { rawArgs: req.params.arguments ?? {} };
+      const raw = sdk.mcpReq.requestState();
+      if (typeof raw === 'string') {
+        const opened = shared.sealer.open(raw, { tool: req.params.name, digest: argsDigest(entry.rawArgs), user: userOf(sdk), now: shared.now() });
+        if (typeof opened === 'string') throw new ProtocolError(-32602, `Invalid requestState (${opened}): it was tampered with, expired, or minted for another tool, arguments or user; start the call again without requestState`, { reason: opened });
+        for (const k of opened.p) {
+          const r = sdk.mcpReq.inputResponses?.[k] as { action?: unknown } | undefined;
+          if (r !== undefined && (k[0] === 'e' || k[0] === 'u') && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
+            throw new ProtocolError(-32602, `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`);
+          }
+        }
+        entry.state = opened;
+      }
+      calls.set(sdk.mcpReq.signal, entry);
+      return inner(req, sdk);
+    }) as never);
+  }
+
+  async function run(name: string, handler: ParleyToolHandler<z.ZodObject>, args: unknown, sdk: ServerContext): Promise<CallToolResult> {
+    const era = readEra(mcp, sdk);
+    const entry = calls.get(sdk.mcpReq.signal) ?? { rawArgs: args };
+    const prior = entry.state;
+    const answers: Record<string, unknown> = { ...(prior?.a ?? {}) };
+    for (const k of prior?.p ?? []) {
+      const r = sdk.mcpReq.inputResponses?.[k];
+      if (r !== undefined) answers[k] = r;
+    }
+    const st: CallState = {
+      mcp, sdk, era, user: userOf(sdk), session: sessionOf(sdk, era.modern), shared,
+      answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
+      elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
+      maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
+      onConfig: (def) => {
+        // Legacy: tell this connection its tool list changed. 2026-07-28 has no such notification; the
+        // next tools/list (never cached: ttlMs 0) shows the new description.
+        if (!era.modern && dependents.some((d) => d.dep.config.name === def.name)) void mcp.sendToolListChanged();
+      },
+    };
+    try {
+      return await handler(args as never, makeContext(st));
+    } catch (e) {
+      if (e instanceof Suspend) {
+        const keys = Object.keys(e.requests);
+        const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids });
+        return inputRequired({ inputRequests: e.requests, requestState: state }) as never;
+      }
+      if (e instanceof UrlElicitationRequiredError) throw e;
+      if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError) return errorResult(e.message);
+      if (e instanceof ParleyServerError) return errorResult(`${name}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  const server: ParleyServer = {
+    mcp,
+    shared,
+    settings,
+    tool(name, config, handler) {
+      const registered = mcp.registerTool(name, { title: config.title, description: config.description, inputSchema: config.inputSchema, outputSchema: config.outputSchema } as never, ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never);
+      intercept();
+      if (config.dependsOn) {
+        dependents.push({ name, dep: config.dependsOn });
+        interceptList();
+      }
+      return registered;
+    },
+    resource: mcp.registerResource.bind(mcp) as McpServer['registerResource'],
+    resourceTemplate: mcp.registerResource.bind(mcp) as McpServer['registerResource'],
+    async completeUrlElicitation(id, user = '') {
+      const f = shared.urlFlows.get(id);
+      if (!f || f.user !== user) throw new ParleyServerError('url-flow', `unknown URL elicitation "${id}" for this user`);
+      f.complete = true;
+      await f.notify?.();
+    },
+  };
+  return server;
+}

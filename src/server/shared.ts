@@ -1,0 +1,57 @@
+/**
+ * State shared by every McpServer instance a factory creates (one per connection on legacy, one per
+ * request on 2026-07-28): the requestState key, the configuration cache and URL-mode flows.
+ * @module
+ */
+import { ConfigCache } from './config.js';
+import { StateSealer } from './seal.js';
+
+/** A URL-mode flow, bound to the user (and the session when no user is known). */
+export interface UrlFlow {
+  user: string;
+  session: string;
+  complete: boolean;
+  /** Creation time, ms since epoch. */
+  createdAt: number;
+  /** Sends `notifications/elicitation/complete` to the connection that started it (2025-11-25). */
+  notify?: () => Promise<void>;
+}
+
+/** Shared state. Create one per server process with `createShared` and pass it to every `createParleyServer`. */
+export interface Shared {
+  sealer: StateSealer;
+  config: ConfigCache;
+  urlFlows: Map<string, UrlFlow>;
+  /** Records a flow; flows older than `urlFlowTtlMs` are pruned on the way. */
+  addUrlFlow(id: string, flow: UrlFlow): void;
+  /** Clock in ms since epoch (injectable for tests). */
+  now: () => number;
+}
+
+/**
+ * @param opts.requestStateKey HMAC key, at least 32 bytes; random per process when omitted (then every
+ *   round of a 2026-07-28 flow must reach this process).
+ * @param opts.now clock in ms. @default Date.now
+ * @param opts.urlFlowTtlMs how long a URL-mode flow can be completed, in ms. @default 86_400_000 (24 h)
+ */
+export function createShared(opts: { requestStateKey?: Uint8Array | string; now?: () => number; urlFlowTtlMs?: number } = {}): Shared {
+  const now = opts.now ?? Date.now;
+  const ttl = opts.urlFlowTtlMs ?? 86_400_000;
+  const urlFlows = new Map<string, UrlFlow>();
+  return {
+    sealer: new StateSealer(opts.requestStateKey),
+    config: new ConfigCache(now),
+    urlFlows,
+    now,
+    addUrlFlow(id, flow) {
+      for (const [k, f] of urlFlows) if (now() - f.createdAt > ttl) urlFlows.delete(k);
+      urlFlows.set(id, flow);
+    },
+  };
+}
+
+let processShared: Shared | undefined;
+/** The process-wide default used when `createParleyServer` gets no `shared`. */
+export function defaultShared(): Shared {
+  return (processShared ??= createShared());
+}

@@ -1,0 +1,70 @@
+// Query results saved as resources sales://results/{id} (JSON) and sales://results/{id}/csv (CSV).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { openSalesDb } from '../servers/sales/data.js';
+import { SalesQuery, describeResult } from '../servers/sales/query.js';
+import { ResultStore, toCsv } from '../servers/sales/results.js';
+import { parseCsv } from '../servers/charts/data.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'parley-salesr-'));
+const { db } = openSalesDb(join(dir, 'sales.db'));
+const q = new SalesQuery(db);
+after(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a saved result reads back as JSON with its rows and summary; ids are deterministic per query', () => {
+  const store = new ResultStore();
+  const r = q.run({ table: 'regions', range: 'last_quarter', region: 'all' });
+  const saved = store.save(r);
+  assert.match(saved.uri, /^sales:\/\/results\/[0-9a-f]{16}$/);
+  assert.equal(saved.csvUri, `${saved.uri}/csv`);
+  const again = store.save(q.run({ table: 'regions', range: 'last_quarter', region: 'all' }));
+  assert.equal(again.id, saved.id);
+  assert.equal(store.list().length, 1);
+  const other = store.save(q.run({ table: 'regions', range: 'last_month', region: 'all' }));
+  assert.notEqual(other.id, saved.id);
+
+  const content = store.read(saved.uri);
+  assert.ok(content);
+  assert.equal(content.mimeType, 'application/json');
+  const body = JSON.parse(content.text);
+  assert.equal(body.uri, saved.uri);
+  assert.deepEqual(body.rows, r.rows);
+  assert.deepEqual(body.summary, r.summary);
+  assert.deepEqual([body.from, body.to], ['2025-10-01', '2025-12-31']);
+  assert.match(describeResult(r), /2025-10-01\.\.2025-12-31 · region all: \d+ orders/);
+});
+
+test('the CSV form round-trips through the charts CSV parser', () => {
+  const store = new ResultStore();
+  const saved = store.save(q.run({ table: 'orders', range: 'last_month', region: '广州' }, { limit: 50 }));
+  const csv = store.read(saved.csvUri);
+  assert.ok(csv);
+  assert.equal(csv.mimeType, 'text/csv');
+  const parsed = parseCsv(csv.text);
+  assert.deepEqual(parsed.columns, saved.columns);
+  assert.equal(parsed.rows.length, 50);
+  assert.deepEqual(parsed.rows[0], saved.rows[0]);
+});
+
+test('unknown, malformed or evicted URIs read as undefined', () => {
+  const store = new ResultStore(2);
+  const a = store.save(q.run({ table: 'regions', range: 'last_month', region: 'all' }));
+  store.save(q.run({ table: 'channels', range: 'last_month', region: 'all' }));
+  store.save(q.run({ table: 'products', range: 'last_month', region: 'all' }));
+  assert.equal(store.read(a.uri), undefined, 'oldest evicted');
+  assert.equal(store.list().length, 2);
+  for (const uri of ['sales://results/', 'sales://results/zzzz', 'sales://results/0123456789abcdef', `${store.list()[0].uri}/xml`, `file:///etc/passwd`]) {
+    assert.equal(store.read(uri), undefined, uri);
+  }
+});
+
+test('toCsv quotes commas, quotes and newlines (RFC 4180) and writes null as empty', () => {
+  const csv = toCsv(['a', 'b', 'c'], [{ a: 'x,y', b: 'say "hi"', c: null }, { a: 'line\nbreak', b: 1.5, c: '' }]);
+  assert.equal(csv, 'a,b,c\r\n"x,y","say ""hi""",\r\n"line\nbreak",1.5,\r\n');
+});

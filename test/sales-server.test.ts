@@ -1,0 +1,157 @@
+// query_sales over real SDK v2 clients: the session configuration is negotiated by elicitation once, custom
+// dates are asked only when needed, results are resources. Both eras.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { openSalesBackend, createSalesServer } from '../servers/sales/server.js';
+import type { SalesBackend } from '../servers/sales/server.js';
+import { legacyConnect, modernConnect, textOf } from './fixtures/servers/clients.js';
+import type { SeenElicitation } from './fixtures/servers/clients.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'parley-sales-srv-'));
+let backend: SalesBackend;
+before(() => {
+  backend = openSalesBackend({ dbPath: join(dir, 'sales.db') });
+});
+after(() => {
+  backend.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const factory = () => createSalesServer(backend);
+
+const answerConfig = (content: Record<string, unknown>) => (req: SeenElicitation) => {
+  const wanted = Object.keys(req.requestedSchema.properties);
+  return { action: 'accept', content: Object.fromEntries(Object.entries(content).filter(([k]) => wanted.includes(k))) };
+};
+
+test('legacy: the first call elicits table/range/region (enums from the data); the second reuses the session config', async () => {
+  const c = await legacyConnect(factory, { answer: answerConfig({ table: 'regions', range: 'last_quarter', region: 'all' }) });
+  try {
+    const r1 = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
+    assert.equal(r1.isError, undefined, textOf(r1));
+    assert.equal(c.seen.length, 1);
+    // req: ELIC-0618-SUBSET-FLAT
+    const schema = c.seen[0].requestedSchema;
+    for (const [k, prop] of Object.entries(schema.properties)) {
+      assert.equal(prop.type, 'string', `${k} is a flat string/enum field`);
+      assert.equal(prop.pattern, undefined, `${k} carries no pattern`);
+    }
+    // Only the missing required fields are asked; from/to wait until range is custom.
+    assert.deepEqual(Object.keys(schema.properties).sort(), ['range', 'region', 'table']);
+    assert.deepEqual([...(schema.required ?? [])].sort(), ['range', 'region', 'table']);
+    assert.deepEqual(schema.properties.region.enum.slice(0, 5), ['all', '北京', '上海', '广州', '深圳']);
+    assert.match(c.seen[0].message, /table, the date range .*2025-12-31.* and the region/);
+    const sc = r1.structuredContent;
+    assert.deepEqual([sc.from, sc.to, sc.config.table], ['2025-10-01', '2025-12-31', 'regions']);
+    assert.match(sc.uri, /^sales:\/\/results\/[0-9a-f]{16}$/);
+    assert.ok(sc.summary.orders > 0 && sc.rows.length >= 8);
+    assert.match(textOf(r1), /regions · 2025-10-01\.\.2025-12-31 · region all/);
+    assert.ok(r1.content.some((x: any) => x.type === 'resource_link' && x.uri === sc.uri));
+
+    // Same session: no second question; arguments override the negotiated values.
+    const r2 = (await c.client.callTool({ name: 'query_sales', arguments: { region: '深圳', range: 'last_month' } })) as any;
+    assert.equal(c.seen.length, 1);
+    assert.deepEqual([r2.structuredContent.config.region, r2.structuredContent.from], ['深圳', '2025-12-01']);
+
+    // The result is a readable resource in JSON and CSV.
+    const json = await c.client.readResource({ uri: sc.uri });
+    assert.deepEqual(JSON.parse((json.contents[0] as any).text).summary, sc.summary);
+    const csv = await c.client.readResource({ uri: sc.csvUri });
+    assert.equal(csv.contents[0].mimeType, 'text/csv');
+    assert.match((csv.contents[0] as any).text, /^region,region_en,orders,units,revenue\r\n/);
+    const listed = await c.client.listResources();
+    assert.ok(listed.resources.some((r) => r.uri === sc.uri));
+    // SDK v2 2.4 answers a resources/read miss with -32602 on every revision (it maps -32002 at its era
+    // encode seam, following 2026-07-28); 2025-11-25 resources.mdx names -32002. Measured, not chosen here.
+    await assert.rejects(c.client.readResource({ uri: 'sales://results/0000000000000000' }), (e: any) => e.code === -32602 && /no saved sales result/.test(e.message));
+    // After configuration the tool's description names the session settings.
+    const tools = await c.client.listTools();
+    assert.match(tools.tools.find((t) => t.name === 'query_sales')!.description!, /regions, last_quarter, region all/);
+    // reconfigure: forget the session configuration and ask again.
+    await c.client.callTool({ name: 'query_sales', arguments: { reconfigure: true } });
+    assert.equal(c.seen.length, 2);
+  } finally {
+    await c.close();
+  }
+});
+
+test('custom range: from/to are asked in a second form; declining it queries nothing', async () => {
+  let call = 0;
+  const c = await legacyConnect(factory, {
+    answer: (req) => {
+      call++;
+      if ('table' in req.requestedSchema.properties) return { action: 'accept', content: { table: 'orders', range: 'custom', region: '北京' } };
+      assert.deepEqual(Object.keys(req.requestedSchema.properties).sort(), ['from', 'to']);
+      assert.equal(req.requestedSchema.properties.from.format, 'date');
+      return call === 2 ? { action: 'accept', content: { from: '2024-02-01', to: '2024-02-29' } } : { action: 'decline' };
+    },
+  });
+  try {
+    const r = (await c.client.callTool({ name: 'query_sales', arguments: { limit: 5 } })) as any;
+    assert.equal(r.isError, undefined, textOf(r));
+    assert.deepEqual([r.structuredContent.from, r.structuredContent.to, r.structuredContent.rows.length], ['2024-02-01', '2024-02-29', 5]);
+    assert.ok(r.structuredContent.rows.every((x: any) => x.region === '北京' && x.order_date.startsWith('2024-02')));
+    const declined = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
+    assert.equal(declined.isError, true);
+    assert.match(textOf(declined), /custom date range was declined; nothing was queried/);
+    // Bad dates given as arguments are refused with the field and the fix.
+    // req: ELIC-VALIDATE-BOTH-SIDES
+    const bad = (await c.client.callTool({ name: 'query_sales', arguments: { from: '2025-03-02', to: '2025-03-01' } })) as any;
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /\/to: to \(2025-03-01\) is before from \(2025-03-02\); swap them/);
+  } finally {
+    await c.close();
+  }
+});
+
+test('injection attempts in arguments are refused by the enum before any SQL runs', async () => {
+  const c = await legacyConnect(factory, { answer: answerConfig({ table: 'orders', range: 'last_month', region: 'all' }) });
+  try {
+    const r = (await c.client.callTool({ name: 'query_sales', arguments: { region: "北京'; DROP TABLE orders;--" } })) as any;
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /region/);
+    assert.equal(c.seen.length, 0, 'nothing was asked for a refused call');
+    assert.ok(backend.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'orders'").get());
+  } finally {
+    await c.close();
+  }
+});
+
+test('all fields as arguments: no elicitation needed, even for a client without the elicitation capability', async () => {
+  const c = await legacyConnect(factory, {});
+  try {
+    const r = (await c.client.callTool({ name: 'query_sales', arguments: { table: 'channels', range: 'last_month', region: '上海' } })) as any;
+    assert.equal(r.isError, undefined, textOf(r));
+    assert.equal(r.structuredContent.rows.length, 4);
+    // Given arguments became this session's configuration: a later partial call needs no question either.
+    const later = (await c.client.callTool({ name: 'query_sales', arguments: { table: 'regions' } })) as any;
+    assert.deepEqual([later.structuredContent.config.region, later.structuredContent.config.table], ['上海', 'regions']);
+  } finally {
+    await c.close();
+  }
+  const fresh = await legacyConnect(factory, {});
+  try {
+    const missing = (await fresh.client.callTool({ name: 'query_sales', arguments: { table: 'channels' } })) as any;
+    assert.equal(missing.isError, true);
+    assert.match(textOf(missing), /no form-mode elicitation capability/);
+    assert.match(textOf(missing), /range/);
+  } finally {
+    await fresh.close();
+  }
+});
+
+test('2026-07-28: the configuration arrives through input_required and the query runs', async () => {
+  const c = await modernConnect(factory, { answer: answerConfig({ table: 'products', range: 'last_month', region: '广州' }) });
+  try {
+    const r = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
+    assert.equal(r.isError, undefined, textOf(r));
+    assert.ok(c.seen.length >= 1);
+    assert.deepEqual([r.structuredContent.config.table, r.structuredContent.config.region, r.structuredContent.from], ['products', '广州', '2025-12-01']);
+    const res = await c.client.readResource({ uri: r.structuredContent.uri });
+    assert.equal(JSON.parse((res.contents[0] as any).text).config.region, '广州');
+  } finally {
+    await c.close();
+  }
+});

@@ -1,0 +1,118 @@
+// Session configuration negotiation: ask once per scope, defaults, TTL, isolation, re-announced tools.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createShared, serve } from '../src/server/index.js';
+import { demoServer, legacyPair, modernPair, text, v2Client } from './fixtures/toolkit/peers.js';
+
+test('config: only missing fields are asked (defaults merged), once while fresh, again after TTL or reset', async () => {
+  let now = 0;
+  const shared = createShared({ now: () => now });
+  const asked: any[] = [];
+  const p = await legacyPair((r) => { asked.push(r.params.requestedSchema); return { action: 'accept', content: { host: 'db.local' } }; }, { shared });
+  try {
+    assert.equal(text(await p.client.callTool({ name: 'query', arguments: { q: 'a' } })), 'db.local:5432 a');
+    assert.deepEqual(Object.keys(asked[0].properties), ['host']); // port has a default
+    assert.equal(text(await p.client.callTool({ name: 'query', arguments: { q: 'b' } })), 'db.local:5432 b');
+    assert.equal(asked.length, 1);
+    now = 600;
+    await p.client.callTool({ name: 'query', arguments: { q: 'b2' } });
+    assert.equal(asked.length, 1);
+    now = 1001; // ttlMs 1000, counted from the answer (using the value does not extend it)
+    await p.client.callTool({ name: 'query', arguments: { q: 'c' } });
+    assert.equal(asked.length, 2);
+    await p.client.callTool({ name: 'forget', arguments: {} });
+    await p.client.callTool({ name: 'query', arguments: { q: 'd' } });
+    assert.equal(asked.length, 3);
+  } finally { await p.close(); }
+});
+
+test('config: two sessions sharing one process are isolated', async () => {
+  const shared = createShared();
+  const a = await legacyPair(() => ({ action: 'accept', content: { host: 'alpha' } }), { shared });
+  const b = await legacyPair(() => ({ action: 'accept', content: { host: 'beta' } }), { shared });
+  try {
+    assert.equal(text(await a.client.callTool({ name: 'query', arguments: { q: '1' } })), 'alpha:5432 1');
+    assert.equal(text(await b.client.callTool({ name: 'query', arguments: { q: '1' } })), 'beta:5432 1');
+    assert.equal(text(await a.client.callTool({ name: 'query', arguments: { q: '2' } })), 'alpha:5432 2');
+  } finally { await a.close(); await b.close(); }
+});
+
+test('config: declined configuration ends the call with an error naming the fields', async () => {
+  const p = await legacyPair(() => ({ action: 'decline' }));
+  try {
+    const r: any = await p.client.callTool({ name: 'query', arguments: { q: 'x' } });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /decline.*host/);
+  } finally { await p.close(); }
+});
+
+test('config: a dependent tool is listed generically, then re-announced with tools/list_changed (legacy)', async () => {
+  const p = await legacyPair(() => ({ action: 'accept', content: { host: 'db.local' } }));
+  let changed = 0;
+  p.client.setNotificationHandler('notifications/tools/list_changed', () => void changed++);
+  try {
+    const before = (await p.client.listTools()).tools.find((t) => t.name === 'query');
+    assert.equal(before?.description, 'Database query');
+    await p.client.callTool({ name: 'query', arguments: { q: 'x' } });
+    for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(changed >= 1);
+    const after = (await p.client.listTools()).tools.find((t) => t.name === 'query');
+    assert.equal(after?.description, 'Query db.local:5432');
+  } finally { await p.close(); }
+});
+
+test('config modern: completed within one call through input_required', async () => {
+  const p = await modernPair(() => ({ action: 'accept', content: { host: 'm.local' } }));
+  try {
+    assert.equal(text(await p.client.callTool({ name: 'query', arguments: { q: 'z' } })), 'm.local:5432 z');
+  } finally { await p.close(); }
+});
+
+test('config scope user over HTTP: keyed by the authenticated user, isolated between users, shared across sessions of one user', async () => {
+  const shared = createShared();
+  const h = await serve(() => demoServer(shared), { http: { authenticate: (req) => {
+    const u = req.headers['x-test-user'];
+    return typeof u === 'string' ? { token: 't', clientId: 'c', scopes: [], extra: { sub: u } } : undefined;
+  } } });
+  const connect = async (user: string, host: string, counter: { n: number }, mode?: 'auto') => {
+    const c = v2Client(() => { counter.n++; return { action: 'accept', content: { host } }; }, { mode });
+    await c.connect(new StreamableHTTPClientTransport(new URL(h.url), { requestInit: { headers: { 'x-test-user': user } } }));
+    return c;
+  };
+  try {
+    const ca = { n: 0 }, cb = { n: 0 };
+    const a1 = await connect('alice', 'alice-db', ca);
+    const b1 = await connect('bob', 'bob-db', cb);
+    assert.equal(text(await a1.callTool({ name: 'userquery', arguments: {} })), 'alice-db');
+    assert.equal(text(await b1.callTool({ name: 'userquery', arguments: {} })), 'bob-db');
+    const a2 = await connect('alice', 'other', ca, 'auto'); // a second session (2026-07-28) of the same user
+    assert.equal(text(await a2.callTool({ name: 'userquery', arguments: {} })), 'alice-db');
+    assert.equal(ca.n, 1);
+    assert.equal(cb.n, 1);
+    // 2026-07-28: no list_changed; each tools/list is computed for the requesting user
+    const desc = async (c: any) => (await c.listTools()).tools.find((t: any) => t.name === 'userquery')?.description;
+    assert.equal(await desc(a2), 'User db alice-db');
+    const carol = await connect('carol', 'x', { n: 0 }, 'auto');
+    assert.equal(await desc(carol), 'User-scoped config');
+    await Promise.all([a1.close(), b1.close(), a2.close(), carol.close()]);
+  } finally { await h.close(); }
+});
+
+test('config scope session over HTTP without auth: keyed by MCP-Session-Id, two sessions isolated', async () => {
+  const shared = createShared();
+  const h = await serve(() => demoServer(shared), { http: {} });
+  const mk = async (host: string, counter: { n: number }) => {
+    const c = v2Client(() => { counter.n++; return { action: 'accept', content: { host } }; });
+    await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
+    return c;
+  };
+  const ca = { n: 0 }, cb = { n: 0 };
+  const a = await mk('a-db', ca), b = await mk('b-db', cb);
+  try {
+    assert.equal(text(await a.callTool({ name: 'query', arguments: { q: '1' } })), 'a-db:5432 1');
+    assert.equal(text(await b.callTool({ name: 'query', arguments: { q: '1' } })), 'b-db:5432 1');
+    assert.equal(text(await a.callTool({ name: 'query', arguments: { q: '2' } })), 'a-db:5432 2');
+    assert.deepEqual([ca.n, cb.n], [1, 1]);
+  } finally { await a.close(); await b.close(); await h.close(); }
+});

@@ -1,0 +1,30 @@
+// docs/server.md's runnable example is the fixture file, and it works on both eras.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { InMemoryTransport, createMcpHandler } from '@modelcontextprotocol/server';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { factory } from './fixtures/toolkit/example.js';
+import { text, v2Client } from './fixtures/toolkit/peers.js';
+
+test('the example in docs/server.md is byte-identical to test/fixtures/toolkit/example.ts', () => {
+  const md = readFileSync('docs/server.md', 'utf8');
+  const block = /```ts\n(\/\/ The runnable example[\s\S]*?)```/.exec(md)?.[1];
+  assert.equal(block, readFileSync('test/fixtures/toolkit/example.ts', 'utf8'));
+});
+
+test('the example deploys after elicit + confirm on both eras', async () => {
+  const answer = (r: any) => (r.params.message.startsWith('Where') ? { action: 'accept', content: { env: 'staging' } } : { action: 'accept', content: {} });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const s = factory();
+  await s.mcp.connect(b);
+  const legacy = v2Client(answer);
+  await legacy.connect(a);
+  assert.equal(text(await legacy.callTool({ name: 'deploy', arguments: { service: 'api' } })), 'deployed api to staging');
+  await legacy.close();
+  const h = createMcpHandler(() => factory().mcp, { legacy: 'reject' });
+  const modern = v2Client(answer, { mode: 'auto' });
+  await modern.connect(new StreamableHTTPClientTransport(new URL('http://t.local/mcp'), { fetch: (u, i) => h.fetch(new Request(u, i)) }));
+  assert.equal(text(await modern.callTool({ name: 'deploy', arguments: { service: 'api' } })), 'deployed api to staging');
+  await modern.close();
+});

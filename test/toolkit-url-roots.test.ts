@@ -1,0 +1,103 @@
+// URL-mode elicitation (2025-11-25 push + completion + -32042; 2026-07-28 input_required) and roots.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { legacyPair, modernPair, text } from './fixtures/toolkit/peers.js';
+
+test('URL mode legacy 2025-11-25: elicitationId, consent, and notifications/elicitation/complete', async () => {
+  const seen: any[] = [];
+  const completed: string[] = [];
+  const p = await legacyPair((r) => { seen.push(r.params); return { action: 'accept' }; });
+  p.client.setNotificationHandler('notifications/elicitation/complete', (n: any) => void completed.push(n.params.elicitationId));
+  try {
+    assert.equal(text(await p.client.callTool({ name: 'login', arguments: {} })), 'accept:true:true');
+    assert.equal(seen[0].mode, 'url');
+    assert.equal(seen[0].url, 'https://example.com/connect');
+    assert.equal(typeof seen[0].elicitationId, 'string'); // req: ELIC-1125-URL-ID
+    for (let i = 0; i < 50 && completed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(completed, [seen[0].elicitationId]); // req: ELIC-1125-URL-COMPLETE
+  } finally { await p.close(); }
+});
+
+test('URL mode legacy: requireUrlElicitation answers -32042 with the elicitation listed', async () => {
+  const p = await legacyPair(() => ({ action: 'accept' }));
+  try {
+    await assert.rejects(p.client.callTool({ name: 'needlogin', arguments: {} }), (e: any) => {
+      assert.equal(e.code, -32042); // req: ELIC-1125-URL-REQUIRED-ERROR
+      const el = e.data.elicitations[0];
+      assert.equal(el.mode, 'url');
+      assert.equal(el.url, 'https://example.com/pay');
+      assert.equal(typeof el.elicitationId, 'string');
+      return true;
+    });
+  } finally { await p.close(); }
+});
+
+test('URL mode legacy: a client with form-only elicitation gets nothing and an isError result', async () => {
+  let asked = 0;
+  const p = await legacyPair(() => { asked++; return { action: 'accept' }; }, { caps: { elicitation: {} } });
+  try {
+    const r: any = await p.client.callTool({ name: 'login', arguments: {} });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /URL-mode/);
+    assert.equal(asked, 0);
+  } finally { await p.close(); }
+});
+
+test('URL mode modern: input_required without elicitationId; the id stays stable through requestState', async () => {
+  const p = await modernPair(() => ({ action: 'accept' }), { autoFulfill: false });
+  try {
+    const r1: any = await p.client.callTool({ name: 'needlogin', arguments: {} }, { allowInputRequired: true });
+    assert.equal(r1.resultType, 'input_required');
+    const req = r1.inputRequests.u0;
+    assert.equal(req.params.mode, 'url');
+    assert.equal(req.params.elicitationId, undefined); // req: ELIC-2607-URL-NO-ID
+    const r2: any = await p.client.callTool({ name: 'needlogin', arguments: {}, inputResponses: { u0: { action: 'accept' } }, requestState: r1.requestState } as any, { allowInputRequired: true });
+    assert.equal(text(r2), 'url:accept');
+  } finally { await p.close(); }
+  const auto = await modernPair(() => ({ action: 'accept' }));
+  try {
+    assert.equal(text(await auto.client.callTool({ name: 'login', arguments: {} })), 'accept:true:true');
+  } finally { await auto.close(); }
+});
+
+test('roots legacy: file:// only, cached per connection, invalidated by notifications/roots/list_changed', async () => {
+  let lists = 0;
+  const p = await legacyPair(() => ({ action: 'cancel' }));
+  p.client.setRequestHandler('roots/list', async () => { lists++; return { roots: [{ uri: `file:///tmp/ws${lists}` }, { uri: 'https://bad.example/x' }] }; });
+  try {
+    assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws1');
+    assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws1');
+    assert.equal(lists, 1);
+    await p.client.sendRootsListChanged();
+    for (let i = 0; i < 50; i++) {
+      if (text(await p.client.callTool({ name: 'roots', arguments: {} })) === 'file:///tmp/ws2') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(lists, 2); // req: ROOTS-LIST-CHANGED-INVALIDATE
+  } finally { await p.close(); }
+});
+
+for (const era of ['legacy', 'modern'] as const) {
+  test(`roots ${era}: no roots capability fails fast without a request`, async () => {
+    const p = await (era === 'legacy' ? legacyPair : modernPair)(() => ({ action: 'cancel' }), { caps: { elicitation: {} } });
+    try {
+      const r: any = await p.client.callTool({ name: 'roots', arguments: {} });
+      assert.equal(r.isError, true);
+      assert.match(text(r), /roots capability/);
+    } finally { await p.close(); }
+  });
+}
+
+test('roots modern: listRoots through input_required', async () => {
+  const p = await modernPair(() => ({ action: 'cancel' }));
+  try {
+    assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws'); // req: ROOTS-2607-INPUT-REQUEST
+  } finally { await p.close(); }
+  const m = await modernPair(() => ({ action: 'cancel' }), { autoFulfill: false });
+  try {
+    const r: any = await m.client.callTool({ name: 'roots', arguments: {} }, { allowInputRequired: true });
+    assert.deepEqual(r.inputRequests.r0, { method: 'roots/list' });
+    const done: any = await m.client.callTool({ name: 'roots', arguments: {}, inputResponses: { r0: { roots: [{ uri: 'file:///a' }, { uri: 'https://x/y' }] } }, requestState: r.requestState } as any, { allowInputRequired: true });
+    assert.equal(text(done), 'file:///a'); // the non-file root is dropped, not the list
+  } finally { await m.close(); }
+});
