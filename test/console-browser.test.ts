@@ -61,8 +61,7 @@ test('13-field server-everything form: every field kind filled in the browser, a
     for (const [name, type] of [['email', 'email'], ['homepage', 'url'], ['birthdate', 'date'], ['number', 'number']]) {
       assert.equal(await field(s, prompt.id, name).locator('input').getAttribute('type'), type, name);
     }
-    // integer is flagged sensitive by the schema core ("pin" in its description): masked.
-    assert.equal(await field(s, prompt.id, 'integer').locator('input').getAttribute('type'), 'password');
+    assert.equal(await field(s, prompt.id, 'integer').locator('input').getAttribute('type'), 'number');
 
     await field(s, prompt.id, 'name').locator('input').fill('Ada Lovelace');
     await field(s, prompt.id, 'check').locator('input').check();
@@ -146,12 +145,12 @@ test('Decline and Cancel buttons resolve distinctly', { skip }, () =>
 test('a server abort closes the prompt in the page and says so', { skip }, () =>
   withSession(async (s) => {
     const ac = new AbortController();
-    const prompt = formPrompt();
+    const prompt = formPrompt({ message: 'Which branch should be deployed?' });
     const answer = s.presenter.present(prompt, ac.signal);
     await card(s, prompt.id).waitFor();
     ac.abort();
     await card(s, prompt.id).waitFor({ state: 'detached' });
-    await s.page.locator('#notices .notice[data-kind="withdrawn"]').waitFor();
+    await s.page.locator('#notices .notice[data-kind="withdrawn"]', { hasText: 'Which branch should be deployed?' }).waitFor();
     assert.deepEqual(await answer, { action: 'cancel' });
     s.presenter.notify({ kind: 'refused', server: 'everything', message: 'Declined: the form asked for "password", which looks like a secret.', reason: 'sensitive-field' });
     const notice = s.page.locator('#notices .notice[data-kind="refused"]');
@@ -397,5 +396,34 @@ test('date-time fields are sent as RFC 3339 UTC times; typed numbers survive the
     assert.equal(content.n, -2.5);
     const offsetMin = await s.page.evaluate(() => new Date('2025-01-31T09:30').getTimezoneOffset());
     assert.equal(content.at, new Date(Date.UTC(2025, 0, 31, 9, 30) + offsetMin * 60_000).toISOString());
+  }),
+);
+
+test('sensitive fields are masked; remember is offered only for the others and names the masked ones', { skip }, () =>
+  withSession(async (s) => {
+    const prompt = formPrompt({
+      rawSchema: { type: 'object', properties: { apiKey: { type: 'string', title: 'API key' }, pin: { type: 'integer', title: 'PIN' }, user: { type: 'string', title: 'User' } } },
+      warnings: ['sensitive:apiKey', 'sensitive:pin'],
+    });
+    assert.deepEqual(prompt.sensitiveFields, ['apiKey', 'pin']);
+    const answer = s.presenter.present(prompt, new AbortController().signal);
+    const c = card(s, prompt.id);
+    assert.equal(await field(s, prompt.id, 'apiKey').locator('input').getAttribute('type'), 'password');
+    assert.equal(await field(s, prompt.id, 'pin').locator('input').getAttribute('type'), 'password');
+    assert.equal(await field(s, prompt.id, 'user').locator('input').getAttribute('type'), 'text');
+    assert.match(await c.locator('.warn').innerText(), /"apiKey" looks like a secret/);
+    assert.match(await c.locator('fieldset.remember').innerText(), /Never remembered: API key, PIN/);
+    await field(s, prompt.id, 'pin').locator('input').fill('1234');
+    await field(s, prompt.id, 'user').locator('input').fill('ada');
+    await c.getByLabel('Always (for this server and form)').check();
+    await c.getByRole('button', { name: 'Accept and send' }).click();
+    assert.deepEqual(await within(answer, 'sensitive'), { action: 'accept', content: { pin: 1234, user: 'ada' }, remember: 'always' });
+
+    const onlySecret = formPrompt({ rawSchema: { type: 'object', properties: { password: { type: 'string', title: 'Password' } } } });
+    const a2 = s.presenter.present(onlySecret, new AbortController().signal);
+    await card(s, onlySecret.id).waitFor();
+    assert.equal(await card(s, onlySecret.id).locator('fieldset.remember').count(), 0);
+    await card(s, onlySecret.id).getByRole('button', { name: 'Decline' }).click();
+    assert.deepEqual(await within(a2, 'decline'), { action: 'decline' });
   }),
 );
