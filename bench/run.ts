@@ -8,6 +8,7 @@ const GROUPS: Record<string, () => Promise<{ run: () => Promise<BenchRow[]> }>> 
   broker: () => import('./broker.js'),
   toolkit: () => import('./toolkit.js'),
   startup: () => import('./startup.js'),
+  gateway: () => import('./gateway.js'),
 };
 
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { run as runBroker, parleyHost } from '../bench/broker.js';
 import { run as runToolkit } from '../bench/toolkit.js';
 import { run as runStartup } from '../bench/startup.js';
+import { run as runGateway } from '../bench/gateway.js';
 import type { BenchRow } from '../bench/lib.js';
 import { repoPath } from '../bench/peers.js';
 import type { BrokerEvent } from '../src/host/broker/index.js';
@@ -52,6 +53,12 @@ test('broker group runs with tiny N and reports the ratio against its target', a
 
 test('toolkit group runs with tiny N (same raw client against both servers)', async () => {
   checkRows(await runToolkit({ n: 5, warmup: 2, repeats: 1 }), 'toolkit', 3);
+});
+
+test('gateway group holds K pending elicitations on both sides and releases them all', async () => {
+  const rows = await runGateway({ k: 20 });
+  assert.equal(rows.length, 2);
+  for (const r of rows) assert.ok(Number.isFinite(r.value), `${r.name}: ${r.value}`);
 });
 
 test('startup group starts the bundled servers through createHost and the raw SDK, and a small fan-out', async () => {
