@@ -76,14 +76,23 @@ export class AutoAcceptPresenter implements Presenter {
 /** Calls `elicit_loop {n}` and checks that every one of the n elicitations came back accepted. */
 export type LoopCall = (n: number) => Promise<CallToolResult>;
 
-/** One timed `elicit_loop {n}`: client wall time in ms for the whole tool call. */
-export async function timedLoop(call: LoopCall, n: number): Promise<number> {
+/** One loop's cost, ms: client wall time of the tool call, this (host) process's CPU, the server's CPU. */
+export interface LoopTime {
+  wallMs: number;
+  hostCpuMs: number;
+  serverCpuMs: number;
+}
+
+/** One timed `elicit_loop {n}`; throws unless all n elicitations came back accepted with the fixed answer. */
+export async function timedLoop(call: LoopCall, n: number): Promise<LoopTime> {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await call(n);
-  const ms = performance.now() - t0;
-  const sc = r.structuredContent as { accepted?: number } | undefined;
+  const wallMs = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  const sc = r.structuredContent as { accepted?: number; cpuMs?: number } | undefined;
   if (r.isError || sc?.accepted !== n) throw new Error(`elicit_loop ${n}: expected ${n} accepted elicitations, got ${JSON.stringify(r.structuredContent ?? r.content)}`);
-  return ms;
+  return { wallMs, hostCpuMs: (c.user + c.system) / 1000, serverCpuMs: sc.cpuMs ?? NaN };
 }
 
 export const medianOf = (xs: number[]): number => {
@@ -93,13 +102,14 @@ export const medianOf = (xs: number[]): number => {
 
 /**
  * Runs each side's loop `repeats` times, interleaved (A, B, A, B, …) so load drift on a shared machine
- * hits both alike, after one warm-up loop each. Returns the median ms of each side.
+ * hits both alike, after one warm-up loop each. Returns each side's median wall, host-CPU and
+ * server-CPU time (each median taken on its own).
  */
-export async function interleaved(sides: LoopCall[], n: number, warmup: number, repeats: number): Promise<number[]> {
+export async function interleaved(sides: LoopCall[], n: number, warmup: number, repeats: number): Promise<LoopTime[]> {
   for (const s of sides) await timedLoop(s, warmup);
-  const times: number[][] = sides.map(() => []);
+  const times: LoopTime[][] = sides.map(() => []);
   for (let r = 0; r < repeats; r++) for (let i = 0; i < sides.length; i++) times[i].push(await timedLoop(sides[i], n));
-  return times.map(medianOf);
+  return times.map((ts) => ({ wallMs: medianOf(ts.map((t) => t.wallMs)), hostCpuMs: medianOf(ts.map((t) => t.hostCpuMs)), serverCpuMs: medianOf(ts.map((t) => t.serverCpuMs)) }));
 }
 
 /** Positive integer from an environment variable, or the default. */

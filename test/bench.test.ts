@@ -47,12 +47,12 @@ test('broker group: every elicitation of the parley side passes the broker pipel
 
 test('broker group runs with tiny N and reports the ratio against its target', async () => {
   const rows = await runBroker({ n: 5, warmup: 2, repeats: 1, withStore: false });
-  checkRows(rows, 'broker', 3);
+  checkRows(rows, 'broker', 4);
   assert.equal(rows.find((r) => r.target)?.target, '≤ 1.15×');
 });
 
 test('toolkit group runs with tiny N (same raw client against both servers)', async () => {
-  checkRows(await runToolkit({ n: 5, warmup: 2, repeats: 1 }), 'toolkit', 3);
+  checkRows(await runToolkit({ n: 5, warmup: 2, repeats: 1 }), 'toolkit', 4);
 });
 
 test('gateway group holds K pending elicitations on both sides and releases them all', async () => {
