@@ -4,13 +4,14 @@
 // ServerManager + ElicitationBroker with an auto-accept presenter, so every elicitation goes through
 // normalise, lint, sensitive-field detection, policy (rate limit raised for the bench), prefill,
 // presenter, validation and the pausable tool-call clock. A third side adds an in-memory SQLite store
-// (audit rows, remembered-answer lookup). Target (issue 4): per-elicitation time parley ÷ raw ≤ 1.15×.
+// (audit rows, remembered-answer lookup); a fourth is the ServerManager whose handler answers without
+// the broker (the runtime's share of the cost). Target (issue 4): per-elicitation time parley ÷ raw ≤ 1.15×.
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ServerManager } from '../src/host/servers/index.js';
 import { openSqliteStore } from '../src/host/store/sqlite.js';
 import type { Store } from '../src/host/store/types.js';
 import type { BenchRow } from './lib.js';
-import { AutoAcceptPresenter, connectRaw, envInt, interleaved, rawServerCmd, stdioDef, type LoopCall } from './peers.js';
+import { ANSWER, AutoAcceptPresenter, connectRaw, envInt, interleaved, rawServerCmd, stdioDef, type LoopCall } from './peers.js';
 
 export interface BrokerBenchOptions {
   /** Elicitations per timed loop. @default 1000 (env PARLEY_BENCH_N) */
@@ -23,8 +24,11 @@ export interface BrokerBenchOptions {
   withStore?: boolean;
 }
 
-/** Parley's host side around one server: manager + broker (+ optional store). */
-export function parleyHost(store?: Store) {
+/**
+ * Parley's host side around one server: manager + broker (+ optional store). With `bypassBroker` the
+ * manager's elicit handler returns the fixed accept itself (isolates the runtime's share of the cost).
+ */
+export function parleyHost(store?: Store, bypassBroker = false) {
   const presenter = new AutoAcceptPresenter();
   const broker = new ElicitationBroker({ presenter, store, policy: { ratePerMinute: 1e9, burst: 1e9 } });
   const manager = new ServerManager(
@@ -32,7 +36,7 @@ export function parleyHost(store?: Store) {
     {
       clientInfo: { name: 'parley-bench', version: '0.0.1' },
       handlers: {
-        elicit: (params, ctx) => broker.elicit(params as never, ctx),
+        elicit: bypassBroker ? async () => (presenter.presented++, { action: 'accept', content: { ...ANSWER } }) : (params, ctx) => broker.elicit(params as never, ctx),
         listRoots: async () => ({ roots: [] }),
         elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
       },
@@ -50,12 +54,14 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
   const plain = parleyHost();
   const store = o.withStore === false ? undefined : openSqliteStore(':memory:');
   const stored = store ? parleyHost(store) : undefined;
+  const bare = parleyHost(undefined, true);
   try {
     await plain.manager.start('bench');
     await stored?.manager.start('bench');
+    await bare.manager.start('bench');
     const rawCall: LoopCall = (k) => peer.client.callTool({ name: 'elicit_loop', arguments: { n: k } }, { timeout: 120_000 }) as never;
-    const sides = [rawCall, plain.call, ...(stored ? [stored.call] : [])];
-    const [raw, plainT, storedT] = await interleaved(sides, n, warmup, repeats);
+    const sides = [rawCall, plain.call, bare.call, ...(stored ? [stored.call] : [])];
+    const [raw, plainT, bareT, storedT] = await interleaved(sides, n, warmup, repeats);
     const expected = warmup + repeats * n;
     if (peer.answered() !== expected) throw new Error(`raw client answered ${peer.answered()} elicitations, expected ${expected}`);
     if (plain.presenter.presented !== expected) throw new Error(`parley presenter saw ${plain.presenter.presented} prompts, expected ${expected} (notices: ${plain.presenter.notices.map((x) => x.message).join('; ')})`);
@@ -70,13 +76,14 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
       { group: 'broker', name: 'per-elicitation wall time parley ÷ raw', value: wall, unit: '×', target: '≤ 1.15×', met: wall <= 1.15, note: how },
       { group: 'broker', name: 'per-elicitation host CPU parley ÷ raw (load-robust)', value: cpu, unit: '×', target: '≤ 1.15×', met: cpu <= 1.15, note: 'CPU of the host process (client side) during the loop' },
     ];
+    rows.push({ group: 'broker', name: 'per-elicitation host CPU, parley ServerManager without the broker ÷ raw', value: bareT.hostCpuMs / raw.hostCpuMs, unit: '×', note: `the runtime's share (Connection, input bridge, tool-call clock); wall ${(bareT.wallMs / raw.wallMs).toFixed(2)}× raw` });
     if (stored && storedT !== undefined) {
       const r2 = storedT.wallMs / raw.wallMs;
       rows.push({ group: 'broker', name: 'per-elicitation wall time parley + SQLite :memory: store ÷ raw', value: r2, unit: '×', note: `${rate(storedT.wallMs).toFixed(0)} elicitations/s; host CPU ${(storedT.hostCpuMs / raw.hostCpuMs).toFixed(2)}× raw; audit rows and remembered-answer lookups included` });
     }
     return rows;
   } finally {
-    await Promise.allSettled([peer.close(), plain.manager.stopAll(), stored?.manager.stopAll()]);
+    await Promise.allSettled([peer.close(), plain.manager.stopAll(), bare.manager.stopAll(), stored?.manager.stopAll()]);
     store?.close();
   }
 }
