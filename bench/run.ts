@@ -5,6 +5,10 @@ import { machine, type BenchRow } from './lib.js';
 
 const GROUPS: Record<string, () => Promise<{ run: () => Promise<BenchRow[]> }>> = {
   validation: () => import('./validation.js'),
+  broker: () => import('./broker.js'),
+  toolkit: () => import('./toolkit.js'),
+  startup: () => import('./startup.js'),
+  gateway: () => import('./gateway.js'),
 };
 
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));

@@ -1,0 +1,89 @@
+// `broker` group: elicitation round-trip cost over stdio, host side raw SDK vs parley.
+// One server (bench/fixtures/raw-server.mjs, raw SDK v2) pushes n sequential 5-field form
+// elicitations. Baseline host: a raw SDK v2 Client whose handler returns a fixed accept. Parley host:
+// ServerManager + ElicitationBroker with an auto-accept presenter, so every elicitation goes through
+// normalise, lint, sensitive-field detection, policy (rate limit raised for the bench), prefill,
+// presenter, validation and the pausable tool-call clock. A third side adds an in-memory SQLite store
+// (audit rows, remembered-answer lookup); a fourth is the ServerManager whose handler answers without
+// the broker (the runtime's share of the cost). Target (issue 4): per-elicitation time parley ÷ raw ≤ 1.15×.
+import { ElicitationBroker } from '../src/host/broker/index.js';
+import { ServerManager } from '../src/host/servers/index.js';
+import { openSqliteStore } from '../src/host/store/sqlite.js';
+import type { Store } from '../src/host/store/types.js';
+import type { BenchRow } from './lib.js';
+import { ANSWER, AutoAcceptPresenter, connectRaw, envInt, interleaved, rawServerCmd, stdioDef, type LoopCall } from './peers.js';
+
+export interface BrokerBenchOptions {
+  /** Elicitations per timed loop. @default 1000 (env PARLEY_BENCH_N) */
+  n?: number;
+  /** Elicitations in the warm-up loop of each side. @default 100 */
+  warmup?: number;
+  /** Timed loops per side (median reported). @default 5 */
+  repeats?: number;
+  /** Also measure parley with an in-memory SQLite store. @default true */
+  withStore?: boolean;
+}
+
+/**
+ * Parley's host side around one server: manager + broker (+ optional store). With `bypassBroker` the
+ * manager's elicit handler returns the fixed accept itself (isolates the runtime's share of the cost).
+ */
+export function parleyHost(store?: Store, bypassBroker = false) {
+  const presenter = new AutoAcceptPresenter();
+  const broker = new ElicitationBroker({ presenter, store, policy: { ratePerMinute: 1e9, burst: 1e9 } });
+  const manager = new ServerManager(
+    { bench: stdioDef('bench', rawServerCmd()) },
+    {
+      clientInfo: { name: 'parley-bench', version: '0.0.1' },
+      handlers: {
+        elicit: bypassBroker ? async () => (presenter.presented++, { action: 'accept', content: { ...ANSWER } }) : (params, ctx) => broker.elicit(params as never, ctx),
+        listRoots: async () => ({ roots: [] }),
+        elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
+      },
+    },
+  );
+  const call: LoopCall = (n) => manager.callTool('bench', 'elicit_loop', { n });
+  return { presenter, broker, manager, call };
+}
+
+export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
+  const n = o.n ?? envInt('PARLEY_BENCH_N', 1000);
+  const warmup = o.warmup ?? 100;
+  const repeats = o.repeats ?? 5;
+  const { peer } = await connectRaw(rawServerCmd());
+  const plain = parleyHost();
+  const store = o.withStore === false ? undefined : openSqliteStore(':memory:');
+  const stored = store ? parleyHost(store) : undefined;
+  const bare = parleyHost(undefined, true);
+  try {
+    await plain.manager.start('bench');
+    await stored?.manager.start('bench');
+    await bare.manager.start('bench');
+    const rawCall: LoopCall = (k) => peer.client.callTool({ name: 'elicit_loop', arguments: { n: k } }, { timeout: 120_000 }) as never;
+    const sides = [rawCall, plain.call, bare.call, ...(stored ? [stored.call] : [])];
+    const [raw, plainT, bareT, storedT] = await interleaved(sides, n, warmup, repeats);
+    const expected = warmup + repeats * n;
+    if (peer.answered() !== expected) throw new Error(`raw client answered ${peer.answered()} elicitations, expected ${expected}`);
+    if (plain.presenter.presented !== expected) throw new Error(`parley presenter saw ${plain.presenter.presented} prompts, expected ${expected} (notices: ${plain.presenter.notices.map((x) => x.message).join('; ')})`);
+    const per = (ms: number) => ms / n;
+    const rate = (ms: number) => n / (ms / 1000);
+    const wall = plainT.wallMs / raw.wallMs;
+    const cpu = plainT.hostCpuMs / raw.hostCpuMs;
+    const how = `N=${n} sequential after ${warmup} warm-up, median of ${repeats} interleaved loops`;
+    const rows: BenchRow[] = [
+      { group: 'broker', name: 'raw SDK Client, fixed accept (baseline)', value: rate(raw.wallMs), unit: 'elicitations/s', ratio: 1, ratioTo: 'raw SDK', note: `${per(raw.wallMs).toFixed(3)} ms wall, ${per(raw.hostCpuMs).toFixed(3)} ms host CPU each; ${how}` },
+      { group: 'broker', name: 'parley ServerManager + ElicitationBroker, no store', value: rate(plainT.wallMs), unit: 'elicitations/s', ratio: rate(plainT.wallMs) / rate(raw.wallMs), ratioTo: 'raw SDK rate', note: `${per(plainT.wallMs).toFixed(3)} ms wall, ${per(plainT.hostCpuMs).toFixed(3)} ms host CPU each` },
+      { group: 'broker', name: 'per-elicitation wall time parley ÷ raw', value: wall, unit: '×', target: '≤ 1.15×', met: wall <= 1.15, note: how },
+      { group: 'broker', name: 'per-elicitation host CPU parley ÷ raw (load-robust)', value: cpu, unit: '×', target: '≤ 1.15×', met: cpu <= 1.15, note: 'CPU of the host process (client side) during the loop' },
+    ];
+    rows.push({ group: 'broker', name: 'per-elicitation host CPU, parley ServerManager without the broker ÷ raw', value: bareT.hostCpuMs / raw.hostCpuMs, unit: '×', note: `the runtime's share (Connection, input bridge, tool-call clock); wall ${(bareT.wallMs / raw.wallMs).toFixed(2)}× raw` });
+    if (stored && storedT !== undefined) {
+      const r2 = storedT.wallMs / raw.wallMs;
+      rows.push({ group: 'broker', name: 'per-elicitation wall time parley + SQLite :memory: store ÷ raw', value: r2, unit: '×', note: `${rate(storedT.wallMs).toFixed(0)} elicitations/s; host CPU ${(storedT.hostCpuMs / raw.hostCpuMs).toFixed(2)}× raw; audit rows and remembered-answer lookups included` });
+    }
+    return rows;
+  } finally {
+    await Promise.allSettled([peer.close(), plain.manager.stopAll(), bare.manager.stopAll(), stored?.manager.stopAll()]);
+    store?.close();
+  }
+}

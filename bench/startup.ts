@@ -1,0 +1,145 @@
+// `startup` group (issues 5 and 7): how long until servers are ready.
+// (a) Both bundled servers (parley-sales, parley-charts, from dist/) through `createHost(...).start()`
+//     in parallel, vs the slowest of the two started alone by a raw SDK v2 Client (spawn + initialize).
+//     Target (issue 5): parley both-in-parallel ÷ raw slowest-alone ≤ 1.3×.
+// (b) Ten raw-SDK fixture servers (bench/fixtures/raw-server.mjs): raw SDK clients in sequence
+//     (baseline), raw SDK clients in parallel, and parley's createHost starting all ten in parallel.
+// Each repeat starts fresh processes; sides are interleaved per repeat; medians are reported.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHost } from '../src/host/host.js';
+import { DEFAULT_POLICY } from '../src/host/config/policy.js';
+import type { HostConfig, ServerDef } from '../src/host/config/types.js';
+import { HeadlessPresenter } from '../src/host/presenter.js';
+import type { BenchRow } from './lib.js';
+import { connectRaw, envInt, medianOf, rawServerCmd, repoPath, stdioDef, type Cmd } from './peers.js';
+
+export interface StartupBenchOptions {
+  /** Repeats of (a), median reported. @default 3 */
+  repeats?: number;
+  /** Servers in (b). @default 10 */
+  fanout?: number;
+  /** Repeats of (b). @default 1 (env PARLEY_BENCH_FANOUT_REPEATS): one repeat of (b) is ~30–50 s on a loaded 2-core box. */
+  fanoutRepeats?: number;
+  /** One unmeasured start of each bundled server first (seeds the sales database, warms the file cache). @default true */
+  warmup?: boolean;
+  /** Run the bundled servers from `dist/` (built by `npm run bench`) or from source through tsx. @default 'dist' */
+  bundled?: 'dist' | 'source';
+}
+
+function bundledCmds(kind: 'dist' | 'source', dbPath: string): Record<'sales' | 'charts', Cmd> {
+  const file = (name: string) => (kind === 'dist' ? [repoPath(`dist/servers/${name}/main.js`)] : ['--import', 'tsx', repoPath(`servers/${name}/main.ts`)]);
+  return {
+    sales: { command: process.execPath, args: [...file('sales'), '--db', dbPath] },
+    charts: { command: process.execPath, args: file('charts') },
+  };
+}
+
+function hostConfig(servers: Record<string, ServerDef>): HostConfig {
+  return { servers, routes: [], policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] }, presets: {}, profile: {}, inputs: {}, roots: [], sources: [] };
+}
+
+/**
+ * ms until `createHost(...).start()` has settled every server (running or failed, e.g. past the default
+ * `startupMs` of 30000 on an overloaded machine); failures are counted in `failures`, never thrown, so
+ * one slow start does not abort the whole bench run. The host is closed afterwards.
+ */
+async function parleyStart(cmds: Record<string, Cmd>, failures: string[]): Promise<number> {
+  const host = createHost(hostConfig(Object.fromEntries(Object.entries(cmds).map(([n, c]) => [n, stdioDef(n, c)]))), { presenter: new HeadlessPresenter() });
+  try {
+    const t0 = performance.now();
+    const res = await host.start();
+    const ms = performance.now() - t0;
+    const failed = res.filter((r) => !r.ok);
+    for (const f of failed) failures.push(`${f.name}: ${f.error?.message ?? 'failed'}`);
+    return ms;
+  } finally {
+    await host.close();
+  }
+}
+
+/** ms for a raw SDK client to connect to `cmd` (fresh process), closed afterwards. */
+async function rawStart(cmd: Cmd): Promise<number> {
+  const { peer, ms } = await connectRaw(cmd);
+  await peer.close();
+  return ms;
+}
+
+async function rawParallel(cmds: Cmd[]): Promise<number> {
+  const t0 = performance.now();
+  const peers = await Promise.all(cmds.map((c) => connectRaw(c)));
+  const ms = performance.now() - t0;
+  await Promise.allSettled(peers.map((p) => p.peer.close()));
+  return ms;
+}
+
+async function rawSequential(cmds: Cmd[]): Promise<number> {
+  let total = 0;
+  for (const c of cmds) total += await rawStart(c);
+  return total;
+}
+
+export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
+  const repeats = o.repeats ?? 3;
+  const fanout = o.fanout ?? 10;
+  const fanoutRepeats = o.fanoutRepeats ?? envInt('PARLEY_BENCH_FANOUT_REPEATS', 1);
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+  try {
+    const cmds = bundledCmds(o.bundled ?? 'dist', join(dir, 'sales.db'));
+    // Warm-up (unmeasured): creates and seeds the sales database, fills the OS file cache.
+    if (o.warmup !== false) {
+      await rawStart(cmds.sales);
+      await rawStart(cmds.charts);
+    }
+    const failures: string[] = [];
+    const fanFailures: string[] = [];
+    const t = { sales: [] as number[], charts: [] as number[], rawBoth: [] as number[], parley: [] as number[], parleyCharts: [] as number[] };
+    for (let r = 0; r < repeats; r++) {
+      t.sales.push(await rawStart(cmds.sales));
+      t.charts.push(await rawStart(cmds.charts));
+      t.rawBoth.push(await rawParallel([cmds.sales, cmds.charts]));
+      t.parley.push(await parleyStart(cmds, failures));
+      t.parleyCharts.push(await parleyStart({ charts: cmds.charts }, failures));
+    }
+    const sales = medianOf(t.sales);
+    const charts = medianOf(t.charts);
+    const slowest = Math.max(sales, charts);
+    const slowName = sales >= charts ? 'parley-sales' : 'parley-charts';
+    const parley = medianOf(t.parley);
+    const rawBoth = medianOf(t.rawBoth);
+    const parleyCharts = medianOf(t.parleyCharts);
+    const how = `from ${o.bundled ?? 'dist'}, fresh processes, median of ${repeats} interleaved repeats`;
+
+    const fixture = Array.from({ length: fanout }, () => rawServerCmd());
+    const f = { seq: [] as number[], par: [] as number[], parley: [] as number[] };
+    for (let r = 0; r < fanoutRepeats; r++) {
+      f.seq.push(await rawSequential(fixture));
+      f.par.push(await rawParallel(fixture));
+      f.parley.push(await parleyStart(Object.fromEntries(fixture.map((c, i) => [`s${i}`, c])), fanFailures));
+    }
+    const seq = medianOf(f.seq);
+    const par = medianOf(f.par);
+    const pf = medianOf(f.parley);
+    const howF = `${fanout} raw-SDK fixture servers, median of ${fanoutRepeats} interleaved repeats`;
+    const ratio = parley / slowest;
+    const failNote = (xs: string[]) => (xs.length ? `; ${xs.length} server start(s) FAILED (${xs.slice(0, 3).join('; ')}${xs.length > 3 ? '; …' : ''}), figure = time until all settled` : '');
+    const rows: BenchRow[] = [
+      { group: 'startup', name: 'raw SDK Client, parley-sales alone', value: sales, unit: 'ms', note: how },
+      { group: 'startup', name: 'raw SDK Client, parley-charts alone', value: charts, unit: 'ms', note: how },
+      { group: 'startup', name: `raw SDK Client, slowest alone (${slowName}) (baseline)`, value: slowest, unit: 'ms', ratio: 1, ratioTo: 'raw SDK slowest alone' },
+      { group: 'startup', name: 'raw SDK Clients, both in parallel', value: rawBoth, unit: 'ms', ratio: rawBoth / slowest, ratioTo: 'raw SDK slowest alone' },
+      { group: 'startup', name: 'parley createHost().start(), both in parallel', value: parley, unit: 'ms', ratio, ratioTo: 'raw SDK slowest alone', target: '≤ 1.3×', met: ratio <= 1.3 && failures.length === 0, note: `${(parley / rawBoth).toFixed(2)}× raw SDK both in parallel${failNote(failures)}` },
+      { group: 'startup', name: 'parley createHost().start(), parley-charts alone', value: parleyCharts, unit: 'ms', ratio: parleyCharts / charts, ratioTo: 'raw SDK parley-charts alone', note: 'isolates the per-server cost (era probe) from parallel CPU contention' },
+      { group: 'startup', name: `raw SDK Clients, ${fanout} servers in sequence (baseline)`, value: seq, unit: 'ms', ratio: 1, ratioTo: 'raw SDK in sequence', note: howF },
+      { group: 'startup', name: `raw SDK Clients, ${fanout} servers in parallel`, value: par, unit: 'ms', ratio: par / seq, ratioTo: 'raw SDK in sequence' },
+      { group: 'startup', name: `parley createHost().start(), ${fanout} servers in parallel`, value: pf, unit: 'ms', ratio: pf / seq, ratioTo: 'raw SDK in sequence', note: `${(pf / par).toFixed(2)}× raw SDK in parallel${failNote(fanFailures)}` },
+    ];
+    // Notes are not printed by run.ts: failed starts get rows of their own so they show.
+    if (failures.length) rows.push({ group: 'startup', name: `parley starts of the bundled servers that FAILED (of ${repeats * 3})`, value: failures.length, unit: 'starts', note: failures.join('; ') });
+    if (fanFailures.length) rows.push({ group: 'startup', name: `parley starts in the ${fanout}-server fan-out that FAILED (of ${fanout * fanoutRepeats}; default startupMs 30000)`, value: fanFailures.length, unit: 'starts', note: fanFailures.join('; ') });
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

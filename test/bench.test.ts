@@ -1,0 +1,70 @@
+// Smoke test of the bench groups that compare parley with the raw SDK (bench/broker.ts, toolkit.ts,
+// startup.ts): each group's setup runs end to end with tiny N and yields sane rows. Not a timed test:
+// no assertion is made about any figure except that it is a finite, positive measurement.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { run as runBroker, parleyHost } from '../bench/broker.js';
+import { run as runToolkit } from '../bench/toolkit.js';
+import { run as runStartup } from '../bench/startup.js';
+import { run as runGateway } from '../bench/gateway.js';
+import type { BenchRow } from '../bench/lib.js';
+import { repoPath } from '../bench/peers.js';
+import type { BrokerEvent } from '../src/host/broker/index.js';
+import { openSqliteStore } from '../src/host/store/sqlite.js';
+
+function checkRows(rows: BenchRow[], group: string, count: number): void {
+  assert.equal(rows.length, count, `${group}: ${rows.map((r) => r.name).join(' | ')}`);
+  for (const r of rows) {
+    assert.equal(r.group, group);
+    assert.ok(Number.isFinite(r.value) && r.value > 0, `${r.name}: value ${r.value}`);
+    if (r.ratio !== undefined) assert.ok(Number.isFinite(r.ratio) && r.ratio > 0, `${r.name}: ratio ${r.ratio}`);
+    if (r.target !== undefined) assert.equal(typeof r.met, 'boolean', `${r.name}: a row with a target says whether it was met`);
+  }
+}
+
+// The groups spawn their own stdio children and share nothing, so they run concurrently to stay fast.
+describe('bench groups (tiny N)', { concurrency: true }, () => {
+test('broker group: every elicitation of the parley side passes the broker pipeline (with a store) and the presenter', async () => {
+  const store = openSqliteStore(':memory:');
+  const h = parleyHost(store);
+  const events: BrokerEvent[] = [];
+  h.broker.on((e) => events.push(e));
+  try {
+    await h.manager.start('bench');
+    const r = await h.call(4);
+    assert.equal((r.structuredContent as { accepted: number }).accepted, 4);
+    assert.equal(h.presenter.presented, 4);
+    assert.equal(events.filter((e) => e.type === 'answered' && e.action === 'accept').length, 4);
+    assert.equal(events.filter((e) => e.type === 'refused').length, 0, 'the bench policy must not rate-limit');
+    assert.equal(h.broker.pending().length, 0);
+    assert.ok(store.queryAudit({}).length >= 8, 'each elicitation leaves audit rows (request, answer)');
+  } finally {
+    await h.manager.stopAll();
+    store.close();
+  }
+});
+
+test('broker group runs with tiny N and reports the ratio against its target', async () => {
+  const rows = await runBroker({ n: 5, warmup: 2, repeats: 1, withStore: false });
+  checkRows(rows, 'broker', 5);
+  assert.equal(rows.find((r) => r.target)?.target, '≤ 1.15×');
+});
+
+test('toolkit group runs with tiny N (same raw client against both servers)', async () => {
+  checkRows(await runToolkit({ n: 5, warmup: 2, repeats: 1 }), 'toolkit', 4);
+});
+
+test('gateway group holds K pending elicitations on both sides and releases them all', async () => {
+  const rows = await runGateway({ k: 20 });
+  assert.equal(rows.length, 2);
+  for (const r of rows) assert.ok(Number.isFinite(r.value), `${r.name}: ${r.value}`);
+});
+
+test('startup group starts the bundled servers through createHost and the raw SDK, and a small fan-out', async () => {
+  const bundled = existsSync(repoPath('dist/servers/charts/main.js')) && existsSync(repoPath('dist/servers/sales/main.js')) ? 'dist' : 'source';
+  const rows = await runStartup({ repeats: 1, fanout: 2, fanoutRepeats: 1, bundled, warmup: false });
+  checkRows(rows, 'startup', 9);
+  assert.equal(rows.find((r) => r.target)?.target, '≤ 1.3×');
+});
+});
