@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     if (wanted.length && !wanted.includes(name)) continue;
     console.log(`\n## ${name}`);
     const got = await (await load()).run();
-    for (const r of got) console.log(`  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}`);
+    for (const r of got) console.log(`  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}${r.note ? `\n      ${r.note}` : ''}`);
     rows.push(...got);
   }
   const md = [
@@ -32,9 +32,9 @@ async function main(): Promise<void> {
     '',
     'Each group runs parley and the raw SDK in the same process, in the same run; only the ratios carry over to other machines.',
     '',
-    '| group | measurement | value | ratio | target |',
-    '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.group} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${r.ratio !== undefined ? `${fmt(r.ratio)}× ${r.ratioTo}` : ''} | ${r.target ? `${r.target} (${r.met ? 'met' : 'not met'})` : ''} |`),
+    '| group | measurement | value | ratio | target | note |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.group} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${r.ratio !== undefined ? `${fmt(r.ratio)}× ${r.ratioTo}` : ''} | ${r.target ? `${r.target} (${r.met ? 'met' : 'not met'})` : ''} | ${(r.note ?? '').replace(/\|/g, '\\|')} |`),
     '',
   ].join('\n');
   if (!wanted.length) {
