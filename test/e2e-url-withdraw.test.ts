@@ -1,7 +1,6 @@
-// Known host defect, kept as a todo test until src/host fixes it: a URL elicitation that came from a
-// -32042 error (2025-11-25) is not withdrawn when its server goes away. Restarting the server from the
-// console leaves the consent card (and the tool call) pending, and `parley up` then does not exit on
-// SIGTERM/Ctrl-C within its bound. A form prompt in the same situation is withdrawn (measured).
+// Regression (found by this test): a URL elicitation that came from a -32042 error (2025-11-25) must
+// be withdrawn when its server goes away, and `parley up` must still exit on SIGTERM within its bound.
+// The -32042 consent path now waits on the call's signal and the connection's lifetime.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -9,9 +8,8 @@ import { join } from 'node:path';
 import { CHROMIUM, EVERYTHING, openTool, up, type Up } from './fixtures/e2e/up.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
-const todo = 'host defect: src/host/servers/tool-call.ts passes the call\'s own signal (not the connection\'s) to handlers.elicit on the -32042 path';
 
-test('a -32042 URL consent card is withdrawn when its server restarts, and parley up still exits on SIGTERM', { skip, todo, timeout: 120_000 }, async () => {
+test('a -32042 URL consent card is withdrawn when its server restarts, and parley up still exits on SIGTERM', { skip, timeout: 180_000 }, async () => {
   let u: Up | undefined;
   try {
     u = await up(['--config', 'everything.json'], {

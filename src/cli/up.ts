@@ -107,6 +107,9 @@ export const upCommand = defineCommand({
           store.close();
           clearTimeout(force);
           log('stopped', {}, 'parley: stopped');
+          // Everything is closed; a stray handle (a timer of a call that was cut short) must not keep
+          // the process alive: leave after a short grace period that lets stdout drain.
+          setTimeout(() => process.exit(EXIT.OK), 500).unref();
           done();
         })();
       };

@@ -66,6 +66,11 @@ export class Connection {
   readonly transportKind: 'stdio' | 'streamable-http' | 'sse';
   #closing = false;
   #closed = false;
+  readonly #life = new AbortController();
+  /** Aborts when the connection closes (stopped, crashed, or the transport failed). */
+  get lifetime(): AbortSignal {
+    return this.#life.signal;
+  }
   readonly #pending: Set<Pending>;
   readonly #byId: Map<string | number, Pending>;
   readonly #completions = new Map<string, Set<() => void>>();
@@ -200,6 +205,7 @@ export class Connection {
   async close(reason = 'server stopped'): Promise<void> {
     this.#closing = true;
     this.#abortAll(reason);
+    this.#life.abort(new Error(reason));
     await this.client.close().catch(() => {});
     this.#closed = true;
   }
@@ -230,6 +236,7 @@ export class Connection {
     this.client.onclose = () => {
       prevClose?.();
       this.#abortAll('server connection closed');
+      this.#life.abort(new Error('server connection closed'));
       const unexpected = !this.#closing && !this.#closed;
       this.#closed = true;
       if (unexpected) hooks.onUnexpectedClose('connection closed unexpectedly (server exited or the transport failed)');

@@ -21,6 +21,8 @@ export interface InputContext {
   signal: AbortSignal;
   /** JSON-RPC id of the server's request on legacy eras */
   requestId?: string | number;
+  /** The tool call the request belongs to, when the runtime knows it (the -32042 consent path). */
+  call?: { tool: string; callId: string };
 }
 
 /** What the broker answers for one elicitation (`protocol.md` §2.5). */

@@ -18,6 +18,7 @@
  *   are aborted.
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { ProtocolError, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 import type { CallToolResult, ElicitRequestURLParams } from '@modelcontextprotocol/client';
 import type { Clock } from './clock.js';
@@ -61,10 +62,12 @@ export async function callToolWithClock(
     } catch (err) {
       const urls = urlElicitations(err);
       if (!urls) throw err;
+      // The consent prompts belong to this call and this connection: they close when either ends.
+      const promptSignal = AbortSignal.any([combined, conn.lifetime]);
       const verdicts = await env.pause.during(() =>
         Promise.all(
           urls.map((p) =>
-            env.handlers.elicit(p, { server: conn.name, era: conn.era, revision: conn.revision, signal: combined }).catch(
+            env.handlers.elicit(p, { server: conn.name, era: conn.era, revision: conn.revision, signal: promptSignal, call: { tool, callId: randomUUID() } }).catch(
               () => ({ action: 'cancel' as const }),
             ),
           ),
@@ -86,7 +89,7 @@ export async function callToolWithClock(
         };
       }
       const ids = urls.map((p) => p.elicitationId).filter((x): x is string => typeof x === 'string');
-      await env.pause.during(() => conn.waitForCompletions(ids, env.urlCompleteWaitMs, combined));
+      await env.pause.during(() => conn.waitForCompletions(ids, env.urlCompleteWaitMs, promptSignal));
       return await once();
     }
   } catch (err) {
