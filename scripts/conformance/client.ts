@@ -43,6 +43,23 @@ function argsFor(name: string, schema: Record<string, unknown> | undefined, tool
   return {};
 }
 
+/** Lists and reads the first resource and gets the first prompt when the server declares them (SEP-2243 header checks). */
+async function exerciseResourcesAndPrompts(manager: ServerManager, log: (m: string) => void): Promise<void> {
+  const caps = manager.info(SERVER)?.serverCapabilities;
+  try {
+    if (caps?.resources) {
+      const first = (await manager.listResources(SERVER)).resources[0];
+      if (first) await manager.readResource(SERVER, first.uri);
+    }
+    if (caps?.prompts) {
+      const first = (await manager.listPrompts(SERVER)).prompts[0];
+      if (first) await manager.getPrompt(SERVER, first.name);
+    }
+  } catch (e) {
+    log(`resources/prompts: ${(e as Error).message}`);
+  }
+}
+
 /**
  * Runs one scenario against `url`: connect (initialize or the 2026-07-28 handshake, whichever the
  * runtime negotiates), list tools, call the tools the scenario expects, stop.
@@ -75,6 +92,7 @@ export async function runScenario(scenario: string, url: string, context: Record
       }
       log(`called ${call.name}: ${JSON.stringify(run.calls.at(-1))}`);
     }
+    await exerciseResourcesAndPrompts(manager, log);
     return run;
   } finally {
     await manager.stopAll();

@@ -138,7 +138,10 @@ async function runClients() {
       const r = await cli(bin, ['client', '--command', command, '--scenario', s.name, '--timeout', String(CLIENT_TIMEOUT_MS), ...extra, '-o', dir], CLIENT_TIMEOUT_MS + 30_000);
       const got = [...readResults(dir).values()][0];
       log(`client ${LINES[line]} ${s.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      results.push({ line, side: 'client', name: s.name, checks: got ?? [], problem: !got ? `no results (exit ${r.code})` : r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code}: ${r.stdout.slice(-300)}` : undefined });
+      // The checks decide; a non-zero runner exit without failed checks (warnings only, or the client
+      // exiting non-zero after its checks passed) is reported as a warning.
+      const note = got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
+      results.push({ line, side: 'client', name: s.name, checks: got ?? [], problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`, note });
     }
   }
 }
@@ -173,6 +176,7 @@ for (const r of results) {
   for (const c of fails) unexpected.push(`${label}: ${c.id}: ${(c.errorMessage ?? '').slice(0, 300)}`);
   if (r.problem) unexpected.push(`${label}: ${r.problem}`);
   for (const c of warns) warned.push(`${label}: ${c.id}: ${(c.errorMessage ?? '').slice(0, 200)}`);
+  if (r.note) warned.push(`${label}: ${r.note}`);
 }
 const scenarios = results.filter((r) => !inBaseline(r.line, r.side, r.name));
 console.log(`scenarios run: ${results.length} (${scenarios.length} scored, ${results.length - scenarios.length} in the baseline); results in ${out}`);
