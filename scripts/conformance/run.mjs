@@ -4,7 +4,8 @@
 // 1. Installs the suite on demand into tools/conformance-0.1 (0.1.16: 2025-06-18 / 2025-11-25) and
 //    tools/conformance-0.2 (0.2.0-alpha.12: 2026-07-28 / MRTR); PARLEY_CONFORMANCE_TOOLS overrides tools/.
 // 2. Starts scripts/conformance/server.ts (parley toolkit) on 127.0.0.1:<free port> and runs the server
-//    scenarios: 0.1.16 `--suite active`, 0.2 `--requirements 2026-07-28`.
+//    scenarios: 0.1.16 `--suite active`; 0.2 `--requirements 2026-07-28`, then 0.2 `--suite active
+//    --spec-version 2025-11-25` (names suffixed ` @2025-11-25`).
 // 3. Runs each client scenario (0.1.16: all; 0.2: those tagged 2026-07-28) against
 //    scripts/conformance/client.ts (parley host runtime + broker), one at a time (sse-retry is timing
 //    sensitive).
@@ -111,17 +112,25 @@ const inBaseline = (line, side, name) => (baseline[line]?.[side] ?? []).some((p)
 /** scenario results: {line, side, name, checks, problem?} */
 const results = [];
 
+/** Server runs per suite line: [selection, suffix for the scenario names]. */
+const SERVER_RUNS = {
+  '0.1': [[['--suite', 'active'], '']],
+  // The 2026-07-28 set, then the alpha's (newer) 2025-era scenarios, e.g. server-session-lifecycle.
+  '0.2': [[['--requirements', '2026-07-28'], ''], [['--suite', 'active', '--spec-version', '2025-11-25'], ' @2025-11-25']],
+};
+
 async function runServers(url) {
   for (const line of lines) {
     const bin = ensureSuite(line);
-    const dir = join(out, `server-${line}`);
-    const sel = line === '0.1' ? ['--suite', 'active'] : ['--requirements', '2026-07-28'];
-    const t0 = Date.now();
-    const r = await cli(bin, ['server', '--url', url, ...sel, '-o', dir], 300_000);
-    log(`server ${LINES[line]} ${sel.join(' ')}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    const got = readResults(dir, 'server-');
-    if (got.size === 0) results.push({ line, side: 'server', name: '(suite)', checks: [], problem: `no results (exit ${r.code}): ${r.stderr.slice(-500)}` });
-    for (const [name, checks] of got) results.push({ line, side: 'server', name, checks });
+    for (const [i, [sel, suffix]] of SERVER_RUNS[line].entries()) {
+      const dir = join(out, `server-${line}-${i}`);
+      const t0 = Date.now();
+      const r = await cli(bin, ['server', '--url', url, ...sel, '-o', dir], 300_000);
+      log(`server ${LINES[line]} ${sel.join(' ')}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const got = readResults(dir, 'server-');
+      if (got.size === 0) results.push({ line, side: 'server', name: `(suite ${sel.join(' ')})`, checks: [], problem: `no results (exit ${r.code}): ${r.stderr.slice(-500)}` });
+      for (const [name, checks] of got) results.push({ line, side: 'server', name: name + suffix, checks });
+    }
   }
 }
 
