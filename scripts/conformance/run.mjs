@@ -188,12 +188,13 @@ for (const r of results) {
   if (r.note) warned.push(`${label}: ${r.note}`);
 }
 const scenarios = results.filter((r) => !inBaseline(r.line, r.side, r.name));
-console.log(`scenarios run: ${results.length} (${scenarios.length} scored, ${results.length - scenarios.length} in the baseline); results in ${out}`);
+const removeResults = !keep && unexpected.length === 0 && stale.length === 0;
+console.log(`scenarios run: ${results.length} (${scenarios.length} scored, ${results.length - scenarios.length} in the baseline); results ${removeResults ? 'removed (use --keep <dir>)' : `in ${out}`}`);
 for (const l of expected) console.log(`  expected failure (baseline): ${l}`);
 for (const l of stale) console.log(`  STALE baseline entry (passes now; remove it): ${l}`);
 for (const l of warned) console.log(`  warning: ${l}`);
 for (const l of unexpected) console.log(`  FAILED: ${l}`);
 console.log(`time: ${((Date.now() - started) / 1000).toFixed(0)} s; warnings: ${warnings}`);
 console.log(`conformance: ${passed} passed, ${failed} failed`);
-if (!keep && unexpected.length === 0 && stale.length === 0) rmSync(out, { recursive: true, force: true });
+if (removeResults) rmSync(out, { recursive: true, force: true });
 process.exit(unexpected.length > 0 || stale.length > 0 ? 1 : 0);
