@@ -9,3 +9,4 @@ export * from './roots/index.js';
 export * from './servers/index.js';
 export * from './broker/index.js';
 export * from './presenter.js';
+export { createHost, PresetNotFoundError, type Host, type HostOptions, type HostEvent, type ServerSummary } from './host.js';

@@ -63,7 +63,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 /** Serves over stdio (dual-era) or HTTP (dual-era, sessionful legacy leg). */
 export async function serve(factory: ServerFactory, opts: { stdio: true } | { http: HttpOptions }): Promise<ServeHandle> {
   if ('stdio' in opts) {
-    const h = serveStdio(() => toMcp(factory()));
+    const processSession = `stdio:${randomUUID()}`;
+    const h = serveStdio(() => {
+      const s = factory();
+      if ('useProcessSession' in s) s.useProcessSession(processSession);
+      return toMcp(s);
+    });
     return { url: 'stdio:', close: () => h.close() };
   }
   const o = opts.http;

@@ -70,6 +70,11 @@ export interface ParleyServer {
   readonly shared: Shared;
   /** Resolved timing settings (ms), defaults applied. */
   readonly settings: { elicitationTimeoutMs: number; rootsTimeoutMs: number; requestStateTtlMs: number; maxReasks: number; progressIntervalMs: number };
+  /**
+   * Marks this instance as serving over stdio, where the process is the session: configuration and
+   * URL flows are cached per process on both eras. `serve({stdio: true})` calls it.
+   */
+  useProcessSession(id: string): void;
   /** Registers a tool whose handler gets a `ParleyContext`. */
   tool<I extends z.ZodObject>(name: string, config: ParleyToolConfig<I, z.ZodObject | undefined>, handler: ParleyToolHandler<I>): RegisteredTool;
   /** `McpServer.registerResource` passthrough. */
@@ -110,7 +115,19 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const ttl = settings.requestStateTtlMs;
   let intercepted = false;
   let listIntercepted = false;
-  const sessionOf = (sdk: ServerContext, modern: boolean) => sdk.sessionId ?? (modern ? `call:${randomUUID()}` : connectionId);
+  // What "the session" is, per transport and era:
+  // - legacy HTTP: the transport's MCP session id;
+  // - stdio (both eras): the process, since one process serves one client (set by `serve({stdio})`);
+  // - modern HTTP: there are no sessions (SEP-2567); the authenticated user is the only stable
+  //   principal, so session-scoped state lives per user; without a user each call stands alone.
+  let processSession: string | undefined;
+  const sessionOf = (sdk: ServerContext, modern: boolean) => {
+    if (sdk.sessionId) return sdk.sessionId;
+    if (processSession) return processSession;
+    if (!modern) return connectionId;
+    const user = userOf(sdk);
+    return user ? `user:${user}` : `call:${randomUUID()}`;
+  };
 
   /** Lists configuration-dependent tools with `describe(config)` once this user/session completed it. */
   function interceptList(): void {
@@ -199,6 +216,9 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     mcp,
     shared,
     settings,
+    useProcessSession(id) {
+      processSession = id;
+    },
     tool(name, config, handler) {
       const registered = mcp.registerTool(name, { title: config.title, description: config.description, inputSchema: config.inputSchema, outputSchema: config.outputSchema } as never, ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never);
       intercept();

@@ -43,6 +43,12 @@ export interface ServerManagerOptions {
   urlCompleteWaitMs?: number;
   /** See {@link DEFAULT_STOP}. */
   stop?: Partial<typeof DEFAULT_STOP>;
+  /**
+   * Runs before each start with the server's definition and returns the one to connect with, e.g.
+   * to resolve `${input:id}` values through the presenter (asked once, then cached by the caller).
+   * A rejection fails the start (state `error`, code `START_FAILED`).
+   */
+  prepare?: (def: ServerDef) => Promise<ServerDef>;
 }
 
 interface Live {
@@ -219,8 +225,9 @@ export class ServerManager {
     const abort = (live.startAbort = new AbortController());
     let conn: Connection;
     try {
+      const def = this.opts.prepare ? await this.opts.prepare(live.def) : live.def;
       conn = await Connection.open({
-        name: live.name, def: live.def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
+        name: live.name, def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
         parentEnv: this.opts.env ?? process.env, pause: live.pause, priorLegacy: live.legacyVerdict, startupMs: t.startupMs, log: this.#log, signal: abort.signal,
         hooks: {
           onStderr: (chunk) => {

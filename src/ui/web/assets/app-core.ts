@@ -1,0 +1,48 @@
+/** Browser helpers (DOM builder, API call) and the notices list. Part of the console script; see app.ts. @module */
+export const APP_CORE_JS = String.raw`  var $ = function (id) { return document.getElementById(id); };
+  var seq = 0;
+  function h(tag, attrs) {
+    var el = document.createElement(tag);
+    if (attrs) for (var k in attrs) {
+      var v = attrs[k];
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') el.textContent = v;
+      else if (k === 'class') el.className = v;
+      else if (k.slice(0, 2) === 'on') el.addEventListener(k.slice(2), v);
+      else if (v === true) el.setAttribute(k, '');
+      else el.setAttribute(k, String(v));
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === undefined || c === null || c === false) continue;
+      if (Array.isArray(c)) c.forEach(function (x) { if (x) el.appendChild(typeof x === 'string' ? document.createTextNode(x) : x); });
+      else el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    }
+    return el;
+  }
+  function uid(p) { seq += 1; return p + '-' + seq; }
+  function api(method, path, body) {
+    var init = { method: method, credentials: 'same-origin', headers: {} };
+    if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = JSON.stringify(body); }
+    return fetch('/api' + path, init).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (data) { return { status: r.status, data: data }; });
+    }).catch(function (e) { return { status: 0, data: { error: 'The console is not reachable (' + e.message + ')' } }; });
+  }
+  function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
+  function fmtTime(ms) { try { return new Date(ms).toLocaleString(); } catch (e) { return String(ms); } }
+
+  // ---------- notices ----------
+  var NOTICE_LABEL = { 'refused': 'Refused by policy', 'cancelled-by-server': 'Withdrawn by the server', 'url-completed': 'Completed', 'timeout': 'Timed out', 'invalid-answer': 'Answer not accepted', 'withdrawn': 'Withdrawn' };
+  function addNotice(n) {
+    $('notices-section').hidden = false;
+    var info = n.kind === 'url-completed';
+    var li = h('li', { class: 'notice' + (info ? ' info' : ''), 'data-kind': n.kind },
+      h('strong', { text: (NOTICE_LABEL[n.kind] || n.kind) + ': ' }),
+      h('span', { class: 'server', text: n.server }), ' — ', n.message,
+      n.reason ? h('span', { class: 'reason', text: ' (' + n.reason + ')' }) : null);
+    var list = $('notices');
+    list.insertBefore(li, list.firstChild);
+    while (list.children.length > 20) list.removeChild(list.lastChild);
+  }
+
+`;

@@ -1,0 +1,179 @@
+/**
+ * The web console's {@link Presenter}: keeps pending prompts, pushes them to browsers, and resolves
+ * each one when the person answers through the console's HTTP API. Answers are checked on the server
+ * with the schema core (`coerceFormValues` then `validateContent`); an invalid answer leaves the
+ * prompt open and returns per-field issues.
+ *
+ * Spec: 2025-11-25 `client/elicitation` §User Interaction Model (show the server, review before
+ * sending, distinct decline and cancel), §Safe URL Handling, §Form Mode Security (clients SHOULD
+ * validate responses against the schema).
+ * @module
+ */
+import { coerceFormValues, validateContent, type Content, type Issue } from '../../schema/index.js';
+import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
+import type { RememberScope } from '../../host/store/types.js';
+import { issueField, promptPayload, type PromptPayload } from './fields.js';
+
+/** What the presenter tells the console (and so the browsers). */
+export type PresenterEvent =
+  | { type: 'prompt'; payload: PromptPayload }
+  | { type: 'prompt-closed'; id: string; reason: 'answered' | 'aborted'; action?: PresenterAnswer['action'] }
+  | { type: 'notice'; notice: PresenterNotice & { ts: number } };
+
+/** Result of {@link WebPresenter.answer}; `status` maps to the HTTP status of the answer endpoint. */
+export type AnswerOutcome =
+  | { status: 200; action: PresenterAnswer['action'] }
+  | { status: 404; message: string }
+  | { status: 400; message: string; issues: Issue[] }
+  | { status: 422; message: string; issues: Issue[] };
+
+interface Pending {
+  payload: PromptPayload;
+  resolve: (a: PresenterAnswer) => void;
+  cleanup: () => void;
+}
+
+const ACTIONS = new Set(['accept', 'decline', 'cancel']);
+const REMEMBER = new Set<RememberScope>(['once', 'session', 'always']);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const issue = (path: string, code: string, message: string): Issue => ({ code, path, severity: 'error', message });
+
+export interface WebPresenterOptions {
+  /** Notices kept for browsers that connect later. @default 50 */
+  maxNotices?: number;
+  /** Clock, epoch ms. @default Date.now */
+  now?: () => number;
+}
+
+export class WebPresenter implements Presenter {
+  readonly interactive = true;
+  private readonly pendingById = new Map<string, Pending>();
+  private readonly listeners = new Set<(e: PresenterEvent) => void>();
+  private readonly notices: Array<PresenterNotice & { ts: number }> = [];
+  private readonly now: () => number;
+  private readonly maxNotices: number;
+
+  constructor(opts: WebPresenterOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    this.maxNotices = opts.maxNotices ?? 50;
+  }
+
+  /**
+   * Adds a pending prompt and waits for the person's answer. On `signal` abort the prompt is removed,
+   * browsers are told (the prompt closes) and the promise resolves `{action:'cancel'}` — the broker
+   * ignores it, having aborted. A prompt id already pending is replaced (re-presented with issues).
+   */
+  present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    // Same id again (a re-presented round): the old wait ends quietly; the page replaces the card.
+    this.settle(prompt.id, { action: 'cancel' }, 'replaced');
+    return new Promise<PresenterAnswer>((resolve) => {
+      const onAbort = () => this.settle(prompt.id, { action: 'cancel' }, 'aborted');
+      const payload = promptPayload(prompt, this.now());
+      this.pendingById.set(prompt.id, { payload, resolve, cleanup: () => signal.removeEventListener('abort', onAbort) });
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.emit({ type: 'prompt', payload });
+    });
+  }
+
+  notify(notice: PresenterNotice): void {
+    try {
+      const n = { ...notice, ts: this.now() };
+      this.notices.push(n);
+      if (this.notices.length > this.maxNotices) this.notices.shift();
+      this.emit({ type: 'notice', notice: n });
+    } catch {
+      // notify must not throw.
+    }
+  }
+
+  /** Pending prompts, oldest first. */
+  pending(): PromptPayload[] {
+    return [...this.pendingById.values()].map((p) => p.payload);
+  }
+
+  /** Recent notices, oldest first. */
+  recentNotices(): Array<PresenterNotice & { ts: number }> {
+    return [...this.notices];
+  }
+
+  /** Subscribes to presenter events; returns the unsubscribe function. */
+  on(listener: (e: PresenterEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Checks what the person typed so far. `field` limits the issues to that field (as they type).
+   * @returns issues (empty when valid), or `undefined` when no such prompt is pending.
+   */
+  validate(id: string, raw: unknown, field?: string): Issue[] | undefined {
+    const p = this.pendingById.get(id);
+    if (!p) return undefined;
+    const issues = this.check(p.payload.prompt, raw).issues;
+    return field === undefined ? issues : issues.filter((i) => issueField(i) === field);
+  }
+
+  /**
+   * Applies the person's answer `{action, content?, remember?}`. Accept in form mode is coerced and
+   * validated; invalid content → 422 and the prompt stays open. Decline and cancel never carry content.
+   */
+  answer(id: string, body: unknown): AnswerOutcome {
+    const p = this.pendingById.get(id);
+    if (!p) return { status: 404, message: `No pending prompt "${id}": it was answered, or the server withdrew it.` };
+    if (!isRecord(body) || typeof body.action !== 'string' || !ACTIONS.has(body.action)) {
+      return { status: 400, message: 'The answer must be {"action": "accept" | "decline" | "cancel", "content"?: {...}, "remember"?: "once" | "session" | "always"}.', issues: [issue('/action', 'action', 'action must be accept, decline or cancel')] };
+    }
+    if (body.remember !== undefined && !REMEMBER.has(body.remember as RememberScope)) {
+      return { status: 400, message: 'remember must be "once", "session" or "always".', issues: [issue('/remember', 'remember', 'remember must be once, session or always')] };
+    }
+    const action = body.action as PresenterAnswer['action'];
+    if (action !== 'accept') {
+      this.settle(id, { action }, 'answered');
+      return { status: 200, action };
+    }
+    const prompt = p.payload.prompt;
+    if (prompt.mode === 'url') {
+      this.settle(id, { action: 'accept' }, 'answered');
+      return { status: 200, action };
+    }
+    const checked = this.check(prompt, body.content ?? {});
+    if (checked.issues.length > 0) return { status: 422, message: 'Some answers need fixing.', issues: checked.issues };
+    const remember = p.payload.rememberable ? ((body.remember as RememberScope | undefined) ?? 'once') : 'once';
+    this.settle(id, { action: 'accept', content: checked.value, remember }, 'answered');
+    return { status: 200, action };
+  }
+
+  /** Resolves every pending prompt with cancel (the console is closing). */
+  cancelAll(): void {
+    for (const id of [...this.pendingById.keys()]) this.settle(id, { action: 'cancel' }, 'aborted');
+  }
+
+  private check(prompt: PromptView, raw: unknown): { value: Content; issues: Issue[] } {
+    if (!prompt.schema) return { value: {}, issues: [] };
+    if (!isRecord(raw)) return { value: {}, issues: [issue('', 'content', 'content must be an object of field values')] };
+    const coerced = coerceFormValues(prompt.schema, raw);
+    if (!coerced.ok) return { value: {}, issues: coerced.issues };
+    const valid = validateContent(prompt.schema, coerced.value);
+    return valid.ok ? { value: valid.value, issues: [] } : { value: coerced.value, issues: valid.issues };
+  }
+
+  private settle(id: string, answer: PresenterAnswer, reason: 'answered' | 'aborted' | 'replaced'): void {
+    const p = this.pendingById.get(id);
+    if (!p) return;
+    this.pendingById.delete(id);
+    p.cleanup();
+    p.resolve(answer);
+    if (reason !== 'replaced') this.emit({ type: 'prompt-closed', id, reason, ...(reason === 'answered' ? { action: answer.action } : {}) });
+  }
+
+  private emit(e: PresenterEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // A failing listener must not break the presenter.
+      }
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * `startConsole`: the web console of `parley up`. Serves the page, its script and styles, the JSON
+ * API and a server-sent event stream, on 127.0.0.1 only, behind a per-run token. See
+ * docs/console.md for the panels, the API and the security model.
+ * @module
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Hono } from 'hono';
+import { serve } from '@hono/node-server';
+import { bodyLimit } from 'hono/body-limit';
+import type { HostApi } from './hostApi.js';
+import type { WebPresenter } from './presenter.js';
+import { apiRoutes } from './api.js';
+import { COOKIE, guard, newToken } from './security.js';
+import { SseHub } from './sse.js';
+import { PAGE_HTML } from './assets/page.js';
+import { APP_CSS } from './assets/style.js';
+import { APP_JS } from './assets/app.js';
+
+export interface ConsoleOptions {
+  host: HostApi;
+  /** Pending elicitations are shown and answered when given. */
+  presenter?: WebPresenter;
+  /** TCP port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Only loopback is allowed. @default '127.0.0.1' */
+  hostname?: '127.0.0.1';
+  /** SSE keep-alive period in ms. @default 15000 */
+  heartbeatMs?: number;
+}
+
+export interface ConsoleHandle {
+  /** `http://127.0.0.1:<port>/?token=<token>`: the only place the token is printed. */
+  url: string;
+  /** The origin without the token, e.g. `http://127.0.0.1:5173`. */
+  origin: string;
+  token: string;
+  port: number;
+  /** Stops the server, ends every event stream. Pending prompts stay with the presenter. */
+  close(): Promise<void>;
+}
+
+/** Largest accepted API request body, in bytes (1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+/**
+ * Starts the console. @throws Error when `hostname` is not loopback or the port is taken.
+ * @returns the URL to print (with the token) and `close()`.
+ */
+export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle> {
+  const hostname = opts.hostname ?? '127.0.0.1';
+  if (hostname !== '127.0.0.1') throw new Error(`The console binds 127.0.0.1 only (got hostname "${String(hostname)}").`);
+  const token = newToken();
+  const hub = new SseHub(opts.heartbeatMs);
+  let port = 0;
+
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    const refusal = guard(
+      {
+        method: c.req.method,
+        host: c.req.header('host'),
+        origin: c.req.header('origin'),
+        secFetchSite: c.req.header('sec-fetch-site'),
+        cookie: c.req.header('cookie'),
+        authorization: c.req.header('authorization'),
+        queryToken: c.req.path === '/' ? c.req.query('token') : undefined,
+      },
+      token,
+      port,
+    );
+    if (refusal) return c.json({ error: refusal.message }, refusal.status, SECURITY_HEADERS);
+    await next();
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
+  });
+
+  app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `Request body over ${MAX_BODY_BYTES} bytes.` }, 413) }));
+
+  app.get('/', (c) => {
+    if (c.req.query('token') !== undefined) {
+      // Trade the URL token for a cookie, then drop it from the address bar and history.
+      c.header('set-cookie', `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+      return c.redirect('/', 303);
+    }
+    return c.html(PAGE_HTML);
+  });
+  app.get('/app.js', (c) => c.body(APP_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.get('/app.css', (c) => c.body(APP_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
+  app.get('/api/events', (c) => {
+    const first = [
+      { event: 'snapshot', data: { prompts: opts.presenter?.pending() ?? [], notices: opts.presenter?.recentNotices() ?? [] } },
+    ];
+    return hub.open(first, c.req.raw.signal);
+  });
+  app.route('/api', apiRoutes(opts.host, opts.presenter));
+  app.notFound((c) => c.json({ error: `No such console resource: ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((e, c) => c.json({ error: `Console error: ${e.message}` }, 500));
+
+  const unsubHost = opts.host.subscribe((e) => hub.send('host', e));
+  const unsubPresenter = opts.presenter?.on((e) => hub.send(e.type, e));
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname }, () => resolve(s as Server)) as Server;
+    s.once('error', reject);
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        unsubHost();
+        unsubPresenter?.();
+        hub.closeAll();
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      }),
+  };
+}

@@ -1,0 +1,128 @@
+// The console's request guard over real HTTP on 127.0.0.1: token (401), Host (403), Origin (403).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { startConsole, type ConsoleHandle } from '../src/ui/web/index.js';
+import { WebPresenter } from '../src/ui/web/presenter.js';
+import { createTestHost, type TestHost } from './fixtures/console/host.js';
+
+let host: TestHost;
+let con: ConsoleHandle;
+let cookie: string;
+const written: string[] = [];
+const realOut = process.stdout.write.bind(process.stdout);
+const realErr = process.stderr.write.bind(process.stderr);
+
+/** Raw request (node:http) so Host and Origin can be set freely. */
+function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: con.port, method, path, headers: { host: `127.0.0.1:${con.port}`, ...headers }, timeout: 5000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('timeout', () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+before(async () => {
+  // Capture everything written while the console starts and serves, to prove the token is not logged.
+  process.stdout.write = ((c: string | Uint8Array, ...a: unknown[]) => (written.push(String(c)), realOut(c, ...(a as [])))) as typeof process.stdout.write;
+  process.stderr.write = ((c: string | Uint8Array, ...a: unknown[]) => (written.push(String(c)), realErr(c, ...(a as [])))) as typeof process.stderr.write;
+  host = createTestHost();
+  con = await startConsole({ host, presenter: new WebPresenter(), port: 0 });
+  const r = await raw('GET', `/?token=${con.token}`);
+  cookie = String(r.headers['set-cookie']).split(';')[0];
+});
+
+after(async () => {
+  process.stdout.write = realOut;
+  process.stderr.write = realErr;
+  await con.close();
+  host.close();
+});
+
+test('the URL carries a 32-hex token and the server listens on 127.0.0.1 only', () => {
+  assert.match(con.token, /^[0-9a-f]{32}$/);
+  assert.equal(con.url, `http://127.0.0.1:${con.port}/?token=${con.token}`);
+  assert.ok(con.port > 0);
+});
+
+test('startConsole refuses a non-loopback hostname', async () => {
+  await assert.rejects(startConsole({ host, hostname: '0.0.0.0' as '127.0.0.1' }), /127\.0\.0\.1 only/);
+});
+
+test('first page load trades ?token= for an HttpOnly SameSite=Strict cookie and drops it from the URL', async () => {
+  const r = await raw('GET', `/?token=${con.token}`);
+  assert.equal(r.status, 303);
+  assert.equal(r.headers.location, '/');
+  const set = String(r.headers['set-cookie']);
+  assert.match(set, /^parley_console=[0-9a-f]{32};/);
+  assert.match(set, /HttpOnly/);
+  assert.match(set, /SameSite=Strict/);
+  const page = await raw('GET', '/', { cookie });
+  assert.equal(page.status, 200);
+  assert.match(page.body, /<title>parley console<\/title>/);
+  assert.match(String(page.headers['content-security-policy']), /default-src 'none'/);
+  assert.equal(page.headers['x-content-type-options'], 'nosniff');
+});
+
+test('missing or wrong token → 401 on the page, assets and API', async () => {
+  for (const path of ['/', '/app.js', '/app.css', '/api/servers', '/api/events', '/api/prompts']) {
+    assert.equal((await raw('GET', path)).status, 401, path);
+    assert.equal((await raw('GET', path, { cookie: 'parley_console=' + '0'.repeat(32) })).status, 401, path);
+  }
+  assert.equal((await raw('GET', `/?token=${'f'.repeat(32)}`)).status, 401);
+  // The query token is accepted only on the first page load, never on the API.
+  assert.equal((await raw('GET', `/api/servers?token=${con.token}`)).status, 401);
+  const r = await raw('GET', '/api/servers', { authorization: `Bearer ${'a'.repeat(32)}` });
+  assert.equal(r.status, 401);
+  assert.doesNotMatch(r.body, new RegExp(con.token));
+});
+
+test('cookie or bearer token opens the API', async () => {
+  assert.equal((await raw('GET', '/api/servers', { cookie })).status, 200);
+  const r = await raw('GET', '/api/servers', { authorization: `Bearer ${con.token}` });
+  assert.equal(r.status, 200);
+  assert.equal(JSON.parse(r.body)[0].name, 'everything');
+});
+
+test('a foreign Host header (DNS rebinding) → 403 even with the token', async () => {
+  for (const h of [`evil.example:${con.port}`, '127.0.0.1', `127.0.0.1:${con.port + 1}`, `[::1]:${con.port}`]) {
+    assert.equal((await raw('GET', '/api/servers', { host: h, cookie })).status, 403, h);
+  }
+  assert.equal((await raw('GET', '/api/servers', { host: `localhost:${con.port}`, cookie })).status, 200);
+});
+
+test('state-changing requests need the console origin: foreign Origin → 403, own → 200', async () => {
+  const json = { 'content-type': 'application/json' };
+  const evil = await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: 'http://evil.example' }, '{}');
+  assert.equal(evil.status, 403);
+  assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: `http://127.0.0.1:${con.port + 1}` }, '{}')).status, 403);
+  assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: 'null' }, '{}')).status, 403);
+  // Cookie alone without Origin: refused (browsers always send Origin on POST).
+  assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie }, '{}')).status, 403);
+  assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: `http://127.0.0.1:${con.port}`, 'sec-fetch-site': 'cross-site' }, '{}')).status, 403);
+  assert.equal(host.servers[1].state, 'failed', 'no refused request reached the host');
+  const ok = await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: `http://127.0.0.1:${con.port}`, 'sec-fetch-site': 'same-origin' }, '{}');
+  assert.equal(ok.status, 200);
+  assert.equal(host.servers[1].state, 'ready');
+  // A script with the bearer token and no Origin may change state.
+  assert.equal((await raw('POST', '/api/servers/everything/restart', { ...json, authorization: `Bearer ${con.token}` }, '{}')).status, 200);
+  // Foreign Origin with a valid bearer is still refused.
+  assert.equal((await raw('POST', '/api/servers/everything/restart', { ...json, authorization: `Bearer ${con.token}`, origin: 'http://evil.example' }, '{}')).status, 403);
+});
+
+test('API bodies over 1 MiB are refused with 413', async () => {
+  const big = JSON.stringify({ uri: 'file:///x', name: 'x'.repeat(1024 * 1024 + 10) });
+  const r = await raw('POST', '/api/roots', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)), authorization: `Bearer ${con.token}` }, big);
+  assert.equal(r.status, 413);
+  assert.equal(host.roots.list().length, 0);
+});
+
+test('the token never appears in anything written to stdout or stderr', () => {
+  assert.ok(!written.join('').includes(con.token));
+});
