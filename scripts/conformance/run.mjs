@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+// `npm run conformance`: the official MCP conformance suite against parley (docs/conformance.md).
+//
+// 1. Installs the suite on demand into tools/conformance-0.1 (0.1.16: 2025-06-18 / 2025-11-25) and
+//    tools/conformance-0.2 (0.2.0-alpha.12: 2026-07-28 / MRTR); PARLEY_CONFORMANCE_TOOLS overrides tools/.
+// 2. Starts scripts/conformance/server.ts (parley toolkit) on 127.0.0.1:<free port> and runs the server
+//    scenarios: 0.1.16 `--suite active`; 0.2 `--requirements 2026-07-28`, then 0.2 `--suite active
+//    --spec-version 2025-11-25` (names suffixed ` @2025-11-25`).
+// 3. Runs each client scenario (0.1.16: all; 0.2: those tagged 2026-07-28) against
+//    scripts/conformance/client.ts (parley host runtime + broker), one at a time (sse-retry is timing
+//    sensitive).
+// 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
+//    scenarios not in the baseline. Exit 1 on any failed check, a scenario without results, or a stale
+//    baseline entry. Warnings are listed, not counted as failures.
+//
+// Usage: node scripts/conformance/run.mjs [--only server|client] [--line 0.1|0.2] [--keep <dir>]
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseJsonc } from 'jsonc-parser';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const toolsDir = resolve(process.env.PARLEY_CONFORMANCE_TOOLS ?? join(root, 'tools'));
+const PACKAGE = '@modelcontextprotocol/conformance';
+const LINES = { '0.1': '0.1.16', '0.2': '0.2.0-alpha.12' };
+const PRELOAD = join(here, 'node20-preload.mjs');
+const SERVER_START_MS = 60_000;
+// The suite default is 30 s; a client run took up to 27 s on this 2-core machine at load average ~15.
+const CLIENT_TIMEOUT_MS = 60_000;
+
+const args = process.argv.slice(2);
+const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const only = opt('--only');
+const lines = opt('--line') ? [opt('--line')] : Object.keys(LINES);
+const keep = opt('--keep');
+const out = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'parley-conformance-'));
+const log = (m) => console.error(`conformance: ${m}`);
+const started = Date.now();
+
+/** Installs `@modelcontextprotocol/conformance@<version>` into tools/conformance-<line> unless present. */
+function ensureSuite(line) {
+  const version = LINES[line];
+  const prefix = join(toolsDir, `conformance-${line}`);
+  const pkg = join(prefix, 'node_modules', PACKAGE, 'package.json');
+  const have = existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : undefined;
+  if (have !== version) {
+    log(`installing ${PACKAGE}@${version} into ${prefix}${have ? ` (found ${have})` : ''}`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `${PACKAGE}@${version}`], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`npm install ${PACKAGE}@${version} failed (exit ${r.status}); check network access to the npm registry`);
+  }
+  return join(prefix, 'node_modules', PACKAGE, 'dist', 'index.js');
+}
+
+/** Runs the suite CLI; resolves with {code, stdout, stderr}. Bounded by `timeoutMs`. */
+function cli(bin, argv, timeoutMs) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, ['--import', PRELOAD, bin, ...argv], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => { stderr += `\n[killed after ${timeoutMs} ms]`; child.kill('SIGKILL'); }, timeoutMs);
+    child.on('close', (code) => { clearTimeout(timer); resolvePromise({ code, stdout, stderr }); });
+  });
+}
+
+/** Starts the conformance server; resolves with {url, stop()}. */
+function startServer() {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'server.ts')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let buf = '', errBuf = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`conformance server did not start within ${SERVER_START_MS} ms: ${errBuf}`)); }, SERVER_START_MS);
+    child.stderr.on('data', (d) => { errBuf += d; });
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const m = /listening on (http:\/\/\S+)/.exec(buf);
+      if (m) {
+        clearTimeout(timer);
+        const stop = () => new Promise((r) => { if (child.exitCode !== null) return r(); child.once('close', () => r()); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 3000).unref(); });
+        resolvePromise({ url: m[1], stop });
+      }
+    });
+    child.on('close', (code) => { clearTimeout(timer); reject(new Error(`conformance server exited (${code}) before listening: ${errBuf}`)); });
+  });
+}
+
+/** Reads every `<dir>/<name>-<ISO time>/checks.json` into {scenario → checks[]}. */
+function readResults(dir, prefix) {
+  const res = new Map();
+  if (!existsSync(dir)) return res;
+  for (const d of readdirSync(dir)) {
+    const m = /^(.*)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(d);
+    const file = join(dir, d, 'checks.json');
+    if (!m || !existsSync(file)) continue;
+    const name = prefix && m[1].startsWith(prefix) ? m[1].slice(prefix.length) : m[1];
+    res.set(name, JSON.parse(readFileSync(file, 'utf8')));
+  }
+  return res;
+}
+
+/** `conformance list --client` → [{name, tags}] */
+async function listClientScenarios(bin) {
+  const r = await cli(bin, ['list', '--client'], 60_000);
+  return [...r.stdout.matchAll(/^\s+- (\S+) \[([^\]]*)\]/gm)].map((m) => ({ name: m[1], tags: m[2].split(',') }));
+}
+
+const baseline = parseJsonc(readFileSync(join(here, 'baseline.jsonc'), 'utf8'));
+const inBaseline = (line, side, name) => (baseline[line]?.[side] ?? []).some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : p === name));
+
+/** scenario results: {line, side, name, checks, problem?} */
+const results = [];
+
+/** Server runs per suite line: [selection, suffix for the scenario names]. */
+const SERVER_RUNS = {
+  '0.1': [[['--suite', 'active'], '']],
+  // The 2026-07-28 set, then the alpha's (newer) 2025-era scenarios, e.g. server-session-lifecycle.
+  '0.2': [[['--requirements', '2026-07-28'], ''], [['--suite', 'active', '--spec-version', '2025-11-25'], ' @2025-11-25']],
+};
+
+async function runServers(url) {
+  for (const line of lines) {
+    const bin = ensureSuite(line);
+    for (const [i, [sel, suffix]] of SERVER_RUNS[line].entries()) {
+      const dir = join(out, `server-${line}-${i}`);
+      const t0 = Date.now();
+      const r = await cli(bin, ['server', '--url', url, ...sel, '-o', dir], 300_000);
+      log(`server ${LINES[line]} ${sel.join(' ')}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const got = readResults(dir, 'server-');
+      if (got.size === 0) results.push({ line, side: 'server', name: `(suite ${sel.join(' ')})`, checks: [], problem: `no results (exit ${r.code}): ${r.stderr.slice(-500)}` });
+      for (const [name, checks] of got) results.push({ line, side: 'server', name: name + suffix, checks });
+    }
+  }
+}
+
+async function runClients() {
+  const command = `"${process.execPath}" --import tsx "${join(here, 'client.ts')}"`;
+  for (const line of lines) {
+    const bin = ensureSuite(line);
+    const all = await listClientScenarios(bin);
+    const picked = all.filter((s) => (line === '0.1' || s.tags.includes('2026-07-28')) && !inBaseline(line, 'client', s.name));
+    for (const s of picked) {
+      const dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'));
+      const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
+      const t0 = Date.now();
+      const r = await cli(bin, ['client', '--command', command, '--scenario', s.name, '--timeout', String(CLIENT_TIMEOUT_MS), ...extra, '-o', dir], CLIENT_TIMEOUT_MS + 30_000);
+      const got = [...readResults(dir).values()][0];
+      log(`client ${LINES[line]} ${s.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      // The checks decide; a non-zero runner exit without failed checks (warnings only, or the client
+      // exiting non-zero after its checks passed) is reported as a warning.
+      const note = got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
+      results.push({ line, side: 'client', name: s.name, checks: got ?? [], problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`, note });
+    }
+  }
+}
+
+let server;
+try {
+  if (only !== 'client') {
+    server = await startServer();
+    log(`parley conformance server at ${server.url}`);
+    await runServers(server.url);
+  }
+  if (only !== 'server') await runClients();
+} finally {
+  await server?.stop();
+}
+
+// Tally.
+let passed = 0, failed = 0, warnings = 0;
+const unexpected = [], expected = [], stale = [], warned = [];
+for (const r of results) {
+  const fails = r.checks.filter((c) => c.status === 'FAILURE');
+  const warns = r.checks.filter((c) => c.status === 'WARNING');
+  const label = `${LINES[r.line]} ${r.side} ${r.name}`;
+  if (inBaseline(r.line, r.side, r.name)) {
+    if (fails.length === 0 && !r.problem && r.checks.some((c) => c.status === 'SUCCESS')) stale.push(label);
+    else expected.push(`${label} (${fails.length} failed checks)`);
+    continue;
+  }
+  passed += r.checks.filter((c) => c.status === 'SUCCESS').length;
+  failed += fails.length + (r.problem ? 1 : 0);
+  warnings += warns.length;
+  for (const c of fails) unexpected.push(`${label}: ${c.id}: ${(c.errorMessage ?? '').slice(0, 300)}`);
+  if (r.problem) unexpected.push(`${label}: ${r.problem}`);
+  for (const c of warns) warned.push(`${label}: ${c.id}: ${(c.errorMessage ?? '').slice(0, 200)}`);
+  if (r.note) warned.push(`${label}: ${r.note}`);
+}
+const scenarios = results.filter((r) => !inBaseline(r.line, r.side, r.name));
+const removeResults = !keep && unexpected.length === 0 && stale.length === 0;
+console.log(`scenarios run: ${results.length} (${scenarios.length} scored, ${results.length - scenarios.length} in the baseline); results ${removeResults ? 'removed (use --keep <dir>)' : `in ${out}`}`);
+for (const l of expected) console.log(`  expected failure (baseline): ${l}`);
+for (const l of stale) console.log(`  STALE baseline entry (passes now; remove it): ${l}`);
+for (const l of warned) console.log(`  warning: ${l}`);
+for (const l of unexpected) console.log(`  FAILED: ${l}`);
+console.log(`time: ${((Date.now() - started) / 1000).toFixed(0)} s; warnings: ${warnings}`);
+console.log(`conformance: ${passed} passed, ${failed} failed`);
+if (removeResults) rmSync(out, { recursive: true, force: true });
+process.exit(unexpected.length > 0 || stale.length > 0 ? 1 : 0);
