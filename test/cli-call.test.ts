@@ -54,6 +54,21 @@ describe('parley call --answers', () => {
   });
 });
 
+describe('parley call URL mode from a file', () => {
+  it('accepts only with "$consent": true; otherwise declines', { timeout: T }, async () => {
+    const url = 'url=https://example.com/oauth?state=abc';
+    const [yes, no] = await Promise.all([
+      call('everything', 'trigger-url-elicitation', url, '--answers', answers('url-consent.json')),
+      call('everything', 'trigger-url-elicitation', url, '--answers', answers('accept.json')),
+    ]);
+    // req: ELIC-1125-URL-CONSENT
+    assert.equal(yes.code, 0, yes.stderr);
+    assert.match(yes.stdout, /User completed the URL elicitation flow/);
+    assert.equal(no.code, 0, no.stderr);
+    assert.match(no.stdout, /"action": "decline"/);
+  });
+});
+
 describe('parley call headless', () => {
   it('--non-interactive fails fast with a clear message and exit 1 when a person is needed', { timeout: T }, async () => {
     const started = Date.now();

@@ -31,9 +31,9 @@ async function waitFor(s: string, re: RegExp, ms = 30_000): Promise<string> {
 }
 
 /** Starts `parley call everything trigger-elicitation-request` in a fresh 120x40 tmux session. */
-function start(): string {
+function start(tool = 'trigger-elicitation-request', ...args: string[]): string {
   const s = `parley-test-${randomUUID().slice(0, 8)}`;
-  const cmd = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything trigger-elicitation-request; echo "EXIT=$?"; sleep 60`;
+  const cmd = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything ${tool} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`;
   tmux('new-session', '-d', '-s', s, '-x', '120', '-y', '40', '-c', REPO, '-e', 'NO_COLOR=1', cmd);
   return s;
 }
@@ -84,6 +84,23 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
       // req: ELIC-ACTION-CANCEL
       const out = await waitFor(s, /EXIT=\d/);
       assert.match(out, /User cancelled the elicitation dialog/);
+      assert.match(out, /EXIT=0/);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
+    }
+  });
+
+  it('URL mode: shows the full URL with its host marked, opens nothing, and accepts only on explicit consent', { timeout: T }, async () => {
+    const s = start('trigger-url-elicitation', 'url=https://example.com/oauth?state=abc');
+    try {
+      // req: ELIC-1125-URL-CONSENT
+      const shown = await waitFor(s, /Open this link for everything\?[\s\S]*Decline[\s\S]*Cancel/);
+      assert.match(shown, /URL:\s+https:\/\/\[example\.com\]\/oauth\?state=abc/);
+      assert.match(shown, /did not open or fetch it/);
+      assert.doesNotMatch(shown, /EXIT=/, 'nothing is answered before the person chooses');
+      tmux('send-keys', '-t', s, 'Enter'); // "I will open it myself"
+      const out = await waitFor(s, /EXIT=\d/);
+      assert.match(out, /User completed the URL elicitation flow/);
       assert.match(out, /EXIT=0/);
     } finally {
       spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });

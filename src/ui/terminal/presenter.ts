@@ -76,7 +76,9 @@ export class TerminalPresenter implements Presenter {
     for (const r of prompt.repairs) lines.push(`repaired ${r.path}: ${r.message}`);
     for (const w of prompt.warnings) lines.push(`warning: ${w}`);
     for (const l of prompt.lint ?? []) if (l.severity === 'error') lines.push(`schema ${l.path}: ${l.message}`);
-    for (const [f, src] of Object.entries(prompt.prefillSources)) lines.push(`${f}: prefilled from ${src}`);
+    const bySource = new Map<string, string[]>();
+    for (const [f, src] of Object.entries(prompt.prefillSources)) bySource.set(src, [...(bySource.get(src) ?? []), f]);
+    for (const [src, fields] of bySource) lines.push(`prefilled from ${src}: ${fields.join(', ')}`);
     if (prompt.call) lines.push(`(during tool call ${prompt.call.tool})`);
     p.note(lines.join('\n'), `${prompt.server} is asking`, this.io);
     if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
