@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-const T = 90_000;
+const T = 240_000;
 let p: CliProject;
 before(() => {
   p = cliProject();
@@ -19,7 +19,7 @@ const screen = (s: string) => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls the pane until `re` matches; throws with the screen after `ms`. */
-async function waitFor(s: string, re: RegExp, ms = 30_000): Promise<string> {
+async function waitFor(s: string, re: RegExp, ms = 90_000): Promise<string> {
   const end = Date.now() + ms;
   let last = '';
   while (Date.now() < end) {
