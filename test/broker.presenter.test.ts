@@ -40,7 +40,7 @@ test('an exhausted script and the HeadlessPresenter reject with UserInteractionR
   const h = new HeadlessPresenter();
   const t0 = Date.now();
   await assert.rejects(h.present(view({ mode: 'url', schema: undefined, url: { full: 'https://e.com/x', host: 'e.com', asciiHost: 'e.com', warnings: [] } })), /consent to open https:\/\/e\.com\/x/);
-  assert.ok(Date.now() - t0 < 100);
+  assert.ok(Date.now() - t0 < 5_000, "rejects at once, not after the 30-minute answer bound");
   h.notify({ kind: 'refused', server: 's', message: 'm' });
   assert.equal(h.notices.length, 1);
 });

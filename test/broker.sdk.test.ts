@@ -149,13 +149,13 @@ test('two servers asking at once are answered independently (no cross-delivery)'
 
 test('HeadlessPresenter fails fast: the server gets an error, not a hang', async () => {
   const broker = new ElicitationBroker({ presenter: new HeadlessPresenter() });
-  const peer = await connectLegacy(broker, 'ci', { timeoutMs: 5_000 });
+  const peer = await connectLegacy(broker, 'ci', { timeoutMs: 120_000 });
   try {
     const t0 = Date.now();
     const r = await peer.ask(NAME);
     assert.equal(r.isError, true);
     assert.match(r.text, /no person can answer/);
-    assert.ok(Date.now() - t0 < 2_000);
+    assert.ok(Date.now() - t0 < 60_000, 'failed fast, not at the 120 s elicitation timeout');
   } finally {
     await peer.close();
   }

@@ -128,7 +128,7 @@ test('remember is forced to "once" when a field is sensitive; URL accept carries
   await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'accept', content: { password: 'hunter2' }, remember: 'always' });
   assert.deepEqual(await answer, { action: 'accept', content: { password: 'hunter2' }, remember: 'once' });
 
-  // req-proposed: ELIC-URL-ACCEPT-NO-CONTENT
+  // req: ELIC-URL-ACCEPT-NO-CONTENT
   const u = urlPrompt('https://example.com/oauth?state=abc');
   const ua = presenter.present(u, new AbortController().signal);
   await call('POST', `/api/prompts/${u.id}/answer`, { action: 'accept', content: { sneaky: 1 } });

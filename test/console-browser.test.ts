@@ -46,7 +46,7 @@ test('13-field server-everything form: every field kind filled in the browser, a
     const answer = s.presenter.present(prompt, new AbortController().signal);
     const c = card(s, prompt.id);
     await c.waitFor();
-    // req-proposed: ELIC-1125-CLIENT-SHOW-SERVER
+    // req: ELIC-1125-CLIENT-SHOW-SERVER
     assert.equal(await c.locator('h3').innerText(), 'everything is asking');
     assert.match(await c.locator('.call').innerText(), /trigger-elicitation-request/);
     assert.equal(await c.locator('.message').innerText(), prompt.message);
@@ -172,7 +172,7 @@ test('URL consent: full URL and host shown, nothing fetched, opened with noopene
       w.opened = [];
       w.open = (...a: unknown[]) => (w.opened.push(a), null);
     });
-    // req-proposed: ELIC-1125-URL-SHOW-FULL, ELIC-1125-URL-WARN-PUNYCODE
+    // req: ELIC-1125-URL-SHOW-FULL, ELIC-1125-URL-WARN-PUNYCODE
     assert.equal(await c.locator('.url-full').innerText(), full);
     assert.equal(await c.locator('mark.url-host').innerText(), 'xn--pple-43d.com');
     assert.equal(await c.locator('.url-site').innerText(), 'аpple.com');
@@ -180,7 +180,7 @@ test('URL consent: full URL and host shown, nothing fetched, opened with noopene
     assert.equal(await s.page.locator('a[href*="pple"]').count(), 0, 'the URL is never a link');
     await s.shot('url-consent');
     assert.equal(await settledWithin(answer), 'pending');
-    // req-proposed: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
+    // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
     assert.ok(!s.requests.some((u) => u.includes('pple')), 'nothing fetched before consent');
     assert.equal(await c.getByRole('button', { name: /^Open / }).innerText(), 'Open xn--pple-43d.com', 'a look-alike name is not repeated on the button');
     await c.getByRole('button', { name: /^Open / }).click();

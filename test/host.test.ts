@@ -84,7 +84,7 @@ test('server-filesystem started with no directories is driven by the host roots,
   const host = createHost(config({ fs: stdio(process.execPath, [FILESYSTEM]) }, { roots: [{ uri: pathToFileURL(join(dir, 'a')).href }] }), { presenter: new ScriptedPresenter([]) });
   const allowed = async () => text(await host.callTool('fs', 'list_allowed_directories', {}));
   const waitFor = async (re: RegExp) => {
-    const until = Date.now() + 10_000;
+    const until = Date.now() + 30_000; // bound: roots apply asynchronously and slowly on a loaded 2-core machine
     for (;;) {
       const t = await allowed();
       if (re.test(t)) return t;
@@ -162,6 +162,37 @@ test('${input:id} is asked once through the presenter, masked, and kept out of t
     }
   } finally {
     await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two users and two sessions interleave elicitations with zero cross-delivery; audit rows stay in their scope', async () => {
+  const dir = tmp();
+  const store = openSqliteStore(join(dir, 'p.db'));
+  const cfg = config({ everything: stdio(process.execPath, [EVERYTHING, 'stdio']) });
+  const mk = (user: string, session: string) => {
+    const seen: PromptView[] = [];
+    // Each person answers with their own name after a short, different delay, so the requests overlap.
+    const presenter = new ScriptedPresenter(Array.from({ length: 3 }, () => async (p: PromptView) => {
+      seen.push(p);
+      await new Promise((r) => setTimeout(r, user === 'ada' ? 120 : 40));
+      return { action: 'accept' as const, content: { ...p.prefill, name: `${user}-${session}` } };
+    }));
+    return { seen, host: createHost(cfg, { presenter, store, scope: { user, session } }) };
+  };
+  const people = [mk('ada', 's1'), mk('ada', 's2'), mk('bob', 's3')];
+  try {
+    const results = await Promise.all(people.flatMap((p) => [p.host.callTool('everything', 'trigger-elicitation-request', {}), p.host.callTool('everything', 'trigger-elicitation-request', {})]));
+    const names = results.map((r) => /Name: (\S+)/.exec(text(r))?.[1]);
+    assert.deepEqual(names, ['ada-s1', 'ada-s1', 'ada-s2', 'ada-s2', 'bob-s3', 'bob-s3'], 'every answer went back to the call that caused it');
+    for (const p of people) assert.equal(p.seen.length, 2, 'each person saw exactly their own two prompts');
+    const bobAnswers = store.queryAudit({ scope: { user: 'bob' }, kind: 'answer' });
+    assert.equal(bobAnswers.length, 2);
+    assert.ok(bobAnswers.every((r) => r.scope.user === 'bob' && r.scope.session === 's3'));
+    assert.equal(store.queryAudit({ scope: { user: 'ada', session: 's2' }, kind: 'answer' }).length, 2);
+  } finally {
+    await Promise.all(people.map((p) => p.host.close()));
+    store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -26,14 +26,11 @@ test('mulberry32 gives a fixed sequence for a fixed seed (machine independent in
 });
 
 test('two generations into two files from the same seed are identical; another seed differs', () => {
-  const t0 = Date.now();
   const one = openSalesDb(join(dir, 'a', 'sales.db'));
-  const ms = Date.now() - t0;
   const two = openSalesDb(join(dir, 'b', 'nested', 'sales.db'));
   const other = openSalesDb(join(dir, 'c.db'), { seed: 7 });
   try {
     assert.equal(one.created, true);
-    assert.ok(ms < 3000, `generation took ${ms} ms, budget 3000`);
     assert.deepEqual(one.db.prepare(FIRST_ROWS).all(), two.db.prepare(FIRST_ROWS).all());
     assert.deepEqual(one.db.prepare(COUNTS).get(), two.db.prepare(COUNTS).get());
     assert.notDeepEqual(one.db.prepare(FIRST_ROWS).all(), other.db.prepare(FIRST_ROWS).all());

@@ -111,3 +111,8 @@ test('sensitive fields: the review\'s misses are caught and its false positives 
   const misses = { a: { type: 'integer', title: '令牌数量' }, pwd: { type: 'string', title: 'Working directory' }, username: { type: 'string', description: 'We will never ask for your password.' }, m: { type: 'integer', title: 'Minimum password length' }, pin: { type: 'boolean', title: 'Pin this message?' }, tokenType: { type: 'string' }, designToken: { type: 'string' }, secretSanta: { type: 'string' }, passport: { type: 'string', title: 'Passport number' }, mode: { type: 'string', enum: ['password', 'oauth'] } };
   assert.deepEqual(props(misses), []);
 });
+
+test('sensitive fields from the second review: format password, session ids, bank accounts', () => {
+  const hits = detectSensitiveFields({ type: 'object', properties: { p: { type: 'string', format: 'password' }, session_id: { type: 'string' }, iban: { type: 'string' }, acct: { type: 'string', title: 'Bank account number' } } });
+  assert.deepEqual(hits.map((h) => [h.field, h.rule]), [['p', 'password'], ['session_id', 'credential'], ['iban', 'bank-account'], ['acct', 'bank-account']]);
+});

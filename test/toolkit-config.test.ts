@@ -116,3 +116,26 @@ test('config scope session over HTTP without auth: keyed by MCP-Session-Id, two 
     assert.deepEqual([ca.n, cb.n], [1, 1]);
   } finally { await a.close(); await b.close(); await h.close(); }
 });
+
+test('config scope session on 2026-07-28 over HTTP: with an authenticated user it is asked once, per user', async () => {
+  // 2026-07-28 has no sessions; the authenticated user is the stable principal (review of issue 3).
+  const shared = createShared();
+  const h = await serve(() => demoServer(shared), { http: { authenticate: (req) => {
+    const u = req.headers['x-test-user'];
+    return typeof u === 'string' ? { token: 't', clientId: 'c', scopes: [], extra: { sub: u } } : undefined;
+  } } });
+  try {
+    const asks = { alice: 0, bob: 0 };
+    const connect = async (user: 'alice' | 'bob') => {
+      const c = v2Client(() => { asks[user]++; return { action: 'accept', content: { host: `${user}.db` } }; }, { mode: 'auto' });
+      await c.connect(new StreamableHTTPClientTransport(new URL(h.url), { requestInit: { headers: { 'x-test-user': user } } }));
+      return c;
+    };
+    const [a, b] = [await connect('alice'), await connect('bob')];
+    assert.equal(text(await a.callTool({ name: 'query', arguments: { q: '1' } })), 'alice.db:5432 1');
+    assert.equal(text(await a.callTool({ name: 'query', arguments: { q: '2' } })), 'alice.db:5432 2');
+    assert.equal(text(await b.callTool({ name: 'query', arguments: { q: '3' } })), 'bob.db:5432 3');
+    assert.deepEqual(asks, { alice: 1, bob: 1 });
+    await Promise.all([a.close(), b.close()]);
+  } finally { await h.close(); }
+});

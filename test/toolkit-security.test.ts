@@ -65,3 +65,12 @@ test('HTTP legacy leg: unknown session → 404, non-initialize without a session
     assert.equal((await post(list, {}, h.url.replace('/mcp', '/other'))).status, 404);
   } finally { await h.close(); }
 });
+
+test('elicitUrl refuses URLs a server must not send, before anything is sent', async () => {
+  // req: ELIC-1125-URL-SAFE-HANDLING
+  const { checkElicitationUrl } = await import('../src/server/context.js');
+  for (const bad of ['not a url', 'javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,x', 'http://example.com/login', 'https://user:pw@example.com/x']) {
+    assert.throws(() => checkElicitationUrl(bad), /elicitUrl:/, bad);
+  }
+  for (const good of ['https://example.com/connect?flow=1', 'http://localhost:3000/cb', 'http://127.0.0.1/x']) checkElicitationUrl(good);
+});

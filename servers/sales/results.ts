@@ -9,6 +9,8 @@
  * The store is bounded (least recently saved is evicted first).
  */
 import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Row, SalesResult } from './query.js';
 
 export const RESULT_URI_PREFIX = 'sales://results/';
@@ -32,22 +34,45 @@ export interface TextResourceContent {
 export class ResultStore {
   private readonly items = new Map<string, StoredResult>();
 
-  /** @param maxEntries results kept before the oldest is evicted. @default 100 */
-  constructor(private readonly maxEntries = 100) {}
+  /**
+   * @param maxEntries results kept in memory before the oldest is evicted. @default 100
+   * @param dir when given, each result is also written to `<dir>/<id>.json` and read back from there on
+   *   a miss, so every process that opens the same database (the sales server, and the charts server
+   *   started with `--with-sales`) can resolve `sales://results/{id}`.
+   */
+  constructor(private readonly maxEntries = 100, private readonly dir?: string) {}
 
   /** Stores `result` and returns it with its `id`, `uri` and `csvUri`. */
   save(result: SalesResult): StoredResult {
     const key = JSON.stringify([result.config.table, result.config.region, result.from, result.to, result.rows.length]);
     const id = createHash('sha256').update(key).digest('hex').slice(0, 16);
     const stored: StoredResult = { ...result, id, uri: `${RESULT_URI_PREFIX}${id}`, csvUri: `${RESULT_URI_PREFIX}${id}/csv` };
-    this.items.delete(id);
-    this.items.set(id, stored);
-    while (this.items.size > this.maxEntries) this.items.delete(this.items.keys().next().value as string);
+    this.remember(stored);
+    if (this.dir) {
+      mkdirSync(this.dir, { recursive: true });
+      const tmp = join(this.dir, `.${id}.${process.pid}.tmp`);
+      writeFileSync(tmp, JSON.stringify(stored));
+      renameSync(tmp, join(this.dir, `${id}.json`)); // atomic: readers never see half a file
+    }
     return stored;
   }
 
+  private remember(stored: StoredResult): void {
+    this.items.delete(stored.id);
+    this.items.set(stored.id, stored);
+    while (this.items.size > this.maxEntries) this.items.delete(this.items.keys().next().value as string);
+  }
+
   get(id: string): StoredResult | undefined {
-    return this.items.get(id);
+    const hit = this.items.get(id);
+    if (hit || !this.dir || !/^[0-9a-f]{16}$/.test(id)) return hit;
+    try {
+      const stored = JSON.parse(readFileSync(join(this.dir, `${id}.json`), 'utf8')) as StoredResult;
+      this.remember(stored);
+      return stored;
+    } catch {
+      return undefined;
+    }
   }
 
   list(): StoredResult[] {
@@ -61,7 +86,7 @@ export class ResultStore {
    */
   read(uri: string): TextResourceContent | undefined {
     const m = /^sales:\/\/results\/([0-9a-f]{16})(\/csv)?$/.exec(uri);
-    const item = m ? this.items.get(m[1]) : undefined;
+    const item = m ? this.get(m[1]) : undefined;
     if (!m || !item) return undefined;
     if (m[2]) return { uri, mimeType: 'text/csv', text: toCsv(item.columns, item.rows) };
     const { id: _id, csvUri: _csv, ...body } = item;

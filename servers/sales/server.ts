@@ -7,12 +7,13 @@
  * One {@link SalesBackend} (database, result store, shared toolkit state) serves every server instance the
  * factory creates (one per connection on 2025 revisions, one per request on 2026-07-28).
  */
+import { dirname, join } from 'node:path';
 import * as z from 'zod/v4';
 import { ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/server';
 import { createParleyServer, createShared, defineConfig } from '../../src/server/index.js';
 import type { ConfigDef, ParleyServer, Shared } from '../../src/server/index.js';
-import { FIRST_DAY, openSalesDb } from './data.js';
+import { DEFAULT_DB_PATH, FIRST_DAY, openSalesDb } from './data.js';
 import type { SalesDb } from './data.js';
 import { SalesQuery, describeResult } from './query.js';
 import { ResultStore, RESULT_URI_TEMPLATE, RESULT_CSV_URI_TEMPLATE } from './results.js';
@@ -29,6 +30,8 @@ export interface SalesBackendOptions {
   seed?: number;
   /** Results kept in memory. @default 100 */
   maxResults?: number;
+  /** Where results are persisted for other processes. @default `<db dir>/results`; `false` keeps them in memory only. */
+  resultsDir?: string | false;
   /** How long a negotiated configuration is reused, in ms. @default 1_800_000 (30 min) */
   configTtlMs?: number;
   /** Toolkit state shared by all instances. @default a new `createShared()` */
@@ -56,7 +59,8 @@ export function openSalesBackend(opts: SalesBackendOptions = {}): SalesBackend {
     ttlMs: opts.configTtlMs ?? 1_800_000,
     message: `Which sales data do you want? Choose the table, the date range (relative to the newest order, ${query.newest}) and the region.`,
   });
-  return { db, query, store: new ResultStore(opts.maxResults ?? 100), shared: opts.shared ?? createShared(), config, close: () => db.close() };
+  const resultsDir = opts.resultsDir === false ? undefined : (opts.resultsDir ?? join(dirname(opts.dbPath ?? DEFAULT_DB_PATH), 'results'));
+  return { db, query, store: new ResultStore(opts.maxResults ?? 100, resultsDir), shared: opts.shared ?? createShared(), config, close: () => db.close() };
 }
 
 function errorResult(text: string): CallToolResult {

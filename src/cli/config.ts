@@ -3,11 +3,10 @@
  * the search order) and prints every issue. Exit 1 on errors, 0 when clean (warnings allowed).
  * @module
  */
-import { homedir } from 'node:os';
 import { defineCommand } from 'citty';
-import { formatConfigIssues, hasErrors, loadHostConfig } from '../host/index.js';
+import { formatConfigIssues, hasErrors } from '../host/index.js';
 import { commonArgs, parseFlags, printJson } from './context.js';
-import { embeddedDefault } from './defaults.js';
+import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 
 export const configCheckCommand = defineCommand({
@@ -17,13 +16,13 @@ export const configCheckCommand = defineCommand({
     const pos = parseFlags('config check', rawArgs, { '--json': false });
     if (pos.length > 1) throw new CliError(`config check: expected at most one file, got ${pos.join(' ')}`);
     const flagFile = pos[0] ?? (args.config as string | undefined);
-    const { config, issues } = loadHostConfig({ flagFile, cwd: process.cwd(), home: homedir(), env: process.env, embedded: embeddedDefault() });
+    const { config, issues, origin } = resolveConfig({ flagFile });
     const bad = hasErrors(issues);
-    if (args.json) printJson({ servers: Object.keys(config.servers), issues });
+    if (args.json) printJson({ origin, servers: Object.keys(config.servers), issues });
     else {
       if (issues.length) process.stdout.write(formatConfigIssues(issues) + '\n');
       const errors = issues.filter((i) => i.severity === 'error').length;
-      process.stdout.write(`${Object.keys(config.servers).length} server(s): ${Object.keys(config.servers).join(', ') || 'none'}; ${errors} error(s), ${issues.length - errors} warning(s)\n`);
+      process.stdout.write(`${origin === 'embedded' ? 'no configuration file found; the embedded default: ' : ''}${Object.keys(config.servers).length} server(s): ${Object.keys(config.servers).join(', ') || 'none'}; ${errors} error(s), ${issues.length - errors} warning(s)\n`);
     }
     process.exitCode = bad ? EXIT.FAILED : EXIT.OK;
   },

@@ -4,10 +4,9 @@
  * file, embedded default), opening the SQLite store and building the host with a presenter.
  * @module
  */
-import { homedir } from 'node:os';
-import { createHost, formatConfigIssues, hasErrors, loadHostConfig, openSqliteStore } from '../host/index.js';
+import { createHost, formatConfigIssues, hasErrors, openSqliteStore } from '../host/index.js';
 import type { ConfigIssue, Host, HostConfig, Presenter, SqliteStore } from '../host/index.js';
-import { embeddedDefault } from './defaults.js';
+import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 
 /** Default store file, relative to the working directory. */
@@ -48,9 +47,13 @@ export function parseFlags(command: string, rawArgs: string[], flags: Record<str
   return positionals;
 }
 
-/** Loads configuration; prints issues on stderr. @throws CliError (exit 1) when there are errors. */
+/**
+ * Loads configuration like `parley up` (`resolveConfig` from ./defaults.ts: the flag file or the
+ * project/user files, else the embedded default); prints issues on stderr.
+ * @throws CliError (exit 1) when there are errors.
+ */
 export function loadConfig(flagFile: string | undefined): { config: HostConfig; issues: ConfigIssue[] } {
-  const loaded = loadHostConfig({ flagFile, cwd: process.cwd(), home: homedir(), env: process.env, embedded: embeddedDefault() });
+  const loaded = resolveConfig({ flagFile });
   if (loaded.issues.length) process.stderr.write(formatConfigIssues(loaded.issues) + '\n');
   if (hasErrors(loaded.issues)) throw new CliError('configuration has errors (see above; run parley config check)', EXIT.FAILED);
   return loaded;

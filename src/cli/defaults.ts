@@ -1,32 +1,48 @@
 /**
- * The embedded default configuration: the lowest layer under `parley.json`, `.mcp.json`,
- * `.vscode/mcp.json` and the user file (see docs/config.md). It starts the two bundled example
- * servers from the built package (`dist/servers/...`) with their data in `.parley/` of the project.
+ * The embedded default configuration and the one way every command resolves configuration:
+ * `--config <file>` (with project and user files beneath it), else the project or user files, else
+ * the embedded default — the bundled `sales` and `charts` servers with their data under `.parley/`.
  * @module
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { loadHostConfig, type ConfigIssue, type HostConfig } from '../host/index.js';
 
-/** The package directory: the nearest ancestor of this file holding `package.json`. */
-export function packageDir(from: string = fileURLToPath(import.meta.url)): string {
-  let dir = dirname(from);
-  for (let i = 0; i < 8; i++) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return dirname(dirname(dirname(from)));
+/** The package's root folder (where `dist/` lives), from this file's location. */
+export function packageDir(): string {
+  // this file is dist/src/cli/defaults.js (built) or src/cli/defaults.ts (tsx): three or two levels up
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  return here.includes('/dist/') ? fileURLToPath(new URL('../../../', import.meta.url)) : fileURLToPath(new URL('../../', import.meta.url));
 }
 
-/** `{mcpServers: {sales, charts}}`: the bundled servers, run with the current Node (`process.execPath`). */
-export function embeddedDefault(): { mcpServers: Record<string, { command: string; args: string[] }> } {
-  const pkg = packageDir();
+/**
+ * The embedded default, in the `mcpServers` shape: `sales` (a deterministic SQLite sales database
+ * in `.parley/sales.db`) and `charts` (vega-lite charts; `--with-sales` so it can chart
+ * `sales://results/{id}`). Both run from the built package with the current Node binary.
+ */
+export function embeddedDefault(dir = packageDir()): Record<string, unknown> {
+  const bin = (name: string) => `${dir.replace(/\/$/, '')}/dist/servers/${name}/main.js`;
   return {
     mcpServers: {
-      sales: { command: process.execPath, args: [join(pkg, 'dist/servers/sales/main.js'), '--db', '.parley/sales.db'] },
-      charts: { command: process.execPath, args: [join(pkg, 'dist/servers/charts/main.js'), '--with-sales', '--sales-db', '.parley/sales.db'] },
+      sales: { command: process.execPath, args: [bin('sales'), '--db', '.parley/sales.db'] },
+      charts: { command: process.execPath, args: [bin('charts'), '--with-sales', '--sales-db', '.parley/sales.db'] },
     },
   };
+}
+
+export interface ResolvedConfig {
+  config: HostConfig;
+  issues: ConfigIssue[];
+  /** `'flag' | 'files' | 'embedded'`: where the configuration came from. */
+  origin: 'flag' | 'files' | 'embedded';
+}
+
+/** Resolves configuration for any command (see the module doc for the order). Never throws. */
+export function resolveConfig(opts: { flagFile?: string; cwd?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): ResolvedConfig {
+  const ctx = { flagFile: opts.flagFile, cwd: opts.cwd ?? process.cwd(), home: opts.home ?? homedir(), env: (opts.env ?? process.env) as Record<string, string | undefined> };
+  const files = loadHostConfig(ctx);
+  if (opts.flagFile || files.config.sources.length > 0 || files.issues.some((i) => i.severity === 'error')) {
+    return { ...files, origin: opts.flagFile ? 'flag' : 'files' };
+  }
+  return { ...loadHostConfig({ ...ctx, embedded: embeddedDefault() }), origin: 'embedded' };
 }

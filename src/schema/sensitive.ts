@@ -38,7 +38,8 @@ const RULES: Rule[] = [
   { id: 'cookie', re: / (session )?cookies? / },
   { id: 'api-key', re: / (api ?key|apikey|x api key|access key|secret key|license key|subscription key)s? / },
   { id: 'private-key', re: / (private ?key|privkey|ssh key|signing key)s? / },
-  { id: 'credential', re: / (credentials?|connection string|conn string|dsn) / },
+  { id: 'credential', re: / (credentials?|connection string|conn string|dsn|session id|sessionid|session key) / },
+  { id: 'bank-account', re: / (iban|bank account( number)?|routing number|account number) / },
   { id: 'card-number', re: / ((credit|debit|bank|payment) )?card (number|no|num)s? | (credit|debit) card | pan number | cc ?(number|num) / },
   { id: 'cvv', re: / (cvv2?|cvc2?|csc|card security code|security code) / },
   { id: 'pin', re: / pin( code| number)?s? / },
@@ -102,6 +103,10 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
     const prop = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     // A yes/no answer or a choice among fixed options cannot carry a secret.
     if (prop.type === 'boolean' || Array.isArray(prop.enum) || Array.isArray(prop.oneOf) || prop.type === 'array') continue;
+    if (prop.format === 'password') {
+      hits.push({ field, path: '/properties/' + field.replace(/~/g, '~0').replace(/\//g, '~1'), rule: 'password', matched: 'format: password', where: 'name' });
+      continue;
+    }
     const parts: Array<[SensitiveHit['where'], unknown]> = [
       ['name', field],
       ['title', prop.title],

@@ -202,7 +202,25 @@ function flowFor(st: CallState, id: string) {
   return f;
 }
 
+/**
+ * Refuses URLs a server must not send (2025-11-25 elicitation §URL Mode l.347: a valid URL;
+ * §Safe URL Handling l.711-733: no credentials in the URL, HTTPS outside development).
+ * Allowed: https, and http only for loopback hosts.
+ */
+export function checkElicitationUrl(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ElicitationSchemaError(`elicitUrl: ${JSON.stringify(url)} is not a valid absolute URL; give the full https:// address to open`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) throw new ElicitationSchemaError(`elicitUrl: scheme "${u.protocol}" is not allowed; use https (http only for localhost)`);
+  if (u.username || u.password) throw new ElicitationSchemaError('elicitUrl: the URL carries credentials (user:password@); servers MUST NOT put credentials in elicitation URLs');
+}
+
 async function elicitUrl(st: CallState, message: string, url: string, require: boolean): Promise<UrlOutcome> {
+  checkElicitationUrl(url);
   const key = `u${st.seq++}`;
   if (!elicitModes(st.era).url) throw new InputUnavailableError('the client declared no URL-mode elicitation capability, so nothing was asked', [{ name: 'url', description: message }], st.howToSupply);
   const id = (st.ids[key] ??= randomUUID());
@@ -270,8 +288,7 @@ export function makeContext(st: CallState): ParleyContext {
     resolveInRoots: async (p) => resolveInRoots(p, await roots(st)),
     config: async (def) => {
       const key = configKey(def, st.user, st.session);
-      const cached = st.shared.config.get(key);
-      const values: Record<string, unknown> = { ...def.defaults, ...(cached ?? {}) };
+      const values: Record<string, unknown> = { ...def.defaults, ...(st.shared.config.get(key) ?? {}) };
       const missing = missingFields(def, values);
       if (missing.length) {
         const pick = def.schema.pick(Object.fromEntries(missing.map((k) => [k, true])) as never) as z.ZodObject;
@@ -281,9 +298,10 @@ export function makeContext(st: CallState): ParleyContext {
       }
       const parsed = def.schema.safeParse(values);
       if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, []);
-      // Stored when something was asked, or when supplied values completed it for the first time: the
-      // TTL runs from the moment the configuration became complete, not from the last use.
-      if (missing.length || !cached) {
+      // Stored only when a person answered: values supplied by the call (tool arguments passed as
+      // defaults) are a one-off override and never become the negotiated configuration on their own.
+      // The TTL runs from the answer, not from the last use.
+      if (missing.length) {
         st.shared.config.set(key, values, def.ttlMs);
         st.onConfig(def, parsed.data as Record<string, unknown>);
       }

@@ -14,6 +14,8 @@ export interface RequestEra {
   modern: boolean;
   revision: Revision;
   caps: ClientCapabilities;
+  /** False for negotiated revisions older than 2025-06-18, which have no elicitation. */
+  elicitation: boolean;
 }
 
 /** Derives era, revision and the client's capabilities (per request on 2026-07-28; per connection before). */
@@ -21,17 +23,24 @@ export function readEra(mcp: McpServer, ctx: ServerContext): RequestEra {
   const env = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   const negotiated = mcp.server.getNegotiatedProtocolVersion?.();
   const modern = env[PV] === '2026-07-28' || negotiated === '2026-07-28';
-  if (modern) return { modern, revision: '2026-07-28', caps: (env[CAPS] ?? {}) as ClientCapabilities };
+  if (modern) return { modern, revision: '2026-07-28', caps: (env[CAPS] ?? {}) as ClientCapabilities, elicitation: true };
   const revision: Revision = negotiated === '2025-11-25' ? '2025-11-25' : '2025-06-18';
-  return { modern, revision, caps: mcp.server.getClientCapabilities() ?? {} };
+  // Versions compare as dates; an unknown (undefined) negotiated version is treated as 2025-06-18.
+  const elicitation = negotiated === undefined || negotiated >= '2025-06-18';
+  return { modern, revision, caps: mcp.server.getClientCapabilities() ?? {}, elicitation };
 }
 
-/** Which elicitation modes the client declared (`elicitation: {}` means form only). */
+/**
+ * Which elicitation modes the client declared. 2025-11-25+: `elicitation: {}` means form only,
+ * `{url: {}}` alone means URL only. 2025-06-18: any `elicitation` object means form (there are no
+ * sub-modes and no URL mode). Revisions before 2025-06-18 have no elicitation at all.
+ */
 export function elicitModes(era: RequestEra): { form: boolean; url: boolean } {
   const e = era.caps.elicitation as Record<string, unknown> | undefined;
-  if (!e) return { form: false, url: false };
+  if (!e || !era.elicitation) return { form: false, url: false };
+  if (era.revision === '2025-06-18') return { form: true, url: false };
   const hasForm = 'form' in e, hasUrl = 'url' in e;
-  return { form: hasForm || !hasUrl, url: hasUrl && era.revision !== '2025-06-18' };
+  return { form: hasForm || !hasUrl, url: hasUrl };
 }
 
 /** The authenticated user: `authInfo.extra.sub`, else `authInfo.clientId`, else '' (unknown). */

@@ -115,11 +115,19 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const ttl = settings.requestStateTtlMs;
   let intercepted = false;
   let listIntercepted = false;
-  // On stdio one process serves one client for its lifetime, so the process is the session on both
-  // eras (set by `serve({stdio})`). Modern HTTP has no session: without an authenticated user each
-  // call stands alone. Legacy HTTP has the transport's MCP session id.
+  // What "the session" is, per transport and era:
+  // - legacy HTTP: the transport's MCP session id;
+  // - stdio (both eras): the process, since one process serves one client (set by `serve({stdio})`);
+  // - modern HTTP: there are no sessions (SEP-2567); the authenticated user is the only stable
+  //   principal, so session-scoped state lives per user; without a user each call stands alone.
   let processSession: string | undefined;
-  const sessionOf = (sdk: ServerContext, modern: boolean) => sdk.sessionId ?? processSession ?? (modern ? `call:${randomUUID()}` : connectionId);
+  const sessionOf = (sdk: ServerContext, modern: boolean) => {
+    if (sdk.sessionId) return sdk.sessionId;
+    if (processSession) return processSession;
+    if (!modern) return connectionId;
+    const user = userOf(sdk);
+    return user ? `user:${user}` : `call:${randomUUID()}`;
+  };
 
   /** Lists configuration-dependent tools with `describe(config)` once this user/session completed it. */
   function interceptList(): void {

@@ -4,3 +4,4 @@ export { WebPresenter, type PresenterEvent, type AnswerOutcome, type WebPresente
 export { promptPayload, issueField, type FieldView, type PromptPayload } from './fields.js';
 export { HostApiError } from './hostApi.js';
 export type { HostApi, HostEvent, ServerInfo, ServerState, ToolInfo, ToolContent, CallToolResult, RootInfo, PresetInfo, AuditFilter } from './hostApi.js';
+export { hostApiFor } from './hostAdapter.js';

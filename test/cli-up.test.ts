@@ -1,0 +1,88 @@
+// `parley up` as a person runs it: a child process with a config, the console URL with its token,
+// server start-up progress, and a clean shutdown on SIGINT within its bound.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const EVERYTHING = new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url).pathname;
+const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
+const TSX = import.meta.resolve('tsx'); // absolute: children run in temp folders
+
+test('parley up: JSON logs, console URL with token, servers ready, token enforced, clean Ctrl-C', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
+  writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: any[] = [];
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  let buf = '';
+  const waiters: Array<() => void> = [];
+  child.stdout.on('data', (d) => {
+    buf += d;
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (line.trim()) events.push(JSON.parse(line));
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  const waitFor = (pred: (e: any) => boolean, ms = 60_000) =>
+    new Promise<any>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`timed out waiting; events: ${JSON.stringify(events)} stderr: ${stderr}`)), ms);
+      const check = () => {
+        const hit = events.find(pred);
+        if (hit) return clearTimeout(t), resolve(hit);
+        waiters.push(check);
+      };
+      check();
+    });
+  try {
+    const cfg = await waitFor((e) => e.event === 'config');
+    assert.equal(cfg.origin, 'files');
+    assert.deepEqual(cfg.servers, ['everything']);
+    const { url } = await waitFor((e) => e.event === 'console');
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32}$/);
+    const ready = await waitFor((e) => e.event === 'ready');
+    assert.equal(ready.ready, 1);
+    assert.ok(events.some((e) => e.event === 'server' && e.status === 'running' && e.revision === '2025-11-25'));
+    const base = url.split('?')[0];
+    assert.equal((await fetch(base)).status, 401, 'no token: refused');
+    assert.equal((await fetch(url, { redirect: 'manual' })).status, 303, 'the token sets a cookie and leaves the address bar');
+    assert.equal((await fetch(`${base}api/servers`, { headers: { authorization: `Bearer ${url.split('token=')[1]}` } })).status, 200);
+    assert.ok(existsSync(join(dir, '.parley', 'parley.db')), 'the store is created under .parley/');
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGINT');
+    const code = await Promise.race([exited, new Promise<'hang'>((r) => setTimeout(() => r('hang'), 15_000))]);
+    assert.equal(code, 0, `clean shutdown, exit 0 (stderr: ${stderr})`);
+    assert.ok(events.some((e) => e.event === 'stopped'));
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('parley up: a bad --port is a usage error (exit 2), a config without servers exits 1', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
+  const run = (args: string[]) => new Promise<{ code: number | null; err: string }>((resolve) => {
+    const c = spawn(process.execPath, ['--import', TSX, MAIN, 'up', ...args], { cwd: dir });
+    let err = '';
+    c.stderr.on('data', (d) => (err += d));
+    const t = setTimeout(() => c.kill('SIGKILL'), 30_000);
+    c.on('exit', (code) => (clearTimeout(t), resolve({ code, err })));
+  });
+  try {
+    const bad = await run(['--port', 'x']);
+    assert.equal(bad.code, 2, bad.err);
+    assert.match(bad.err, /--port must be/);
+    writeFileSync(join(dir, 'empty.json'), JSON.stringify({ mcpServers: {} }));
+    const none = await run(['--config', 'empty.json']);
+    assert.equal(none.code, 1, none.err);
+    assert.match(none.err, /no servers to run/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
