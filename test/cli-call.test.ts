@@ -23,16 +23,16 @@ describe('parley call --answers', () => {
       call('everything', 'trigger-elicitation-request', '--answers', answers('decline.json')),
       call('everything', 'trigger-elicitation-request', '--answers', answers('cancel.json')),
     ]);
-    // req: ELIC-ACTION-ACCEPT
+    // req: ELIC-RESULT-ACTIONS
     assert.equal(acc.code, 0, acc.stderr);
     assert.match(acc.stdout, /User provided the requested information/);
     assert.match(acc.stdout, /- Name: Ada/);
     assert.match(acc.stdout, /Favorite Integer: 7/);
     assert.match(acc.stdout, /"firstLine": "It was a dark and stormy night\."/, 'defaults fill the fields the file leaves out');
-    // req: ELIC-ACTION-DECLINE
+    // req: ELIC-RESULT-ACTIONS
     assert.equal(dec.code, 0, dec.stderr);
     assert.match(dec.stdout, /User declined/);
-    // req: ELIC-ACTION-CANCEL
+    // req: ELIC-RESULT-ACTIONS
     assert.equal(can.code, 0, can.stderr);
     assert.match(can.stdout, /User cancelled/);
   });

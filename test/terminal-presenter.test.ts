@@ -55,7 +55,7 @@ describe('TerminalPresenter', () => {
     const t = rig();
     const answer = t.presenter.present(view({ type: 'object', properties: {} }), new AbortController().signal);
     await t.type(DOWN, '\r');
-    // req: ELIC-ACTION-DECLINE
+    // req: ELIC-RESULT-ACTIONS
     assert.deepEqual(await answer, { action: 'decline' });
     assert.match(t.screen(), /Accept[\s\S]*Decline[\s\S]*Cancel/);
   });
@@ -82,7 +82,7 @@ describe('TerminalPresenter', () => {
     const t = rig();
     const a = t.presenter.present(view({ type: 'object', properties: { x: { type: 'string' } } }), new AbortController().signal);
     await t.type(ESC);
-    // req: ELIC-ACTION-CANCEL
+    // req: ELIC-RESULT-ACTIONS
     assert.deepEqual(await a, { action: 'cancel' });
     const ctl = new AbortController();
     const b = t.presenter.present(view({ type: 'object', properties: { x: { type: 'string' } } }), ctl.signal);

@@ -42,7 +42,7 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
   it('types a few fields, accepts, and prints the tool result', { timeout: T }, async () => {
     const s = start();
     try {
-      // req: ELIC-1125-SHOW-SERVER
+      // req: ELIC-1125-CLIENT-SHOW-SERVER
       await waitFor(s, /everything is asking[\s\S]*\(name\) \*/);
       tmux('send-keys', '-t', s, 'Ada Lovelace', 'Enter');
       await waitFor(s, /\(check\)/);
@@ -60,7 +60,7 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
         await waitFor(s, new RegExp(`\\(${field}\\)`));
       }
       tmux('send-keys', '-t', s, 'Enter');
-      // req: ELIC-1125-REVIEW-BEFORE-SEND
+      // proposed requirement ELIC-1125-REVIEW-BEFORE-SEND (§User Interaction Model: review before sending; decline and cancel always possible)
       await waitFor(s, /Send these answers to everything\?[\s\S]*Accept[\s\S]*Decline[\s\S]*Cancel/);
       tmux('send-keys', '-t', s, 'Enter');
       await waitFor(s, /Remember these answers\?/);
@@ -81,7 +81,7 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
     try {
       await waitFor(s, /\(name\) \*/);
       tmux('send-keys', '-t', s, 'Escape');
-      // req: ELIC-ACTION-CANCEL
+      // req: ELIC-RESULT-ACTIONS
       const out = await waitFor(s, /EXIT=\d/);
       assert.match(out, /User cancelled the elicitation dialog/);
       assert.match(out, /EXIT=0/);
@@ -93,7 +93,7 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
   it('URL mode: shows the full URL with its host marked, opens nothing, and accepts only on explicit consent', { timeout: T }, async () => {
     const s = start('trigger-url-elicitation', 'url=https://example.com/oauth?state=abc');
     try {
-      // req: ELIC-1125-URL-CONSENT
+      // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-SHOW-FULL, ELIC-1125-URL-NO-PREFETCH
       const shown = await waitFor(s, /Open this link for everything\?[\s\S]*Decline[\s\S]*Cancel/);
       assert.match(shown, /URL:\s+https:\/\/\[example\.com\]\/oauth\?state=abc/);
       assert.match(shown, /did not open or fetch it/);
