@@ -21,6 +21,13 @@ export const main = defineCommand({
   subCommands: {
     lint: () => import('./lint.js').then((m) => m.lintCommand),
     up: () => import('./up.js').then((m) => m.upCommand),
+    call: () => import('./call.js').then((m) => m.callCommand),
+    servers: () => import('./list.js').then((m) => m.serversCommand),
+    tools: () => import('./list.js').then((m) => m.toolsCommand),
+    roots: () => import('./list.js').then((m) => m.rootsCommand),
+    presets: () => import('./list.js').then((m) => m.presetsCommand),
+    audit: () => import('./list.js').then((m) => m.auditCommand),
+    config: () => import('./config.js').then((m) => m.configCommand),
   },
 });
 

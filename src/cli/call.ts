@@ -1,0 +1,156 @@
+/**
+ * `parley call <server> <tool> [json | key=value …]`: calls one tool through the host, answering the
+ * server's input requests on the terminal, from an answers file, or headlessly.
+ *
+ * Presenter choice: `--answers <file>` → scripted answers (never waits for a person);
+ * `--non-interactive`, or stdin not a TTY → headless (presets and remembered answers only; fails fast
+ * when a person would be needed); otherwise the terminal presenter.
+ * Output: text content on stdout, images/audio/blobs saved to temp files (the path is printed);
+ * `--json` prints `structuredContent` (or the whole result when there is none) as JSON.
+ * Exit: 0 ok, 1 tool error (`isError`) or failed call, 2 usage.
+ * @module
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineCommand } from 'citty';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { HeadlessPresenter, ScriptedPresenter, UserInteractionRequiredError } from '../host/index.js';
+import type { AnswersFile, Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../host/index.js';
+import { TerminalPresenter } from '../ui/terminal/index.js';
+import { commonArgs, openHost, parseFlags, printJson } from './context.js';
+import { CliError, EXIT } from './output.js';
+
+/** Parses the tool arguments: one JSON object, or `key=value` pairs (values parsed as JSON when they parse). */
+export function parseToolArgs(parts: string[]): Record<string, unknown> {
+  if (parts.length === 1 && parts[0].trim().startsWith('{')) {
+    try {
+      const v = JSON.parse(parts[0]) as unknown;
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch (e) {
+      throw new CliError(`call: arguments are not valid JSON (${(e as Error).message}); give a JSON object or key=value pairs`);
+    }
+    throw new CliError('call: arguments must be a JSON object');
+  }
+  const out: Record<string, unknown> = {};
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new CliError(`call: "${part}" is not key=value; give a JSON object or key=value pairs`);
+    const raw = part.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // plain string
+    }
+    out[part.slice(0, eq)] = value;
+  }
+  return out;
+}
+
+function readAnswers(file: string): AnswersFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`--answers ${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v === '$decline' || v === '$cancel' || (typeof v === 'object' && v !== null && !Array.isArray(v))) return v as AnswersFile;
+  } catch (e) {
+    throw new CliError(`--answers ${file}: not valid JSON (${(e as Error).message})`);
+  }
+  throw new CliError(`--answers ${file}: expected an object ({"<field>": value} or {"<server>": {...}}) or "$decline" / "$cancel"`);
+}
+
+/** Wraps a presenter: notices go to stderr; a "no person can answer" error is remembered and aborts the call. */
+class Watched implements Presenter {
+  failure: Error | undefined;
+  readonly interactive: boolean;
+  readonly autoSubmitPrefill?: boolean;
+  constructor(private readonly inner: Presenter, private readonly abort: AbortController) {
+    this.interactive = inner.interactive;
+    this.autoSubmitPrefill = inner.autoSubmitPrefill;
+  }
+  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    try {
+      return await this.inner.present(prompt, signal);
+    } catch (e) {
+      if (e instanceof UserInteractionRequiredError) {
+        this.failure ??= e;
+        this.abort.abort(e);
+      }
+      throw e;
+    }
+  }
+  notify(n: PresenterNotice): void {
+    if (this.inner instanceof TerminalPresenter) return this.inner.notify(n);
+    process.stderr.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);
+  }
+}
+
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'audio/wav': 'wav', 'audio/mpeg': 'mp3' };
+
+/** Renders a result for the terminal; binary parts are written to a fresh temp directory. */
+export function renderResult(result: CallToolResult): string {
+  const lines: string[] = [];
+  let dir: string | undefined;
+  const save = (data: string, mime: string | undefined, stem: string) => {
+    dir ??= mkdtempSync(join(tmpdir(), 'parley-'));
+    const file = join(dir, `${stem}.${EXT[mime ?? ''] ?? 'bin'}`);
+    writeFileSync(file, Buffer.from(data, 'base64'));
+    return file;
+  };
+  result.content.forEach((c, i) => {
+    if (c.type === 'text') lines.push(c.text);
+    else if (c.type === 'image' || c.type === 'audio') lines.push(`[${c.type} ${c.mimeType}] saved to ${save(c.data, c.mimeType, `${c.type}-${i + 1}`)}`);
+    else if (c.type === 'resource_link') lines.push(`[resource link] ${c.uri}${c.name ? ` (${c.name})` : ''}`);
+    else if (c.type === 'resource') {
+      const r = c.resource as { uri: string; text?: string; blob?: string; mimeType?: string };
+      lines.push(r.text !== undefined ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri}] saved to ${save(r.blob ?? '', r.mimeType, `resource-${i + 1}`)}`);
+    }
+  });
+  if (!result.content.length && result.structuredContent !== undefined) lines.push(JSON.stringify(result.structuredContent, null, 2));
+  return lines.join('\n');
+}
+
+export const callCommand = defineCommand({
+  meta: { name: 'call', description: 'Call a tool; answer its input requests on the terminal, from --answers, or headlessly (exit 1 when the tool fails)' },
+  args: {
+    server: { type: 'positional', description: 'server name from the configuration', required: true },
+    tool: { type: 'positional', description: 'tool name', required: true },
+    arguments: { type: 'positional', description: 'a JSON object, or key=value pairs (values parsed as JSON when they parse)', required: false },
+    ...commonArgs,
+    answers: { type: 'string', description: 'answer input requests from a JSON file: {"<field>": value} or {"<server>": {...}}, "$decline" / "$cancel"; never waits for a person' },
+    'non-interactive': { type: 'boolean', description: 'never ask a person: answer from presets and remembered answers only, else fail (default when stdin is not a terminal)' },
+    json: { type: 'boolean', description: 'print structuredContent (or the whole result) as JSON' },
+  },
+  async run({ args, rawArgs }) {
+    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false });
+    if (pos.length < 2) throw new CliError('call: expected <server> <tool> [json | key=value …]');
+    const [server, tool, ...rest] = pos;
+    const toolArgs = parseToolArgs(rest);
+    const abort = new AbortController();
+    const inner: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
+    const presenter = new Watched(inner, abort);
+    const ctx = openHost(args, presenter);
+    const onSignal = () => abort.abort(new Error('interrupted'));
+    process.once('SIGINT', onSignal);
+    try {
+      let result: CallToolResult;
+      try {
+        result = await ctx.host.callTool(server, tool, toolArgs, { signal: abort.signal });
+      } catch (e) {
+        throw new CliError(`call ${server} ${tool}: ${(presenter.failure ?? (e as Error)).message}`, EXIT.FAILED);
+      }
+      if (presenter.failure) throw new CliError(`call ${server} ${tool}: ${presenter.failure.message}`, EXIT.FAILED);
+      if (args.json) printJson(result.structuredContent ?? result);
+      else process.stdout.write(renderResult(result) + '\n');
+      process.exitCode = result.isError ? EXIT.FAILED : EXIT.OK;
+    } finally {
+      process.off('SIGINT', onSignal);
+      await ctx.close();
+    }
+  },
+});

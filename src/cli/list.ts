@@ -1,0 +1,182 @@
+/**
+ * The list commands: `parley servers | tools | roots | presets | audit`, each with `--json`.
+ * Roots and presets are stored at user scope (they outlive the process); see docs/cli.md.
+ * @module
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineCommand } from 'citty';
+import { exportPresets, HeadlessPresenter, importPresets, RootRegistry } from '../host/index.js';
+import type { Preset, Scope } from '../host/index.js';
+import { isFileUri, pathToFileUri } from '../schema/index.js';
+import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
+import { CliError, EXIT } from './output.js';
+
+const json = { type: 'boolean', description: 'print JSON' } as const;
+const USER: Scope = { ...CLI_SCOPE, session: null };
+
+const stateText = (s: { status: string; message?: string }) => (s.status === 'error' ? `error: ${s.message}` : s.status);
+
+export const serversCommand = defineCommand({
+  meta: { name: 'servers', description: 'List configured servers (name, type, state); --start starts them to show revision and capabilities' },
+  args: { ...commonArgs, start: { type: 'boolean', description: 'start every server (bounded by its startup timeout)' }, json },
+  async run({ args, rawArgs }) {
+    parseFlags('servers', rawArgs, { '--start': false, '--json': false });
+    const ctx = openHost(args, new HeadlessPresenter(true));
+    try {
+      if (args.start) await ctx.host.start();
+      const list = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
+      if (args.json) return printJson(list);
+      for (const s of list) process.stdout.write(`${s.name}\t${s.type}\t${stateText(s.state as never)}${s.revision ? `\trevision ${s.revision}` : ''}${s.capabilities ? `\tcapabilities ${Object.keys(s.capabilities as object).join(',')}` : ''}\n`);
+      process.exitCode = list.some((s) => s.state.status === 'error') ? EXIT.FAILED : EXIT.OK;
+    } finally {
+      await ctx.close();
+    }
+  },
+});
+
+export const toolsCommand = defineCommand({
+  meta: { name: 'tools', description: 'List tools per server (starts the servers); exit 1 when a server fails' },
+  args: { server: { type: 'positional', required: false, description: 'only this server' }, ...commonArgs, json },
+  async run({ args, rawArgs }) {
+    const pos = parseFlags('tools', rawArgs, { '--json': false });
+    const ctx = openHost(args, new HeadlessPresenter(true));
+    try {
+      const names = pos.length ? pos : ctx.host.servers.names();
+      for (const n of names) if (!ctx.host.servers.names().includes(n)) throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.servers.names().join(', ')})`, EXIT.FAILED);
+      const out: Record<string, { tools?: Array<{ name: string; description?: string }>; error?: string }> = {};
+      await Promise.all(
+        names.map(async (n) => {
+          try {
+            const r = await ctx.host.servers.listTools(n);
+            out[n] = { tools: r.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema })) };
+          } catch (e) {
+            out[n] = { error: (e as Error).message };
+          }
+        }),
+      );
+      if (args.json) printJson(out);
+      else
+        for (const n of names) {
+          process.stdout.write(`${n}${out[n].error ? `: error: ${out[n].error}` : ''}\n`);
+          for (const t of out[n].tools ?? []) process.stdout.write(`  ${t.name}${t.description ? `  ${t.description.split('\n')[0]}` : ''}\n`);
+        }
+      process.exitCode = Object.values(out).some((o) => o.error) ? EXIT.FAILED : EXIT.OK;
+    } finally {
+      await ctx.close();
+    }
+  },
+});
+
+export const rootsCommand = defineCommand({
+  meta: { name: 'roots', description: 'List roots; `roots add <path|uri> [--name N] [--scope app|session]`, `roots remove <uri>`' },
+  args: { action: { type: 'positional', required: false, description: 'list (default) | add | remove' }, target: { type: 'positional', required: false, description: 'path or URI' }, name: { type: 'string', description: 'root name (add)' }, scope: { type: 'string', description: 'app (kept in the store, default) | session (this process only)' }, ...commonArgs, json },
+  run({ args, rawArgs }) {
+    const [action = 'list', target, ...extra] = parseFlags('roots', rawArgs, { '--name': true, '--scope': true, '--json': false });
+    if (extra.length) throw new CliError(`roots: unexpected arguments ${extra.join(' ')}`);
+    const { config } = loadConfig(args.config);
+    const store = openStore(args.db);
+    try {
+      const reg = new RootRegistry({ store, scope: USER, routes: config.routes });
+      for (const r of config.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
+      if (action === 'add' || action === 'remove') {
+        if (!target) throw new CliError(`roots ${action}: give a path or URI`);
+        const uri = /^[a-z][a-z0-9+.-]*:/i.test(target) && !/^[a-z]:[\\/]/i.test(target) ? target : pathToFileUri(resolve(target), { platform: process.platform === 'win32' ? 'win32' : 'posix' });
+        if (action === 'add') {
+          const lifetime = (args.scope ?? 'app') as string;
+          if (lifetime !== 'app' && lifetime !== 'session') throw new CliError(`roots add: --scope must be app or session (got ${JSON.stringify(lifetime)})`);
+          let root;
+          try {
+            root = reg.add(uri, { name: args.name as string | undefined, lifetime: lifetime as 'app' | 'session', source: 'user' });
+          } catch (e) {
+            throw new CliError(`roots add: ${(e as Error).message}`);
+          }
+          args.json ? printJson(root) : process.stdout.write(`added ${root.uri}${root.virtual ? ' (virtual: routing only)' : ''}${isFileUri(root.uri) ? '' : ''}\n`);
+        } else {
+          const ok = reg.remove(uri);
+          if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);
+          args.json ? printJson({ removed: uri }) : process.stdout.write(`removed ${uri}\n`);
+        }
+      } else if (action === 'list') {
+        const list = reg.list().map(({ health: _h, ...r }) => r);
+        if (args.json) printJson(list);
+        else for (const r of list) process.stdout.write(`${r.uri}${r.name ? `\t${r.name}` : ''}\t${r.lifetime}\t${r.source}${r.virtual ? '\tvirtual' : ''}\n`);
+      } else throw new CliError(`roots: unknown action "${action}" (list, add, remove)`);
+      reg.close();
+    } finally {
+      store.close();
+    }
+  },
+});
+
+export const presetsCommand = defineCommand({
+  meta: { name: 'presets', description: 'List presets; `presets save <name>`, `load <name>`, `export [file]`, `import <file>`' },
+  args: { action: { type: 'positional', required: false, description: 'list (default) | save | load | export | import' }, target: { type: 'positional', required: false, description: 'preset name or file' }, ...commonArgs, json },
+  run({ args, rawArgs }) {
+    const [action = 'list', target] = parseFlags('presets', rawArgs, { '--json': false });
+    const { config } = loadConfig(args.config);
+    const store = openStore(args.db);
+    try {
+      if (action === 'list') {
+        const stored = store.listPresets(USER).map((p) => ({ name: p.name, source: 'store', roots: p.roots.length, answers: Object.keys(p.answers), updatedAt: p.updatedAt }));
+        const fromConfig = Object.entries(config.presets).map(([name, p]) => ({ name, source: 'config', roots: p.roots?.length ?? 0, answers: Object.keys(p.answers ?? {}) }));
+        const all = [...stored, ...fromConfig];
+        if (args.json) return printJson(all);
+        for (const p of all) process.stdout.write(`${p.name}\t${p.source}\t${p.roots} root(s)\tanswers for: ${p.answers.join(', ') || '-'}\n`);
+      } else if (action === 'save') {
+        if (!target) throw new CliError('presets save: give a name');
+        const reg = new RootRegistry({ store, scope: USER });
+        const preset: Preset = { name: target, scope: USER, roots: reg.list({ virtual: false }).filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: store.loadPreset(USER, target)?.answers ?? {}, config: {}, updatedAt: Date.now() };
+        reg.close();
+        store.savePreset(preset);
+        args.json ? printJson(preset) : process.stdout.write(`saved preset ${target} (${preset.roots.length} root(s))\n`);
+      } else if (action === 'load') {
+        if (!target) throw new CliError('presets load: give a name');
+        const p = store.loadPreset(USER, target) ?? (config.presets[target] ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} } : undefined);
+        if (!p) throw new CliError(`presets load: no preset named "${target}" (see parley presets)`, EXIT.FAILED);
+        const reg = new RootRegistry({ store, scope: USER });
+        for (const r of p.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'user' });
+        reg.close();
+        args.json ? printJson(p) : process.stdout.write(`loaded preset ${target}: added ${p.roots.length} root(s) to the app roots; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`);
+      } else if (action === 'export') {
+        const text = exportPresets(store, USER) + '\n';
+        if (target) writeFileSync(target, text);
+        else process.stdout.write(text);
+      } else if (action === 'import') {
+        if (!target) throw new CliError('presets import: give a file');
+        let text: string;
+        try {
+          text = readFileSync(target, 'utf8');
+        } catch (e) {
+          throw new CliError(`presets import: cannot read ${target} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
+        const r = importPresets(store, USER, text);
+        for (const i of r.issues) process.stderr.write(`${target} ${i.path || '(root)'}: ${i.severity}: ${i.message}${i.fix ? ` (${i.fix})` : ''}\n`);
+        if (r.issues.some((i) => i.severity === 'error')) return void (process.exitCode = EXIT.FAILED);
+        process.stdout.write(`imported ${r.imported} preset(s)\n`);
+      } else throw new CliError(`presets: unknown action "${action}" (list, save, load, export, import)`);
+    } finally {
+      store.close();
+    }
+  },
+});
+
+export const auditCommand = defineCommand({
+  meta: { name: 'audit', description: 'Show the audit log, newest first (--server, --kind, --action, --limit)' },
+  args: { server: { type: 'string', description: 'only this server' }, kind: { type: 'string', description: 'e.g. request, answer, tool-call, policy' }, action: { type: 'string', description: 'e.g. accept, decline, cancel, ok, error' }, limit: { type: 'string', description: 'maximum records (default 50)' }, ...commonArgs, json },
+  run({ args, rawArgs }) {
+    parseFlags('audit', rawArgs, { '--server': true, '--kind': true, '--action': true, '--limit': true, '--json': false });
+    const limit = args.limit === undefined ? 50 : Number(args.limit);
+    if (!Number.isInteger(limit) || limit < 1) throw new CliError(`audit: --limit must be a positive integer (got ${JSON.stringify(args.limit)})`);
+    const store = openStore(args.db);
+    try {
+      const q = { server: args.server as string | undefined, kind: args.kind as string | undefined };
+      let rows = store.queryAudit({ ...q, scope: { tenant: CLI_SCOPE.tenant, user: CLI_SCOPE.user }, limit: args.action ? Math.max(limit, 1000) : limit });
+      if (args.action) rows = rows.filter((r) => r.action === args.action).slice(0, limit);
+      if (args.json) return printJson(rows);
+      for (const r of rows) process.stdout.write(`${new Date(r.ts).toISOString()}\t${r.server}\t${r.kind}${r.action ? `\t${r.action}` : ''}${r.durationMs !== undefined ? `\t${r.durationMs}ms` : ''}${r.detail ? `\t${JSON.stringify(r.detail)}` : ''}\n`);
+    } finally {
+      store.close();
+    }
+  },
+});

@@ -1,0 +1,96 @@
+/**
+ * One terminal prompt per field kind (`fieldKind` from the schema core), on `@clack/prompts`:
+ * text (with format hints), number/integer (bounds in the label), boolean (confirm), single select
+ * (enum, enumNames, titled oneOf), multiselect (both multi-select kinds, minItems/maxItems), and
+ * masked input for sensitive fields. Each typed value is checked at once with `coerceFormValues` +
+ * `validateContent` on a one-field schema, so the person fixes it before moving on.
+ * @module
+ */
+import type { Readable, Writable } from 'node:stream';
+import * as p from '@clack/prompts';
+import { coerceFormValues, enumOptions, fieldKind, validateContent } from '../../schema/index.js';
+import type { RequestedSchema } from '../../schema/index.js';
+
+/** Returned when the person pressed Esc / Ctrl-C (or the signal aborted). */
+export const CANCELLED = Symbol('cancelled');
+/** Returned for an optional field left empty. */
+export const SKIPPED = Symbol('skipped');
+
+export interface FieldIo {
+  input?: Readable;
+  output?: Writable;
+  signal?: AbortSignal;
+}
+
+type Prop = Record<string, any>;
+
+/** Label: title, requiredness, bounds and format hint. */
+export function fieldLabel(name: string, prop: Prop, required: boolean): string {
+  const bits: string[] = [];
+  if (typeof prop.format === 'string') bits.push(({ email: 'e-mail address', uri: 'URL', date: 'YYYY-MM-DD', 'date-time': 'YYYY-MM-DDTHH:MM:SSZ' } as Record<string, string>)[prop.format] ?? prop.format);
+  if (prop.minimum !== undefined || prop.maximum !== undefined) bits.push(`${prop.minimum ?? '…'}..${prop.maximum ?? '…'}`);
+  if (prop.type === 'integer') bits.push('whole number');
+  if (prop.minLength !== undefined || prop.maxLength !== undefined) bits.push(`${prop.minLength ?? 0}..${prop.maxLength ?? '∞'} chars`);
+  if (prop.minItems !== undefined || prop.maxItems !== undefined) bits.push(`choose ${prop.minItems ?? 0}..${prop.maxItems ?? 'any'}`);
+  const title = typeof prop.title === 'string' ? `${prop.title} (${name})` : name;
+  const desc = typeof prop.description === 'string' && prop.description !== prop.title ? ` — ${prop.description}` : '';
+  return `${title}${required ? ' *' : ''}${bits.length ? ` [${bits.join(', ')}]` : ''}${desc}`;
+}
+
+/** Checks one field's raw value; returns the first problem as a sentence, or undefined when fine. */
+export function checkField(schema: RequestedSchema, name: string, raw: unknown): string | undefined {
+  const one = { type: 'object', properties: { [name]: schema.properties[name] }, required: schema.required?.includes(name) ? [name] : [] } as RequestedSchema;
+  const coerced = coerceFormValues(one, raw === undefined || raw === '' ? {} : { [name]: raw });
+  if (!coerced.ok) return coerced.issues[0]?.message;
+  const valid = validateContent(one, coerced.value);
+  return valid.ok ? undefined : valid.issues[0]?.message;
+}
+
+const asText = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(', ') : String(v));
+
+/**
+ * Asks one field. `initial` is the prefill (or the schema default). Returns the raw value (string,
+ * boolean, string[]), {@link SKIPPED} for an empty optional field, or {@link CANCELLED}.
+ */
+export async function askField(schema: RequestedSchema, name: string, initial: unknown, sensitive: boolean, io: FieldIo): Promise<unknown> {
+  const prop = schema.properties[name] as Prop;
+  const required = schema.required?.includes(name) ?? false;
+  const message = fieldLabel(name, prop, required);
+  const common = { input: io.input, output: io.output, signal: io.signal };
+  const kind = fieldKind(prop);
+  const start = initial ?? prop.default;
+  const validate = (v: string | undefined) => checkField(schema, name, v ?? '');
+  let value: unknown;
+  switch (kind) {
+    case 'boolean':
+      value = await p.confirm({ ...common, message, initialValue: typeof start === 'boolean' ? start : false });
+      break;
+    case 'enum':
+    case 'legacy-titled-enum':
+    case 'titled-enum': {
+      const options: Array<{ value: string; label: string; hint?: string }> = enumOptions(prop).map((o) => ({ value: o.value, label: o.label, ...(o.label !== o.value ? { hint: o.value } : {}) }));
+      if (!required) options.push({ value: '\u0000skip', label: '(leave empty)' });
+      value = await p.select({ ...common, message, options, initialValue: typeof start === 'string' ? start : options[0]?.value });
+      if (value === '\u0000skip') return SKIPPED;
+      break;
+    }
+    case 'multi-enum':
+    case 'titled-multi-enum': {
+      const options = enumOptions(prop).map((o) => ({ value: o.value, label: o.label }));
+      for (;;) {
+        value = await p.multiselect({ ...common, message, options, initialValues: Array.isArray(start) ? start.map(String) : [], required: (prop.minItems ?? 0) > 0 });
+        if (p.isCancel(value)) return CANCELLED;
+        const problem = checkField(schema, name, value);
+        if (!problem) break;
+        p.log.error(problem, common);
+      }
+      break;
+    }
+    default:
+      if (sensitive) value = await p.password({ ...common, message: `${message} (hidden)`, validate: (v) => (v ? validate(v) : required ? `${name} is required` : undefined) });
+      else value = await p.text({ ...common, message, initialValue: asText(start), placeholder: required ? undefined : '(optional: leave empty)', validate });
+  }
+  if (p.isCancel(value)) return CANCELLED;
+  if (value === '' || value === undefined) return SKIPPED;
+  return value;
+}

@@ -1,0 +1,179 @@
+/**
+ * The terminal presenter: shows an input request on a terminal with `@clack/prompts` and returns the
+ * person's answer. Spec: MCP `client/elicitation` 2025-11-25 §User Interaction Model (the server is
+ * named, the person reviews before sending, decline and cancel are always possible) and §Safe URL
+ * Handling (the full URL is shown with its host highlighted; nothing is fetched or opened without
+ * an explicit choice).
+ *
+ * Keys: Esc or Ctrl-C at any prompt answers `cancel`. Prompts are drawn on `output` (default
+ * stderr) so that stdout stays free for tool results. One prompt at a time; later ones wait.
+ * @module
+ */
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import * as p from '@clack/prompts';
+import { coerceFormValues, validateContent } from '../../schema/index.js';
+import type { Issue, RequestedSchema } from '../../schema/index.js';
+import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
+import type { RememberScope } from '../../host/store/types.js';
+import { askField, CANCELLED, SKIPPED } from './fields.js';
+
+export interface TerminalPresenterOptions {
+  /** @default process.stdin */
+  input?: Readable;
+  /** @default process.stderr */
+  output?: Writable;
+  /** Colour the highlighted URL host. @default output is a TTY and NO_COLOR is unset */
+  colour?: boolean;
+  /** Opens a URL in a browser, only when the person chooses to. @default the platform opener */
+  openUrl?: (url: string) => void;
+}
+
+/** Opens `url` with the platform's opener, detached; never waits for it. */
+export function openInBrowser(url: string): void {
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    spawn(cmd, args, { detached: true, stdio: 'ignore' }).on('error', () => undefined).unref();
+  } catch {
+    // no opener: the URL is printed already
+  }
+}
+
+export class TerminalPresenter implements Presenter {
+  readonly interactive = true;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly colour: boolean;
+
+  constructor(private readonly opts: TerminalPresenterOptions = {}) {
+    this.input = opts.input ?? process.stdin;
+    this.output = opts.output ?? process.stderr;
+    this.colour = opts.colour ?? (Boolean((this.output as NodeJS.WriteStream).isTTY) && process.env.NO_COLOR === undefined);
+  }
+
+  /** Shows `prompt` once the previous prompt is done. Resolves `cancel` when `signal` aborts. */
+  present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    const run = this.queue.then(() => (signal.aborted ? ({ action: 'cancel' } as const) : this.show(prompt, signal)));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  notify(n: PresenterNotice): void {
+    try {
+      this.output.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);
+    } catch {
+      // notices must not throw
+    }
+  }
+
+  private get io() {
+    return { input: this.input, output: this.output };
+  }
+
+  private header(prompt: PromptView): void {
+    const lines = [prompt.message];
+    for (const r of prompt.repairs) lines.push(`repaired ${r.path}: ${r.message}`);
+    for (const w of prompt.warnings) lines.push(`warning: ${w}`);
+    for (const l of prompt.lint ?? []) if (l.severity === 'error') lines.push(`schema ${l.path}: ${l.message}`);
+    const bySource = new Map<string, string[]>();
+    for (const [f, src] of Object.entries(prompt.prefillSources)) bySource.set(src, [...(bySource.get(src) ?? []), f]);
+    for (const [src, fields] of bySource) lines.push(`prefilled from ${src}: ${fields.join(', ')}`);
+    if (prompt.call) lines.push(`(during tool call ${prompt.call.tool})`);
+    p.note(lines.join('\n'), `${prompt.server} is asking`, this.io);
+    if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
+  }
+
+  private async show(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    this.header(prompt);
+    if (prompt.mode === 'url') return this.url(prompt, signal);
+    const schema = prompt.schema ?? ({ type: 'object', properties: {} } as RequestedSchema);
+    const names = Object.keys(schema.properties);
+    const raw: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(prompt.prefill)) if (k in schema.properties) raw[k] = v;
+    let ask = prompt.issues?.length ? fieldsOf(prompt.issues, names) : names;
+    for (;;) {
+      for (const name of ask) {
+        const v = await askField(schema, name, raw[name], prompt.sensitiveFields.includes(name), { ...this.io, signal });
+        if (v === CANCELLED) return { action: 'cancel' };
+        if (v === SKIPPED) delete raw[name];
+        else raw[name] = v;
+      }
+      const choice = await p.select({
+        ...this.io,
+        signal,
+        message: names.length ? `Send these answers to ${prompt.server}?` : `${prompt.server}: confirm?`,
+        options: [
+          { value: 'accept', label: 'Accept', hint: names.length ? 'send the answers' : 'confirm' },
+          { value: 'decline', label: 'Decline', hint: 'say no to the server' },
+          { value: 'cancel', label: 'Cancel', hint: 'dismiss without answering' },
+        ],
+      });
+      if (p.isCancel(choice) || choice === 'cancel') return { action: 'cancel' };
+      if (choice === 'decline') return { action: 'decline' };
+      const checked = check(schema, raw);
+      if (!checked.ok) {
+        for (const i of checked.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
+        const again = fieldsOf(checked.issues, names);
+        ask = again.length ? again : names;
+        continue;
+      }
+      const remember = prompt.sensitiveFields.length || !names.length ? undefined : await this.remember(signal);
+      if (remember === CANCELLED) return { action: 'cancel' };
+      return { action: 'accept', content: checked.value, ...(remember ? { remember } : {}) };
+    }
+  }
+
+  private async remember(signal: AbortSignal): Promise<RememberScope | typeof CANCELLED> {
+    const r = await p.select({
+      ...this.io,
+      signal,
+      message: 'Remember these answers?',
+      options: [
+        { value: 'once' as const, label: 'Just this once' },
+        { value: 'session' as const, label: 'For this session' },
+        { value: 'always' as const, label: 'Always (for this form)' },
+      ],
+      initialValue: 'once' as const,
+    });
+    return p.isCancel(r) ? CANCELLED : r;
+  }
+
+  private async url(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    const u = prompt.url;
+    if (!u) return { action: 'decline' };
+    const hl = this.colour ? `\x1b[1;4m${u.host}\x1b[22;24m` : `[${u.host}]`;
+    const full = u.full.replace(u.asciiHost, hl);
+    const lines = [`URL:  ${full.includes(hl) ? full : u.full}`, `host: ${u.host}${u.host !== u.asciiHost ? ` (on the wire: ${u.asciiHost})` : ''}`];
+    for (const w of u.warnings) lines.push(`warning: ${w}`);
+    p.note(lines.join('\n'), 'The server asks you to open a link (parley did not open or fetch it)', this.io);
+    const choice = await p.select({
+      ...this.io,
+      signal,
+      message: `Open this link for ${prompt.server}?`,
+      options: [
+        { value: 'self', label: 'I will open it myself', hint: 'consent; copy the URL above' },
+        { value: 'open', label: 'Open it in my browser', hint: 'consent' },
+        { value: 'decline', label: 'Decline' },
+        { value: 'cancel', label: 'Cancel' },
+      ],
+      initialValue: 'self',
+    });
+    if (p.isCancel(choice) || choice === 'cancel') return { action: 'cancel' };
+    if (choice === 'decline') return { action: 'decline' };
+    if (choice === 'open') (this.opts.openUrl ?? openInBrowser)(u.full);
+    return { action: 'accept' };
+  }
+}
+
+function check(schema: RequestedSchema, raw: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; issues: Issue[] } {
+  const coerced = coerceFormValues(schema, raw);
+  if (!coerced.ok) return coerced;
+  return validateContent(schema, coerced.value);
+}
+
+/** Field names named by issues (`/field…` pointers), in schema order. */
+function fieldsOf(issues: Issue[], names: string[]): string[] {
+  const hit = new Set(issues.map((i) => (i.path.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~')));
+  return names.filter((n) => hit.has(n));
+}

@@ -1,0 +1,111 @@
+// `parley call` as a child process against server-everything and the bundled sales server:
+// answers files (accept / decline / cancel / invalid), headless fail-fast, arguments, usage errors.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runParley } from './helpers/cli.js';
+import { cliProject, FIXTURES, type CliProject } from './fixtures/cli/setup.js';
+
+const T = 300_000; // generous: the machine may be shared and loaded
+let p: CliProject;
+before(() => {
+  p = cliProject();
+});
+after(() => p.cleanup());
+
+const call = (...args: string[]) => runParley(['call', ...p.flags, ...args], { timeoutMs: 120_000 });
+const answers = (name: string) => join(FIXTURES, name);
+
+describe('parley call --answers', () => {
+  it('accepts, declines and cancels server-everything\'s form from files', { timeout: T }, async () => {
+    const [acc, dec, can] = await Promise.all([
+      call('everything', 'trigger-elicitation-request', '--answers', answers('accept.json')),
+      call('everything', 'trigger-elicitation-request', '--answers', answers('decline.json')),
+      call('everything', 'trigger-elicitation-request', '--answers', answers('cancel.json')),
+    ]);
+    // req: ELIC-RESULT-ACTIONS
+    assert.equal(acc.code, 0, acc.stderr);
+    assert.match(acc.stdout, /User provided the requested information/);
+    assert.match(acc.stdout, /- Name: Ada/);
+    assert.match(acc.stdout, /Favorite Integer: 7/);
+    assert.match(acc.stdout, /"firstLine": "It was a dark and stormy night\."/, 'defaults fill the fields the file leaves out');
+    // req: ELIC-RESULT-ACTIONS
+    assert.equal(dec.code, 0, dec.stderr);
+    assert.match(dec.stdout, /User declined/);
+    // req: ELIC-RESULT-ACTIONS
+    assert.equal(can.code, 0, can.stderr);
+    assert.match(can.stdout, /User cancelled/);
+  });
+
+  it('validates file answers like typed ones: an invalid e-mail ends as cancel with a notice on stderr', { timeout: T }, async () => {
+    const r = await call('everything', 'trigger-elicitation-request', '--answers', answers('invalid.json'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /User cancelled/);
+    assert.match(r.stderr, /email/);
+    assert.doesNotMatch(r.stdout, /not-an-email/);
+  });
+
+  it('answers the sales server\'s configuration form and prints structuredContent with --json', { timeout: T }, async () => {
+    const r = await call('sales', 'query_sales', '--answers', answers('sales.json'), '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(typeof out, 'object');
+    assert.ok(!('isError' in out) || out.isError === false, r.stdout);
+  });
+});
+
+describe('parley call URL mode from a file', () => {
+  it('accepts only with "$consent": true; otherwise declines', { timeout: T }, async () => {
+    const url = 'url=https://example.com/oauth?state=abc';
+    const [yes, no] = await Promise.all([
+      call('everything', 'trigger-url-elicitation', url, '--answers', answers('url-consent.json')),
+      call('everything', 'trigger-url-elicitation', url, '--answers', answers('accept.json')),
+    ]);
+    // req: ELIC-1125-URL-CONSENT
+    assert.equal(yes.code, 0, yes.stderr);
+    assert.match(yes.stdout, /User completed the URL elicitation flow/);
+    assert.equal(no.code, 0, no.stderr);
+    assert.match(no.stdout, /"action": "decline"/);
+  });
+});
+
+describe('parley call headless', () => {
+  it('--non-interactive fails fast with a clear message and exit 1 when a person is needed', { timeout: T }, async () => {
+    const started = Date.now();
+    const r = await call('everything', 'trigger-elicitation-request', '--non-interactive');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Server "everything" asks for fields name, /);
+    assert.match(r.stderr, /no person can answer here/);
+    assert.match(r.stderr, /--answers/);
+    assert.ok(Date.now() - started < 90_000);
+  });
+
+  it('is headless by default when stdin is not a terminal, and a call without prompts just works', { timeout: T }, async () => {
+    const [sum, asks] = await Promise.all([call('everything', 'get-sum', 'a=1', 'b=2'), call('everything', 'trigger-elicitation-request')]);
+    assert.equal(sum.code, 0, sum.stderr);
+    assert.match(sum.stdout, /The sum of 1 and 2 is 3/);
+    assert.equal(asks.code, 1);
+    assert.match(asks.stderr, /no person can answer here/);
+  });
+});
+
+describe('parley call usage', () => {
+  it('exits 2 for bad arguments, unknown options and unreadable answers files; 1 for an unknown server', { timeout: T }, async () => {
+    const [badJson, unknown, missing, noTool, noServer] = await Promise.all([
+      call('everything', 'get-sum', '{"a":'),
+      call('everything', 'get-sum', '--bogus'),
+      call('everything', 'get-sum', '--answers', join(p.dir, 'nope.json')),
+      call('everything'),
+      call('nosuch', 'tool'),
+    ]);
+    assert.equal(badJson.code, 2);
+    assert.match(badJson.stderr, /not valid JSON/);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown option --bogus/);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /nope\.json: cannot read the file \(ENOENT\)/);
+    assert.equal(noTool.code, 2);
+    assert.equal(noServer.code, 1);
+    assert.match(noServer.stderr, /nosuch/);
+  });
+});

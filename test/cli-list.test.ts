@@ -1,0 +1,131 @@
+// The list commands and `config check`, as child processes with --json.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { runParley } from './helpers/cli.js';
+import { cliProject, FIXTURES, type CliProject } from './fixtures/cli/setup.js';
+
+const T = 300_000; // generous: the machine may be shared and loaded
+let p: CliProject;
+before(() => {
+  p = cliProject();
+});
+after(() => p.cleanup());
+const parley = (cmd: string, ...args: string[]) => runParley([cmd, ...p.flags, ...args], { timeoutMs: 120_000 });
+
+describe('parley config check', () => {
+  it('exits 0 on a good file and lists its servers', { timeout: T }, async () => {
+    const r = await runParley(['config', 'check', p.config, '--json'], { timeoutMs: 120_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { servers: string[]; issues: unknown[] };
+    assert.deepEqual(out.servers.sort(), ['everything', 'sales']);
+    assert.deepEqual(out.issues, []);
+  });
+  it('exits 1 on a bad file and names file:line:col, server, pointer and fix', { timeout: T }, async () => {
+    const r = await runParley(['config', 'check', join(FIXTURES, 'bad-config.json')], { timeoutMs: 120_000 });
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /bad-config\.json:3:\d+ broken \/mcpServers\/broken\/command: error: expected a string, got number \(make/);
+    assert.match(r.stdout, /both \/mcpServers\/both: error: both "command" and "url" are set/);
+    assert.match(r.stdout, /2 error\(s\)/);
+  });
+  it('exits 1 for a missing file and 2 for an unknown option', { timeout: T }, async () => {
+    const [missing, bad] = await Promise.all([runParley(['config', 'check', join(p.dir, 'nope.json')], { timeoutMs: 120_000 }), runParley(['config', 'check', '--bogus'], { timeoutMs: 120_000 })]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stdout, /nope\.json.*cannot read configuration file \(ENOENT\)/);
+    assert.equal(bad.code, 2);
+  });
+  it('other commands refuse to run on a configuration with errors (exit 1)', { timeout: T }, async () => {
+    const r = await runParley(['servers', '--config', join(FIXTURES, 'bad-config.json'), '--db', p.db], { timeoutMs: 120_000 });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /configuration has errors/);
+  });
+});
+
+describe('parley servers / tools', () => {
+  it('servers --json lists name, type and state; --start adds the negotiated revision', { timeout: T }, async () => {
+    const [cold, started] = await Promise.all([parley('servers', '--json'), parley('servers', '--start', '--json')]);
+    assert.equal(cold.code, 0, cold.stderr);
+    const list = JSON.parse(cold.stdout) as Array<{ name: string; type: string; state: { status: string } }>;
+    assert.deepEqual(list.map((s) => [s.name, s.type, s.state.status]).sort(), [['everything', 'stdio', 'stopped'], ['sales', 'stdio', 'stopped']]);
+    assert.equal(started.code, 0, started.stderr);
+    const running = JSON.parse(started.stdout) as Array<{ name: string; state: { status: string }; revision?: string; capabilities?: Record<string, unknown> }>;
+    for (const s of running) {
+      assert.equal(s.state.status, 'running', s.name);
+      assert.match(s.revision ?? '', /^\d{4}-\d{2}-\d{2}$/);
+      assert.ok(s.capabilities?.tools, `${s.name} declares tools`);
+    }
+  });
+  it('tools --json lists each server\'s tools', { timeout: T }, async () => {
+    const r = await parley('tools', 'everything', 'sales', '--json');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as Record<string, { tools: Array<{ name: string }> }>;
+    assert.ok(out.everything.tools.some((t) => t.name === 'trigger-elicitation-request'));
+    assert.ok(out.sales.tools.some((t) => t.name === 'query_sales'));
+    const unknown = await parley('tools', 'nosuch');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no server named "nosuch"/);
+  });
+});
+
+describe('parley roots / presets / audit', () => {
+  it('roots add/list/remove persist in the store', { timeout: T }, async () => {
+    const add = await parley('roots', 'add', p.dir, '--name', 'project');
+    assert.equal(add.code, 0, add.stderr);
+    const list = JSON.parse((await parley('roots', '--json')).stdout) as Array<{ uri: string; name?: string; lifetime: string }>;
+    const mine = list.find((r) => r.name === 'project');
+    assert.ok(mine, JSON.stringify(list));
+    assert.match(mine.uri, /^file:\/\//);
+    assert.equal(mine.lifetime, 'app');
+    const badScope = await parley('roots', 'add', p.dir, '--scope', 'forever');
+    assert.equal(badScope.code, 2);
+    // presets save takes the user's roots
+    const save = await parley('presets', 'save', 'demo');
+    assert.equal(save.code, 0, save.stderr);
+    const presets = JSON.parse((await parley('presets', '--json')).stdout) as Array<{ name: string; roots: number }>;
+    assert.deepEqual(presets.find((x) => x.name === 'demo')?.roots, 1);
+    const file = join(p.dir, 'presets.json');
+    assert.equal((await parley('presets', 'export', file)).code, 0);
+    const rm = await parley('roots', 'remove', mine.uri);
+    assert.equal(rm.code, 0, rm.stderr);
+    assert.equal((JSON.parse((await parley('roots', '--json')).stdout) as unknown[]).length, 0);
+    assert.equal((await parley('roots', 'remove', mine.uri)).code, 1);
+    // load brings the roots back
+    const load = await parley('presets', 'load', 'demo');
+    assert.equal(load.code, 0, load.stderr);
+    assert.equal((JSON.parse((await parley('roots', '--json')).stdout) as unknown[]).length, 1);
+    assert.equal((await parley('presets', 'load', 'missing')).code, 1);
+    // import: a bad document is refused with a pointer
+    writeFileSync(join(p.dir, 'bad.json'), JSON.stringify({ format: 'parley-presets', version: 1, presets: [{ name: 'x', roots: [{}], answers: {}, config: {} }] }));
+    const bad = await parley('presets', 'import', join(p.dir, 'bad.json'));
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /\/presets\/0\/roots\/0/);
+    const good = await parley('presets', 'import', file);
+    assert.equal(good.code, 0, good.stderr);
+    assert.match(good.stdout, /imported 1 preset/);
+  });
+
+  it('audit --json shows tool calls, filtered by server, kind, action and limit', { timeout: T }, async () => {
+    const c = await parley('call', 'everything', 'get-sum', 'a=1', 'b=2');
+    assert.equal(c.code, 0, c.stderr);
+    const all = JSON.parse((await parley('audit', '--json', '--server', 'everything', '--kind', 'tool-call')).stdout) as Array<{ server: string; kind: string; action: string }>;
+    assert.ok(all.length >= 2);
+    assert.ok(all.every((r) => r.server === 'everything' && r.kind === 'tool-call'));
+    const ok = JSON.parse((await parley('audit', '--json', '--action', 'ok', '--limit', '1')).stdout) as Array<{ action: string }>;
+    assert.deepEqual(ok.map((r) => r.action), ['ok']);
+    assert.equal((await parley('audit', '--limit', 'x')).code, 2);
+  });
+});
+
+describe('--help', () => {
+  it('works on every command', { timeout: T }, async () => {
+    const cmds = [['call'], ['servers'], ['tools'], ['roots'], ['presets'], ['audit'], ['config', 'check']];
+    const runs = [];
+    for (const c of cmds) runs.push(await runParley([...c, '--help'], { timeoutMs: 120_000 }));
+    runs.forEach((r, i) => {
+      assert.equal(r.code, 0, cmds[i].join(' '));
+      assert.match(r.stdout, /USAGE/i, cmds[i].join(' '));
+      assert.match(r.stdout, /--config/, cmds[i].join(' '));
+    });
+  });
+});

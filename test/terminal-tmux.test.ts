@@ -1,0 +1,109 @@
+// Drives `parley call` through server-everything's elicitation in a real pseudo-terminal (tmux):
+// typing answers and accepting shows the tool's result; Esc at a prompt answers cancel.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+const T = 240_000;
+let p: CliProject;
+before(() => {
+  p = cliProject();
+});
+after(() => p.cleanup());
+
+const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8', timeout: 5_000 });
+const screen = (s: string) => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', s);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls the pane until `re` matches; throws with the screen after `ms`. */
+async function waitFor(s: string, re: RegExp, ms = 90_000): Promise<string> {
+  const end = Date.now() + ms;
+  let last = '';
+  while (Date.now() < end) {
+    last = screen(s);
+    if (re.test(last)) return last;
+    await sleep(200);
+  }
+  throw new Error(`timed out after ${ms} ms waiting for ${re}; screen:\n${last}`);
+}
+
+/** Starts `parley call everything trigger-elicitation-request` in a fresh 120x40 tmux session. */
+function start(tool = 'trigger-elicitation-request', ...args: string[]): string {
+  const s = `parley-test-${randomUUID().slice(0, 8)}`;
+  const cmd = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything ${tool} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`;
+  tmux('new-session', '-d', '-s', s, '-x', '120', '-y', '40', '-c', REPO, '-e', 'NO_COLOR=1', cmd);
+  return s;
+}
+
+describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 'tmux not installed' }, () => {
+  it('types a few fields, accepts, and prints the tool result', { timeout: T }, async () => {
+    const s = start();
+    try {
+      // req: ELIC-1125-CLIENT-SHOW-SERVER
+      await waitFor(s, /everything is asking[\s\S]*\(name\) \*/);
+      tmux('send-keys', '-t', s, 'Ada Lovelace', 'Enter');
+      await waitFor(s, /\(check\)/);
+      tmux('send-keys', '-t', s, 'Right', 'Enter'); // Yes
+      await waitFor(s, /\(firstLine\)/);
+      tmux('send-keys', '-t', s, 'Enter'); // keep the default
+      await waitFor(s, /\(email\)/);
+      tmux('send-keys', '-t', s, 'nope', 'Enter');
+      await waitFor(s, /must be a valid email/); // checked as typed, before moving on
+      tmux('send-keys', '-t', s, 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'ada@example.com', 'Enter');
+      await waitFor(s, /\(homepage\)/);
+      // Keep every other default, field by field, until the final choice.
+      for (const field of ['birthdate', 'integer', 'number', 'untitledSingleSelectEnum', 'untitledMultipleSelectEnum', 'titledSingleSelectEnum', 'titledMultipleSelectEnum', 'legacyTitledEnum']) {
+        tmux('send-keys', '-t', s, 'Enter');
+        await waitFor(s, new RegExp(`\\(${field}\\)`));
+      }
+      tmux('send-keys', '-t', s, 'Enter');
+      // proposed requirement ELIC-1125-REVIEW-BEFORE-SEND (§User Interaction Model: review before sending; decline and cancel always possible)
+      await waitFor(s, /Send these answers to everything\?[\s\S]*Accept[\s\S]*Decline[\s\S]*Cancel/);
+      tmux('send-keys', '-t', s, 'Enter');
+      await waitFor(s, /Remember these answers\?/);
+      tmux('send-keys', '-t', s, 'Enter');
+      const out = await waitFor(s, /EXIT=\d/);
+      assert.match(out, /User provided the requested information/);
+      assert.match(out, /- Name: Ada Lovelace/);
+      assert.match(out, /- Agreed to terms: true/);
+      assert.match(out, /- Email: ada@example\.com/);
+      assert.match(out, /EXIT=0/);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
+    }
+  });
+
+  it('Esc at a prompt answers cancel', { timeout: T }, async () => {
+    const s = start();
+    try {
+      await waitFor(s, /\(name\) \*/);
+      tmux('send-keys', '-t', s, 'Escape');
+      // req: ELIC-RESULT-ACTIONS
+      const out = await waitFor(s, /EXIT=\d/);
+      assert.match(out, /User cancelled the elicitation dialog/);
+      assert.match(out, /EXIT=0/);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
+    }
+  });
+
+  it('URL mode: shows the full URL with its host marked, opens nothing, and accepts only on explicit consent', { timeout: T }, async () => {
+    const s = start('trigger-url-elicitation', 'url=https://example.com/oauth?state=abc');
+    try {
+      // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-SHOW-FULL, ELIC-1125-URL-NO-PREFETCH
+      const shown = await waitFor(s, /Open this link for everything\?[\s\S]*Decline[\s\S]*Cancel/);
+      assert.match(shown, /URL:\s+https:\/\/\[example\.com\]\/oauth\?state=abc/);
+      assert.match(shown, /did not open or fetch it/);
+      assert.doesNotMatch(shown, /EXIT=/, 'nothing is answered before the person chooses');
+      tmux('send-keys', '-t', s, 'Enter'); // "I will open it myself"
+      const out = await waitFor(s, /EXIT=\d/);
+      assert.match(out, /User completed the URL elicitation flow/);
+      assert.match(out, /EXIT=0/);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
+    }
+  });
+});
