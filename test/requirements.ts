@@ -60,4 +60,5 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   'ELIC-1125-URL-CONSENT': { spec: '2025-11-25/client/elicitation.mdx', section: '§User Interaction Model l.40-45; §Safe URL Handling', rule: 'show the full URL and get consent before navigating' },
   'ELIC-1125-URL-NO-PREFETCH': { spec: '2025-11-25/client/elicitation.mdx', section: '§Safe URL Handling l.711-733', rule: 'clients MUST NOT prefetch the URL or its metadata' },
   'ELIC-1125-URL-SHOW-FULL': { spec: '2025-11-25/client/elicitation.mdx', section: '§Safe URL Handling l.711-733', rule: 'clients MUST show the full URL before consent and SHOULD highlight the domain' },
+  'MRTR-MISSING-CAPABILITY': { spec: '2026-07-28/changelog.mdx', section: 'Capabilities; schema.ts MissingRequiredClientCapabilityError', rule: 'a missing client capability is answered with -32021 and data.requiredCapabilities' },
 };

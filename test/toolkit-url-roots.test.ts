@@ -81,9 +81,13 @@ for (const era of ['legacy', 'modern'] as const) {
   test(`roots ${era}: no roots capability fails fast without a request`, async () => {
     const p = await (era === 'legacy' ? legacyPair : modernPair)(() => ({ action: 'cancel' }), { caps: { elicitation: {} } });
     try {
-      const r: any = await p.client.callTool({ name: 'roots', arguments: {} });
-      assert.equal(r.isError, true);
-      assert.match(text(r), /roots capability/);
+      if (era === 'legacy') {
+        const r: any = await p.client.callTool({ name: 'roots', arguments: {} });
+        assert.equal(r.isError, true);
+        assert.match(text(r), /roots capability/);
+      } else {
+        await assert.rejects(p.client.callTool({ name: 'roots', arguments: {} }), (e: any) => e.code === -32021 && e.data?.requiredCapabilities?.roots !== undefined && /roots capability/.test(e.message));
+      }
     } finally { await p.close(); }
   });
 }

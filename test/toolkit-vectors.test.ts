@@ -98,10 +98,21 @@ for (const era of ['legacy', 'modern'] as const) {
     let asked = 0;
     const p = await pair(() => { asked++; return { action: 'cancel' }; }, { caps: {} });
     try {
-      const r: any = await p.client.callTool({ name: 'greet', arguments: {} });
-      assert.equal(r.isError, true);
-      assert.match(text(r), /name \(Your name\)/);
-      assert.match(text(r), /tool arguments or in the server configuration/);
+      if (era === 'legacy') {
+        const r: any = await p.client.callTool({ name: 'greet', arguments: {} });
+        assert.equal(r.isError, true);
+        assert.match(text(r), /name \(Your name\)/);
+        assert.match(text(r), /tool arguments or in the server configuration/);
+      } else {
+        // 2026-07-28: a missing client capability is MissingRequiredClientCapabilityError -32021.
+        await assert.rejects(p.client.callTool({ name: 'greet', arguments: {} }), (e: any) => {
+          assert.equal(e.code, -32021); // req: MRTR-MISSING-CAPABILITY
+          assert.deepEqual(e.data?.requiredCapabilities, { elicitation: { form: {} } });
+          assert.match(e.message, /name \(Your name\)/);
+          assert.match(e.message, /tool arguments or in the server configuration/);
+          return true;
+        });
+      }
       assert.equal(asked, 0); // req: ELIC-1125-NO-UNDECLARED-MODE
     } finally { await p.close(); }
   });

@@ -174,7 +174,7 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
 
 async function elicitForm(st: CallState, message: string, req: RequestedSchema, opts?: ElicitOptions): Promise<ElicitOutcome<Content>> {
   const key = `e${st.seq++}`;
-  if (!elicitModes(st.era).form) throw new InputUnavailableError('the client declared no form-mode elicitation capability, so nothing was asked', fieldsOf(req), st.howToSupply);
+  if (!elicitModes(st.era).form) throw new InputUnavailableError('the client declared no form-mode elicitation capability, so nothing was asked', fieldsOf(req), st.howToSupply, { elicitation: { form: {} } });
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw !== undefined) {
@@ -222,7 +222,7 @@ export function checkElicitationUrl(url: string): void {
 async function elicitUrl(st: CallState, message: string, url: string, require: boolean): Promise<UrlOutcome> {
   checkElicitationUrl(url);
   const key = `u${st.seq++}`;
-  if (!elicitModes(st.era).url) throw new InputUnavailableError('the client declared no URL-mode elicitation capability, so nothing was asked', [{ name: 'url', description: message }], st.howToSupply);
+  if (!elicitModes(st.era).url) throw new InputUnavailableError('the client declared no URL-mode elicitation capability, so nothing was asked', [{ name: 'url', description: message }], st.howToSupply, { elicitation: { url: {} } });
   const id = (st.ids[key] ??= randomUUID());
   if (!st.shared.urlFlows.has(id)) st.shared.addUrlFlow(id, { user: st.user, session: st.session, complete: false, createdAt: st.shared.now() });
   if (st.era.modern) {
@@ -244,7 +244,7 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
 
 async function roots(st: CallState): Promise<ParleyRoot[]> {
   const key = `r${st.seq++}`;
-  if (!st.era.caps.roots) throw new InputUnavailableError('the client declared no roots capability, so roots/list was not sent', [{ name: 'roots', description: 'directories to work in' }], 'Pass paths as tool arguments or in the server configuration.');
+  if (!st.era.caps.roots) throw new InputUnavailableError('the client declared no roots capability, so roots/list was not sent', [{ name: 'roots', description: 'directories to work in' }], 'Pass paths as tool arguments or in the server configuration.', { roots: {} });
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw === undefined) throw new Suspend({ [key]: inputRequired.listRoots() });

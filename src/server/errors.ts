@@ -48,7 +48,11 @@ export interface NeededField {
  * nothing was sent. The wrapper turns it into an `isError` result listing the fields (vector Q4).
  */
 export class InputUnavailableError extends ParleyServerError {
-  constructor(readonly reason: string, readonly fields: NeededField[], readonly howToSupply: string) {
+  /**
+   * @param requiredCapabilities the client capability that was missing, e.g. `{elicitation: {form: {}}}`;
+   *   on 2026-07-28 it becomes `data.requiredCapabilities` of a -32021 MissingRequiredClientCapabilityError.
+   */
+  constructor(readonly reason: string, readonly fields: NeededField[], readonly howToSupply: string, readonly requiredCapabilities?: Record<string, unknown>) {
     super('input-unavailable', `${reason}. Needed: ${fields.map((f) => (f.description ? `${f.name} (${f.description})` : f.name)).join(', ') || 'input'}. ${howToSupply}`);
   }
 }

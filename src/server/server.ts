@@ -95,6 +95,14 @@ function errorResult(text: string): CallToolResult {
  * Creates a parley server. Call it inside the factory given to `serve` (one instance per connection or
  * request); pass the same `shared` to every instance.
  */
+/** What the tools/call wrapper and the tool run share about one call. */
+interface CallEntry {
+  rawArgs: unknown;
+  state?: StatePayload;
+  /** Set on 2026-07-28 when the tool needed a capability the request did not declare. */
+  missingCapability?: { message: string; requiredCapabilities: Record<string, unknown> };
+}
+
 export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const shared = opts.shared ?? defaultShared();
   // 2026-07-28: tool lists may depend on the user's configuration, so they must not be cached (SEP-2549).
@@ -103,7 +111,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const connectionId = randomUUID();
   const rootsCache: { value?: ParleyRoot[] } = {};
   const idZero: { burnt?: Promise<void> } = {};
-  const calls = new WeakMap<AbortSignal, { rawArgs: unknown; state?: StatePayload }>();
+  const calls = new WeakMap<AbortSignal, CallEntry>();
   const dependents: Array<{ name: string; dep: NonNullable<ParleyToolConfig<z.ZodObject>['dependsOn']> }> = [];
   const settings = {
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000,
@@ -159,7 +167,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> })._getRequestHandler('tools/call');
     if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/call handler to wrap');
     mcp.server.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: unknown } }, sdk: ServerContext) => {
-      const entry: { rawArgs: unknown; state?: StatePayload } = { rawArgs: req.params.arguments ?? {} };
+      const entry: CallEntry = { rawArgs: req.params.arguments ?? {} };
       const raw = sdk.mcpReq.requestState();
       if (typeof raw === 'string') {
         const opened = shared.sealer.open(raw, { tool: req.params.name, digest: argsDigest(entry.rawArgs), user: userOf(sdk), now: shared.now() });
@@ -173,7 +181,9 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         entry.state = opened;
       }
       calls.set(sdk.mcpReq.signal, entry);
-      return inner(req, sdk);
+      const result = await inner(req, sdk);
+      if (entry.missingCapability) throw new ProtocolError(-32021, `Missing required client capability: ${entry.missingCapability.message}`, { requiredCapabilities: entry.missingCapability.requiredCapabilities });
+      return result;
     }) as never);
   }
 
@@ -206,6 +216,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         return inputRequired({ inputRequests: e.requests, requestState: state }) as never;
       }
       if (e instanceof UrlElicitationRequiredError) throw e;
+      // 2026-07-28: a capability the request did not declare is a protocol error, -32021 with
+      // data.requiredCapabilities (changelog "Capabilities"); raised by the tools/call wrapper because
+      // the SDK turns errors thrown inside a tool into isError results.
+      if (e instanceof InputUnavailableError && st.era.modern && e.requiredCapabilities) entry.missingCapability = { message: e.message, requiredCapabilities: e.requiredCapabilities };
       if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError) return errorResult(e.message);
       if (e instanceof ParleyServerError) return errorResult(`${name}: ${e.message}`);
       throw e;
