@@ -1,15 +1,16 @@
-// Regression vectors C1–C4 (/work/shared/vectors/config.json, copied to test/fixtures/config/vectors.json),
+// Regression vectors C1–C4 (the checked copy test/vectors/config.json, see test/vectors.test.ts),
 // each generalised to its kind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { vectors as loadVectors } from './helpers/vectors.js';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { loadHostConfig, buildChildEnv, resolveInputs, formatConfigIssues } from '../src/host/config/index.js';
 import type { ConfigIssue, InputDef, StdioServerDef, HttpServerDef } from '../src/host/config/index.js';
 import { FIXTURES, sandbox } from './fixtures/config/tmp.js';
 
-const vectors: Array<{ id: string; input: unknown }> = JSON.parse(readFileSync(join(FIXTURES, 'vectors.json'), 'utf8'));
+const vectors: Array<{ id: string; input: unknown }> = loadVectors('config');
 const vector = (prefix: string) => vectors.find((v) => v.id.startsWith(prefix))!.input;
 
 /** Loads `text` as `rel` in a fresh project directory. */
