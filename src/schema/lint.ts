@@ -8,14 +8,13 @@
  */
 import { codePoints, FORMAT_CHECKS } from './formats.js';
 import { child } from './pointer.js';
-import { firstArray, hasOwn, show, tooDeep } from './safe.js';
+import { firstArray, hasOwn, isObj, show, tooDeep } from './safe.js';
 import { detectSensitiveFields } from './sensitive.js';
 import { allowedKeywords, DEFAULT_DIALECT, fieldKind, FORMATS, isDialect2020, kindAvailable, rootKeys } from './subset.js';
 import type { FieldKind, Issue, Revision, RevisionOptions } from './types.js';
 import { LATEST_REVISION } from './types.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNonNegInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 class Collector {

@@ -6,7 +6,7 @@
  * @module
  */
 import { child } from './pointer.js';
-import { show } from './safe.js';
+import { isObj, show } from './safe.js';
 import type { Issue, Revision, RevisionOptions } from './types.js';
 import { LATEST_REVISION } from './types.js';
 
@@ -22,7 +22,6 @@ export interface FoundSchema {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Rules of the request envelope per revision (2025-11-25 elicitation §Elicitation Requests l.81-97,

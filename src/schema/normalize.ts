@@ -13,13 +13,12 @@
  */
 import { defaultProblem } from './lint.js';
 import { child } from './pointer.js';
-import { getOwn, hasOwn, setOwn, show, tooDeep } from './safe.js';
+import { getOwn, hasOwn, isObj, setOwn, show, tooDeep } from './safe.js';
 import { allowedKeywords, fieldKind, FORMATS, isDialect2020, rootKeys } from './subset.js';
 import type { Issue, Repair, RequestedSchema, RevisionOptions } from './types.js';
 import { LATEST_REVISION } from './types.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export type NormalizeResult = { ok: true; schema: RequestedSchema; repairs: Repair[] } | { ok: false; issues: Issue[] };
 

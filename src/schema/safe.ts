@@ -51,3 +51,8 @@ export function show(value: unknown, max = 80): string {
 export function firstArray(...candidates: unknown[]): unknown[] | undefined {
   return candidates.find((c): c is unknown[] => Array.isArray(c));
 }
+
+/** A plain JSON object (not null, not an array). */
+export function isObj(v: unknown): v is Record<string, any> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -7,6 +7,7 @@
  * categorically sensitive).
  * @module
  */
+import { pointer } from './pointer.js';
 
 /** One hit: which field, where, which rule, and the text that matched. */
 export interface SensitiveHit {
@@ -104,7 +105,7 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
     // A yes/no answer or a choice among fixed options cannot carry a secret.
     if (prop.type === 'boolean' || Array.isArray(prop.enum) || Array.isArray(prop.oneOf) || prop.type === 'array') continue;
     if (prop.format === 'password') {
-      hits.push({ field, path: '/properties/' + field.replace(/~/g, '~0').replace(/\//g, '~1'), rule: 'password', matched: 'format: password', where: 'name' });
+      hits.push({ field, path: pointer('properties', field), rule: 'password', matched: 'format: password', where: 'name' });
       continue;
     }
     const parts: Array<[SensitiveHit['where'], unknown]> = [
@@ -117,7 +118,7 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
       if (where === 'description' && NEGATED.test(normaliseWords(text))) continue;
       const m = matchText(text);
       if (m) {
-        hits.push({ field, path: '/properties/' + field.replace(/~/g, '~0').replace(/\//g, '~1'), rule: m.rule, matched: m.matched, where });
+        hits.push({ field, path: pointer('properties', field), rule: m.rule, matched: m.matched, where });
         break;
       }
     }

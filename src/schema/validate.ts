@@ -16,7 +16,7 @@ import _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { FORMAT_CHECKS } from './formats.js';
 import { schemaHash } from './hash.js';
-import { setOwn, tooDeep } from './safe.js';
+import { isObj, setOwn, tooDeep } from './safe.js';
 import { child } from './pointer.js';
 import { fieldKind, FORMATS } from './subset.js';
 import type { Checked, Content, Issue, RequestedSchema } from './types.js';
@@ -42,7 +42,6 @@ function remember<K>(map: Map<K, ValidateFunction>, key: K, fn: ValidateFunction
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The JSON Schema actually compiled: only validation keywords of the subset, closed object. */
 export function validationSchema(schema: RequestedSchema): Obj {

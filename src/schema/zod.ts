@@ -8,8 +8,8 @@
  */
 import * as z from 'zod';
 import { lintRequestedSchema } from './lint.js';
-import { child } from './pointer.js';
-import { hasOwn, setOwn } from './safe.js';
+import { child, pointer } from './pointer.js';
+import { hasOwn, isObj, setOwn } from './safe.js';
 import { FORMATS } from './subset.js';
 import type { Checked, Issue, RequestedSchema, RevisionOptions } from './types.js';
 import { LATEST_REVISION } from './types.js';
@@ -28,7 +28,6 @@ export class UnsupportedSchemaError extends Error {
 }
 
 type Obj = Record<string, any>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 function titledOptions(list: unknown[], path: string): Array<{ const: string; title: string }> {
@@ -128,6 +127,6 @@ export function parseAccepted<T extends z.ZodType>(schema: T, content: unknown):
   if (r.success) return { ok: true, value: r.data };
   return {
     ok: false,
-    issues: r.error.issues.map((i) => ({ code: i.code, path: i.path.map((t) => '/' + String(t).replace(/~/g, '~0').replace(/\//g, '~1')).join(''), severity: 'error' as const, message: `${i.path.join('.') || 'content'}: ${i.message}` })),
+    issues: r.error.issues.map((i) => ({ code: i.code, path: pointer(...i.path.map(String)), severity: 'error' as const, message: `${i.path.join('.') || 'content'}: ${i.message}` })),
   };
 }
