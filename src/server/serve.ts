@@ -14,8 +14,11 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import type { ParleyServer } from './server.js';
 
-/** Builds one server per connection (legacy) or per request (2026-07-28). */
-export type ServerFactory = () => ParleyServer | McpServer;
+/**
+ * Builds one server per connection (legacy HTTP, stdio) or per request (2026-07-28 HTTP). `ctx.authInfo`
+ * is what `HttpOptions.authenticate` returned for the request that caused the construction (HTTP only).
+ */
+export type ServerFactory = (ctx?: { authInfo?: AuthInfo; era?: 'legacy' | 'modern' }) => ParleyServer | McpServer;
 
 /** HTTP options. */
 export interface HttpOptions {
@@ -29,6 +32,8 @@ export interface HttpOptions {
   allowedHosts?: string[];
   /** Verifies the request's credentials; the result reaches tools as `ctx.user` (`extra.sub` or `clientId`). */
   authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /** When `authenticate` returns nothing, answer HTTP 401 (`WWW-Authenticate: Bearer`). @default false */
+  requireAuth?: boolean;
 }
 
 /** A running server. */
@@ -64,8 +69,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export async function serve(factory: ServerFactory, opts: { stdio: true } | { http: HttpOptions }): Promise<ServeHandle> {
   if ('stdio' in opts) {
     const processSession = `stdio:${randomUUID()}`;
-    const h = serveStdio(() => {
-      const s = factory();
+    const h = serveStdio((ctx) => {
+      const s = factory({ era: ctx.era });
       if ('useProcessSession' in s) s.useProcessSession(processSession);
       return toMcp(s);
     });
@@ -74,9 +79,10 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
   const o = opts.http;
   const path = o.path ?? '/mcp';
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
-  const modern = createMcpHandler(() => toMcp(factory()), { legacy: 'reject' });
+  const modern = createMcpHandler((ctx) => toMcp(factory({ authInfo: ctx.authInfo, era: 'modern' })), { legacy: 'reject' });
   const modernNode = toNodeHandler(modern);
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const owners = new Map<string, string>();
 
   const server = createServer(async (req, res) => {
     try {
@@ -87,6 +93,10 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
       if (new URL(req.url ?? '/', 'http://x').pathname !== path) return deny(res, 404, `no MCP endpoint here; use ${path}`);
       const auth = await o.authenticate?.(req);
       if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+      else if (o.requireAuth) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return deny(res, 401, 'missing or unknown bearer token: send Authorization: Bearer <token> (parley serve token <user> makes one)');
+      }
       let body: unknown;
       if (req.method === 'POST') {
         try { body = await readJson(req); } catch (e) { return deny(res, (e as { status?: number }).status ?? 400, `invalid JSON body: ${(e as Error).message}`); }
@@ -97,15 +107,23 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
       if (typeof sid === 'string') {
         const t = sessions.get(sid);
         if (!t) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        // A session belongs to whoever opened it: another identity's request gets the same 404.
+        if (owners.get(sid) !== (auth?.clientId ?? '')) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
         return void (await t.handleRequest(req, res, body));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
       const t: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, t),
-        onsessionclosed: (id) => void sessions.delete(id),
+        onsessioninitialized: (id) => {
+          sessions.set(id, t);
+          owners.set(id, auth?.clientId ?? '');
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+          owners.delete(id);
+        },
       });
-      await toMcp(factory()).connect(t);
+      await toMcp(factory({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth, era: 'legacy' })).connect(t);
       await t.handleRequest(req, res, body);
     } catch (e) {
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
