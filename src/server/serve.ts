@@ -65,6 +65,22 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/**
+ * A legacy client that drops the HTTP connection of a POST whose requests are still running has given
+ * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
+ * cancellation), so handlers waiting on a person stop and nothing is left pending.
+ */
+function cancelOnDisconnect(t: NodeStreamableHTTPServerTransport, res: ServerResponse, body: unknown): void {
+  const ids = (Array.isArray(body) ? body : [body])
+    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
+    .map((m) => m.id);
+  if (!ids.length) return;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids) t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
+  });
+}
+
 /** Serves over stdio (dual-era) or HTTP (dual-era, sessionful legacy leg). */
 export async function serve(factory: ServerFactory, opts: { stdio: true } | { http: HttpOptions }): Promise<ServeHandle> {
   if ('stdio' in opts) {
@@ -109,6 +125,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
         if (!t) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
         // A session belongs to whoever opened it: another identity's request gets the same 404.
         if (owners.get(sid) !== (auth?.clientId ?? '')) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        cancelOnDisconnect(t, res, body);
         return void (await t.handleRequest(req, res, body));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
