@@ -13,7 +13,7 @@ import { openSqliteStore } from '../src/host/index.js';
 import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
-import { gatewayConfig } from './gateway.test.js';
+import { gatewayConfig } from './helpers/gateway.js';
 
 const TOKENS = { alice: 'pt_alice-secret-token', bob: 'pt_bob-secret-token' };
 

@@ -9,17 +9,10 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { mergeLayers } from '../src/host/config/load.js';
-import { emptyLayer } from '../src/host/config/document.js';
-import type { HostConfig } from '../src/host/index.js';
+import { gatewayConfig } from './helpers/gateway.js';
 import { fixture, fastStop } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 
-export function gatewayConfig(servers: HostConfig['servers']): HostConfig {
-  const c = mergeLayers([emptyLayer('<test>', 'parley')]);
-  c.servers = servers;
-  return c;
-}
 
 type Answer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 

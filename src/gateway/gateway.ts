@@ -113,14 +113,23 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
     const srv = mcp.server;
+    let sessionRoots: (sdk: ServerContext) => Promise<void> = () => Promise.resolve();
     const spaceOf = (sdk: ServerContext) => {
       const user = userOfCtx(sdk);
       if (!user) throw new ProtocolError(-32001, 'no user: this gateway needs a bearer token');
       return space(user);
     };
 
-    srv.setRequestHandler('tools/list', async (_req, sdk) => ({ tools: (await spaceOf(sdk).catalog.listTools()).list }) as never);
-    srv.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: Record<string, unknown> } }, sdk: ServerContext) => callTool(mcp, spaceOf(sdk), req.params.name, req.params.arguments ?? {}, sdk)) as never);
+    srv.setRequestHandler('tools/list', async (_req, sdk) => {
+      const sp = spaceOf(sdk);
+      await sessionRoots(sdk);
+      return { tools: (await sp.catalog.listTools()).list } as never;
+    });
+    srv.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: Record<string, unknown> } }, sdk: ServerContext) => {
+      const sp = spaceOf(sdk);
+      await sessionRoots(sdk);
+      return callTool(mcp, sp, req.params.name, req.params.arguments ?? {}, sdk);
+    }) as never);
     srv.setRequestHandler('prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list }) as never);
     srv.setRequestHandler('prompts/get', (async (req: { params: { name: string; arguments?: Record<string, string> } }, sdk: ServerContext) => {
       const sp = spaceOf(sdk);
@@ -138,20 +147,24 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       return sp.host.servers.readResource(t.server, t.name);
     }) as never);
 
-    // 2025-era sessions: remember the session for list_changed, bridge the client's roots.
+    // 2025-era sessions: remember the session for list_changed, and bridge the client's roots. The
+    // first roots/list is sent related to the session's first request (on HTTP a request outside one
+    // may find no stream to travel on), and again on notifications/roots/list_changed. Bound: 10 s.
+    let rootsRead: Promise<void> | undefined;
+    const readRoots = (send: (r: { method: 'roots/list' }, o: { timeout: number }) => Promise<{ roots: Array<{ uri: string; name?: string }> }>) => {
+      const sp = owner ? space(owner) : undefined;
+      // 2026-07-28 has no pushed roots/list (roots are deprecated there); only 2025-era sessions.
+      if (!sp || srv.getNegotiatedProtocolVersion?.() === '2026-07-28' || !srv.getClientCapabilities()?.roots) return Promise.resolve();
+      return Promise.resolve().then(() => send({ method: 'roots/list' }, { timeout: 10_000 })).then(
+        (r) => sp.roots.set(sessionId, Array.isArray(r?.roots) ? r.roots : []),
+        (e) => log('warn', `roots/list to the upstream client failed: ${(e as Error).message}`),
+      );
+    };
+    sessionRoots = (sdk) => (readEra(mcp, sdk).modern ? Promise.resolve() : (rootsRead ??= readRoots((r, o) => sdk.mcpReq.send(r, o) as never)));
     srv.oninitialized = () => {
       if (!owner) return;
-      const sp = space(owner);
-      sp.sessions.add(mcp);
-      const caps = srv.getClientCapabilities();
-      if (!caps?.roots) return;
-      const sync = () =>
-        srv.listRoots(undefined, { timeout: 10_000 }).then(
-          (r) => sp.roots.set(sessionId, r.roots),
-          (e) => log('warn', `roots/list to the upstream client failed: ${(e as Error).message}`),
-        );
-      srv.setNotificationHandler('notifications/roots/list_changed', () => void sync());
-      void sync();
+      space(owner).sessions.add(mcp);
+      srv.setNotificationHandler('notifications/roots/list_changed', () => void readRoots((r, o) => srv.listRoots(undefined, o)));
     };
     const prevClose = srv.onclose;
     srv.onclose = () => {
