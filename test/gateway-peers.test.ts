@@ -105,7 +105,6 @@ describe('gateway: the upstream client\'s roots reach server-filesystem', () => 
     const transport = new StreamableHTTPClientTransport(new URL(url));
     await c.connect(transport);
     try {
-      // req: ROOTS-LIST-RESULT
       const until = Date.now() + 30_000; // roots apply asynchronously; bounded
       let allowed = '';
       while (Date.now() < until) {

@@ -74,7 +74,6 @@ describe('gateway: two users, interleaved elicitations, zero cross-delivery', ()
           assert.equal(text(await bCall), 'hello bob');
           a.release();
           assert.equal(text(await aCall), 'hello alice');
-          // req: GW-ISOLATION
           assert.deepEqual(a.asked, [`[${tool.slice(0, 2)}] Your name?`]);
           assert.deepEqual(b.asked, [`[${tool.slice(0, 2)}] Your name?`]);
         } finally {
@@ -114,6 +113,7 @@ describe('gateway: two users, interleaved elicitations, zero cross-delivery', ()
     const call = a.c.callTool({ name: 'v1__ask', arguments: {} }).catch((e: Error) => e);
     await prompted;
     assert.equal(gw.stats().openCalls, 1);
+    // req: CANCEL-SERVER-REQUEST
     await a.c.close();
     await call;
     const deadline = Date.now() + 10_000;
