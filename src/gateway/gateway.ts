@@ -214,7 +214,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       if (up) up.modes = modes;
       parked.answer(sdk.mcpReq.inputResponses);
     } else {
-      const p = (parked = lot.open(sp.user));
+      const p = (parked = lot.open(sp.user, () => sp.calls.delete(p.id)));
       sp.calls.set(p.id, { modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) });
       p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: p.id, signal }));
     }

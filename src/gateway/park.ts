@@ -149,8 +149,9 @@ export class ParkingLot {
   get size(): number {
     return this.calls.size;
   }
-  open(user: string): ParkedCall {
-    const p = new ParkedCall(user, (x) => this.calls.delete(x.id), this.o);
+  /** Parks a new call of `user`; `onExpire` runs when it is abandoned (TTL, cancel, shutdown). */
+  open(user: string, onExpire?: () => void): ParkedCall {
+    const p = new ParkedCall(user, (x) => (this.calls.delete(x.id), onExpire?.()), this.o);
     this.calls.set(p.id, p);
     return p;
   }
