@@ -83,3 +83,25 @@ it('parley serve without a transport is a usage error', async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /choose one transport: --stdio or --http/);
 });
+
+it('a configuration that lists parley serve itself does not start parley inside parley', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-serve-loop-'));
+  try {
+    const cfg = join(dir, 'parley.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { me: { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'inner.db')] } } }));
+    const t = new StdioClientTransport({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], stderr: 'pipe' });
+    const err: string[] = [];
+    t.stderr?.on('data', (d) => err.push(String(d)));
+    const c = new Client({ name: 'desktop', version: '1' });
+    await c.connect(t);
+    try {
+      const tools = await c.listTools();
+      assert.deepEqual(tools.tools, [], 'the inner gateway refused to start, so it offers nothing');
+      assert.match(err.join(''), /me.*(left out|closed|exited|error)/is);
+    } finally {
+      await c.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

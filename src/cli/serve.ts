@@ -19,6 +19,9 @@ import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 import { SHUTDOWN_BOUND_MS } from './up.js';
 
+/** Set in the environment of every server a gateway starts. */
+export const GATEWAY_MARKER = 'PARLEY_GATEWAY_PID';
+
 const err = (line: string) => void process.stderr.write(`parley: ${line}\n`);
 
 /** Default database: `$XDG_STATE_HOME/parley/gateway.db` (desktop clients start us in any directory). */
@@ -64,6 +67,10 @@ export const serveCommand = defineCommand({
   async run({ args, rawArgs }) {
     if (rawArgs[0] === 'token') return; // handled by the subcommand
     if (args.stdio === args.http) throw new CliError('choose one transport: --stdio or --http', EXIT.USAGE);
+    // A configuration that lists the gateway itself (a project .mcp.json with "parley serve") would
+    // start parley inside parley without end: the servers a gateway starts inherit this marker.
+    if (process.env[GATEWAY_MARKER]) throw new CliError(`refusing to start: this process was started by a parley gateway (${GATEWAY_MARKER} is set), so its configuration lists parley serve itself; remove that entry or pass --config with the real servers`, EXIT.FAILED);
+    process.env[GATEWAY_MARKER] = String(process.pid);
     const port = Number(args.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`, EXIT.USAGE);
     const { config, issues, origin } = resolveConfig({ flagFile: args.config });
