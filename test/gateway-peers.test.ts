@@ -124,3 +124,29 @@ describe('gateway: the upstream client\'s roots reach server-filesystem', () => 
     assert.equal(gw.space('default').host.roots.get(ws), undefined, 'the session closed: its roots are gone');
   });
 });
+
+describe('gateway: a 2025-era HTTP session that vanishes without DELETE', () => {
+  it('is closed after sessionIdleMs: its roots leave the host and it no longer counts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-gw-idle-'));
+    const gw = createGateway(gatewayConfig({ fs: stdioDef('fs', [FILESYSTEM]) }));
+    const h = await gw.serve({ http: { sessionIdleMs: 300 } });
+    try {
+      const ws = pathToFileURL(dir).href;
+      const c = new Client({ name: 'ide', version: '1' }, { capabilities: { roots: { listChanged: true } } });
+      c.setRequestHandler('roots/list', async () => ({ roots: [{ uri: ws }] }));
+      await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
+      await c.listTools();
+      assert.equal(gw.space('default').host.roots.get(ws)?.source, 'upstream');
+      assert.equal(gw.stats().sessions, 1);
+      await c.close(); // no terminateSession(): the server is never told
+      const until = Date.now() + 10_000;
+      while ((gw.stats().sessions > 0 || gw.space('default').host.roots.get(ws)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(gw.stats().sessions, 0);
+      assert.equal(gw.space('default').host.roots.get(ws), undefined);
+    } finally {
+      await h.close();
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

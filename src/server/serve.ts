@@ -34,6 +34,12 @@ export interface HttpOptions {
   authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /** When `authenticate` returns nothing, answer HTTP 401 (`WWW-Authenticate: Bearer`). @default false */
   requireAuth?: boolean;
+  /**
+   * A 2025-era session with no request for this long, and none open, is closed (clients that vanish
+   * without HTTP DELETE would otherwise keep it forever), ms. Checked every `min(idle, 60 000)` ms.
+   * @default 1_800_000 (30 min)
+   */
+  sessionIdleMs?: number;
 }
 
 /** A running server. */
@@ -99,6 +105,20 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
   const modernNode = toNodeHandler(modern);
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const owners = new Map<string, string>();
+  const activity = new Map<string, { last: number; open: number }>();
+  const idleMs = o.sessionIdleMs ?? 1_800_000;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [sid, a] of activity) {
+      if (a.open > 0 || now - a.last <= idleMs) continue;
+      const t = sessions.get(sid);
+      sessions.delete(sid);
+      owners.delete(sid);
+      activity.delete(sid);
+      void t?.close().catch(() => undefined);
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const server = createServer(async (req, res) => {
     try {
@@ -126,6 +146,15 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
         // A session belongs to whoever opened it: another identity's request gets the same 404.
         if (owners.get(sid) !== (auth?.clientId ?? '')) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
         cancelOnDisconnect(t, res, body);
+        const a = activity.get(sid);
+        if (a) {
+          a.open++;
+          a.last = Date.now();
+          res.once('close', () => {
+            a.open--;
+            a.last = Date.now();
+          });
+        }
         return void (await t.handleRequest(req, res, body));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
@@ -134,10 +163,12 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
         onsessioninitialized: (id) => {
           sessions.set(id, t);
           owners.set(id, auth?.clientId ?? '');
+          activity.set(id, { last: Date.now(), open: 0 });
         },
         onsessionclosed: (id) => {
           sessions.delete(id);
           owners.delete(id);
+          activity.delete(id);
         },
       });
       await toMcp(factory({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth, era: 'legacy' })).connect(t);
@@ -156,6 +187,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
   return {
     url: `http://${o.host ?? '127.0.0.1'}:${port}${path}`,
     close: async () => {
+      clearInterval(sweeper);
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       sessions.clear();
       await modern.close?.();
