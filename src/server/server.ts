@@ -177,6 +177,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
           if (r !== undefined && (k[0] === 'e' || k[0] === 'u') && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
             throw new ProtocolError(-32602, `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`);
           }
+          // A roots/list answer must be a ListRootsResult; anything else is not "no roots".
+          if (r !== undefined && k[0] === 'r' && !Array.isArray((r as { roots?: unknown } | null)?.roots)) {
+            throw new ProtocolError(-32602, `inputResponses.${k}: expected a roots/list result {roots: [{uri, name?}]} for the roots request, got ${JSON.stringify(r).slice(0, 80)}; answer it with the client's roots (an empty list if none)`);
+          }
         }
         entry.state = opened;
       }
