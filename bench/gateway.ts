@@ -13,6 +13,7 @@
 // answers are released (`name: "session <i>"`) and every call must return `held session <i>`: the
 // sessions were real, and each answer reached its own call. Every wait is bounded.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, ElicitResult } from '@modelcontextprotocol/client';
@@ -243,6 +244,7 @@ export async function run(opts: GatewayBenchOptions = {}): Promise<BenchRow[]> {
     from: opts.from ?? 'dist',
   };
   const n = o.sessions;
+  if (o.from === 'dist' && !existsSync(repoPath('dist/src/gateway/index.js'))) throw new Error('bench gateway: dist/src/gateway/index.js is missing; run `npm run build` first (npm run bench does), or pass from: "source"');
   const raw = await side('raw SDK server', ['--expose-gc', repoPath('bench/fixtures/hold-server.mjs'), 'http'], 'hold', o, (m) =>
     m.stats?.sessions === n ? undefined : `expected ${n} live sessions, the server has ${m.stats?.sessions}`,
   );
@@ -273,7 +275,7 @@ export async function run(opts: GatewayBenchOptions = {}): Promise<BenchRow[]> {
       unit: 'MB',
       target: '≤ 150 MB',
       met: growth1000 <= 150,
-      note: `the larger of heap and RSS growth per session × 1,000, measured with N=${n}; heap ${kb(per(gw, 'heap'))} KB, RSS ${kb(per(gw, 'rss'))} KB per session`,
+      note: `the larger of heap and RSS growth per session × 1,000, measured with N=${n}${n === 1000 ? '' : ' (extrapolated; RSS growth of a few hundred sessions is mostly noise)'}; heap ${kb(per(gw, 'heap'))} KB, RSS ${kb(per(gw, 'rss'))} KB per session`,
     },
   ];
 }
