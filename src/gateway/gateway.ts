@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
-import type { CallToolResult, jsonSchemaValidator, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ElicitResult, jsonSchemaValidator, ServerContext } from '@modelcontextprotocol/server';
 import { validateContent } from '../schema/index.js';
 import type { RequestedSchema } from '../schema/index.js';
 import { createHost, HeadlessPresenter } from '../host/index.js';
@@ -210,7 +210,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const key = randomUUID();
       const up: UpstreamCall = {
         modes, revision: era.revision, failures: [],
-        ask: (params, signal) => sdk.mcpReq.elicitInput(params, { signal, timeout: answerMs }),
+        // Sent related to this tools/call so it travels on the call's own response stream over HTTP
+        // (SDK 2.4's elicitInput does not relate it: a client without a GET stream would never see it).
+        ask: (params, signal) => sdk.mcpReq.send({ method: 'elicitation/create', params: params as unknown as Record<string, unknown> }, { signal, timeout: answerMs }) as Promise<ElicitResult>,
       };
       sp.calls.set(key, up);
       try {
