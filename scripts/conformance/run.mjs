@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // `npm run conformance`: the official MCP conformance suite against parley (docs/conformance.md).
 //
-// 1. Installs the suite on demand into tools/conformance-0.1 (0.1.16: 2025-06-18 / 2025-11-25) and
-//    tools/conformance-0.2 (0.2.0-alpha.12: 2026-07-28 / MRTR); PARLEY_CONFORMANCE_TOOLS overrides tools/.
+// 1. Finds the suites in node_modules: devDependencies under npm aliases, `conformance-0.1`
+//    (@modelcontextprotocol/conformance 0.1.16: 2025-06-18 / 2025-11-25) and `conformance-0.2`
+//    (0.2.0-alpha.12: 2026-07-28 / MRTR). PARLEY_CONFORMANCE_TOOLS=<dir> instead uses
+//    <dir>/conformance-<line>/node_modules/@modelcontextprotocol/conformance (an own install, e.g. to try
+//    another version). Nothing is installed at run time; a missing or wrong version is an error.
 // 2. Starts scripts/conformance/server.ts (parley toolkit) on 127.0.0.1:<free port> and runs the server
 //    scenarios: 0.1.16 `--suite active`; 0.2 `--requirements 2026-07-28`, then 0.2 `--suite active
 //    --spec-version 2025-11-25` (names suffixed ` @2025-11-25`).
@@ -14,16 +17,17 @@
 //    baseline entry. Warnings are listed, not counted as failures.
 //
 // Usage: node scripts/conformance/run.mjs [--only server|client] [--line 0.1|0.2] [--keep <dir>]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJsonc } from 'jsonc-parser';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-const toolsDir = resolve(process.env.PARLEY_CONFORMANCE_TOOLS ?? join(root, 'tools'));
+const toolsDir = process.env.PARLEY_CONFORMANCE_TOOLS ? resolve(process.env.PARLEY_CONFORMANCE_TOOLS) : undefined;
 const PACKAGE = '@modelcontextprotocol/conformance';
 const LINES = { '0.1': '0.1.16', '0.2': '0.2.0-alpha.12' };
 const PRELOAD = join(here, 'node20-preload.mjs');
@@ -40,19 +44,22 @@ const out = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'parley-conformanc
 const log = (m) => console.error(`conformance: ${m}`);
 const started = Date.now();
 
-/** Installs `@modelcontextprotocol/conformance@<version>` into tools/conformance-<line> unless present. */
-function ensureSuite(line) {
+/**
+ * The suite CLI of one line: node_modules/conformance-<line> (npm alias), or the own install under
+ * PARLEY_CONFORMANCE_TOOLS. Throws when it is missing or not the pinned version.
+ */
+function suiteBin(line) {
   const version = LINES[line];
-  const prefix = join(toolsDir, `conformance-${line}`);
-  const pkg = join(prefix, 'node_modules', PACKAGE, 'package.json');
-  const have = existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : undefined;
-  if (have !== version) {
-    log(`installing ${PACKAGE}@${version} into ${prefix}${have ? ` (found ${have})` : ''}`);
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `${PACKAGE}@${version}`], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error(`npm install ${PACKAGE}@${version} failed (exit ${r.status}); check network access to the npm registry`);
+  const pkgDir = toolsDir
+    ? join(toolsDir, `conformance-${line}`, 'node_modules', PACKAGE)
+    : dirname(createRequire(join(root, 'package.json')).resolve(`conformance-${line}/package.json`, { paths: [root] }));
+  const pkgFile = join(pkgDir, 'package.json');
+  const pkg = existsSync(pkgFile) ? JSON.parse(readFileSync(pkgFile, 'utf8')) : undefined;
+  if (pkg?.name !== PACKAGE || pkg.version !== version) {
+    const fix = toolsDir ? `npm install --prefix ${join(toolsDir, `conformance-${line}`)} ${PACKAGE}@${version}` : 'npm ci (the suites are devDependencies)';
+    throw new Error(`${PACKAGE}@${version} not found at ${pkgDir} (found ${pkg ? `${pkg.name}@${pkg.version}` : 'nothing'}); run ${fix}`);
   }
-  return join(prefix, 'node_modules', PACKAGE, 'dist', 'index.js');
+  return join(pkgDir, 'dist', 'index.js');
 }
 
 /** Runs the suite CLI; resolves with {code, stdout, stderr}. Bounded by `timeoutMs`. */
@@ -122,7 +129,7 @@ const SERVER_RUNS = {
 
 async function runServers(url) {
   for (const line of lines) {
-    const bin = ensureSuite(line);
+    const bin = suiteBin(line);
     for (const [i, [sel, suffix]] of SERVER_RUNS[line].entries()) {
       const dir = join(out, `server-${line}-${i}`);
       const t0 = Date.now();
@@ -138,7 +145,7 @@ async function runServers(url) {
 async function runClients() {
   const command = `"${process.execPath}" --import tsx "${join(here, 'client.ts')}"`;
   for (const line of lines) {
-    const bin = ensureSuite(line);
+    const bin = suiteBin(line);
     const all = await listClientScenarios(bin);
     const picked = all.filter((s) => (line === '0.1' || s.tags.includes('2026-07-28')) && !inBaseline(line, 'client', s.name));
     for (const s of picked) {
