@@ -94,6 +94,7 @@ const PAIRS: Array<HostPair | ToolkitPair> = [
     stdio: '`sdk-server.mjs v2-legacy`: `StdioServerTransport` (legacy only; answers `server/discover` -32601)',
     http: '`sdk-server.mjs v2-legacy --http`: sessionful `NodeStreamableHTTPServerTransport`, 127.0.0.1',
   }),
+  // req: MRTR-INPUT-REQUESTS-SHAPE (the host answers this peer's input_required rounds)
   sdkPair('v2-modern', 'host-v2-modern', 'SDK v2 server, 2026-07-28 (`serveStdio` / `createMcpHandler`, `inputRequired`)', '2026-07-28', {
     stdio: '`sdk-server.mjs v2-modern`: `serveStdio` (dual-era; the host probes `server/discover` and gets 2026-07-28)',
     http: "`sdk-server.mjs v2-modern --http`: `createMcpHandler(…, {legacy: 'reject'})` (2026-07-28 only), 127.0.0.1",
@@ -154,12 +155,13 @@ async function toolkitCase(c: Case, cl: ToolkitClient, modern: boolean): Promise
     assert.ok((cl.seen.at(-1)!.requestedSchema as { properties: object }).properties.hasOwnProperty('name'));
   } else if (c === 'url') {
     form(cl, 'accept');
-    assert.match(await cl.call('login'), /^accept:/);
+    // The tool completes the elicitation after the accept: "<action>:<has id>:<completed>".
+    assert.equal(await cl.call('login'), 'accept:true:true');
     const p = cl.seen.at(-1)!;
     assert.equal(p.mode, 'url');
     assert.equal(p.url, 'https://example.com/connect');
-    // req: ELIC-1125-URL-ID
-    if (!modern) assert.equal(typeof p.elicitationId, 'string');
+    if (modern) assert.equal(p.elicitationId, undefined); // req: ELIC-2607-URL-NO-ID
+    else assert.equal(typeof p.elicitationId, 'string'); // req: ELIC-1125-URL-ID
   } else {
     assert.ok((await cl.call('roots')).includes(CLIENT_ROOTS[0].uri)); // req: ROOTS-CLIENT-CAPABILITY
   }
