@@ -24,8 +24,8 @@ export interface NextAnswer {
 export const textOf = (r: unknown) =>
   (((r as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
 
-/** A tools/call bound: a case that hangs fails instead of stalling the matrix. */
-export const CALL_TIMEOUT_MS = 30_000;
+/** A tools/call bound: a case that hangs fails instead of stalling the matrix (calls take < 1 s unloaded). */
+export const CALL_TIMEOUT_MS = 45_000;
 
 export interface HostHarness {
   next: NextAnswer;

@@ -5,7 +5,8 @@
 // kind:
 //   v1         @modelcontextprotocol/sdk 1.32.2 McpServer; pushes elicitation/create and roots/list
 //              (server.elicitInput / listRoots with relatedRequestId). Legacy only (2025-11-25).
-//   v2-legacy  SDK v2 McpServer, push style (ctx.mcpReq.elicitInput, server.listRoots), on
+//   v2-legacy  SDK v2 McpServer, push style (ctx.mcpReq.elicitInput, server.listRoots, both with
+//              relatedRequestId), on
 //              StdioServerTransport or a sessionful NodeStreamableHTTPServerTransport: legacy only.
 //   v2-modern  SDK v2 McpServer, MRTR style (inputRequired elicit / elicitUrl / listRoots), on
 //              serveStdio (dual-era) or createMcpHandler({legacy:'reject'}) (2026-07-28 only).
@@ -48,14 +49,19 @@ async function v2LegacyFactory() {
   const { z } = await import('zod/v4');
   return () => {
     const s = new McpServer({ name: 'interop-v2-legacy', version: '0.0.1' });
-    s.registerTool('ask', { description: 'Asks a name (form)', inputSchema: z.object({}) }, async (_a, ctx) => formText(await ctx.mcpReq.elicitInput(FORM)));
+    // SDK 2.4.0 trap (measured from dist/mcp-*.mjs): ctx.mcpReq.elicitInput does NOT relate the request
+    // to the tool call (it is server.elicitInput without relatedRequestId), so over HTTP it travels on
+    // the standalone GET stream and is dropped while that stream is not (yet) open; seen under load as
+    // every elicitation timing out. Pass relatedRequestId, as SEP-2260 association requires.
+    const related = (ctx) => ({ relatedRequestId: ctx.mcpReq.id });
+    s.registerTool('ask', { description: 'Asks a name (form)', inputSchema: z.object({}) }, async (_a, ctx) => formText(await ctx.mcpReq.elicitInput(FORM, related(ctx))));
     s.registerTool('login', { description: 'URL-mode sign-in', inputSchema: z.object({}) }, async (_a, ctx) => {
       const elicitationId = randomUUID();
-      const r = await ctx.mcpReq.elicitInput({ ...URL_ASK, elicitationId });
+      const r = await ctx.mcpReq.elicitInput({ ...URL_ASK, elicitationId }, related(ctx));
       if (r.action === 'accept') await s.server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: ctx.mcpReq.id })();
       return text(`url ${r.action}`);
     });
-    s.registerTool('roots', { description: 'Lists the client roots', inputSchema: z.object({}) }, async (_a, ctx) => rootsText(await s.server.listRoots(undefined, { relatedRequestId: ctx.mcpReq.id })));
+    s.registerTool('roots', { description: 'Lists the client roots', inputSchema: z.object({}) }, async (_a, ctx) => rootsText(await s.server.listRoots(undefined, related(ctx))));
     return s;
   };
 }
