@@ -58,6 +58,31 @@ describe('parley serve --stdio', () => {
     }
   });
 
+  it('two calls at once to one 2025-era server: both prompts reach the client (tagged by session)', async () => {
+    const { c } = await connect({ elicitation: {} });
+    try {
+      const [a, b] = await Promise.all([c.callTool({ name: 'v1__ask', arguments: {} }), c.callTool({ name: 'v1__ask', arguments: {} })]);
+      assert.equal(text(a), 'hello via [v1] Your name?');
+      assert.equal(text(b), 'hello via [v1] Your name?');
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('a message over the transport\'s size limit ends the gateway instead of leaving it deaf', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.stdin.on('error', () => undefined); // the gateway may close its stdin while we still write
+    const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n');
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'v1__echo', arguments: { blob: 'x'.repeat(12 * 1024 * 1024) } } });
+    const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
+    if (code === 'hung') child.kill('SIGKILL');
+    assert.notEqual(code, 'hung', 'the gateway neither answered nor exited within 60 s');
+  });
+
   it('an unknown tool is -32602 naming the scheme', async () => {
     const { c } = await connect({ elicitation: {} });
     try {
@@ -102,6 +127,24 @@ it('a configuration that lists parley serve itself does not start parley inside 
       await c.close();
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('parley serve --http on a port in use: exit 1 with a clear message', async () => {
+  const { createServer } = await import('node:net');
+  const busy = createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+  const port = (busy.address() as { port: number }).port;
+  const dir = mkdtempSync(join(tmpdir(), 'parley-serve-port-'));
+  try {
+    const cfg = join(dir, 'parley.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { v1: { command: process.execPath, args: [fixture('v1-push.mjs')] } } }));
+    const r = await runParley(['serve', '--http', '--port', String(port), '--config', cfg, '--db', join(dir, 'g.db')], { timeoutMs: 60_000 });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`port ${port} is in use`));
+  } finally {
+    busy.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -94,6 +94,27 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
     }
   });
 
+  it('a requestState is bound to its tool, and answered once at a time', async () => {
+    const { c, call } = await manualClient();
+    try {
+      const first = await call({});
+      const key = Object.keys(first.inputRequests as object)[0];
+      await assert.rejects(
+        c.callTool({ name: 'v1__echo', arguments: {}, inputResponses: {}, requestState: first.requestState } as never, { allowInputRequired: true } as never),
+        (e: Error & { code?: number }) => e.code === -32602 && /minted for tool "v1__ask"/.test(e.message),
+      );
+      const retry = { inputResponses: { [key]: { action: 'accept', content: { name: 'once' } } }, requestState: first.requestState };
+      const [a, b] = await Promise.allSettled([call(retry), call(retry)]);
+      const ok = [a, b].filter((x) => x.status === 'fulfilled');
+      const refused = [a, b].filter((x) => x.status === 'rejected') as PromiseRejectedResult[];
+      assert.equal(ok.length, 1, 'one retry completes');
+      assert.equal(refused.length, 1, 'the other is refused, not left hanging');
+      assert.match(String(refused[0].reason?.message), /already in progress|unknown, expired/);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('a forged requestState is -32602', async () => {
     const { c, call } = await manualClient();
     try {

@@ -54,8 +54,11 @@ describe('gateway ↔ bundled sales and charts', () => {
         const link = (r.content as Array<{ type: string; uri?: string }>).find((x) => x.type === 'resource_link')?.uri
           ?? (r.structuredContent as { resultUri?: string } | undefined)?.resultUri;
         assert.match(link ?? '', /^sales:\/\/results\//, JSON.stringify(r));
+        // No resources/list first: the result URI is found through sales' resource template.
         const read = await c.readResource({ uri: link! });
         assert.ok(read.contents.length > 0);
+        const templates = (await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+        assert.equal(new Set(templates).size, templates.length, `a template two servers offer is listed once: ${templates.join(', ')}`);
         const chart = await c.callTool({ name: 'charts__generate_chart', arguments: { data_source: link, chart_type: 'bar' } });
         assert.notEqual(chart.isError, true, JSON.stringify(chart.content).slice(0, 400));
         assert.ok((chart.content as Array<{ type: string }>).some((x) => x.type === 'image'), 'a chart image came back');

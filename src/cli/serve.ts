@@ -92,9 +92,20 @@ export const serveCommand = defineCommand({
     });
     const consoleHandle = web ? await startConsole({ host: hostApiFor(gw.space(DEFAULT_USER).host, store), presenter: web, port: 0 }) : undefined;
     consoleUrl = consoleHandle?.url ?? '';
-    const handle = args.stdio ? await gw.serve({ stdio: true }) : await gw.serve({ http: { port } });
+    let onTransportClose = () => {};
+    let handle;
+    try {
+      handle = args.stdio ? await gw.serve({ stdio: true, onClose: () => onTransportClose() }) : await gw.serve({ http: { port } });
+    } catch (e) {
+      await consoleHandle?.close().catch(() => undefined);
+      await gw.close().catch(() => undefined);
+      store.close();
+      const code = (e as { code?: string }).code;
+      throw new CliError(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port, or 0 for any free port` : `cannot serve: ${(e as Error).message}`, EXIT.FAILED);
+    }
+    const served = handle;
     err(`gateway for ${names.join(', ')} (configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')})`);
-    if (args.http) err(`serving MCP at ${handle.url}${multi ? ` for ${users.length} user(s) with bearer tokens` : ' (single user, loopback only)'}`);
+    if (args.http) err(`serving MCP at ${served.url}${multi ? ` for ${users.length} user(s) with bearer tokens` : ' (single user, loopback only)'}`);
     err(consoleHandle ? `console for prompts the client cannot answer: ${consoleUrl}` : 'no console: prompts the client cannot answer fail at once');
 
     await new Promise<void>((done) => {
@@ -105,7 +116,7 @@ export const serveCommand = defineCommand({
         err(`stopping (${why})…`);
         setTimeout(() => process.exit(EXIT.FAILED), SHUTDOWN_BOUND_MS).unref();
         void (async () => {
-          await handle.close().catch(() => undefined);
+          await served.close().catch(() => undefined);
           await consoleHandle?.close().catch(() => undefined);
           await gw.close().catch(() => undefined);
           store.close();
@@ -115,8 +126,10 @@ export const serveCommand = defineCommand({
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
-      // A desktop client ends a stdio server by closing its stdin.
+      // A desktop client ends a stdio server by closing its stdin; the transport may also give up on
+      // its own (an oversized message closes it and pauses stdin, so 'end' never comes).
       if (args.stdio) process.stdin.once('end', () => stop('stdin closed'));
+      onTransportClose = () => stop('the stdio connection closed');
     });
   },
 });

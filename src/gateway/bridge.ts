@@ -42,8 +42,10 @@ export interface BridgeOptions {
 
 /** Builds the params sent upstream: the downstream server is named, prefill becomes defaults. */
 export function upstreamParams(prompt: PromptView, revision: string): UpstreamElicitParams {
-  const message = `[${prompt.server}] ${prompt.message}`;
-  if (prompt.mode === 'url') return { mode: 'url', message, url: prompt.url!.full, elicitationId: prompt.id };
+  const again = prompt.issues?.length ? `\n(The previous answer was not accepted: ${prompt.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')})` : '';
+  const message = `[${prompt.server}] ${prompt.message}${again}`;
+  // elicitationId exists on 2025-11-25 only (removed in 2026-07-28).
+  if (prompt.mode === 'url') return { mode: 'url', message, url: prompt.url!.full, ...(revision === '2025-11-25' ? { elicitationId: prompt.id } : {}) } as UpstreamElicitParams;
   const schema = structuredClone(prompt.schema ?? { type: 'object', properties: {} }) as { properties: Record<string, Record<string, unknown>> };
   if (revision >= '2025-11-25') {
     for (const [k, v] of Object.entries(prompt.prefill)) {

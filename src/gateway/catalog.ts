@@ -16,7 +16,7 @@ export class Catalog {
   private tools?: Promise<{ list: Tool[]; byName: Map<string, Target> }>;
   private prompts?: Promise<{ list: Prompt[]; byName: Map<string, Target> }>;
   private resources?: Promise<{ list: Resource[]; byUri: Map<string, Target> }>;
-  private templates?: Promise<ResourceTemplate[]>;
+  private templates?: Promise<Array<{ server: string; template: ResourceTemplate }>>;
 
   constructor(
     private readonly host: Host,
@@ -35,10 +35,16 @@ export class Catalog {
     const names = this.host.servers.names();
     const got = await Promise.allSettled(names.map(fetch));
     const out: Array<{ server: string; value: T }> = [];
+    let partial = false;
     got.forEach((g, i) => {
       if (g.status === 'fulfilled') out.push({ server: names[i], value: g.value });
-      else this.log('warn', `${what} of server "${names[i]}" left out: ${(g.reason as Error)?.message ?? String(g.reason)}`);
+      else {
+        partial = true;
+        this.log('warn', `${what} of server "${names[i]}" left out: ${(g.reason as Error)?.message ?? String(g.reason)}`);
+      }
     });
+    // A list missing a server is not cached: the next request asks again (the server may be up by then).
+    if (partial) queueMicrotask(() => this.invalidate(what === 'tools' ? 'tools' : what === 'prompts' ? 'prompts' : 'resources'));
     return out;
   }
 
@@ -103,11 +109,19 @@ export class Catalog {
     return this.resources;
   }
 
+  /** Templates of every server, the first of each `uriTemplate` (a template two servers offer is listed once). */
   listTemplates(): Promise<ResourceTemplate[]> {
-    this.templates ??= this.each('resource templates', async (s) => {
+    return this.templatesByServer().then((per) => {
+      const seen = new Set<string>();
+      return per.filter((t) => !seen.has(t.template.uriTemplate) && seen.add(t.template.uriTemplate)).map((t) => t.template);
+    });
+  }
+
+  private templatesByServer(): Promise<Array<{ server: string; template: ResourceTemplate }>> {
+    this.templates ??= this.each('resources', async (s) => {
       await this.host.servers.ensureRunning(s);
       return this.capable(s, 'resources') ? (await this.host.servers.listResourceTemplates(s)).resourceTemplates : [];
-    }).then((per) => per.flatMap(({ value }) => value));
+    }).then((per) => per.flatMap(({ server, value }) => value.map((template) => ({ server, template }))));
     return this.templates;
   }
 
@@ -129,6 +143,15 @@ export class Catalog {
     const listed = (await this.listResources()).byUri.get(uri);
     if (listed) return listed;
     const routed = await this.host.serversFor(uri).catch(() => [] as string[]);
-    return routed.length ? { server: routed[0], name: uri } : undefined;
+    if (routed.length) return { server: routed[0], name: uri };
+    for (const { server, template } of await this.templatesByServer()) if (matchesTemplate(template.uriTemplate, uri)) return { server, name: uri };
+    return undefined;
   }
+}
+
+/** Whether `uri` fits a level-1 URI template (`{var}` matches one or more characters other than `/`). */
+export function matchesTemplate(template: string, uri: string): boolean {
+  const parts = template.split(/\{[^}]*\}/);
+  const re = parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+  return new RegExp(`^${re}$`).test(uri);
 }

@@ -20,7 +20,12 @@ import { elicitModes, readEra, userOf } from '../server/era.js';
 import { serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
 import { BridgePresenter } from './bridge.js';
-import type { UpstreamCall } from './bridge.js';
+import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
+
+/** A 2025-era session's open calls: any of them can carry a prompt to the client. */
+interface SessionCalls extends UpstreamCall {
+  active: Array<(params: UpstreamElicitParams, signal: AbortSignal) => Promise<ElicitResult>>;
+}
 import { Catalog } from './catalog.js';
 import { ParkingLot } from './park.js';
 import type { ParkOptions } from './park.js';
@@ -65,7 +70,7 @@ export interface Gateway {
   /** Builds the upstream server for one session (2025 eras, stdio) or one request (2026-07-28 HTTP). */
   factory(ctx?: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } }): McpServer;
   /** Serves over stdio, or over HTTP with bearer tokens when `gateway.users` is configured. */
-  serve(how: { stdio: true } | { http: Omit<HttpOptions, 'authenticate' | 'requireAuth'> }): Promise<ServeHandle>;
+  serve(how: { stdio: true; onClose?: () => void } | { http: Omit<HttpOptions, 'authenticate' | 'requireAuth'> }): Promise<ServeHandle>;
   /** Counts for diagnostics and benchmarks. */
   stats(): { users: number; sessions: number; openCalls: number; parked: number };
   /** Abandons parked calls, stops every user's servers. */
@@ -110,6 +115,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     s = { user, host, catalog, calls, sessions: new Set(), roots: new UpstreamRoots(host.roots) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user (2026-07-28 clients re-list).
+    // A server that (re)starts may change every list (it was left out while down).
+    host.servers.events.on('state', (e: { server: string; state: { status: string } }) => {
+      if (e.state.status !== 'running') return;
+      for (const kind of ['tools', 'prompts', 'resources'] as const) catalog.invalidate(kind);
+    });
     host.servers.events.on('listChanged', (e: { server: string; kind: 'tools' | 'resources' | 'prompts' }) => {
       catalog.invalidate(e.kind);
       for (const m of sp.sessions) {
@@ -147,7 +157,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     srv.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: Record<string, unknown> } }, sdk: ServerContext) => {
       const sp = spaceOf(sdk);
       await sessionRoots(sdk);
-      return callTool(mcp, sp, req.params.name, req.params.arguments ?? {}, sdk);
+      return callTool(mcp, sp, sessionId, req.params.name, req.params.arguments ?? {}, sdk);
     }) as never);
     srv.setRequestHandler('prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list }) as never);
     srv.setRequestHandler('prompts/get', (async (req: { params: { name: string; arguments?: Record<string, string> } }, sdk: ServerContext) => {
@@ -196,7 +206,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     return mcp;
   }
 
-  async function callTool(mcp: McpServer, sp: UserSpace, exposed: string, args: Record<string, unknown>, sdk: ServerContext): Promise<CallToolResult> {
+  async function callTool(mcp: McpServer, sp: UserSpace, sessionId: string, exposed: string, args: Record<string, unknown>, sdk: ServerContext): Promise<CallToolResult> {
     const target = await sp.catalog.tool(exposed);
     if (!target) throw new ProtocolError(-32602, `Unknown tool "${exposed}"; tools/list names them as <server>__<tool>`);
     const era = readEra(mcp, sdk);
@@ -207,21 +217,36 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
     if (!era.modern) {
       // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).
-      const key = randomUUID();
-      const up: UpstreamCall = {
-        modes, revision: era.revision, failures: [],
-        // Sent related to this tools/call so it travels on the call's own response stream over HTTP
-        // (SDK 2.4's elicitInput does not relate it: a client without a GET stream would never see it).
-        ask: (params, signal) => sdk.mcpReq.send({ method: 'elicitation/create', params: params as unknown as Record<string, unknown> }, { signal, timeout: answerMs }) as Promise<ElicitResult>,
-      };
-      sp.calls.set(key, up);
+      // The tag is the upstream session, not the call: a 2025-era server's pushed request carries no
+      // link to its call, so parallel calls of one session could not be told apart, but any of them
+      // can carry the prompt to the same client (docs/gateway.md §Elicitation).
+      let entry = sp.calls.get(sessionId) as SessionCalls | undefined;
+      if (!entry) {
+        const e: SessionCalls = {
+          modes, revision: era.revision, failures: [], active: [],
+          ask: (params, signal) => {
+            const carrier = e.active.at(-1);
+            if (!carrier) return Promise.reject(new Error('the upstream call ended'));
+            return carrier(params, signal);
+          },
+        };
+        sp.calls.set(sessionId, (entry = e));
+      }
+      entry.modes = modes;
+      // Sent related to this tools/call so it travels on the call's own response stream over HTTP
+      // (SDK 2.4's elicitInput does not relate it: a client without a GET stream would never see it).
+      const carrier = (params: UpstreamElicitParams, signal: AbortSignal) =>
+        sdk.mcpReq.send({ method: 'elicitation/create', params: params as unknown as Record<string, unknown> }, { signal, timeout: answerMs }) as Promise<ElicitResult>;
+      entry.active.push(carrier);
+      const up = entry;
       try {
-        return finish(await sp.host.callTool(target.server, target.name, args, { tag: key, signal: sdk.mcpReq.signal }), up);
+        return finish(await sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: sdk.mcpReq.signal }), up);
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
       } finally {
-        sp.calls.delete(key);
+        up.active.splice(up.active.indexOf(carrier), 1);
+        if (up.active.length === 0) sp.calls.delete(sessionId);
       }
     }
 
@@ -231,11 +256,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (typeof state === 'string') {
       parked = lot.get(state, sp.user);
       if (!parked) throw new ProtocolError(-32602, 'Invalid requestState: unknown, expired, or minted for another user; call the tool again without requestState');
+      // Bound to the call it was minted for (basic/patterns/mrtr: state names the originating request).
+      if (parked.tool !== exposed) throw new ProtocolError(-32602, `Invalid requestState: it was minted for tool "${parked.tool}", not "${exposed}"; call the tool again without requestState`);
+      if (parked.busy) throw new ProtocolError(-32602, 'Invalid requestState: a retry of this round is already in progress; each requestState is answered once');
       const up = sp.calls.get(parked.id);
       if (up) up.modes = modes;
       parked.answer(sdk.mcpReq.inputResponses);
     } else {
       const p = (parked = lot.open(sp.user, () => sp.calls.delete(p.id)));
+      p.tool = exposed;
       sp.calls.set(p.id, { modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) });
       p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: p.id, signal }));
     }
@@ -256,7 +285,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     space,
     factory,
     async serve(how) {
-      if ('stdio' in how) return serve((c) => factory(c as never), { stdio: true });
+      if ('stdio' in how) return serve((c) => factory(c as never), { stdio: true, onClose: how.onClose });
       multiUser = hasUsers;
       return serve((c) => factory(c as never), {
         http: {

@@ -3,7 +3,7 @@
  *
  * - Tools and prompts: `<server>__<name>` when both parts are made of `[A-Za-z0-9_-]` and the result
  *   has at most 64 characters (the common client limit `^[A-Za-z0-9_-]{1,64}$`). Otherwise other
- *   characters become `_`, the name is cut to fit, and it ends in `_<6 hex>` (a SHA-256 prefix of
+ *   characters become `_`, the server part (then the tool part) is cut to fit, and it ends in `_<6 hex>` (a SHA-256 prefix of
  *   `<server>/<name>`). A name therefore never depends on the other servers' tools and stays the same
  *   across restarts; the one exception is two plain names that meet (`a__b` + `c` and `a` + `b__c`):
  *   the second in `server/name` order gets the suffix.
@@ -40,7 +40,13 @@ export function namespace(pairs: Array<{ server: string; name: string }>): Named
     const id = `${p.server}/${p.name}`;
     let exposed = `${p.server}${SEPARATOR}${p.name}`;
     const plain = /^[A-Za-z0-9_-]+$/.test(p.server) && /^[A-Za-z0-9_-]+$/.test(p.name) && exposed.length <= MAX_NAME;
-    if (!plain || taken.has(exposed)) exposed = `${`${clean(p.server)}${SEPARATOR}${clean(p.name)}`.slice(0, MAX_NAME - 7)}_${short(p.server, p.name)}`;
+    if (!plain || taken.has(exposed)) {
+      // Cut the server part first (to no less than 8 characters) so the tool part stays readable.
+      const tool = clean(p.name);
+      const room = MAX_NAME - 7 - SEPARATOR.length - tool.length;
+      const server = clean(p.server).slice(0, Math.max(8, room));
+      exposed = `${`${server}${SEPARATOR}${tool}`.slice(0, MAX_NAME - 7)}_${short(p.server, p.name)}`;
+    }
     taken.set(exposed, id);
     out.push({ exposed, server: p.server, name: p.name });
   }

@@ -45,6 +45,11 @@ export class ParkedCall {
   private timer?: NodeJS.Timeout;
   private seq = 0;
 
+  /** True while a `next` waits: a second concurrent retry of the same round is refused. */
+  busy = false;
+  /** The exposed tool name this call was made for (a retry must name the same tool). */
+  tool = '';
+
   constructor(
     readonly user: string,
     private readonly onExpire: (p: ParkedCall) => void,
@@ -95,6 +100,15 @@ export class ParkedCall {
   /** Waits (bounded by `signal`) for the result or the next round of prompts, then arms the TTL. */
   async next(signal: AbortSignal): Promise<ParkOutcome> {
     clearTimeout(this.timer);
+    this.busy = true;
+    try {
+      return await this.wait(signal);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async wait(signal: AbortSignal): Promise<ParkOutcome> {
     const outcome = await new Promise<ParkOutcome>((resolve) => {
       const check = () => {
         if (this.settled) return done(this.settled);

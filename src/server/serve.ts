@@ -88,14 +88,24 @@ function cancelOnDisconnect(t: NodeStreamableHTTPServerTransport, res: ServerRes
 }
 
 /** Serves over stdio (dual-era) or HTTP (dual-era, sessionful legacy leg). */
-export async function serve(factory: ServerFactory, opts: { stdio: true } | { http: HttpOptions }): Promise<ServeHandle> {
+export async function serve(factory: ServerFactory, opts: { stdio: true; onClose?: () => void } | { http: HttpOptions }): Promise<ServeHandle> {
   if ('stdio' in opts) {
     const processSession = `stdio:${randomUUID()}`;
     const h = serveStdio((ctx) => {
       const s = factory({ era: ctx.era });
       if ('useProcessSession' in s) s.useProcessSession(processSession);
-      return toMcp(s);
-    });
+      const m = toMcp(s);
+      // The one instance serveStdio pins for the connection: its close is the connection's end (stdin
+      // closed, or the transport gave up, e.g. on an oversized message).
+      if (opts.onClose) {
+        const prev = m.server.onclose;
+        m.server.onclose = () => {
+          prev?.();
+          opts.onClose?.();
+        };
+      }
+      return m;
+    }, { onerror: () => undefined });
     return { url: 'stdio:', close: () => h.close() };
   }
   const o = opts.http;
