@@ -12,7 +12,8 @@ import type { Presenter, PresenterNotice, PromptView } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask } from './ask.js';
 import { Auditor } from './audit.js';
-import { detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, validateContent } from './core.js';
+import { validateContent } from './core.js';
+import { checkForm, type FormCheck } from './form-cache.js';
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
 import { RateLimiter, checkUrl } from './policy.js';
 import { buildPrefill } from './prefill.js';
@@ -113,14 +114,17 @@ export class ElicitationBroker {
     if (mode === 'url' && revision === '2025-06-18') throw invalid('URL-mode elicitation does not exist on revision 2025-06-18.');
 
     let sensitive: string[] = [];
+    let form: FormCheck | undefined;
     let view: Omit<PromptView, 'prefill' | 'prefillSources'> = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs: [], lint: [], warnings: [], sensitiveFields: [], round: 1, ...(ctx.call ? { call: ctx.call } : {}) };
     if (req.mode === 'form') {
-      const n = normalizeRequestedSchema(p.requestedSchema, { revision });
+      // Normalise, lint and sensitive-field detection, cached per form (form-cache.ts: shared, frozen results).
+      form = checkForm(p.requestedSchema, revision);
+      const n = form.normalized;
       if (!n.ok) throw invalid(`Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
       req.requestedSchema = n.schema;
-      const lint = lintRequestedSchema(p.requestedSchema, { revision });
+      const lint = form.lint;
       if (n.repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs: n.repairs, lint } });
-      sensitive = [...new Set(detectSensitiveFields(n.schema).map((f) => f.field))];
+      sensitive = form.sensitive;
       view = { ...view, schema: n.schema, repairs: n.repairs, lint, sensitiveFields: sensitive };
     } else {
       if (typeof p.url !== 'string') throw invalid('URL-mode elicitation needs params.url (a string).');
@@ -147,7 +151,7 @@ export class ElicitationBroker {
     } catch (err) {
       this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
     }
-    const prefill = req.requestedSchema ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, new Set(sensitive)) : { values: {}, sources: {}, hash: '' };
+    const prefill = req.requestedSchema && form ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, new Set(sensitive), form.hash) : { values: {}, sources: {} };
     const prompt: PromptView = { ...view, prefill: prefill.values, prefillSources: prefill.sources };
 
     this.pendingById.set(req.id, req);
@@ -183,7 +187,7 @@ export class ElicitationBroker {
       } else {
         const a = result.answer;
         answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
-        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && this.opts.store) this.remember(req, answer.content!, a.remember, prefill.hash, sensitive);
+        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && this.opts.store) this.remember(req, answer.content!, a.remember, form!.hash(), sensitive);
         this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
       }
       if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
