@@ -6,9 +6,9 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Revision } from '../../schema/index.js';
+import type { Issue, Repair, Revision } from '../../schema/index.js';
 import type { PolicyDef } from '../config/types.js';
-import type { Presenter, PresenterNotice, PromptView } from '../presenter.js';
+import type { Presenter, PresenterNotice, PromptView, UrlView } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask } from './ask.js';
 import { Auditor } from './audit.js';
@@ -104,30 +104,30 @@ export class ElicitationBroker {
       ...(ctx.requestId !== undefined ? { wireId: ctx.requestId } : {}),
       receivedAt: this.now(),
     };
-    this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
-    const invalid = (message: string, issues: InvalidElicitationError['issues'] = []) => {
-      this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
-      return new InvalidElicitationError(message, issues);
-    };
-    if (typeof p.message !== 'string') throw invalid('elicitation/create params.message must be a string.');
-    if (mode !== 'form' && mode !== 'url') throw invalid(`elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
-    if (mode === 'url' && revision === '2025-06-18') throw invalid('URL-mode elicitation does not exist on revision 2025-06-18.');
+    if (this.audit.enabled) this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
+    if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
+    if (mode !== 'form' && mode !== 'url') throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
+    if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
 
+    // The prompt's parts; the PromptView is built once, below.
     let sensitive: string[] = [];
     let form: FormCheck | undefined;
-    let view: Omit<PromptView, 'prefill' | 'prefillSources'> = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs: [], lint: [], warnings: [], sensitiveFields: [], round: 1, ...(ctx.call ? { call: ctx.call } : {}) };
+    let repairs: Repair[] = [];
+    let lint: Issue[] = [];
+    let warnings: string[] = [];
+    let url: UrlView | undefined;
     if (req.mode === 'form') {
       // Normalise, lint and sensitive-field detection, cached per form (form-cache.ts: shared, frozen results).
       form = checkForm(p.requestedSchema, revision);
       const n = form.normalized;
-      if (!n.ok) throw invalid(`Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
+      if (!n.ok) throw this.invalid(req, `Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
       req.requestedSchema = n.schema;
-      const lint = form.lint;
-      if (n.repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs: n.repairs, lint } });
+      repairs = n.repairs;
+      lint = form.lint;
+      if (repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs, lint } });
       sensitive = form.sensitive;
-      view = { ...view, schema: n.schema, repairs: n.repairs, lint, sensitiveFields: sensitive };
     } else {
-      if (typeof p.url !== 'string') throw invalid('URL-mode elicitation needs params.url (a string).');
+      if (typeof p.url !== 'string') throw this.invalid(req, 'URL-mode elicitation needs params.url (a string).');
       req.url = p.url;
       if (typeof p.elicitationId === 'string') req.elicitationId = p.elicitationId;
     }
@@ -137,11 +137,12 @@ export class ElicitationBroker {
     if (req.mode === 'url') {
       const u = checkUrl(req.url!, this.policy);
       if (!u.ok) return this.refuse(req, u.reason, u.message, { url: req.url });
-      view = { ...view, url: u.view, warnings: u.view.warnings.map((w) => `url:${w}`) };
+      url = u.view;
+      warnings = u.view.warnings.map((w) => `url:${w}`);
       if (u.view.warnings.length) this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
       if (req.elicitationId && !this.urls.add(req.server, req.elicitationId)) this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
     } else if (sensitive.length) {
-      view = { ...view, warnings: sensitive.map((f) => `sensitive:${f}`) };
+      warnings = sensitive.map((f) => `sensitive:${f}`);
       this.audit.write(req, 'policy', { action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow', detail: { reason: 'sensitive-field', fields: sensitive } });
     }
 
@@ -152,7 +153,13 @@ export class ElicitationBroker {
       this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
     }
     const prefill = req.requestedSchema && form ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, new Set(sensitive), form.hash) : { values: {}, sources: {} };
-    const prompt: PromptView = { ...view, prefill: prefill.values, prefillSources: prefill.sources };
+    // Same keys, in the same order, as the spread-built view it replaces.
+    const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, sensitiveFields: sensitive, round: 1 } as PromptView;
+    if (ctx.call) prompt.call = ctx.call;
+    if (req.requestedSchema) prompt.schema = req.requestedSchema;
+    if (url) prompt.url = url;
+    prompt.prefill = prefill.values;
+    prompt.prefillSources = prefill.sources;
 
     this.pendingById.set(req.id, req);
     this.emit({ type: 'pending-added', request: req });
@@ -188,7 +195,7 @@ export class ElicitationBroker {
         const a = result.answer;
         answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
         if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && this.opts.store) this.remember(req, answer.content!, a.remember, form!.hash(), sensitive);
-        this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
+        if (this.audit.enabled) this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
       }
       if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
       outcome = { ...outcome, outcome: answer.action };
@@ -238,6 +245,12 @@ export class ElicitationBroker {
     if (!this.limiter.take(req.server))
       return { reason: 'rate-limited', message: `Declined: ${req.server} sends input requests faster than ${this.policy.ratePerMinute}/min (burst ${this.policy.burst}).`, detail: { ratePerMinute: this.policy.ratePerMinute, burst: this.policy.burst } };
     return undefined;
+  }
+
+  /** Audits a -32602 refusal of the request and returns the error to throw. */
+  private invalid(req: InputRequest, message: string, issues: InvalidElicitationError['issues'] = []): InvalidElicitationError {
+    this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
+    return new InvalidElicitationError(message, issues);
   }
 
   private refuse(req: InputRequest, reason: RefusalReason, message: string, detail: Record<string, unknown>): ElicitAnswer {
