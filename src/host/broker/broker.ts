@@ -162,14 +162,14 @@ export class ElicitationBroker {
     prompt.prefillSources = prefill.sources;
 
     this.pendingById.set(req.id, req);
-    this.emit({ type: 'pending-added', request: req });
-    let outcome: BrokerEvent & { type: 'pending-removed' } = { type: 'pending-removed', id: req.id, outcome: 'error' };
+    if (this.listeners.size) this.emit({ type: 'pending-added', request: req });
+    let outcome: (BrokerEvent & { type: 'pending-removed' })['outcome'] = 'error';
     try {
       const presenter = this.opts.presenter;
       if (req.mode === 'form' && !presenter.interactive && presenter.autoSubmitPrefill && validateContent(req.requestedSchema!, prefill.values).ok) {
         this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'auto-submit', sources: prefill.sources }, sensitive });
-        outcome = { ...outcome, outcome: 'accept' };
-        this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
+        outcome = 'accept';
+        if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
         return { action: 'accept', content: prefill.values };
       }
       let result;
@@ -182,7 +182,7 @@ export class ElicitationBroker {
       if (result.kind === 'cancelled-by-server') {
         this.audit.write(req, 'cancelled', { durationMs: result.durationMs, detail: { reason: 'cancelled by server' } });
         this.notify({ kind: 'cancelled-by-server', server: req.server, requestId: req.id, message: `${req.server} withdrew its request: "${req.message}"` });
-        outcome = { ...outcome, outcome: 'cancelled-by-server' };
+        outcome = 'cancelled-by-server';
         throw new ElicitationCancelledError(req.server, req.id);
       }
       let answer: ElicitAnswer;
@@ -198,12 +198,12 @@ export class ElicitationBroker {
         if (this.audit.enabled) this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
       }
       if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
-      outcome = { ...outcome, outcome: answer.action };
-      this.emit({ type: 'answered', id: req.id, server: req.server, action: answer.action });
+      outcome = answer.action;
+      if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: answer.action });
       return answer;
     } finally {
       this.pendingById.delete(req.id);
-      this.emit(outcome);
+      if (this.listeners.size) this.emit({ type: 'pending-removed', id: req.id, outcome });
     }
   }
 
@@ -240,7 +240,7 @@ export class ElicitationBroker {
   private checkPolicy(req: InputRequest, sensitive: string[]): { reason: RefusalReason; message: string; detail: Record<string, unknown> } | undefined {
     if (sensitive.length && this.policy.sensitiveFields === 'decline')
       return { reason: 'sensitive-field', message: `Declined: ${req.server} asked in a form for ${sensitive.map((f) => `"${f}"`).join(', ')}, which look like secrets. Servers must use URL mode for credentials (policy sensitiveFields: "decline").`, detail: { fields: sensitive } };
-    if (this.pending(req.server).length >= this.policy.maxPendingPerServer)
+    if (this.pendingCount(req.server) >= this.policy.maxPendingPerServer)
       return { reason: 'pending-cap', message: `Declined: ${req.server} already has ${this.policy.maxPendingPerServer} input requests waiting (policy maxPendingPerServer).`, detail: { pending: this.policy.maxPendingPerServer } };
     if (!this.limiter.take(req.server))
       return { reason: 'rate-limited', message: `Declined: ${req.server} sends input requests faster than ${this.policy.ratePerMinute}/min (burst ${this.policy.burst}).`, detail: { ratePerMinute: this.policy.ratePerMinute, burst: this.policy.burst } };
@@ -251,6 +251,12 @@ export class ElicitationBroker {
   private invalid(req: InputRequest, message: string, issues: InvalidElicitationError['issues'] = []): InvalidElicitationError {
     this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
     return new InvalidElicitationError(message, issues);
+  }
+
+  private pendingCount(server: string): number {
+    let n = 0;
+    for (const r of this.pendingById.values()) if (r.server === server) n++;
+    return n;
   }
 
   private refuse(req: InputRequest, reason: RefusalReason, message: string, detail: Record<string, unknown>): ElicitAnswer {
