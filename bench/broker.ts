@@ -3,7 +3,10 @@
 // elicitations. Baseline host: a raw SDK v2 Client whose handler returns a fixed accept. Parley host:
 // ServerManager + ElicitationBroker with an auto-accept presenter, so every elicitation goes through
 // normalise, lint, sensitive-field detection, policy (rate limit raised for the bench), prefill,
-// presenter, validation and the pausable tool-call clock. A third side adds an in-memory SQLite store
+// presenter, validation and the pausable tool-call clock. The server repeats one form (only the message
+// changes), as real servers do, so after the first request the broker's form checks come from its
+// per-form cache (src/host/broker/form-cache.ts: one JSON.stringify and a lookup per request); the
+// answer is still validated every time. A third side adds an in-memory SQLite store
 // (audit rows, remembered-answer lookup); a fourth is the ServerManager whose handler answers without
 // the broker (the runtime's share of the cost). Target (issue 4): per-elicitation time parley ÷ raw ≤ 1.15×.
 import { ElicitationBroker } from '../src/host/broker/index.js';

@@ -22,6 +22,11 @@ export class Auditor {
   failures = 0;
   constructor(private readonly store: Store | undefined, private readonly now: () => number) {}
 
+  /** Whether writes go anywhere (a store is set); callers may skip building a record's detail when not. */
+  get enabled(): boolean {
+    return this.store !== undefined;
+  }
+
   write(req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>, kind: AuditKind, rest: { action?: string; durationMs?: number; detail?: Record<string, unknown>; sensitive?: string[] } = {}): void {
     if (!this.store) return;
     const keys = rest.sensitive ?? [];

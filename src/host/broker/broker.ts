@@ -6,13 +6,14 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Revision } from '../../schema/index.js';
+import type { Issue, Repair, Revision } from '../../schema/index.js';
 import type { PolicyDef } from '../config/types.js';
-import type { Presenter, PresenterNotice, PromptView } from '../presenter.js';
+import type { Presenter, PresenterNotice, PromptView, UrlView } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask } from './ask.js';
 import { Auditor } from './audit.js';
-import { detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, validateContent } from './core.js';
+import { validateContent } from './core.js';
+import { checkForm, type FormCheck } from './form-cache.js';
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
 import { RateLimiter, checkUrl } from './policy.js';
 import { buildPrefill } from './prefill.js';
@@ -103,27 +104,30 @@ export class ElicitationBroker {
       ...(ctx.requestId !== undefined ? { wireId: ctx.requestId } : {}),
       receivedAt: this.now(),
     };
-    this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
-    const invalid = (message: string, issues: InvalidElicitationError['issues'] = []) => {
-      this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
-      return new InvalidElicitationError(message, issues);
-    };
-    if (typeof p.message !== 'string') throw invalid('elicitation/create params.message must be a string.');
-    if (mode !== 'form' && mode !== 'url') throw invalid(`elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
-    if (mode === 'url' && revision === '2025-06-18') throw invalid('URL-mode elicitation does not exist on revision 2025-06-18.');
+    if (this.audit.enabled) this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
+    if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
+    if (mode !== 'form' && mode !== 'url') throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
+    if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
 
+    // The prompt's parts; the PromptView is built once, below.
     let sensitive: string[] = [];
-    let view: Omit<PromptView, 'prefill' | 'prefillSources'> = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs: [], lint: [], warnings: [], sensitiveFields: [], round: 1, ...(ctx.call ? { call: ctx.call } : {}) };
+    let form: FormCheck | undefined;
+    let repairs: Repair[] = [];
+    let lint: Issue[] = [];
+    let warnings: string[] = [];
+    let url: UrlView | undefined;
     if (req.mode === 'form') {
-      const n = normalizeRequestedSchema(p.requestedSchema, { revision });
-      if (!n.ok) throw invalid(`Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
+      // Normalise, lint and sensitive-field detection, cached per form (form-cache.ts: shared, frozen results).
+      form = checkForm(p.requestedSchema, revision);
+      const n = form.normalized;
+      if (!n.ok) throw this.invalid(req, `Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
       req.requestedSchema = n.schema;
-      const lint = lintRequestedSchema(p.requestedSchema, { revision });
-      if (n.repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs: n.repairs, lint } });
-      sensitive = [...new Set(detectSensitiveFields(n.schema).map((f) => f.field))];
-      view = { ...view, schema: n.schema, repairs: n.repairs, lint, sensitiveFields: sensitive };
+      repairs = n.repairs;
+      lint = form.lint;
+      if (repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs, lint } });
+      sensitive = form.sensitive;
     } else {
-      if (typeof p.url !== 'string') throw invalid('URL-mode elicitation needs params.url (a string).');
+      if (typeof p.url !== 'string') throw this.invalid(req, 'URL-mode elicitation needs params.url (a string).');
       req.url = p.url;
       if (typeof p.elicitationId === 'string') req.elicitationId = p.elicitationId;
     }
@@ -133,11 +137,12 @@ export class ElicitationBroker {
     if (req.mode === 'url') {
       const u = checkUrl(req.url!, this.policy);
       if (!u.ok) return this.refuse(req, u.reason, u.message, { url: req.url });
-      view = { ...view, url: u.view, warnings: u.view.warnings.map((w) => `url:${w}`) };
+      url = u.view;
+      warnings = u.view.warnings.map((w) => `url:${w}`);
       if (u.view.warnings.length) this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
       if (req.elicitationId && !this.urls.add(req.server, req.elicitationId)) this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
     } else if (sensitive.length) {
-      view = { ...view, warnings: sensitive.map((f) => `sensitive:${f}`) };
+      warnings = sensitive.map((f) => `sensitive:${f}`);
       this.audit.write(req, 'policy', { action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow', detail: { reason: 'sensitive-field', fields: sensitive } });
     }
 
@@ -147,18 +152,24 @@ export class ElicitationBroker {
     } catch (err) {
       this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
     }
-    const prefill = req.requestedSchema ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, new Set(sensitive)) : { values: {}, sources: {}, hash: '' };
-    const prompt: PromptView = { ...view, prefill: prefill.values, prefillSources: prefill.sources };
+    const prefill = req.requestedSchema && form ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, new Set(sensitive), form.hash) : { values: {}, sources: {} };
+    // Same keys, in the same order, as the spread-built view it replaces.
+    const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, sensitiveFields: sensitive, round: 1 } as PromptView;
+    if (ctx.call) prompt.call = ctx.call;
+    if (req.requestedSchema) prompt.schema = req.requestedSchema;
+    if (url) prompt.url = url;
+    prompt.prefill = prefill.values;
+    prompt.prefillSources = prefill.sources;
 
     this.pendingById.set(req.id, req);
-    this.emit({ type: 'pending-added', request: req });
-    let outcome: BrokerEvent & { type: 'pending-removed' } = { type: 'pending-removed', id: req.id, outcome: 'error' };
+    if (this.listeners.size) this.emit({ type: 'pending-added', request: req });
+    let outcome: (BrokerEvent & { type: 'pending-removed' })['outcome'] = 'error';
     try {
       const presenter = this.opts.presenter;
       if (req.mode === 'form' && !presenter.interactive && presenter.autoSubmitPrefill && validateContent(req.requestedSchema!, prefill.values).ok) {
         this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'auto-submit', sources: prefill.sources }, sensitive });
-        outcome = { ...outcome, outcome: 'accept' };
-        this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
+        outcome = 'accept';
+        if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
         return { action: 'accept', content: prefill.values };
       }
       let result;
@@ -171,7 +182,7 @@ export class ElicitationBroker {
       if (result.kind === 'cancelled-by-server') {
         this.audit.write(req, 'cancelled', { durationMs: result.durationMs, detail: { reason: 'cancelled by server' } });
         this.notify({ kind: 'cancelled-by-server', server: req.server, requestId: req.id, message: `${req.server} withdrew its request: "${req.message}"` });
-        outcome = { ...outcome, outcome: 'cancelled-by-server' };
+        outcome = 'cancelled-by-server';
         throw new ElicitationCancelledError(req.server, req.id);
       }
       let answer: ElicitAnswer;
@@ -183,16 +194,16 @@ export class ElicitationBroker {
       } else {
         const a = result.answer;
         answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
-        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && this.opts.store) this.remember(req, answer.content!, a.remember, prefill.hash, sensitive);
-        this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
+        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && this.opts.store) this.remember(req, answer.content!, a.remember, form!.hash(), sensitive);
+        if (this.audit.enabled) this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
       }
       if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
-      outcome = { ...outcome, outcome: answer.action };
-      this.emit({ type: 'answered', id: req.id, server: req.server, action: answer.action });
+      outcome = answer.action;
+      if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: answer.action });
       return answer;
     } finally {
       this.pendingById.delete(req.id);
-      this.emit(outcome);
+      if (this.listeners.size) this.emit({ type: 'pending-removed', id: req.id, outcome });
     }
   }
 
@@ -229,11 +240,23 @@ export class ElicitationBroker {
   private checkPolicy(req: InputRequest, sensitive: string[]): { reason: RefusalReason; message: string; detail: Record<string, unknown> } | undefined {
     if (sensitive.length && this.policy.sensitiveFields === 'decline')
       return { reason: 'sensitive-field', message: `Declined: ${req.server} asked in a form for ${sensitive.map((f) => `"${f}"`).join(', ')}, which look like secrets. Servers must use URL mode for credentials (policy sensitiveFields: "decline").`, detail: { fields: sensitive } };
-    if (this.pending(req.server).length >= this.policy.maxPendingPerServer)
+    if (this.pendingCount(req.server) >= this.policy.maxPendingPerServer)
       return { reason: 'pending-cap', message: `Declined: ${req.server} already has ${this.policy.maxPendingPerServer} input requests waiting (policy maxPendingPerServer).`, detail: { pending: this.policy.maxPendingPerServer } };
     if (!this.limiter.take(req.server))
       return { reason: 'rate-limited', message: `Declined: ${req.server} sends input requests faster than ${this.policy.ratePerMinute}/min (burst ${this.policy.burst}).`, detail: { ratePerMinute: this.policy.ratePerMinute, burst: this.policy.burst } };
     return undefined;
+  }
+
+  /** Audits a -32602 refusal of the request and returns the error to throw. */
+  private invalid(req: InputRequest, message: string, issues: InvalidElicitationError['issues'] = []): InvalidElicitationError {
+    this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
+    return new InvalidElicitationError(message, issues);
+  }
+
+  private pendingCount(server: string): number {
+    let n = 0;
+    for (const r of this.pendingById.values()) if (r.server === server) n++;
+    return n;
   }
 
   private refuse(req: InputRequest, reason: RefusalReason, message: string, detail: Record<string, unknown>): ElicitAnswer {

@@ -11,15 +11,13 @@
  */
 import type { Content, RequestedSchema } from '../../schema/index.js';
 import type { Scope, Store } from '../store/types.js';
-import { applyDefaults, schemaHash, validateContent } from './core.js';
+import { applyDefaults, validateContent } from './core.js';
 import type { PrefillSources } from './types.js';
 
 export interface Prefill {
   values: Content;
   /** Field → `'remembered' | 'preset' | 'profile' | 'default'`. */
   sources: Record<string, string>;
-  /** The `schemaHash` of the normalised schema (the remember key). */
-  hash: string;
 }
 
 function fieldOk(schema: RequestedSchema, field: string, value: unknown): boolean {
@@ -27,12 +25,14 @@ function fieldOk(schema: RequestedSchema, field: string, value: unknown): boolea
   return validateContent(one, { [field]: value }).ok;
 }
 
-/** Builds the prefill for one form request. Never throws; a failing store read is skipped. */
-export function buildPrefill(schema: RequestedSchema, server: string, scope: Scope, store: Store | undefined, src: PrefillSources, sensitive: Set<string>): Prefill {
-  const hash = schemaHash(schema);
+/**
+ * Builds the prefill for one form request. `hash` gives the remember key (`schemaHash` of `schema`); it
+ * is called only when there is a store to recall from. Never throws; a failing store read is skipped.
+ */
+export function buildPrefill(schema: RequestedSchema, server: string, scope: Scope, store: Store | undefined, src: PrefillSources, sensitive: Set<string>, hash: () => string): Prefill {
   let remembered: Record<string, unknown> = {};
   try {
-    remembered = store?.recall(scope, server, hash)?.content ?? {};
+    remembered = store?.recall(scope, server, hash())?.content ?? {};
   } catch {
     remembered = {};
   }
@@ -54,5 +54,5 @@ export function buildPrefill(schema: RequestedSchema, server: string, scope: Sco
   }
   const withDefaults = applyDefaults(schema, values);
   for (const field of Object.keys(withDefaults)) if (!(field in sources)) sources[field] = 'default';
-  return { values: withDefaults, sources, hash };
+  return { values: withDefaults, sources };
 }

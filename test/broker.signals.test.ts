@@ -1,0 +1,147 @@
+// Abort signals of one elicitation: the input bridge forwards the SDK's abort into its own signal and
+// the broker's presenter loop (ask) forwards that one, with the answer timer, into the presenter's
+// signal. One signal per layer, reasons kept, listeners removed when the request settles.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { ask } from '../src/host/broker/ask.js';
+import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { ConnectOptions } from '../src/host/servers/connection.js';
+import type { InputContext } from '../src/host/servers/handlers.js';
+import { wireHandlers, type Pending } from '../src/host/servers/input-bridge.js';
+import { PauseGate } from '../src/host/servers/tool-clock.js';
+import { legacyServer } from './fixtures/broker/peers.js';
+
+// Every assert.ok carries a message (a failing message-less assert.ok can hang under tsx).
+
+const VIEW: PromptView = { id: 'in-1', server: 'srv', message: 'Name?', mode: 'form', schema: { type: 'object', properties: { name: { type: 'string' } } }, prefill: {}, prefillSources: {}, repairs: [], warnings: [], sensitiveFields: [], round: 1 };
+const listeners = (s: AbortSignal) => getEventListeners(s, 'abort').length;
+
+/** A presenter that holds until its signal aborts (bounded: rejects after 2000 ms) and records the signal. */
+function holdingPresenter() {
+  const seen: AbortSignal[] = [];
+  return {
+    seen,
+    interactive: true,
+    notify: () => {},
+    present: (_p: PromptView, signal: AbortSignal) =>
+      new Promise<PresenterAnswer>((_res, rej) => {
+        seen.push(signal);
+        const t = setTimeout(() => rej(new Error('presenter not aborted within 2000 ms')), 2000);
+        signal.addEventListener('abort', () => (clearTimeout(t), rej(new Error('closed'))), { once: true });
+      }),
+  };
+}
+
+test('ask: a server abort reaches the presenter\'s signal with the server\'s reason; the listener is removed', async () => {
+  const server = new AbortController();
+  const presenter = holdingPresenter();
+  const pending = ask(presenter, VIEW, VIEW.schema, server.signal, 60_000, 3, Date.now);
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(listeners(server.signal), 1, 'ask listens on the server signal while it waits');
+  const reason = new Error('server gave up');
+  server.abort(reason);
+  const r = await pending;
+  assert.equal(r.kind, 'cancelled-by-server');
+  assert.equal(presenter.seen.length, 1);
+  assert.equal(presenter.seen[0].aborted, true);
+  assert.equal(presenter.seen[0].reason, reason);
+  assert.notEqual(presenter.seen[0], server.signal, 'the presenter gets its own signal');
+});
+
+test('ask: on timeout only the presenter\'s signal aborts (AbortError); the server signal is untouched and unlistened', async () => {
+  const server = new AbortController();
+  const presenter = holdingPresenter();
+  const r = await ask(presenter, VIEW, VIEW.schema, server.signal, 30, 3, Date.now);
+  assert.equal(r.kind, 'timeout');
+  assert.equal(presenter.seen[0].aborted, true);
+  assert.equal((presenter.seen[0].reason as Error).name, 'AbortError');
+  assert.equal(server.signal.aborted, false);
+  assert.equal(listeners(server.signal), 0);
+});
+
+test('ask: an answer removes the listener; a server signal aborted on arrival gives an aborted presenter signal', async () => {
+  const server = new AbortController();
+  const accept = { interactive: false, notify: () => {}, present: async () => ({ action: 'accept' as const, content: { name: 'Ada' } }) };
+  const r = await ask(accept, VIEW, VIEW.schema, server.signal, 60_000, 3, Date.now);
+  assert.equal(r.kind, 'answer');
+  assert.equal(listeners(server.signal), 0);
+
+  const gone = new AbortController();
+  gone.abort('already');
+  const seen: AbortSignal[] = [];
+  const r2 = await ask({ ...accept, present: async (_p: PromptView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) }, VIEW, VIEW.schema, gone.signal, 60_000, 3, Date.now);
+  assert.equal(r2.kind, 'cancelled-by-server');
+  for (const s of seen) assert.deepEqual([s.aborted, s.reason], [true, 'already']);
+});
+
+/** A real SDK client and legacy server (InMemoryTransport) with parley's input bridge on the client. */
+async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>, abortAfterMs?: number) {
+  const server = legacyServer('bridge', abortAfterMs === undefined ? {} : { abortAfterMs });
+  const client = new Client({ name: 'parley-test', version: '0.0.1' }, { capabilities: { elicitation: { form: {} }, roots: {} } });
+  // Records the SDK's own handler signal and its abort listeners before and after our handler.
+  const sdk: Array<{ signal: AbortSignal; before: number; after?: number }> = [];
+  const set = client.setRequestHandler.bind(client) as (m: string, h: (req: unknown, ctx: { mcpReq: { signal: AbortSignal } }) => Promise<unknown>) => void;
+  (client as unknown as { setRequestHandler: typeof set }).setRequestHandler = (method, handler) =>
+    set(method, async (req, ctx) => {
+      const rec: (typeof sdk)[number] = { signal: ctx.mcpReq.signal, before: listeners(ctx.mcpReq.signal) };
+      sdk.push(rec);
+      try {
+        return await handler(req, ctx);
+      } finally {
+        rec.after = listeners(ctx.mcpReq.signal);
+      }
+    });
+  const pending = new Set<Pending>();
+  const o = { name: 'bridge', handlers: { elicit: (_p: unknown, ctx: InputContext) => elicit(ctx), listRoots: async () => ({ roots: [] }) }, pause: new PauseGate() } as unknown as ConnectOptions;
+  wireHandlers(client, o, pending, new Map(), { era: 'legacy', revision: '2025-11-25' });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await server.connect(st);
+  await client.connect(ct);
+  const askTool = () => client.callTool({ name: 'ask', arguments: { params: JSON.stringify({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } }) } });
+  return { sdk, pending, askTool, close: async () => { await client.close(); await server.close(); } };
+}
+
+test('input bridge: the SDK\'s abort reaches the broker\'s signal with the SDK\'s reason; its listener is removed', async () => {
+  // req: CANCEL-SERVER-REQUEST
+  const seen: AbortSignal[] = [];
+  const peer = await bridged(async (ctx) => {
+    seen.push(ctx.signal);
+    await new Promise<void>((res, rej) => {
+      const t = setTimeout(() => rej(new Error('not aborted within 2000 ms')), 2000);
+      ctx.signal.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
+    });
+    return { action: 'cancel' };
+  }, 50);
+  try {
+    const r = await peer.askTool();
+    assert.equal(r.isError, true, 'the server saw its own abort');
+    for (let i = 0; i < 100 && peer.sdk[0]?.after === undefined; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.equal(seen.length, 1);
+    assert.equal(peer.sdk.length, 1);
+    assert.equal(peer.sdk[0].signal.aborted, true);
+    assert.equal(seen[0].aborted, true);
+    assert.notEqual(seen[0], peer.sdk[0].signal, 'the broker gets the bridge\'s own signal');
+    assert.equal(seen[0].reason, peer.sdk[0].signal.reason);
+    assert.equal(peer.sdk[0].after, peer.sdk[0].before, 'the bridge removed its listener from the SDK signal');
+    assert.equal(peer.pending.size, 0);
+  } finally {
+    await peer.close();
+  }
+});
+
+test('input bridge: an answered request leaves no listener on the SDK signal and nothing pending', async () => {
+  const seen: AbortSignal[] = [];
+  const peer = await bridged(async (ctx) => (seen.push(ctx.signal), { action: 'decline' }));
+  try {
+    const r = await peer.askTool();
+    assert.equal(r.isError, undefined, JSON.stringify(r));
+    assert.match((r.content as Array<{ text: string }>)[0].text, /decline/);
+    assert.equal(seen[0].aborted, false);
+    assert.equal(peer.sdk[0].after, peer.sdk[0].before, 'the bridge removed its listener from the SDK signal');
+    assert.equal(peer.pending.size, 0);
+  } finally {
+    await peer.close();
+  }
+});
