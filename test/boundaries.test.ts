@@ -1,4 +1,5 @@
-// Layer rules (README "Layers"): schema is pure; server and host sit on schema; ui and cli sit on top.
+// Layer rules (README "Layers"): schema is pure; server and host sit on schema; gateway on server and
+// host; ui and cli sit on top.
 // Each rule is re-derived here from the import statements so it cannot silently weaken.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,8 +33,11 @@ const ALLOWED: Record<string, string[]> = {
   server: ['schema'],
   host: ['schema'],
   testing: ['schema', 'server', 'host'],
+  // The gateway serves upstream with the toolkit's dual-era serve() and runs hosts; it never imports UI
+  // (the console reaches it as a fallback presenter, injected by the CLI).
+  gateway: ['schema', 'server', 'host'],
   ui: ['schema', 'host'],
-  cli: ['schema', 'host', 'server', 'ui'],
+  cli: ['schema', 'host', 'server', 'ui', 'gateway'],
 };
 
 test('every src file belongs to a known layer and imports only what its layer allows', () => {

@@ -74,7 +74,6 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     const { tool, form } = await querySales(page);
     // req: ELIC-1125-CLIENT-SHOW-SERVER
     assert.equal(await form.locator('h3').innerText(), 'sales is asking');
-    // Known defect (see the todo test below): the host does not pass the tool call to the broker.
     callLine = (await form.locator('.call').count()) ? await form.locator('.call').innerText() : null;
     assert.match(await form.locator('.message').innerText(), /Which sales data do you want\?/);
     await form.locator('[data-field="table"] select').selectOption('products');
@@ -134,7 +133,7 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
   }
 });
 
-test('the sales form names the tool call it belongs to (docs/console.md: "During the tool call")', { skip, todo: 'host defect: InputContext carries no call, so PromptView.call is never set' }, () => {
+test('the sales form names the tool call it belongs to (docs/console.md: "During the tool call")', { skip }, () => {
   // req: ELIC-1125-CLIENT-SHOW-SERVER
   assert.match(callLine ?? '(no .call line on the card)', /During the tool call query_sales/);
 });

@@ -139,3 +139,32 @@ test('config scope session on 2026-07-28 over HTTP: with an authenticated user i
     await Promise.all([a.close(), b.close()]);
   } finally { await h.close(); }
 });
+
+test('config scope user, 2025 eras: completing it on one connection re-announces the tool list on the user\'s other connections, not on other users\'', async () => {
+  const shared = createShared();
+  const h = await serve(() => demoServer(shared), { http: { authenticate: (req) => {
+    const u = req.headers['x-test-user'];
+    return typeof u === 'string' ? { token: 't', clientId: 'c', scopes: [], extra: { sub: u } } : undefined;
+  } } });
+  const connect = async (user: string) => {
+    const c = v2Client(() => ({ action: 'accept', content: { host: `${user}-db` } }));
+    const seen = { changed: 0 };
+    c.setNotificationHandler('notifications/tools/list_changed', () => void seen.changed++);
+    await c.connect(new StreamableHTTPClientTransport(new URL(h.url), { requestInit: { headers: { 'x-test-user': user } } }));
+    await c.listTools(); // this connection shows configuration-dependent tools
+    return { c, seen };
+  };
+  const desc = async (c: any) => (await c.listTools()).tools.find((t: any) => t.name === 'userquery')?.description;
+  try {
+    const a1 = await connect('alice'), a2 = await connect('alice'), b = await connect('bob');
+    assert.equal(await desc(a2.c), 'User-scoped config');
+    assert.equal(text(await a1.c.callTool({ name: 'userquery', arguments: {} })), 'alice-db');
+    for (let i = 0; i < 200 && (a2.seen.changed === 0 || a1.seen.changed === 0); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(a1.seen.changed >= 1, 'the completing connection');
+    assert.ok(a2.seen.changed >= 1, "the user's other connection");
+    assert.equal(await desc(a2.c), 'User db alice-db');
+    assert.equal(b.seen.changed, 0, 'another user is not told');
+    assert.equal(await desc(b.c), 'User-scoped config');
+    await Promise.all([a1.c.close(), a2.c.close(), b.c.close()]);
+  } finally { await h.close(); }
+});

@@ -74,3 +74,20 @@ test('elicitUrl refuses URLs a server must not send, before anything is sent', a
   }
   for (const good of ['https://example.com/connect?flow=1', 'http://localhost:3000/cb', 'http://127.0.0.1/x']) checkElicitationUrl(good);
 });
+
+test('2026-07-28: a roots request answered with something other than a roots/list result is -32602, not "no roots"', async () => {
+  const shared = createShared();
+  const h = await serve(() => demoServer(shared), { http: {} });
+  const c = v2Client(() => ({ action: 'cancel' }), { mode: 'auto', manual: true });
+  await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
+  try {
+    const r1: any = await c.callTool({ name: 'roots', arguments: {} }, { allowInputRequired: true });
+    assert.equal(r1.resultType, 'input_required');
+    const [key] = Object.keys(r1.inputRequests);
+    assert.equal(r1.inputRequests[key].method, 'roots/list');
+    const wrong = { name: 'roots', arguments: {}, inputResponses: { [key]: { action: 'accept', content: {} } }, requestState: r1.requestState } as any;
+    await assert.rejects(c.callTool(wrong, { allowInputRequired: true }), (e: any) => e.code === -32602 && new RegExp(`inputResponses\\.${key}: expected a roots/list result`).test(e.message));
+    const right = { ...wrong, inputResponses: { [key]: { roots: [{ uri: 'file:///tmp/ws' }] } } };
+    assert.equal(text(await c.callTool(right, { allowInputRequired: true })), 'file:///tmp/ws');
+  } finally { await c.close(); await h.close(); }
+});

@@ -21,6 +21,7 @@ export const main = defineCommand({
   subCommands: {
     lint: () => import('./lint.js').then((m) => m.lintCommand),
     up: () => import('./up.js').then((m) => m.upCommand),
+    serve: () => import('./serve.js').then((m) => m.serveCommand),
     call: () => import('./call.js').then((m) => m.callCommand),
     servers: () => import('./list.js').then((m) => m.serversCommand),
     tools: () => import('./list.js').then((m) => m.toolsCommand),

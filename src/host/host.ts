@@ -69,9 +69,11 @@ export interface Host {
   start(names?: string[]): Promise<Array<{ name: string; ok: boolean; error?: Error }>>;
   /**
    * Calls a tool, starting its server lazily. The tool-call clock pauses while a person answers.
+   * `opts.tag` is an opaque label that prompts of this call carry in `PromptView.call.tag` when the
+   * runtime can attribute them (`servers/calls.ts`); a gateway puts its upstream session id there.
    * @throws UnknownServerError, ServerUnavailableError, ToolCallTimeoutError
    */
-  callTool(server: string, tool: string, args?: Record<string, unknown>, opts?: { signal?: AbortSignal }): Promise<CallToolResult>;
+  callTool(server: string, tool: string, args?: Record<string, unknown>, opts?: { signal?: AbortSignal; tag?: string }): Promise<CallToolResult>;
   /** Servers routed to `uri` (static routes, then discovery); starts statically routed ones lazily. */
   serversFor(uri: string): Promise<string[]>;
   readonly presets: {

@@ -43,7 +43,7 @@ export interface PromptView {
   /** Names of fields whose values must be masked and are never remembered. */
   sensitiveFields: string[];
   url?: UrlView;
-  call?: { tool: string; callId: string };
+  call?: { tool: string; callId: string; tag?: string };
   /** Issues of the previous answer when the prompt is re-presented (1-based `round` > 1). */
   issues?: Issue[];
   round: number;

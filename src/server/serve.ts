@@ -14,8 +14,11 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import type { ParleyServer } from './server.js';
 
-/** Builds one server per connection (legacy) or per request (2026-07-28). */
-export type ServerFactory = () => ParleyServer | McpServer;
+/**
+ * Builds one server per connection (legacy HTTP, stdio) or per request (2026-07-28 HTTP). `ctx.authInfo`
+ * is what `HttpOptions.authenticate` returned for the request that caused the construction (HTTP only).
+ */
+export type ServerFactory = (ctx?: { authInfo?: AuthInfo; era?: 'legacy' | 'modern' }) => ParleyServer | McpServer;
 
 /** HTTP options. */
 export interface HttpOptions {
@@ -29,6 +32,14 @@ export interface HttpOptions {
   allowedHosts?: string[];
   /** Verifies the request's credentials; the result reaches tools as `ctx.user` (`extra.sub` or `clientId`). */
   authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /** When `authenticate` returns nothing, answer HTTP 401 (`WWW-Authenticate: Bearer`). @default false */
+  requireAuth?: boolean;
+  /**
+   * A 2025-era session with no request for this long, and none open, is closed (clients that vanish
+   * without HTTP DELETE would otherwise keep it forever), ms. Checked every `min(idle, 60 000)` ms.
+   * @default 1_800_000 (30 min)
+   */
+  sessionIdleMs?: number;
 }
 
 /** A running server. */
@@ -60,12 +71,28 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/**
+ * A legacy client that drops the HTTP connection of a POST whose requests are still running has given
+ * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
+ * cancellation), so handlers waiting on a person stop and nothing is left pending.
+ */
+function cancelOnDisconnect(t: NodeStreamableHTTPServerTransport, res: ServerResponse, body: unknown): void {
+  const ids = (Array.isArray(body) ? body : [body])
+    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
+    .map((m) => m.id);
+  if (!ids.length) return;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids) t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
+  });
+}
+
 /** Serves over stdio (dual-era) or HTTP (dual-era, sessionful legacy leg). */
 export async function serve(factory: ServerFactory, opts: { stdio: true } | { http: HttpOptions }): Promise<ServeHandle> {
   if ('stdio' in opts) {
     const processSession = `stdio:${randomUUID()}`;
-    const h = serveStdio(() => {
-      const s = factory();
+    const h = serveStdio((ctx) => {
+      const s = factory({ era: ctx.era });
       if ('useProcessSession' in s) s.useProcessSession(processSession);
       return toMcp(s);
     });
@@ -74,9 +101,24 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
   const o = opts.http;
   const path = o.path ?? '/mcp';
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
-  const modern = createMcpHandler(() => toMcp(factory()), { legacy: 'reject' });
+  const modern = createMcpHandler((ctx) => toMcp(factory({ authInfo: ctx.authInfo, era: 'modern' })), { legacy: 'reject' });
   const modernNode = toNodeHandler(modern);
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const owners = new Map<string, string>();
+  const activity = new Map<string, { last: number; open: number }>();
+  const idleMs = o.sessionIdleMs ?? 1_800_000;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [sid, a] of activity) {
+      if (a.open > 0 || now - a.last <= idleMs) continue;
+      const t = sessions.get(sid);
+      sessions.delete(sid);
+      owners.delete(sid);
+      activity.delete(sid);
+      void t?.close().catch(() => undefined);
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
 
   const server = createServer(async (req, res) => {
     try {
@@ -87,6 +129,10 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
       if (new URL(req.url ?? '/', 'http://x').pathname !== path) return deny(res, 404, `no MCP endpoint here; use ${path}`);
       const auth = await o.authenticate?.(req);
       if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+      else if (o.requireAuth) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return deny(res, 401, 'missing or unknown bearer token: send Authorization: Bearer <token> (parley serve token <user> makes one)');
+      }
       let body: unknown;
       if (req.method === 'POST') {
         try { body = await readJson(req); } catch (e) { return deny(res, (e as { status?: number }).status ?? 400, `invalid JSON body: ${(e as Error).message}`); }
@@ -97,15 +143,35 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
       if (typeof sid === 'string') {
         const t = sessions.get(sid);
         if (!t) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        // A session belongs to whoever opened it: another identity's request gets the same 404.
+        if (owners.get(sid) !== (auth?.clientId ?? '')) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        cancelOnDisconnect(t, res, body);
+        const a = activity.get(sid);
+        if (a) {
+          a.open++;
+          a.last = Date.now();
+          res.once('close', () => {
+            a.open--;
+            a.last = Date.now();
+          });
+        }
         return void (await t.handleRequest(req, res, body));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
       const t: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, t),
-        onsessionclosed: (id) => void sessions.delete(id),
+        onsessioninitialized: (id) => {
+          sessions.set(id, t);
+          owners.set(id, auth?.clientId ?? '');
+          activity.set(id, { last: Date.now(), open: 0 });
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+          owners.delete(id);
+          activity.delete(id);
+        },
       });
-      await toMcp(factory()).connect(t);
+      await toMcp(factory({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth, era: 'legacy' })).connect(t);
       await t.handleRequest(req, res, body);
     } catch (e) {
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
@@ -121,6 +187,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true } | { ht
   return {
     url: `http://${o.host ?? '127.0.0.1'}:${port}${path}`,
     close: async () => {
+      clearInterval(sweeper);
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       sessions.clear();
       await modern.close?.();

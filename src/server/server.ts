@@ -147,6 +147,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       const res = await inner(req, sdk);
       const era = readEra(mcp, sdk);
       const user = userOf(sdk), session = sessionOf(sdk, era.modern);
+      if (!era.modern) watchConfig(user, session);
       for (const d of dependents) {
         const parsed = d.dep.config.schema.safeParse({ ...d.dep.config.defaults, ...(shared.config.get(configKey(d.dep.config, user, session)) ?? {}) });
         const listed = res.tools.find((t) => t.name === d.name);
@@ -154,6 +155,25 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       }
       return res;
     }) as never);
+  }
+
+  /**
+   * 2025 eras: this connection listed tools whose description depends on a configuration; when that
+   * configuration is completed on any connection it applies to (user scope: all of that user's), tell
+   * this connection its list changed.
+   */
+  let watching: ((key: string) => void) | undefined;
+  function watchConfig(user: string, session: string): void {
+    if (watching) return;
+    watching = (key) => {
+      if (dependents.some((d) => configKey(d.dep.config, user, session) === key) && mcp.isConnected()) void mcp.sendToolListChanged();
+    };
+    shared.configChanged.add(watching);
+    const prev = mcp.server.onclose;
+    mcp.server.onclose = () => {
+      prev?.();
+      if (watching) shared.configChanged.delete(watching);
+    };
   }
 
   mcp.server.setNotificationHandler('notifications/roots/list_changed', () => {
@@ -176,6 +196,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
           const r = sdk.mcpReq.inputResponses?.[k] as { action?: unknown } | undefined;
           if (r !== undefined && (k[0] === 'e' || k[0] === 'u') && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
             throw new ProtocolError(-32602, `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`);
+          }
+          // A roots/list answer must be a ListRootsResult; anything else is not "no roots".
+          if (r !== undefined && k[0] === 'r' && !Array.isArray((r as { roots?: unknown } | null)?.roots)) {
+            throw new ProtocolError(-32602, `inputResponses.${k}: expected a roots/list result {roots: [{uri, name?}]} for the roots request, got ${JSON.stringify(r).slice(0, 80)}; answer it with the client's roots (an empty list if none)`);
           }
         }
         entry.state = opened;
@@ -202,9 +226,12 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
       maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
       onConfig: (def) => {
-        // Legacy: tell this connection its tool list changed. 2026-07-28 has no such notification; the
-        // next tools/list (never cached: ttlMs 0) shows the new description.
-        if (!era.modern && dependents.some((d) => d.dep.config.name === def.name)) void mcp.sendToolListChanged();
+        // Legacy: tell this connection, and every other connection the configuration applies to, that
+        // its tool list changed. 2026-07-28 has no such notification; the next tools/list (never
+        // cached: ttlMs 0) shows the new description.
+        const key = configKey(def, st.user, st.session);
+        if (!era.modern && dependents.some((d) => d.dep.config.name === def.name) && !watching) void mcp.sendToolListChanged();
+        for (const l of shared.configChanged) l(key);
       },
     };
     try {

@@ -26,6 +26,11 @@ export interface Shared {
   addUrlFlow(id: string, flow: UrlFlow): void;
   /** Clock in ms since epoch (injectable for tests). */
   now: () => number;
+  /**
+   * Connections that listed configuration-dependent tools (2025 eras) subscribe here; a completed
+   * configuration is announced with its config key so every connection it changes re-lists.
+   */
+  configChanged: Set<(key: string) => void>;
 }
 
 /**
@@ -43,6 +48,7 @@ export function createShared(opts: { requestStateKey?: Uint8Array | string; now?
     config: new ConfigCache(now),
     urlFlows,
     now,
+    configChanged: new Set(),
     addUrlFlow(id, flow) {
       for (const [k, f] of urlFlows) if (now() - f.createdAt > ttl) urlFlows.delete(k);
       urlFlows.set(id, flow);

@@ -16,7 +16,7 @@ export interface BrokerInputContext extends InputContext {
   /** The person the answer belongs to. @default BrokerOptions.scope */
   scope?: Scope;
   /** The tool call this request belongs to, when known. */
-  call?: { tool: string; callId: string };
+  call?: { tool: string; callId: string; tag?: string };
 }
 
 /** Form-mode params (`mode` may be omitted: treated as form on every revision). */
@@ -51,7 +51,7 @@ export interface InputRequest {
   url?: string;
   elicitationId?: string;
   scope: Scope;
-  call?: { tool: string; callId: string };
+  call?: { tool: string; callId: string; tag?: string };
   /** Wire id or `inputRequests` key, for correlation in logs. */
   wireId?: string | number;
   /** Epoch ms. */

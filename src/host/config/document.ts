@@ -33,7 +33,7 @@ import type { Reader } from './reader.js';
 import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
 import { readServer } from './servers.js';
 import { readPolicy } from './policy.js';
-import { readInputs, readPresets, readRoots, readRoutes } from './sections.js';
+import { readGateway, readInputs, readPresets, readRoots, readRoutes } from './sections.js';
 
 export type ConfigFormat = 'mcpServers' | 'vscode' | 'parley';
 
@@ -53,9 +53,10 @@ export interface ConfigLayer {
   profile: Record<string, unknown>;
   inputs: Record<string, InputDef>;
   roots: HostConfig['roots'];
+  gateway: NonNullable<HostConfig['gateway']>;
 }
 
-const PARLEY_ONLY = ['routes', 'policy', 'presets', 'profile', 'roots'];
+const PARLEY_ONLY = ['routes', 'policy', 'presets', 'profile', 'roots', 'gateway'];
 const PARLEY_KEYS = ['$schema', 'mcpServers', 'servers', 'inputs', ...PARLEY_ONLY];
 
 export function detectFormat(file: string, value: Record<string, unknown>): ConfigFormat {
@@ -66,7 +67,7 @@ export function detectFormat(file: string, value: Record<string, unknown>): Conf
 }
 
 export function emptyLayer(file: string, format: ConfigFormat): ConfigLayer {
-  return { file, format, servers: {}, invalid: [], disabled: [], routes: [], policy: {}, presets: {}, profile: {}, inputs: {}, roots: [] };
+  return { file, format, servers: {}, invalid: [], disabled: [], routes: [], policy: {}, presets: {}, profile: {}, inputs: {}, roots: [], gateway: { users: {} } };
 }
 
 export function readDocument(r: Reader): ConfigLayer {
@@ -119,5 +120,6 @@ export function readDocument(r: Reader): ConfigLayer {
     else wrongType(r, ['profile'], 'an object of field name → value', v.profile);
   }
   layer.presets = readPresets(r, v.presets, ['presets']);
+  layer.gateway = readGateway(r, v.gateway, ['gateway']);
   return layer;
 }

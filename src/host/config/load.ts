@@ -131,7 +131,7 @@ export function loadHostConfig(opts: LoadHostConfigOptions): { config: HostConfi
 
 /** Merges layers given lowest precedence first. */
 export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
-  const config: HostConfig = { servers: {}, routes: [], policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] }, presets: {}, profile: {}, inputs: {}, roots: [], sources: [] };
+  const config: HostConfig = { servers: {}, routes: [], policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] }, presets: {}, profile: {}, inputs: {}, roots: [], gateway: { users: {} }, sources: [] };
   const invalid = new Set<string>();
   for (const l of layers) {
     config.sources.push(l.file);
@@ -148,6 +148,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.profile, l.profile);
     Object.assign(config.presets, l.presets);
     Object.assign(config.inputs, l.inputs);
+    Object.assign(config.gateway!.users, l.gateway.users);
   }
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);

@@ -141,3 +141,43 @@ function rootUri(s: string, base: string): string | undefined {
   }
   return pathToFileURL(resolve(base, s)).href;
 }
+
+/** parley.json `gateway`: `{users: {<name>: {tokenSha256: "<64 hex>"}}}`. A plaintext `token` is refused. */
+export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<HostConfig['gateway']> {
+  const out: NonNullable<HostConfig['gateway']> = { users: {} };
+  if (v === undefined) return out;
+  if (!isObject(v)) {
+    wrongType(r, segs, 'an object {users}', v);
+    return out;
+  }
+  unknownKeys(r, v, segs, ['users']);
+  if (v.users === undefined) return out;
+  if (!isObject(v.users)) {
+    wrongType(r, [...segs, 'users'], 'an object of user name → {tokenSha256}', v.users);
+    return out;
+  }
+  for (const [name, raw] of Object.entries(v.users)) {
+    const at = [...segs, 'users', name];
+    if (reservedKey(r, name, at, 'a user name')) continue;
+    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) {
+      report(r, 'invalid-user-name', at, `user name "${name}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, { fix: 'rename the user' });
+      continue;
+    }
+    if (!isObject(raw)) {
+      wrongType(r, at, 'an object {tokenSha256}', raw);
+      continue;
+    }
+    if ('token' in raw) {
+      report(r, 'plaintext-token', [...at, 'token'], `user "${name}" has a plaintext token; tokens are stored only as SHA-256 hashes`, { fix: `delete "token" and add "tokenSha256" (run: parley serve token ${name})` });
+      continue;
+    }
+    unknownKeys(r, raw, at, ['tokenSha256']);
+    const h = raw.tokenSha256;
+    if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) {
+      report(r, 'invalid-token-hash', [...at, 'tokenSha256'], `user "${name}": tokenSha256 must be 64 lowercase hex characters (a SHA-256 digest)`, { fix: `run: parley serve token ${name}` });
+      continue;
+    }
+    out.users[name] = { tokenSha256: h };
+  }
+  return out;
+}

@@ -107,6 +107,8 @@ export interface HostConfig {
   inputs: Record<string, InputDef>;
   /** Roots from configuration (app scope). */
   roots: Array<{ uri: string; name?: string }>;
+  /** `parley serve` settings (parley.json `gateway`). */
+  gateway?: GatewayDef;
   /** Files read, in the order they were merged (lowest precedence first). */
   sources: string[];
   /**
@@ -114,4 +116,14 @@ export interface HostConfig {
    * with a literal placeholder); the issues say why.
    */
   invalidServers?: string[];
+}
+
+/** parley.json `gateway`: who may use `parley serve --http`. */
+export interface GatewayDef {
+  /**
+   * User name → SHA-256 (lowercase hex) of that user's bearer token. Tokens are never stored in
+   * configuration, only their hashes (`parley serve token <user>` makes one). Empty: single-user mode
+   * (loopback only, no token).
+   */
+  users: Record<string, { tokenSha256: string }>;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ElicitRequestParams } from '@modelcontextprotocol/client';
+import type { CallRef } from './calls.js';
 
 export interface InputContext {
   /** Server name (the key in the host configuration). */
@@ -21,8 +22,8 @@ export interface InputContext {
   signal: AbortSignal;
   /** JSON-RPC id of the server's request on legacy eras */
   requestId?: string | number;
-  /** The tool call the request belongs to, when the runtime knows it (the -32042 consent path). */
-  call?: { tool: string; callId: string };
+  /** The tool call the request belongs to, when the runtime can tell (`./calls.ts`). */
+  call?: CallRef;
 }
 
 /** What the broker answers for one elicitation (`protocol.md` §2.5). */

@@ -7,6 +7,7 @@
 import type { Client, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { ConnectOptions, Era } from './connection.js';
 import type { InputContext } from './handlers.js';
+import { attributeCall } from './calls.js';
 
 /** One broker call in flight. */
 export type Pending = { ctl: AbortController };
@@ -25,7 +26,8 @@ export function wireHandlers(
     if (legacy) byId.set(id, p);
     try {
       const signal = AbortSignal.any([sdkSignal, p.ctl.signal]);
-      return await fn({ server: o.name, era: holder.era, revision: holder.revision, signal, ...(legacy ? { requestId: id } : {}) });
+      const call = attributeCall(client, holder.era);
+      return await fn({ server: o.name, era: holder.era, revision: holder.revision, signal, ...(legacy ? { requestId: id } : {}), ...(call ? { call } : {}) });
     } finally {
       pending.delete(p);
       if (byId.get(id) === p) byId.delete(id);
@@ -47,7 +49,7 @@ export function wireHandlers(
  * Only `file://` roots go on the wire (`protocol.md` §3.1); one bad entry makes SDK v1 servers reject
  * the whole list (`sdk.md` §3 #12), so any other entry is dropped here and logged, whatever the broker sent.
  */
-function fileRootsOnly(
+export function fileRootsOnly(
   res: { roots: Array<{ uri: string; name?: string }> },
   server: string,
   log: ConnectOptions['log'],

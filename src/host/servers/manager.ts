@@ -190,14 +190,18 @@ export class ServerManager {
     this.#set(live, { status: 'stopped' });
   }
 
-  callTool(server: string, tool: string, args: Record<string, unknown> = {}, o: { signal?: AbortSignal } = {}): Promise<CallToolResult> {
+  /**
+   * Calls a tool, starting the server lazily. `o.tag` is an opaque caller label that input requests
+   * of this call carry in `InputContext.call.tag` (see `./calls.ts`).
+   */
+  callTool(server: string, tool: string, args: Record<string, unknown> = {}, o: { signal?: AbortSignal; tag?: string } = {}): Promise<CallToolResult> {
     return this.ensureRunning(server).then((conn) => {
       const live = this.#get(server);
       const t = this.timeouts(server);
       return callToolWithClock(
         { conn, pause: live.pause, handlers: this.opts.handlers, clock: this.#clock, toolCallMs: t.toolCallMs, maxTotalMs: t.maxTotalMs,
           urlCompleteWaitMs: this.opts.urlCompleteWaitMs ?? URL_COMPLETE_WAIT_MS },
-        tool, args, o.signal,
+        tool, args, o.signal, o.tag,
       );
     });
   }

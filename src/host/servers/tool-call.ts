@@ -25,6 +25,9 @@ import type { Clock } from './clock.js';
 import type { Connection } from './connection.js';
 import type { InputHandlers } from './handlers.js';
 import { ToolClock, ToolCallTimeoutError, type PauseGate } from './tool-clock.js';
+import { runAsCall } from './calls.js';
+import { callToolRounds } from './mrtr.js';
+import type { CallRef } from './calls.js';
 
 /** Added to `maxTotalMs` for the SDK's own timeout so ours always fires first, ms. */
 export const SDK_TIMEOUT_SLACK_MS = 60_000;
@@ -46,16 +49,25 @@ export async function callToolWithClock(
   tool: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  tag?: string,
 ): Promise<CallToolResult> {
   const { conn } = env;
+  const ref: CallRef = { tool, callId: randomUUID(), ...(tag !== undefined ? { tag } : {}) };
   const clock = new ToolClock(env.clock, { server: conn.name, tool, toolCallMs: env.toolCallMs, maxTotalMs: env.maxTotalMs }, env.pause.paused);
   const untrack = env.pause.track(clock);
   const combined = signal ? AbortSignal.any([signal, clock.signal]) : clock.signal;
+  const legOptions = { signal: combined, timeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS, maxTotalTimeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS };
+  // 2026-07-28: parley drives the input_required rounds itself (./mrtr.ts) so each prompt knows its call.
   const once = () =>
-    conn.client.callTool(
-      { name: tool, arguments: args },
-      { signal: combined, timeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS, maxTotalTimeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS },
-    ) as Promise<CallToolResult>;
+    runAsCall(conn.client, ref, () =>
+      conn.era === 'modern'
+        ? callToolRounds(
+            { client: conn.client, server: conn.name, revision: conn.revision, handlers: env.handlers, paused: (fn) => env.pause.during(fn), signal: AbortSignal.any([combined, conn.lifetime]) },
+            ref, args,
+            (params) => conn.client.callTool(params as never, { ...legOptions, allowInputRequired: true }),
+          )
+        : (conn.client.callTool({ name: tool, arguments: args }, legOptions) as Promise<CallToolResult>),
+    );
   try {
     try {
       return await once();
@@ -67,7 +79,7 @@ export async function callToolWithClock(
       const verdicts = await env.pause.during(() =>
         Promise.all(
           urls.map((p) =>
-            env.handlers.elicit(p, { server: conn.name, era: conn.era, revision: conn.revision, signal: promptSignal, call: { tool, callId: randomUUID() } }).catch(
+            env.handlers.elicit(p, { server: conn.name, era: conn.era, revision: conn.revision, signal: promptSignal, call: ref }).catch(
               () => ({ action: 'cancel' as const }),
             ),
           ),

@@ -1,0 +1,122 @@
+/**
+ * `parley serve`: the gateway (src/gateway) in front of an MCP client. `--stdio` is what desktop
+ * clients spawn (stdout carries MCP only; every log line goes to stderr); `--http` serves Streamable
+ * HTTP on 127.0.0.1, dual-era. Prompts the client cannot answer go to parley's web console (single
+ * user; its URL is printed on stderr when a prompt waits there) or, with `--headless` or several
+ * users, fail at once with a clear message. `parley serve token <user>` makes a bearer token.
+ * docs/gateway.md.
+ * @module
+ */
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { defineCommand } from 'citty';
+import { createGateway, DEFAULT_USER, newToken } from '../gateway/index.js';
+import { formatConfigIssues, HeadlessPresenter, openSqliteStore } from '../host/index.js';
+import type { Presenter, PromptView } from '../host/index.js';
+import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
+import { resolveConfig } from './defaults.js';
+import { CliError, EXIT } from './output.js';
+import { SHUTDOWN_BOUND_MS } from './up.js';
+
+/** Set in the environment of every server a gateway starts. */
+export const GATEWAY_MARKER = 'PARLEY_GATEWAY_PID';
+
+const err = (line: string) => void process.stderr.write(`parley: ${line}\n`);
+
+/** Default database: `$XDG_STATE_HOME/parley/gateway.db` (desktop clients start us in any directory). */
+function defaultDb(env = process.env): string {
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'parley', 'gateway.db');
+}
+
+/** Wraps the console presenter so each prompt that waits there says where, on stderr. */
+function announcing(inner: Presenter, url: () => string): Presenter {
+  return {
+    interactive: inner.interactive,
+    present(prompt: PromptView, signal: AbortSignal) {
+      const what = prompt.call?.tool ? ` during ${prompt.call.tool}` : '';
+      err(`server "${prompt.server}" asks for input${what}; the client cannot answer it: open ${url()}`);
+      return inner.present(prompt, signal);
+    },
+    notify: (n) => inner.notify(n),
+  };
+}
+
+const tokenCommand = defineCommand({
+  meta: { name: 'token', description: 'Make a bearer token for a gateway user; prints the token once and the parley.json lines with its hash' },
+  args: { user: { type: 'positional', required: true, description: 'user name (letters, digits, . _ @ -)' } },
+  run({ args }) {
+    const user = String(args.user);
+    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(user)) throw new CliError(`user name "${user}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, EXIT.USAGE);
+    const t = newToken();
+    process.stdout.write(`token for ${user} (shown once; give it to ${user}, keep it out of files):\n  ${t.token}\n\nadd to parley.json:\n${JSON.stringify({ gateway: { users: { [user]: { tokenSha256: t.tokenSha256 } } } }, null, 2)}\n`);
+  },
+});
+
+export const serveCommand = defineCommand({
+  meta: { name: 'serve', description: 'Run the gateway: serve the configured servers to an MCP client over stdio or HTTP, with elicitation, roots and policy' },
+  args: {
+    stdio: { type: 'boolean', description: 'serve over stdin/stdout (what desktop clients spawn)', default: false },
+    http: { type: 'boolean', description: 'serve Streamable HTTP on 127.0.0.1', default: false },
+    port: { type: 'string', description: 'HTTP port (0 = any free port)', default: '0' },
+    config: { type: 'string', description: 'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)' },
+    db: { type: 'string', description: 'SQLite database path (default $XDG_STATE_HOME/parley/gateway.db)' },
+    headless: { type: 'boolean', description: 'no console: prompts the client cannot answer fail at once', default: false },
+  },
+  subCommands: { token: tokenCommand },
+  async run({ args, rawArgs }) {
+    if (rawArgs[0] === 'token') return; // handled by the subcommand
+    if (args.stdio === args.http) throw new CliError('choose one transport: --stdio or --http', EXIT.USAGE);
+    // A configuration that lists the gateway itself (a project .mcp.json with "parley serve") would
+    // start parley inside parley without end: the servers a gateway starts inherit this marker.
+    if (process.env[GATEWAY_MARKER]) throw new CliError(`refusing to start: this process was started by a parley gateway (${GATEWAY_MARKER} is set), so its configuration lists parley serve itself; remove that entry or pass --config with the real servers`, EXIT.FAILED);
+    process.env[GATEWAY_MARKER] = String(process.pid);
+    const port = Number(args.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`, EXIT.USAGE);
+    const { config, issues, origin } = resolveConfig({ flagFile: args.config });
+    if (issues.length > 0) process.stderr.write(formatConfigIssues(issues) + '\n');
+    const names = Object.keys(config.servers);
+    if (names.length === 0) throw new CliError(`no servers to serve (configuration from ${origin})`, EXIT.FAILED);
+    const users = Object.keys(config.gateway?.users ?? {});
+    const multi = args.http && users.length > 0;
+    const dbPath = resolve(String(args.db ?? defaultDb()));
+    mkdirSync(dirname(dbPath), { recursive: true });
+    const store = openSqliteStore(dbPath);
+
+    let consoleUrl = '';
+    const web = !args.headless && !multi ? new WebPresenter() : undefined;
+    const gw = createGateway(config, {
+      store,
+      fallback: (user) => (web && user === DEFAULT_USER ? announcing(web, () => consoleUrl) : new HeadlessPresenter()),
+      log: (level, message) => (level === 'warn' || level === 'error' ? err(`${level}: ${message}`) : undefined),
+    });
+    const consoleHandle = web ? await startConsole({ host: hostApiFor(gw.space(DEFAULT_USER).host, store), presenter: web, port: 0 }) : undefined;
+    consoleUrl = consoleHandle?.url ?? '';
+    const handle = args.stdio ? await gw.serve({ stdio: true }) : await gw.serve({ http: { port } });
+    err(`gateway for ${names.join(', ')} (configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')})`);
+    if (args.http) err(`serving MCP at ${handle.url}${multi ? ` for ${users.length} user(s) with bearer tokens` : ' (single user, loopback only)'}`);
+    err(consoleHandle ? `console for prompts the client cannot answer: ${consoleUrl}` : 'no console: prompts the client cannot answer fail at once');
+
+    await new Promise<void>((done) => {
+      let stopping = false;
+      const stop = (why: string) => {
+        if (stopping) return;
+        stopping = true;
+        err(`stopping (${why})…`);
+        setTimeout(() => process.exit(EXIT.FAILED), SHUTDOWN_BOUND_MS).unref();
+        void (async () => {
+          await handle.close().catch(() => undefined);
+          await consoleHandle?.close().catch(() => undefined);
+          await gw.close().catch(() => undefined);
+          store.close();
+          setTimeout(() => process.exit(EXIT.OK), 200).unref();
+          done();
+        })();
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      // A desktop client ends a stdio server by closing its stdin.
+      if (args.stdio) process.stdin.once('end', () => stop('stdin closed'));
+    });
+  },
+});

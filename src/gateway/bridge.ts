@@ -1,0 +1,103 @@
+/**
+ * The elicitation bridge: the presenter of a gateway user's host. Every prompt the broker lets through
+ * (policy applied, prefill proposed) is sent to the upstream call that caused it, found by the call tag
+ * the host attributes (`src/host/servers/calls.ts`):
+ *
+ * - upstream client on a 2025 era that declared the prompt's mode → pushed `elicitation/create`
+ *   related to the upstream `tools/call` (answer bound: {@link BridgeOptions.upstreamAnswerMs});
+ * - upstream client on 2026-07-28 that declared the mode → the prompt is parked and the upstream call
+ *   answered `input_required` (`./park.ts`);
+ * - otherwise (the client cannot elicit in that mode, or the prompt cannot be attributed) → the
+ *   fallback presenter: parley's console, or a headless presenter that fails at once.
+ *
+ * The broker validates whatever comes back before it goes downstream (and re-asks on invalid input).
+ * Spec: 2025-11-25 client/elicitation (modes, §User Interaction Model); 2026-07-28 basic/patterns/mrtr.
+ * @module
+ */
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '@modelcontextprotocol/server';
+import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../host/index.js';
+import { UserInteractionRequiredError } from '../host/index.js';
+
+/** Elicitation params as sent upstream. */
+export type UpstreamElicitParams = ElicitRequestFormParams | ElicitRequestURLParams;
+
+/** One upstream `tools/call` in progress, keyed by the tag given to `host.callTool`. */
+export interface UpstreamCall {
+  /** Modes the upstream client declared for this request. */
+  modes: { form: boolean; url: boolean };
+  /** Upstream revision (defaults go into the schema only from 2025-11-25 on). */
+  revision: string;
+  /** Sends the prompt upstream and resolves with the client's answer (push or park). */
+  ask(params: UpstreamElicitParams, signal: AbortSignal): Promise<ElicitResult>;
+  /** Messages of prompts nobody could answer, reported in the tool result. */
+  failures: string[];
+}
+
+export interface BridgeOptions {
+  /** Open upstream calls by tag (shared with the gateway's `tools/call` handler). */
+  calls: Map<string, UpstreamCall>;
+  /** Used when the upstream client cannot answer: the console, or a headless presenter. */
+  fallback: Presenter;
+}
+
+/** Builds the params sent upstream: the downstream server is named, prefill becomes defaults. */
+export function upstreamParams(prompt: PromptView, revision: string): UpstreamElicitParams {
+  const message = `[${prompt.server}] ${prompt.message}`;
+  if (prompt.mode === 'url') return { mode: 'url', message, url: prompt.url!.full, elicitationId: prompt.id };
+  const schema = structuredClone(prompt.schema ?? { type: 'object', properties: {} }) as { properties: Record<string, Record<string, unknown>> };
+  if (revision >= '2025-11-25') {
+    for (const [k, v] of Object.entries(prompt.prefill)) {
+      const p = schema.properties[k];
+      if (p && !prompt.sensitiveFields.includes(k)) p.default = v;
+    }
+  }
+  return { mode: 'form', message, requestedSchema: schema as ElicitRequestFormParams['requestedSchema'] };
+}
+
+/** An upstream `ElicitResult` as the broker's presenter answer (unknown actions become cancel). */
+export function toAnswer(r: ElicitResult | undefined): PresenterAnswer {
+  if (r?.action === 'accept') return { action: 'accept', content: (r.content ?? {}) as Record<string, unknown> };
+  if (r?.action === 'decline') return { action: 'decline' };
+  return { action: 'cancel' };
+}
+
+/** Re-asks after the upstream SDK refused an answer as not matching the schema. */
+export const MAX_UPSTREAM_REASKS = 2;
+
+/** The presenter of one gateway user's host. */
+export class BridgePresenter implements Presenter {
+  readonly interactive = true;
+  constructor(private readonly o: BridgeOptions) {}
+
+  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    const tag = prompt.call?.tag;
+    const up = tag !== undefined ? this.o.calls.get(tag) : undefined;
+    if (up && up.modes[prompt.mode]) {
+      // The SDK checks a pushed answer against the schema and rejects it with -32602; ask again,
+      // saying why, at most MAX_UPSTREAM_REASKS times (the broker validates whatever gets through).
+      let params = upstreamParams(prompt, up.revision);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return toAnswer(await up.ask(params, signal));
+        } catch (e) {
+          const code = (e as { code?: unknown }).code;
+          if (code !== -32602 || attempt >= MAX_UPSTREAM_REASKS || signal.aborted) throw e;
+          params = { ...params, message: `${upstreamParams(prompt, up.revision).message}\n(The previous answer was not accepted: ${(e as Error).message.replace(/^MCP error -32602: /, '')})` };
+        }
+      }
+    }
+    try {
+      return await this.o.fallback.present(prompt, signal);
+    } catch (e) {
+      if (e instanceof UserInteractionRequiredError && up) {
+        const why = up.modes.form || up.modes.url ? `the client did not declare ${prompt.mode}-mode elicitation` : 'the client did not declare elicitation';
+        up.failures.push(`${e.message.replace(/ Supply answers.*$/, '')} (${why}, and this gateway runs without a console).`);
+      }
+      throw e;
+    }
+  }
+
+  notify(notice: PresenterNotice): void {
+    this.o.fallback.notify(notice);
+  }
+}

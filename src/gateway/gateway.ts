@@ -1,0 +1,266 @@
+/**
+ * `createGateway`: parley in front of any MCP client (`parley serve`). One host per user (its own
+ * servers, broker, rate limits, remembered answers, presets and audit scope); upstream sessions of
+ * that user share it. Each upstream session gets an SDK `McpServer` that offers the aggregated
+ * catalog (`./catalog.ts`) and bridges elicitation (`./bridge.ts`, `./park.ts`) and roots
+ * (`./roots.ts`). Served dual-era by `serve()` (src/server/serve.ts): stdio, or Streamable HTTP with
+ * sessionful 2025-era sessions. docs/gateway.md describes the behaviour; spec sections are cited
+ * where implemented.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { McpServer, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { createHost, HeadlessPresenter } from '../host/index.js';
+import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
+import { elicitModes, readEra, userOf } from '../server/era.js';
+import { serve } from '../server/serve.js';
+import type { HttpOptions, ServeHandle } from '../server/serve.js';
+import { BridgePresenter } from './bridge.js';
+import type { UpstreamCall } from './bridge.js';
+import { Catalog } from './catalog.js';
+import { ParkingLot } from './park.js';
+import type { ParkOptions } from './park.js';
+import { UpstreamRoots } from './roots.js';
+import { userForAuthorization } from './users.js';
+
+/** The user of single-user mode (no `gateway.users` configured). */
+export const DEFAULT_USER = 'default';
+
+export interface GatewayOptions {
+  /** Audit log, remembered answers, presets, roots; rows are keyed by user. */
+  store?: Store;
+  /** Presenter for prompts the upstream client cannot answer. @default a HeadlessPresenter (fails at once) */
+  fallback?: (user: string) => Presenter;
+  /** Parked 2026-07-28 calls: `ttlMs` (default 300 000) and `batchMs` (default 20). */
+  park?: ParkOptions;
+  /** Bound on one pushed upstream elicitation, ms. @default 1_800_000 (30 min) */
+  upstreamAnswerMs?: number;
+  /** Diagnostics (stderr for `parley serve`); never receives secrets. */
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  /** Parent environment for stdio servers. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Identity the gateway shows upstream. @default {name:'parley-gateway', version:'0.1.0'} */
+  serverInfo?: { name: string; version: string };
+}
+
+/** One user's part of the gateway. */
+export interface UserSpace {
+  user: string;
+  host: Host;
+  catalog: Catalog;
+  /** Open upstream tool calls by tag. */
+  calls: Map<string, UpstreamCall>;
+  /** Live upstream sessions (2025 eras and stdio), for list_changed. */
+  sessions: Set<McpServer>;
+  roots: UpstreamRoots;
+}
+
+export interface Gateway {
+  /** The user's space, created on first use. */
+  space(user: string): UserSpace;
+  /** Builds the upstream server for one session (2025 eras, stdio) or one request (2026-07-28 HTTP). */
+  factory(ctx?: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } }): McpServer;
+  /** Serves over stdio, or over HTTP with bearer tokens when `gateway.users` is configured. */
+  serve(how: { stdio: true } | { http: Omit<HttpOptions, 'authenticate' | 'requireAuth'> }): Promise<ServeHandle>;
+  /** Counts for diagnostics and benchmarks. */
+  stats(): { users: number; sessions: number; openCalls: number; parked: number };
+  /** Abandons parked calls, stops every user's servers. */
+  close(): Promise<void>;
+}
+
+const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Gateway {
+  const spaces = new Map<string, UserSpace>();
+  const lot = new ParkingLot(opts.park);
+  const users = config.gateway?.users ?? {};
+  const hasUsers = Object.keys(users).length > 0;
+  // Bearer identities apply over HTTP only; stdio is one user by construction.
+  let multiUser = false;
+  const log = opts.log ?? (() => {});
+  const answerMs = opts.upstreamAnswerMs ?? 1_800_000;
+
+  function space(user: string): UserSpace {
+    let s = spaces.get(user);
+    if (s) return s;
+    const calls = new Map<string, UpstreamCall>();
+    const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
+    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback }), store: opts.store, scope: { user }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    const catalog = new Catalog(host, log);
+    s = { user, host, catalog, calls, sessions: new Set(), roots: new UpstreamRoots(host.roots) };
+    const sp = s;
+    // Downstream list changes reach every live 2025-era session of this user (2026-07-28 clients re-list).
+    host.servers.events.on('listChanged', (e: { server: string; kind: 'tools' | 'resources' | 'prompts' }) => {
+      catalog.invalidate(e.kind);
+      for (const m of sp.sessions) {
+        if (!m.isConnected()) continue;
+        const send = e.kind === 'tools' ? m.sendToolListChanged() : e.kind === 'prompts' ? m.sendPromptListChanged() : m.sendResourceListChanged();
+        void Promise.resolve(send).catch(() => undefined);
+      }
+    });
+    spaces.set(user, s);
+    return s;
+  }
+
+  const userOfCtx = (sdk: ServerContext) => (multiUser ? userOf(sdk) : DEFAULT_USER);
+
+  function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
+    const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
+    });
+    const sessionId = randomUUID();
+    const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
+    const srv = mcp.server;
+    let sessionRoots: (sdk: ServerContext) => Promise<void> = () => Promise.resolve();
+    const spaceOf = (sdk: ServerContext) => {
+      const user = userOfCtx(sdk);
+      if (!user) throw new ProtocolError(-32001, 'no user: this gateway needs a bearer token');
+      return space(user);
+    };
+
+    srv.setRequestHandler('tools/list', async (_req, sdk) => {
+      const sp = spaceOf(sdk);
+      await sessionRoots(sdk);
+      return { tools: (await sp.catalog.listTools()).list } as never;
+    });
+    srv.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: Record<string, unknown> } }, sdk: ServerContext) => {
+      const sp = spaceOf(sdk);
+      await sessionRoots(sdk);
+      return callTool(mcp, sp, req.params.name, req.params.arguments ?? {}, sdk);
+    }) as never);
+    srv.setRequestHandler('prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list }) as never);
+    srv.setRequestHandler('prompts/get', (async (req: { params: { name: string; arguments?: Record<string, string> } }, sdk: ServerContext) => {
+      const sp = spaceOf(sdk);
+      const t = await sp.catalog.prompt(req.params.name);
+      if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
+      return sp.host.servers.getPrompt(t.server, t.name, req.params.arguments);
+    }) as never);
+    srv.setRequestHandler('resources/list', async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list }) as never);
+    srv.setRequestHandler('resources/templates/list', async (_req, sdk) => ({ resourceTemplates: await spaceOf(sdk).catalog.listTemplates() }) as never);
+    srv.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
+      const sp = spaceOf(sdk);
+      const t = await sp.catalog.resource(req.params.uri);
+      // -32002: resource not found (server/resources, 2025-06-18 and later).
+      if (!t) throw new ProtocolError(-32002, `Resource not found: no configured server offers or routes ${req.params.uri}`, { uri: req.params.uri });
+      return sp.host.servers.readResource(t.server, t.name);
+    }) as never);
+
+    // 2025-era sessions: remember the session for list_changed, and bridge the client's roots. The
+    // first roots/list is sent related to the session's first request (on HTTP a request outside one
+    // may find no stream to travel on), and again on notifications/roots/list_changed. Bound: 10 s.
+    let rootsRead: Promise<void> | undefined;
+    const readRoots = (send: (r: { method: 'roots/list' }, o: { timeout: number }) => Promise<{ roots: Array<{ uri: string; name?: string }> }>) => {
+      const sp = owner ? space(owner) : undefined;
+      // 2026-07-28 has no pushed roots/list (roots are deprecated there); only 2025-era sessions.
+      if (!sp || srv.getNegotiatedProtocolVersion?.() === '2026-07-28' || !srv.getClientCapabilities()?.roots) return Promise.resolve();
+      return Promise.resolve().then(() => send({ method: 'roots/list' }, { timeout: 10_000 })).then(
+        (r) => sp.roots.set(sessionId, Array.isArray(r?.roots) ? r.roots : []),
+        (e) => log('warn', `roots/list to the upstream client failed: ${(e as Error).message}`),
+      );
+    };
+    sessionRoots = (sdk) => (readEra(mcp, sdk).modern ? Promise.resolve() : (rootsRead ??= readRoots((r, o) => sdk.mcpReq.send(r, o) as never)));
+    srv.oninitialized = () => {
+      if (!owner) return;
+      space(owner).sessions.add(mcp);
+      srv.setNotificationHandler('notifications/roots/list_changed', () => void readRoots((r, o) => srv.listRoots(undefined, o)));
+    };
+    const prevClose = srv.onclose;
+    srv.onclose = () => {
+      prevClose?.();
+      if (!owner) return;
+      const sp = spaces.get(owner);
+      sp?.sessions.delete(mcp);
+      sp?.roots.drop(sessionId);
+    };
+    return mcp;
+  }
+
+  async function callTool(mcp: McpServer, sp: UserSpace, exposed: string, args: Record<string, unknown>, sdk: ServerContext): Promise<CallToolResult> {
+    const target = await sp.catalog.tool(exposed);
+    if (!target) throw new ProtocolError(-32602, `Unknown tool "${exposed}"; tools/list names them as <server>__<tool>`);
+    const era = readEra(mcp, sdk);
+    const modes = elicitModes(era);
+    const finish = (r: CallToolResult, up: UpstreamCall) =>
+      up.failures.length ? { ...r, isError: true, content: [{ type: 'text' as const, text: `parley: ${up.failures.join(' ')}` }, ...(r.content ?? [])] } : r;
+    const failed = (e: unknown, up: UpstreamCall) => errorResult([...up.failures.map((f) => `parley: ${f}`), `${target.server}.${target.name} failed: ${(e as Error)?.message ?? String(e)}`].join('\n'));
+
+    if (!era.modern) {
+      // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).
+      const key = randomUUID();
+      const up: UpstreamCall = {
+        modes, revision: era.revision, failures: [],
+        ask: (params, signal) => sdk.mcpReq.elicitInput(params, { signal, timeout: answerMs }),
+      };
+      sp.calls.set(key, up);
+      try {
+        return finish(await sp.host.callTool(target.server, target.name, args, { tag: key, signal: sdk.mcpReq.signal }), up);
+      } catch (e) {
+        if (sdk.mcpReq.signal.aborted) throw e;
+        return failed(e, up);
+      } finally {
+        sp.calls.delete(key);
+      }
+    }
+
+    // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
+    const state = sdk.mcpReq.requestState();
+    let parked;
+    if (typeof state === 'string') {
+      parked = lot.get(state, sp.user);
+      if (!parked) throw new ProtocolError(-32602, 'Invalid requestState: unknown, expired, or minted for another user; call the tool again without requestState');
+      const up = sp.calls.get(parked.id);
+      if (up) up.modes = modes;
+      parked.answer(sdk.mcpReq.inputResponses);
+    } else {
+      const p = (parked = lot.open(sp.user, () => sp.calls.delete(p.id)));
+      sp.calls.set(p.id, { modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) });
+      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: p.id, signal }));
+    }
+    const up = sp.calls.get(parked.id)!;
+    const out = await parked.next(sdk.mcpReq.signal);
+    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: parked.id }) as never;
+    lot.close(parked);
+    sp.calls.delete(parked.id);
+    if (out.kind === 'result') return finish(out.result, up);
+    if (sdk.mcpReq.signal.aborted) {
+      parked.expire('the client cancelled the call');
+      throw out.error;
+    }
+    return failed(out.error, up);
+  }
+
+  return {
+    space,
+    factory,
+    async serve(how) {
+      if ('stdio' in how) return serve((c) => factory(c as never), { stdio: true });
+      multiUser = hasUsers;
+      return serve((c) => factory(c as never), {
+        http: {
+          ...how.http,
+          ...(hasUsers
+            ? {
+                requireAuth: true,
+                authenticate: (req: IncomingMessage) => {
+                  const user = userForAuthorization(req.headers.authorization, users);
+                  return user ? { token: 'bearer', clientId: user, scopes: [], extra: { sub: user } } : undefined;
+                },
+              }
+            : {}),
+        },
+      });
+    },
+    stats: () => ({
+      users: spaces.size,
+      sessions: [...spaces.values()].reduce((n, s) => n + s.sessions.size, 0),
+      openCalls: [...spaces.values()].reduce((n, s) => n + s.calls.size, 0),
+      parked: lot.size,
+    }),
+    async close() {
+      lot.closeAll();
+      await Promise.all([...spaces.values()].map((s) => s.host.close()));
+    },
+  };
+}

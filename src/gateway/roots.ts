@@ -1,0 +1,54 @@
+/**
+ * Roots bridging: the roots an upstream client declares (2025 eras, `roots/list` pushed to it) become
+ * roots of the user's host, registered with `source: 'upstream'` and `lifetime: 'request'` (never
+ * persisted), and the host's routes decide which downstream servers see them. A root stays while at
+ * least one upstream session of that user lists it; `notifications/roots/list_changed` re-reads the
+ * session's list. Spec: client/roots 2025-06-18 and 2025-11-25 (deprecated in 2026-07-28, where
+ * upstream roots are not bridged: docs/gateway.md).
+ * @module
+ */
+import type { RootRegistry } from '../host/index.js';
+
+/** Which upstream sessions list which root URI, for one user. */
+export class UpstreamRoots {
+  private readonly bySession = new Map<string, Set<string>>();
+  private readonly holders = new Map<string, Set<string>>();
+
+  constructor(private readonly registry: RootRegistry) {}
+
+  /** Replaces `session`'s roots with `roots` (file:// URIs as the client sent them). */
+  set(session: string, roots: Array<{ uri: string; name?: string }>): void {
+    const before = this.bySession.get(session) ?? new Set<string>();
+    const now = new Set<string>();
+    for (const r of roots) {
+      if (typeof r?.uri !== 'string' || !r.uri.startsWith('file://')) continue;
+      let added;
+      try {
+        added = this.registry.get(r.uri) ?? this.registry.add(r.uri, { name: r.name, lifetime: 'request', source: 'upstream', requestId: 'upstream' });
+      } catch {
+        continue; // not a usable file URI: left out, like any malformed root
+      }
+      now.add(added.uri);
+      let h = this.holders.get(added.uri);
+      if (!h) this.holders.set(added.uri, (h = new Set()));
+      h.add(session);
+    }
+    for (const uri of before) if (!now.has(uri)) this.release(session, uri);
+    this.bySession.set(session, now);
+  }
+
+  /** Forgets `session` (it closed): roots no other session lists are removed from the host. */
+  drop(session: string): void {
+    for (const uri of this.bySession.get(session) ?? []) this.release(session, uri);
+    this.bySession.delete(session);
+  }
+
+  private release(session: string, uri: string): void {
+    const h = this.holders.get(uri);
+    h?.delete(session);
+    if (h && h.size === 0) {
+      this.holders.delete(uri);
+      if (this.registry.get(uri)?.source === 'upstream') this.registry.remove(uri);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// The gateway propagates a downstream server's tools/list_changed to 2025-era upstream sessions, and
+// the next tools/list (any era) shows the new tool under its namespaced name.
+import { after, before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createGateway } from '../src/gateway/index.js';
+import type { Gateway } from '../src/gateway/index.js';
+import { fixture } from './fixtures/servers-host/helpers.js';
+import { text } from './fixtures/toolkit/peers.js';
+import { gatewayConfig } from './helpers/gateway.js';
+
+let gw: Gateway;
+let url: string;
+let stop: () => Promise<void>;
+before(async () => {
+  gw = createGateway(gatewayConfig({ grow: fixture('grow', 'v1-grow.mjs') }));
+  const h = await gw.serve({ http: {} });
+  url = h.url;
+  stop = async () => (await h.close(), await gw.close());
+});
+after(() => stop());
+
+it('downstream tools/list_changed reaches the upstream session; the new tool is listed and callable', async () => {
+  let notified!: () => void;
+  const changed = new Promise<void>((r) => (notified = r));
+  const c = new Client({ name: 'ide', version: '1' });
+  c.setNotificationHandler('notifications/tools/list_changed', () => notified());
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await c.connect(transport);
+  try {
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['grow__grow']);
+    assert.equal(text(await c.callTool({ name: 'grow__grow', arguments: {} })), 'added extra1');
+    await Promise.race([changed, new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed within 15 s')), 15_000).unref())]);
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__extra1', 'grow__grow']);
+    assert.equal(text(await c.callTool({ name: 'grow__extra1', arguments: {} })), 'extra1');
+  } finally {
+    await transport.terminateSession();
+    await c.close();
+  }
+});
