@@ -181,6 +181,23 @@ describe('a stale verdict falls back and is corrected', () => {
     assert.equal(verdicts.getEraVerdict(key)?.era, 'modern');
   });
 
+  it('a legacy outcome reached only by probe timeout is not cached, and drops a cached verdict', async (t) => {
+    // req: ERA-DUAL-FALLBACK
+    const { p, verdicts, key, spawned } = await seeded(t, 'dual');
+    p.setEra('silent'); // e.g. a server still installing itself: it looks legacy
+    const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts, probeTimeoutMs: 300 });
+    await m.start('peer');
+    assert.equal(p.count('spawn') - spawned, 1, 'the in-place probe timed out; initialize ran on the same process');
+    assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['legacy', 'corrected']]);
+    assert.equal(m.info('peer')?.negotiation, 'corrected');
+    assert.equal(verdicts.getEraVerdict(key), undefined, 'neither kept modern nor stored legacy');
+    await m.stopAll();
+    const again = manager(t, { peer: p.def }, { eraVerdicts: verdicts, probeTimeoutMs: 300 });
+    await again.m.start('peer');
+    assert.deepEqual(again.eras.map((e) => [e.era, e.negotiation]), [['legacy', 'probed']]);
+    assert.equal(verdicts.getEraVerdict(key), undefined);
+  });
+
   it('stop(name) forgets the verdict; stopAll() keeps it', async (t) => {
     // req: ERA-VERDICT-CACHE
     const p = eraPeer(t, 'legacy');

@@ -61,6 +61,8 @@ export interface ConnectOptions {
   verdict?: Era;
   /** Connect + negotiate bound, ms. */
   startupMs: number;
+  /** Bound on the `server/discover` probe, ms (capped by `startupMs`). @default {@link PROBE_TIMEOUT_MS} */
+  probeTimeoutMs?: number;
   hooks: ConnectionHooks;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
@@ -77,6 +79,15 @@ export class Connection {
   /** How the era was reached (see {@link Negotiation}). */
   get negotiation(): Negotiation {
     return this.#negotiation;
+  }
+  #eraUncertain = false;
+  /**
+   * The era is `legacy` only because the probe went unanswered for the whole probe timeout: a slow
+   * start (e.g. `npx` installing the package) looks the same as a silent legacy server, so this
+   * verdict is not worth caching.
+   */
+  get eraUncertain(): boolean {
+    return this.#eraUncertain;
   }
   #closing = false;
   #closed = false;
@@ -131,12 +142,14 @@ export class Connection {
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
     let timedOut = false;
+    const probeMs = Math.min(o.startupMs, o.probeTimeoutMs ?? PROBE_TIMEOUT_MS);
     const attempt = async (transport: Transport, kind: Connection['transportKind'], mode: AttemptMode) => {
       if (timedOut) throw new Error('start-up deadline passed');
       currentTransport = transport;
+      const t0 = Date.now();
       const client = (current = new Client(o.clientInfo, {
         capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
-        versionNegotiation: { mode: mode === 'legacy' ? 'legacy' : 'auto', probe: { timeoutMs: Math.min(o.startupMs, PROBE_TIMEOUT_MS) } },
+        versionNegotiation: { mode: mode === 'legacy' ? 'legacy' : 'auto', probe: { timeoutMs: probeMs } },
       }));
       wireHandlers(client, o, pending, byId, holder);
       try {
@@ -150,6 +163,7 @@ export class Connection {
         throw err;
       }
       const conn = new Connection(o.name, client, transport, kind, pending, byId);
+      conn.#eraUncertain = mode === 'auto' && conn.era === 'legacy' && Date.now() - t0 >= probeMs;
       holder.conn = conn;
       holder.era = conn.era;
       holder.revision = conn.revision;

@@ -15,7 +15,9 @@
  *
  * Freshness: a modern verdict is re-checked at each start and needs no expiry. A legacy verdict is
  * never re-checked (an upgraded server still answers `initialize`), so it is used for
- * {@link LEGACY_VERDICT_TTL_MS} after the probe that produced it, then probed again.
+ * {@link LEGACY_VERDICT_TTL_MS} after the probe that produced it, then probed again. A legacy outcome
+ * reached only because the probe timed out (a slow start, e.g. `npx` installing, looks legacy) is not
+ * cached, and drops any cached verdict.
  * `ServerManager.stop(name)` forgets the verdict (the next start re-detects the era); `stopAll()` keeps it.
  * @module
  */
@@ -100,9 +102,16 @@ export class VerdictCache {
     return { defHash, verdict: usableVerdict(this.#try('read', () => this.#store.getEraVerdict(defHash)), this.now(), this.legacyTtlMs) };
   }
 
-  /** Saves the outcome of a start unless it just confirmed the cached verdict (a legacy TTL counts from its probe). */
-  record(defHash: string, c: { era: Era; revision: string; negotiation: Negotiation }): void {
+  /**
+   * Saves the outcome of a start, unless it just confirmed the cached verdict (a legacy TTL counts from
+   * its probe) or is a legacy verdict reached by probe timeout (`eraUncertain`: a slow start looks legacy).
+   */
+  record(defHash: string, c: { era: Era; revision: string; negotiation: Negotiation; eraUncertain?: boolean }): void {
     if (c.negotiation === 'verdict') return;
+    if (c.eraUncertain) {
+      this.log('info', 'era verdict not cached (and any cached one dropped): legacy only because the server/discover probe timed out');
+      return this.forget(defHash);
+    }
     this.#try('save', () => this.#store.putEraVerdict({ defHash, era: c.era, revision: c.revision, verifiedAt: this.now() }));
   }
 

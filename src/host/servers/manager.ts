@@ -60,6 +60,8 @@ export interface ServerManagerOptions {
   eraVerdicts?: Pick<Store, 'getEraVerdict' | 'putEraVerdict' | 'deleteEraVerdict'>;
   /** Trust a legacy verdict this long after its probe, ms. @default `LEGACY_VERDICT_TTL_MS` (7 days) */
   legacyVerdictTtlMs?: number;
+  /** Bound on the `server/discover` era probe, ms (capped by `startupMs`). @default `PROBE_TIMEOUT_MS` (10000) */
+  probeTimeoutMs?: number;
 }
 
 interface Live {
@@ -256,7 +258,7 @@ export class ServerManager {
       defHash = live.defHash = key;
       conn = await Connection.open({
         name: live.name, def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
-        parentEnv: this.opts.env ?? process.env, pause: live.pause, verdict, startupMs: t.startupMs, log: this.#log, signal: abort.signal,
+        parentEnv: this.opts.env ?? process.env, pause: live.pause, verdict, startupMs: t.startupMs, probeTimeoutMs: this.opts.probeTimeoutMs, log: this.#log, signal: abort.signal,
         hooks: {
           onStderr: (chunk) => {
             for (const line of live.stderr.write(chunk)) this.events.emit('stderr', { server: live.name, line });
