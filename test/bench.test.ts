@@ -1,5 +1,5 @@
 // Smoke test of the bench groups that compare parley with the raw SDK (bench/broker.ts, toolkit.ts,
-// startup.ts): each group's setup runs end to end with tiny N and yields sane rows. Not a timed test:
+// startup.ts, gateway.ts): each group's setup runs end to end with tiny N and yields sane rows. Not a timed test:
 // no assertion is made about any figure except that it is a finite, positive measurement.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,10 +55,18 @@ test('toolkit group runs with tiny N (same raw client against both servers)', as
   checkRows(await runToolkit({ n: 5, warmup: 2, repeats: 1 }), 'toolkit', 4);
 });
 
-test('gateway group holds K pending elicitations on both sides and releases them all', async () => {
-  const rows = await runGateway({ k: 20 });
-  assert.equal(rows.length, 2);
+test('gateway group: sessions hold a pending elicitation at the raw SDK server and at the gateway, and every call gets its own answer', async () => {
+  // run() throws unless every prompt reached its client, the gateway counted the open calls, and each
+  // call returned the answer of its own session after the release.
+  const rows = await runGateway({ sessions: 6, warmup: 2, concurrency: 3, rounds: 2, phaseMs: 60_000, from: 'source' });
+  assert.equal(rows.length, 5, rows.map((r) => r.name).join(' | '));
+  for (const r of rows) assert.equal(r.group, 'gateway');
+  // Heap growth is well above GC noise even for a few sessions; RSS growth is not, so only its shape is checked.
+  checkRows(rows.filter((r) => r.unit.includes('heap')), 'gateway', 2);
   for (const r of rows) assert.ok(Number.isFinite(r.value), `${r.name}: ${r.value}`);
+  const target = rows.find((r) => r.target);
+  assert.equal(target?.target, '≤ 150 MB');
+  assert.equal(typeof target?.met, 'boolean');
 });
 
 test('startup group starts the bundled servers through createHost and the raw SDK, and a small fan-out', async () => {

@@ -54,6 +54,21 @@ describe('parley call --answers', () => {
   });
 });
 
+describe('parley call --preset', () => {
+  it('a preset\'s answers complete the sales form with --non-interactive; an unknown preset is a usage error naming the known ones', { timeout: T }, async () => {
+    const [withPreset, without, unknown] = await Promise.all([
+      call('sales', 'query_sales', '--preset', 'monthly', '--non-interactive', '--json'),
+      call('sales', 'query_sales', '--non-interactive'),
+      call('sales', 'query_sales', '--preset', 'nope', '--non-interactive'),
+    ]);
+    assert.equal(withPreset.code, 0, withPreset.stderr);
+    assert.ok(!('isError' in JSON.parse(withPreset.stdout)) || JSON.parse(withPreset.stdout).isError === false, withPreset.stdout);
+    assert.equal(without.code, 1, 'without the preset nobody can answer');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no preset named "nope".*monthly/);
+  });
+});
+
 describe('parley call URL mode from a file', () => {
   it('accepts only with "$consent": true; otherwise declines', { timeout: T }, async () => {
     const url = 'url=https://example.com/oauth?state=abc';

@@ -79,6 +79,9 @@ describe('parley roots / presets / audit', () => {
     assert.equal(mine.lifetime, 'app');
     const badScope = await parley('roots', 'add', p.dir, '--scope', 'forever');
     assert.equal(badScope.code, 2);
+    const sessionScope = await parley('roots', 'add', p.dir, '--scope', 'session');
+    assert.equal(sessionScope.code, 2);
+    assert.match(sessionScope.stderr, /would end with this command/);
     // presets save takes the user's roots
     const save = await parley('presets', 'save', 'demo');
     assert.equal(save.code, 0, save.stderr);

@@ -2,11 +2,11 @@
 // and server-everything over Streamable HTTP.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { ServerManager } from '../src/host/servers/index.js';
 import type { HttpServerDef } from '../src/host/config/types.js';
-import { EVERYTHING, fixture, scriptedHandlers, text, ROOT, clientInfo, fastStop, sleep } from './fixtures/servers-host/helpers.js';
+import { fixture, scriptedHandlers, text, ROOT, clientInfo, fastStop } from './fixtures/servers-host/helpers.js';
+import { startEverythingHttp } from './helpers/peers.js';
+import type { HttpPeer } from './helpers/peers.js';
 
 describe('SDK v2 dual-era stdio server (serveStdio)', () => {
   const h = scriptedHandlers((p) => ({ action: 'accept', content: { name: 'ada' } }));
@@ -59,47 +59,22 @@ describe('SDK v1 1.32.2 stdio server', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts server-everything in an HTTP mode on a free port; resolves once it accepts connections. */
-async function spawnEverythingHttp(mode: 'streamableHttp' | 'sse', probePath: string) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
-  let up = false;
-  for (let i = 0; i < 200 && !up; i++) {
-    up = await fetch(`http://127.0.0.1:${port}${probePath}`, { method: 'HEAD' }).then(() => true, () => false);
-    if (!up) await sleep(50);
-  }
-  assert.ok(up, `server-everything ${mode} came up within 10 s`);
-  return { port, child };
-}
-
 const httpDef = (name: string, type: 'http' | 'sse', url: string): HttpServerDef => ({ name, type, url, headers: {}, origin: { file: '<test>', pointer: `/servers/${name}` } });
 
 // server-everything's HTTP modes call app.listen(PORT) without a host, so they bind all interfaces
 // (peers-and-tests.md §ii.1). Acceptable for a short-lived test peer; we only ever connect to 127.0.0.1.
 describe('server-everything over Streamable HTTP', () => {
   const h = scriptedHandlers(() => ({ action: 'accept', content: { name: 'Linus' } }));
-  let child: ReturnType<typeof spawn> | undefined;
+  let peer: HttpPeer | undefined;
   let m: ServerManager | undefined;
   after(async () => {
     await m?.stopAll();
-    child?.kill('SIGKILL');
+    await peer?.stop();
   });
 
   it('connects (legacy era) and routes a pushed elicitation to the handler', async () => {
-    const srv = await spawnEverythingHttp('streamableHttp', '/mcp');
-    child = srv.child;
-    m = new ServerManager({ http: httpDef('http', 'http', `http://127.0.0.1:${srv.port}/mcp`) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+    peer = await startEverythingHttp('streamableHttp');
+    m = new ServerManager({ http: httpDef('http', 'http', peer.url) }, { handlers: h.handlers, clientInfo, stop: fastStop });
     const r = await m.callTool('http', 'trigger-elicitation-request', {});
     assert.equal(m.info('http')?.transport, 'streamable-http');
     assert.equal(m.info('http')?.era, 'legacy');
@@ -111,17 +86,16 @@ describe('server-everything over Streamable HTTP', () => {
 
 describe('server-everything over legacy HTTP+SSE', () => {
   const h = scriptedHandlers(() => ({ action: 'decline' }));
-  let child: ReturnType<typeof spawn> | undefined;
+  let peer: HttpPeer | undefined;
   let m: ServerManager | undefined;
   after(async () => {
     await m?.stopAll();
-    child?.kill('SIGKILL');
+    await peer?.stop();
   });
 
   it("type 'http' falls back to SSE when Streamable HTTP fails; type 'sse' connects directly", async () => {
-    const srv = await spawnEverythingHttp('sse', '/message');
-    child = srv.child;
-    const url = `http://127.0.0.1:${srv.port}/sse`;
+    peer = await startEverythingHttp('sse');
+    const url = peer.url;
     m = new ServerManager({ viaHttp: httpDef('viaHttp', 'http', url), direct: httpDef('direct', 'sse', url) }, { handlers: h.handlers, clientInfo, stop: fastStop });
     const r = await m.callTool('viaHttp', 'trigger-elicitation-request', {});
     assert.equal(m.info('viaHttp')?.transport, 'sse');

@@ -1,58 +1,70 @@
 #!/usr/bin/env node
 // `npm run conformance`: the official MCP conformance suite against parley (docs/conformance.md).
 //
-// 1. Installs the suite on demand into tools/conformance-0.1 (0.1.16: 2025-06-18 / 2025-11-25) and
-//    tools/conformance-0.2 (0.2.0-alpha.12: 2026-07-28 / MRTR); PARLEY_CONFORMANCE_TOOLS overrides tools/.
+// 1. Finds the suites in node_modules: devDependencies under npm aliases, `conformance-0.1`
+//    (@modelcontextprotocol/conformance 0.1.16: 2025-06-18 / 2025-11-25) and `conformance-0.2`
+//    (0.2.0-alpha.12: 2026-07-28 / MRTR). PARLEY_CONFORMANCE_TOOLS=<dir> instead uses
+//    <dir>/conformance-<line>/node_modules/@modelcontextprotocol/conformance (an own install, e.g. to try
+//    another version). Nothing is installed at run time; a missing or wrong version is an error.
 // 2. Starts scripts/conformance/server.ts (parley toolkit) on 127.0.0.1:<free port> and runs the server
 //    scenarios: 0.1.16 `--suite active`; 0.2 `--requirements 2026-07-28`, then 0.2 `--suite active
 //    --spec-version 2025-11-25` (names suffixed ` @2025-11-25`).
 // 3. Runs each client scenario (0.1.16: all; 0.2: those tagged 2026-07-28) against
-//    scripts/conformance/client.ts (parley host runtime + broker), one at a time (sse-retry is timing
-//    sensitive).
+//    scripts/conformance/client.ts (parley host runtime + broker). Server runs and client scenarios share
+//    a pool of --jobs (default 3, env PARLEY_CONFORMANCE_JOBS); sse-retry (timing sensitive) runs alone
+//    after the pool.
 // 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
 //    scenarios not in the baseline. Exit 1 on any failed check, a scenario without results, or a stale
 //    baseline entry. Warnings are listed, not counted as failures.
 //
-// Usage: node scripts/conformance/run.mjs [--only server|client] [--line 0.1|0.2] [--keep <dir>]
-import { spawn, spawnSync } from 'node:child_process';
+// Usage: node scripts/conformance/run.mjs [--only server|client] [--line 0.1|0.2] [--keep <dir>] [--jobs N]
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJsonc } from 'jsonc-parser';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-const toolsDir = resolve(process.env.PARLEY_CONFORMANCE_TOOLS ?? join(root, 'tools'));
+const toolsDir = process.env.PARLEY_CONFORMANCE_TOOLS ? resolve(process.env.PARLEY_CONFORMANCE_TOOLS) : undefined;
 const PACKAGE = '@modelcontextprotocol/conformance';
 const LINES = { '0.1': '0.1.16', '0.2': '0.2.0-alpha.12' };
 const PRELOAD = join(here, 'node20-preload.mjs');
 const SERVER_START_MS = 60_000;
 // The suite default is 30 s; a client run took up to 27 s on this 2-core machine at load average ~15.
 const CLIENT_TIMEOUT_MS = 60_000;
+// sse-retry checks reconnect timing (-50/+200 ms) and fails under load, so it runs alone.
+const SERIAL_CLIENT_SCENARIOS = new Set(['sse-retry']);
 
 const args = process.argv.slice(2);
 const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 const only = opt('--only');
 const lines = opt('--line') ? [opt('--line')] : Object.keys(LINES);
 const keep = opt('--keep');
+// Server runs and client scenarios (each a suite CLI plus, for clients, a tsx process) run this many at a time.
+const jobs = Math.max(1, Number(opt('--jobs') ?? process.env.PARLEY_CONFORMANCE_JOBS ?? 3) || 3);
 const out = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'parley-conformance-'));
 const log = (m) => console.error(`conformance: ${m}`);
 const started = Date.now();
 
-/** Installs `@modelcontextprotocol/conformance@<version>` into tools/conformance-<line> unless present. */
-function ensureSuite(line) {
+/**
+ * The suite CLI of one line: node_modules/conformance-<line> (npm alias), or the own install under
+ * PARLEY_CONFORMANCE_TOOLS. Throws when it is missing or not the pinned version.
+ */
+function suiteBin(line) {
   const version = LINES[line];
-  const prefix = join(toolsDir, `conformance-${line}`);
-  const pkg = join(prefix, 'node_modules', PACKAGE, 'package.json');
-  const have = existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : undefined;
-  if (have !== version) {
-    log(`installing ${PACKAGE}@${version} into ${prefix}${have ? ` (found ${have})` : ''}`);
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', `${PACKAGE}@${version}`], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error(`npm install ${PACKAGE}@${version} failed (exit ${r.status}); check network access to the npm registry`);
+  const pkgDir = toolsDir
+    ? join(toolsDir, `conformance-${line}`, 'node_modules', PACKAGE)
+    : dirname(createRequire(join(root, 'package.json')).resolve(`conformance-${line}/package.json`, { paths: [root] }));
+  const pkgFile = join(pkgDir, 'package.json');
+  const pkg = existsSync(pkgFile) ? JSON.parse(readFileSync(pkgFile, 'utf8')) : undefined;
+  if (pkg?.name !== PACKAGE || pkg.version !== version) {
+    const fix = toolsDir ? `npm install --prefix ${join(toolsDir, `conformance-${line}`)} ${PACKAGE}@${version}` : 'npm ci (the suites are devDependencies)';
+    throw new Error(`${PACKAGE}@${version} not found at ${pkgDir} (found ${pkg ? `${pkg.name}@${pkg.version}` : 'nothing'}); run ${fix}`);
   }
-  return join(prefix, 'node_modules', PACKAGE, 'dist', 'index.js');
+  return join(pkgDir, 'dist', 'index.js');
 }
 
 /** Runs the suite CLI; resolves with {code, stdout, stderr}. Bounded by `timeoutMs`. */
@@ -120,28 +132,27 @@ const SERVER_RUNS = {
   '0.2': [[['--requirements', '2026-07-28'], ''], [['--suite', 'active', '--spec-version', '2025-11-25'], ' @2025-11-25']],
 };
 
-async function runServers(url) {
-  for (const line of lines) {
-    const bin = ensureSuite(line);
-    for (const [i, [sel, suffix]] of SERVER_RUNS[line].entries()) {
-      const dir = join(out, `server-${line}-${i}`);
-      const t0 = Date.now();
-      const r = await cli(bin, ['server', '--url', url, ...sel, '-o', dir], 300_000);
-      log(`server ${LINES[line]} ${sel.join(' ')}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      const got = readResults(dir, 'server-');
-      if (got.size === 0) results.push({ line, side: 'server', name: `(suite ${sel.join(' ')})`, checks: [], problem: `no results (exit ${r.code}): ${r.stderr.slice(-500)}` });
-      for (const [name, checks] of got) results.push({ line, side: 'server', name: name + suffix, checks });
-    }
-  }
+/** The server runs: one task per (line, selection). */
+function serverTasks(url) {
+  return lines.flatMap((line) => SERVER_RUNS[line].map(([sel, suffix], i) => async () => {
+    const dir = join(out, `server-${line}-${i}`);
+    const t0 = Date.now();
+    const r = await cli(suiteBin(line), ['server', '--url', url, ...sel, '-o', dir], 300_000);
+    log(`server ${LINES[line]} ${sel.join(' ')}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const got = readResults(dir, 'server-');
+    if (got.size === 0) results.push({ line, side: 'server', name: `(suite ${sel.join(' ')})`, checks: [], problem: `no results (exit ${r.code}): ${r.stderr.slice(-500)}` });
+    for (const [name, checks] of got) results.push({ line, side: 'server', name: name + suffix, checks });
+  }));
 }
 
-async function runClients() {
+/** The client scenarios: [{serial, run}] — one task per scenario not in the baseline. */
+async function clientTasks() {
   const command = `"${process.execPath}" --import tsx "${join(here, 'client.ts')}"`;
-  for (const line of lines) {
-    const bin = ensureSuite(line);
+  const perLine = await Promise.all(lines.map(async (line) => {
+    const bin = suiteBin(line);
     const all = await listClientScenarios(bin);
     const picked = all.filter((s) => (line === '0.1' || s.tags.includes('2026-07-28')) && !inBaseline(line, 'client', s.name));
-    for (const s of picked) {
+    return picked.map((s) => ({ serial: SERIAL_CLIENT_SCENARIOS.has(s.name), run: async () => {
       const dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'));
       const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
       const t0 = Date.now();
@@ -152,18 +163,39 @@ async function runClients() {
       // exiting non-zero after its checks passed) is reported as a warning.
       const note = got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
       results.push({ line, side: 'client', name: s.name, checks: got ?? [], problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`, note });
-    }
-  }
+    } }));
+  }));
+  return perLine.flat();
+}
+
+/** Runs `tasks` with at most `n` at a time. */
+async function pool(tasks, n) {
+  const queue = [...tasks];
+  await Promise.all(Array.from({ length: Math.min(n, queue.length) }, async () => {
+    for (let t = queue.shift(); t; t = queue.shift()) await t();
+  }));
 }
 
 let server;
 try {
-  if (only !== 'client') {
-    server = await startServer();
-    log(`parley conformance server at ${server.url}`);
-    await runServers(server.url);
+  const [srv, clients] = await Promise.all([only !== 'client' ? startServer() : undefined, only !== 'server' ? clientTasks() : []]);
+  server = srv;
+  if (server) log(`parley conformance server at ${server.url}`);
+  // Server runs and client scenarios share one pool; timing-sensitive scenarios run alone afterwards.
+  await pool([...(server ? serverTasks(server.url) : []), ...clients.filter((c) => !c.serial).map((c) => c.run)], jobs);
+  for (const c of clients.filter((c) => c.serial)) {
+    await c.run();
+    // One retry for a timing-sensitive scenario that failed (a >2x late reconnect on a loaded machine); a
+    // client that really ignores `retry` fails both times. The retry is listed as a warning.
+    const last = results.at(-1);
+    if (last && (last.problem || last.checks.some((x) => x.status === 'FAILURE'))) {
+      results.pop();
+      log(`client ${LINES[last.line]} ${last.name}: failed (${last.problem ?? last.checks.filter((x) => x.status === 'FAILURE').map((x) => x.errorMessage).join('; ')}); retrying once`);
+      await c.run();
+      const again = results.at(-1);
+      if (again && !again.problem && !again.checks.some((x) => x.status === 'FAILURE')) again.note = [again.note, 'passed only on the retry (timing-sensitive scenario)'].filter(Boolean).join('; ');
+    }
   }
-  if (only !== 'server') await runClients();
 } finally {
   await server?.stop();
 }

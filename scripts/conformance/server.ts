@@ -88,11 +88,8 @@ function parleyTools(server: ParleyServer): void {
     const r = await ctx.elicit('What is your name?', name);
     return text(r.action === 'accept' ? `Hello, ${r.content.name}!` : `no name (${r.action})`);
   });
-  // server-stateless (SEP-2575) diagnostics: an ask the client cannot answer, and an ask over a response stream.
-  server.tool('test_missing_capability', { description: 'Needs elicitation; the client did not declare it', inputSchema: noArgs }, async (_a, ctx) => {
-    const r = await ctx.elicit('What is your name?', name);
-    return text(`action=${r.action}`);
-  });
+  // server-stateless (SEP-2575) diagnostic: an ask over a response stream. Its other diagnostic,
+  // test_missing_capability, needs sampling (sdkTools below).
   server.tool('test_streaming_elicitation', { description: 'Elicits (input_required on 2026-07-28, never a pushed request)', inputSchema: noArgs }, async (_a, ctx) => {
     const r = await ctx.elicit('What is your name?', name);
     return text(`action=${r.action}`);
@@ -142,6 +139,16 @@ function sdkTools(server: ParleyServer): void {
     const answer = ctx.mcpReq.inputResponses?.[key] as { content?: { text?: string } } | undefined;
     if (answer) return text(`LLM said: ${answer.content?.text ?? JSON.stringify(answer)}`);
     return inputRequired({ inputRequests: { [key]: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }) } }) as never;
+  });
+  // server-stateless (SEP-2575): the suite's diagnostic tool needs SAMPLING, which its probe does not
+  // declare, and checks for -32021 with data.requiredCapabilities = {sampling: {}}. The toolkit has no
+  // sampling ask, so this is the SDK's inputRequired; on 2026-07-28 the SDK checks the inputRequests
+  // against the request's declared capabilities and answers -32021 itself. (parley's own -32021 for
+  // elicitation and roots is tested in test/toolkit-vectors.test.ts and test/toolkit-url-roots.test.ts.)
+  raw('test_missing_capability', 'Needs sampling (input_required sampling/createMessage); a client without it gets -32021', noArgs, (_a, ctx) => {
+    const answer = ctx.mcpReq.inputResponses?.completion as { content?: { text?: string } } | undefined;
+    if (answer) return text(`LLM said: ${answer.content?.text ?? JSON.stringify(answer)}`);
+    return inputRequired({ inputRequests: { completion: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello.' } }], maxTokens: 20 }) } }) as never;
   });
   raw('test_logging_tool', 'Logs one message (only when the request set a log level)', noArgs, async (_a, ctx) => {
     await ctx.mcpReq.log('info', 'test_logging_tool ran');

@@ -125,9 +125,10 @@ export const callCommand = defineCommand({
     answers: { type: 'string', description: 'answer input requests from a JSON file: {"<field>": value} or {"<server>": {...}}, "$decline" / "$cancel"; never waits for a person' },
     'non-interactive': { type: 'boolean', description: 'never ask a person: answer from presets and remembered answers only, else fail (default when stdin is not a terminal)' },
     json: { type: 'boolean', description: 'print structuredContent (or the whole result) as JSON' },
+    preset: { type: 'string', description: 'load a preset first (saved, or from the configuration): its roots are added and its answers prefill forms; with --non-interactive they answer' },
   },
   async run({ args, rawArgs }) {
-    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false });
+    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false, '--preset': true });
     if (pos.length < 2) throw new CliError('call: expected <server> <tool> [json | key=value …]');
     const [server, tool, ...rest] = pos;
     const toolArgs = parseToolArgs(rest);
@@ -135,6 +136,14 @@ export const callCommand = defineCommand({
     const inner: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
     const presenter = new Watched(inner, abort);
     const ctx = openHost(args, presenter);
+    if (args.preset !== undefined) {
+      try {
+        ctx.host.presets.load(String(args.preset));
+      } catch (e) {
+        await ctx.close();
+        throw new CliError(`call: ${(e as Error).message}`, EXIT.USAGE);
+      }
+    }
     const onSignal = () => abort.abort(new Error('interrupted'));
     process.once('SIGINT', onSignal);
     try {

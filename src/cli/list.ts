@@ -69,8 +69,8 @@ export const toolsCommand = defineCommand({
 });
 
 export const rootsCommand = defineCommand({
-  meta: { name: 'roots', description: 'List roots; `roots add <path|uri> [--name N] [--scope app|session]`, `roots remove <uri>`' },
-  args: { action: { type: 'positional', required: false, description: 'list (default) | add | remove' }, target: { type: 'positional', required: false, description: 'path or URI' }, name: { type: 'string', description: 'root name (add)' }, scope: { type: 'string', description: 'app (kept in the store, default) | session (this process only)' }, ...commonArgs, json },
+  meta: { name: 'roots', description: 'List roots; `roots add <path|uri> [--name N] [--scope app]`, `roots remove <uri>`' },
+  args: { action: { type: 'positional', required: false, description: 'list (default) | add | remove' }, target: { type: 'positional', required: false, description: 'path or URI' }, name: { type: 'string', description: 'root name (add)' }, scope: { type: 'string', description: 'app (kept in the store; the default and only scope a one-shot command can give)' }, ...commonArgs, json },
   run({ args, rawArgs }) {
     const [action = 'list', target, ...extra] = parseFlags('roots', rawArgs, { '--name': true, '--scope': true, '--json': false });
     if (extra.length) throw new CliError(`roots: unexpected arguments ${extra.join(' ')}`);
@@ -84,7 +84,8 @@ export const rootsCommand = defineCommand({
         const uri = /^[a-z][a-z0-9+.-]*:/i.test(target) && !/^[a-z]:[\\/]/i.test(target) ? target : pathToFileUri(resolve(target), { platform: process.platform === 'win32' ? 'win32' : 'posix' });
         if (action === 'add') {
           const lifetime = (args.scope ?? 'app') as string;
-          if (lifetime !== 'app' && lifetime !== 'session') throw new CliError(`roots add: --scope must be app or session (got ${JSON.stringify(lifetime)})`);
+          if (lifetime === 'session') throw new CliError('roots add: --scope session would end with this command (each parley command is its own session); use --scope app (kept in the store), add the root in the console of a running `parley up`, or put it in a preset');
+          if (lifetime !== 'app') throw new CliError(`roots add: --scope must be app (got ${JSON.stringify(lifetime)})`);
           let root;
           try {
             root = reg.add(uri, { name: args.name as string | undefined, lifetime: lifetime as 'app' | 'session', source: 'user' });

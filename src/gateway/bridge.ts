@@ -48,10 +48,21 @@ export function upstreamParams(prompt: PromptView, revision: string): UpstreamEl
   if (revision >= '2025-11-25') {
     for (const [k, v] of Object.entries(prompt.prefill)) {
       const p = schema.properties[k];
-      if (p && !prompt.sensitiveFields.includes(k)) p.default = v;
+      if (p && !prompt.sensitiveFields.includes(k) && fitsType(p, v)) p.default = v;
     }
   }
   return { mode: 'form', message, requestedSchema: schema as ElicitRequestFormParams['requestedSchema'] };
+}
+
+/** A default must have its property's type (a re-asked invalid answer is prefill too, and must not become one). */
+function fitsType(p: Record<string, unknown>, v: unknown): boolean {
+  if (Array.isArray(p.enum) && !p.enum.includes(v)) return false;
+  if (p.type === 'string') return typeof v === 'string';
+  if (p.type === 'number') return typeof v === 'number' && Number.isFinite(v);
+  if (p.type === 'integer') return Number.isInteger(v);
+  if (p.type === 'boolean') return typeof v === 'boolean';
+  if (p.type === 'array') return Array.isArray(v) && v.every((x) => typeof x === 'string');
+  return false;
 }
 
 /** An upstream `ElicitResult` as the broker's presenter answer (unknown actions become cancel). */

@@ -11,7 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
-import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, ElicitResult, jsonSchemaValidator, ServerContext } from '@modelcontextprotocol/server';
+import { validateContent } from '../schema/index.js';
+import type { RequestedSchema } from '../schema/index.js';
 import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
@@ -72,6 +74,22 @@ export interface Gateway {
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
+/**
+ * How the SDK checks a pushed form answer (`elicitInput`) before the bridge sees it: with parley's
+ * `validateContent`, the check the broker makes next anyway (one shared, bounded cache). The SDK's
+ * default builds an Ajv per McpServer and keeps every schema it compiled for the session's life; the
+ * bridge sends a fresh copy per prompt, so each upstream session grew by ~33 KB on its first prompt
+ * and ~5 KB per prompt after it (bench/gateway.ts, PARLEY_BENCH_ROUNDS).
+ */
+const answerValidator: jsonSchemaValidator = {
+  getValidator: <T>(schema: unknown) => (input: unknown) => {
+    const r = validateContent(schema as RequestedSchema, input);
+    return r.ok
+      ? { valid: true as const, data: r.value as T, errorMessage: undefined }
+      : { valid: false as const, data: undefined, errorMessage: r.issues.map((i) => `${i.path || '/'}: ${i.message}`).join('; ') };
+  },
+};
+
 export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Gateway {
   const spaces = new Map<string, UserSpace>();
   const lot = new ParkingLot(opts.park);
@@ -109,6 +127,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
+      jsonSchemaValidator: answerValidator,
     });
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
@@ -191,7 +210,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const key = randomUUID();
       const up: UpstreamCall = {
         modes, revision: era.revision, failures: [],
-        ask: (params, signal) => sdk.mcpReq.elicitInput(params, { signal, timeout: answerMs }),
+        // Sent related to this tools/call so it travels on the call's own response stream over HTTP
+        // (SDK 2.4's elicitInput does not relate it: a client without a GET stream would never see it).
+        ask: (params, signal) => sdk.mcpReq.send({ method: 'elicitation/create', params: params as unknown as Record<string, unknown> }, { signal, timeout: answerMs }) as Promise<ElicitResult>,
       };
       sp.calls.set(key, up);
       try {
