@@ -7,8 +7,6 @@
  */
 import { parseArgs } from 'node:util';
 import { serve } from '../../src/server/index.js';
-import { DEFAULT_DB_PATH } from '../sales/data.js';
-import { openSalesBackend } from '../sales/server.js';
 import { createChartsServer, openChartsBackend } from './server.js';
 
 const USAGE = 'usage: parley-charts [--with-sales [--sales-db PATH]] [--font FILE]... [--http [--port N] [--host 127.0.0.1]]';
@@ -28,7 +26,8 @@ async function main(): Promise<void> {
   if (values.help) return void process.stderr.write(`${USAGE}\n`);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port}: expected 0..65535\n${USAGE}`);
-  const sales = values['with-sales'] ? openSalesBackend({ dbPath: values['sales-db'] ?? DEFAULT_DB_PATH }) : undefined;
+  // Sales modules (and the better-sqlite3 addon) load only when asked for: a faster plain start.
+  const sales = values['with-sales'] ? await openSales(values['sales-db']) : undefined;
   const backend = openChartsBackend({ sales, fontFiles: values.font });
   const handle = await serve(() => createChartsServer(backend), values.http ? { http: { port, host: values.host } } : { stdio: true });
   if (values.http) process.stderr.write(`parley-charts listening on ${handle.url}\n`);
@@ -39,6 +38,11 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+async function openSales(dbPath: string | undefined) {
+  const [{ openSalesBackend }, { DEFAULT_DB_PATH }] = await Promise.all([import('../sales/server.js'), import('../sales/data.js')]);
+  return openSalesBackend({ dbPath: dbPath ?? DEFAULT_DB_PATH });
 }
 
 main().catch((e) => {

@@ -14,8 +14,7 @@ import { ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/s
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { createParleyServer, createShared } from '../../src/server/index.js';
 import type { ParleyContext, ParleyServer, Shared } from '../../src/server/index.js';
-import type { SalesBackend } from '../sales/server.js';
-import { registerSales } from '../sales/server.js';
+import type { SalesBackend } from '../sales/server.js'; // type only: sales (and better-sqlite3) load only with a sales backend
 import { ChartDataError, parseCsv, readCsvFile, tableFromSalesResult } from './data.js';
 import type { Table } from './data.js';
 import { CHART_TYPES } from './infer.js';
@@ -53,7 +52,7 @@ export function openChartsBackend(opts: ChartsBackendOptions = {}): ChartsBacken
 export function createChartsServer(backend: ChartsBackend): ParleyServer {
   const p = createParleyServer({ name: CHARTS_SERVER_NAME, version: CHARTS_SERVER_VERSION, shared: backend.shared });
   registerCharts(p, backend);
-  if (backend.opts.sales) registerSales(p, backend.opts.sales);
+  backend.opts.sales?.register(p);
   return p;
 }
 

@@ -45,6 +45,11 @@ export interface SalesBackend {
   store: ResultStore;
   shared: Shared;
   config: ConfigDef<SalesConfigObject>;
+  /**
+   * {@link registerSales} bound to this backend, so a host server (charts `--with-sales`) can add the
+   * sales tools without importing this module (and better-sqlite3) when it runs without sales.
+   */
+  register(p: ParleyServer): void;
   close(): void;
 }
 
@@ -60,7 +65,12 @@ export function openSalesBackend(opts: SalesBackendOptions = {}): SalesBackend {
     message: `Which sales data do you want? Choose the table, the date range (relative to the newest order, ${query.newest}) and the region.`,
   });
   const resultsDir = opts.resultsDir === false ? undefined : (opts.resultsDir ?? join(dirname(opts.dbPath ?? DEFAULT_DB_PATH), 'results'));
-  return { db, query, store: new ResultStore(opts.maxResults ?? 100, resultsDir), shared: opts.shared ?? createShared(), config, close: () => db.close() };
+  const backend: SalesBackend = {
+    db, query, store: new ResultStore(opts.maxResults ?? 100, resultsDir), shared: opts.shared ?? createShared(), config,
+    register: (p) => registerSales(p, backend),
+    close: () => db.close(),
+  };
+  return backend;
 }
 
 function errorResult(text: string): CallToolResult {

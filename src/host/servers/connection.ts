@@ -6,8 +6,10 @@
  *
  * - Capabilities: `elicitation: {form: {}, url: {}}`, `roots: {listChanged: true}`.
  * - Era: `versionNegotiation: {mode: 'auto'}` (probe `server/discover`, fall back to `initialize`,
- *   `protocol.md` §7.2). A cached legacy verdict is passed as `connect({prior: {kind: 'legacy'}})`,
- *   which skips the probe (on stdio the probe costs one extra sibling spawn, measured ~+300–450 ms).
+ *   `protocol.md` §7.2). On stdio the SDK runs that probe on a throw-away sibling process, one extra
+ *   full server boot before the real child starts. A cached verdict (`verdict`, see `era-verdict.ts`)
+ *   avoids it: legacy → `connect({prior: {kind: 'legacy'}})` (plain `initialize`); modern → the probe
+ *   runs in place on the session child. If that direct connect fails, the sibling probe runs once.
  * - HTTP: Streamable HTTP first; for `type: 'http'` a failed connect falls back to legacy HTTP+SSE
  *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE.
  * - Cancellation (`protocol.md` §4.1): each broker call's `signal` aborts when the SDK aborts the
@@ -23,8 +25,12 @@ import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
 import type { PauseGate } from './tool-clock.js';
 import { sseTransport, stdioTransport, withDeadline } from './transports.js';
+import type { Negotiation } from './era-verdict.js';
 
 export type Era = 'legacy' | 'modern';
+
+/** How `Connection.open` negotiates one attempt: SDK `'auto'`, `'auto'` after a cached legacy verdict (`prior`), or plain legacy (SSE). */
+type AttemptMode = 'auto' | 'prior-legacy' | 'legacy';
 
 /**
  * Bound on the `server/discover` probe, ms (capped by `startupMs`). On stdio a silent server is
@@ -48,10 +54,15 @@ export interface ConnectOptions {
   clientInfo: Implementation;
   parentEnv: Record<string, string | undefined>;
   pause: PauseGate;
-  /** Skip the era probe: the server is known to be legacy. */
-  priorLegacy: boolean;
+  /**
+   * Cached era verdict for this definition: connect with it directly (no sibling probe), falling back
+   * to the probe once if that fails. `undefined` = probe.
+   */
+  verdict?: Era;
   /** Connect + negotiate bound, ms. */
   startupMs: number;
+  /** Bound on the `server/discover` probe, ms (capped by `startupMs`). @default {@link PROBE_TIMEOUT_MS} */
+  probeTimeoutMs?: number;
   hooks: ConnectionHooks;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
@@ -64,6 +75,20 @@ export class Connection {
   readonly serverCapabilities: ServerCapabilities | undefined;
   readonly serverInfo: Implementation | undefined;
   readonly transportKind: 'stdio' | 'streamable-http' | 'sse';
+  #negotiation: Negotiation = 'probed';
+  /** How the era was reached (see {@link Negotiation}). */
+  get negotiation(): Negotiation {
+    return this.#negotiation;
+  }
+  #eraUncertain = false;
+  /**
+   * The era is `legacy` only because the probe went unanswered for the whole probe timeout: a slow
+   * start (e.g. `npx` installing the package) looks the same as a silent legacy server, so this
+   * verdict is not worth caching.
+   */
+  get eraUncertain(): boolean {
+    return this.#eraUncertain;
+  }
   #closing = false;
   #closed = false;
   readonly #life = new AbortController();
@@ -117,29 +142,47 @@ export class Connection {
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
     let timedOut = false;
-    const attempt = async (transport: Transport, kind: Connection['transportKind'], auto: boolean) => {
+    const probeMs = Math.min(o.startupMs, o.probeTimeoutMs ?? PROBE_TIMEOUT_MS);
+    const attempt = async (transport: Transport, kind: Connection['transportKind'], mode: AttemptMode) => {
       if (timedOut) throw new Error('start-up deadline passed');
       currentTransport = transport;
+      const t0 = Date.now();
       const client = (current = new Client(o.clientInfo, {
         capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
-        versionNegotiation: { mode: auto ? 'auto' : 'legacy', probe: { timeoutMs: Math.min(o.startupMs, PROBE_TIMEOUT_MS) } },
+        versionNegotiation: { mode: mode === 'legacy' ? 'legacy' : 'auto', probe: { timeoutMs: probeMs } },
       }));
       wireHandlers(client, o, pending, byId, holder);
       try {
         await client.connect(transport, {
           timeout: o.startupMs,
           ...(o.signal ? { signal: o.signal } : {}),
-          ...(auto && o.priorLegacy ? { prior: { kind: 'legacy' as const } } : {}),
+          ...(mode === 'prior-legacy' ? { prior: { kind: 'legacy' as const } } : {}),
         });
       } catch (err) {
         await client.close().catch(() => {});
         throw err;
       }
       const conn = new Connection(o.name, client, transport, kind, pending, byId);
+      conn.#eraUncertain = mode === 'auto' && conn.era === 'legacy' && Date.now() - t0 >= probeMs;
       holder.conn = conn;
       holder.era = conn.era;
       holder.revision = conn.revision;
       conn.#observe(o.hooks);
+      return conn;
+    };
+    /** Connects with the cached verdict; if that fails (and time is left), probes once instead. */
+    const withVerdict = async (direct: () => Promise<Connection>, probe: () => Promise<Connection>): Promise<Connection> => {
+      let conn: Connection;
+      try {
+        conn = await direct();
+      } catch (err) {
+        if (timedOut || o.signal?.aborted) throw err;
+        o.log?.('info', `server "${o.name}": connecting with the cached ${o.verdict} era verdict failed (${(err as Error).message}); probing the era instead`);
+        conn = await probe();
+        conn.#negotiation = 'corrected';
+        return conn;
+      }
+      conn.#negotiation = conn.era === o.verdict ? 'verdict' : 'corrected';
       return conn;
     };
     const onTimeout = () => {
@@ -159,13 +202,22 @@ export class Connection {
     };
     return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => {
       const def = o.def;
-      if (def.type === 'stdio') return attempt(stdioTransport(def, o), 'stdio', true);
-      if (def.type === 'sse') return attempt(sseTransport(def), 'sse', false);
+      if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');
+      if (def.type === 'stdio') {
+        const probe = () => attempt(stdioTransport(def, o), 'stdio', 'auto');
+        if (o.verdict === 'modern') return withVerdict(() => attempt(stdioTransport(def, o, true), 'stdio', 'auto'), probe);
+        if (o.verdict === 'legacy') return withVerdict(() => attempt(stdioTransport(def, o), 'stdio', 'prior-legacy'), probe);
+        return probe();
+      }
+      // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
+      const streamable = (mode: AttemptMode) => attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } }), 'streamable-http', mode);
       try {
-        return await attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } }), 'streamable-http', true);
+        return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
       } catch (err) {
         try {
-          return await attempt(sseTransport(def), 'sse', false);
+          const conn = await attempt(sseTransport(def), 'sse', 'legacy');
+          if (o.verdict !== undefined) conn.#negotiation = conn.era === o.verdict ? 'verdict' : 'corrected';
+          return conn;
         } catch {
           throw err;
         }

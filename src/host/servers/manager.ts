@@ -8,10 +8,11 @@
  *   500 ms × 2^n, cap 30000 ms, 8 attempts). Pending broker calls of the dead connection are aborted.
  * - `stop(name)`: closes the SDK client (ends the child's stdin), then SIGTERM after `graceMs`
  *   (2000) and SIGKILL `killAfterMs` (2000) later if the child is still alive ({@link DEFAULT_STOP}).
- * - Era verdict: a `legacy` verdict is cached per server in memory and reused for crash restarts
- *   (`connect({prior: {kind: 'legacy'}})`, skipping the stdio sibling probe, ~+300–450 ms measured on
- *   server-everything). Modern verdicts are not cached (the probe is already in the start-up path and
- *   measured at no extra cost). An explicit `stop()` forgets the verdict, so the next start re-probes.
+ * - Era verdict (`era-verdict.ts`): the era each definition negotiated is kept in `eraVerdicts` (the
+ *   SQLite store when the host has one, else process-wide memory), keyed by a hash of the effective
+ *   definition, and later starts (crash restarts, the next run) connect with it directly instead of
+ *   the SDK's sibling-process probe. Event `era` tells how each start negotiated. An explicit
+ *   `stop(name)` forgets the verdict (the next start re-detects the era); `stopAll()` keeps it.
  * @module
  */
 import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult, ServerCapabilities } from '@modelcontextprotocol/client';
@@ -20,6 +21,8 @@ import { DEFAULT_TIMEOUTS } from '../config/policy.js';
 import { backoffDelay, DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
 import { Connection, type Era } from './connection.js';
+import { VerdictCache, type Negotiation } from './era-verdict.js';
+import type { Store } from '../store/types.js';
 import { TypedEmitter } from './emitter.js';
 import type { InputHandlers } from './handlers.js';
 import { ServerUnavailableError, UnknownServerError, type ServerEvents, type ServerState } from './state.js';
@@ -49,6 +52,16 @@ export interface ServerManagerOptions {
    * A rejection fails the start (state `error`, code `START_FAILED`).
    */
   prepare?: (def: ServerDef) => Promise<ServerDef>;
+  /**
+   * Where era verdicts are kept: a store with `getEraVerdict`/`putEraVerdict`/`deleteEraVerdict`
+   * (e.g. the SQLite store). Without them, a process-wide in-memory map. Store failures are logged
+   * (`warn`) and the start probes as if there were no verdict.
+   */
+  eraVerdicts?: Pick<Store, 'getEraVerdict' | 'putEraVerdict' | 'deleteEraVerdict'>;
+  /** Trust a legacy verdict this long after its probe, ms. @default `LEGACY_VERDICT_TTL_MS` (7 days) */
+  legacyVerdictTtlMs?: number;
+  /** Bound on the `server/discover` era probe, ms (capped by `startupMs`). @default `PROBE_TIMEOUT_MS` (10000) */
+  probeTimeoutMs?: number;
 }
 
 interface Live {
@@ -61,7 +74,8 @@ interface Live {
   retryTimer?: unknown;
   attempts: number;
   wanted: boolean;
-  legacyVerdict: boolean;
+  /** Era-verdict key of the definition last connected with. */
+  defHash?: string;
   stderr: StderrRing;
   pause: PauseGate;
   cache: ListCache;
@@ -74,6 +88,8 @@ export interface ConnectionInfo {
   serverInfo: Implementation | undefined;
   transport: 'stdio' | 'streamable-http' | 'sse';
   pid: number | null;
+  /** How the era was reached: probed, from the cached verdict, or a stale verdict corrected. */
+  negotiation: Negotiation;
 }
 
 export class ServerManager {
@@ -82,6 +98,7 @@ export class ServerManager {
   readonly #clock: Clock;
   readonly #policy: RestartPolicy;
   readonly #log: NonNullable<ServerManagerOptions['log']>;
+  readonly #verdicts: VerdictCache;
 
   constructor(
     defs: Record<string, ServerDef>,
@@ -91,9 +108,10 @@ export class ServerManager {
     this.#policy = { ...DEFAULT_RESTART_POLICY, ...opts.restart };
     this.#log = opts.log ?? (() => {});
     this.events = new TypedEmitter<ServerEvents>((err) => this.#log('warn', `event listener threw: ${String(err)}`));
+    this.#verdicts = new VerdictCache(opts.eraVerdicts, this.#log, () => this.#clock.now(), opts.legacyVerdictTtlMs);
     for (const [name, def] of Object.entries(defs)) {
       this.#live.set(name, {
-        name, def, state: { status: 'stopped' }, attempts: 0, wanted: false, legacyVerdict: false,
+        name, def, state: { status: 'stopped' }, attempts: 0, wanted: false,
         stderr: new StderrRing(), pause: new PauseGate(), cache: new ListCache(),
       });
     }
@@ -116,7 +134,7 @@ export class ServerManager {
   info(name: string): ConnectionInfo | undefined {
     const c = this.#get(name).conn;
     if (!c) return undefined;
-    return { era: c.era, negotiatedRevision: c.revision, serverCapabilities: c.serverCapabilities, serverInfo: c.serverInfo, transport: c.transportKind, pid: c.pid };
+    return { era: c.era, negotiatedRevision: c.revision, serverCapabilities: c.serverCapabilities, serverInfo: c.serverInfo, transport: c.transportKind, pid: c.pid, negotiation: c.negotiation };
   }
 
   timeouts(name: string): ServerTimeouts {
@@ -150,10 +168,19 @@ export class ServerManager {
     return Promise.all(names.map((name) => this.start(name).then(() => ({ name, ok: true }), (error: Error) => ({ name, ok: false, error }))));
   }
 
-  async stop(name: string): Promise<void> {
-    const live = this.#get(name);
+  /** Stops `name` and forgets its era verdict, so its next start re-detects the era. */
+  stop(name: string): Promise<void> {
+    return this.#stop(this.#get(name), true);
+  }
+
+  /** Stops every server (host shutdown); era verdicts are kept for the next run. */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.names().map((n) => this.#stop(this.#get(n), false)));
+  }
+
+  async #stop(live: Live, forgetVerdict: boolean): Promise<void> {
     live.wanted = false;
-    live.legacyVerdict = false;
+    if (forgetVerdict && live.defHash) this.#verdicts.forget(live.defHash);
     if (live.retryTimer !== undefined) this.#clock.clearTimeout(live.retryTimer);
     live.retryTimer = undefined;
     live.startAbort?.abort();
@@ -163,10 +190,6 @@ export class ServerManager {
     live.cache.clear();
     if (conn) await closeBounded(conn, { ...DEFAULT_STOP, ...this.opts.stop });
     this.#set(live, { status: 'stopped' });
-  }
-
-  async stopAll(): Promise<void> {
-    await Promise.all(this.names().map((n) => this.stop(n)));
   }
 
   /**
@@ -228,11 +251,14 @@ export class ServerManager {
     const t = this.timeouts(live.name);
     const abort = (live.startAbort = new AbortController());
     let conn: Connection;
+    let defHash = '';
     try {
       const def = this.opts.prepare ? await this.opts.prepare(live.def) : live.def;
+      const { defHash: key, verdict } = this.#verdicts.lookup(def);
+      defHash = live.defHash = key;
       conn = await Connection.open({
         name: live.name, def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
-        parentEnv: this.opts.env ?? process.env, pause: live.pause, priorLegacy: live.legacyVerdict, startupMs: t.startupMs, log: this.#log, signal: abort.signal,
+        parentEnv: this.opts.env ?? process.env, pause: live.pause, verdict, startupMs: t.startupMs, probeTimeoutMs: this.opts.probeTimeoutMs, log: this.#log, signal: abort.signal,
         hooks: {
           onStderr: (chunk) => {
             for (const line of live.stderr.write(chunk)) this.events.emit('stderr', { server: live.name, line });
@@ -258,7 +284,8 @@ export class ServerManager {
       throw new Error(`Server "${live.name}" was stopped while starting.`);
     }
     live.conn = conn;
-    live.legacyVerdict = conn.era === 'legacy';
+    this.#verdicts.record(defHash, conn);
+    this.events.emit('era', { server: live.name, era: conn.era, revision: conn.revision, negotiation: conn.negotiation, defHash });
     live.cache.clear();
     this.#set(live, { status: 'running', era: conn.era, revision: conn.revision, since: this.#clock.now() });
     this.#log('info', `server "${live.name}" running (${conn.era} ${conn.revision} over ${conn.transportKind})`);

@@ -3,6 +3,7 @@
  * @module
  */
 import type { Era } from './connection.js';
+import type { EraEvent } from './era-verdict.js';
 
 export type ServerState =
   | { status: 'stopped' }
@@ -29,6 +30,8 @@ export interface ServerEvents {
   listChanged: { server: string; kind: 'tools' | 'resources' | 'prompts' };
   /** `notifications/message` (server logging). */
   log: { server: string; level: string; logger?: string; data: unknown };
+  /** After each successful start: the era and how it was reached (probe, cached verdict, corrected verdict). */
+  era: EraEvent;
 }
 
 /** Thrown by `ensureRunning` (and the passthroughs) when a server is in `error` and not yet due for restart. */

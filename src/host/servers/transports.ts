@@ -8,8 +8,19 @@ import type { HttpServerDef, StdioServerDef } from '../config/types.js';
 import { childEnv } from './child-env.js';
 import type { ConnectOptions } from './connection.js';
 
-export function stdioTransport(def: StdioServerDef, o: ConnectOptions): StdioClientTransport {
-  const t = new StdioClientTransport({
+/**
+ * A `StdioClientTransport` that behaves identically, except that SDK 2.4's `'auto'` negotiation probes
+ * `server/discover` *in place* on it instead of on a throw-away sibling process: the SDK uses the
+ * sibling only for the base class exactly (`versionNegotiation` docs in the client typings; checked in
+ * `readStdioServerParams`, which looks for the base prototype's own `_dispose`). Used when a modern
+ * verdict is cached, so the one session child answers the probe (see `era-verdict.ts`).
+ */
+export class InPlaceProbeStdioTransport extends StdioClientTransport {}
+
+/** The stdio transport for `def`; `inPlaceProbe` picks {@link InPlaceProbeStdioTransport}. */
+export function stdioTransport(def: StdioServerDef, o: ConnectOptions, inPlaceProbe = false): StdioClientTransport {
+  const Kind = inPlaceProbe ? InPlaceProbeStdioTransport : StdioClientTransport;
+  const t = new Kind({
     command: def.command,
     args: def.args,
     env: childEnv(def, o.parentEnv),

@@ -88,6 +88,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX roots_key_user ON roots (tenant, user, uri) WHERE session IS NULL;
     `,
   },
+  {
+    version: 3,
+    description: 'era_verdicts: the protocol era a server definition negotiated, keyed globally by a hash of the definition',
+    sql: `
+      CREATE TABLE era_verdicts (
+        def_hash    TEXT PRIMARY KEY,
+        era         TEXT NOT NULL CHECK (era IN ('legacy', 'modern')),
+        revision    TEXT,
+        verified_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

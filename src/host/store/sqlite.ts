@@ -11,13 +11,14 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Store } from './types.js';
+import type { EraVerdictStore, Store } from './types.js';
 import { StoreError, toStoreError } from './errors.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { auditTable } from './audit.js';
 import { answersTable } from './answers.js';
 import { presetsTable } from './presets.js';
 import { rootsTable } from './roots.js';
+import { eraVerdictsTable } from './era-verdicts.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -42,6 +43,9 @@ export interface SqliteStoreOptions {
 
 /** The SQLite store: a {@link Store} plus what it knows about its file. */
 export interface SqliteStore extends Store {
+  getEraVerdict: EraVerdictStore['getEraVerdict'];
+  putEraVerdict: EraVerdictStore['putEraVerdict'];
+  deleteEraVerdict: EraVerdictStore['deleteEraVerdict'];
   /** Absolute path of the database file, or `':memory:'`. */
   readonly file: string;
   /** Schema version of the open database (always the latest this code knows). */
@@ -100,6 +104,7 @@ function wrap(db: Database.Database, file: string): SqliteStore {
   const answers = answersTable(db);
   const presets = presetsTable(db);
   const roots = rootsTable(db);
+  const verdicts = eraVerdictsTable(db);
   let closed = false;
 
   function run<T>(action: string, fn: () => T): T {
@@ -126,6 +131,9 @@ function wrap(db: Database.Database, file: string): SqliteStore {
     putRoot: (r) => run('save a root', () => roots.put(r)),
     deleteRoot: (scope, uri) => run('delete a root', () => roots.delete(scope, uri)),
     listRoots: (scope) => run('list roots', () => roots.list(scope)),
+    getEraVerdict: (defHash) => run('read an era verdict', () => verdicts.getEraVerdict(defHash)),
+    putEraVerdict: (v) => run('save an era verdict', () => verdicts.putEraVerdict(v)),
+    deleteEraVerdict: (defHash) => run('delete an era verdict', () => verdicts.deleteEraVerdict(defHash)),
     transaction: (fn) => run('run a transaction', () => db.transaction(fn).immediate()),
     settings: () =>
       run('read settings', () => ({

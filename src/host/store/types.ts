@@ -97,6 +97,34 @@ export interface Preset {
 }
 
 /**
+ * The protocol era one server definition negotiated (2026-07-28 `versioning.mdx` §Backward Compatibility:
+ * a client MAY cache the verdict per server). Global, not per scope: a verdict describes the server
+ * program, not a person, and holds no personal data.
+ */
+export interface EraVerdict {
+  /**
+   * Hash of the server's effective definition (`eraVerdictKey` in `src/host/servers/era-verdict.ts`:
+   * `'v1:'` + sha256 hex of command, args, cwd, env, url, headers; values never stored in clear).
+   */
+  defHash: string;
+  /** `'modern'` = answered `server/discover` (2026-07-28+); `'legacy'` = 2025-era `initialize` only. */
+  era: 'legacy' | 'modern';
+  /** Revision negotiated when the verdict was reached, e.g. `'2026-07-28'`. */
+  revision?: string;
+  /** Epoch ms of the negotiation that produced or last confirmed the verdict. */
+  verifiedAt: number;
+}
+
+/** Where the server runtime keeps {@link EraVerdict}s: the SQLite store, or the in-memory default. */
+export interface EraVerdictStore {
+  getEraVerdict(defHash: string): EraVerdict | undefined;
+  /** Adds or replaces the verdict for `v.defHash`. @throws TypeError on a bad field. */
+  putEraVerdict(v: EraVerdict): void;
+  /** @returns whether a verdict was removed. */
+  deleteEraVerdict(defHash: string): boolean;
+}
+
+/**
  * Persistence used by the host. All methods are synchronous in the SQLite implementation; the
  * interface stays synchronous so the broker's hot path has no extra await.
  * Errors: implementations throw `StoreError` (code `'STORE_CLOSED' | 'STORE_CORRUPT' | 'STORE_IO' |
@@ -119,6 +147,14 @@ export interface Store {
   putRoot(r: StoredRoot): void;
   deleteRoot(scope: Scope, uri: string): boolean;
   listRoots(scope: Scope): StoredRoot[];
+
+  /**
+   * Optional ({@link EraVerdictStore}): cached protocol-era verdicts per server definition. The server
+   * runtime keeps them in memory when the store lacks these.
+   */
+  getEraVerdict?(defHash: string): EraVerdict | undefined;
+  putEraVerdict?(v: EraVerdict): void;
+  deleteEraVerdict?(defHash: string): boolean;
 
   /**
    * Optional: runs `fn` atomically (all of its writes or none). `importPresets` uses it when present.
