@@ -98,7 +98,10 @@ function compiled(schema: RequestedSchema): ValidateFunction {
     const hash = schemaHash(schema);
     fn = byHash.get(hash);
     if (!fn) {
-      fn = ajv.compile(validationSchema(schema));
+      // Our caches are bounded; Ajv's own (keyed by schema object) is not, so let it forget the object.
+      const js = validationSchema(schema);
+      fn = ajv.compile(js);
+      ajv.removeSchema(js);
       remember(byHash, hash, fn);
     }
     remember(byText, text, fn);
