@@ -127,6 +127,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   const inputCache = new Map<string, string>();
   const servers = new ServerManager(config.servers, {
     clientInfo: opts.clientInfo ?? { name: 'parley', version: '0.1.0' },
+    // Era verdicts outlive the process when there is a store (no sibling probe on the next start).
+    ...(opts.store?.getEraVerdict ? { eraVerdicts: opts.store } : {}),
     env: opts.env,
     log: opts.log,
     handlers: {

@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { createMcpHandler, isLegacyRequest, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+// Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { ParleyServer } from './server.js';
 
 /**
@@ -108,6 +109,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
     }, { onerror: () => undefined });
     return { url: 'stdio:', close: () => h.close() };
   }
+  const { NodeStreamableHTTPServerTransport: HttpTransport, toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
   const o = opts.http;
   const path = o.path ?? '/mcp';
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
@@ -168,7 +170,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
         return void (await t.handleRequest(req, res, body));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
-      const t: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      const t: NodeStreamableHTTPServerTransport = new HttpTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, t);
