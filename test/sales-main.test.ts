@@ -57,3 +57,13 @@ test('bad flags exit non-zero with usage', async () => {
   assert.equal(r.status, 1);
   assert.match(r.stderr, /--port x: expected 0\.\.65535\nusage: parley-sales/);
 });
+
+test('parley-sales --port without --http is an error (it would silently speak stdio); --help goes to stdout', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'servers/sales/main.ts', '--port', '5'], { encoding: 'utf8', timeout: 60_000 });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /--port and --host only apply with --http/);
+  const h = spawnSync(process.execPath, ['--import', 'tsx', 'servers/sales/main.ts', '--help'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(h.status, 0);
+  assert.match(h.stdout, /^usage: parley-sales/);
+});

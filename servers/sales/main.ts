@@ -18,7 +18,8 @@ async function main(): Promise<void> {
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${USAGE}`);
   }
-  if (values.help) return void process.stderr.write(`${USAGE}\n`);
+  if (values.help) return void process.stdout.write(`${USAGE}\n`);
+  if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new Error(`--port and --host only apply with --http (without it the server speaks stdio)\n${USAGE}`);
   const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(seed)) throw new Error(`--seed ${values.seed}: expected an integer\n${USAGE}`);
