@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { McpServer, ProtocolError, inputRequired } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ResourceNotFoundError, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, ElicitResult, jsonSchemaValidator, ServerContext } from '@modelcontextprotocol/server';
 import { validateContent } from '../schema/index.js';
 import type { RequestedSchema } from '../schema/index.js';
@@ -171,8 +171,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     srv.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
       const sp = spaceOf(sdk);
       const t = await sp.catalog.resource(req.params.uri);
-      // -32002: resource not found (server/resources, 2025-06-18 and later).
-      if (!t) throw new ProtocolError(-32002, `Resource not found: no configured server offers or routes ${req.params.uri}`, { uri: req.params.uri });
+      // Resource not found: -32602 with data {uri} on every revision, as the SDK sends it (2026-07-28
+      // requires -32602; earlier revisions named -32002, which SDK v1 never emitted either).
+      if (!t) throw new ResourceNotFoundError(req.params.uri, `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`);
       return sp.host.servers.readResource(t.server, t.name);
     }) as never);
 
