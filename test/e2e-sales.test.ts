@@ -66,6 +66,8 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     await rootRow.waitFor();
     assert.match(await rootRow.innerText(), /reports/);
     // req: ROOTS-CLIENT-MONITOR
+    // The row appears when the root is added (state "unchecked"); the health check then marks it ok.
+    await rootRow.locator('.state', { hasText: /^ok$/ }).waitFor({ timeout: 15_000 }).catch(() => undefined);
     assert.match(await rootRow.locator('.state').innerText(), /^ok$/);
     assert.equal(await page.locator('#root-error').innerText(), '');
     await u.shot('1-root-added');
