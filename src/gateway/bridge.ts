@@ -10,7 +10,8 @@
  * - otherwise (the client cannot elicit in that mode, or the prompt cannot be attributed) → the
  *   fallback presenter: parley's console, or a headless presenter that fails at once.
  *
- * The broker validates whatever comes back before it goes downstream (and re-asks on invalid input).
+ * The broker validates whatever comes back before it goes downstream; an invalid answer is asked again
+ * with its issues in the message (`PromptView.issues`, round > 1).
  * Spec: 2025-11-25 client/elicitation (modes, §User Interaction Model); 2026-07-28 basic/patterns/mrtr.
  * @module
  */
@@ -74,9 +75,6 @@ export function toAnswer(r: ElicitResult | undefined): PresenterAnswer {
   return { action: 'cancel' };
 }
 
-/** Re-asks after the upstream SDK refused an answer as not matching the schema. */
-export const MAX_UPSTREAM_REASKS = 2;
-
 /** The presenter of one gateway user's host. */
 export class BridgePresenter implements Presenter {
   readonly interactive = true;
@@ -85,20 +83,7 @@ export class BridgePresenter implements Presenter {
   async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
     const tag = prompt.call?.tag;
     const up = tag !== undefined ? this.o.calls.get(tag) : undefined;
-    if (up && up.modes[prompt.mode]) {
-      // The SDK checks a pushed answer against the schema and rejects it with -32602; ask again,
-      // saying why, at most MAX_UPSTREAM_REASKS times (the broker validates whatever gets through).
-      let params = upstreamParams(prompt, up.revision);
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return toAnswer(await up.ask(params, signal));
-        } catch (e) {
-          const code = (e as { code?: unknown }).code;
-          if (code !== -32602 || attempt >= MAX_UPSTREAM_REASKS || signal.aborted) throw e;
-          params = { ...params, message: `${upstreamParams(prompt, up.revision).message}\n(The previous answer was not accepted: ${(e as Error).message.replace(/^MCP error -32602: /, '')})` };
-        }
-      }
-    }
+    if (up && up.modes[prompt.mode]) return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
     try {
       return await this.o.fallback.present(prompt, signal);
     } catch (e) {

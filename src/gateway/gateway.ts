@@ -11,9 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, inputRequired } from '@modelcontextprotocol/server';
-import type { CallToolResult, ElicitResult, jsonSchemaValidator, ServerContext } from '@modelcontextprotocol/server';
-import { validateContent } from '../schema/index.js';
-import type { RequestedSchema } from '../schema/index.js';
+import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
@@ -79,22 +77,6 @@ export interface Gateway {
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
-/**
- * How the SDK checks a pushed form answer (`elicitInput`) before the bridge sees it: with parley's
- * `validateContent`, the check the broker makes next anyway (one shared, bounded cache). The SDK's
- * default builds an Ajv per McpServer and keeps every schema it compiled for the session's life; the
- * bridge sends a fresh copy per prompt, so each upstream session grew by ~33 KB on its first prompt
- * and ~5 KB per prompt after it (bench/gateway.ts, PARLEY_BENCH_ROUNDS).
- */
-const answerValidator: jsonSchemaValidator = {
-  getValidator: <T>(schema: unknown) => (input: unknown) => {
-    const r = validateContent(schema as RequestedSchema, input);
-    return r.ok
-      ? { valid: true as const, data: r.value as T, errorMessage: undefined }
-      : { valid: false as const, data: undefined, errorMessage: r.issues.map((i) => `${i.path || '/'}: ${i.message}`).join('; ') };
-  },
-};
-
 export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Gateway {
   const spaces = new Map<string, UserSpace>();
   const lot = new ParkingLot(opts.park);
@@ -137,7 +119,6 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-      jsonSchemaValidator: answerValidator,
     });
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
