@@ -10,11 +10,13 @@ import type { Host } from '../host/index.js';
 import { namespace, parseQualifiedUri, qualifiedUri } from './names.js';
 
 type Target = { server: string; name: string };
+/** A list under exposed names, and exposed name → server and original name. */
+type Named<T> = { list: T[]; byName: Map<string, Target> };
 type Kind = 'tools' | 'prompts' | 'resources';
 
 export class Catalog {
-  private tools?: Promise<{ list: Tool[]; byName: Map<string, Target> }>;
-  private prompts?: Promise<{ list: Prompt[]; byName: Map<string, Target> }>;
+  private tools?: Promise<Named<Tool>>;
+  private prompts?: Promise<Named<Prompt>>;
   private resources?: Promise<{ list: Resource[]; byUri: Map<string, Target> }>;
   private templates?: Promise<Array<{ server: string; template: ResourceTemplate }>>;
 
@@ -31,7 +33,7 @@ export class Catalog {
   }
 
   /** Every server's result of `fetch`, skipping (and logging) the ones that fail. */
-  private async each<T>(what: string, fetch: (server: string) => Promise<T>): Promise<Array<{ server: string; value: T }>> {
+  private async each<T>(what: Kind, fetch: (server: string) => Promise<T>): Promise<Array<{ server: string; value: T }>> {
     const names = this.host.servers.names();
     const got = await Promise.allSettled(names.map(fetch));
     const out: Array<{ server: string; value: T }> = [];
@@ -44,7 +46,7 @@ export class Catalog {
       }
     });
     // A list missing a server is not cached: the next request asks again (the server may be up by then).
-    if (partial) queueMicrotask(() => this.invalidate(what === 'tools' ? 'tools' : what === 'prompts' ? 'prompts' : 'resources'));
+    if (partial) queueMicrotask(() => this.invalidate(what));
     return out;
   }
 
@@ -53,39 +55,30 @@ export class Catalog {
     return !!caps?.[kind];
   }
 
-  listTools(): Promise<{ list: Tool[]; byName: Map<string, Target> }> {
-    this.tools ??= this.each('tools', async (s) => {
-      await this.host.servers.ensureRunning(s);
-      return this.capable(s, 'tools') ? (await this.host.servers.listTools(s)).tools : [];
-    }).then((per) => {
-      const flat = per.flatMap(({ server, value }) => value.map((t) => ({ server, name: t.name, t })));
-      const names = namespace(flat);
-      const byName = new Map<string, Target>();
-      const list = names.map((n) => {
-        byName.set(n.exposed, { server: n.server, name: n.name });
-        const t = flat.find((f) => f.server === n.server && f.name === n.name)!.t;
-        return { ...t, name: n.exposed, title: t.title ?? t.name, description: `[${n.server}] ${t.description ?? ''}`.trim() } as Tool;
-      });
-      return { list, byName };
-    });
+  listTools(): Promise<Named<Tool>> {
+    this.tools ??= this.named('tools', (s) => this.host.servers.listTools(s).then((r) => r.tools), (t, server, exposed) => ({ ...t, name: exposed, title: t.title ?? t.name, description: `[${server}] ${t.description ?? ''}`.trim() }));
     return this.tools;
   }
 
-  listPrompts(): Promise<{ list: Prompt[]; byName: Map<string, Target> }> {
-    this.prompts ??= this.each('prompts', async (s) => {
-      await this.host.servers.ensureRunning(s);
-      return this.capable(s, 'prompts') ? (await this.host.servers.listPrompts(s)).prompts : [];
-    }).then((per) => {
-      const flat = per.flatMap(({ server, value }) => value.map((p) => ({ server, name: p.name, p })));
-      const byName = new Map<string, Target>();
-      const list = namespace(flat).map((n) => {
-        byName.set(n.exposed, { server: n.server, name: n.name });
-        const p = flat.find((f) => f.server === n.server && f.name === n.name)!.p;
-        return { ...p, name: n.exposed, description: `[${n.server}] ${p.description ?? ''}`.trim() } as Prompt;
-      });
-      return { list, byName };
-    });
+  listPrompts(): Promise<Named<Prompt>> {
+    this.prompts ??= this.named('prompts', (s) => this.host.servers.listPrompts(s).then((r) => r.prompts), (p, server, exposed) => ({ ...p, name: exposed, description: `[${server}] ${p.description ?? ''}`.trim() }));
     return this.prompts;
+  }
+
+  /** Every server's tools or prompts under their exposed names, and where each name goes. */
+  private named<T extends { name: string }>(kind: 'tools' | 'prompts', list: (server: string) => Promise<T[]>, expose: (item: T, server: string, exposed: string) => T): Promise<Named<T>> {
+    return this.each(kind, async (s) => {
+      await this.host.servers.ensureRunning(s);
+      return this.capable(s, kind) ? list(s) : [];
+    }).then((per) => {
+      const byName = new Map<string, Target>();
+      const items = namespace(per.flatMap(({ server, value }) => value.map((item) => ({ server, name: item.name, item }))));
+      const out = items.map((n) => {
+        byName.set(n.exposed, { server: n.server, name: n.name });
+        return expose(n.item, n.server, n.exposed);
+      });
+      return { list: out, byName };
+    });
   }
 
   listResources(): Promise<{ list: Resource[]; byUri: Map<string, Target> }> {

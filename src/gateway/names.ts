@@ -29,13 +29,13 @@ export interface Named {
 }
 
 /**
- * Exposed names for `(server, name)` pairs, deterministic for a given set: pairs are processed in
+ * Exposed names for `(server, name)` pairs (each returned with its own fields), deterministic for a given set: pairs are processed in
  * order of `server/name`, so the same servers and tools always give the same names.
  */
-export function namespace(pairs: Array<{ server: string; name: string }>): Named[] {
+export function namespace<T extends { server: string; name: string }>(pairs: T[]): Array<T & Named> {
   const sorted = [...pairs].sort((a, b) => (`${a.server}/${a.name}` < `${b.server}/${b.name}` ? -1 : 1));
   const taken = new Map<string, string>();
-  const out: Named[] = [];
+  const out: Array<T & Named> = [];
   for (const p of sorted) {
     const id = `${p.server}/${p.name}`;
     let exposed = `${p.server}${SEPARATOR}${p.name}`;
@@ -48,7 +48,7 @@ export function namespace(pairs: Array<{ server: string; name: string }>): Named
       exposed = `${`${server}${SEPARATOR}${tool}`.slice(0, MAX_NAME - 7)}_${short(p.server, p.name)}`;
     }
     taken.set(exposed, id);
-    out.push({ exposed, server: p.server, name: p.name });
+    out.push({ ...p, exposed });
   }
   return out;
 }
