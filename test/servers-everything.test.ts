@@ -29,10 +29,24 @@ describe('server-everything over stdio', () => {
   it('lists 16 tools once capability-dependent tools are registered (list_changed invalidates the cache)', async () => {
     for (let i = 0; i < 50 && !changed.includes('tools'); i++) await sleep(20);
     assert.ok(changed.includes('tools'), 'tools list_changed event');
-    const { tools } = await m.listTools('everything');
+    // server-everything registers its capability-dependent tools one by one after initialisation, and each
+    // registration sends its own list_changed; so the cache is checked across a pair of lists with no
+    // notification in between (bounded: 20 tries).
+    let tools: Awaited<ReturnType<typeof m.listTools>>['tools'] = [];
+    let cached = false;
+    for (let i = 0; i < 20 && !cached; i++) {
+      const n = changed.length;
+      tools = (await m.listTools('everything')).tools;
+      const again = (await m.listTools('everything')).tools;
+      if (changed.length === n) {
+        assert.equal(again, tools, 'served from cache until list_changed');
+        cached = tools.some((t) => t.name === 'trigger-url-elicitation');
+      }
+      if (!cached) await sleep(20);
+    }
+    assert.ok(cached, 'two lists with no list_changed in between, after the URL tool was registered');
     const names = tools.map((t) => t.name);
     assert.ok(names.includes('trigger-url-elicitation'), 'URL tool registered because url mode was declared');
-    assert.equal(await m.listTools('everything').then((r) => r.tools), tools, 'served from cache until list_changed');
   });
 
   for (const [action, expected] of [['accept', '✅ User provided the requested information!'], ['decline', '❌ User declined'], ['cancel', '⚠️ User cancelled']] as const) {
