@@ -38,3 +38,21 @@ it('downstream tools/list_changed reaches the upstream session; the new tool is 
     await c.close();
   }
 });
+
+it('a tool registered before its list_changed arrives is still callable by name (one fresh list on a miss)', async () => {
+  const c = new Client({ name: 'ide', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await c.connect(transport);
+  try {
+    const before = (await c.listTools()).tools.map((t) => t.name);
+    const added = text(await c.callTool({ name: 'grow__grow', arguments: { quiet: true } })).replace('added ', '');
+    assert.ok(!before.includes(`grow__${added}`), `${added} is new`);
+    const r = await c.callTool({ name: `grow__${added}`, arguments: {} });
+    assert.equal(text(r), added, JSON.stringify(r));
+    const miss = await c.callTool({ name: 'grow__nothing_here', arguments: {} }).then((x) => JSON.stringify(x), (e: Error) => e.message);
+    assert.match(miss, /grow__nothing_here/, 'an unknown name is still refused, naming it');
+  } finally {
+    await transport.terminateSession();
+    await c.close();
+  }
+});

@@ -55,13 +55,17 @@ export class Catalog {
     return !!caps?.[kind];
   }
 
-  listTools(): Promise<Named<Tool>> {
-    this.tools ??= this.named('tools', (s) => this.host.servers.listTools(s).then((r) => r.tools), (t, server, exposed) => ({ ...t, name: exposed, title: t.title ?? t.name, description: `[${server}] ${t.description ?? ''}`.trim() }));
+  /** Every server's tools under exposed names; `fresh` also bypasses the host's per-server list cache. */
+  listTools(fresh = false): Promise<Named<Tool>> {
+    if (fresh) this.tools = undefined;
+    this.tools ??= this.named('tools', (s) => this.host.servers.listTools(s, { fresh }).then((r) => r.tools), (t, server, exposed) => ({ ...t, name: exposed, title: t.title ?? t.name, description: `[${server}] ${t.description ?? ''}`.trim() }));
     return this.tools;
   }
 
-  listPrompts(): Promise<Named<Prompt>> {
-    this.prompts ??= this.named('prompts', (s) => this.host.servers.listPrompts(s).then((r) => r.prompts), (p, server, exposed) => ({ ...p, name: exposed, description: `[${server}] ${p.description ?? ''}`.trim() }));
+  /** Every server's prompts under exposed names; `fresh` as for {@link listTools}. */
+  listPrompts(fresh = false): Promise<Named<Prompt>> {
+    if (fresh) this.prompts = undefined;
+    this.prompts ??= this.named('prompts', (s) => this.host.servers.listPrompts(s, { fresh }).then((r) => r.prompts), (p, server, exposed) => ({ ...p, name: exposed, description: `[${server}] ${p.description ?? ''}`.trim() }));
     return this.prompts;
   }
 
@@ -118,12 +122,22 @@ export class Catalog {
     return this.templates;
   }
 
+  /**
+   * Where an exposed tool name goes. A name missing from the cached list is looked up once more in a
+   * fresh list: a server may have registered the tool after the list was cached and before its
+   * `list_changed` arrived (server-everything registers some tools just after initialisation).
+   */
   async tool(exposed: string): Promise<Target | undefined> {
-    return (await this.listTools()).byName.get(exposed);
+    const hit = (await this.listTools()).byName.get(exposed);
+    if (hit) return hit;
+    return (await this.listTools(true)).byName.get(exposed);
   }
 
+  /** Where an exposed prompt name goes; a miss is looked up once more in a fresh list, as for tools. */
   async prompt(exposed: string): Promise<Target | undefined> {
-    return (await this.listPrompts()).byName.get(exposed);
+    const hit = (await this.listPrompts()).byName.get(exposed);
+    if (hit) return hit;
+    return (await this.listPrompts(true)).byName.get(exposed);
   }
 
   /**

@@ -208,7 +208,12 @@ export class ServerManager {
     });
   }
 
-  listTools(server: string) {
+  /**
+   * The server's tools, from the list cache until its `notifications/tools/list_changed`.
+   * `o.fresh` drops the cached list first (for a caller that has reason to think it is stale).
+   */
+  listTools(server: string, o: { fresh?: boolean } = {}) {
+    if (o.fresh) this.#live.get(server)?.cache.invalidate('tools');
     return this.#cached(server, 'tools', (c) => c.client.listTools(undefined, { cacheMode: 'refresh' }));
   }
   listResources(server: string) {
@@ -217,7 +222,9 @@ export class ServerManager {
   listResourceTemplates(server: string) {
     return this.#cached(server, 'templates', (c) => c.client.listResourceTemplates(undefined, { cacheMode: 'refresh' }));
   }
-  listPrompts(server: string) {
+  /** The server's prompts, cached like {@link listTools}; `o.fresh` drops the cached list first. */
+  listPrompts(server: string, o: { fresh?: boolean } = {}) {
+    if (o.fresh) this.#live.get(server)?.cache.invalidate('prompts');
     return this.#cached(server, 'prompts', (c) => c.client.listPrompts(undefined, { cacheMode: 'refresh' }));
   }
   /** Not cached (contents change without list_changed). */
