@@ -41,7 +41,7 @@ class AnswerSignal {
   ) {
     if (!abortServer) this.ctl = new AbortController();
     if (server.aborted) this.handleEvent();
-    else server.addEventListener('abort', this, { once: true });
+    else server.addEventListener('abort', this); // removed in dispose (no `once`: its options cost per call)
     this.timer = setTimeout(timeUp, answerMs, this);
   }
   get signal(): AbortSignal {
@@ -103,7 +103,13 @@ export async function ask(presenter: Presenter, view: PromptView, schema: Reques
   try {
     let prompt = view;
     for (let round = 1; ; round++) {
-      const r = await raceAbort(Promise.resolve().then(() => presenter.present(prompt, signal)), wait);
+      let presented: Promise<PresenterAnswer>;
+      try {
+        presented = Promise.resolve(presenter.present(prompt, signal));
+      } catch (err) {
+        presented = Promise.reject(err); // a presenter that throws synchronously is treated like one that rejects
+      }
+      const r = await raceAbort(presented, wait);
       const durationMs = now() - started;
       if (r.aborted) return wait.timedOut ? { kind: 'timeout', durationMs } : { kind: 'cancelled-by-server', durationMs };
       const answer = r.value;
