@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServerManager } from '../src/host/servers/index.js';
 import { everything, scriptedHandlers, text, ROOT, clientInfo, sleep, fastStop } from './fixtures/servers-host/helpers.js';
+import { WAIT_MS, waitUntil } from './helpers/wait.js';
 
 describe('server-everything over stdio', () => {
   const h = scriptedHandlers();
@@ -27,14 +28,14 @@ describe('server-everything over stdio', () => {
   });
 
   it('lists 16 tools once capability-dependent tools are registered (list_changed invalidates the cache)', async () => {
-    for (let i = 0; i < 50 && !changed.includes('tools'); i++) await sleep(20);
+    await waitUntil(() => changed.includes('tools'));
     assert.ok(changed.includes('tools'), 'tools list_changed event');
     // server-everything registers its capability-dependent tools one by one after initialisation, and each
     // registration sends its own list_changed; so the cache is checked across a pair of lists with no
-    // notification in between (bounded: 20 tries).
+    // notification in between (bounded by time, not tries: a slow machine spreads the burst out).
     let tools: Awaited<ReturnType<typeof m.listTools>>['tools'] = [];
     let cached = false;
-    for (let i = 0; i < 20 && !cached; i++) {
+    for (const end = Date.now() + WAIT_MS; !cached && Date.now() < end; ) {
       const n = changed.length;
       tools = (await m.listTools('everything')).tools;
       const again = (await m.listTools('everything')).tools;
@@ -110,16 +111,19 @@ describe('server-everything over stdio', () => {
     // req: ROOTS-CLIENT-LIST-CHANGED
     const n = h.rootsCalls.length;
     assert.equal(await m.sendRootsListChanged('everything'), true);
-    for (let i = 0; i < 100 && h.rootsCalls.length === n; i++) await sleep(10);
-    assert.ok(h.rootsCalls.length > n);
+    await waitUntil(() => h.rootsCalls.length > n);
+    assert.ok(h.rootsCalls.length > n, 'roots/list asked again');
   });
 
   it('only file:// roots reach the server, whatever the broker returns', async () => {
     // req: ROOTS-URI-FILE
     h.state.roots = [ROOT, { uri: 'https://example.com/repo', name: 'web' }];
-    await m.sendRootsListChanged('everything');
+    // Counted before the notification: the re-fetch may land before sendRootsListChanged resolves, and
+    // without it the server would still hold the old (file-only) list and the check below proves nothing.
     const n = h.rootsCalls.length;
-    for (let i = 0; i < 100 && h.rootsCalls.length === n; i++) await sleep(10);
+    await m.sendRootsListChanged('everything');
+    await waitUntil(() => h.rootsCalls.length > n);
+    assert.ok(h.rootsCalls.length > n, 'the server re-fetched the list that holds the https root');
     const r = await m.callTool('everything', 'get-roots-list', {});
     assert.ok(text(r).includes(ROOT.uri), text(r));
     assert.ok(!text(r).includes('example.com/repo'), text(r));

@@ -6,11 +6,14 @@ import { execFileSync } from 'node:child_process';
 import { ServerManager, ServerUnavailableError, ToolCallTimeoutError, type ServerState } from '../src/host/servers/index.js';
 import { systemClock, type Clock } from '../src/host/servers/clock.js';
 import { everything, fixture, scriptedHandlers, stdioDef, text, untilAborted, waitForState, clientInfo, fastStop, sleep } from './fixtures/servers-host/helpers.js';
+import { pollUntil, waitUntil } from './helpers/wait.js';
 
 function recordingClock(): Clock & { delays: number[] } {
   const delays: number[] = [];
   return { ...systemClock, delays, setTimeout: (fn, ms) => (delays.push(ms), systemClock.setTimeout(fn, ms)) };
 }
+/** True while a process whose command line contains `token` runs. */
+const running = (token: string) => execFileSync('ps', ['-eo', 'args']).toString().includes(token);
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -118,11 +121,7 @@ describe('start', () => {
       await assert.rejects(m.start('hang'), /startupMs = 400 ms/);
       const s = m.state('hang');
       assert.equal(s.status === 'error' && s.code, 'START_TIMEOUT');
-      let left = true;
-      for (let i = 0; i < 50 && left; i++) {
-        left = execFileSync('ps', ['-eo', 'args']).toString().includes(token);
-        if (left) await sleep(100);
-      }
+      const left = await pollUntil(() => running(token), (l) => !l, { everyMs: 100 });
       assert.equal(left, false, 'no orphan child after a start-up timeout');
     } finally {
       await m.stopAll();
@@ -143,11 +142,7 @@ describe('stop during start', () => {
     await assert.rejects(starting, (e: unknown) => (e as { code?: string }).code === 'START_ABORTED');
     assert.ok(Date.now() - t0 < 20_000, 'stop did not wait for the 30 s startupMs');
     assert.equal(m.state('hang').status, 'stopped');
-    let left = true;
-    for (let i = 0; i < 50 && left; i++) {
-      left = execFileSync('ps', ['-eo', 'args']).toString().includes(token);
-      if (left) await sleep(100);
-    }
+    const left = await pollUntil(() => running(token), (l) => !l, { everyMs: 100 });
     assert.equal(left, false, 'no orphan child');
   });
 });
@@ -208,7 +203,7 @@ describe('server-side cancel (Q2)', () => {
       const r = await m.callTool('c0', 'ask', {});
       assert.equal(text(r), 'cancel-sent');
       assert.equal(h.calls[0].ctx.requestId, 0);
-      for (let i = 0; i < 50 && !h.calls[0].aborted; i++) await sleep(20);
+      await waitUntil(() => h.calls[0].aborted === true);
       assert.equal(h.calls[0].aborted, true);
       assert.equal(String(h.calls[0].ctx.signal.reason?.message ?? h.calls[0].ctx.signal.reason), 'server gave up');
       await sleep(300);

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServerManager } from '../src/host/servers/index.js';
 import { childEnv } from '../src/host/servers/child-env.js';
-import { fixture, scriptedHandlers, text, waitForState, clientInfo, fastStop, stdioDef, untilAborted, sleep } from './fixtures/servers-host/helpers.js';
+import { fixture, scriptedHandlers, text, waitForState, clientInfo, fastStop, stdioDef, untilAborted } from './fixtures/servers-host/helpers.js';
+import { waitUntil } from './helpers/wait.js';
 
 describe('child environment (vector C2-env-merge)', () => {
   it('merges def.env over the inherited environment', () => {
@@ -97,11 +98,11 @@ describe('no orphan prompt when the tool call that asked ends (vector Q3, host s
         assert.equal(m.info('s')?.era, era);
         const ac = new AbortController();
         const p = m.callTool('s', 'ask', {}, { signal: ac.signal });
-        for (let i = 0; i < 250 && h.calls.length === 0; i++) await sleep(20);
+        await waitUntil(() => h.calls.length > 0);
         assert.equal(h.calls.length, 1, 'the elicitation reached the handler');
         ac.abort(new Error('user pressed stop'));
         await assert.rejects(p, /user pressed stop/);
-        for (let i = 0; i < 100 && !h.calls[0].aborted; i++) await sleep(20);
+        await waitUntil(() => h.calls[0].aborted === true);
         assert.equal(h.calls[0].aborted, true);
       } finally {
         await m.stopAll();
@@ -117,7 +118,7 @@ describe('stop with a person still answering', () => {
     try {
       const p = m.callTool('s', 'ask', {});
       p.catch(() => {});
-      for (let i = 0; i < 250 && h.calls.length === 0; i++) await sleep(20);
+      await waitUntil(() => h.calls.length > 0); // the first call also starts the server
       assert.equal(h.calls.length, 1);
       await m.stop('s');
       assert.equal(h.calls[0].aborted, true);
