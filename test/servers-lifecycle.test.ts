@@ -148,13 +148,15 @@ describe('stop during start', () => {
 });
 
 describe('tool-call clock (Q1)', () => {
-  it('is paused while a person answers: toolCallMs = 1000, answer at 1500 ms → success', async () => {
+  it('is paused while a person answers: toolCallMs = 2000, answer at 2200 ms → success', async () => {
     // req: TIMEOUT-HUMAN-PAUSE
+    // The answer comes later than toolCallMs after the clock started, so an unpaused clock always fires
+    // first; the call's own (non-human) time gets the whole 2 s, ample on a loaded machine.
     const h = scriptedHandlers(async () => {
-      await sleep(1500);
+      await sleep(2200);
       return { action: 'accept', content: { name: 'Slow' } };
     });
-    const m = new ServerManager({ everything: everything({ toolCallMs: 1000 }) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+    const m = new ServerManager({ everything: everything({ toolCallMs: 2000 }) }, { handlers: h.handlers, clientInfo, stop: fastStop });
     try {
       await m.start('everything');
       const r = await m.callTool('everything', 'trigger-elicitation-request', {});
@@ -177,8 +179,10 @@ describe('tool-call clock (Q1)', () => {
 
   it('maxTotalMs caps the call including human time', async () => {
     // req: TIMEOUT-MAX-TOTAL
+    // The person never answers: only the maxTotalMs abort ends the wait (the long bound is never reached
+    // unless maxTotalMs is broken; a short one could answer first when timers run late on a loaded machine).
     const h = scriptedHandlers(async (_p, ctx) => {
-      await untilAborted(ctx.signal, 1500);
+      await untilAborted(ctx.signal, 30_000);
       return { action: 'cancel' };
     });
     const m = new ServerManager({ everything: everything({ toolCallMs: 5000, maxTotalMs: 500 }) }, { handlers: h.handlers, clientInfo, stop: fastStop });

@@ -127,6 +127,6 @@ test('Q3 with an SDK v1 client over HTTP: cancelling the call aborts the pending
     await c.connect(new V1Http(new URL(h.url)));
     const call = c.callTool({ name: 'greet', arguments: {} }, undefined, { signal: ac.signal });
     await assert.rejects(call);
-    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error('elicitation not cancelled within 3 s')), 3000))]); // req: CANCEL-SERVER-REQUEST
+    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error(`elicitation not cancelled within ${WAIT_MS} ms`)), WAIT_MS).unref())]); // req: CANCEL-SERVER-REQUEST
   } finally { await c.close(); await h.close(); }
 });
