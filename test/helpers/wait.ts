@@ -25,3 +25,14 @@ export async function pollUntil<T>(probe: () => T | Promise<T>, ok: (v: T) => bo
 export function waitUntil(cond: () => boolean, o: { ms?: number; everyMs?: number } = {}): Promise<boolean> {
   return pollUntil(cond, (v) => v, o);
 }
+
+/**
+ * `p`, or a rejection naming `what` once `ms` have passed. For "does not wait for the long bound": give
+ * the slow alternative a bound far beyond `ms` (minutes) and race the call here, instead of timing it
+ * with Date.now() (speed is measured in bench/, not in tests).
+ */
+export function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms`)), ms)));
+  return Promise.race([p, limit]).finally(() => clearTimeout(t));
+}
