@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createShared, serve } from '../src/server/index.js';
-import { demoServer, legacyPair, modernPair, text, v2Client } from './fixtures/toolkit/peers.js';
+import { DB_CONFIG_TTL_MS, demoServer, legacyPair, modernPair, text, v2Client } from './fixtures/toolkit/peers.js';
 import { waitUntil } from './helpers/wait.js';
 
 test('config: only missing fields are asked (defaults merged), once while fresh, again after TTL or reset', async () => {
@@ -16,10 +16,10 @@ test('config: only missing fields are asked (defaults merged), once while fresh,
     assert.deepEqual(Object.keys(asked[0].properties), ['host']); // port has a default
     assert.equal(text(await p.client.callTool({ name: 'query', arguments: { q: 'b' } })), 'db.local:5432 b');
     assert.equal(asked.length, 1);
-    now = 600;
+    now = DB_CONFIG_TTL_MS - 1;
     await p.client.callTool({ name: 'query', arguments: { q: 'b2' } });
     assert.equal(asked.length, 1);
-    now = 1001; // ttlMs 1000, counted from the answer (using the value does not extend it)
+    now = DB_CONFIG_TTL_MS + 1; // counted from the answer (using the value does not extend it)
     await p.client.callTool({ name: 'query', arguments: { q: 'c' } });
     assert.equal(asked.length, 2);
     await p.client.callTool({ name: 'forget', arguments: {} });
