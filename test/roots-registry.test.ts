@@ -156,7 +156,7 @@ test('health: a removed directory emits a change, leaves roots/list, and comes b
     const dir = join(base, 'proj');
     mkdirSync(dir);
     writeFileSync(join(base, 'file.txt'), 'x');
-    const reg = new RootRegistry({ healthTimeoutMs: 1000 });
+    const reg = new RootRegistry({ healthTimeoutMs: 10_000 }); // real stats: only a hung disk may time out
     reg.add(uri(dir));
     reg.add(uri(join(base, 'file.txt')));
     reg.add('sales://emea');
