@@ -146,6 +146,25 @@ describe('stop during start', () => {
   });
 });
 
+describe('stop of a server that ignores the end of stdin and SIGTERM', () => {
+  for (const how of ['stop', 'stopAll'] as const) {
+    it(`${how}() ends it with SIGKILL and resolves once the child is gone`, async () => {
+      const m = new ServerManager({ s: fixture('s', 'raw-peer.mjs', ['stubborn']) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+      try {
+        await m.start('s');
+        const pid = m.info('s')!.pid!;
+        assert.ok(alive(pid), 'running');
+        await (how === 'stop' ? m.stop('s') : m.stopAll());
+        // Checked at once: a SIGKILLed child that is not yet reaped still counts as a process.
+        assert.equal(alive(pid), false, `pid ${pid} is gone when ${how}() resolves`);
+        assert.equal(m.state('s').status, 'stopped');
+      } finally {
+        await m.stopAll();
+      }
+    });
+  }
+});
+
 describe('tool-call clock (Q1)', () => {
   it('is paused while a person answers: toolCallMs = 2000, answer at 2200 ms → success', async () => {
     // req: TIMEOUT-HUMAN-PAUSE
