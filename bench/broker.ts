@@ -9,10 +9,10 @@
 // answer is still validated every time. A third side adds an in-memory SQLite store
 // (audit rows, remembered-answer lookup); a fourth is the ServerManager whose handler answers without
 // the broker (the runtime's share of the cost). Target (issue 4): per-elicitation time parley ÷ raw ≤ 1.15×.
-import { ElicitationBroker } from '../src/host/broker/index.js';
-import { ServerManager } from '../src/host/servers/index.js';
-import { openSqliteStore } from '../src/host/store/sqlite.js';
-import type { Store } from '../src/host/store/types.js';
+import { ElicitationBroker } from '../dist/src/host/broker/index.js';
+import { ServerManager } from '../dist/src/host/servers/index.js';
+import { openSqliteStore } from '../dist/src/host/store/sqlite.js';
+import type { Store } from '../dist/src/host/store/types.js';
 import type { BenchRow } from './lib.js';
 import { ANSWER, AutoAcceptPresenter, connectRaw, envInt, interleaved, rawServerCmd, stdioDef, type LoopCall } from './peers.js';
 

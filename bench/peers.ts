@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { StdioServerDef } from '../src/host/config/types.js';
-import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../src/host/presenter.js';
+import type { StdioServerDef } from '../dist/src/host/config/types.js';
+import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../dist/src/host/presenter.js';
 import { ANSWER } from './fixtures/form.mjs';
 
 export { FORM, ANSWER } from './fixtures/form.mjs';
@@ -17,8 +17,8 @@ export const repoPath = (rel: string): string => fileURLToPath(new URL(`../${rel
 
 /** Raw SDK v2 fixture server (plain JS: starts without tsx). */
 export const RAW_SERVER = repoPath('bench/fixtures/raw-server.mjs');
-/** Toolkit fixture server (TypeScript: run with `--import tsx`). */
-export const TOOLKIT_SERVER = repoPath('bench/fixtures/toolkit-server.ts');
+/** Toolkit fixture server (plain JS on dist/, like the raw server). */
+export const TOOLKIT_SERVER = repoPath('bench/fixtures/toolkit-server.mjs');
 
 /** A command line for a stdio server. */
 export interface Cmd {
@@ -26,7 +26,7 @@ export interface Cmd {
   args: string[];
 }
 export const rawServerCmd = (): Cmd => ({ command: process.execPath, args: [RAW_SERVER] });
-export const toolkitServerCmd = (): Cmd => ({ command: process.execPath, args: ['--import', 'tsx', TOOLKIT_SERVER] });
+export const toolkitServerCmd = (): Cmd => ({ command: process.execPath, args: [TOOLKIT_SERVER] });
 
 /** A stdio `ServerDef` for parley's ServerManager / createHost. */
 export function stdioDef(name: string, cmd: Cmd): StdioServerDef {

@@ -15,11 +15,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost } from '../src/host/host.js';
-import { eraVerdictKey, processEraVerdicts } from '../src/host/servers/era-verdict.js';
-import { DEFAULT_POLICY } from '../src/host/config/policy.js';
-import type { HostConfig, ServerDef } from '../src/host/config/types.js';
-import { HeadlessPresenter } from '../src/host/presenter.js';
+import { createHost } from '../dist/src/host/host.js';
+import { eraVerdictKey, processEraVerdicts } from '../dist/src/host/servers/era-verdict.js';
+import { DEFAULT_POLICY } from '../dist/src/host/config/policy.js';
+import type { HostConfig, ServerDef } from '../dist/src/host/config/types.js';
+import { HeadlessPresenter } from '../dist/src/host/presenter.js';
 import type { BenchRow } from './lib.js';
 import { connectRaw, envInt, medianOf, rawServerCmd, repoPath, stdioDef, type Cmd } from './peers.js';
 

@@ -1,7 +1,7 @@
 // `toolkit` group: the server toolkit's `ctx.elicit` vs the raw SDK server's push elicitation
 // (`ctx.mcpReq.elicitInput`), both answered by the same kind of raw SDK v2 client (fixed accept) over
 // stdio. Same tool, same 5-field form, same answer; only the server side differs
-// (bench/fixtures/raw-server.mjs vs bench/fixtures/toolkit-server.ts).
+// (bench/fixtures/raw-server.mjs vs bench/fixtures/toolkit-server.mjs).
 import type { BenchRow } from './lib.js';
 import { connectRaw, envInt, interleaved, rawServerCmd, toolkitServerCmd, type LoopCall, type RawPeer } from './peers.js';
 

@@ -1,7 +1,7 @@
 // Validation throughput: parley's cached validateContent against compile-per-call, with the raw
 // SDK's AjvJsonSchemaValidator (getValidator per call, as the SDK does for each elicitation) beside.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { compileUncached, normalizeRequestedSchema, validateContent, validationSchema, type RequestedSchema } from '../src/schema/index.js';
+import { compileUncached, normalizeRequestedSchema, validateContent, validationSchema, type RequestedSchema } from '../dist/src/schema/index.js';
 import { median, rate, type BenchRow } from './lib.js';
 
 // server-everything's 13-field form (peers-and-tests.md §ii.2): every 2025-11-25 field kind.

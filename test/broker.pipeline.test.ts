@@ -184,6 +184,29 @@ test('the presenter answer wait is bounded: on timeout the broker answers cancel
   assert.equal(new ElicitationBroker({ presenter }).timeouts.answerMs, 1_800_000);
 });
 
+test('with the runtime\'s abort handle the presenter gets the request\'s own signal: a timeout aborts it and answers cancel, a server cancel stays a cancel by the server', async () => {
+  // timeout: the broker aborts the request's signal through ctx.abort, and says "timeout"
+  const own = new AbortController();
+  let seen: AbortSignal | undefined;
+  const slow = (_p: PromptView, s: AbortSignal) => ((seen = s), new Promise<PresenterAnswer>(() => {}));
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([slow]), store, timeouts: { answerMs: 50 } });
+  const form = { message: 'slow', requestedSchema: { type: 'object', properties: {} } };
+  assert.deepEqual(await broker.elicit(form, ctx('srv', { signal: own.signal, abort: (r?: unknown) => own.abort(r) })), { action: 'cancel' });
+  assert.equal(seen, own.signal, 'the presenter was given the request signal itself');
+  assert.equal(own.signal.aborted, true, 'the timeout aborted it');
+  assert.equal((own.signal.reason as Error).name, 'AbortError');
+  assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'timeout');
+
+  // server cancel: same handle, but the runtime aborts the signal (notifications/cancelled)
+  const req = new AbortController();
+  const b2 = new ElicitationBroker({ presenter: new ScriptedPresenter([slow]), timeouts: { answerMs: 60_000 } });
+  const pending = b2.elicit(form, ctx('srv', { signal: req.signal, abort: (r?: unknown) => req.abort(r) }));
+  await new Promise((r) => setImmediate(r));
+  req.abort(new Error('cancelled by the server'));
+  await assert.rejects(pending, { code: 'CANCELLED_BY_SERVER' });
+});
+
 test('a request already cancelled on arrival never reaches the presenter', async () => {
   const presenter = new ScriptedPresenter([{ action: 'accept', content: {} }]);
   const ac = new AbortController();

@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * a slow CI machine while still ending a hung run.
  */
 const RUN_BOUND_MS = 420_000;
-/** Checks counted on 2026-11-30: 309. A floor well below it catches scenarios silently dropping out. */
+/** Checks counted on 2026-11-30: 311 (309 before list changes reached 2026-07-28 listen streams). A floor well below it catches scenarios silently dropping out. */
 const MIN_CHECKS = 250;
 
 function runConformance(): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {

@@ -56,3 +56,24 @@ it('a tool registered before its list_changed arrives is still callable by name 
     await c.close();
   }
 });
+
+it('2026-07-28 upstream: a downstream tools/list_changed reaches the client\'s subscriptions/listen stream', async () => {
+  let notified!: () => void;
+  const changed = new Promise<void>((r) => (notified = r));
+  const c = new Client({ name: 'ide-2607', version: '1' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  c.setNotificationHandler('notifications/tools/list_changed', () => notified());
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  try {
+    assert.equal(c.getProtocolEra(), 'modern', 'the client speaks 2026-07-28');
+    const sub = await c.listen({ toolsListChanged: true });
+    assert.deepEqual(sub.honoredFilter, { toolsListChanged: true }, 'the gateway honours tools list changes');
+    const before = (await c.listTools()).tools.map((t) => t.name);
+    const added = text(await c.callTool({ name: 'grow__grow', arguments: {} })).replace('added ', '');
+    // req: LIST-2607-LISTEN-DELIVERY
+    await Promise.race([changed, new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed on the listen stream within 15 s')), 15_000).unref())]);
+    const after = (await c.listTools()).tools.map((t) => t.name);
+    assert.ok(!before.includes(`grow__${added}`) && after.includes(`grow__${added}`), `${added} listed after the notification: ${after.join(', ')}`);
+  } finally {
+    await c.close();
+  }
+});

@@ -61,4 +61,7 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   'ELIC-1125-URL-NO-PREFETCH': { spec: '2025-11-25/client/elicitation.mdx', section: '§Safe URL Handling l.711-733', rule: 'clients MUST NOT prefetch the URL or its metadata' },
   'ELIC-1125-URL-SHOW-FULL': { spec: '2025-11-25/client/elicitation.mdx', section: '§Safe URL Handling l.711-733', rule: 'clients MUST show the full URL before consent and SHOULD highlight the domain' },
   'MRTR-MISSING-CAPABILITY': { spec: '2026-07-28/changelog.mdx', section: 'Capabilities; schema.ts MissingRequiredClientCapabilityError', rule: 'a missing client capability is answered with -32021 and data.requiredCapabilities' },
+  'LIST-2607-LISTEN-DELIVERY': { spec: '2026-07-28/basic/patterns/subscriptions.mdx', section: '§Opening a Stream; §Notification Filter', rule: 'a stream that asked for toolsListChanged receives notifications/tools/list_changed when tools change' },
+  'LIST-2607-LISTEN-FILTER': { spec: '2026-07-28/basic/patterns/subscriptions.mdx', section: '§Opening a Stream', rule: 'the server MUST NOT send notification types the client has not explicitly requested' },
+  'LIST-1125-TOOLS-LIST-CHANGED': { spec: '2025-11-25/server/tools.mdx', section: '§List Changed Notification', rule: 'servers that declared listChanged SHOULD send notifications/tools/list_changed when the list changes' },
 };

@@ -86,6 +86,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   let multiUser = false;
   const log = opts.log ?? (() => {});
   const answerMs = opts.upstreamAnswerMs ?? 1_800_000;
+  /** What serve() returned, for list changes to 2026-07-28 listen streams. */
+  const handles = new Set<ServeHandle>();
 
   function space(user: string): UserSpace {
     let s = spaces.get(user);
@@ -96,7 +98,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     const catalog = new Catalog(host, log);
     s = { user, host, catalog, calls, sessions: new Set(), roots: new UpstreamRoots(host.roots) };
     const sp = s;
-    // Downstream list changes reach every live 2025-era session of this user (2026-07-28 clients re-list).
+    // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
+    // subscriptions/listen streams.
     // A server that (re)starts may change every list (it was left out while down).
     host.servers.events.on('state', (e: { server: string; state: { status: string } }) => {
       if (e.state.status !== 'running') return;
@@ -109,6 +112,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         const send = e.kind === 'tools' ? m.sendToolListChanged() : e.kind === 'prompts' ? m.sendPromptListChanged() : m.sendResourceListChanged();
         void Promise.resolve(send).catch(() => undefined);
       }
+      // 2026-07-28 clients: on their subscriptions/listen streams that asked for this kind (this user's only).
+      for (const h of handles) h.listChanged(e.kind, multiUser ? { user, era: 'modern' } : { era: 'modern' });
     });
     spaces.set(user, s);
     return s;
@@ -267,9 +272,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     space,
     factory,
     async serve(how) {
-      if ('stdio' in how) return serve((c) => factory(c as never), { stdio: true, onClose: how.onClose });
+      const keep = (h: ServeHandle) => {
+        handles.add(h);
+        const close = h.close.bind(h);
+        h.close = () => (handles.delete(h), close());
+        return h;
+      };
+      if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
-      return serve((c) => factory(c as never), {
+      return keep(await serve((c) => factory(c as never), {
         http: {
           ...how.http,
           ...(hasUsers
@@ -282,7 +293,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
               }
             : {}),
         },
-      });
+      }));
     },
     stats: () => ({
       users: spaces.size,

@@ -23,15 +23,32 @@ export function getOwn(obj: object, key: string): unknown {
 /** Nesting depth beyond which inputs are refused (a requestedSchema is at most ~5 levels deep). */
 export const MAX_DEPTH = 32;
 
-/** Whether `value` nests deeper than `max` levels (cycles count as too deep). Iterative: no recursion. */
+/** Largest `max` {@link tooDeep} honours (it recurses once per level). */
+export const MAX_WALK_DEPTH = 1_000;
+
+/**
+ * Whether `value` nests deeper than `max` levels (cycles count as too deep), looking at own enumerable
+ * string-keyed members like `Object.values`. Walks at most 1,000,000 objects. Allocates nothing per
+ * node (it runs on every answer the broker validates). `max` is capped at {@link MAX_WALK_DEPTH} (the recursion depth).
+ */
 export function tooDeep(value: unknown, max = MAX_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  let seen = 0;
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (d >= max || ++seen > 1_000_000) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+  if (typeof value !== 'object' || value === null) return false;
+  return deeper(value, 0, { seen: 0, max: Math.min(max, MAX_WALK_DEPTH) });
+}
+
+function deeper(v: object, depth: number, w: { seen: number; max: number }): boolean {
+  if (depth >= w.max || ++w.seen > 1_000_000) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === 'object' && x !== null && deeper(x, depth + 1, w)) return true;
+    }
+    return false;
+  }
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+    const x: unknown = (v as Record<string, unknown>)[k];
+    if (typeof x === 'object' && x !== null && deeper(x, depth + 1, w)) return true;
   }
   return false;
 }

@@ -12,7 +12,7 @@ import * as z from 'zod/v4';
 import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
 import type { McpServer, ServerContext, InputRequest } from '@modelcontextprotocol/server';
 import type { Content, RequestedSchema } from '../schema/types.js';
-import { detectSensitiveFields, lintRequestedSchema, readElicitResult, toRequestedSchema } from './schema-bridge.js';
+import { detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
 import { ElicitationAnswerError, ElicitationRefusedError, ElicitationSchemaError, ElicitationTimeoutError, InputUnavailableError } from './errors.js';
 import type { NeededField } from './errors.js';
 import { elicitModes } from './era.js';
@@ -178,7 +178,7 @@ async function elicitForm(st: CallState, message: string, req: RequestedSchema, 
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw !== undefined) {
-      const read = readElicitResult(raw, req);
+      const read = (await loadElicitResultReader())(raw, req);
       if (read.ok) return read.result as ElicitOutcome<Content>;
       const n = (st.reasks[key] = (st.reasks[key] ?? 0) + 1);
       delete st.answers[key];
@@ -190,7 +190,7 @@ async function elicitForm(st: CallState, message: string, req: RequestedSchema, 
   const params: Record<string, unknown> = { message, requestedSchema: req };
   if (st.era.revision !== '2025-06-18') params.mode = 'form';
   const raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation', LENIENT_ELICIT);
-  const read = readElicitResult(raw, req);
+  const read = (await loadElicitResultReader())(raw, req);
   if (!read.ok) throw new ElicitationAnswerError(`invalid elicitation answer (-32602): ${read.message}`, read.issues);
   return read.result as ElicitOutcome<Content>;
 }
@@ -228,7 +228,7 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw === undefined) throw new Suspend({ [key]: inputRequired.elicitUrl({ message, url }) });
-    const read = readElicitResult(raw);
+    const read = (await loadElicitResultReader())(raw);
     if (!read.ok) throw new ElicitationAnswerError(read.message, read.issues);
     return { action: read.result.action, elicitationId: id };
   }
@@ -237,7 +237,7 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   flow.notify = () => server.createElicitationCompletionNotifier(id)();
   if (require) throw new UrlElicitationRequiredError([{ mode: 'url', message, url, elicitationId: id }], message);
   const raw = await push<unknown>(st, 'elicitation/create', { mode: 'url', message, url, elicitationId: id }, st.elicitationTimeoutMs, 'URL elicitation', LENIENT_ELICIT);
-  const read = readElicitResult(raw);
+  const read = (await loadElicitResultReader())(raw);
   if (!read.ok) throw new ElicitationAnswerError(read.message, read.issues);
   return { action: read.result.action, elicitationId: id };
 }

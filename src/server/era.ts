@@ -3,7 +3,7 @@
  * Modern (2026-07-28) requests carry them in `_meta` (protocol.md §6.1); legacy ones in `initialize`.
  * @module
  */
-import type { McpServer, ServerContext, ClientCapabilities } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpServer, ServerContext, ClientCapabilities } from '@modelcontextprotocol/server';
 import type { Revision } from '../schema/types.js';
 
 const PV = 'io.modelcontextprotocol/protocolVersion';
@@ -45,7 +45,11 @@ export function elicitModes(era: RequestEra): { form: boolean; url: boolean } {
 
 /** The authenticated user: `authInfo.extra.sub`, else `authInfo.clientId`, else '' (unknown). */
 export function userOf(ctx: ServerContext): string {
-  const a = ctx.http?.authInfo;
+  return userOfAuth(ctx.http?.authInfo);
+}
+
+/** `userOf` for an `AuthInfo` the serving entry holds (the result of `HttpOptions.authenticate`). */
+export function userOfAuth(a: AuthInfo | undefined): string {
   if (!a) return '';
   const sub = (a.extra as Record<string, unknown> | undefined)?.sub;
   return typeof sub === 'string' && sub ? sub : a.clientId ?? '';

@@ -12,6 +12,8 @@ export { defineConfig, ConfigCache } from './config.js';
 export type { ConfigDef } from './config.js';
 export { createShared, defaultShared } from './shared.js';
 export type { Shared, UrlFlow } from './shared.js';
+export { ListChanges } from './lists.js';
+export type { ListKind, ListChange, ListChangeScope } from './lists.js';
 export { StateSealer, argsDigest } from './seal.js';
 export type { StatePayload } from './seal.js';
 export { ParleyServerError, ElicitationSchemaError, ElicitationAnswerError, ElicitationTimeoutError, InputUnavailableError, ElicitationRefusedError } from './errors.js';

@@ -3,6 +3,8 @@
  * requests (`isLegacyRequest`) to sessionful `NodeStreamableHTTPServerTransport`s (they can push
  * elicitation and roots requests) and everything else to `createMcpHandler(factory, {legacy:'reject'})`
  * (sdk.md §1.8, §3 #3). Binds 127.0.0.1 and answers a foreign Host or Origin with HTTP 403.
+ * List changes reach both eras through `ListFanout` (`fanout.ts`): 2025-era sessions by their own
+ * `notifications/<kind>/list_changed`, 2026-07-28 clients on their `subscriptions/listen` streams.
  * @module
  */
 import { createServer } from 'node:http';
@@ -14,6 +16,10 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 // Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { ParleyServer } from './server.js';
+import { ListFanout } from './fanout.js';
+import { ListChanges } from './lists.js';
+import type { ListChangeScope, ListKind } from './lists.js';
+import { userOfAuth } from './era.js';
 
 /**
  * Builds one server per connection (legacy HTTP, stdio) or per request (2026-07-28 HTTP). `ctx.authInfo`
@@ -48,9 +54,31 @@ export interface ServeHandle {
   /** `http://127.0.0.1:<port>/mcp`, or `stdio:` */
   url: string;
   close(): Promise<void>;
+  /**
+   * Says "these lists changed" to this handle's clients: every 2025-era HTTP session and the stdio
+   * connection get `notifications/<kind>/list_changed`; every 2026-07-28 `subscriptions/listen` stream
+   * (HTTP or stdio) that asked for that kind gets it on the stream. `scope.user` / `scope.era` narrow it.
+   * `shared.listChanged` does the same for every handle whose factory uses that `Shared`.
+   * @throws TypeError for an unknown kind.
+   */
+  listChanged(kinds: ListKind | readonly ListKind[], scope?: ListChangeScope): void;
+  /**
+   * What the factory returned for each open 2025-era HTTP session and for the stdio connection: the
+   * instances that outlive a request. Register or remove on them to change those clients' lists (a
+   * toolkit server announces it itself); 2026-07-28 HTTP clients get a fresh instance per request.
+   */
+  connections(): Array<ParleyServer | McpServer>;
 }
 
-const toMcp = (s: ParleyServer | McpServer): McpServer => ('mcp' in s && 'tool' in s ? s.mcp : (s as McpServer));
+const isParley = (s: ParleyServer | McpServer): s is ParleyServer => 'mcp' in s && 'tool' in s;
+const toMcp = (s: ParleyServer | McpServer): McpServer => (isParley(s) ? s.mcp : s);
+
+/** The `ServeHandle` members about list changes. */
+function listMembers(fanout: ListFanout<ParleyServer | McpServer>): Pick<ServeHandle, 'listChanged' | 'connections'> {
+  const own = new ListChanges();
+  own.subscribe((c) => fanout.announce(c));
+  return { listChanged: (kinds, scope) => own.announce(kinds, scope), connections: () => fanout.products() };
+}
 
 function deny(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
@@ -92,10 +120,15 @@ function cancelOnDisconnect(t: NodeStreamableHTTPServerTransport, res: ServerRes
 export async function serve(factory: ServerFactory, opts: { stdio: true; onClose?: () => void } | { http: HttpOptions }): Promise<ServeHandle> {
   if ('stdio' in opts) {
     const processSession = `stdio:${randomUUID()}`;
+    const fanout = new ListFanout<ParleyServer | McpServer>();
     const h = serveStdio((ctx) => {
       const s = factory({ era: ctx.era });
       if ('useProcessSession' in s) s.useProcessSession(processSession);
       const m = toMcp(s);
+      // The pinned instance tells its connection itself, on both eras (the SDK's stdio listen router
+      // moves a 2026-07-28 connection's change notifications onto its subscriptions).
+      fanout.watch(s);
+      fanout.addLive(m, { user: '', era: ctx.era, product: s });
       // The one instance serveStdio pins for the connection: its close is the connection's end (stdin
       // closed, or the transport gave up, e.g. on an oversized message).
       if (opts.onClose) {
@@ -107,13 +140,27 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
       }
       return m;
     }, { onerror: () => undefined });
-    return { url: 'stdio:', close: () => h.close() };
+    return {
+      url: 'stdio:',
+      close: async () => {
+        fanout.close();
+        await h.close();
+      },
+      ...listMembers(fanout),
+    };
   }
   const { NodeStreamableHTTPServerTransport: HttpTransport, toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
   const o = opts.http;
   const path = o.path ?? '/mcp';
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
-  const modern = createMcpHandler((ctx) => toMcp(factory({ authInfo: ctx.authInfo, era: 'modern' })), { legacy: 'reject' });
+  const fanout = new ListFanout<ParleyServer | McpServer>();
+  const modern = createMcpHandler((ctx) => {
+    const s = factory({ authInfo: ctx.authInfo, era: 'modern' });
+    fanout.watch(s);
+    // A toolkit server's own list change has no connection of its own here: it goes to the listen streams.
+    if (isParley(s)) fanout.hookInstance(s.mcp, false);
+    return toMcp(s);
+  }, { legacy: 'reject', bus: fanout.bus });
   const modernNode = toNodeHandler(modern);
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const owners = new Map<string, string>();
@@ -151,7 +198,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
       }
       const sid = req.headers['mcp-session-id'];
       const legacy = typeof sid === 'string' || (await isLegacyRequest(await toWebRequest(req, body ?? null), body));
-      if (!legacy) return void (await modernNode(req, res, body));
+      if (!legacy) return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
       if (typeof sid === 'string') {
         const t = sessions.get(sid);
         if (!t) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
@@ -170,12 +217,18 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
         return void (await t.handleRequest(req, res, body));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
+      const s = factory({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth, era: 'legacy' });
+      const m = toMcp(s);
+      fanout.watch(s);
+      // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
+      if (isParley(s)) fanout.hookInstance(m, true);
       const t: NodeStreamableHTTPServerTransport = new HttpTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, t);
           owners.set(id, auth?.clientId ?? '');
           activity.set(id, { last: Date.now(), open: 0 });
+          fanout.addLive(m, { user: userOfAuth(auth), era: 'legacy', product: s });
         },
         onsessionclosed: (id) => {
           sessions.delete(id);
@@ -183,7 +236,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
           activity.delete(id);
         },
       });
-      await toMcp(factory({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth, era: 'legacy' })).connect(t);
+      await m.connect(t);
       await t.handleRequest(req, res, body);
     } catch (e) {
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
@@ -198,8 +251,10 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
   const port = typeof addr === 'object' && addr ? addr.port : o.port;
   return {
     url: `http://${o.host ?? '127.0.0.1'}:${port}${path}`,
+    ...listMembers(fanout),
     close: async () => {
       clearInterval(sweeper);
+      fanout.close();
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       sessions.clear();
       await modern.close?.();

@@ -17,6 +17,7 @@ import { defaultShared } from './shared.js';
 import type { Shared } from './shared.js';
 import type { ConfigDef } from './config.js';
 import { configKey } from './config.js';
+import { sendOwn } from './fanout.js';
 
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
@@ -54,7 +55,8 @@ export interface ParleyToolConfig<I extends z.ZodObject, O extends z.ZodObject |
   /**
    * The tool's description depends on a configuration: it is listed with `description` until the
    * configuration is complete on this connection, then with `describe(config)` and the tool list is
-   * re-announced (`notifications/tools/list_changed`, legacy eras).
+   * re-announced (`notifications/tools/list_changed`: 2025-era connections directly, 2026-07-28 clients of
+   * the same user on their `subscriptions/listen` streams).
    */
   dependsOn?: { config: ConfigDef; describe: (config: Record<string, unknown>) => string };
 }
@@ -166,7 +168,8 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   function watchConfig(user: string, session: string): void {
     if (watching) return;
     watching = (key) => {
-      if (dependents.some((d) => configKey(d.dep.config, user, session) === key) && mcp.isConnected()) void mcp.sendToolListChanged();
+      // sendOwn, not mcp.sendToolListChanged: this change is this connection's, not the factory's.
+      if (dependents.some((d) => configKey(d.dep.config, user, session) === key)) sendOwn(mcp, 'tools');
     };
     shared.configChanged.add(watching);
     const prev = mcp.server.onclose;
@@ -226,11 +229,19 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
       maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
       onConfig: (def) => {
-        // Legacy: tell this connection, and every other connection the configuration applies to, that
-        // its tool list changed. 2026-07-28 has no such notification; the next tools/list (never
-        // cached: ttlMs 0) shows the new description.
+        // Tell every connection the configuration applies to that its tool list changed (the next
+        // tools/list, never cached on 2026-07-28: ttlMs 0, shows the new description):
+        // - this connection: 2025 eras, and a 2026-07-28 stdio connection (the pinned instance; the SDK
+        //   moves it onto the connection's listen subscriptions), unless its watcher below does it;
+        // - other 2025-era connections, through shared.configChanged (matched by config key);
+        // - 2026-07-28 HTTP clients of this user, on their listen streams: their lists are computed per
+        //   request from the user's configuration (user scope, or any scope completed on 2026-07-28,
+        //   where the user is the session). Without a user a 2026-07-28 configuration lives one call.
         const key = configKey(def, st.user, st.session);
-        if (!era.modern && dependents.some((d) => d.dep.config.name === def.name) && !watching) void mcp.sendToolListChanged();
+        if (dependents.some((d) => d.dep.config.name === def.name)) {
+          if ((!era.modern || processSession) && !watching) sendOwn(mcp, 'tools');
+          if (st.user && !processSession && (era.modern || def.scope === 'user')) shared.lists.announce('tools', { user: st.user, era: 'modern' });
+        }
         for (const l of shared.configChanged) l(key);
       },
     };

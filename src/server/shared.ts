@@ -1,10 +1,13 @@
 /**
  * State shared by every McpServer instance a factory creates (one per connection on legacy, one per
- * request on 2026-07-28): the requestState key, the configuration cache and URL-mode flows.
+ * request on 2026-07-28): the requestState key, the configuration cache, URL-mode flows and the
+ * list-change hub.
  * @module
  */
 import { ConfigCache } from './config.js';
 import { StateSealer } from './seal.js';
+import { ListChanges } from './lists.js';
+import type { ListChangeScope, ListKind } from './lists.js';
 
 /** A URL-mode flow, bound to the user (and the session when no user is known). */
 export interface UrlFlow {
@@ -31,6 +34,16 @@ export interface Shared {
    * configuration is announced with its config key so every connection it changes re-lists.
    */
   configChanged: Set<(key: string) => void>;
+  /** List-change hub the serving entries subscribe to (`serve()` does it for you). */
+  lists: ListChanges;
+  /**
+   * Says "these lists changed" once, for every client of every `serve()` handle whose factory uses this
+   * `Shared`: each 2025-era session (HTTP) or stdio connection gets `notifications/<kind>/list_changed`,
+   * each 2026-07-28 `subscriptions/listen` stream that asked for that kind gets it on the stream.
+   * `scope.user` / `scope.era` narrow the audience. See docs/server.md "List changes".
+   * @throws TypeError for an unknown kind.
+   */
+  listChanged(kinds: ListKind | readonly ListKind[], scope?: ListChangeScope): void;
 }
 
 /**
@@ -43,12 +56,15 @@ export function createShared(opts: { requestStateKey?: Uint8Array | string; now?
   const now = opts.now ?? Date.now;
   const ttl = opts.urlFlowTtlMs ?? 86_400_000;
   const urlFlows = new Map<string, UrlFlow>();
+  const lists = new ListChanges();
   return {
     sealer: new StateSealer(opts.requestStateKey),
     config: new ConfigCache(now),
     urlFlows,
     now,
     configChanged: new Set(),
+    lists,
+    listChanged: (kinds, scope) => lists.announce(kinds, scope),
     addUrlFlow(id, flow) {
       for (const [k, f] of urlFlows) if (now() - f.createdAt > ttl) urlFlows.delete(k);
       urlFlows.set(id, flow);

@@ -20,32 +20,47 @@ const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);
 
 /**
  * The presenter's signal for one request: aborted by the server's signal (forwarded, with its reason)
- * or by the answer timer. One signal and no closures per request: it is its own listener on the server
- * signal (`handleEvent`) and the timer's argument; the current round's wait registers `wake` instead
- * of a second listener.
+ * or by the answer timer. With the runtime's `abort` handle for the server's signal, that signal itself
+ * is the presenter's and the timer aborts it (no second AbortController per request; `timedOut` tells
+ * the two causes apart); without it, a signal of its own. No closures per request: it is its own
+ * listener on the server signal (`handleEvent`) and the timer's argument; the current round's wait
+ * registers `wake`.
  */
 class AnswerSignal {
-  private readonly ctl = new AbortController();
+  private readonly ctl: AbortController | undefined;
   private readonly timer: ReturnType<typeof setTimeout>;
+  /** The answer timer fired (as opposed to the server withdrawing the request). */
+  timedOut = false;
   /** Settles the current round's wait as aborted. */
   wake: (() => void) | undefined;
 
-  constructor(private readonly server: AbortSignal, answerMs: number) {
-    if (server.aborted) this.abort(server.reason);
-    else server.addEventListener('abort', this, { once: true });
+  constructor(
+    private readonly server: AbortSignal,
+    answerMs: number,
+    private readonly abortServer: ((reason?: unknown) => void) | undefined,
+  ) {
+    if (!abortServer) this.ctl = new AbortController();
+    if (server.aborted) this.handleEvent();
+    else server.addEventListener('abort', this); // removed in dispose (no `once`: its options cost per call)
     this.timer = setTimeout(timeUp, answerMs, this);
   }
   get signal(): AbortSignal {
-    return this.ctl.signal;
-  }
-  /** Aborts the presenter's signal (`reason` undefined: an `AbortError` DOMException) and wakes the wait. */
-  abort(reason?: unknown): void {
-    this.ctl.abort(reason);
-    this.wake?.();
+    return this.ctl ? this.ctl.signal : this.server;
   }
   /** EventListener of the server's signal. */
   handleEvent(): void {
-    this.abort(this.server.reason);
+    this.ctl?.abort(this.server.reason);
+    this.wake?.();
+  }
+  /** The answer timer: aborts the presenter's signal with an `AbortError` DOMException. */
+  timeUp(): void {
+    if (this.signal.aborted) return;
+    this.timedOut = true;
+    const reason = new DOMException('no answer in time', 'AbortError');
+    if (this.ctl) {
+      this.ctl.abort(reason);
+      this.wake?.();
+    } else this.abortServer!(reason); // dispatches to handleEvent, which wakes the wait
   }
   dispose(): void {
     clearTimeout(this.timer);
@@ -54,7 +69,7 @@ class AnswerSignal {
 }
 
 function timeUp(a: AnswerSignal): void {
-  a.abort();
+  a.timeUp();
 }
 
 /** Waits for `p`, or for the abort of `a.signal`, whichever comes first. */
@@ -77,18 +92,26 @@ function raceAbort<T>(p: Promise<T>, a: AnswerSignal): Promise<{ aborted: true }
 
 /**
  * Runs the presenter loop. The presenter's signal aborts when the server cancels (`serverSignal`) or
- * when `answerMs` elapses. Presenter errors (e.g. `UserInteractionRequiredError`) propagate.
+ * when `answerMs` elapses; given `abortServer` (the runtime's handle on `serverSignal`), the presenter
+ * gets `serverSignal` itself and a timeout aborts it. Presenter errors (e.g.
+ * `UserInteractionRequiredError`) propagate.
  */
-export async function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, serverSignal: AbortSignal, answerMs: number, maxRounds: number, now: () => number): Promise<AskOutcome> {
+export async function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, serverSignal: AbortSignal, answerMs: number, maxRounds: number, now: () => number, abortServer?: (reason?: unknown) => void): Promise<AskOutcome> {
   const started = now();
-  const wait = new AnswerSignal(serverSignal, answerMs);
+  const wait = new AnswerSignal(serverSignal, answerMs, abortServer);
   const signal = wait.signal;
   try {
     let prompt = view;
     for (let round = 1; ; round++) {
-      const r = await raceAbort(Promise.resolve().then(() => presenter.present(prompt, signal)), wait);
+      let presented: Promise<PresenterAnswer>;
+      try {
+        presented = Promise.resolve(presenter.present(prompt, signal));
+      } catch (err) {
+        presented = Promise.reject(err); // a presenter that throws synchronously is treated like one that rejects
+      }
+      const r = await raceAbort(presented, wait);
       const durationMs = now() - started;
-      if (r.aborted) return serverSignal.aborted ? { kind: 'cancelled-by-server', durationMs } : { kind: 'timeout', durationMs };
+      if (r.aborted) return wait.timedOut ? { kind: 'timeout', durationMs } : { kind: 'cancelled-by-server', durationMs };
       const answer = r.value;
       if (!answer || !ACTIONS.has((answer as { action?: unknown }).action as string))
         throw new TypeError(`Presenter answered ${JSON.stringify(answer)}; expected {action: "accept" | "decline" | "cancel"}.`);

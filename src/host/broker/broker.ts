@@ -100,10 +100,10 @@ export class ElicitationBroker {
       mode: mode === 'url' ? 'url' : 'form',
       message: typeof p.message === 'string' ? p.message : '',
       scope: ctx.scope ?? this.scope,
-      ...(ctx.call ? { call: ctx.call } : {}),
-      ...(ctx.requestId !== undefined ? { wireId: ctx.requestId } : {}),
       receivedAt: this.now(),
     };
+    if (ctx.call) req.call = ctx.call;
+    if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
     if (this.audit.enabled) this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
     if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
     if (mode !== 'form' && mode !== 'url') throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
@@ -174,7 +174,7 @@ export class ElicitationBroker {
       }
       let result;
       try {
-        result = await ask(presenter, prompt, req.requestedSchema, ctx.signal, this.timeouts.answerMs, this.opts.maxRounds ?? 3, this.now);
+        result = await ask(presenter, prompt, req.requestedSchema, ctx.signal, this.timeouts.answerMs, this.opts.maxRounds ?? 3, this.now, ctx.abort);
       } catch (err) {
         this.audit.write(req, 'error', { detail: { reason: 'presenter', error: String((err as Error)?.message ?? err), code: (err as { code?: unknown })?.code } });
         throw err;

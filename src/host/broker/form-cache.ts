@@ -126,10 +126,14 @@ function faithful(v: unknown, depth: number, budget: { left: number }): boolean 
     return true;
   }
   if (Object.getPrototypeOf(v) !== Object.prototype) return false;
-  const keys = Object.keys(v);
-  if (Reflect.ownKeys(v).length !== keys.length) return false;
-  for (const k of keys) if (!faithful((v as Record<string, unknown>)[k], depth + 1, budget)) return false;
-  return true;
+  // Own enumerable string keys by for-in (no key array per object); an inherited enumerable key (a
+  // polluted Object.prototype) makes the value unfaithful. Then: no symbol or non-enumerable own keys.
+  let n = 0;
+  for (const k in v) {
+    if (!Object.prototype.hasOwnProperty.call(v, k) || !faithful((v as Record<string, unknown>)[k], depth + 1, budget)) return false;
+    n++;
+  }
+  return Object.getOwnPropertyNames(v).length === n && Object.getOwnPropertySymbols(v).length === 0;
 }
 
 function deepFreeze(v: unknown): void {

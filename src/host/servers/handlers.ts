@@ -20,6 +20,12 @@ export interface InputContext {
    * (request id 0 included), the connection closed or crashed, or the server was stopped.
    */
   signal: AbortSignal;
+  /**
+   * Aborts `signal` with `reason`, when the runtime owns it (the ServerManager's elicitation handler
+   * does). The broker uses it when its answer timeout elapses, so a presenter is given this one signal
+   * instead of a second one made per request. Optional: without it the broker makes its own.
+   */
+  abort?: (reason?: unknown) => void;
   /** JSON-RPC id of the server's request on legacy eras */
   requestId?: string | number;
   /** The tool call the request belongs to, when the runtime can tell (`./calls.ts`). */

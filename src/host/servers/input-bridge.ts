@@ -31,7 +31,10 @@ export function wireHandlers(
     else sdkSignal.addEventListener('abort', forward, { once: true });
     try {
       const call = attributeCall(client, holder.era);
-      return await fn({ server: o.name, era: holder.era, revision: holder.revision, signal: p.ctl.signal, ...(legacy ? { requestId: id } : {}), ...(call ? { call } : {}) });
+      const ctx: InputContext = { server: o.name, era: holder.era, revision: holder.revision, signal: p.ctl.signal, abort: (reason) => p.ctl.abort(reason) };
+      if (legacy) ctx.requestId = id;
+      if (call) ctx.call = call;
+      return await fn(ctx);
     } finally {
       sdkSignal.removeEventListener('abort', forward);
       pending.delete(p);
