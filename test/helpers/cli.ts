@@ -21,7 +21,10 @@ export function isolatedEnv(dir: string): { HOME: string; XDG_CONFIG_HOME: strin
   return { HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), XDG_STATE_HOME: join(dir, '.local', 'state') };
 }
 
-/** Runs `parley <args>`; kills it after `timeoutMs` (default 20000 ms). */
+/**
+ * Runs `parley <args>`; kills it after `timeoutMs` (default 60000 ms: one run took ~3 s here with the
+ * whole suite running, tsx compiling the CLI on a cold cache included; CI machines can be 3× slower).
+ */
 export function runParley(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string; cwd?: string } = {}): Promise<CliRun> {
   const home = mkdtempSync(join(tmpdir(), 'parley-cli-home-'));
   const done = () => rmSync(home, { recursive: true, force: true });
@@ -37,8 +40,8 @@ export function runParley(args: string[], opts: { env?: NodeJS.ProcessEnv; timeo
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`parley ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 20000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 20000);
+      reject(new Error(`parley ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
