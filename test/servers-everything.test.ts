@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServerManager } from '../src/host/servers/index.js';
 import { everything, scriptedHandlers, text, ROOT, clientInfo, sleep, fastStop } from './fixtures/servers-host/helpers.js';
-import { WAIT_MS, waitUntil } from './helpers/wait.js';
+import { pollUntil, WAIT_MS, waitUntil } from './helpers/wait.js';
 
 describe('server-everything over stdio', () => {
   const h = scriptedHandlers();
@@ -117,16 +117,19 @@ describe('server-everything over stdio', () => {
 
   it('only file:// roots reach the server, whatever the broker returns', async () => {
     // req: ROOTS-URI-FILE
-    h.state.roots = [ROOT, { uri: 'https://example.com/repo', name: 'web' }];
-    // Counted before the notification: the re-fetch may land before sendRootsListChanged resolves, and
-    // without it the server would still hold the old (file-only) list and the check below proves nothing.
-    const n = h.rootsCalls.length;
+    // A new file:// root beside an https one. server-everything (SDK v1) rejects a whole roots list that
+    // holds a non-file URI and keeps its old list, so the new root showing up proves the https one was
+    // dropped before the wire (checking only the old root could not fail).
+    const second = { uri: 'file:///tmp/parley-test-root-2', name: 'second' };
+    h.state.roots = [second, { uri: 'https://example.com/repo', name: 'web' }];
+    const n = h.rootsCalls.length; // counted first: the re-fetch may come before sendRootsListChanged resolves
     await m.sendRootsListChanged('everything');
     await waitUntil(() => h.rootsCalls.length > n);
-    assert.ok(h.rootsCalls.length > n, 'the server re-fetched the list that holds the https root');
-    const r = await m.callTool('everything', 'get-roots-list', {});
-    assert.ok(text(r).includes(ROOT.uri), text(r));
-    assert.ok(!text(r).includes('example.com/repo'), text(r));
+    assert.ok(h.rootsCalls.length > n, 'the server re-fetched the roots');
+    // The answer reaches the server's roots store asynchronously: poll the tool (bounded).
+    const listed = await pollUntil(async () => text(await m.callTool('everything', 'get-roots-list', {})), (t) => t.includes(second.uri));
+    assert.ok(listed.includes(second.uri), listed);
+    assert.ok(!listed.includes('example.com/repo'), listed);
   });
 
   it('passes resources and prompts through (lists cached, reads not)', async () => {
