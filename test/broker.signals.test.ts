@@ -12,6 +12,7 @@ import type { InputContext } from '../src/host/servers/handlers.js';
 import { wireHandlers, type Pending } from '../src/host/servers/input-bridge.js';
 import { PauseGate } from '../src/host/servers/tool-clock.js';
 import { legacyServer } from './fixtures/broker/peers.js';
+import { waitUntil } from './helpers/wait.js';
 
 // Every assert.ok carries a message (a failing message-less assert.ok can hang under tsx).
 
@@ -117,7 +118,7 @@ test('input bridge: the SDK\'s abort reaches the broker\'s signal with the SDK\'
   try {
     const r = await peer.askTool();
     assert.equal(r.isError, true, 'the server saw its own abort');
-    for (let i = 0; i < 100 && peer.sdk[0]?.after === undefined; i++) await new Promise((res) => setTimeout(res, 10));
+    await waitUntil(() => peer.sdk[0]?.after !== undefined);
     assert.equal(seen.length, 1);
     assert.equal(peer.sdk.length, 1);
     assert.equal(peer.sdk[0].signal.aborted, true);

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isolatedEnv } from './helpers/cli.js';
 
 const EVERYTHING = new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url).pathname;
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
@@ -14,7 +15,8 @@ const TSX = import.meta.resolve('tsx'); // absolute: children run in temp folder
 test('parley up: JSON logs, console URL with token, servers ready, token enforced, clean Ctrl-C', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
   writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // `dir` is also HOME: only its parley.json counts, not a user configuration file of this machine.
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0'], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] });
   const events: any[] = [];
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -68,7 +70,7 @@ test('parley up: JSON logs, console URL with token, servers ready, token enforce
 test('parley up: a bad --port is a usage error (exit 2), a config without servers exits 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
   const run = (args: string[]) => new Promise<{ code: number | null; err: string }>((resolve) => {
-    const c = spawn(process.execPath, ['--import', TSX, MAIN, 'up', ...args], { cwd: dir });
+    const c = spawn(process.execPath, ['--import', TSX, MAIN, 'up', ...args], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } });
     let err = '';
     c.stderr.on('data', (d) => (err += d));
     const t = setTimeout(() => c.kill('SIGKILL'), 30_000);

@@ -21,7 +21,7 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
     method,
     headers: { authorization: `Bearer ${con.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(5000),
+    signal: AbortSignal.timeout(15_000),
   });
   const text = await r.text();
   let data: any = text;
@@ -169,7 +169,7 @@ test('presenting the same id again replaces the prompt quietly (no prompt-closed
 
 test('SSE: a snapshot of pending prompts and notices, then live prompt, notice and host events', async () => {
   const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), 5000);
+  const timer = setTimeout(() => ac.abort(), 15_000);
   presenter.notify({ kind: 'refused', server: 'everything', message: 'Form asks for a password', reason: 'sensitive-field' });
   const res = await fetch(con.origin + '/api/events', { headers: { authorization: `Bearer ${con.token}` }, signal: ac.signal });
   assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');

@@ -42,11 +42,11 @@ after(async () => {
 
 const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<ToolResult>;
 
-test('the real 13-field form is answered in the browser and the server gets typed content', { skip, timeout: 30_000 }, async () => {
+test('the real 13-field form is answered in the browser and the server gets typed content', { skip, timeout: 120_000 }, async () => {
   broker = new ElicitationBroker({ presenter: s.presenter, store: s.host.store, scope: SCOPE });
   const pending = call('trigger-elicitation-request');
   const c = s.page.locator('article.prompt');
-  await c.waitFor({ timeout: 10_000 });
+  await c.waitFor({ timeout: 30_000 });
   assert.equal(await c.locator('[data-field]').count(), 13);
   await c.locator('[data-field="name"] input').fill('Ada');
   await c.locator('[data-field="check"] input').check();
@@ -62,11 +62,11 @@ test('the real 13-field form is answered in the browser and the server gets type
   assert.ok(answers.some((a) => a.action === 'accept'));
 });
 
-test('URL mode from the real server: consent screen, Open accepts', { skip, timeout: 30_000 }, async () => {
+test('URL mode from the real server: consent screen, Open accepts', { skip, timeout: 120_000 }, async () => {
   const url = 'https://example.com/oauth?state=abc';
   const pending = call('trigger-url-elicitation', { url });
   const c = s.page.locator('article.prompt');
-  await c.waitFor({ timeout: 10_000 });
+  await c.waitFor({ timeout: 30_000 });
   assert.equal(await c.locator('.url-full').innerText(), url);
   await s.page.evaluate(() => {
     (window as unknown as { open: () => null }).open = () => null;

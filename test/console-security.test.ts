@@ -16,7 +16,7 @@ const realErr = process.stderr.write.bind(process.stderr);
 /** Raw request (node:http) so Host and Origin can be set freely. */
 function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: con.port, method, path, headers: { host: `127.0.0.1:${con.port}`, ...headers }, timeout: 5000 }, (res) => {
+    const req = request({ host: '127.0.0.1', port: con.port, method, path, headers: { host: `127.0.0.1:${con.port}`, ...headers }, timeout: 15_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { hashToken } from '../src/gateway/index.js';
-import { runParley } from './helpers/cli.js';
+import { isolatedEnv, runParley } from './helpers/cli.js';
 import { text } from './fixtures/toolkit/peers.js';
 
 const fixture = (f: string) => fileURLToPath(new URL(`./fixtures/servers-host/${f}`, import.meta.url));
@@ -27,7 +27,8 @@ describe('parley serve --stdio', () => {
 
   async function connect(caps: Record<string, unknown>, extra: string[] = []) {
     const stderr: string[] = [];
-    const t = new StdioClientTransport({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra], stderr: 'pipe' });
+    // In `dir`, with `dir` as HOME: no project or user configuration file of this machine joins --config.
+    const t = new StdioClientTransport({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra], stderr: 'pipe', cwd: dir, env: isolatedEnv(dir) });
     t.stderr?.on('data', (d) => stderr.push(String(d)));
     const c = new Client({ name: 'desktop', version: '1' }, { capabilities: caps as never });
     if ('elicitation' in caps) c.setRequestHandler('elicitation/create', async (r) => ({ action: 'accept', content: { name: `via ${r.params.message}` } }) as never);
@@ -71,7 +72,7 @@ describe('parley serve --stdio', () => {
 
   it('a message over the transport\'s size limit ends the gateway instead of leaving it deaf', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')], { stdio: ['pipe', 'pipe', 'pipe'], cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } });
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     child.stdin.on('error', () => undefined); // the gateway may close its stdin while we still write
     const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n');
@@ -114,7 +115,7 @@ it('a configuration that lists parley serve itself does not start parley inside 
   try {
     const cfg = join(dir, 'parley.json');
     writeFileSync(cfg, JSON.stringify({ mcpServers: { me: { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'inner.db')] } } }));
-    const t = new StdioClientTransport({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], stderr: 'pipe' });
+    const t = new StdioClientTransport({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], stderr: 'pipe', cwd: dir, env: isolatedEnv(dir) });
     const err: string[] = [];
     t.stderr?.on('data', (d) => err.push(String(d)));
     const c = new Client({ name: 'desktop', version: '1' });

@@ -9,6 +9,7 @@ import type { Gateway } from '../src/gateway/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig } from './helpers/gateway.js';
+import { waitUntil } from './helpers/wait.js';
 
 const FORM = { mode: 'form' as const, message: 'm', requestedSchema: { type: 'object' as const, properties: {} } };
 const never = new AbortController().signal;
@@ -56,27 +57,34 @@ describe('ParkingLot / ParkedCall', () => {
   });
 });
 
-describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
-  let gw: Gateway;
-  let url: string;
-  let stop: () => Promise<void>;
+/** A gateway in front of the SDK v1 push fixture, parking calls for `ttlMs`; `stop()` closes both. */
+function parkingGateway(ttlMs: number) {
+  const self = { gw: undefined as unknown as Gateway, url: '', stop: async () => {} };
   before(async () => {
-    gw = createGateway(gatewayConfig({ v1: fixture('v1', 'v1-push.mjs') }), { park: { ttlMs: 300, batchMs: 5 } });
-    const h = await gw.serve({ http: {} });
-    url = h.url;
-    stop = async () => (await h.close(), await gw.close());
+    self.gw = createGateway(gatewayConfig({ v1: fixture('v1', 'v1-push.mjs') }), { park: { ttlMs, batchMs: 5 } });
+    const h = await self.gw.serve({ http: {} });
+    self.url = h.url;
+    self.stop = async () => (await h.close(), await self.gw.close());
   });
-  after(() => stop());
+  after(() => self.stop());
+  return self;
+}
 
-  async function manualClient() {
-    const c = v2Client((async () => ({ action: 'cancel' })) as never, { mode: 'auto', manual: true });
-    await c.connect(new StreamableHTTPClientTransport(new URL(url)));
-    const call = (params: Record<string, unknown>) => c.callTool({ name: 'v1__ask', arguments: {}, ...params } as never, { allowInputRequired: true } as never) as Promise<Record<string, unknown>>;
-    return { c, call };
-  }
+async function manualClient(url: string) {
+  const c = v2Client((async () => ({ action: 'cancel' })) as never, { mode: 'auto', manual: true });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const call = (params: Record<string, unknown>) => c.callTool({ name: 'v1__ask', arguments: {}, ...params } as never, { allowInputRequired: true } as never) as Promise<Record<string, unknown>>;
+  return { c, call };
+}
+
+describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
+  // The retries below must land within the TTL, which is armed when a round goes out: a long TTL, so a
+  // slow machine between a result and its retry cannot expire the call (the TTL is tested on its own below).
+  const g = parkingGateway(60_000);
+  const manual = () => manualClient(g.url);
 
   it('input_required carries the downstream prompt; the retry with inputResponses completes the same call', async () => {
-    const { c, call } = await manualClient();
+    const { c, call } = await manual();
     try {
       // req: MRTR-INPUT-REQUESTS-SHAPE
       const first = await call({});
@@ -88,14 +96,14 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
       assert.equal(typeof first.requestState, 'string');
       const done = await call({ inputResponses: { [key]: { action: 'accept', content: { name: 'lin' } } }, requestState: first.requestState });
       assert.equal(text(done as never), 'hello lin');
-      assert.equal(gw.stats().parked, 0);
+      assert.equal(g.gw.stats().parked, 0);
     } finally {
       await c.close();
     }
   });
 
   it('a requestState is bound to its tool, and answered once at a time', async () => {
-    const { c, call } = await manualClient();
+    const { c, call } = await manual();
     try {
       const first = await call({});
       const key = Object.keys(first.inputRequests as object)[0];
@@ -116,22 +124,27 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
   });
 
   it('a forged requestState is -32602', async () => {
-    const { c, call } = await manualClient();
+    const { c, call } = await manual();
     try {
       await assert.rejects(call({ inputResponses: {}, requestState: '00000000-0000-4000-8000-000000000000' }), (e: Error & { code?: number }) => e.code === -32602 && /requestState/.test(e.message));
     } finally {
       await c.close();
     }
   });
+});
 
-  it('a client that never retries: after ttlMs the downstream prompt is cancelled and nothing stays parked', async () => {
-    const { c, call } = await manualClient();
+describe('gateway: a 2026-07-28 client that never retries', () => {
+  // Short, yet long enough that the call is surely still parked when the first round is checked.
+  const g = parkingGateway(1000);
+
+  it('after ttlMs the downstream prompt is cancelled and nothing stays parked', async () => {
+    const gw = g.gw;
+    const { c, call } = await manualClient(g.url);
     try {
       const first = await call({});
       assert.equal(first.resultType, 'input_required');
       assert.equal(gw.stats().parked, 1);
-      const until = Date.now() + 10_000;
-      while ((gw.stats().parked > 0 || gw.stats().openCalls > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      await waitUntil(() => gw.stats().parked === 0 && gw.stats().openCalls === 0);
       assert.equal(gw.stats().parked, 0);
       assert.equal(gw.stats().openCalls, 0);
       assert.equal(gw.space('default').host.broker.pending().length, 0);

@@ -129,7 +129,9 @@ describe('gateway: a 2025-era HTTP session that vanishes without DELETE', () => 
   it('is closed after sessionIdleMs: its roots leave the host and it no longer counts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-gw-idle-'));
     const gw = createGateway(gatewayConfig({ fs: stdioDef('fs', [FILESYSTEM]) }));
-    const h = await gw.serve({ http: { sessionIdleMs: 300 } });
+    // 1 s: short enough to see the sweep, long enough that no pause between initialize and the next
+    // request on a loaded machine sweeps the session before the test looks at it.
+    const h = await gw.serve({ http: { sessionIdleMs: 1000 } });
     try {
       const ws = pathToFileURL(dir).href;
       const c = new Client({ name: 'ide', version: '1' }, { capabilities: { roots: { listChanged: true } } });

@@ -16,8 +16,11 @@ const uri = (p: string) => pathToFileUri(p, { platform: 'posix' });
 type ToolResult = { isError?: boolean; content?: Array<{ type: string; text?: string }> };
 const text = (r: ToolResult) => (r.content ?? []).map((c) => c.text ?? '').join('\n');
 
-/** Polls `probe` every 25 ms until `ok` holds; fails after `boundMs`. Roots apply asynchronously. */
-async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string, boundMs = 5000): Promise<T> {
+/**
+ * Polls `probe` every 25 ms until `ok` holds; fails after `boundMs`. Roots apply asynchronously (a
+ * roots/list round trip to the child and its realpath checks): 30 s, as in the other server-filesystem tests.
+ */
+async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: string, boundMs = 30_000): Promise<T> {
   const end = Date.now() + boundMs;
   let last: T | undefined;
   while (Date.now() < end) {
@@ -28,7 +31,7 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: st
   throw new Error(`${what} not seen within ${boundMs} ms; last: ${JSON.stringify(last)}`);
 }
 
-test('server-filesystem takes its directories from registry.rootsForServer and follows list_changed', { timeout: 30_000 }, async () => {
+test('server-filesystem takes its directories from registry.rootsForServer and follows list_changed', { timeout: 120_000 }, async () => {
   // req: ROOTS-CLIENT-CAPABILITY
   // req: ROOTS-CLIENT-LIST-CHANGED
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'parley-fs-peer-')));

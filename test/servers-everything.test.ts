@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServerManager } from '../src/host/servers/index.js';
 import { everything, scriptedHandlers, text, ROOT, clientInfo, sleep, fastStop } from './fixtures/servers-host/helpers.js';
+import { pollUntil, WAIT_MS, waitUntil } from './helpers/wait.js';
 
 describe('server-everything over stdio', () => {
   const h = scriptedHandlers();
@@ -27,14 +28,14 @@ describe('server-everything over stdio', () => {
   });
 
   it('lists 16 tools once capability-dependent tools are registered (list_changed invalidates the cache)', async () => {
-    for (let i = 0; i < 50 && !changed.includes('tools'); i++) await sleep(20);
+    await waitUntil(() => changed.includes('tools'));
     assert.ok(changed.includes('tools'), 'tools list_changed event');
     // server-everything registers its capability-dependent tools one by one after initialisation, and each
     // registration sends its own list_changed; so the cache is checked across a pair of lists with no
-    // notification in between (bounded: 20 tries).
+    // notification in between (bounded by time, not tries: a slow machine spreads the burst out).
     let tools: Awaited<ReturnType<typeof m.listTools>>['tools'] = [];
     let cached = false;
-    for (let i = 0; i < 20 && !cached; i++) {
+    for (const end = Date.now() + WAIT_MS; !cached && Date.now() < end; ) {
       const n = changed.length;
       tools = (await m.listTools('everything')).tools;
       const again = (await m.listTools('everything')).tools;
@@ -110,19 +111,25 @@ describe('server-everything over stdio', () => {
     // req: ROOTS-CLIENT-LIST-CHANGED
     const n = h.rootsCalls.length;
     assert.equal(await m.sendRootsListChanged('everything'), true);
-    for (let i = 0; i < 100 && h.rootsCalls.length === n; i++) await sleep(10);
-    assert.ok(h.rootsCalls.length > n);
+    await waitUntil(() => h.rootsCalls.length > n);
+    assert.ok(h.rootsCalls.length > n, 'roots/list asked again');
   });
 
   it('only file:// roots reach the server, whatever the broker returns', async () => {
     // req: ROOTS-URI-FILE
-    h.state.roots = [ROOT, { uri: 'https://example.com/repo', name: 'web' }];
+    // A new file:// root beside an https one. server-everything (SDK v1) rejects a whole roots list that
+    // holds a non-file URI and keeps its old list, so the new root showing up proves the https one was
+    // dropped before the wire (checking only the old root could not fail).
+    const second = { uri: 'file:///tmp/parley-test-root-2', name: 'second' };
+    h.state.roots = [second, { uri: 'https://example.com/repo', name: 'web' }];
+    const n = h.rootsCalls.length; // counted first: the re-fetch may come before sendRootsListChanged resolves
     await m.sendRootsListChanged('everything');
-    const n = h.rootsCalls.length;
-    for (let i = 0; i < 100 && h.rootsCalls.length === n; i++) await sleep(10);
-    const r = await m.callTool('everything', 'get-roots-list', {});
-    assert.ok(text(r).includes(ROOT.uri), text(r));
-    assert.ok(!text(r).includes('example.com/repo'), text(r));
+    await waitUntil(() => h.rootsCalls.length > n);
+    assert.ok(h.rootsCalls.length > n, 'the server re-fetched the roots');
+    // The answer reaches the server's roots store asynchronously: poll the tool (bounded).
+    const listed = await pollUntil(async () => text(await m.callTool('everything', 'get-roots-list', {})), (t) => t.includes(second.uri));
+    assert.ok(listed.includes(second.uri), listed);
+    assert.ok(!listed.includes('example.com/repo'), listed);
   });
 
   it('passes resources and prompts through (lists cached, reads not)', async () => {

@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
+import { isolatedEnv } from './helpers/cli.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const T = 240_000;
@@ -33,8 +34,11 @@ async function waitFor(s: string, re: RegExp, ms = 90_000): Promise<string> {
 /** Starts `parley call everything trigger-elicitation-request` in a fresh 120x40 tmux session. */
 function start(tool = 'trigger-elicitation-request', ...args: string[]): string {
   const s = `parley-test-${randomUUID().slice(0, 8)}`;
-  const cmd = `${JSON.stringify(process.execPath)} --import tsx src/cli/main.ts call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything ${tool} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`;
-  tmux('new-session', '-d', '-s', s, '-x', '120', '-y', '40', '-c', REPO, '-e', 'NO_COLOR=1', cmd);
+  const main = JSON.stringify(`${REPO}src/cli/main.ts`);
+  const cmd = `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${main} call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything ${tool} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`;
+  // In the project folder, with it as HOME: no configuration file of this machine joins --config.
+  const env = Object.entries(isolatedEnv(p.dir)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  tmux('new-session', '-d', '-s', s, '-x', '120', '-y', '40', '-c', p.dir, '-e', 'NO_COLOR=1', ...env, cmd);
   return s;
 }
 

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createShared, serve } from '../src/server/index.js';
-import { demoServer, legacyPair, modernPair, text, v2Client } from './fixtures/toolkit/peers.js';
+import { DB_CONFIG_TTL_MS, demoServer, legacyPair, modernPair, text, v2Client } from './fixtures/toolkit/peers.js';
+import { waitUntil } from './helpers/wait.js';
 
 test('config: only missing fields are asked (defaults merged), once while fresh, again after TTL or reset', async () => {
   let now = 0;
@@ -15,10 +16,10 @@ test('config: only missing fields are asked (defaults merged), once while fresh,
     assert.deepEqual(Object.keys(asked[0].properties), ['host']); // port has a default
     assert.equal(text(await p.client.callTool({ name: 'query', arguments: { q: 'b' } })), 'db.local:5432 b');
     assert.equal(asked.length, 1);
-    now = 600;
+    now = DB_CONFIG_TTL_MS - 1;
     await p.client.callTool({ name: 'query', arguments: { q: 'b2' } });
     assert.equal(asked.length, 1);
-    now = 1001; // ttlMs 1000, counted from the answer (using the value does not extend it)
+    now = DB_CONFIG_TTL_MS + 1; // counted from the answer (using the value does not extend it)
     await p.client.callTool({ name: 'query', arguments: { q: 'c' } });
     assert.equal(asked.length, 2);
     await p.client.callTool({ name: 'forget', arguments: {} });
@@ -55,7 +56,7 @@ test('config: a dependent tool is listed generically, then re-announced with too
     const before = (await p.client.listTools()).tools.find((t) => t.name === 'query');
     assert.equal(before?.description, 'Database query');
     await p.client.callTool({ name: 'query', arguments: { q: 'x' } });
-    for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => changed > 0);
     assert.ok(changed >= 1);
     const after = (await p.client.listTools()).tools.find((t) => t.name === 'query');
     assert.equal(after?.description, 'Query db.local:5432');
@@ -159,7 +160,7 @@ test('config scope user, 2025 eras: completing it on one connection re-announces
     const a1 = await connect('alice'), a2 = await connect('alice'), b = await connect('bob');
     assert.equal(await desc(a2.c), 'User-scoped config');
     assert.equal(text(await a1.c.callTool({ name: 'userquery', arguments: {} })), 'alice-db');
-    for (let i = 0; i < 200 && (a2.seen.changed === 0 || a1.seen.changed === 0); i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => a1.seen.changed > 0 && a2.seen.changed > 0); // a2 hears it on its standalone GET stream
     assert.ok(a1.seen.changed >= 1, 'the completing connection');
     assert.ok(a2.seen.changed >= 1, "the user's other connection");
     assert.equal(await desc(a2.c), 'User db alice-db');

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createShared, serve } from '../src/server/index.js';
 import { demoServer, modernPair, text } from './fixtures/toolkit/peers.js';
+import { WAIT_MS } from './helpers/wait.js';
 
 /** A raw JSON-RPC client: our own state machine under test is the server, so a scripted peer is fine here. */
 async function rawPeer(protocolVersion: string, capabilities: Record<string, unknown>) {
@@ -23,12 +24,12 @@ async function rawPeer(protocolVersion: string, capabilities: Record<string, unk
   };
   await a.start();
   const next = async (pred: (m: any) => boolean) => {
-    for (let i = 0; i < 200; i++) {
+    for (const end = Date.now() + WAIT_MS; ; ) {
       const idx = inbox.findIndex(pred);
       if (idx >= 0) return inbox.splice(idx, 1)[0];
+      if (Date.now() >= end) throw new Error(`raw peer: no matching message within ${WAIT_MS} ms`);
       await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 10); });
     }
-    throw new Error('raw peer: no matching message within 2 s');
   };
   await a.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } } });
   const init = await next((m) => m.id === 1);
@@ -126,6 +127,6 @@ test('Q3 with an SDK v1 client over HTTP: cancelling the call aborts the pending
     await c.connect(new V1Http(new URL(h.url)));
     const call = c.callTool({ name: 'greet', arguments: {} }, undefined, { signal: ac.signal });
     await assert.rejects(call);
-    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error('elicitation not cancelled within 3 s')), 3000))]); // req: CANCEL-SERVER-REQUEST
+    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error(`elicitation not cancelled within ${WAIT_MS} ms`)), WAIT_MS).unref())]); // req: CANCEL-SERVER-REQUEST
   } finally { await c.close(); await h.close(); }
 });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as z from 'zod/v4';
 import { McpServer, InMemoryTransport, ProtocolError, createMcpHandler, createRequestStateCodec, inputRequired, acceptedContent, inputResponse, isLegacyRequest } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { waitUntil } from './helpers/wait.js';
 
 function client(mode?: 'auto', manual = false) {
   const c = new Client({ name: 'c', version: '1' }, { capabilities: { elicitation: { form: {}, url: {} }, roots: {} }, ...(mode ? { versionNegotiation: { mode } } : {}), ...(manual ? { inputRequired: { autoFulfill: false } } : {}) });
@@ -100,7 +101,7 @@ test('legacy push: ctx.mcpReq.send does not validate accepted content (the toolk
   const ac = new AbortController();
   setTimeout(() => ac.abort(), 50);
   await assert.rejects(c.callTool({ name: 'wait', arguments: {} }, { signal: ac.signal }));
-  for (let i = 0; i < 100 && !nestedAborted; i++) await new Promise((r) => setTimeout(r, 10));
+  await waitUntil(() => nestedAborted);
   assert.equal(nestedAborted, true);
   await c.close();
 });

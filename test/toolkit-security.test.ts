@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createShared, serve } from '../src/server/index.js';
 import { demoServer, legacyPair, text, v2Client } from './fixtures/toolkit/peers.js';
+import { waitUntil } from './helpers/wait.js';
 
 const asUser = (user: string) => ({ requestInit: { headers: { 'x-test-user': user } } });
 const authenticate = (req: any) => {
@@ -39,7 +40,7 @@ test('URL flow completed out of band by its own user notifies the starting conne
     await assert.rejects(p.server.completeUrlElicitation(id, 'mallory'), /unknown URL elicitation/); // req: ELIC-1125-URL-BIND-USER
     await assert.rejects(p.server.completeUrlElicitation('no-such-id'), /unknown URL elicitation/);
     await p.server.completeUrlElicitation(id);
-    for (let i = 0; i < 50 && completed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => completed.length > 0);
     assert.deepEqual(completed, [id]);
   } finally { await p.close(); }
 });

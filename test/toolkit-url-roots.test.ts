@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { legacyPair, modernPair, text } from './fixtures/toolkit/peers.js';
+import { pollUntil, waitUntil } from './helpers/wait.js';
 
 test('URL mode legacy 2025-11-25: elicitationId, consent, and notifications/elicitation/complete', async () => {
   const seen: any[] = [];
@@ -13,7 +14,7 @@ test('URL mode legacy 2025-11-25: elicitationId, consent, and notifications/elic
     assert.equal(seen[0].mode, 'url');
     assert.equal(seen[0].url, 'https://example.com/connect');
     assert.equal(typeof seen[0].elicitationId, 'string'); // req: ELIC-1125-URL-ID
-    for (let i = 0; i < 50 && completed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => completed.length > 0);
     assert.deepEqual(completed, [seen[0].elicitationId]); // req: ELIC-1125-URL-COMPLETE
   } finally { await p.close(); }
 });
@@ -69,10 +70,7 @@ test('roots legacy: file:// only, cached per connection, invalidated by notifica
     assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws1');
     assert.equal(lists, 1);
     await p.client.sendRootsListChanged();
-    for (let i = 0; i < 50; i++) {
-      if (text(await p.client.callTool({ name: 'roots', arguments: {} })) === 'file:///tmp/ws2') break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await pollUntil(async () => text(await p.client.callTool({ name: 'roots', arguments: {} })), (t) => t === 'file:///tmp/ws2');
     assert.equal(lists, 2); // req: ROOTS-LIST-CHANGED-INVALIDATE
   } finally { await p.close(); }
 });

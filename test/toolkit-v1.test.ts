@@ -7,6 +7,7 @@ import { InMemoryTransport as V1InMemory } from '@modelcontextprotocol/sdk/inMem
 import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createShared } from '../src/server/index.js';
 import { demoServer, text } from './fixtures/toolkit/peers.js';
+import { waitUntil } from './helpers/wait.js';
 
 async function v1Pair(answer: (params: any) => unknown, capabilities: Record<string, unknown> = { elicitation: { form: {}, url: {} } }) {
   const [a, b] = V1InMemory.createLinkedPair();
@@ -38,7 +39,7 @@ test('v1 client: URL mode gets an elicitationId and the completion notification'
   try {
     assert.equal(text(await p.client.callTool({ name: 'login', arguments: {} })), 'accept:true:true');
     assert.equal(seen[0].mode, 'url');
-    for (let i = 0; i < 50 && completed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil(() => completed.length > 0);
     assert.deepEqual(completed, [seen[0].elicitationId]);
   } finally { await p.close(); }
 });

@@ -1,27 +1,51 @@
 // Runs the parley CLI from source (tsx), with a bound, and captures its output.
+//
+// Every run is isolated from the machine it runs on: the CLI merges the project files of its working
+// directory (parley.json, .mcp.json, .vscode/mcp.json) and the user file under $XDG_CONFIG_HOME or
+// $HOME/.config into whatever --config names, so a developer's own files would change what a test
+// sees. Unless a test passes `cwd`, a run gets an empty temporary folder as its working directory, HOME,
+// XDG_CONFIG_HOME and XDG_STATE_HOME (where `parley serve` keeps its database by default).
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface CliRun {
   code: number | null;
   stdout: string;
   stderr: string;
 }
-/** Runs `parley <args>`; kills it after `timeoutMs` (default 20000 ms). */
+
+/** Environment entries that point HOME and the XDG config and state folders at `dir` (no user parley.json, no shared gateway.db). */
+export function isolatedEnv(dir: string): { HOME: string; XDG_CONFIG_HOME: string; XDG_STATE_HOME: string } {
+  return { HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), XDG_STATE_HOME: join(dir, '.local', 'state') };
+}
+
+/**
+ * Runs `parley <args>`; kills it after `timeoutMs` (default 60000 ms: one run took ~3 s here with the
+ * whole suite running, tsx compiling the CLI on a cold cache included; CI machines can be 3× slower).
+ */
 export function runParley(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string; cwd?: string } = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), new URL('../../src/cli/main.ts', import.meta.url).pathname, ...args], { env: { ...process.env, ...opts.env }, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  const home = mkdtempSync(join(tmpdir(), 'parley-cli-home-'));
+  const done = () => rmSync(home, { recursive: true, force: true });
+  return new Promise<CliRun>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), new URL('../../src/cli/main.ts', import.meta.url).pathname, ...args], {
+      env: { ...process.env, ...isolatedEnv(home), ...opts.env },
+      cwd: opts.cwd ?? home,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`parley ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 20000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 20000);
+      reject(new Error(`parley ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
     child.stdin.end(opts.input ?? '');
-  });
+  }).finally(done);
 }

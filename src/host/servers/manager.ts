@@ -7,7 +7,8 @@
  * - Crash or failed start → `error` → restart after capped exponential backoff (`backoff.ts`:
  *   500 ms × 2^n, cap 30000 ms, 8 attempts). Pending broker calls of the dead connection are aborted.
  * - `stop(name)`: closes the SDK client (ends the child's stdin), then SIGTERM after `graceMs`
- *   (2000) and SIGKILL `killAfterMs` (2000) later if the child is still alive ({@link DEFAULT_STOP}).
+ *   (2000) and SIGKILL `killAfterMs` (2000) later if the child is still alive ({@link DEFAULT_STOP});
+ *   it resolves once the child has exited (bounded by a further `killAfterMs` after SIGKILL).
  * - Era verdict (`era-verdict.ts`): the era each definition negotiated is kept in `eraVerdicts` (the
  *   SQLite store when the host has one, else process-wide memory), keyed by a hash of the effective
  *   definition, and later starts (crash restarts, the next run) connect with it directly instead of

@@ -6,11 +6,16 @@ import type { Connection } from './connection.js';
 
 /**
  * Shutdown bounds, ms: after closing the client (which ends the child's stdin) wait `graceMs`, send
- * SIGTERM, wait `killAfterMs`, send SIGKILL. HTTP connections are bounded by the sum.
+ * SIGTERM, wait `killAfterMs`, send SIGKILL and wait up to `killAfterMs` more for the child to be
+ * reaped. HTTP connections are bounded by `graceMs + killAfterMs`.
  */
 export const DEFAULT_STOP = { graceMs: 2_000, killAfterMs: 2_000 };
 
-/** Closes `conn`; resolves within about `graceMs + killAfterMs`. Never rejects. */
+/**
+ * Closes `conn`; resolves within about `graceMs + 2 × killAfterMs` (the last `killAfterMs` only for a
+ * child that ignored SIGTERM), normally once the child has exited, so a caller sees no process left.
+ * Never rejects.
+ */
 export async function closeBounded(conn: Connection, { graceMs, killAfterMs }: typeof DEFAULT_STOP): Promise<void> {
   const pid = conn.pid;
   const closing = conn.close();
@@ -19,6 +24,8 @@ export async function closeBounded(conn: Connection, { graceMs, killAfterMs }: t
   signal(pid, 'SIGTERM');
   if (await settlesWithin(closing, killAfterMs)) return;
   signal(pid, 'SIGKILL');
+  // SIGKILL cannot be refused, but the child is only gone once it is reaped (the transport's close).
+  await settlesWithin(closing, killAfterMs);
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
