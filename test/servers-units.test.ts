@@ -13,8 +13,10 @@ class ManualClock implements Clock {
   t = 0;
   #timers = new Map<number, { at: number; fn: () => void }>();
   #id = 0;
+  /** Timers ever set. */
+  set = 0;
   now = () => this.t;
-  setTimeout = (fn: () => void, ms: number) => (this.#timers.set(++this.#id, { at: this.t + ms, fn }), this.#id);
+  setTimeout = (fn: () => void, ms: number) => (this.set++, this.#timers.set(++this.#id, { at: this.t + ms, fn }), this.#id);
   clearTimeout = (h: unknown) => void this.#timers.delete(h as number);
   advance(ms: number) {
     const end = this.t + ms;
@@ -67,6 +69,30 @@ describe('ToolClock and PauseGate', () => {
     c.advance(1);
     assert.equal(k.signal.aborted, true);
     untrack();
+  });
+
+  it('pause and resume set no timer; a timer that fires while paused or early re-arms for the running time left', () => {
+    const c = new ManualClock();
+    const k = new ToolClock(c, info, false);
+    const armed = c.set; // the total and the running-time timer
+    for (let i = 0; i < 100; i++) {
+      c.advance(1);
+      k.pause();
+      c.advance(3); // a person answering
+      k.resume();
+    }
+    assert.equal(c.set, armed, 'a hundred elicitations armed no new timer');
+    assert.equal(k.remainingMs(), 900, '100 ms of running time used, 300 ms paused not counted');
+    c.advance(800); // the first timer fires at t=1000 (armed for 1000 at t=0) with 300 ms left: re-armed; at t=1200, 100 ms left
+    assert.equal(k.signal.aborted, false, 'fired early: re-armed, not expired');
+    k.pause();
+    c.advance(5_000); // the re-armed timer fires while paused: nothing happens
+    assert.equal(k.signal.aborted, false, 'paused: no expiry');
+    k.resume();
+    c.advance(99);
+    assert.equal(k.signal.aborted, false, '1 ms left');
+    c.advance(1);
+    assert.equal((k.signal.reason as ToolCallTimeoutError).budget, 'toolCallMs');
   });
 
   it('a clock created while paused starts paused', () => {

@@ -30,10 +30,18 @@ export class ToolCallTimeoutError extends Error {
   }
 }
 
+/**
+ * One call's two budgets. Pausing and resuming touch no timer (an elicitation pauses every clock of its
+ * server, so that would be a clear and a new timer per elicitation): the running-time timer stays
+ * armed, and when it fires it re-arms itself for whatever running time is left, or does nothing while
+ * paused (resume re-arms it then).
+ */
 export class ToolClock {
   readonly #ctl = new AbortController();
+  /** Running-time budget left as of `#since` (when running) or now (when paused), ms. */
   #remaining: number;
   #since = 0;
+  /** The running-time timer, or `undefined` when none is armed. */
   #timer: unknown;
   readonly #totalTimer: unknown;
   #paused = false;
@@ -62,26 +70,39 @@ export class ToolClock {
   pause(): void {
     if (this.#paused || this.#done) return;
     this.#remaining -= this.clock.now() - this.#since;
-    this.clock.clearTimeout(this.#timer);
     this.#paused = true;
   }
 
   resume(): void {
     if (!this.#paused || this.#done) return;
     this.#paused = false;
-    this.#run();
+    this.#since = this.clock.now();
+    if (this.#timer === undefined) this.#arm();
   }
 
   /** Stops both timers; call when the tool call settles. */
   dispose(): void {
     this.#done = true;
-    this.clock.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.clock.clearTimeout(this.#totalTimer);
   }
 
   #run(): void {
     this.#since = this.clock.now();
-    this.#timer = this.clock.setTimeout(() => this.#expire('toolCallMs', this.info.toolCallMs), Math.max(0, this.#remaining));
+    this.#arm();
+  }
+
+  #arm(): void {
+    this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, this.#remaining - (this.clock.now() - this.#since)));
+  }
+
+  /** The running-time timer fired: expire, or re-arm for the time still left (none while paused). */
+  #tick(): void {
+    this.#timer = undefined;
+    if (this.#done || this.#paused) return;
+    if (this.#remaining - (this.clock.now() - this.#since) <= 0) this.#expire('toolCallMs', this.info.toolCallMs);
+    else this.#arm();
   }
 
   #expire(budget: 'toolCallMs' | 'maxTotalMs', ms: number): void {
