@@ -135,13 +135,27 @@ export class PauseGate {
     };
   }
 
-  /** Runs `fn` (a person answering) with every clock of this server paused. */
-  async during<T>(fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` (a person answering) with every clock of this server paused; settles as `fn` does. */
+  during<T>(fn: () => Promise<T>): Promise<T> {
     if (this.#depth++ === 0) for (const c of this.#clocks) c.pause();
+    let p: Promise<T>;
     try {
-      return await fn();
-    } finally {
-      if (--this.#depth === 0) for (const c of this.#clocks) c.resume();
+      p = fn();
+    } catch (err) {
+      this.#leave();
+      return Promise.reject(err);
     }
+    // One derived promise (an async function with try/finally made two, on every elicitation).
+    return p.then(
+      (v) => (this.#leave(), v),
+      (err: unknown) => {
+        this.#leave();
+        throw err;
+      },
+    );
+  }
+
+  #leave(): void {
+    if (--this.#depth === 0) for (const c of this.#clocks) c.resume();
   }
 }
