@@ -24,7 +24,7 @@ import type { BenchRow } from './lib.js';
 import { connectRaw, envInt, medianOf, rawServerCmd, repoPath, stdioDef, type Cmd } from './peers.js';
 
 export interface StartupBenchOptions {
-  /** Repeats of (a), median reported. @default 7 (the ratio is a contention figure: 3 repeats swung by ±0.2 on a 2-core box) */
+  /** Repeats of (a), median reported. @default 11 (the ratio is a contention figure: 3 repeats swung by ±0.2 on a 2-core box) */
   repeats?: number;
   /** Servers in (b). @default 10 */
   fanout?: number;
@@ -102,7 +102,7 @@ async function rawSequential(cmds: Cmd[]): Promise<number> {
 }
 
 export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
-  const repeats = o.repeats ?? 7;
+  const repeats = o.repeats ?? 11;
   const fanout = o.fanout ?? 10;
   const fanoutRepeats = o.fanoutRepeats ?? envInt('PARLEY_BENCH_FANOUT_REPEATS', 1);
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
