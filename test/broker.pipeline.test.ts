@@ -207,6 +207,40 @@ test('with the runtime\'s abort handle the presenter gets the request\'s own sig
   await assert.rejects(pending, { code: 'CANCELLED_BY_SERVER' });
 });
 
+test('answer deadlines share one timer: a later request still times out after an earlier one is answered, in start order', async () => {
+  const store = new MemoryStore();
+  let release!: (a: PresenterAnswer) => void;
+  const first = (_p: PromptView) => new Promise<PresenterAnswer>((r) => (release = r));
+  const never = (_p: PromptView) => new Promise<PresenterAnswer>(() => {});
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([first, never, never]), store, timeouts: { answerMs: 150 } });
+  const form = (m: string) => ({ message: m, requestedSchema: { type: 'object', properties: {} } });
+  const a = broker.elicit(form('a'), ctx('s1'));
+  await new Promise((r) => setTimeout(r, 40));
+  const b = broker.elicit(form('b'), ctx('s2'));
+  await new Promise((r) => setTimeout(r, 40));
+  const c = broker.elicit(form('c'), ctx('s3'));
+  release({ action: 'decline' }); // the first deadline's ask ends: the timer must re-arm for b, then c
+  assert.deepEqual(await a, { action: 'decline' });
+  assert.deepEqual(await b, { action: 'cancel' }, 'b timed out');
+  assert.equal(broker.pending('s3').length, 1, 'c (started 40 ms after b) is still waiting when b times out');
+  assert.deepEqual(await c, { action: 'cancel' }, 'c timed out too');
+  assert.equal(store.audit.filter((r) => r.detail?.reason === 'timeout').length, 2);
+});
+
+test('a waiting answer deadline does not keep a process alive once every request is answered', async () => {
+  const { spawnSync } = await import('node:child_process');
+  // A 30-minute answer timeout and an immediate answer: the process must exit on its own.
+  const script = `
+    import { ElicitationBroker } from './src/host/broker/index.ts';
+    import { ScriptedPresenter } from './src/host/presenter.ts';
+    const b = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'accept', content: {} }]) });
+    const r = await b.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, { server: 's', era: 'legacy', revision: '2025-11-25', signal: new AbortController().signal });
+    console.log(r.action);`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.error, undefined, `the process did not exit within 60 s (answerMs is 30 min): ${r.error?.message}`);
+  assert.equal(r.stdout.trim(), 'accept', r.stderr);
+});
+
 test('a request already cancelled on arrival never reaches the presenter', async () => {
   const presenter = new ScriptedPresenter([{ action: 'accept', content: {} }]);
   const ac = new AbortController();

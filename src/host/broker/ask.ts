@@ -28,11 +28,13 @@ const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);
  */
 class AnswerSignal {
   private readonly ctl: AbortController | undefined;
-  private readonly timer: ReturnType<typeof setTimeout>;
+  /** When the answer timer fires, `performance.now()` ms. */
+  deadline = 0;
   /** The answer timer fired (as opposed to the server withdrawing the request). */
   timedOut = false;
   /** Settles the current round's wait as aborted. */
   wake: (() => void) | undefined;
+  private readonly queue: Deadlines;
 
   constructor(
     private readonly server: AbortSignal,
@@ -42,7 +44,8 @@ class AnswerSignal {
     if (!abortServer) this.ctl = new AbortController();
     if (server.aborted) this.handleEvent();
     else server.addEventListener('abort', this); // removed in dispose (no `once`: its options cost per call)
-    this.timer = setTimeout(timeUp, answerMs, this);
+    this.queue = Deadlines.for(answerMs);
+    this.queue.add(this);
   }
   get signal(): AbortSignal {
     return this.ctl ? this.ctl.signal : this.server;
@@ -63,13 +66,56 @@ class AnswerSignal {
     } else this.abortServer!(reason); // dispatches to handleEvent, which wakes the wait
   }
   dispose(): void {
-    clearTimeout(this.timer);
+    this.queue.delete(this);
     this.server.removeEventListener('abort', this);
   }
 }
 
-function timeUp(a: AnswerSignal): void {
-  a.timeUp();
+/**
+ * The answer deadlines of every ask with the same `answerMs`, on one timer. Asks with one `answerMs`
+ * end in the order they started, so the set (insertion order) is deadline order and the timer only
+ * ever waits for the first. Adding and removing an ask touches no timer (a timer per ask was a timer
+ * list created and torn down per elicitation): the timer is only ref'd while asks are waiting, so it
+ * never keeps a process alive by itself, and when it fires early (its first ask ended) it re-arms for
+ * the new first.
+ */
+class Deadlines {
+  private static readonly byMs = new Map<number, Deadlines>();
+  static for(ms: number): Deadlines {
+    let q = Deadlines.byMs.get(ms);
+    if (!q) Deadlines.byMs.set(ms, (q = new Deadlines(ms)));
+    return q;
+  }
+
+  private readonly waiting = new Set<AnswerSignal>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private constructor(private readonly ms: number) {}
+
+  add(a: AnswerSignal): void {
+    a.deadline = performance.now() + this.ms;
+    this.waiting.add(a);
+    if (!this.timer) this.timer = setTimeout(sweep, this.ms, this);
+    else this.timer.ref();
+  }
+  delete(a: AnswerSignal): void {
+    if (this.waiting.delete(a) && this.waiting.size === 0) this.timer?.unref();
+  }
+  sweep(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const a of this.waiting) {
+      if (a.deadline > now) {
+        this.timer = setTimeout(sweep, Math.max(1, Math.ceil(a.deadline - now)), this);
+        return;
+      }
+      this.waiting.delete(a);
+      a.timeUp();
+    }
+  }
+}
+
+function sweep(q: Deadlines): void {
+  q.sweep();
 }
 
 /** Waits for `p`, or for the abort of `a.signal`, whichever comes first. */
