@@ -227,3 +227,14 @@ test('broker: two requests with the same form get the same frozen schema; a chan
   ]);
   assert.deepEqual(Object.keys(seen[0]), ['id', 'server', 'message', 'mode', 'repairs', 'lint', 'warnings', 'sensitiveFields', 'round', 'schema', 'prefill', 'prefillSources']);
 });
+
+test('fromWire: a value parsed from JSON skips the faithfulness walk and shares the cached checks; non-objects are not cached', () => {
+  const wire = checkForm(fresh(FORM), '2025-11-25', true);
+  const walked = checkForm(fresh(FORM), '2025-11-25');
+  assert.equal(wire, walked, 'one cache entry for both paths (same JSON text key)');
+  assert.deepEqual(wire.normalized, direct(fresh(FORM), '2025-11-25').normalized, 'the checks equal the uncached schema core');
+  const before = formCacheSize();
+  const notObject = checkForm('{"type":"object"}', '2025-11-25', true);
+  assert.equal(notObject.normalized.ok, false, 'a string is not a requestedSchema');
+  assert.equal(formCacheSize(), before, 'and it is not cached');
+});

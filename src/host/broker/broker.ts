@@ -118,7 +118,7 @@ export class ElicitationBroker {
     let url: UrlView | undefined;
     if (req.mode === 'form') {
       // Normalise, lint and sensitive-field detection, cached per form (form-cache.ts: shared, frozen results).
-      form = checkForm(p.requestedSchema, revision);
+      form = checkForm(p.requestedSchema, revision, ctx.fromWire === true);
       const n = form.normalized;
       if (!n.ok) throw this.invalid(req, `Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
       req.requestedSchema = n.schema;

@@ -71,10 +71,12 @@ function compute(schema: unknown, revision: Revision): Check {
 
 /**
  * The checks of `requestedSchema` under `revision`: from the cache when the schema is JSON-faithful
- * (see the module comment), else computed on the value itself. Never throws.
+ * (see the module comment), else computed on the value itself. `fromWire`: the value was parsed from
+ * a JSON-RPC message, so it is JSON-faithful by construction and the faithfulness walk is skipped
+ * (its JSON text is still the key). Never throws.
  */
-export function checkForm(requestedSchema: unknown, revision: Revision): FormCheck {
-  const text = faithfulText(requestedSchema);
+export function checkForm(requestedSchema: unknown, revision: Revision, fromWire = false): FormCheck {
+  const text = fromWire ? wireText(requestedSchema) : faithfulText(requestedSchema);
   if (text === undefined) return compute(requestedSchema, revision);
   let byRevision = cache.get(text);
   if (!byRevision) {
@@ -96,6 +98,18 @@ export function checkForm(requestedSchema: unknown, revision: Revision): FormChe
 /** Number of cached forms (for tests). */
 export function formCacheSize(): number {
   return cache.size;
+}
+
+/** The JSON text of a value parsed from the wire, when it is an object short enough to cache. */
+function wireText(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  return text !== undefined && text.length <= MAX_CACHED_TEXT ? text : undefined;
 }
 
 /** The JSON text of `value` when it is JSON-faithful and short enough to cache, else `undefined`. */

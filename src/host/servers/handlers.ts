@@ -26,6 +26,11 @@ export interface InputContext {
    * instead of a second one made per request. Optional: without it the broker makes its own.
    */
   abort?: (reason?: unknown) => void;
+  /**
+   * The params were parsed from a JSON-RPC message (set by the ServerManager): plain JSON by
+   * construction, so the broker keys its form cache by their JSON text without walking them first.
+   */
+  fromWire?: boolean;
   /** JSON-RPC id of the server's request on legacy eras */
   requestId?: string | number;
   /** The tool call the request belongs to, when the runtime can tell (`./calls.ts`). */

@@ -37,7 +37,7 @@ export function wireHandlers(
     let answer: Promise<T>;
     try {
       const call = attributeCall(client, holder.era);
-      const ctx: InputContext = { server: o.name, era: holder.era, revision: holder.revision, signal: p.ctl.signal, abort: (reason) => p.ctl.abort(reason) };
+      const ctx: InputContext = { server: o.name, era: holder.era, revision: holder.revision, signal: p.ctl.signal, abort: (reason) => p.ctl.abort(reason), fromWire: true };
       if (legacy) ctx.requestId = id;
       if (call) ctx.call = call;
       answer = fn(ctx);
