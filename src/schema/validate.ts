@@ -131,10 +131,12 @@ export function compileUncached(schema: RequestedSchema): ValidateFunction {
  */
 export function validateContent(schema: RequestedSchema, content: unknown): Checked<Content> {
   if (!isObj(schema)) return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: 'no requestedSchema to validate against', fix: 'pass the requestedSchema the answer is for' }] };
-  if (tooDeep(schema) || tooDeep(content)) return { ok: false, issues: [{ code: 'too-deep', path: '', severity: 'error', message: 'the schema or the content nests too deeply to be an elicitation form', fix: 'send a flat object' }] };
+  // A schema object already compiled passed the depth check then (schemas are immutable once validated).
+  const known = byObject.get(schema);
+  if ((!known && tooDeep(schema)) || tooDeep(content)) return { ok: false, issues: [{ code: 'too-deep', path: '', severity: 'error', message: 'the schema or the content nests too deeply to be an elicitation form', fix: 'send a flat object' }] };
   let fn: ValidateFunction;
   try {
-    fn = compiled(schema);
+    fn = known ?? compiled(schema);
   } catch (e) {
     return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: `the requestedSchema cannot be compiled (${(e as Error).message}); normalise it first`, fix: 'run normalizeRequestedSchema on it' }] };
   }
