@@ -43,8 +43,11 @@ export function buildPrefill(schema: RequestedSchema, server: string, scope: Sco
   ];
   const values: Content = {};
   const sources: Record<string, string> = {};
+  let fields: string[] | undefined;
   for (const [name, layer] of layers) {
-    for (const field of Object.keys(schema.properties)) {
+    if (isEmpty(layer)) continue; // the usual case: no profile, preset or remembered answer
+    fields ??= Object.keys(schema.properties);
+    for (const field of fields) {
       if (!(field in layer)) continue;
       if (name === 'remembered' && sensitive.has(field)) continue;
       if (!fieldOk(schema, field, layer[field])) continue;
@@ -55,4 +58,9 @@ export function buildPrefill(schema: RequestedSchema, server: string, scope: Sco
   const withDefaults = applyDefaults(schema, values);
   for (const field of Object.keys(withDefaults)) if (!(field in sources)) sources[field] = 'default';
   return { values: withDefaults, sources };
+}
+
+function isEmpty(o: Record<string, unknown>): boolean {
+  for (const _ in o) return false;
+  return true;
 }
