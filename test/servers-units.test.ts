@@ -95,6 +95,31 @@ describe('ToolClock and PauseGate', () => {
     assert.equal((k.signal.reason as ToolCallTimeoutError).budget, 'toolCallMs');
   });
 
+  it('a handler that answers with a plain value, or throws, leaves the gate balanced', async () => {
+    const gate = new PauseGate();
+    const c = new ManualClock();
+    const k = new ToolClock(c, info, false);
+    const untrack = gate.track(k);
+    assert.deepEqual(await gate.during(() => ({ action: 'decline' }) as never), { action: 'decline' }, 'a plain value comes back');
+    assert.equal(gate.paused, false, 'not left paused after a plain value');
+    await assert.rejects(gate.during(() => { throw new Error('boom'); }), /boom/);
+    assert.equal(gate.paused, false, 'not left paused');
+    c.advance(1000);
+    assert.equal(k.signal.aborted, true, 'the running-time budget still fires');
+    untrack();
+  });
+
+  it('running time is measured on the monotonic clock: a wall-clock step back does not stretch the budget', () => {
+    const c = new ManualClock();
+    let wallOffset = 0;
+    const clock = { ...c, now: () => c.t + wallOffset, elapsed: () => c.t, setTimeout: c.setTimeout, clearTimeout: c.clearTimeout };
+    const k = new ToolClock(clock, info, false);
+    c.advance(50);
+    wallOffset = -3_000; // NTP steps the wall clock back 3 s
+    c.advance(950);
+    assert.equal((k.signal.reason as ToolCallTimeoutError | undefined)?.budget, 'toolCallMs', 'fired at 1000 ms of running time');
+  });
+
   it('a clock created while paused starts paused', () => {
     const c = new ManualClock();
     const k = new ToolClock(c, info, true);

@@ -40,7 +40,7 @@ export function wireHandlers(
       const ctx: InputContext = { server: o.name, era: holder.era, revision: holder.revision, signal: p.ctl.signal, abort: (reason) => p.ctl.abort(reason), fromWire: true };
       if (legacy) ctx.requestId = id;
       if (call) ctx.call = call;
-      answer = fn(ctx);
+      answer = Promise.resolve(fn(ctx));
     } catch (err) {
       done();
       return Promise.reject(err);

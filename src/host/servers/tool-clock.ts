@@ -64,19 +64,19 @@ export class ToolClock {
 
   /** Remaining running-time budget in ms (for diagnostics). */
   remainingMs(): number {
-    return this.#paused || this.#done ? this.#remaining : Math.max(0, this.#remaining - (this.clock.now() - this.#since));
+    return this.#paused || this.#done ? this.#remaining : Math.max(0, this.#remaining - (this.#elapsed() - this.#since));
   }
 
   pause(): void {
     if (this.#paused || this.#done) return;
-    this.#remaining -= this.clock.now() - this.#since;
+    this.#remaining -= this.#elapsed() - this.#since;
     this.#paused = true;
   }
 
   resume(): void {
     if (!this.#paused || this.#done) return;
     this.#paused = false;
-    this.#since = this.clock.now();
+    this.#since = this.#elapsed();
     if (this.#timer === undefined) this.#arm();
   }
 
@@ -88,20 +88,25 @@ export class ToolClock {
     this.clock.clearTimeout(this.#totalTimer);
   }
 
+  /** Monotonic ms: a wall-clock step (NTP) must not stretch or cut a budget. */
+  #elapsed(): number {
+    return this.clock.elapsed ? this.clock.elapsed() : this.clock.now();
+  }
+
   #run(): void {
-    this.#since = this.clock.now();
+    this.#since = this.#elapsed();
     this.#arm();
   }
 
   #arm(): void {
-    this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, this.#remaining - (this.clock.now() - this.#since)));
+    this.#timer = this.clock.setTimeout(() => this.#tick(), Math.max(0, this.#remaining - (this.#elapsed() - this.#since)));
   }
 
   /** The running-time timer fired: expire, or re-arm for the time still left (none while paused). */
   #tick(): void {
     this.#timer = undefined;
     if (this.#done || this.#paused) return;
-    if (this.#remaining - (this.clock.now() - this.#since) <= 0) this.#expire('toolCallMs', this.info.toolCallMs);
+    if (this.#remaining - (this.#elapsed() - this.#since) <= 0) this.#expire('toolCallMs', this.info.toolCallMs);
     else this.#arm();
   }
 
@@ -140,7 +145,7 @@ export class PauseGate {
     if (this.#depth++ === 0) for (const c of this.#clocks) c.pause();
     let p: Promise<T>;
     try {
-      p = fn();
+      p = Promise.resolve(fn()); // a handler may answer with a plain value
     } catch (err) {
       this.#leave();
       return Promise.reject(err);
