@@ -10,9 +10,10 @@
 // parallel within the issue-5 target. Native or large lazily used packages stay external and load from
 // node_modules: better-sqlite3 and @resvg/resvg-js (native), vega and vega-lite (only when rendering).
 //
-// Usage: node scripts/bundle-servers.mjs   (run by `npm run build`; idempotent: old chunks are removed)
+// Usage: node scripts/bundle-servers.mjs   (run by `npm run build`; idempotent: on its own output it
+// changes nothing; after tsc it replaces the bundles and the old chunks)
 import { build } from 'esbuild';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,11 +26,20 @@ for (const e of entries) {
     process.exit(1);
   }
 }
-rmSync(join(servers, 'chunks'), { recursive: true, force: true });
+// A second run on its own output (no tsc in between) leaves the bundles as they are: a bundle cannot
+// be bundled again, and they are already current for the compiled sources they were made from.
+const MARK = '/* parley: bundled by scripts/bundle-servers.mjs */';
+if (entries.every((e) => readFileSync(e, 'utf8').includes(MARK))) {
+  console.error('bundle-servers: dist/servers is already bundled; `npm run build` recompiles and bundles again');
+  process.exit(0);
+}
+// Build into a scratch directory, then swap, so a failed build leaves the previous output working.
+const scratch = join(servers, '.bundle-next');
+rmSync(scratch, { recursive: true, force: true });
 
 await build({
   entryPoints: entries,
-  outdir: servers,
+  outdir: scratch,
   outbase: servers,
   entryNames: '[dir]/[name]',
   chunkNames: 'chunks/[name]-[hash]',
@@ -38,7 +48,6 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  allowOverwrite: true,
   sourcemap: 'linked',
   // Whitespace and syntax only: identifiers stay readable in stack traces; fewer bytes to decode and parse.
   minifyWhitespace: true,
@@ -46,5 +55,12 @@ await build({
   logLevel: 'warning',
   external: ['better-sqlite3', '@resvg/resvg-js', 'vega', 'vega-lite'],
   // CommonJS packages inside the bundle (ajv, …) call require() for Node built-ins.
-  banner: { js: "import { createRequire as __parleyCreateRequire } from 'node:module'; const require = __parleyCreateRequire(import.meta.url);" },
+  banner: { js: `${MARK}\nimport { createRequire as __parleyCreateRequire } from 'node:module'; const require = __parleyCreateRequire(import.meta.url);` },
 });
+
+rmSync(join(servers, 'chunks'), { recursive: true, force: true });
+renameSync(join(scratch, 'chunks'), join(servers, 'chunks'));
+for (const n of ['sales', 'charts']) {
+  for (const f of ['main.js', 'main.js.map']) renameSync(join(scratch, n, f), join(servers, n, f));
+}
+rmSync(scratch, { recursive: true, force: true });
