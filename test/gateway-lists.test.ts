@@ -28,10 +28,10 @@ it('downstream tools/list_changed reaches the upstream session; the new tool is 
   const transport = new StreamableHTTPClientTransport(new URL(url));
   await c.connect(transport);
   try {
-    assert.deepEqual((await c.listTools()).tools.map((t) => t.name), ['grow__grow']);
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__grow', 'grow__lists']);
     assert.equal(text(await c.callTool({ name: 'grow__grow', arguments: {} })), 'added extra1');
     await Promise.race([changed, new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed within 15 s')), 15_000).unref())]);
-    assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__extra1', 'grow__grow']);
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__extra1', 'grow__grow', 'grow__lists']);
     assert.equal(text(await c.callTool({ name: 'grow__extra1', arguments: {} })), 'extra1');
   } finally {
     await transport.terminateSession();
@@ -74,6 +74,24 @@ it('2026-07-28 upstream: a downstream tools/list_changed reaches the client\'s s
     const after = (await c.listTools()).tools.map((t) => t.name);
     assert.ok(!before.includes(`grow__${added}`) && after.includes(`grow__${added}`), `${added} listed after the notification: ${after.join(', ')}`);
   } finally {
+    await c.close();
+  }
+});
+
+it('unknown names share one fresh downstream list: twenty concurrent misses list the server at most once', async () => {
+  const c = new Client({ name: 'ide-misses', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await c.connect(transport);
+  try {
+    await c.listTools();
+    await new Promise((r) => setTimeout(r, 1_100)); // past FRESH_LIST_MIN_MS since any earlier miss
+    const before = Number(text(await c.callTool({ name: 'grow__lists', arguments: {} })));
+    const misses = await Promise.all(Array.from({ length: 20 }, (_, i) => c.callTool({ name: `grow__missing_${i}`, arguments: {} }).then((x) => JSON.stringify(x), (e: Error) => e.message)));
+    for (const [i, m] of misses.entries()) assert.match(m, new RegExp(`grow__missing_${i}`), 'each unknown name is refused, naming it');
+    const after = Number(text(await c.callTool({ name: 'grow__lists', arguments: {} })));
+    assert.ok(after - before <= 1, `downstream tools/list requests for 20 misses: ${after - before}`);
+  } finally {
+    await transport.terminateSession();
     await c.close();
   }
 });

@@ -10,6 +10,9 @@ import type { Host } from '../host/index.js';
 import { namespace, parseQualifiedUri, qualifiedUri } from './names.js';
 
 type Target = { server: string; name: string };
+
+/** Least time between two fresh lists made because a client named an unknown tool or prompt, ms. */
+export const FRESH_LIST_MIN_MS = 1_000;
 /** A list under exposed names, and exposed name → server and original name. */
 type Named<T> = { list: T[]; byName: Map<string, Target> };
 type Kind = 'tools' | 'prompts' | 'resources';
@@ -125,19 +128,36 @@ export class Catalog {
   /**
    * Where an exposed tool name goes. A name missing from the cached list is looked up once more in a
    * fresh list: a server may have registered the tool after the list was cached and before its
-   * `list_changed` arrived (server-everything registers some tools just after initialisation).
+   * `list_changed` arrived (server-everything registers some tools just after initialisation). Misses
+   * share one fresh list while it is in flight, and start another at most every
+   * {@link FRESH_LIST_MIN_MS}, so unknown names cannot make every downstream server list on each call.
    */
   async tool(exposed: string): Promise<Target | undefined> {
     const hit = (await this.listTools()).byName.get(exposed);
     if (hit) return hit;
-    return (await this.listTools(true)).byName.get(exposed);
+    return (await this.fresh('tools', () => this.listTools(true)))?.byName.get(exposed);
   }
 
-  /** Where an exposed prompt name goes; a miss is looked up once more in a fresh list, as for tools. */
+  /** Where an exposed prompt name goes; a miss is looked up in a fresh list as for {@link tool}. */
   async prompt(exposed: string): Promise<Target | undefined> {
     const hit = (await this.listPrompts()).byName.get(exposed);
     if (hit) return hit;
-    return (await this.listPrompts(true)).byName.get(exposed);
+    return (await this.fresh('prompts', () => this.listPrompts(true)))?.byName.get(exposed);
+  }
+
+  private readonly freshInFlight = new Map<'tools' | 'prompts', Promise<unknown>>();
+  private readonly freshAt = new Map<'tools' | 'prompts', number>();
+
+  /** A fresh list for a miss: the one in flight, a new one if none was made in the last FRESH_LIST_MIN_MS, else none. */
+  private fresh<T>(kind: 'tools' | 'prompts', list: () => Promise<T>): Promise<T> | undefined {
+    const inFlight = this.freshInFlight.get(kind) as Promise<T> | undefined;
+    if (inFlight) return inFlight;
+    const now = performance.now();
+    if (now - (this.freshAt.get(kind) ?? -Infinity) < FRESH_LIST_MIN_MS) return undefined;
+    this.freshAt.set(kind, now);
+    const p = list().finally(() => this.freshInFlight.delete(kind));
+    this.freshInFlight.set(kind, p);
+    return p;
   }
 
   /**
