@@ -92,3 +92,24 @@ test('2026-07-28: a roots request answered with something other than a roots/lis
     assert.equal(text(await c.callTool(right, { allowInputRequired: true })), 'file:///tmp/ws');
   } finally { await c.close(); await h.close(); }
 });
+
+test('HTTP legacy session belongs to its user (extra.sub), not to the client id several users share', async () => {
+  const h = await serve(() => demoServer(createShared()), { http: { authenticate } });
+  try {
+    const post = (user: string, body: unknown, sid?: string) =>
+      fetch(h.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-test-user': user, 'mcp-protocol-version': '2025-11-25', ...(sid ? { 'mcp-session-id': sid } : {}) }, body: JSON.stringify(body) });
+    const init = await post('alice', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'a', version: '1' } } });
+    const sid = init.headers.get('mcp-session-id');
+    assert.ok(sid, `alice got a session (status ${init.status})`);
+    await init.text();
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    const bob = await post('bob', list, sid!);
+    assert.equal(bob.status, 404, 'bob (same clientId "c", other sub) cannot use alice\'s session');
+    await bob.text();
+    const alice = await post('alice', list, sid!);
+    assert.equal(alice.status, 200, 'alice can');
+    await alice.text();
+  } finally {
+    await h.close();
+  }
+});

@@ -203,7 +203,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
         const t = sessions.get(sid);
         if (!t) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
         // A session belongs to whoever opened it: another identity's request gets the same 404.
-        if (owners.get(sid) !== (auth?.clientId ?? '')) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        if (owners.get(sid) !== userOfAuth(auth)) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
         cancelOnDisconnect(t, res, body);
         const a = activity.get(sid);
         if (a) {
@@ -226,7 +226,7 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, t);
-          owners.set(id, auth?.clientId ?? '');
+          owners.set(id, userOfAuth(auth)); // the user (extra.sub, else clientId): one client id may serve many users
           activity.set(id, { last: Date.now(), open: 0 });
           fanout.addLive(m, { user: userOfAuth(auth), era: 'legacy', product: s });
         },
