@@ -105,11 +105,21 @@ export const medianOf = (xs: number[]): number => {
  * hits both alike, after one warm-up loop each. Returns each side's median wall, host-CPU and
  * server-CPU time (each median taken on its own).
  */
-export async function interleaved(sides: LoopCall[], n: number, warmup: number, repeats: number): Promise<LoopTime[]> {
+export async function interleaved(sides: LoopCall[], n: number, warmup: number, repeats: number): Promise<LoopTime[] & { rounds: LoopTime[][] }> {
   for (const s of sides) await timedLoop(s, warmup);
   const times: LoopTime[][] = sides.map(() => []);
   for (let r = 0; r < repeats; r++) for (let i = 0; i < sides.length; i++) times[i].push(await timedLoop(sides[i], n));
-  return times.map((ts) => ({ wallMs: medianOf(ts.map((t) => t.wallMs)), hostCpuMs: medianOf(ts.map((t) => t.hostCpuMs)), serverCpuMs: medianOf(ts.map((t) => t.serverCpuMs)) }));
+  const out = times.map((ts) => ({ wallMs: medianOf(ts.map((t) => t.wallMs)), hostCpuMs: medianOf(ts.map((t) => t.hostCpuMs)), serverCpuMs: medianOf(ts.map((t) => t.serverCpuMs)) }));
+  return Object.assign(out, { rounds: times });
+}
+
+/**
+ * The median over rounds of side `a` ÷ side `b` for one measure, each round's pair taken back to back.
+ * On a shared machine whose speed drifts between rounds, this is steadier than a ratio of two medians
+ * (a slow spell then hits both sides of a round rather than one side's median).
+ */
+export function roundRatio(rounds: LoopTime[][], a: number, b: number, key: 'wallMs' | 'hostCpuMs' | 'serverCpuMs'): number {
+  return medianOf(rounds[a].map((t, i) => t[key] / rounds[b][i][key]));
 }
 
 /** Positive integer from an environment variable, or the default. */

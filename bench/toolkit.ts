@@ -3,14 +3,14 @@
 // stdio. Same tool, same 5-field form, same answer; only the server side differs
 // (bench/fixtures/raw-server.mjs vs bench/fixtures/toolkit-server.mjs).
 import type { BenchRow } from './lib.js';
-import { connectRaw, envInt, interleaved, rawServerCmd, toolkitServerCmd, type LoopCall, type RawPeer } from './peers.js';
+import { connectRaw, envInt, interleaved, roundRatio, rawServerCmd, toolkitServerCmd, type LoopCall, type RawPeer } from './peers.js';
 
 export interface ToolkitBenchOptions {
   /** Elicitations per timed loop. @default 1000 (env PARLEY_BENCH_N) */
   n?: number;
   /** @default 100 */
   warmup?: number;
-  /** @default 5 */
+  /** Timed rounds (both sides once per round); ratios are medians of per-round ratios. @default 9 */
   repeats?: number;
 }
 
@@ -19,20 +19,21 @@ const loopOf = (peer: RawPeer): LoopCall => (k) => peer.client.callTool({ name: 
 export async function run(o: ToolkitBenchOptions = {}): Promise<BenchRow[]> {
   const n = o.n ?? envInt('PARLEY_BENCH_N', 1000);
   const warmup = o.warmup ?? 100;
-  const repeats = o.repeats ?? 5;
+  const repeats = o.repeats ?? 9;
   const peers: RawPeer[] = [];
   try {
     const rawPeer = (await connectRaw(rawServerCmd())).peer;
     peers.push(rawPeer);
     const kit = (await connectRaw(toolkitServerCmd())).peer;
     peers.push(kit);
-    const [raw, kitT] = await interleaved([loopOf(rawPeer), loopOf(kit)], n, warmup, repeats);
+    const measured = await interleaved([loopOf(rawPeer), loopOf(kit)], n, warmup, repeats);
+    const [raw, kitT] = measured;
     const expected = warmup + repeats * n;
     if (kit.answered() !== expected) throw new Error(`toolkit server sent ${kit.answered()} elicitations, expected ${expected}`);
     const rate = (ms: number) => n / (ms / 1000);
-    const wall = kitT.wallMs / raw.wallMs;
-    const cpu = kitT.serverCpuMs / raw.serverCpuMs;
-    const how = `stdio, N=${n} sequential after ${warmup} warm-up, median of ${repeats} interleaved loops`;
+    const wall = roundRatio(measured.rounds, 1, 0, 'wallMs');
+    const cpu = roundRatio(measured.rounds, 1, 0, 'serverCpuMs');
+    const how = `stdio, N=${n} sequential after ${warmup} warm-up, ${repeats} interleaved rounds; ratios are the median of per-round ratios`;
     return [
       { group: 'toolkit', name: 'raw SDK server, ctx.mcpReq.elicitInput (baseline)', value: rate(raw.wallMs), unit: 'elicitations/s', ratio: 1, ratioTo: 'raw SDK', note: `${(raw.wallMs / n).toFixed(3)} ms wall, ${(raw.serverCpuMs / n).toFixed(3)} ms server CPU each; ${how}` },
       { group: 'toolkit', name: 'parley toolkit, ctx.elicit', value: rate(kitT.wallMs), unit: 'elicitations/s', ratio: rate(kitT.wallMs) / rate(raw.wallMs), ratioTo: 'raw SDK rate', note: `${(kitT.wallMs / n).toFixed(3)} ms wall, ${(kitT.serverCpuMs / n).toFixed(3)} ms server CPU each` },
