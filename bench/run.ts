@@ -1,5 +1,8 @@
 // `npm run bench [group …]`: runs the benchmarks, prints a table, and writes docs/benchmarks.md.
 // Only ratios measured side by side in this run mean anything; absolute figures depend on the machine.
+// Each group runs in a Node process of its own (this script again, with `--one <group>`), so one
+// group's heap, JIT and child processes cannot tilt the next group's comparison.
+import { spawn } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { machine, type BenchRow } from './lib.js';
 
@@ -13,24 +16,57 @@ const GROUPS: Record<string, () => Promise<{ run: () => Promise<BenchRow[]> }>> 
 
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
 
+const ROWS = 'PARLEY_BENCH_ROWS ';
+
+/** Runs one group in this process: prints its rows, then one machine-readable line for the parent. */
+async function one(name: string): Promise<void> {
+  const load = GROUPS[name];
+  if (!load) throw new Error(`unknown bench group "${name}"; groups: ${Object.keys(GROUPS).join(', ')}`);
+  const got = await (await load()).run();
+  for (const r of got) console.log(`  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}${r.note ? `\n      ${r.note}` : ''}`);
+  console.log(ROWS + JSON.stringify(got));
+}
+
+/** Runs `name` in a fresh Node process; resolves with its rows (its other output is passed through). */
+function inChild(name: string): Promise<BenchRow[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1], '--one', name], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let rows: BenchRow[] | undefined;
+    let buf = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      buf += d;
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (line.startsWith(ROWS)) rows = JSON.parse(line.slice(ROWS.length)) as BenchRow[];
+        else console.log(line);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 && rows ? resolve(rows) : reject(new Error(`bench group ${name} exited with ${code}`))));
+  });
+}
+
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  if (args[0] === '--one') return one(args[1]);
+  const wanted = args;
   const env = machine();
   console.log(`parley benchmarks — ${env}`);
   const rows: BenchRow[] = [];
-  for (const [name, load] of Object.entries(GROUPS)) {
+  for (const name of Object.keys(GROUPS)) {
     if (wanted.length && !wanted.includes(name)) continue;
     console.log(`\n## ${name}`);
-    const got = await (await load()).run();
-    for (const r of got) console.log(`  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}${r.note ? `\n      ${r.note}` : ''}`);
-    rows.push(...got);
+    rows.push(...(await inChild(name)));
   }
   const md = [
     '# Benchmarks',
     '',
     `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}. Machine: ${env}.`,
     '',
-    'Each group runs parley and the raw SDK in the same process, in the same run; only the ratios carry over to other machines.',
+    'Each group runs parley and the raw SDK in the same process (one fresh process per group), in the same run; only the ratios carry over to other machines.',
     '',
     '| group | measurement | value | ratio | target | note |',
     '|---|---|---|---|---|---|',
