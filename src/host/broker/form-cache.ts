@@ -100,9 +100,18 @@ export function formCacheSize(): number {
   return cache.size;
 }
 
-/** The JSON text of a value parsed from the wire, when it is an object short enough to cache. */
+/** The JSON text of `value` when it is JSON-faithful and short enough to cache, else `undefined`. */
+export function faithfulText(value: unknown): string | undefined {
+  return faithful(value, 0, { left: MAX_FAITHFUL_NODES }) ? cacheKey(value) : undefined;
+}
+
+/** The JSON text of an object parsed from the wire (faithful by construction) when short enough to cache. */
 function wireText(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
+  return typeof value === 'object' && value !== null ? cacheKey(value) : undefined;
+}
+
+/** `JSON.stringify(value)` when it succeeds and has at most {@link MAX_CACHED_TEXT} characters. */
+function cacheKey(value: unknown): string | undefined {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
@@ -110,13 +119,6 @@ function wireText(value: unknown): string | undefined {
     return undefined;
   }
   return text !== undefined && text.length <= MAX_CACHED_TEXT ? text : undefined;
-}
-
-/** The JSON text of `value` when it is JSON-faithful and short enough to cache, else `undefined`. */
-export function faithfulText(value: unknown): string | undefined {
-  if (!faithful(value, 0, { left: MAX_FAITHFUL_NODES })) return undefined;
-  const text = JSON.stringify(value);
-  return text.length <= MAX_CACHED_TEXT ? text : undefined;
 }
 
 function faithful(v: unknown, depth: number, budget: { left: number }): boolean {
