@@ -18,7 +18,7 @@ import type { Gateway } from '../src/gateway/index.js';
 import { ScriptedPresenter } from '../src/host/index.js';
 import { fixture, stdioDef } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
-import { gatewayConfig } from './helpers/gateway.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 const FILESYSTEM = new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url).pathname;
 
@@ -37,10 +37,8 @@ describe('gateway × upstream clients (v1, v2 default, v2 auto) × elicitation �
     gw = createGateway(config, {
       fallback: () => new ScriptedPresenter({ v1: { name: 'console' } }),
     });
-    const h = await gw.serve({ http: {} });
-    url = h.url;
+    ({ url, stop } = await serveGateway(gw, {}, () => rmSync(dir, { recursive: true, force: true })));
     await gw.space('default').host.start();
-    stop = async () => (await h.close(), await gw.close(), rmSync(dir, { recursive: true, force: true }));
   });
   after(() => stop());
 

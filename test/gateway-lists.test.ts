@@ -7,16 +7,14 @@ import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
-import { gatewayConfig } from './helpers/gateway.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 let gw: Gateway;
 let url: string;
 let stop: () => Promise<void>;
 before(async () => {
   gw = createGateway(gatewayConfig({ grow: fixture('grow', 'v1-grow.mjs') }));
-  const h = await gw.serve({ http: {} });
-  url = h.url;
-  stop = async () => (await h.close(), await gw.close());
+  ({ url, stop } = await serveGateway(gw));
 });
 after(() => stop());
 

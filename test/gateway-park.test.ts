@@ -8,7 +8,7 @@ import { createGateway, ParkingLot } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
-import { gatewayConfig } from './helpers/gateway.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { waitUntil } from './helpers/wait.js';
 
 const FORM = { mode: 'form' as const, message: 'm', requestedSchema: { type: 'object' as const, properties: {} } };
@@ -62,9 +62,7 @@ function parkingGateway(ttlMs: number) {
   const self = { gw: undefined as unknown as Gateway, url: '', stop: async () => {} };
   before(async () => {
     self.gw = createGateway(gatewayConfig({ v1: fixture('v1', 'v1-push.mjs') }), { park: { ttlMs, batchMs: 5 } });
-    const h = await self.gw.serve({ http: {} });
-    self.url = h.url;
-    self.stop = async () => (await h.close(), await self.gw.close());
+    ({ url: self.url, stop: self.stop } = await serveGateway(self.gw));
   });
   after(() => self.stop());
   return self;

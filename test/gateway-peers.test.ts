@@ -12,7 +12,7 @@ import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
 import { everything, stdioDef } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
-import { gatewayConfig } from './helpers/gateway.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 const FILESYSTEM = new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url).pathname;
 
@@ -22,9 +22,7 @@ describe('gateway ↔ server-everything (2025-11-25 downstream)', () => {
   let stop: () => Promise<void>;
   before(async () => {
     gw = createGateway(gatewayConfig({ everything: everything() }));
-    const h = await gw.serve({ http: {} });
-    url = h.url;
-    stop = async () => (await h.close(), await gw.close());
+    ({ url, stop } = await serveGateway(gw));
   });
   after(() => stop());
 
@@ -92,9 +90,7 @@ describe('gateway: the upstream client\'s roots reach server-filesystem', () => 
     mkdirSync(join(dir, 'ws'));
     writeFileSync(join(dir, 'ws', 'hello.txt'), 'hi from the client workspace');
     gw = createGateway(gatewayConfig({ fs: stdioDef('fs', [FILESYSTEM]) }));
-    const h = await gw.serve({ http: {} });
-    url = h.url;
-    stop = async () => (await h.close(), await gw.close(), rmSync(dir, { recursive: true, force: true }));
+    ({ url, stop } = await serveGateway(gw, {}, () => rmSync(dir, { recursive: true, force: true })));
   });
   after(() => stop());
 

@@ -12,7 +12,7 @@ import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
 import { stdioDef } from './fixtures/servers-host/helpers.js';
 import { v2Client } from './fixtures/toolkit/peers.js';
-import { gatewayConfig } from './helpers/gateway.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const TSX = import.meta.resolve('tsx');
@@ -29,10 +29,8 @@ describe('gateway ↔ bundled sales and charts', () => {
       sales: { ...stdioDef('sales', ['--import', TSX, join(REPO, 'servers/sales/main.ts'), '--db', db]), cwd: REPO },
       charts: { ...stdioDef('charts', ['--import', TSX, join(REPO, 'servers/charts/main.ts'), '--with-sales', '--sales-db', db]), cwd: REPO },
     }));
-    const h = await gw.serve({ http: {} });
-    url = h.url;
+    ({ url, stop } = await serveGateway(gw, {}, () => rmSync(dir, { recursive: true, force: true })));
     await gw.space('default').host.start();
-    stop = async () => (await h.close(), await gw.close(), rmSync(dir, { recursive: true, force: true }));
   });
   after(() => stop());
 

@@ -13,7 +13,7 @@ import { openSqliteStore } from '../src/host/index.js';
 import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
-import { gatewayConfig } from './helpers/gateway.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 const TOKENS = { alice: 'pt_alice-secret-token', bob: 'pt_bob-secret-token' };
 
@@ -29,11 +29,9 @@ describe('gateway: two users, interleaved elicitations, zero cross-delivery', ()
     const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs'), v2: fixture('v2', 'v2-dual.mjs') });
     config.gateway = { users: { alice: { tokenSha256: hashToken(TOKENS.alice) }, bob: { tokenSha256: hashToken(TOKENS.bob) } } };
     gw = createGateway(config, { store });
-    const h = await gw.serve({ http: {} });
-    url = h.url;
+    ({ url, stop } = await serveGateway(gw, {}, () => (store.close(), rmSync(dir, { recursive: true, force: true }))));
     // Start both users' servers up front so the interleaving below is not at the mercy of cold starts.
     await Promise.all([gw.space('alice').host.start(), gw.space('bob').host.start()]);
-    stop = async () => (await h.close(), await gw.close(), store.close(), rmSync(dir, { recursive: true, force: true }));
   });
   after(() => stop());
 

@@ -9,7 +9,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { gatewayConfig } from './helpers/gateway.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { fixture, fastStop } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 
@@ -28,9 +28,7 @@ describe('gateway over HTTP: v1 (2025) and v2 (2026-07-28) downstream, every ups
   before(async () => {
     gw = createGateway(gatewayConfig({ v1: fixture('v1', 'v1-push.mjs'), v2: fixture('v2', 'v2-dual.mjs') }));
     for (const s of ['v1', 'v2']) Object.assign(gw.space('default').host.config.servers[s], { timeouts: { ...fastStop } });
-    const h = await gw.serve({ http: {} });
-    url = h.url;
-    close = async () => (await h.close(), await gw.close());
+    ({ url, stop: close } = await serveGateway(gw));
   });
   after(() => close());
 
