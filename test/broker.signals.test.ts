@@ -1,6 +1,8 @@
-// Abort signals of one elicitation: the input bridge forwards the SDK's abort into its own signal and
-// the broker's presenter loop (ask) forwards that one, with the answer timer, into the presenter's
-// signal. One signal per layer, reasons kept, listeners removed when the request settles.
+// Abort signals of one elicitation: the input bridge owns one signal per request (`Pending`), aborted
+// by the Connection on legacy eras and forwarded from the SDK's on the modern era; the broker's
+// presenter loop (ask) gives that signal to the presenter and hears of its abort through the bridge's
+// `onAbort` callback (no listener), or, for a caller without that handle, forwards it with the answer
+// timer into a signal of its own. Reasons kept, listeners removed when the request settles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
@@ -9,7 +11,7 @@ import { ask } from '../src/host/broker/ask.js';
 import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
 import type { ConnectOptions } from '../src/host/servers/connection.js';
 import type { InputContext } from '../src/host/servers/handlers.js';
-import { wireHandlers, type Pending } from '../src/host/servers/input-bridge.js';
+import { Pending, wireHandlers } from '../src/host/servers/input-bridge.js';
 import { PauseGate } from '../src/host/servers/tool-clock.js';
 import { legacyServer } from './fixtures/broker/peers.js';
 import { waitUntil } from './helpers/wait.js';
@@ -38,7 +40,7 @@ function holdingPresenter() {
 test('ask: a server abort reaches the presenter\'s signal with the server\'s reason; the listener is removed', async () => {
   const server = new AbortController();
   const presenter = holdingPresenter();
-  const pending = ask(presenter, VIEW, VIEW.schema, server.signal, 60_000, 3, Date.now);
+  const pending = ask(presenter, VIEW, VIEW.schema, { signal: server.signal }, 60_000, 3, Date.now);
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(listeners(server.signal), 1, 'ask listens on the server signal while it waits');
   const reason = new Error('server gave up');
@@ -54,7 +56,7 @@ test('ask: a server abort reaches the presenter\'s signal with the server\'s rea
 test('ask: on timeout only the presenter\'s signal aborts (AbortError); the server signal is untouched and unlistened', async () => {
   const server = new AbortController();
   const presenter = holdingPresenter();
-  const r = await ask(presenter, VIEW, VIEW.schema, server.signal, 30, 3, Date.now);
+  const r = await ask(presenter, VIEW, VIEW.schema, { signal: server.signal }, 30, 3, Date.now);
   assert.equal(r.kind, 'timeout');
   assert.equal(presenter.seen[0].aborted, true);
   assert.equal((presenter.seen[0].reason as Error).name, 'AbortError');
@@ -65,20 +67,56 @@ test('ask: on timeout only the presenter\'s signal aborts (AbortError); the serv
 test('ask: an answer removes the listener; a server signal aborted on arrival gives an aborted presenter signal', async () => {
   const server = new AbortController();
   const accept = { interactive: false, notify: () => {}, present: async () => ({ action: 'accept' as const, content: { name: 'Ada' } }) };
-  const r = await ask(accept, VIEW, VIEW.schema, server.signal, 60_000, 3, Date.now);
+  const r = await ask(accept, VIEW, VIEW.schema, { signal: server.signal }, 60_000, 3, Date.now);
   assert.equal(r.kind, 'answer');
   assert.equal(listeners(server.signal), 0);
 
   const gone = new AbortController();
   gone.abort('already');
   const seen: AbortSignal[] = [];
-  const r2 = await ask({ ...accept, present: async (_p: PromptView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) }, VIEW, VIEW.schema, gone.signal, 60_000, 3, Date.now);
+  const r2 = await ask({ ...accept, present: async (_p: PromptView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) }, VIEW, VIEW.schema, { signal: gone.signal }, 60_000, 3, Date.now);
   assert.equal(r2.kind, 'cancelled-by-server');
   for (const s of seen) assert.deepEqual([s.aborted, s.reason], [true, 'already']);
 });
 
+/** The context the input bridge gives the broker for one request. */
+const bridgeCtx = (p: Pending) => ({ signal: p.ctl.signal, abort: (r?: unknown) => p.abort(r), onAbort: (f: (() => void) | undefined) => p.onAbort(f) });
+
+test('ask with the bridge\'s handles: the presenter gets the bridge\'s signal, no listener is added, a withdrawal ends the wait with its reason', async () => {
+  const p = new Pending();
+  const presenter = holdingPresenter();
+  const pending = ask(presenter, VIEW, VIEW.schema, bridgeCtx(p), 60_000, 3, Date.now);
+  await waitUntil(() => presenter.seen.length === 1);
+  assert.equal(presenter.seen[0], p.ctl.signal, 'no second signal per request');
+  assert.equal(listeners(p.ctl.signal), 1, 'only the presenter\'s own listener: ask registered a callback instead');
+  const reason = new Error('server gave up');
+  p.abort(reason);
+  const r = await pending;
+  assert.equal(r.kind, 'cancelled-by-server');
+  assert.equal(p.ctl.signal.reason, reason);
+});
+
+test('ask with the bridge\'s handles: the answer timeout aborts the bridge\'s signal (AbortError) and reads as a timeout', async () => {
+  const p = new Pending();
+  const r = await ask(holdingPresenter(), VIEW, VIEW.schema, bridgeCtx(p), 30, 3, Date.now);
+  assert.equal(r.kind, 'timeout');
+  assert.equal(p.ctl.signal.aborted, true);
+  assert.equal((p.ctl.signal.reason as Error).name, 'AbortError');
+});
+
+test('ask with the bridge\'s handles: an answer clears the callback, so a later abort of the request wakes nothing', async () => {
+  const p = new Pending();
+  let woke = 0;
+  const accept = { interactive: false, notify: () => {}, present: async () => ({ action: 'accept' as const, content: { name: 'Ada' } }) };
+  const ctx = { ...bridgeCtx(p), onAbort: (f: (() => void) | undefined) => p.onAbort(f && (() => (woke++, f()))) };
+  const r = await ask(accept, VIEW, VIEW.schema, ctx, 60_000, 3, Date.now);
+  assert.equal(r.kind, 'answer');
+  p.abort(new Error('connection closed later'));
+  assert.equal(woke, 0, 'the settled ask was not woken');
+});
+
 /** A real SDK client and legacy server (InMemoryTransport) with parley's input bridge on the client. */
-async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>, abortAfterMs?: number) {
+async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>, abortAfterMs?: number, era: 'legacy' | 'modern' = 'legacy') {
   const server = legacyServer('bridge', abortAfterMs === undefined ? {} : { abortAfterMs });
   const client = new Client({ name: 'parley-test', version: '0.0.1' }, { capabilities: { elicitation: { form: {} }, roots: {} } });
   // Records the SDK's own handler signal and its abort listeners before and after our handler.
@@ -96,7 +134,7 @@ async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept'
     });
   const pending = new Set<Pending>();
   const o = { name: 'bridge', handlers: { elicit: (_p: unknown, ctx: InputContext) => elicit(ctx), listRoots: async () => ({ roots: [] }) }, pause: new PauseGate() } as unknown as ConnectOptions;
-  wireHandlers(client, o, pending, new Map(), { era: 'legacy', revision: '2025-11-25' });
+  wireHandlers(client, o, pending, new Map(), { era, revision: era === 'legacy' ? '2025-11-25' : '2026-07-28' });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   await server.connect(st);
   await client.connect(ct);
@@ -104,8 +142,8 @@ async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept'
   return { sdk, pending, askTool, close: async () => { await client.close(); await server.close(); } };
 }
 
-test('input bridge: the SDK\'s abort reaches the broker\'s signal with the SDK\'s reason; its listener is removed', async () => {
-  // req: CANCEL-SERVER-REQUEST
+test('input bridge, modern era: the SDK\'s abort (its MRTR round) reaches the broker\'s signal with the SDK\'s reason; its listener is removed', async () => {
+  // (the era label is what selects the forwarding; the abort itself is a real SDK cancellation)
   const seen: AbortSignal[] = [];
   const peer = await bridged(async (ctx) => {
     seen.push(ctx.signal);
@@ -114,7 +152,7 @@ test('input bridge: the SDK\'s abort reaches the broker\'s signal with the SDK\'
       ctx.signal.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
     });
     return { action: 'cancel' };
-  }, 50);
+  }, 50, 'modern');
   try {
     const r = await peer.askTool();
     assert.equal(r.isError, true, 'the server saw its own abort');
@@ -142,6 +180,20 @@ test('input bridge: an answered request leaves no listener on the SDK signal and
     assert.equal(seen[0].aborted, false);
     assert.equal(peer.sdk[0].after, peer.sdk[0].before, 'the bridge removed its listener from the SDK signal');
     assert.equal(peer.pending.size, 0);
+  } finally {
+    await peer.close();
+  }
+});
+
+test('input bridge, legacy era: no listener on the SDK signal; the Connection aborts the request (see servers-lifecycle, Q2)', async () => {
+  let during = -1;
+  const peer = await bridged(async (ctx) => {
+    during = listeners(peer.sdk[0].signal);
+    return { action: 'decline' };
+  });
+  try {
+    await peer.askTool();
+    assert.equal(during, peer.sdk[0].before, 'the bridge added no listener to the SDK signal');
   } finally {
     await peer.close();
   }

@@ -8,6 +8,7 @@
 import type { Issue, RequestedSchema } from '../../schema/index.js';
 import type { PresenterAnswer, PromptView } from '../presenter.js';
 import type { Presenter } from '../presenter.js';
+import type { InputContext } from '../servers/handlers.js';
 import { validateContent } from './core.js';
 
 export type AskOutcome =
@@ -18,13 +19,16 @@ export type AskOutcome =
 
 const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);
 
+/** What `ask` needs of the request's context (see `InputContext`). */
+export type AskSignals = Pick<InputContext, 'signal' | 'abort' | 'onAbort'>;
+
 /**
- * The presenter's signal for one request: aborted by the server's signal (forwarded, with its reason)
- * or by the answer timer. With the runtime's `abort` handle for the server's signal, that signal itself
- * is the presenter's and the timer aborts it (no second AbortController per request; `timedOut` tells
- * the two causes apart); without it, a signal of its own. No closures per request: it is its own
- * listener on the server signal (`handleEvent`) and the timer's argument; the current round's wait
- * registers `wake`.
+ * The presenter's signal for one request: aborted by the server's signal (with its reason) or by the
+ * answer timer. With the runtime's `abort` handle on the server's signal, that signal itself is the
+ * presenter's and the timer aborts it (no second AbortController per request; `timedOut` tells the
+ * two causes apart); without it, a signal of its own. It hears of the server signal's abort through the
+ * runtime's `onAbort` callback when given, else as its own EventTarget listener (`handleEvent`); the
+ * current round's wait registers `wake`.
  */
 class AnswerSignal {
   private readonly ctl: AbortController | undefined;
@@ -35,14 +39,18 @@ class AnswerSignal {
   /** Settles the current round's wait as aborted. */
   wake: (() => void) | undefined;
   private readonly queue: Deadlines;
+  private readonly server: AbortSignal;
+  private readonly listening: boolean;
 
   constructor(
-    private readonly server: AbortSignal,
+    private readonly ctx: AskSignals,
     answerMs: number,
-    private readonly abortServer: ((reason?: unknown) => void) | undefined,
   ) {
-    if (!abortServer) this.ctl = new AbortController();
+    const server = (this.server = ctx.signal);
+    if (!ctx.abort) this.ctl = new AbortController();
+    this.listening = !ctx.onAbort;
     if (server.aborted) this.handleEvent();
+    else if (ctx.onAbort) ctx.onAbort(() => this.handleEvent());
     else server.addEventListener('abort', this); // removed in dispose (no `once`: its options cost per call)
     this.queue = Deadlines.for(answerMs);
     this.queue.add(this);
@@ -50,7 +58,7 @@ class AnswerSignal {
   get signal(): AbortSignal {
     return this.ctl ? this.ctl.signal : this.server;
   }
-  /** EventListener of the server's signal. */
+  /** The server's signal aborted. */
   handleEvent(): void {
     this.ctl?.abort(this.server.reason);
     this.wake?.();
@@ -63,11 +71,12 @@ class AnswerSignal {
     if (this.ctl) {
       this.ctl.abort(reason);
       this.wake?.();
-    } else this.abortServer!(reason); // dispatches to handleEvent, which wakes the wait
+    } else this.ctx.abort!(reason); // reaches handleEvent, which wakes the wait
   }
   dispose(): void {
     this.queue.delete(this);
-    this.server.removeEventListener('abort', this);
+    if (this.listening) this.server.removeEventListener('abort', this);
+    else this.ctx.onAbort!(undefined);
   }
 }
 
@@ -137,14 +146,14 @@ function raceAbort<T>(p: Promise<T>, a: AnswerSignal): Promise<{ aborted: true }
 }
 
 /**
- * Runs the presenter loop. The presenter's signal aborts when the server cancels (`serverSignal`) or
- * when `answerMs` elapses; given `abortServer` (the runtime's handle on `serverSignal`), the presenter
- * gets `serverSignal` itself and a timeout aborts it. Presenter errors (e.g.
+ * Runs the presenter loop. The presenter's signal aborts when the server withdraws the request
+ * (`ctx.signal`) or when `answerMs` elapses; given `ctx.abort` (the runtime's handle on `ctx.signal`),
+ * the presenter gets `ctx.signal` itself and a timeout aborts it. Presenter errors (e.g.
  * `UserInteractionRequiredError`) propagate.
  */
-export async function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, serverSignal: AbortSignal, answerMs: number, maxRounds: number, now: () => number, abortServer?: (reason?: unknown) => void): Promise<AskOutcome> {
+export async function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, ctx: AskSignals, answerMs: number, maxRounds: number, now: () => number): Promise<AskOutcome> {
   const started = now();
-  const wait = new AnswerSignal(serverSignal, answerMs, abortServer);
+  const wait = new AnswerSignal(ctx, answerMs);
   const signal = wait.signal;
   try {
     let prompt = view;

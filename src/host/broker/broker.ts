@@ -174,7 +174,7 @@ export class ElicitationBroker {
       }
       let result;
       try {
-        result = await ask(presenter, prompt, req.requestedSchema, ctx.signal, this.timeouts.answerMs, this.opts.maxRounds ?? 3, this.now, ctx.abort);
+        result = await ask(presenter, prompt, req.requestedSchema, ctx, this.timeouts.answerMs, this.opts.maxRounds ?? 3, this.now);
       } catch (err) {
         this.audit.write(req, 'error', { detail: { reason: 'presenter', error: String((err as Error)?.message ?? err), code: (err as { code?: unknown })?.code } });
         throw err;

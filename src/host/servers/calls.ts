@@ -2,9 +2,9 @@
  * Which tool call an input request belongs to ("call attribution"), so a prompt can say what it is
  * for and a gateway can send it to the upstream session whose call caused it.
  *
- * - 2026-07-28 (modern): an `input_required` result answers one `tools/call`; the SDK Client runs the
- *   elicitation handler inside that call's async chain, so an `AsyncLocalStorage` scope set around the
- *   call identifies it exactly.
+ * - 2026-07-28 (modern): an `input_required` result answers one `tools/call`, and parley drives those
+ *   rounds itself (`./mrtr.ts`), so every entry is answered with its call known exactly. The rules
+ *   below apply to what still reaches the wire handlers (the SDK's auto-fulfilment of other methods).
  * - 2025 eras (legacy): a pushed `elicitation/create` carries no link to its tool call on stdio
  *   (`protocol.md` §5.3 only says it arrives while a client request is in flight). The runtime
  *   tracks the calls in flight per connection: with one, the request is that call's; with several of
@@ -12,7 +12,6 @@
  *   is not attributed (`call` absent).
  * @module
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The tool call an input request belongs to. */
 export interface CallRef {
@@ -24,27 +23,35 @@ export interface CallRef {
   tag?: string;
 }
 
-const scope = new AsyncLocalStorage<CallRef>();
 const inFlight = new WeakMap<object, Set<CallRef>>();
 
-/** Runs `fn` (the wire call) as `ref`, registered as in flight on `connection` until it settles. */
-export async function runAsCall<T>(connection: object, ref: CallRef, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` (the wire call) with `ref` registered as in flight on `connection` until it settles.
+ * (No AsyncLocalStorage: it would turn on Node's promise hooks for every promise of the process.)
+ */
+export function runAsCall<T>(connection: object, ref: CallRef, fn: () => Promise<T>): Promise<T> {
   let set = inFlight.get(connection);
   if (!set) inFlight.set(connection, (set = new Set()));
   set.add(ref);
+  const s = set;
+  let p: Promise<T>;
   try {
-    return await scope.run(ref, fn);
-  } finally {
-    set.delete(ref);
+    p = fn();
+  } catch (err) {
+    s.delete(ref);
+    return Promise.reject(err);
   }
+  return p.then(
+    (v) => (s.delete(ref), v),
+    (err: unknown) => {
+      s.delete(ref);
+      throw err;
+    },
+  );
 }
 
 /** The call an input request arriving on `connection` belongs to, if it can be known (see module doc). */
-export function attributeCall(connection: object, era: 'legacy' | 'modern'): CallRef | undefined {
-  if (era === 'modern') {
-    const s = scope.getStore();
-    if (s) return s;
-  }
+export function attributeCall(connection: object): CallRef | undefined {
   const set = inFlight.get(connection);
   if (!set || set.size === 0) return undefined;
   if (set.size === 1) return set.values().next().value;

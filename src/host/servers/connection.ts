@@ -268,7 +268,7 @@ export class Connection {
   }
 
   #abortAll(reason: string): void {
-    for (const p of this.#pending) p.ctl.abort(new Error(reason));
+    for (const p of this.#pending) p.abort(new Error(reason));
   }
 
   #observe(hooks: ConnectionHooks): void {
@@ -277,7 +277,7 @@ export class Connection {
     t.onmessage = (msg: JSONRPCMessage, extra?: unknown) => {
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
       if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
-        this.#byId.get(m.params.requestId)?.ctl.abort(new Error(m.params.reason ?? 'cancelled by the server'));
+        this.#byId.get(m.params.requestId)?.abort(new Error(m.params.reason ?? 'cancelled by the server'));
       }
       if (m.method === 'notifications/elicitation/complete' && typeof m.params?.elicitationId === 'string') {
         for (const fn of [...(this.#completions.get(m.params.elicitationId) ?? [])]) fn();

@@ -9,8 +9,32 @@ import type { ConnectOptions, Era } from './connection.js';
 import type { InputContext } from './handlers.js';
 import { attributeCall } from './calls.js';
 
-/** One broker call in flight. */
-export type Pending = { ctl: AbortController };
+/**
+ * One broker call in flight. It owns the signal the broker and presenter see: the SDK's own request
+ * signal cannot serve, because the SDK sends no response at all once that signal is aborted, and the
+ * broker's answer timeout must still answer `cancel`. Whoever aborts it (the Connection on
+ * `notifications/cancelled` or close, the broker's timeout, the modern-era forward below) goes through
+ * {@link Pending.abort}, which then calls the one callback the broker registered with `onAbort`: no
+ * EventTarget listener per request (on Node 20 each add/remove pair costs microseconds).
+ */
+export class Pending {
+  readonly ctl = new AbortController();
+  #onAbort: (() => void) | undefined;
+
+  /** Aborts the signal with `reason` (first call wins), then runs the registered callback once. */
+  abort(reason?: unknown): void {
+    if (this.ctl.signal.aborted) return;
+    this.ctl.abort(reason);
+    const fn = this.#onAbort;
+    this.#onAbort = undefined;
+    fn?.();
+  }
+
+  /** Sets (or, with `undefined`, clears) the callback run right after the signal aborts. */
+  onAbort(fn: (() => void) | undefined): void {
+    this.#onAbort = fn;
+  }
+}
 
 export function wireHandlers(
   client: Client,
@@ -20,24 +44,33 @@ export function wireHandlers(
   holder: { era: Era; revision: string },
 ): void {
   const run = <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
-    const p: Pending = { ctl: new AbortController() };
+    const p = new Pending();
     const legacy = holder.era === 'legacy';
     pending.add(p);
+    // On legacy eras the SDK aborts its request signal only for `notifications/cancelled` and for
+    // close, and the Connection sees both first and aborts `p` itself (byId, abortAll). The modern
+    // era's signal also aborts with its MRTR round, so it is forwarded there.
+    let forward: (() => void) | undefined;
     if (legacy) byId.set(id, p);
-    // One signal for the broker: ours, with the SDK's abort forwarded into it (AbortSignal.any would
-    // create a second, composite signal per request; on Node 20 each signal costs several µs of CPU).
-    const forward = () => p.ctl.abort(sdkSignal.reason);
-    if (sdkSignal.aborted) forward();
-    else sdkSignal.addEventListener('abort', forward);
+    else if (sdkSignal.aborted) p.abort(sdkSignal.reason);
+    else sdkSignal.addEventListener('abort', (forward = () => p.abort(sdkSignal.reason)));
     const done = () => {
-      sdkSignal.removeEventListener('abort', forward);
+      if (forward) sdkSignal.removeEventListener('abort', forward);
       pending.delete(p);
-      if (byId.get(id) === p) byId.delete(id);
+      if (legacy && byId.get(id) === p) byId.delete(id);
     };
     let answer: Promise<T>;
     try {
-      const call = attributeCall(client, holder.era);
-      const ctx: InputContext = { server: o.name, era: holder.era, revision: holder.revision, signal: p.ctl.signal, abort: (reason) => p.ctl.abort(reason), fromWire: true };
+      const call = attributeCall(client);
+      const ctx: InputContext = {
+        server: o.name,
+        era: holder.era,
+        revision: holder.revision,
+        signal: p.ctl.signal,
+        abort: (reason) => p.abort(reason),
+        onAbort: (cb) => p.onAbort(cb),
+        fromWire: true,
+      };
       if (legacy) ctx.requestId = id;
       if (call) ctx.call = call;
       answer = Promise.resolve(fn(ctx));
