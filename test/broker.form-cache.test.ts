@@ -238,3 +238,35 @@ test('fromWire: a value parsed from JSON skips the faithfulness walk and shares 
   assert.equal(notObject.normalized.ok, false, 'a string is not a requestedSchema');
   assert.equal(formCacheSize(), before, 'and it is not cached');
 });
+
+test('fromWire, last form first: a repeat is the same check; key order, a nested value, an array entry or an extra key all count as a different form', () => {
+  const rev: Revision = '2025-11-25';
+  const base = { ...fresh(FORM), description: 'wire fast path' };
+  const a = checkForm(fresh(base), rev, true);
+  assert.equal(checkForm(fresh(base), rev, true), a, 'the same form again (fresh object) reuses the check');
+  // Same fields in another order: another JSON text, another field order for the person.
+  const reordered = { ...base, properties: { plan: base.properties.plan, name: base.properties.name, password: base.properties.password } };
+  const r = checkForm(fresh(reordered), rev, true);
+  assert.notEqual(r, a, 'reordered fields are a different form');
+  assert.deepEqual(r.normalized.ok && Object.keys(r.normalized.schema.properties), ['plan', 'name', 'password']);
+  const variants: Array<[string, (f: typeof base) => void]> = [
+    ['a nested value', (f) => (f.properties.name.minLength = 2)],
+    ['an array entry', (f) => (f.properties.plan.enum[1] = 'team')],
+    ['an extra key', (f) => Object.assign(f.properties.name, { maxLength: 9 })],
+    ['a removed key', (f) => delete (f as { required?: unknown }).required],
+    ['an array for an object', (f) => Object.assign(f, { properties: [] })],
+  ];
+  for (const [what, change] of variants) {
+    checkForm(fresh(base), rev, true); // makes `base` the last form again
+    const f = fresh(base);
+    change(f);
+    const c = checkForm(f, rev, true);
+    assert.notEqual(c, a, `${what} makes a different form`);
+    assert.deepEqual(view(c), direct(fresh(f), rev), `${what}: the checks are those of the changed form`);
+  }
+  // The last form is kept per revision: another revision in between does not lose it, nor share it.
+  checkForm(fresh(base), rev, true);
+  const other = checkForm(fresh(base), '2025-06-18', true);
+  assert.notEqual(other, a);
+  assert.equal(checkForm(fresh(base), rev, true), a);
+});

@@ -116,3 +116,22 @@ test('sensitive fields from the second review: format password, session ids, ban
   const hits = detectSensitiveFields({ type: 'object', properties: { p: { type: 'string', format: 'password' }, session_id: { type: 'string' }, iban: { type: 'string' }, acct: { type: 'string', title: 'Bank account number' } } });
   assert.deepEqual(hits.map((h) => [h.field, h.rule]), [['p', 'password'], ['session_id', 'credential'], ['iban', 'bank-account'], ['acct', 'bank-account']]);
 });
+
+test('setOwn: any key becomes an own, enumerable data property; __proto__ and inherited names included, no setter runs', async () => {
+  const { setOwn } = await import('../src/schema/safe.js');
+  const o: Record<string, unknown> = {};
+  for (const k of ['name', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) setOwn(o, k, `v-${k}`);
+  for (const k of ['name', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    const d = Object.getOwnPropertyDescriptor(o, k);
+    assert.deepEqual(d, { value: `v-${k}`, enumerable: true, writable: true, configurable: true }, `own data property ${k}`);
+  }
+  assert.equal(Object.getPrototypeOf(o), Object.prototype, 'the prototype was not replaced');
+  setOwn(o, 'name', 'again');
+  assert.equal(o.name, 'again', 'an own key is overwritten');
+  let ran = 0;
+  const proto = { set trap(_v: unknown) { ran++; } };
+  const child = Object.create(proto) as Record<string, unknown>;
+  setOwn(child, 'trap', 1);
+  assert.equal(ran, 0, 'an inherited setter is not called');
+  assert.equal(Object.getOwnPropertyDescriptor(child, 'trap')?.value, 1);
+});

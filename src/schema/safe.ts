@@ -10,9 +10,15 @@ export function hasOwn(obj: object, key: PropertyKey): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
 }
 
-/** Sets an own, enumerable property, even for keys like `__proto__`. */
+/**
+ * Sets an own, enumerable, writable property, even for the key `__proto__` (the one key whose plain
+ * assignment would set the prototype instead). Any other key is assigned plainly: on an object with
+ * Object.prototype's accessors untouched that also makes an own data property, and keeps the object's
+ * fast layout (defineProperty per key costs more and can turn it into a dictionary).
+ */
 export function setOwn<T extends object>(obj: T, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__' || !hasOwn(obj, key) && key in obj) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else (obj as Record<string, unknown>)[key] = value;
 }
 
 /** Own property value, or `undefined` when only inherited. */

@@ -17,6 +17,12 @@
  * properties. There is no object-identity level (unlike the validator cache in
  * `src/schema/validate.ts`): a caller may mutate an object and send it again.
  *
+ * Wire requests have a cheaper first level: the last form seen under each revision is kept as a
+ * private parsed copy, and a new request equal to it (same keys in the same order, same values: what
+ * equal JSON texts mean) gets its checks with no JSON text made, hashed or compared. A server asking
+ * the same form again, the common case, so skips the text key altogether (measured: stringify, hash
+ * and compare were the broker's largest per-request cost, with the garbage of one text per request).
+ *
  * Cached results are deep-frozen, since every request with the same form shares them: the
  * `requestedSchema`, `repairs`, `lint` and `sensitiveFields` a presenter or listener sees are read-only.
  * @module
@@ -31,6 +37,8 @@ export interface FormCheck {
   lint: Issue[];
   /** Unique names of the fields that look like requests for secrets, in schema order (only when `normalized.ok`). */
   sensitive: string[];
+  /** The same names as a set (shared: do not change it). */
+  sensitiveSet: ReadonlySet<string>;
   /** `schemaHash` of the normalised schema (the remember key); computed on the first call, `''` when not ok. Bound. */
   hash: () => string;
 }
@@ -47,13 +55,19 @@ export const MAX_FAITHFUL_NODES = 2_048;
 /** JSON text → checks by revision (the text alone is the key: no concatenation per lookup). */
 const cache = new Map<string, Partial<Record<Revision, FormCheck>>>();
 
+/** Per revision, the last wire form's checks and a private parsed copy of the form they are for. */
+const recent: Partial<Record<Revision, { source: unknown; check: FormCheck }>> = {};
+
 class Check implements FormCheck {
   #hash: string | undefined;
+  readonly sensitiveSet: ReadonlySet<string>;
   constructor(
     readonly normalized: NormalizeResult,
     readonly lint: Issue[],
     readonly sensitive: string[],
-  ) {}
+  ) {
+    this.sensitiveSet = new Set(sensitive);
+  }
   /** Bound: may be passed detached. */
   readonly hash = (): string => {
     this.#hash ??= this.normalized.ok ? schemaHash(this.normalized.schema) : '';
@@ -76,6 +90,10 @@ function compute(schema: unknown, revision: Revision): Check {
  * (its JSON text is still the key). Never throws.
  */
 export function checkForm(requestedSchema: unknown, revision: Revision, fromWire = false): FormCheck {
+  if (fromWire) {
+    const last = recent[revision];
+    if (last && sameJson(requestedSchema, last.source)) return last.check;
+  }
   const text = fromWire ? wireText(requestedSchema) : faithfulText(requestedSchema);
   if (text === undefined) return compute(requestedSchema, revision);
   let byRevision = cache.get(text);
@@ -92,7 +110,32 @@ export function checkForm(requestedSchema: unknown, revision: Revision, fromWire
     Object.freeze(hit.sensitive);
     byRevision[revision] = hit;
   }
+  if (fromWire) recent[revision] = { source: deepFreeze(JSON.parse(text)), check: hit };
   return hit;
+}
+
+/**
+ * Whether two JSON values have equal JSON texts: same keys in the same order, equal primitives, equal
+ * arrays. `b` is a cached form (bounded depth), so the recursion is bounded by it; `a` may be anything
+ * parsed from the wire. Own enumerable keys only, as `JSON.stringify` reads them.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i];
+    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
 }
 
 /** Number of cached forms (for tests). */
@@ -152,8 +195,9 @@ function faithful(v: unknown, depth: number, budget: { left: number }): boolean 
   return Object.getOwnPropertyNames(v).length === n && Object.getOwnPropertySymbols(v).length === 0;
 }
 
-function deepFreeze(v: unknown): void {
-  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return;
+function deepFreeze<T>(v: T): T {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
   Object.freeze(v);
   for (const child of Object.values(v)) deepFreeze(child);
+  return v;
 }

@@ -29,7 +29,7 @@ function fieldOk(schema: RequestedSchema, field: string, value: unknown): boolea
  * Builds the prefill for one form request. `hash` gives the remember key (`schemaHash` of `schema`); it
  * is called only when there is a store to recall from. Never throws; a failing store read is skipped.
  */
-export function buildPrefill(schema: RequestedSchema, server: string, scope: Scope, store: Store | undefined, src: PrefillSources, sensitive: Set<string>, hash: () => string): Prefill {
+export function buildPrefill(schema: RequestedSchema, server: string, scope: Scope, store: Store | undefined, src: PrefillSources, sensitive: ReadonlySet<string>, hash: () => string): Prefill {
   let remembered: Record<string, unknown> = {};
   try {
     remembered = store?.recall(scope, server, hash())?.content ?? {};
