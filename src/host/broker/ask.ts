@@ -127,21 +127,19 @@ function sweep(q: Deadlines): void {
   q.sweep();
 }
 
-/** Waits for `p`, or for the abort of `a.signal`, whichever comes first. */
-function raceAbort<T>(p: Promise<T>, a: AnswerSignal): Promise<{ aborted: true } | { aborted: false; value: T }> {
+/** What {@link raceAbort} settles with when the wait was aborted. */
+const ABORTED: unique symbol = Symbol('aborted');
+const ignore = (): void => undefined;
+
+/** Waits for `p`, or for the abort of `a.signal`, whichever comes first (then {@link ABORTED}). */
+function raceAbort<T>(p: Promise<T>, a: AnswerSignal): Promise<T | typeof ABORTED> {
   if (a.signal.aborted) {
-    p.catch(() => undefined);
-    return Promise.resolve({ aborted: true });
+    p.catch(ignore);
+    return Promise.resolve(ABORTED);
   }
   return new Promise((resolve, reject) => {
-    a.wake = () => resolve({ aborted: true });
-    p.then(
-      (value) => resolve({ aborted: false, value }),
-      (err) => {
-        if (a.signal.aborted) resolve({ aborted: true });
-        else reject(err);
-      },
-    );
+    a.wake = () => resolve(ABORTED);
+    p.then(resolve, (err: unknown) => (a.signal.aborted ? resolve(ABORTED) : reject(err)));
   });
 }
 
@@ -164,10 +162,9 @@ export async function ask(presenter: Presenter, view: PromptView, schema: Reques
       } catch (err) {
         presented = Promise.reject(err); // a presenter that throws synchronously is treated like one that rejects
       }
-      const r = await raceAbort(presented, wait);
+      const answer = await raceAbort(presented, wait);
       const durationMs = now() - started;
-      if (r.aborted) return wait.timedOut ? { kind: 'timeout', durationMs } : { kind: 'cancelled-by-server', durationMs };
-      const answer = r.value;
+      if (answer === ABORTED) return wait.timedOut ? { kind: 'timeout', durationMs } : { kind: 'cancelled-by-server', durationMs };
       if (!answer || !ACTIONS.has((answer as { action?: unknown }).action as string))
         throw new TypeError(`Presenter answered ${JSON.stringify(answer)}; expected {action: "accept" | "decline" | "cancel"}.`);
       if (answer.action !== 'accept' || view.mode === 'url' || !schema) return { kind: 'answer', answer, rounds: round, durationMs };

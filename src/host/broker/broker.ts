@@ -152,7 +152,7 @@ export class ElicitationBroker {
     } catch (err) {
       this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
     }
-    const prefill = req.requestedSchema && form ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, form.sensitiveSet, form.hash) : { values: {}, sources: {} };
+    const prefill = req.requestedSchema && form ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, form) : { values: {}, sources: {} };
     // Same keys, in the same order, as the spread-built view it replaces.
     const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, sensitiveFields: sensitive, round: 1 } as PromptView;
     if (ctx.call) prompt.call = ctx.call;

@@ -27,7 +27,8 @@
  * `requestedSchema`, `repairs`, `lint` and `sensitiveFields` a presenter or listener sees are read-only.
  * @module
  */
-import type { Issue, NormalizeResult, Revision } from '../../schema/index.js';
+import type { ContentValue, Issue, NormalizeResult, Revision } from '../../schema/index.js';
+import { hasOwn } from '../../schema/safe.js';
 import { detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash } from './core.js';
 
 /** The broker's checks of one form request. */
@@ -39,6 +40,8 @@ export interface FormCheck {
   sensitive: string[];
   /** The same names as a set (shared: do not change it). */
   sensitiveSet: ReadonlySet<string>;
+  /** `[field, default]` of every field of the normalised schema with a `default`, in schema order (frozen). */
+  defaults: ReadonlyArray<readonly [string, ContentValue]>;
   /** `schemaHash` of the normalised schema (the remember key); computed on the first call, `''` when not ok. Bound. */
   hash: () => string;
 }
@@ -56,17 +59,25 @@ export const MAX_FAITHFUL_NODES = 2_048;
 const cache = new Map<string, Partial<Record<Revision, FormCheck>>>();
 
 /** Per revision, the last wire form's checks and a private parsed copy of the form they are for. */
-const recent: Partial<Record<Revision, { source: unknown; check: FormCheck }>> = {};
+const recent: Partial<Record<Revision, { shape: Shape; check: FormCheck }>> = {};
 
 class Check implements FormCheck {
   #hash: string | undefined;
   readonly sensitiveSet: ReadonlySet<string>;
+  readonly defaults: ReadonlyArray<readonly [string, ContentValue]>;
   constructor(
     readonly normalized: NormalizeResult,
     readonly lint: Issue[],
     readonly sensitive: string[],
   ) {
     this.sensitiveSet = new Set(sensitive);
+    const out: Array<readonly [string, ContentValue]> = [];
+    if (normalized.ok)
+      for (const [field, prop] of Object.entries(normalized.schema.properties)) {
+        const d = hasOwn(prop, 'default') ? (prop as { default?: unknown }).default : undefined;
+        if (d !== undefined) out.push(Object.freeze([field, d as ContentValue] as const));
+      }
+    this.defaults = Object.freeze(out);
   }
   /** Bound: may be passed detached. */
   readonly hash = (): string => {
@@ -92,7 +103,7 @@ function compute(schema: unknown, revision: Revision): Check {
 export function checkForm(requestedSchema: unknown, revision: Revision, fromWire = false): FormCheck {
   if (fromWire) {
     const last = recent[revision];
-    if (last && sameJson(requestedSchema, last.source)) return last.check;
+    if (last && matches(requestedSchema, last.shape)) return last.check;
   }
   const text = fromWire ? wireText(requestedSchema) : faithfulText(requestedSchema);
   if (text === undefined) return compute(requestedSchema, revision);
@@ -110,32 +121,51 @@ export function checkForm(requestedSchema: unknown, revision: Revision, fromWire
     Object.freeze(hit.sensitive);
     byRevision[revision] = hit;
   }
-  if (fromWire) recent[revision] = { source: deepFreeze(JSON.parse(text)), check: hit };
+  if (fromWire) recent[revision] = { shape: shapeOf(JSON.parse(text)), check: hit };
   return hit;
 }
 
 /**
- * Whether two JSON values have equal JSON texts: same keys in the same order, equal primitives, equal
- * arrays. `b` is a cached form (bounded depth), so the recursion is bounded by it; `a` may be anything
- * parsed from the wire. Own enumerable keys only, as `JSON.stringify` reads them.
+ * A JSON value kept to compare requests with: arrays as arrays of shapes, objects as their key list
+ * and values (so a comparison walks the request's keys with for-in and allocates nothing).
  */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+type Shape = string | number | boolean | null | Shape[] | ShapeObject;
+class ShapeObject {
+  constructor(
+    readonly keys: string[],
+    readonly values: Shape[],
+  ) {}
+}
+
+/** The shape of a value made by `JSON.parse` (plain data, bounded by the cache's limits). */
+function shapeOf(v: unknown): Shape {
+  if (typeof v !== 'object' || v === null) return v as Shape;
+  if (Array.isArray(v)) return v.map(shapeOf);
+  const keys = Object.keys(v);
+  return new ShapeObject(keys, keys.map((k) => shapeOf((v as Record<string, unknown>)[k])));
+}
+
+/**
+ * Whether `a` has the JSON text of `s`: the same keys in the same order, equal primitives, equal
+ * arrays. The recursion is bounded by `s` (a cached form); `a` may be anything parsed from the wire.
+ * An inherited enumerable key (a polluted prototype) only makes it a mismatch.
+ */
+function matches(a: unknown, s: Shape): boolean {
+  if (typeof s !== 'object' || s === null) return a === s;
+  if (typeof a !== 'object' || a === null) return false;
+  if (Array.isArray(s)) {
+    if (!Array.isArray(a) || a.length !== s.length) return false;
+    for (let i = 0; i < s.length; i++) if (!matches(a[i], s[i])) return false;
     return true;
   }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i];
-    if (k !== kb[i] || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  if (Array.isArray(a)) return false;
+  const keys = s.keys;
+  let i = 0;
+  for (const k in a) {
+    if (k !== keys[i] || !matches((a as Record<string, unknown>)[k], s.values[i])) return false;
+    i++;
   }
-  return true;
+  return i === keys.length;
 }
 
 /** Number of cached forms (for tests). */
