@@ -101,14 +101,19 @@ export const medianOf = (xs: number[]): number => {
 };
 
 /**
- * Runs each side's loop `repeats` times, interleaved (A, B, A, B, …) so load drift on a shared machine
- * hits both alike, after one warm-up loop each. Returns each side's median wall, host-CPU and
- * server-CPU time (each median taken on its own).
+ * Runs each side's loop `repeats` times, interleaved so load drift on a shared machine hits all sides
+ * alike, after one warm-up loop each. The order rotates by one side per round (A B C, B C A, C A B, …)
+ * so no side always runs first, or always right after the same other side. Returns each side's median
+ * wall, host-CPU and server-CPU time (each median taken on its own) and every round's times.
  */
 export async function interleaved(sides: LoopCall[], n: number, warmup: number, repeats: number): Promise<LoopTime[] & { rounds: LoopTime[][] }> {
   for (const s of sides) await timedLoop(s, warmup);
   const times: LoopTime[][] = sides.map(() => []);
-  for (let r = 0; r < repeats; r++) for (let i = 0; i < sides.length; i++) times[i].push(await timedLoop(sides[i], n));
+  for (let r = 0; r < repeats; r++)
+    for (let j = 0; j < sides.length; j++) {
+      const i = (r + j) % sides.length;
+      times[i].push(await timedLoop(sides[i], n));
+    }
   const out = times.map((ts) => ({ wallMs: medianOf(ts.map((t) => t.wallMs)), hostCpuMs: medianOf(ts.map((t) => t.hostCpuMs)), serverCpuMs: medianOf(ts.map((t) => t.serverCpuMs)) }));
   return Object.assign(out, { rounds: times });
 }
@@ -120,6 +125,13 @@ export async function interleaved(sides: LoopCall[], n: number, warmup: number, 
  */
 export function roundRatio(rounds: LoopTime[][], a: number, b: number, key: 'wallMs' | 'hostCpuMs' | 'serverCpuMs'): number {
   return medianOf(rounds[a].map((t, i) => t[key] / rounds[b][i][key]));
+}
+
+/** The lower and upper quartile of the per-round ratios {@link roundRatio} takes the median of, as text. */
+export function roundSpread(rounds: LoopTime[][], a: number, b: number, key: 'wallMs' | 'hostCpuMs' | 'serverCpuMs'): string {
+  const s = rounds[a].map((t, i) => t[key] / rounds[b][i][key]).sort((x, y) => x - y);
+  const q = (f: number) => s[Math.min(s.length - 1, Math.floor(f * s.length))].toFixed(2);
+  return `per-round ratios ${q(0.25)}–${q(0.75)}× (quartiles of ${s.length})`;
 }
 
 /** Positive integer from an environment variable, or the default. */

@@ -154,7 +154,7 @@ test('a flood of 50 requests: beyond the token bucket they are declined with a r
 test('pending cap per server: the sixth concurrent request is declined, other servers unaffected', async () => {
   const release: Array<() => void> = [];
   const hold = () => new Promise<PresenterAnswer>((res) => release.push(() => res({ action: 'cancel' })));
-  const presenter = new ScriptedPresenter(Array.from({ length: 7 }, () => hold));
+  const presenter = new ScriptedPresenter(Array.from({ length: 12 }, () => hold));
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store, policy: { maxPendingPerServer: 5 } });
   const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
@@ -169,6 +169,14 @@ test('pending cap per server: the sixth concurrent request is declined, other se
   release.forEach((f) => f());
   assert.deepEqual(await Promise.all(held), Array(5).fill({ action: 'cancel' }));
   assert.deepEqual(await other, { action: 'cancel' });
+  assert.equal(broker.pending().length, 0, 'nothing waits once all are answered');
+  // The per-server count went back to zero: a full set of 5 is admitted again, the 6th is not.
+  const again = Array.from({ length: 5 }, () => broker.elicit(confirm, ctx('busy')));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(broker.pending('busy').length, 5);
+  assert.deepEqual(await broker.elicit(confirm, ctx('busy')), { action: 'decline' });
+  release.forEach((f) => f());
+  await Promise.all(again);
 });
 
 test('the presenter answer wait is bounded: on timeout the broker answers cancel and closes the prompt', async () => {

@@ -10,6 +10,7 @@ import type { PresenterAnswer, PromptView } from '../presenter.js';
 import type { Presenter } from '../presenter.js';
 import type { InputContext } from '../servers/handlers.js';
 import { validateContent } from './core.js';
+import { List, type ListNode } from './list.js';
 
 export type AskOutcome =
   | { kind: 'answer'; answer: PresenterAnswer; rounds: number; durationMs: number }
@@ -39,6 +40,8 @@ class AnswerSignal {
   /** Settles the current round's wait as aborted. */
   wake: (() => void) | undefined;
   private readonly queue: Deadlines;
+  /** Its place among the waiting deadlines. */
+  readonly place: ListNode<AnswerSignal>;
   private readonly server: AbortSignal;
   private readonly listening: boolean;
 
@@ -53,7 +56,7 @@ class AnswerSignal {
     else if (ctx.onAbort) ctx.onAbort(() => this.handleEvent());
     else server.addEventListener('abort', this); // removed in dispose (no `once`: its options cost per call)
     this.queue = Deadlines.for(answerMs);
-    this.queue.add(this);
+    this.place = this.queue.add(this);
   }
   get signal(): AbortSignal {
     return this.ctl ? this.ctl.signal : this.server;
@@ -74,7 +77,7 @@ class AnswerSignal {
     } else this.ctx.abort!(reason); // reaches handleEvent, which wakes the wait
   }
   dispose(): void {
-    this.queue.delete(this);
+    this.queue.delete(this.place);
     if (this.listening) this.server.removeEventListener('abort', this);
     else this.ctx.onAbort!(undefined);
   }
@@ -82,7 +85,7 @@ class AnswerSignal {
 
 /**
  * The answer deadlines of every ask with the same `answerMs`, on one timer. Asks with one `answerMs`
- * end in the order they started, so the set (insertion order) is deadline order and the timer only
+ * end in the order they started, so the list (insertion order) is deadline order and the timer only
  * ever waits for the first. Adding and removing an ask touches no timer (a timer per ask was a timer
  * list created and torn down per elicitation): the timer is only ref'd while asks are waiting, so it
  * never keeps a process alive by itself, and when it fires early (its first ask ended) it re-arms for
@@ -96,28 +99,30 @@ class Deadlines {
     return q;
   }
 
-  private readonly waiting = new Set<AnswerSignal>();
+  private readonly waiting = new List<AnswerSignal>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private constructor(private readonly ms: number) {}
 
-  add(a: AnswerSignal): void {
+  /** Starts `a`'s deadline; returns its place, for {@link delete}. */
+  add(a: AnswerSignal): ListNode<AnswerSignal> {
     a.deadline = performance.now() + this.ms;
-    this.waiting.add(a);
+    const node = this.waiting.add(a);
     if (!this.timer) this.timer = setTimeout(sweep, this.ms, this);
-    else this.timer.ref();
+    else if (this.waiting.size === 1) this.timer.ref();
+    return node;
   }
-  delete(a: AnswerSignal): void {
-    if (this.waiting.delete(a) && this.waiting.size === 0) this.timer?.unref();
+  delete(node: ListNode<AnswerSignal>): void {
+    if (this.waiting.remove(node) && this.waiting.size === 0) this.timer?.unref();
   }
   sweep(): void {
     this.timer = undefined;
     const now = performance.now();
-    for (const a of this.waiting) {
+    for (let a = this.waiting.first; a !== undefined; a = this.waiting.first) {
       if (a.deadline > now) {
         this.timer = setTimeout(sweep, Math.max(1, Math.ceil(a.deadline - now)), this);
         return;
       }
-      this.waiting.delete(a);
+      this.waiting.remove(a.place);
       a.timeUp();
     }
   }
@@ -127,53 +132,106 @@ function sweep(q: Deadlines): void {
   q.sweep();
 }
 
-/** What {@link raceAbort} settles with when the wait was aborted. */
-const ABORTED: unique symbol = Symbol('aborted');
-const ignore = (): void => undefined;
-
-/** Waits for `p`, or for the abort of `a.signal`, whichever comes first (then {@link ABORTED}). */
-function raceAbort<T>(p: Promise<T>, a: AnswerSignal): Promise<T | typeof ABORTED> {
-  if (a.signal.aborted) {
-    p.catch(ignore);
-    return Promise.resolve(ABORTED);
-  }
-  return new Promise((resolve, reject) => {
-    a.wake = () => resolve(ABORTED);
-    p.then(resolve, (err: unknown) => (a.signal.aborted ? resolve(ABORTED) : reject(err)));
-  });
-}
-
 /**
  * Runs the presenter loop. The presenter's signal aborts when the server withdraws the request
  * (`ctx.signal`) or when `answerMs` elapses; given `ctx.abort` (the runtime's handle on `ctx.signal`),
  * the presenter gets `ctx.signal` itself and a timeout aborts it. Presenter errors (e.g.
- * `UserInteractionRequiredError`) propagate.
+ * `UserInteractionRequiredError`) propagate as the rejection; nothing is thrown synchronously.
+ *
+ * One promise and one `then` per round, settled by whichever comes first: the presenter's answer or
+ * the abort. (An async function with a loop and a race promise per round allocated ~2 KB per
+ * elicitation, most of the broker's garbage.)
  */
-export async function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, ctx: AskSignals, answerMs: number, maxRounds: number, now: () => number): Promise<AskOutcome> {
-  const started = now();
-  const wait = new AnswerSignal(ctx, answerMs);
-  const signal = wait.signal;
-  try {
-    let prompt = view;
-    for (let round = 1; ; round++) {
-      let presented: Promise<PresenterAnswer>;
-      try {
-        presented = Promise.resolve(presenter.present(prompt, signal));
-      } catch (err) {
-        presented = Promise.reject(err); // a presenter that throws synchronously is treated like one that rejects
-      }
-      const answer = await raceAbort(presented, wait);
-      const durationMs = now() - started;
-      if (answer === ABORTED) return wait.timedOut ? { kind: 'timeout', durationMs } : { kind: 'cancelled-by-server', durationMs };
-      if (!answer || !ACTIONS.has((answer as { action?: unknown }).action as string))
-        throw new TypeError(`Presenter answered ${JSON.stringify(answer)}; expected {action: "accept" | "decline" | "cancel"}.`);
-      if (answer.action !== 'accept' || view.mode === 'url' || !schema) return { kind: 'answer', answer, rounds: round, durationMs };
-      const checked = validateContent(schema, answer.content ?? {});
-      if (checked.ok) return { kind: 'answer', answer: { ...answer, content: checked.value }, rounds: round, durationMs };
-      if (round >= maxRounds) return { kind: 'invalid', issues: checked.issues, rounds: round, durationMs };
-      prompt = { ...view, prefill: { ...view.prefill, ...(answer.content as PromptView['prefill']) }, issues: checked.issues, round: round + 1 };
+export function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, ctx: AskSignals, answerMs: number, maxRounds: number, now: () => number): Promise<AskOutcome> {
+  const rounds = new Rounds(presenter, view, schema, new AnswerSignal(ctx, answerMs), maxRounds, now);
+  rounds.present(view);
+  return rounds.done;
+}
+
+const ignore = (): void => undefined;
+
+/** The rounds of one `ask`: present, wait for the answer or the abort, validate, present again with the issues. */
+class Rounds {
+  readonly done: Promise<AskOutcome>;
+  private resolve!: (o: AskOutcome) => void;
+  private reject!: (err: unknown) => void;
+  private settled = false;
+  private round = 1;
+  private readonly started: number;
+
+  constructor(
+    private readonly presenter: Presenter,
+    private readonly view: PromptView,
+    private readonly schema: RequestedSchema | undefined,
+    private readonly wait: AnswerSignal,
+    private readonly maxRounds: number,
+    private readonly now: () => number,
+  ) {
+    this.started = now();
+    this.done = new Promise<AskOutcome>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    wait.wake = this.onAbort;
+  }
+
+  present(prompt: PromptView): void {
+    let presented: PresenterAnswer | Promise<PresenterAnswer>;
+    try {
+      presented = this.presenter.present(prompt, this.wait.signal);
+    } catch (err) {
+      return this.onError(err); // a presenter that throws synchronously is treated like one that rejects
     }
-  } finally {
-    wait.dispose();
+    if (this.wait.signal.aborted) {
+      Promise.resolve(presented).catch(ignore);
+      return this.onAbort();
+    }
+    Promise.resolve(presented).then(this.onAnswer, this.onError);
+  }
+
+  private readonly onAbort = (): void => {
+    if (!this.settled) this.finish(this.wait.timedOut ? { kind: 'timeout', durationMs: this.now() - this.started } : { kind: 'cancelled-by-server', durationMs: this.now() - this.started });
+  };
+
+  private readonly onError = (err: unknown): void => {
+    if (this.settled) return;
+    if (this.wait.signal.aborted) return this.onAbort();
+    this.settled = true;
+    this.wait.dispose();
+    this.reject(err);
+  };
+
+  private readonly onAnswer = (answer: PresenterAnswer): void => {
+    if (this.settled) return;
+    let out: AskOutcome | PromptView;
+    try {
+      out = this.judge(answer);
+    } catch (err) {
+      return this.onError(err);
+    }
+    if ('kind' in out) this.finish(out);
+    else this.present(out);
+  };
+
+  private finish(out: AskOutcome): void {
+    this.settled = true;
+    this.wait.dispose();
+    this.resolve(out);
+  }
+
+  /** The outcome of an answer, or the prompt of the next round when it is invalid and rounds are left. */
+  private judge(answer: PresenterAnswer): AskOutcome | PromptView {
+    const round = this.round;
+    const durationMs = this.now() - this.started;
+    if (!answer || !ACTIONS.has((answer as { action?: unknown }).action as string))
+      throw new TypeError(`Presenter answered ${JSON.stringify(answer)}; expected {action: "accept" | "decline" | "cancel"}.`);
+    const { view, schema } = this;
+    if (answer.action !== 'accept' || view.mode === 'url' || !schema) return { kind: 'answer', answer, rounds: round, durationMs };
+    const content = answer.content ?? {};
+    const checked = validateContent(schema, content);
+    if (checked.ok) return { kind: 'answer', answer: checked.value === answer.content ? answer : { ...answer, content: checked.value }, rounds: round, durationMs };
+    if (round >= this.maxRounds) return { kind: 'invalid', issues: checked.issues, rounds: round, durationMs };
+    this.round = round + 1;
+    return { ...view, prefill: { ...view.prefill, ...(content as PromptView['prefill']) }, issues: checked.issues, round: round + 1 };
   }
 }

@@ -44,29 +44,28 @@ export function buildPrefill(schema: RequestedSchema, server: string, scope: Sco
   }
   const values: Content = {};
   const sources: Record<string, string> = {};
-  const layers: Array<[string, Record<string, unknown> | undefined]> = [
-    ['profile', src.profile],
-    ['preset', src.presetAnswers?.[server] as Record<string, unknown> | undefined],
-    ['remembered', remembered],
-  ];
-  let fields: string[] | undefined;
-  for (const [name, layer] of layers) {
-    if (isEmpty(layer)) continue; // the usual case: no profile, preset or remembered answer
-    fields ??= Object.keys(schema.properties);
-    for (const field of fields) {
-      if (!hasOwn(layer, field)) continue;
-      if (name === 'remembered' && form.sensitiveSet.has(field)) continue;
-      if (!fieldOk(schema, field, layer[field])) continue;
-      setOwn(values, field, layer[field]);
-      setOwn(sources, field, name);
-    }
-  }
-  for (const [field, d] of form.defaults) {
+  // Lowest precedence first; each layer overwrites the one before. Usually all three are empty.
+  layer(values, sources, schema, 'profile', src.profile, undefined);
+  layer(values, sources, schema, 'preset', src.presetAnswers?.[server] as Record<string, unknown> | undefined, undefined);
+  layer(values, sources, schema, 'remembered', remembered, form.sensitiveSet);
+  const defaults = form.defaults;
+  for (let i = 0; i < defaults.length; i++) {
+    const [field, d] = defaults[i];
     if (hasOwn(values, field) && values[field] !== undefined) continue;
     setOwn(values, field, Array.isArray(d) ? [...d] : d);
     setOwn(sources, field, 'default');
   }
   return { values, sources };
+}
+
+/** Copies the valid values of one source for the schema's fields (not `skip`ped ones) into `values`. */
+function layer(values: Content, sources: Record<string, string>, schema: RequestedSchema, name: string, from: Record<string, unknown> | undefined, skip: ReadonlySet<string> | undefined): void {
+  if (isEmpty(from)) return;
+  for (const field of Object.keys(schema.properties)) {
+    if (!hasOwn(from, field) || skip?.has(field) || !fieldOk(schema, field, from[field])) continue;
+    setOwn(values, field, from[field]);
+    setOwn(sources, field, name);
+  }
 }
 
 function isEmpty(o: Record<string, unknown> | undefined): o is undefined {
