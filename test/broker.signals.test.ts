@@ -12,6 +12,7 @@ import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
 import type { ConnectOptions } from '../src/host/servers/connection.js';
 import type { InputContext } from '../src/host/servers/handlers.js';
 import { Pending, wireHandlers } from '../src/host/servers/input-bridge.js';
+import { List } from '../src/host/list.js';
 import { PauseGate } from '../src/host/servers/tool-clock.js';
 import { legacyServer } from './fixtures/broker/peers.js';
 import { waitUntil } from './helpers/wait.js';
@@ -132,9 +133,9 @@ async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept'
         rec.after = listeners(ctx.mcpReq.signal);
       }
     });
-  const pending = new Set<Pending>();
+  const pending = new List<Pending>();
   const o = { name: 'bridge', handlers: { elicit: (_p: unknown, ctx: InputContext) => elicit(ctx), listRoots: async () => ({ roots: [] }) }, pause: new PauseGate() } as unknown as ConnectOptions;
-  wireHandlers(client, o, pending, new Map(), { era, revision: era === 'legacy' ? '2025-11-25' : '2026-07-28' });
+  wireHandlers(client, o, pending, { era, revision: era === 'legacy' ? '2025-11-25' : '2026-07-28' });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   await server.connect(st);
   await client.connect(ct);

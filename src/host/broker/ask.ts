@@ -10,7 +10,7 @@ import type { PresenterAnswer, PromptView } from '../presenter.js';
 import type { Presenter } from '../presenter.js';
 import type { InputContext } from '../servers/handlers.js';
 import { validateContent } from './core.js';
-import { List, type ListNode } from './list.js';
+import { List, type ListNode } from '../list.js';
 
 export type AskOutcome =
   | { kind: 'answer'; answer: PresenterAnswer; rounds: number; durationMs: number }

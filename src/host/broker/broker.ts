@@ -22,7 +22,7 @@ import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
 import type { ElicitAnswer } from '../servers/handlers.js';
 import type { BrokerElicitParams, BrokerEvent, BrokerInputContext, BrokerTimeouts, ElicitUrlParams, InputRequest, PrefillSources, RefusalReason } from './types.js';
 import { UrlElicitationRegistry } from './urls.js';
-import { List, type ListNode } from './list.js';
+import { List, type ListNode } from '../list.js';
 
 type PendingOutcome = (BrokerEvent & { type: 'pending-removed' })['outcome'];
 

@@ -12,6 +12,7 @@
  *   is not attributed (`call` absent).
  * @module
  */
+import { List } from '../list.js';
 
 /** The tool call an input request belongs to. */
 export interface CallRef {
@@ -23,28 +24,28 @@ export interface CallRef {
   tag?: string;
 }
 
-const inFlight = new WeakMap<object, Set<CallRef>>();
+const inFlight = new WeakMap<object, List<CallRef>>();
 
 /**
  * Runs `fn` (the wire call) with `ref` registered as in flight on `connection` until it settles.
  * (No AsyncLocalStorage: it would turn on Node's promise hooks for every promise of the process.)
  */
 export function runAsCall<T>(connection: object, ref: CallRef, fn: () => Promise<T>): Promise<T> {
-  let set = inFlight.get(connection);
-  if (!set) inFlight.set(connection, (set = new Set()));
-  set.add(ref);
-  const s = set;
+  let calls = inFlight.get(connection);
+  if (!calls) inFlight.set(connection, (calls = new List()));
+  const list = calls;
+  const place = list.add(ref);
   let p: Promise<T>;
   try {
     p = fn();
   } catch (err) {
-    s.delete(ref);
+    list.remove(place);
     return Promise.reject(err);
   }
   return p.then(
-    (v) => (s.delete(ref), v),
+    (v) => (list.remove(place), v),
     (err: unknown) => {
-      s.delete(ref);
+      list.remove(place);
       throw err;
     },
   );
@@ -52,10 +53,10 @@ export function runAsCall<T>(connection: object, ref: CallRef, fn: () => Promise
 
 /** The call an input request arriving on `connection` belongs to, if it can be known (see module doc). */
 export function attributeCall(connection: object): CallRef | undefined {
-  const set = inFlight.get(connection);
-  if (!set || set.size === 0) return undefined;
-  if (set.size === 1) return set.values().next().value;
-  const all = [...set];
+  const calls = inFlight.get(connection);
+  if (!calls || calls.size === 0) return undefined;
+  if (calls.size === 1) return calls.first;
+  const all = calls.values();
   const tag = all[0].tag;
   if (tag === undefined || all.some((c) => c.tag !== tag)) return undefined;
   return { tool: `one of: ${[...new Set(all.map((c) => c.tool))].join(', ')}`, callId: '', tag };

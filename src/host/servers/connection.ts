@@ -23,6 +23,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ServerDef } from '../config/types.js';
 import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
+import { List } from '../list.js';
 import type { PauseGate } from './tool-clock.js';
 import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 import type { Negotiation } from './era-verdict.js';
@@ -96,8 +97,7 @@ export class Connection {
   get lifetime(): AbortSignal {
     return this.#life.signal;
   }
-  readonly #pending: Set<Pending>;
-  readonly #byId: Map<string | number, Pending>;
+  readonly #pending: List<Pending>;
   readonly #completions = new Map<string, Set<() => void>>();
 
   private constructor(
@@ -105,11 +105,9 @@ export class Connection {
     readonly client: Client,
     readonly transport: Transport,
     kind: Connection['transportKind'],
-    pending: Set<Pending>,
-    byId: Map<string | number, Pending>,
+    pending: List<Pending>,
   ) {
     this.#pending = pending;
-    this.#byId = byId;
     this.transportKind = kind;
     this.era = client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
     this.revision = client.getNegotiatedProtocolVersion() ?? 'unknown';
@@ -136,8 +134,7 @@ export class Connection {
    * `startupMs`); on rejection everything it started is closed.
    */
   static async open(o: ConnectOptions): Promise<Connection> {
-    const pending = new Set<Pending>();
-    const byId = new Map<string | number, Pending>();
+    const pending = new List<Pending>();
     const holder: { conn?: Connection; era: Era; revision: string } = { era: 'legacy', revision: 'unknown' };
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
@@ -151,7 +148,7 @@ export class Connection {
         capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
         versionNegotiation: { mode: mode === 'legacy' ? 'legacy' : 'auto', probe: { timeoutMs: probeMs } },
       }));
-      wireHandlers(client, o, pending, byId, holder);
+      wireHandlers(client, o, pending, holder);
       try {
         await client.connect(transport, {
           timeout: o.startupMs,
@@ -162,7 +159,7 @@ export class Connection {
         await client.close().catch(() => {});
         throw err;
       }
-      const conn = new Connection(o.name, client, transport, kind, pending, byId);
+      const conn = new Connection(o.name, client, transport, kind, pending);
       conn.#eraUncertain = mode === 'auto' && conn.era === 'legacy' && Date.now() - t0 >= probeMs;
       holder.conn = conn;
       holder.era = conn.era;
@@ -268,7 +265,7 @@ export class Connection {
   }
 
   #abortAll(reason: string): void {
-    for (const p of this.#pending) p.abort(new Error(reason));
+    for (const p of this.#pending.values()) p.abort(new Error(reason));
   }
 
   #observe(hooks: ConnectionHooks): void {
@@ -277,7 +274,8 @@ export class Connection {
     t.onmessage = (msg: JSONRPCMessage, extra?: unknown) => {
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
       if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
-        this.#byId.get(m.params.requestId)?.abort(new Error(m.params.reason ?? 'cancelled by the server'));
+        const id = m.params.requestId;
+        for (const p of this.#pending.values()) if (p.id === id) p.abort(new Error(m.params.reason ?? 'cancelled by the server'));
       }
       if (m.method === 'notifications/elicitation/complete' && typeof m.params?.elicitationId === 'string') {
         for (const fn of [...(this.#completions.get(m.params.elicitationId) ?? [])]) fn();

@@ -8,6 +8,7 @@ import type { Client, ElicitRequestParams, ElicitResult } from '@modelcontextpro
 import type { ConnectOptions, Era } from './connection.js';
 import type { InputContext } from './handlers.js';
 import { attributeCall } from './calls.js';
+import type { List, ListNode } from '../list.js';
 
 /**
  * One broker call in flight. It owns the signal the broker and presenter see: the SDK's own request
@@ -20,6 +21,11 @@ import { attributeCall } from './calls.js';
 export class Pending {
   readonly ctl = new AbortController();
   #onAbort: (() => void) | undefined;
+  /** Its place in the connection's list of broker calls in flight (set by the bridge). */
+  place: ListNode<Pending> | undefined;
+
+  /** @param id JSON-RPC id of the server's request on legacy eras (what `notifications/cancelled` names). */
+  constructor(readonly id?: string | number) {}
 
   /** Aborts the signal with `reason` (first call wins), then runs the registered callback once. */
   abort(reason?: unknown): void {
@@ -36,28 +42,26 @@ export class Pending {
   }
 }
 
-export function wireHandlers(
-  client: Client,
-  o: ConnectOptions,
-  pending: Set<Pending>,
-  byId: Map<string | number, Pending>,
-  holder: { era: Era; revision: string },
-): void {
+/**
+ * Registers the handlers on `client`. Every broker call in flight is in `pending` (the Connection
+ * aborts them on `notifications/cancelled` by `Pending.id`, and all of them on close).
+ */
+export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pending>, holder: { era: Era; revision: string }): void {
   const run = <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
-    const p = new Pending();
     const legacy = holder.era === 'legacy';
-    pending.add(p);
+    const p = new Pending(legacy ? id : undefined);
+    p.place = pending.add(p);
     // On legacy eras the SDK aborts its request signal only for `notifications/cancelled` and for
-    // close, and the Connection sees both first and aborts `p` itself (byId, abortAll). The modern
-    // era's signal also aborts with its MRTR round, so it is forwarded there.
+    // close, and the Connection sees both first and aborts `p` itself. The modern era's signal also
+    // aborts with its MRTR round, so it is forwarded there.
     let forward: (() => void) | undefined;
-    if (legacy) byId.set(id, p);
-    else if (sdkSignal.aborted) p.abort(sdkSignal.reason);
-    else sdkSignal.addEventListener('abort', (forward = () => p.abort(sdkSignal.reason)));
+    if (!legacy) {
+      if (sdkSignal.aborted) p.abort(sdkSignal.reason);
+      else sdkSignal.addEventListener('abort', (forward = () => p.abort(sdkSignal.reason)));
+    }
     const done = () => {
       if (forward) sdkSignal.removeEventListener('abort', forward);
-      pending.delete(p);
-      if (legacy && byId.get(id) === p) byId.delete(id);
+      pending.remove(p.place!);
     };
     let answer: Promise<T>;
     try {

@@ -1,8 +1,8 @@
 /**
- * An insertion-ordered list with O(1) removal, for the broker's per-request bookkeeping (requests
- * waiting on a person, answer deadlines). One small node per entry and nothing on removal: a Map or
- * Set that gains and loses one entry per request reallocates its hash table each time on V8
- * (measured: ~640 bytes of garbage per elicitation for the two the broker had).
+ * An insertion-ordered list with O(1) removal, for the host's per-request bookkeeping (input requests
+ * in flight on a connection, requests waiting on a person, answer deadlines). One small node per entry
+ * and nothing on removal: a Map or Set that gains and loses one entry per request reallocates its hash
+ * table each time on V8 (measured: ~640 bytes of garbage per elicitation for the broker's two).
  * @module
  */
 

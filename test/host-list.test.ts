@@ -1,8 +1,8 @@
-// The broker's insertion-ordered list (src/host/broker/list.ts): order kept, O(1) removal anywhere,
+// The host's insertion-ordered list (src/host/list.ts): order kept, O(1) removal anywhere,
 // a node removed twice or from another list is refused, and `values()` is a copy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { List } from '../src/host/broker/list.js';
+import { List } from '../src/host/list.js';
 
 test('List: keeps insertion order through removals at the head, middle and tail', () => {
   const l = new List<string>();
