@@ -234,4 +234,28 @@ describe('server-side cancel (Q2)', () => {
       await m.stopAll();
     }
   });
+
+  // The request and its cancellation in one read: the Connection sees the cancel before the SDK has
+  // called the request's handler (a microtask later), so it must still reach the request once it exists.
+  for (const [label, id] of [['request id 0', '0'], ['a string request id', '"q-7"']] as const) {
+    it(`notifications/cancelled read together with its request (${label}) still aborts the handler signal`, async () => {
+      // req: CANCEL-SERVER-REQUEST
+      const h = scriptedHandlers(async (_p, ctx) => {
+        const how = await untilAborted(ctx.signal, 5000);
+        return { action: how === 'aborted' ? 'cancel' : 'decline' };
+      });
+      const m = new ServerManager({ cn: fixture('cn', 'raw-peer.mjs', ['cancelnow', id]) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+      try {
+        const r = await m.callTool('cn', 'ask', {});
+        assert.equal(text(r), 'cancel-sent');
+        assert.equal(h.calls.length, 1, 'the request reached the broker');
+        assert.equal(h.calls[0].ctx.requestId, JSON.parse(id));
+        await waitUntil(() => h.calls[0].aborted === true, { ms: 8000 });
+        assert.equal(h.calls[0].aborted, true, 'the cancellation reached the broker\'s signal');
+        assert.equal(String(h.calls[0].ctx.signal.reason?.message ?? h.calls[0].ctx.signal.reason), 'server gave up at once');
+      } finally {
+        await m.stopAll();
+      }
+    });
+  }
 });

@@ -268,6 +268,17 @@ export class Connection {
     for (const p of this.#pending.values()) p.abort(new Error(reason));
   }
 
+  /** Aborts the broker calls for the server's request `id` (legacy eras); whether there was one. */
+  #cancel(id: string | number, reason: string): boolean {
+    let found = false;
+    for (const p of this.#pending.values())
+      if (p.id === id) {
+        found = true;
+        p.abort(new Error(reason));
+      }
+    return found;
+  }
+
   #observe(hooks: ConnectionHooks): void {
     const t = this.transport;
     const inner = t.onmessage;
@@ -275,7 +286,10 @@ export class Connection {
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
       if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
         const id = m.params.requestId;
-        for (const p of this.#pending.values()) if (p.id === id) p.abort(new Error(m.params.reason ?? 'cancelled by the server'));
+        const reason = m.params.reason ?? 'cancelled by the server';
+        // A request read in the same chunk as its cancellation has no Pending yet: the SDK calls its
+        // handler a microtask after this. Try once more when those have run (ids are never reused).
+        if (!this.#cancel(id, reason)) setImmediate(() => this.#cancel(id, reason));
       }
       if (m.method === 'notifications/elicitation/complete' && typeof m.params?.elicitationId === 'string') {
         for (const fn of [...(this.#completions.get(m.params.elicitationId) ?? [])]) fn();
