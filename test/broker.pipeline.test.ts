@@ -179,6 +179,22 @@ test('pending cap per server: the sixth concurrent request is declined, other se
   await Promise.all(again);
 });
 
+test('a request whose wait cannot start (its context\'s abort hook throws) is rejected and no longer waits; the pending cap is not used up', async () => {
+  const presenter = new ScriptedPresenter([{ action: 'decline' }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store, policy: { maxPendingPerServer: 1 } });
+  const events: string[] = [];
+  broker.on((e) => events.push(e.type === 'pending-removed' ? `${e.type}:${e.outcome}` : e.type));
+  const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+  const broken = ctx('srv', { abort: () => undefined, onAbort: () => { throw new Error('hook broke'); } });
+  await assert.rejects(broker.elicit(confirm, broken), /hook broke/);
+  assert.deepEqual(broker.pending(), [], 'the failed request does not wait');
+  assert.deepEqual(events, ['pending-added', 'pending-removed:error']);
+  assert.ok(store.audit.some((a) => a.kind === 'error' && a.detail?.reason === 'presenter'), 'the failure is audited like a presenter failure');
+  assert.deepEqual(await broker.elicit(confirm, ctx('srv')), { action: 'decline' }, 'the next request is asked, not refused by the pending cap');
+  assert.equal(presenter.prompts.length, 1);
+});
+
 test('the presenter answer wait is bounded: on timeout the broker answers cancel and closes the prompt', async () => {
   let aborted = false;
   const presenter = new ScriptedPresenter([(_p: PromptView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true)))]);

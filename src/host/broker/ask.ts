@@ -143,7 +143,21 @@ function sweep(q: Deadlines): void {
  * elicitation, most of the broker's garbage.)
  */
 export function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, ctx: AskSignals, answerMs: number, maxRounds: number, now: () => number): Promise<AskOutcome> {
-  const rounds = new Rounds(presenter, view, schema, new AnswerSignal(ctx, answerMs), maxRounds, now);
+  let wait: AnswerSignal | undefined;
+  let rounds: Rounds;
+  try {
+    wait = new AnswerSignal(ctx, answerMs);
+    rounds = new Rounds(presenter, view, schema, wait, maxRounds, now);
+  } catch (err) {
+    // e.g. the context's `onAbort` hook threw: the broker has listed the request as waiting and only
+    // takes it off in the promise's handlers, so this too must be a rejection.
+    try {
+      wait?.dispose();
+    } catch {
+      /* the same broken hook */
+    }
+    return Promise.reject(err);
+  }
   rounds.present(view);
   return rounds.done;
 }
