@@ -52,8 +52,9 @@ export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pe
     const p = new Pending(legacy ? id : undefined);
     p.place = pending.add(p);
     // On legacy eras the SDK aborts its request signal only for `notifications/cancelled` and for
-    // close, and the Connection sees both first and aborts `p` itself. The modern era's signal also
-    // aborts with its MRTR round, so it is forwarded there.
+    // close, and the Connection aborts `p` itself for both (a cancel read in the same chunk as its
+    // request, before this handler ran, is retried by the Connection once the handler has run). The
+    // modern era's signal also aborts with its MRTR round, so it is forwarded there.
     let forward: (() => void) | undefined;
     if (!legacy) {
       if (sdkSignal.aborted) p.abort(sdkSignal.reason);
