@@ -270,3 +270,21 @@ test('fromWire, last form first: a repeat is the same check; key order, a nested
   assert.notEqual(other, a);
   assert.equal(checkForm(fresh(base), rev, true), a);
 });
+
+test('fromWire, last form first: a key inherited from a polluted Object.prototype does not stand in for an own key', () => {
+  const rev: Revision = '2025-11-25';
+  // Every object of the last form ends with the probe key: with it inherited, a walk by for-in alone
+  // would see the same keys and values in a form that has none of them.
+  const P = 'x-pollution-probe';
+  const withX = { type: 'object', properties: { a: { type: 'string', [P]: true }, [P]: true }, [P]: true };
+  const withoutX = { type: 'object', properties: { a: { type: 'string' } } };
+  const a = checkForm(fresh(withX), rev, true);
+  const proto = Object.prototype as Record<string, unknown>;
+  proto[P] = true;
+  try {
+    const b = checkForm(JSON.parse(JSON.stringify(withoutX)), rev, true);
+    assert.notEqual(b, a, 'a form without the own key is another form (its JSON text lacks it)');
+  } finally {
+    delete proto[P];
+  }
+});

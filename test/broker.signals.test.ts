@@ -199,3 +199,36 @@ test('input bridge, legacy era: no listener on the SDK signal; the Connection ab
     await peer.close();
   }
 });
+
+test('input bridge: a request whose SDK signal is already aborted when its handler runs reaches the broker aborted, with the reason (both eras)', async () => {
+  // A fake client records the handlers: what is under test is the bridge's own entry check.
+  for (const era of ['legacy', 'modern'] as const) {
+    const handlers = new Map<string, (req: unknown, ctx: unknown) => Promise<unknown>>();
+    const client = { setRequestHandler: (m: string, h: (req: unknown, ctx: unknown) => Promise<unknown>) => handlers.set(m, h), setNotificationHandler: () => {} };
+    const seen: AbortSignal[] = [];
+    const o = { name: 'gone', handlers: { elicit: async (_p: unknown, ctx: InputContext) => (seen.push(ctx.signal), { action: 'cancel' }), listRoots: async () => ({ roots: [] }) }, pause: new PauseGate() } as unknown as ConnectOptions;
+    const pending = new List<Pending>();
+    wireHandlers(client as unknown as Client, o, pending, { era, revision: era === 'legacy' ? '2025-11-25' : '2026-07-28' });
+    const sdk = new AbortController();
+    sdk.abort('connection closed first');
+    await handlers.get('elicitation/create')!({ method: 'elicitation/create', params: { message: 'x', requestedSchema: { type: 'object', properties: {} } } }, { mcpReq: { id: 3, signal: sdk.signal } });
+    assert.equal(seen.length, 1, `${era}: the broker was called`);
+    assert.deepEqual([seen[0].aborted, seen[0].reason], [true, 'connection closed first'], `${era}: aborted on arrival, reason kept`);
+    assert.equal(pending.size, 0, `${era}: nothing left in flight`);
+  }
+});
+
+test('ask: an answer timeout beyond setTimeout\'s range neither fires early nor spins the timer', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  try {
+    const slow = { interactive: true, notify: () => {}, present: () => new Promise<PresenterAnswer>((r) => setTimeout(() => r({ action: 'decline' }), 30)) };
+    const r = await ask(slow, VIEW, VIEW.schema, { signal: new AbortController().signal }, 2 ** 31 + 5_000, 3, Date.now);
+    assert.equal(r.kind, 'answer', 'the answer came before the (distant) deadline');
+    await new Promise((res) => setImmediate(res));
+    assert.deepEqual(warnings.filter((w) => w === 'TimeoutOverflowWarning'), [], 'no timer was given a delay beyond 2^31-1 ms');
+  } finally {
+    process.off('warning', onWarning);
+  }
+});

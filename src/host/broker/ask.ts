@@ -91,6 +91,9 @@ class AnswerSignal {
  * never keeps a process alive by itself, and when it fires early (its first ask ended) it re-arms for
  * the new first.
  */
+/** Longest delay `setTimeout` takes (ms); a longer one fires after 1 ms. Longer deadlines re-arm in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 class Deadlines {
   private static readonly byMs = new Map<number, Deadlines>();
   static for(ms: number): Deadlines {
@@ -107,7 +110,7 @@ class Deadlines {
   add(a: AnswerSignal): ListNode<AnswerSignal> {
     a.deadline = performance.now() + this.ms;
     const node = this.waiting.add(a);
-    if (!this.timer) this.timer = setTimeout(sweep, this.ms, this);
+    if (!this.timer) this.timer = setTimeout(sweep, Math.min(this.ms, MAX_TIMER_MS), this);
     else if (this.waiting.size === 1) this.timer.ref();
     return node;
   }
@@ -119,7 +122,7 @@ class Deadlines {
     const now = performance.now();
     for (let a = this.waiting.first; a !== undefined; a = this.waiting.first) {
       if (a.deadline > now) {
-        this.timer = setTimeout(sweep, Math.max(1, Math.ceil(a.deadline - now)), this);
+        this.timer = setTimeout(sweep, Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(a.deadline - now))), this);
         return;
       }
       this.waiting.remove(a.place);

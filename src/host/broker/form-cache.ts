@@ -146,9 +146,9 @@ function shapeOf(v: unknown): Shape {
 }
 
 /**
- * Whether `a` has the JSON text of `s`: the same keys in the same order, equal primitives, equal
+ * Whether `a` has the JSON text of `s`: the same own keys in the same order, equal primitives, equal
  * arrays. The recursion is bounded by `s` (a cached form); `a` may be anything parsed from the wire.
- * An inherited enumerable key (a polluted prototype) only makes it a mismatch.
+ * An inherited enumerable key (a polluted prototype) is not an own key, so it makes a mismatch.
  */
 function matches(a: unknown, s: Shape): boolean {
   if (typeof s !== 'object' || s === null) return a === s;
@@ -162,7 +162,7 @@ function matches(a: unknown, s: Shape): boolean {
   const keys = s.keys;
   let i = 0;
   for (const k in a) {
-    if (k !== keys[i] || !matches((a as Record<string, unknown>)[k], s.values[i])) return false;
+    if (k !== keys[i] || !hasOwn(a, k) || !matches((a as Record<string, unknown>)[k], s.values[i])) return false;
     i++;
   }
   return i === keys.length;

@@ -31,6 +31,7 @@ export interface InputContext {
    * clears it), when the runtime owns `signal` (with `abort`). The broker uses it instead of an
    * EventTarget listener on `signal` (an add/remove pair per request costs microseconds on Node 20).
    * Not called when `signal` was already aborted when it was set: check `signal.aborted` first.
+   * One slot per request: the context belongs to one `elicit` call (a second `onAbort` replaces the first).
    */
   onAbort?: (fn: (() => void) | undefined) => void;
   /**

@@ -55,11 +55,11 @@ export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pe
     // close, and the Connection aborts `p` itself for both (a cancel read in the same chunk as its
     // request, before this handler ran, is retried by the Connection once the handler has run). The
     // modern era's signal also aborts with its MRTR round, so it is forwarded there.
+    // Whatever the era, a signal the SDK aborted before this handler ran (e.g. the connection closed
+    // in between) is passed on at once: one property read.
     let forward: (() => void) | undefined;
-    if (!legacy) {
-      if (sdkSignal.aborted) p.abort(sdkSignal.reason);
-      else sdkSignal.addEventListener('abort', (forward = () => p.abort(sdkSignal.reason)));
-    }
+    if (sdkSignal.aborted) p.abort(sdkSignal.reason);
+    else if (!legacy) sdkSignal.addEventListener('abort', (forward = () => p.abort(sdkSignal.reason)));
     const done = () => {
       if (forward) sdkSignal.removeEventListener('abort', forward);
       pending.remove(p.place!);
