@@ -135,3 +135,17 @@ test('setOwn: any key becomes an own, enumerable data property; __proto__ and in
   assert.equal(ran, 0, 'an inherited setter is not called');
   assert.equal(Object.getOwnPropertyDescriptor(child, 'trap')?.value, 1);
 });
+
+test('sensitive-field verdicts are memoised per text: repeats, evictions and long texts give the same hits as the first time', async () => {
+  const { MEMO_SIZE, MEMO_TEXT_MAX } = await import('../src/schema/sensitive.js');
+  const long = `Your account ${'and more words '.repeat(MEMO_TEXT_MAX / 10)} password`;
+  const schema = { type: 'object', properties: { apiKey: { type: 'string' }, note: { type: 'string', description: 'we never ask for your password' }, essay: { type: 'string', description: long }, city: { type: 'string', title: 'City' } } };
+  const first = detectSensitiveFields(schema);
+  assert.deepEqual(first.map((h) => [h.field, h.rule, h.where]), [['apiKey', 'api-key', 'name'], ['essay', 'password', 'description']]);
+  first[0].rule = 'changed by a caller';
+  assert.deepEqual(detectSensitiveFields(schema), detectSensitiveFields(JSON.parse(JSON.stringify(schema))), 'a repeat equals a fresh copy');
+  assert.equal(detectSensitiveFields(schema)[0].rule, 'api-key', 'a caller changing a hit changes no later result');
+  // More distinct texts than the memo holds: the first ones are forgotten and judged again, alike.
+  for (let i = 0; i <= MEMO_SIZE; i++) detectSensitiveFields({ type: 'object', properties: { [`field${i}`]: { type: 'string' } } });
+  assert.deepEqual(detectSensitiveFields(schema).map((h) => [h.field, h.rule]), [['apiKey', 'api-key'], ['essay', 'password']]);
+});

@@ -75,7 +75,32 @@ export function normaliseWords(text: string): string {
   return ' ' + words + ' ';
 }
 
-function matchText(text: string): { rule: string; matched: string } | undefined {
+/** Longest text whose verdicts are memoised (characters); longer ones are judged every time. */
+export const MEMO_TEXT_MAX = 256;
+/** Most memoised texts per verdict; beyond it the oldest is forgotten. */
+export const MEMO_SIZE = 2_048;
+
+/**
+ * A bounded memo of a pure function of one text. A server sends the same field names, titles and
+ * descriptions with every request, and judging one runs ~25 regular expressions (measured: the
+ * largest share of a toolkit `ctx.elicit`'s own CPU before this memo). Results are shared: frozen.
+ */
+function memo<R>(fn: (text: string) => R): (text: string) => R {
+  const seen = new Map<string, R>();
+  return (text) => {
+    if (text.length > MEMO_TEXT_MAX) return fn(text);
+    if (seen.has(text)) return seen.get(text) as R;
+    const r = fn(text);
+    if (seen.size >= MEMO_SIZE) seen.delete(seen.keys().next().value as string);
+    seen.set(text, typeof r === 'object' && r !== null ? Object.freeze(r) : r);
+    return r;
+  };
+}
+
+const matchText = memo(judgeText);
+const negated = memo((text: string) => NEGATED.test(normaliseWords(text)));
+
+function judgeText(text: string): { rule: string; matched: string } | undefined {
   const norm = normaliseWords(text);
   if (EXEMPT.test(norm)) return undefined;
   for (const r of RULES) {
@@ -115,7 +140,7 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
     ];
     for (const [where, text] of parts) {
       if (typeof text !== 'string') continue;
-      if (where === 'description' && NEGATED.test(normaliseWords(text))) continue;
+      if (where === 'description' && negated(text)) continue;
       const m = matchText(text);
       if (m) {
         hits.push({ field, path: pointer('properties', field), rule: m.rule, matched: m.matched, where });
