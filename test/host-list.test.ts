@@ -1,5 +1,5 @@
-// The host's insertion-ordered list (src/host/list.ts): order kept, O(1) removal anywhere,
-// a node removed twice or from another list is refused, and `values()` is a copy.
+// The host's per-request helpers: the insertion-ordered list (src/host/list.ts: order kept, O(1) removal anywhere,
+// a node removed twice or from another list is refused, `values()` a copy) and whenSettled (src/host/settle.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { List } from '../src/host/list.js';
@@ -33,4 +33,20 @@ test('List: removing a node twice, or through another list, changes nothing', ()
   const copy = l.values();
   copy.push(3);
   assert.deepEqual(l.values(), [2], 'values() is a copy');
+});
+
+test('whenSettled: runs done once after a value, a plain value, a rejection or a synchronous throw, and settles as fn does', async () => {
+  const { whenSettled } = await import('../src/host/settle.js');
+  let done = 0;
+  const count = () => void done++;
+  assert.equal(await whenSettled(() => Promise.resolve(1), count), 1);
+  assert.equal(await whenSettled(() => 2, count), 2, 'a plain value');
+  await assert.rejects(whenSettled(() => Promise.reject(new Error('late')), count), /late/);
+  let thrown: Promise<unknown> | undefined;
+  assert.doesNotThrow(() => (thrown = whenSettled(() => { throw new Error('sync'); }, count)), 'a synchronous throw becomes a rejection');
+  assert.equal(done, 4, 'done ran for the synchronous throw before the call returned');
+  await assert.rejects(thrown!, /sync/);
+  let seenBeforeSettle = -1;
+  await whenSettled(() => new Promise((r) => setTimeout(r, 5)).then(() => (seenBeforeSettle = done)), count);
+  assert.deepEqual([seenBeforeSettle, done], [4, 5], 'done runs after fn settles, not before');
 });

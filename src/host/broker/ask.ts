@@ -28,8 +28,8 @@ export type AskSignals = Pick<InputContext, 'signal' | 'abort' | 'onAbort'>;
  * answer timer. With the runtime's `abort` handle on the server's signal, that signal itself is the
  * presenter's and the timer aborts it (no second AbortController per request; `timedOut` tells the
  * two causes apart); without it, a signal of its own. It hears of the server signal's abort through the
- * runtime's `onAbort` callback when given, else as its own EventTarget listener (`handleEvent`); the
- * current round's wait registers `wake`.
+ * runtime's `onAbort` callback when given, else as its own EventTarget listener (`handleEvent`), and
+ * then calls `wake` (set by the ask's `Rounds`).
  */
 class AnswerSignal {
   private readonly ctl: AbortController | undefined;
@@ -37,7 +37,7 @@ class AnswerSignal {
   deadline = 0;
   /** The answer timer fired (as opposed to the server withdrawing the request). */
   timedOut = false;
-  /** Settles the current round's wait as aborted. */
+  /** Settles the ask as aborted (timeout or withdrawal). */
   wake: (() => void) | undefined;
   private readonly queue: Deadlines;
   /** Its place among the waiting deadlines. */
@@ -207,7 +207,9 @@ class Rounds {
   }
 
   private readonly onAbort = (): void => {
-    if (!this.settled) this.finish(this.wait.timedOut ? { kind: 'timeout', durationMs: this.now() - this.started } : { kind: 'cancelled-by-server', durationMs: this.now() - this.started });
+    if (this.settled) return;
+    const durationMs = this.now() - this.started;
+    this.finish(this.wait.timedOut ? { kind: 'timeout', durationMs } : { kind: 'cancelled-by-server', durationMs });
   };
 
   private readonly onError = (err: unknown): void => {

@@ -18,7 +18,7 @@
  * `src/schema/validate.ts`): a caller may mutate an object and send it again.
  *
  * Wire requests have a cheaper first level: the last form seen under each revision is kept as a
- * private parsed copy, and a new request equal to it (same keys in the same order, same values: what
+ * shape (its key lists and values, made once per cached form), and a new request equal to it (same keys in the same order, same values: what
  * equal JSON texts mean) gets its checks with no JSON text made, hashed or compared. A server asking
  * the same form again, the common case, so skips the text key altogether (measured: stringify, hash
  * and compare were the broker's largest per-request cost, with the garbage of one text per request).
@@ -56,15 +56,17 @@ export const MAX_FAITHFUL_DEPTH = 16;
 export const MAX_FAITHFUL_NODES = 2_048;
 
 /** JSON text → checks by revision (the text alone is the key: no concatenation per lookup). */
-const cache = new Map<string, Partial<Record<Revision, FormCheck>>>();
+const cache = new Map<string, Partial<Record<Revision, Check>>>();
 
-/** Per revision, the last wire form's checks and a private parsed copy of the form they are for. */
-const recent: Partial<Record<Revision, { shape: Shape; check: FormCheck }>> = {};
+/** Per revision, the checks of the last wire form (a cached one, so its `shape` is set). */
+const recent: Partial<Record<Revision, Check>> = {};
 
 class Check implements FormCheck {
   #hash: string | undefined;
   readonly sensitiveSet: ReadonlySet<string>;
   readonly defaults: ReadonlyArray<readonly [string, ContentValue]>;
+  /** The form this cached check is for, to match wire requests against; made on its first wire use. */
+  shape: Shape | undefined;
   constructor(
     readonly normalized: NormalizeResult,
     readonly lint: Issue[],
@@ -103,7 +105,7 @@ function compute(schema: unknown, revision: Revision): Check {
 export function checkForm(requestedSchema: unknown, revision: Revision, fromWire = false): FormCheck {
   if (fromWire) {
     const last = recent[revision];
-    if (last && matches(requestedSchema, last.shape)) return last.check;
+    if (last && matches(requestedSchema, last.shape!)) return last;
   }
   const text = fromWire ? wireText(requestedSchema) : faithfulText(requestedSchema);
   if (text === undefined) return compute(requestedSchema, revision);
@@ -121,7 +123,10 @@ export function checkForm(requestedSchema: unknown, revision: Revision, fromWire
     Object.freeze(hit.sensitive);
     byRevision[revision] = hit;
   }
-  if (fromWire) recent[revision] = { shape: shapeOf(JSON.parse(text)), check: hit };
+  if (fromWire) {
+    hit.shape ??= shapeOf(JSON.parse(text));
+    recent[revision] = hit;
+  }
   return hit;
 }
 

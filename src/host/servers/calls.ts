@@ -13,6 +13,7 @@
  * @module
  */
 import { List } from '../list.js';
+import { whenSettled } from '../settle.js';
 
 /** The tool call an input request belongs to. */
 export interface CallRef {
@@ -35,20 +36,7 @@ export function runAsCall<T>(connection: object, ref: CallRef, fn: () => Promise
   if (!calls) inFlight.set(connection, (calls = new List()));
   const list = calls;
   const place = list.add(ref);
-  let p: Promise<T>;
-  try {
-    p = fn();
-  } catch (err) {
-    list.remove(place);
-    return Promise.reject(err);
-  }
-  return p.then(
-    (v) => (list.remove(place), v),
-    (err: unknown) => {
-      list.remove(place);
-      throw err;
-    },
-  );
+  return whenSettled(fn, () => list.remove(place));
 }
 
 /** The call an input request arriving on `connection` belongs to, if it can be known (see module doc). */

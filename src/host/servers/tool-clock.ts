@@ -12,6 +12,7 @@
  * @module
  */
 import type { Clock } from './clock.js';
+import { whenSettled } from '../settle.js';
 
 /** Thrown (and used as abort reason) when a tool call runs out of either budget. */
 export class ToolCallTimeoutError extends Error {
@@ -143,24 +144,10 @@ export class PauseGate {
   /** Runs `fn` (a person answering) with every clock of this server paused; settles as `fn` does. */
   during<T>(fn: () => Promise<T>): Promise<T> {
     if (this.#depth++ === 0) for (const c of this.#clocks) c.pause();
-    let p: Promise<T>;
-    try {
-      p = Promise.resolve(fn()); // a handler may answer with a plain value
-    } catch (err) {
-      this.#leave();
-      return Promise.reject(err);
-    }
-    // One derived promise (an async function with try/finally made two, on every elicitation).
-    return p.then(
-      (v) => (this.#leave(), v),
-      (err: unknown) => {
-        this.#leave();
-        throw err;
-      },
-    );
+    return whenSettled(fn, this.#leave); // a handler may answer with a plain value, or throw
   }
 
-  #leave(): void {
+  readonly #leave = (): void => {
     if (--this.#depth === 0) for (const c of this.#clocks) c.resume();
-  }
+  };
 }
