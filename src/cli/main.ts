@@ -7,7 +7,8 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineCommand, renderUsage, runCommand, type CommandDef } from 'citty';
+import { defineCommand, renderUsage, runCommand } from 'citty';
+import { resolveCommand } from './flags.js';
 import { CliError, EXIT, useColour } from './output.js';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
@@ -32,26 +33,22 @@ export const main = defineCommand({
   },
 });
 
-async function resolveSub(cmd: CommandDef<any>, rawArgs: string[]): Promise<[CommandDef<any>, CommandDef<any> | undefined]> {
-  const subs = typeof cmd.subCommands === 'function' ? await cmd.subCommands() : await cmd.subCommands;
-  const name = rawArgs.find((a) => !a.startsWith('-'));
-  const loader = name && subs ? (subs as Record<string, unknown>)[name] : undefined;
-  if (!loader) return [cmd, undefined];
-  const sub = (typeof loader === 'function' ? await (loader as () => Promise<CommandDef<any>>)() : loader) as CommandDef<any>;
-  return resolveSub(sub, rawArgs.slice(rawArgs.indexOf(name!) + 1)).then(([leaf, parent]) => [leaf, parent ?? cmd]);
-}
-
 /** Runs the CLI with `rawArgs` (without node and script). Resolves to the exit code. */
 export async function runCli(rawArgs: string[]): Promise<number> {
   try {
-    if (rawArgs.length === 0 || rawArgs.includes('--help') || rawArgs.includes('-h')) {
-      const [leaf, parent] = await resolveSub(main, rawArgs);
+    const help = rawArgs.length === 0 || rawArgs.includes('--help') || rawArgs.includes('-h');
+    const { leaf, parent, names } = await resolveCommand(main, rawArgs, !help);
+    if (help) {
       process.stdout.write(tone(await renderUsage(leaf, parent)) + '\n');
       return EXIT.OK;
     }
     if (rawArgs[0] === '--version') {
       process.stdout.write('0.1.0\n');
       return EXIT.OK;
+    }
+    if (names.length === 0) {
+      const word = rawArgs.find((a) => !a.startsWith('-'));
+      throw new CliError(word ? `unknown command ${JSON.stringify(word)} (see parley --help)` : 'no command given (see parley --help)');
     }
     await runCommand(main, { rawArgs });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;

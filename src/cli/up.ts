@@ -76,7 +76,14 @@ export const upCommand = defineCommand({
 
     let consoleHandle: Awaited<ReturnType<typeof startConsole>> | undefined;
     if (web) {
-      consoleHandle = await startConsole({ host: hostApiFor(host, store), presenter: web, port });
+      try {
+        consoleHandle = await startConsole({ host: hostApiFor(host, store), presenter: web, port });
+      } catch (e) {
+        await host.close().catch(() => undefined);
+        store.close();
+        const code = (e as NodeJS.ErrnoException).code;
+        throw new CliError(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port, or 0 for any free port` : `cannot serve the console: ${(e as Error).message}`, EXIT.FAILED);
+      }
       log('console', { url: consoleHandle.url }, `parley: console at ${p.bold(consoleHandle.url)}`);
       if (args.open) openBrowser(consoleHandle.url);
     }

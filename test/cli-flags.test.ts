@@ -1,0 +1,105 @@
+// One contract for flags (issue: "CLI as people meet it"): on every command, an unknown option or a value
+// option without its value is one line on stderr and exit 2; an unknown command too; a busy port is one
+// line and exit 1, never a stack trace.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:net';
+import { describe, it } from 'node:test';
+import { main, runCli } from '../src/cli/main.js';
+import { resolveCommand } from '../src/cli/flags.js';
+import { runParley } from './helpers/cli.js';
+
+const T = 120_000;
+
+/** Runs the CLI in process with stdout/stderr captured. */
+async function inProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((s: string) => ((stdout += s), true)) as typeof process.stdout.write;
+  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
+  try {
+    const code = await runCli(args);
+    return { code, stdout, stderr };
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  }
+}
+
+/** Every command path, e.g. ['serve'], ['serve', 'token'], read from the command tree itself. */
+async function commandPaths(): Promise<string[][]> {
+  const paths: string[][] = [];
+  const walk = async (prefix: string[]) => {
+    const { leaf } = await resolveCommand(main, prefix, false);
+    const subs = (typeof leaf.subCommands === 'function' ? await leaf.subCommands() : await leaf.subCommands) as Record<string, unknown> | undefined;
+    for (const name of Object.keys(subs ?? {})) {
+      paths.push([...prefix, name]);
+      await walk([...prefix, name]);
+    }
+  };
+  await walk([]);
+  return paths;
+}
+
+function listen(): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as { port: number }).port }));
+  });
+}
+
+describe('parley flags: one contract on every command', () => {
+  it('an unknown option is one line and exit 2 on every command and subcommand', { timeout: T }, async () => {
+    const paths = await commandPaths();
+    assert.ok(paths.length >= 10, `found ${paths.length} commands`);
+    for (const path of paths) {
+      const r = await inProcess([...path, '--frobnicate']);
+      assert.equal(r.code, 2, `parley ${path.join(' ')} --frobnicate: exit ${r.code}\n${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(`^parley: ${path.join(' ')}: unknown option --frobnicate \\(see parley ${path.join(' ')} --help\\)`));
+    }
+  });
+  it('a value option without its value is one line and exit 2', { timeout: T }, async () => {
+    for (const args of [['servers', '--config'], ['up', '--port'], ['serve', '--port'], ['lint', 'x.json', '--revision']]) {
+      const r = await inProcess(args);
+      assert.equal(r.code, 2, `parley ${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /needs a value/);
+    }
+  });
+  it('--no-<flag> is accepted only for boolean flags', { timeout: T }, async () => {
+    const r = await inProcess(['servers', '--no-config']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown option --no-config/);
+  });
+  it('parley --frobnicate and an unknown command: one line, exit 2, no stack trace (child process)', { timeout: T }, async () => {
+    const [flag, cmd, up, serve] = await Promise.all([
+      runParley(['--frobnicate']),
+      runParley(['frobnicate']),
+      runParley(['up', '--frobnicate']),
+      runParley(['serve', '--stdio', '--frobnicate']),
+    ]);
+    for (const [r, re] of [
+      [flag, /^parley: unknown option --frobnicate \(see parley --help\)\n$/],
+      [cmd, /^parley: unknown command "frobnicate" \(see parley --help\)\n$/],
+      [up, /^parley: up: unknown option --frobnicate/],
+      [serve, /^parley: serve: unknown option --frobnicate/],
+    ] as const) {
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, re);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    }
+  });
+  it('a busy port is one line and exit 1 for parley up and parley serve --http', { timeout: T }, async () => {
+    const { server, port } = await listen();
+    try {
+      const [up, serve] = await Promise.all([runParley(['up', '--port', String(port)]), runParley(['serve', '--http', '--port', String(port)])]);
+      for (const r of [up, serve]) {
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, new RegExp(`parley: port ${port} is in use; choose another with --port, or 0 for any free port\\n$`));
+        assert.doesNotMatch(r.stderr, /EADDRINUSE|\n\s+at /);
+      }
+    } finally {
+      server.close();
+    }
+  });
+});
