@@ -105,4 +105,25 @@ describe('terminal field helpers', () => {
     assert.match(checkField(s, 'n', '9') ?? '', /5/);
     assert.equal(checkField(s, 'n', ''), undefined);
   });
+
+  it('a long form adds no abort listener per field to the request signal (no MaxListenersExceededWarning)', { timeout: 30_000 }, async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const t = rig();
+      const properties: Record<string, unknown> = {};
+      for (let i = 0; i < 15; i++) properties[`f${i}`] = { type: 'string' };
+      const answer = t.presenter.present(view({ type: 'object', properties }), new AbortController().signal);
+      for (let i = 0; i < 15; i++) await t.type(`v${i}`, '\r');
+      await t.type('\r', '\r');
+      const r = await answer;
+      assert.equal(r.action, 'accept');
+      assert.equal((r as { content: Record<string, unknown> }).content.f14, 'v14');
+      await sleep(50); // warnings are emitted on the next tick
+      assert.deepEqual(warnings.map((w) => w.name), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });

@@ -49,10 +49,33 @@ export function checkField(schema: RequestedSchema, name: string, raw: unknown):
 const asText = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(', ') : String(v));
 
 /**
+ * A signal for one prompt that follows `signal`, linked by one listener that is removed when the prompt is
+ * done: clack adds an abort listener per prompt and never removes it, so a long form on the request's own
+ * signal passed Node's limit of 10 listeners (MaxListenersExceededWarning).
+ */
+export function promptSignal(signal: AbortSignal | undefined): { signal?: AbortSignal; release(): void } {
+  if (!signal) return { release: () => undefined };
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  return { signal: own.signal, release: () => signal.removeEventListener('abort', follow) };
+}
+
+/**
  * Asks one field. `initial` is the prefill (or the schema default). Returns the raw value (string,
  * boolean, string[]), {@link SKIPPED} for an empty optional field, or {@link CANCELLED}.
  */
 export async function askField(schema: RequestedSchema, name: string, initial: unknown, sensitive: boolean, io: FieldIo): Promise<unknown> {
+  const scoped = promptSignal(io.signal);
+  try {
+    return await askOne(schema, name, initial, sensitive, { ...io, signal: scoped.signal });
+  } finally {
+    scoped.release();
+  }
+}
+
+async function askOne(schema: RequestedSchema, name: string, initial: unknown, sensitive: boolean, io: FieldIo): Promise<unknown> {
   const prop = schema.properties[name] as Prop;
   const required = schema.required?.includes(name) ?? false;
   const message = fieldLabel(name, prop, required);

@@ -16,7 +16,7 @@ import { coerceFormValues, validateContent } from '../../schema/index.js';
 import type { Issue, RequestedSchema } from '../../schema/index.js';
 import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
-import { askField, CANCELLED, SKIPPED } from './fields.js';
+import { askField, CANCELLED, promptSignal, SKIPPED } from './fields.js';
 
 export interface TerminalPresenterOptions {
   /** @default process.stdin */
@@ -99,9 +99,7 @@ export class TerminalPresenter implements Presenter {
         if (v === SKIPPED) delete raw[name];
         else raw[name] = v;
       }
-      const choice = await p.select({
-        ...this.io,
-        signal,
+      const choice = await this.select(signal, {
         message: names.length ? `Send these answers to ${prompt.server}?` : `${prompt.server}: confirm?`,
         options: [
           { value: 'accept', label: 'Accept', hint: names.length ? 'send the answers' : 'confirm' },
@@ -124,10 +122,18 @@ export class TerminalPresenter implements Presenter {
     }
   }
 
+  /** `p.select` on its own prompt signal ({@link promptSignal}). */
+  private async select<T>(signal: AbortSignal, opts: Omit<Parameters<typeof p.select<T>>[0], 'input' | 'output' | 'signal'>): Promise<T | symbol> {
+    const scoped = promptSignal(signal);
+    try {
+      return await p.select<T>({ ...opts, ...this.io, signal: scoped.signal } as Parameters<typeof p.select<T>>[0]);
+    } finally {
+      scoped.release();
+    }
+  }
+
   private async remember(signal: AbortSignal): Promise<RememberScope | typeof CANCELLED> {
-    const r = await p.select({
-      ...this.io,
-      signal,
+    const r = await this.select(signal, {
       message: 'Remember these answers?',
       options: [
         { value: 'once' as const, label: 'Just this once' },
@@ -136,7 +142,7 @@ export class TerminalPresenter implements Presenter {
       ],
       initialValue: 'once' as const,
     });
-    return p.isCancel(r) ? CANCELLED : r;
+    return p.isCancel(r) ? CANCELLED : (r as RememberScope);
   }
 
   private async url(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
@@ -147,9 +153,7 @@ export class TerminalPresenter implements Presenter {
     const lines = [`URL:  ${full.includes(hl) ? full : u.full}`, `host: ${u.host}${u.host !== u.asciiHost ? ` (on the wire: ${u.asciiHost})` : ''}`];
     for (const w of u.warnings) lines.push(`warning: ${w}`);
     p.note(lines.join('\n'), 'The server asks you to open a link (parley did not open or fetch it)', this.io);
-    const choice = await p.select({
-      ...this.io,
-      signal,
+    const choice = await this.select(signal, {
       message: `Open this link for ${prompt.server}?`,
       options: [
         { value: 'self', label: 'I will open it myself', hint: 'consent; copy the URL above' },
