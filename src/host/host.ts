@@ -34,6 +34,8 @@ export interface HostOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Parent environment for stdio servers. @default process.env */
   env?: Record<string, string | undefined>;
+  /** How servers are stopped, in ms: SIGTERM `graceMs` after stdin closes, SIGKILL `killAfterMs` later. @default DEFAULT_STOP (2000, 2000) */
+  stop?: { graceMs?: number; killAfterMs?: number };
 }
 
 /** Events for UIs: server states, stderr lines, pending prompts, roots changes, tool calls. */
@@ -131,6 +133,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     ...(opts.store?.getEraVerdict ? { eraVerdicts: opts.store } : {}),
     env: opts.env,
     log: opts.log,
+    ...(opts.stop ? { stop: opts.stop } : {}),
     handlers: {
       elicit: (params, ctx) => broker.elicit(params as never, { ...ctx, scope }),
       listRoots: async (ctx) => ({ roots: roots.rootsForServer(ctx.server) }),

@@ -3,6 +3,7 @@
  * @module
  */
 import type { Connection } from './connection.js';
+import { descendants } from './process-tree.js';
 
 /**
  * Shutdown bounds, ms: after closing the client (which ends the child's stdin) wait `graceMs`, send
@@ -14,18 +15,26 @@ export const DEFAULT_STOP = { graceMs: 2_000, killAfterMs: 2_000 };
 /**
  * Closes `conn`; resolves within about `graceMs + 2 × killAfterMs` (the last `killAfterMs` only for a
  * child that ignored SIGTERM), normally once the child has exited, so a caller sees no process left.
- * Never rejects.
+ * The signals also reach the processes the child started (a launcher's real server, see
+ * ./process-tree.ts). Never rejects.
  */
 export async function closeBounded(conn: Connection, { graceMs, killAfterMs }: typeof DEFAULT_STOP): Promise<void> {
   const pid = conn.pid;
+  const tree = pid === null ? [] : descendants(pid);
   const closing = conn.close();
   if (pid === null) return void (await settlesWithin(closing, graceMs + killAfterMs));
-  if (await settlesWithin(closing, graceMs)) return;
-  signal(pid, 'SIGTERM');
+  const all = [pid, ...tree];
+  if (await settlesWithin(closing, graceMs)) return void signalAll(tree, 'SIGTERM');
+  signalAll(all, 'SIGTERM');
   if (await settlesWithin(closing, killAfterMs)) return;
-  signal(pid, 'SIGKILL');
+  signalAll(all, 'SIGKILL');
   // SIGKILL cannot be refused, but the child is only gone once it is reaped (the transport's close).
   await settlesWithin(closing, killAfterMs);
+}
+
+/** Signals each pid that is still alive (a stale pid of ours exited: ESRCH is ignored). */
+function signalAll(pids: number[], sig: NodeJS.Signals): void {
+  for (const p of pids) signal(p, sig);
 }
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());

@@ -1,0 +1,60 @@
+// A command that has done its work exits at once, whatever launches the servers: with server-everything
+// started through a launcher that does not pass signals on (as npx does), `parley tools` exited about a
+// minute after printing, because the orphaned server held the stdio pipes open.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, it } from 'node:test';
+import { isolatedEnv } from './helpers/cli.js';
+import { EVERYTHING } from './helpers/peers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'parley-exit-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const LAUNCHER = new URL('./fixtures/launcher/launch.mjs', import.meta.url).pathname;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+it('parley tools exits within 3 s of printing when the server runs behind a launcher, and leaves no process', { timeout: 120_000 }, async () => {
+  const pidFile = join(dir, 'server.pid');
+  const config = join(dir, 'parley.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [LAUNCHER, process.execPath, EVERYTHING], env: { LAUNCHED_PID_FILE: pidFile } } } }));
+  const child = spawn(process.execPath, [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'tools', 'everything', '--config', config, '--db', join(dir, 'p.db')], {
+    cwd: dir,
+    env: { ...process.env, ...isolatedEnv(dir) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let printedAt = 0;
+  child.stdout.on('data', (d) => {
+    out += d;
+    if (!printedAt && out.includes('trigger-elicitation-request')) printedAt = performance.now();
+  });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise<number | null>((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('exit', (c) => {
+      clearTimeout(kill);
+      resolve(c);
+    });
+  });
+  const exitedAfterMs = performance.now() - printedAt;
+  assert.equal(code, 0, err);
+  assert.ok(printedAt > 0, `the tools were printed:\n${out}\n${err}`);
+  assert.ok(exitedAfterMs < 3_000, `exited ${Math.round(exitedAfterMs)} ms after printing`);
+  const serverPid = Number(readFileSync(pidFile, 'utf8'));
+  assert.ok(serverPid > 0);
+  // SIGTERM was sent before parley exited; give the server a moment to act on it.
+  const until = performance.now() + 3_000;
+  while (alive(serverPid) && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(alive(serverPid), false, `the launched server ${serverPid} is gone`);
+});
