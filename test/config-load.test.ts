@@ -191,7 +191,8 @@ test('wrong types are errors naming the pointer and expected type; unknown keys 
     };
     expectIssue('/mcpServers/a/args/1', 'type', 'error', /expected a string, got number/);
     expectIssue('/mcpServers/a/extra', 'unknown-key', 'warning', /unknown key "extra"/);
-    expectIssue('/mcpServers/b/env/PORT', 'type', 'error', /expected a string, got number/);
+    // `"PORT": 3000` is what people write most: used as "3000", with a warning (issue 15 item 9).
+    expectIssue('/mcpServers/b/env/PORT', 'coerced', 'warning', /number value is used as a string/);
     expectIssue('/mcpServers/c/headers', 'type', 'error', /expected an object of strings, got string/);
     expectIssue('/mcpServers/d/timeouts/startupMs', 'type', 'error', /positive number of milliseconds/);
     expectIssue('/mcpServers/e', 'type', 'error', /expected a server object, got string/);
@@ -203,8 +204,9 @@ test('wrong types are errors naming the pointer and expected type; unknown keys 
     expectIssue('/routes/0/match', 'invalid-regex', 'error', /invalid regular expression/);
     expectIssue('/unknownTop', 'unknown-key', 'warning', /unknownTop/);
     assert.ok(issues.some((i) => i.code === 'unknown-server' && /nobody/.test(i.message)));
-    assert.deepEqual(Object.keys(config.servers), []);
-    assert.deepEqual(config.invalidServers?.sort(), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    assert.deepEqual(Object.keys(config.servers), ['b']);
+    assert.deepEqual(config.servers.b.type === 'stdio' && config.servers.b.env, { PORT: '3000' });
+    assert.deepEqual(config.invalidServers?.sort(), ['a', 'c', 'd', 'e', 'f', 'g']);
     assert.equal(config.policy.sensitiveFields, 'decline', 'bad policy values fall back to defaults');
     // Unknown keys point at the key itself.
     const extra = by('/mcpServers/a/extra');

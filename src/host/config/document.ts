@@ -6,6 +6,8 @@
  * - `mcpServers`: Claude Desktop, Cursor, Claude Code. Other top-level keys belong to those apps and
  *   are ignored silently, except `servers`, which is warned about (it would otherwise vanish).
  * - `vscode`: VS Code `mcp.json` with `servers` and `inputs`; other top-level keys are warned about.
+ * - `vscode-settings`: VS Code's `settings.json` form, `{"mcp": {"servers", "inputs"}}`; every other key
+ *   belongs to VS Code and is ignored silently.
  *
  * The parley.json schema (every key optional; JSONC):
  * ```
@@ -35,7 +37,7 @@ import { readServer } from './servers.js';
 import { readPolicy } from './policy.js';
 import { readGateway, readInputs, readPresets, readRoots, readRoutes } from './sections.js';
 
-export type ConfigFormat = 'mcpServers' | 'vscode' | 'parley';
+export type ConfigFormat = 'mcpServers' | 'vscode' | 'vscode-settings' | 'parley';
 
 /** What one file contributes before merging. */
 export interface ConfigLayer {
@@ -61,6 +63,7 @@ const PARLEY_KEYS = ['$schema', 'mcpServers', 'servers', 'inputs', ...PARLEY_ONL
 
 export function detectFormat(file: string, value: Record<string, unknown>): ConfigFormat {
   if (basename(file) === 'parley.json' || PARLEY_ONLY.some((k) => k in value)) return 'parley';
+  if (basename(file) === 'settings.json' || (isObject(value.mcp) && !('mcpServers' in value) && !('servers' in value))) return 'vscode-settings';
   if ('mcpServers' in value) return 'mcpServers';
   if ('servers' in value || 'inputs' in value) return 'vscode';
   return 'parley';
@@ -78,36 +81,24 @@ export function readDocument(r: Reader): ConfigLayer {
   }
   const format = detectFormat(r.source.file, v);
   const layer = emptyLayer(r.source.file, format);
+  if (format === 'vscode-settings') {
+    // Only "mcp" is parley's; a settings file without it is simply not an MCP configuration.
+    if (v.mcp === undefined) return layer;
+    if (!isObject(v.mcp)) {
+      wrongType(r, ['mcp'], 'an object with "servers"', v.mcp);
+      return layer;
+    }
+    unknownKeys(r, v.mcp, ['mcp'], ['servers', 'inputs']);
+    readServers(r, layer, v.mcp, ['mcp'], ['servers']);
+    if (v.mcp.inputs !== undefined) layer.inputs = readInputs(r, v.mcp.inputs, ['mcp', 'inputs']);
+    return layer;
+  }
   if (format === 'parley') unknownKeys(r, v, [], PARLEY_KEYS);
   if (format === 'vscode') unknownKeys(r, v, [], ['$schema', 'servers', 'inputs']);
   if (format === 'mcpServers' && v.servers !== undefined) {
     report(r, 'unknown-key', ['servers'], '"servers" is ignored in an mcpServers file', { severity: 'warning', key: true, fix: 'move these entries into "mcpServers"' });
   }
-  const keys = format === 'mcpServers' ? ['mcpServers'] : format === 'vscode' ? ['servers'] : ['mcpServers', 'servers'];
-  let any = false;
-  for (const key of keys) {
-    const block = v[key];
-    if (block === undefined) continue;
-    any = true;
-    if (!isObject(block)) {
-      wrongType(r, [key], 'an object of servers', block);
-      continue;
-    }
-    for (const [name, raw] of Object.entries(block)) {
-      if (reservedKey(r, name, [key, name], 'a server name')) continue;
-      if (Object.hasOwn(layer.servers, name) || layer.invalid.includes(name) || layer.disabled.includes(name)) {
-        report(r, 'duplicate', [key, name], `server "${name}" is defined twice in this file; this definition wins`, { severity: 'warning', key: true, server: name });
-        delete layer.servers[name];
-        layer.invalid = layer.invalid.filter((n) => n !== name);
-        layer.disabled = layer.disabled.filter((n) => n !== name);
-      }
-      const res = readServer(r, name, raw, [key, name]);
-      if (res.kind === 'ok') layer.servers[name] = res.def;
-      else if (res.kind === 'invalid') layer.invalid.push(name);
-      else layer.disabled.push(name);
-    }
-  }
-  if (!any && format !== 'parley') report(r, 'no-servers', [], 'no servers defined', { severity: 'warning' });
+  readServers(r, layer, v, [], format === 'mcpServers' ? ['mcpServers'] : format === 'vscode' ? ['servers'] : ['mcpServers', 'servers']);
   if (v.inputs !== undefined) layer.inputs = readInputs(r, v.inputs, ['inputs']);
   if (format !== 'parley') return layer;
   layer.routes = readRoutes(r, v.routes, ['routes']);
@@ -122,4 +113,39 @@ export function readDocument(r: Reader): ConfigLayer {
   layer.presets = readPresets(r, v.presets, ['presets']);
   layer.gateway = readGateway(r, v.gateway, ['gateway']);
   return layer;
+}
+
+/**
+ * Reads the server blocks `keys` of `obj` (found at `at`) into `layer`. Warns `no-servers` when the file
+ * defines no server at all (no block, or only empty ones), unless it is a parley file with other settings.
+ */
+function readServers(r: Reader, layer: ConfigLayer, obj: Record<string, unknown>, at: Array<string | number>, keys: string[]): void {
+  let count = 0;
+  for (const key of keys) {
+    const block = obj[key];
+    if (block === undefined) continue;
+    if (!isObject(block)) {
+      wrongType(r, [...at, key], 'an object of servers', block);
+      count++; // reported already; "no servers" would be a second message about the same mistake
+      continue;
+    }
+    for (const [name, raw] of Object.entries(block)) {
+      count++;
+      if (reservedKey(r, name, [...at, key, name], 'a server name')) continue;
+      if (Object.hasOwn(layer.servers, name) || layer.invalid.includes(name) || layer.disabled.includes(name)) {
+        report(r, 'duplicate', [...at, key, name], `server "${name}" is defined twice in this file; this definition wins`, { severity: 'warning', key: true, server: name });
+        delete layer.servers[name];
+        layer.invalid = layer.invalid.filter((n) => n !== name);
+        layer.disabled = layer.disabled.filter((n) => n !== name);
+      }
+      const res = readServer(r, name, raw, [...at, key, name]);
+      if (res.kind === 'ok') layer.servers[name] = res.def;
+      else if (res.kind === 'invalid') layer.invalid.push(name);
+      else layer.disabled.push(name);
+    }
+  }
+  const otherSettings = layer.format === 'parley' && PARLEY_ONLY.some((k) => k in obj);
+  if (count === 0 && !otherSettings) {
+    report(r, 'no-servers', at, 'no servers defined in this file', { severity: 'warning', fix: `add servers under ${keys.map((k) => `"${[...at, k].join('.')}"`).join(' or ')}` });
+  }
 }

@@ -2,7 +2,7 @@
  * Finding, reading and merging configuration files.
  *
  * Precedence, highest first: the `--config <file>` flag; the project files in `cwd` (`parley.json`,
- * then `.mcp.json`, then `.vscode/mcp.json`); the user file (`$XDG_CONFIG_HOME/parley/parley.json`,
+ * then `.mcp.json`, then `.vscode/mcp.json`, then the `"mcp"` key of `.vscode/settings.json`); the user file (`$XDG_CONFIG_HOME/parley/parley.json`,
  * default `~/.config/parley/parley.json`); the caller's embedded default. Missing optional files are
  * skipped; a missing `--config` file is an error.
  *
@@ -13,7 +13,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { HostConfig, ServerDef } from './types.js';
 import type { ConfigIssue } from './issues.js';
 import { pointer } from './issues.js';
@@ -53,15 +53,21 @@ export function loadConfigFile(path: string, ctx: LoadContext): LoadedConfigFile
 
 /** `optional`: a missing file (ENOENT/ENOTDIR) yields `undefined` instead of an issue. */
 function loadFile(file: string, ctx: LoadContext, optional: boolean): LoadedConfigFile | undefined {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? String(e);
     if (optional && (why === 'ENOENT' || why === 'ENOTDIR')) return undefined;
     return { issues: [{ code: 'read-failed', path: '', severity: 'error', message: `cannot read configuration file (${why})`, fix: 'check the path and permissions', file }] };
   }
-  const { source, issues } = parseConfigText(file, text);
+  const encoding = utf16(bytes);
+  if (encoding) {
+    return {
+      issues: [{ code: 'encoding', path: '', severity: 'error', message: `the file is ${encoding}; parley reads UTF-8`, fix: 'save it as UTF-8 (VS Code: "Save with Encoding" → UTF-8; PowerShell: Set-Content -Encoding utf8)', file }],
+    };
+  }
+  const { source, issues } = parseConfigText(file, bytes.toString('utf8'));
   if (issues.length) return { issues };
   return readSource(source, ctx);
 }
@@ -81,10 +87,39 @@ export function loadConfigValue(value: unknown, ctx: LoadContext, file = '<embed
   return readSource(valueSource(file, copy), ctx);
 }
 
+/**
+ * `'UTF-16LE'` / `'UTF-16BE'` when `bytes` look like UTF-16 (a byte-order mark, or a NUL in every other byte
+ * of the first characters, as Windows tools write JSON), else `undefined`. Looks at 64 bytes at most.
+ */
+function utf16(bytes: Buffer): 'UTF-16LE' | 'UTF-16BE' | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'UTF-16LE';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'UTF-16BE';
+  const n = Math.min(bytes.length, 64) & ~1;
+  if (n < 4) return undefined;
+  let evenZero = 0;
+  let oddZero = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (bytes[i] === 0) evenZero++;
+    if (bytes[i + 1] === 0) oddZero++;
+  }
+  if (oddZero === n / 2 && evenZero === 0) return 'UTF-16LE';
+  if (evenZero === n / 2 && oddZero === 0) return 'UTF-16BE';
+  return undefined;
+}
+
+/**
+ * `${workspaceFolder}` of a file: VS Code's rule, the folder that holds `.vscode` for a file inside
+ * `.vscode/` (wherever that is), else the project directory.
+ */
+function workspaceFolderOf(file: string, cwd: string): string {
+  const dir = dirname(file);
+  return basename(dir) === '.vscode' ? dirname(dir) : cwd;
+}
+
 function readSource(source: ConfigSource, ctx: LoadContext): LoadedConfigFile {
   const r = {
     source,
-    interp: { env: ctx.env, home: ctx.home, workspaceFolder: ctx.cwd },
+    interp: { env: ctx.env, home: ctx.home, workspaceFolder: source.file.startsWith('<') ? ctx.cwd : workspaceFolderOf(source.file, ctx.cwd) },
     issues: [] as ConfigIssue[],
     readText: (p: string) => readFileSync(p, 'utf8'),
   };
@@ -96,7 +131,7 @@ function readSource(source: ConfigSource, ctx: LoadContext): LoadedConfigFile {
 export function searchPaths(ctx: LoadContext): { project: string[]; user: string } {
   const xdg = ctx.env.XDG_CONFIG_HOME;
   return {
-    project: [join(ctx.cwd, 'parley.json'), join(ctx.cwd, '.mcp.json'), join(ctx.cwd, '.vscode', 'mcp.json')],
+    project: [join(ctx.cwd, 'parley.json'), join(ctx.cwd, '.mcp.json'), join(ctx.cwd, '.vscode', 'mcp.json'), join(ctx.cwd, '.vscode', 'settings.json')],
     user: join(xdg && isAbsolute(xdg) ? xdg : join(ctx.home, '.config'), 'parley', 'parley.json'),
   };
 }

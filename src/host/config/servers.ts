@@ -99,7 +99,7 @@ function readStdio(r: Reader, name: string, raw: Record<string, unknown>, segs: 
       args = out.every((a): a is string => a !== undefined) ? out : undefined;
     }
   }
-  const env = strMap(r, raw.env, [...segs, 'env'], name, refs, true);
+  const env = strMap(r, raw.env, [...segs, 'env'], name, refs, true, { scalars: true });
   let cwd: string | undefined;
   if (raw.cwd !== undefined) {
     const c = str(r, raw.cwd, [...segs, 'cwd'], name, refs, true);
