@@ -136,6 +136,10 @@ export const callCommand = defineCommand({
     const inner: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
     const presenter = new Watched(inner, abort);
     const ctx = openHost(args, presenter);
+    if (Object.hasOwn(ctx.invalid, server)) {
+      await ctx.close();
+      throw new CliError(`call: server "${server}" is not started: its configuration has errors (${ctx.invalid[server]})`, EXIT.FAILED);
+    }
     if (args.preset !== undefined) {
       try {
         ctx.host.presets.load(String(args.preset));

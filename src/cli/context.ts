@@ -48,14 +48,32 @@ export function parseFlags(command: string, rawArgs: string[], flags: Record<str
 }
 
 /**
+ * Why each invalid server (one with configuration errors) is left out: server name → the first error, as
+ * `pointer: message`.
+ */
+export function invalidReasons(config: HostConfig, issues: readonly ConfigIssue[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of config.invalidServers ?? []) {
+    const i = issues.find((x) => x.severity === 'error' && x.server === name);
+    out[name] = i ? `${i.path ? `${i.path}: ` : ''}${i.message}` : 'configuration errors';
+  }
+  return out;
+}
+
+/**
  * Loads configuration like `parley up` (`resolveConfig` from ./defaults.ts: the flag file or the
- * project/user files, else the embedded default); prints issues on stderr.
- * @throws CliError (exit 1) when there are errors.
+ * project/user files, else the embedded default); prints issues on stderr. One bad server entry does not
+ * stop the others: the command runs with the valid servers, and the invalid ones are named.
+ * @throws CliError (exit 1) when errors leave no valid server to run.
  */
 export function loadConfig(flagFile: string | undefined): { config: HostConfig; issues: ConfigIssue[] } {
   const loaded = resolveConfig({ flagFile });
   if (loaded.issues.length) process.stderr.write(formatConfigIssues(loaded.issues) + '\n');
-  if (hasErrors(loaded.issues)) throw new CliError('configuration has errors (see above; run parley config check)', EXIT.FAILED);
+  if (hasErrors(loaded.issues)) {
+    if (Object.keys(loaded.config.servers).length === 0) throw new CliError('configuration has errors and no valid server (see above; run parley config check)', EXIT.FAILED);
+    const bad = loaded.config.invalidServers ?? [];
+    if (bad.length) process.stderr.write(`parley: running without ${bad.length} invalid server(s): ${bad.join(', ')} (see above)\n`);
+  }
   return loaded;
 }
 
@@ -74,6 +92,8 @@ export const CLI_SCOPE = { tenant: 'default', user: 'default' } as const;
 export interface HostContext {
   host: Host;
   store: SqliteStore;
+  /** Servers left out for configuration errors: name → why ({@link invalidReasons}). */
+  invalid: Record<string, string>;
   /** Stops the servers and closes the store (bounded by the host's stop timeouts). */
   close(): Promise<void>;
 }
@@ -87,12 +107,14 @@ export const ONE_SHOT_STOP = { graceMs: 250, killAfterMs: 1_000 };
 
 /** Loads configuration, opens the store and builds a host with `presenter`. */
 export function openHost(args: { config?: string; db?: string }, presenter: Presenter): HostContext {
-  const { config } = loadConfig(args.config);
+  const { config, issues } = loadConfig(args.config);
+  const invalid = invalidReasons(config, issues);
   const store = openStore(args.db);
   const host = createHost(config, { presenter, store, scope: { ...CLI_SCOPE }, stop: ONE_SHOT_STOP, log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`) });
   return {
     host,
     store,
+    invalid,
     async close() {
       try {
         await host.close();

@@ -15,7 +15,7 @@ import { CliError, EXIT } from './output.js';
 const json = { type: 'boolean', description: 'print JSON' } as const;
 const USER: Scope = { ...CLI_SCOPE, session: null };
 
-const stateText = (s: { status: string; message?: string }) => (s.status === 'error' ? `error: ${s.message}` : s.status);
+const stateText = (s: { status: string; message?: string }) => (s.status === 'error' || s.status === 'invalid' ? `${s.status}: ${s.message}` : s.status);
 
 export const serversCommand = defineCommand({
   meta: { name: 'servers', description: 'List configured servers (name, type, state); --start starts them to show revision and capabilities' },
@@ -25,10 +25,11 @@ export const serversCommand = defineCommand({
     const ctx = openHost(args, new HeadlessPresenter(true));
     try {
       if (args.start) await ctx.host.start();
-      const list = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
+      const list: Array<{ name: string; type: string; state: { status: string; message?: string }; revision?: string; capabilities?: unknown }> = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
+      for (const [name, why] of Object.entries(ctx.invalid)) list.push({ name, type: 'invalid', state: { status: 'invalid', message: why } });
+      process.exitCode = list.some((s) => s.state.status === 'error' || s.state.status === 'invalid') ? EXIT.FAILED : EXIT.OK;
       if (args.json) return printJson(list);
       for (const s of list) process.stdout.write(`${s.name}\t${s.type}\t${stateText(s.state as never)}${s.revision ? `\trevision ${s.revision}` : ''}${s.capabilities ? `\tcapabilities ${Object.keys(s.capabilities as object).join(',')}` : ''}\n`);
-      process.exitCode = list.some((s) => s.state.status === 'error') ? EXIT.FAILED : EXIT.OK;
     } finally {
       await ctx.close();
     }
@@ -42,11 +43,12 @@ export const toolsCommand = defineCommand({
     const pos = parseFlags('tools', rawArgs, { '--json': false });
     const ctx = openHost(args, new HeadlessPresenter(true));
     try {
-      const names = pos.length ? pos : ctx.host.servers.names();
-      for (const n of names) if (!ctx.host.servers.names().includes(n)) throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.servers.names().join(', ')})`, EXIT.FAILED);
+      const names = pos.length ? pos : [...ctx.host.servers.names(), ...Object.keys(ctx.invalid)];
+      for (const n of names) if (!ctx.host.servers.names().includes(n) && !Object.hasOwn(ctx.invalid, n)) throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.servers.names().join(', ')})`, EXIT.FAILED);
       const out: Record<string, { tools?: Array<{ name: string; description?: string }>; error?: string }> = {};
       await Promise.all(
         names.map(async (n) => {
+          if (Object.hasOwn(ctx.invalid, n)) return void (out[n] = { error: `invalid configuration: ${ctx.invalid[n]}` });
           try {
             const r = await ctx.host.servers.listTools(n);
             out[n] = { tools: r.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema })) };

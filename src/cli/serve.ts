@@ -16,6 +16,7 @@ import { formatConfigIssues, HeadlessPresenter, openSqliteStore } from '../host/
 import type { Presenter, PromptView } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { resolveConfig } from './defaults.js';
+import { invalidReasons } from './context.js';
 import { CliError, EXIT } from './output.js';
 import { SHUTDOWN_BOUND_MS } from './up.js';
 
@@ -105,6 +106,7 @@ export const serveCommand = defineCommand({
     }
     const served = handle;
     err(`gateway for ${names.join(', ')} (configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')})`);
+    for (const [name, why] of Object.entries(invalidReasons(config, issues))) err(`${name}: not served, its tools are missing: ${why}`);
     if (args.http) err(`serving MCP at ${served.url}${multi ? ` for ${users.length} user(s) with bearer tokens` : ' (single user, loopback only)'}`);
     err(consoleHandle ? `console for prompts the client cannot answer: ${consoleUrl}` : 'no console: prompts the client cannot answer fail at once');
 

@@ -17,6 +17,7 @@ import { dirname, resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { createHost, formatConfigIssues, HeadlessPresenter, openSqliteStore, type HostEvent } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
+import { invalidReasons } from './context.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT, palette, useColour } from './output.js';
 
@@ -63,6 +64,7 @@ export const upCommand = defineCommand({
     const names = Object.keys(config.servers);
     if (names.length === 0) throw new CliError(`no servers to run (configuration from ${origin}${issues.some((i) => i.severity === 'error') ? ', with errors above' : ''})`, EXIT.FAILED);
     log('config', { origin, sources: config.sources, servers: names }, `parley: configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')}; servers: ${names.join(', ')}`);
+    for (const [name, why] of Object.entries(invalidReasons(config, issues))) log('invalid', { server: name, reason: why }, `  ${name}: ${p.red('not started')}: its configuration has errors (${why})`);
 
     const dbPath = resolve(String(args.db));
     mkdirSync(dirname(dbPath), { recursive: true });
