@@ -103,3 +103,14 @@ test('roots modern: listRoots through input_required', async () => {
     assert.equal(text(done), 'file:///a'); // the non-file root is dropped, not the list
   } finally { await m.close(); }
 });
+
+test('a roots/list that never answers times out naming rootsTimeoutMs, not elicitationTimeoutMs', async () => {
+  const p = await legacyPair(() => ({ action: 'accept' }), { extra: { rootsTimeoutMs: 200 } });
+  p.client.setRequestHandler('roots/list', () => new Promise<never>(() => undefined));
+  try {
+    const r: any = await p.client.callTool({ name: 'roots', arguments: {} });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /no answer to the roots\/list request within 200 ms \(raise rootsTimeoutMs on createParleyServer\)/);
+    assert.doesNotMatch(text(r), /elicitationTimeoutMs/);
+  } finally { await p.close(); }
+});

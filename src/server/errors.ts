@@ -33,7 +33,8 @@ export class ElicitationAnswerError extends ParleyServerError {
 /** No answer arrived within `elicitationTimeoutMs` (or `rootsTimeoutMs`). */
 export class ElicitationTimeoutError extends ParleyServerError {
   constructor(readonly timeoutMs: number, what = 'elicitation') {
-    super('timeout', `no answer to the ${what} within ${timeoutMs} ms (configure elicitationTimeoutMs / rootsTimeoutMs on createParleyServer)`);
+    const setting = /^roots/.test(what) ? 'rootsTimeoutMs' : 'elicitationTimeoutMs';
+    super('timeout', `no answer to the ${what} within ${timeoutMs} ms (raise ${setting} on createParleyServer)`);
   }
 }
 
