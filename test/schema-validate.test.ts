@@ -127,3 +127,13 @@ test('toRequestedSchema: zod → the wire subset per revision, strict about what
   assert.ok(!bad.ok);
   assert.deepEqual(bad.issues.map((i) => i.path).sort(), ['/age', '/email', '/tags']);
 });
+
+test('an error inside a multi-select answer names the item, on both enum shapes', () => {
+  const schema = { type: 'object', properties: { tags: { type: 'array', title: 'Tags', items: { type: 'string', enum: ['a', 'b'] } }, t2: { type: 'array', items: { anyOf: [{ const: 'x', title: 'X' }] } } } } as const;
+  const r = validateContent(schema as never, { tags: ['a', 'zzz'], t2: ['q'] });
+  assert.ok(!r.ok);
+  assert.deepEqual(r.issues.map((i) => [i.path, i.message]), [
+    ['/tags/1', '"tags" (Tags) item 2 must be one of ["a","b"]'],
+    ['/t2/0', '"t2" item 1 must be one of ["x"]'],
+  ]);
+});

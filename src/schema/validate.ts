@@ -149,8 +149,15 @@ function fieldLabel(schema: RequestedSchema, field: string): string {
   return typeof title === 'string' && title !== field ? `"${field}" (${title})` : `"${field}"`;
 }
 
+/** `"tags" item 2` for an error inside a multi-select answer (`/tags/1`), else the field's label. */
+function itemLabel(schema: RequestedSchema, field: string, instancePath: string): string {
+  const item = instancePath.split('/')[2];
+  return item !== undefined && /^\d+$/.test(item) ? `${fieldLabel(schema, field)} item ${Number(item) + 1}` : fieldLabel(schema, field);
+}
+
 function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
   const field = e.instancePath.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
+  const label = field === undefined ? 'content' : itemLabel(schema, field, e.instancePath);
   const base = { severity: 'error' as const, code: e.keyword };
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -164,14 +171,14 @@ function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
     }
     case 'type':
       if (e.instancePath === '') return { ...base, path: '', message: 'content must be an object of field values' };
-      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} must be ${p.type === 'integer' ? 'an integer' : `of type ${p.type}`}` };
+      return { ...base, path: e.instancePath, message: `${label} must be ${p.type === 'integer' ? 'an integer' : `of type ${p.type}`}` };
     case 'enum':
-      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} must be one of ${JSON.stringify(p.allowedValues)}` };
+      return { ...base, path: e.instancePath, message: `${label} must be one of ${JSON.stringify(p.allowedValues)}` };
     case 'format':
-      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} must be a valid ${p.format}${p.format === 'date-time' ? ' (RFC 3339 with a time zone, e.g. 2025-01-31T09:00:00Z)' : p.format === 'date' ? ' (YYYY-MM-DD, a real calendar date)' : ''}` };
+      return { ...base, path: e.instancePath, message: `${label} must be a valid ${p.format}${p.format === 'date-time' ? ' (RFC 3339 with a time zone, e.g. 2025-01-31T09:00:00Z)' : p.format === 'date' ? ' (YYYY-MM-DD, a real calendar date)' : ''}` };
     case 'not':
-      return { ...base, path: e.instancePath, message: `${fieldLabel(schema, field!)} cannot be answered: its schema is outside the subset` };
+      return { ...base, path: e.instancePath, message: `${label} cannot be answered: its schema is outside the subset` };
     default:
-      return { ...base, path: e.instancePath, message: `${field ? fieldLabel(schema, field) : 'content'} ${e.message ?? 'is invalid'} (${e.keyword})` };
+      return { ...base, path: e.instancePath, message: `${label} ${e.message ?? 'is invalid'} (${e.keyword})` };
   }
 }
