@@ -279,7 +279,8 @@ test('HeadlessPresenter rejects at once with UserInteractionRequiredError naming
   const broker = new ElicitationBroker({ presenter: new HeadlessPresenter(), store });
   await assert.rejects(broker.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, ctx('ci')), (e: unknown) => {
     assert.ok(e instanceof UserInteractionRequiredError);
-    assert.match(e.message, /"ci".*fields name.*--answers/);
+    assert.match(e.message, /"ci".*fields name.*no person can answer here\.$/);
+    assert.doesNotMatch(e.message, /--/, 'the host puts no CLI flags into errors');
     return true;
   });
   assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.code, 'USER_INTERACTION_REQUIRED');

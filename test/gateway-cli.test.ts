@@ -53,6 +53,8 @@ describe('parley serve --stdio', () => {
       assert.equal(r.isError, true, text(r));
       assert.match(text(r), /^parley: Server "v1" asks for fields name \("Your name\?"\), but no person can answer here/);
       assert.match(text(r), /the client did not declare elicitation, and this gateway runs without a console/);
+      // Flags of parley call mean nothing to a gateway's client (issue 15 item 11).
+      assert.doesNotMatch(text(r), /--answers|--preset|interactively|terminal/);
       assert.match(stderr.join(''), /no console: prompts the client cannot answer fail at once/);
     } finally {
       await c.close();

@@ -67,6 +67,10 @@ function readAnswers(file: string): AnswersFile {
 /** Wraps a presenter: notices go to stderr; a "no person can answer" error is remembered and aborts the call. */
 class Watched implements Presenter {
   failure: Error | undefined;
+  /** How to answer from the command line, added to a {@link UserInteractionRequiredError}. */
+  static hint(e: UserInteractionRequiredError): string {
+    return `${e.message} Supply answers with --answers <file> ({"${e.prompt.server}": {...}}), a preset (--preset), or run on a terminal.`;
+  }
   readonly interactive: boolean;
   readonly autoSubmitPrefill?: boolean;
   constructor(private readonly inner: Presenter, private readonly abort: AbortController) {
@@ -88,6 +92,10 @@ class Watched implements Presenter {
     if (this.inner instanceof TerminalPresenter) return this.inner.notify(n);
     process.stderr.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);
   }
+}
+
+function failureText(e: Error): string {
+  return e instanceof UserInteractionRequiredError ? Watched.hint(e) : e.message;
 }
 
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'audio/wav': 'wav', 'audio/mpeg': 'mp3' };
@@ -155,9 +163,9 @@ export const callCommand = defineCommand({
       try {
         result = await ctx.host.callTool(server, tool, toolArgs, { signal: abort.signal });
       } catch (e) {
-        throw new CliError(`call ${server} ${tool}: ${(presenter.failure ?? (e as Error)).message}`, EXIT.FAILED);
+        throw new CliError(`call ${server} ${tool}: ${failureText(presenter.failure ?? (e as Error))}`, EXIT.FAILED);
       }
-      if (presenter.failure) throw new CliError(`call ${server} ${tool}: ${presenter.failure.message}`, EXIT.FAILED);
+      if (presenter.failure) throw new CliError(`call ${server} ${tool}: ${failureText(presenter.failure)}`, EXIT.FAILED);
       if (args.json) printJson(result.structuredContent ?? result);
       else process.stdout.write(renderResult(result) + '\n');
       process.exitCode = result.isError ? EXIT.FAILED : EXIT.OK;

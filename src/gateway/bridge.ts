@@ -89,7 +89,7 @@ export class BridgePresenter implements Presenter {
     } catch (e) {
       if (e instanceof UserInteractionRequiredError && up) {
         const why = up.modes.form || up.modes.url ? `the client did not declare ${prompt.mode}-mode elicitation` : 'the client did not declare elicitation';
-        up.failures.push(`${e.message.replace(/ Supply answers.*$/, '')} (${why}, and this gateway runs without a console).`);
+        up.failures.push(`${e.message} (${why}, and this gateway runs without a console).`);
       }
       throw e;
     }

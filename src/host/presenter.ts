@@ -88,7 +88,8 @@ export class UserInteractionRequiredError extends Error {
   constructor(readonly prompt: PromptView) {
     const fields = prompt.schema ? Object.keys(prompt.schema.properties) : [];
     const what = prompt.mode === 'url' ? `consent to open ${prompt.url?.full}` : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
-    super(`Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here. Supply answers with --answers <file> ({"${prompt.server}": {...}}), a preset, or run interactively.`);
+    // Surface-neutral: each surface (the CLI, the gateway) says how to supply answers there.
+    super(`Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here.`);
     this.name = 'UserInteractionRequiredError';
   }
 }
