@@ -90,6 +90,9 @@ export const serveCommand = defineCommand({
       store,
       fallback: (user) => (web && user === DEFAULT_USER ? announcing(web, () => consoleUrl) : new HeadlessPresenter()),
       log: (level, message) => (level === 'warn' || level === 'error' ? err(`${level}: ${message}`) : undefined),
+      // Named to clients that cannot elicit while a prompt of their call waits in the console: the
+      // address only, never the token (src/gateway/hold.ts).
+      consoleAddress: () => (consoleUrl ? `${new URL(consoleUrl).origin}/` : undefined),
     });
     const consoleHandle = web ? await startConsole({ host: hostApiFor(gw.space(DEFAULT_USER).host, store), presenter: web, port: 0 }) : undefined;
     consoleUrl = consoleHandle?.url ?? '';

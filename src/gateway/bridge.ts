@@ -18,6 +18,7 @@
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '@modelcontextprotocol/server';
 import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../host/index.js';
 import { UserInteractionRequiredError } from '../host/index.js';
+import type { ConsoleWatch } from './hold.js';
 
 /** Elicitation params as sent upstream. */
 export type UpstreamElicitParams = ElicitRequestFormParams | ElicitRequestURLParams;
@@ -32,6 +33,8 @@ export interface UpstreamCall {
   ask(params: UpstreamElicitParams, signal: AbortSignal): Promise<ElicitResult>;
   /** Messages of prompts nobody could answer, reported in the tool result. */
   failures: string[];
+  /** Told when a prompt of this call waits in the console (`./hold.ts`). */
+  console?: ConsoleWatch;
 }
 
 export interface BridgeOptions {
@@ -84,6 +87,8 @@ export class BridgePresenter implements Presenter {
     const tag = prompt.call?.tag;
     const up = tag !== undefined ? this.o.calls.get(tag) : undefined;
     if (up && up.modes[prompt.mode]) return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+    const watch = up && this.o.fallback.interactive ? up.console : undefined;
+    watch?.opened(prompt);
     try {
       return await this.o.fallback.present(prompt, signal);
     } catch (e) {
@@ -92,6 +97,8 @@ export class BridgePresenter implements Presenter {
         up.failures.push(`${e.message} (${why}, and this gateway runs without a console).`);
       }
       throw e;
+    } finally {
+      watch?.closed(prompt);
     }
   }
 

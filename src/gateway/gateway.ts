@@ -18,11 +18,15 @@ import { elicitModes, readEra, userOf } from '../server/era.js';
 import { serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
 import { BridgePresenter } from './bridge.js';
+import { ConsoleHolds } from './hold.js';
+import type { ConsoleWatch, HoldOptions } from './hold.js';
 import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
 
 /** A 2025-era session's open calls: any of them can carry a prompt to the client. */
 interface SessionCalls extends UpstreamCall {
   active: Array<(params: UpstreamElicitParams, signal: AbortSignal) => Promise<ElicitResult>>;
+  /** The console watches of the session's open calls (a prompt cannot be told apart between them). */
+  watches: ConsoleWatch[];
 }
 import { Catalog } from './catalog.js';
 import { ParkingLot } from './park.js';
@@ -48,6 +52,13 @@ export interface GatewayOptions {
   env?: Record<string, string | undefined>;
   /** Identity the gateway shows upstream. @default {name:'parley-gateway', version:'0.1.0'} */
   serverInfo?: { name: string; version: string };
+  /**
+   * The console's address WITHOUT its token, named to clients that cannot elicit while a prompt of their
+   * call waits there (`./hold.ts`). @default none (no progress, no "answer in the console" result)
+   */
+  consoleAddress?: () => string | undefined;
+  /** Bounds of calls waiting for the console (`./hold.ts`). */
+  hold?: HoldOptions;
 }
 
 /** One user's part of the gateway. */
@@ -80,6 +91,7 @@ const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text
 export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Gateway {
   const spaces = new Map<string, UserSpace>();
   const lot = new ParkingLot(opts.park);
+  const holds = new ConsoleHolds(opts.consoleAddress ?? (() => undefined), opts.hold);
   const users = config.gateway?.users ?? {};
   const hasUsers = Object.keys(users).length > 0;
   // Bearer identities apply over HTTP only; stdio is one user by construction.
@@ -210,11 +222,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       let entry = sp.calls.get(sessionId) as SessionCalls | undefined;
       if (!entry) {
         const e: SessionCalls = {
-          modes, revision: era.revision, failures: [], active: [],
+          modes, revision: era.revision, failures: [], active: [], watches: [],
           ask: (params, signal) => {
             const carrier = e.active.at(-1);
             if (!carrier) return Promise.reject(new Error('the upstream call ended'));
             return carrier(params, signal);
+          },
+          console: {
+            opened: (p) => e.watches.forEach((w) => w.opened(p)),
+            closed: (p) => e.watches.forEach((w) => w.closed(p)),
           },
         };
         sp.calls.set(sessionId, (entry = e));
@@ -226,12 +242,23 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         sdk.mcpReq.send({ method: 'elicitation/create', params: params as unknown as Record<string, unknown> }, { signal, timeout: answerMs }) as Promise<ElicitResult>;
       entry.active.push(carrier);
       const up = entry;
+      // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
+      // its own signal, which the upstream cancel reaches only while this request waits for it.
+      const key = ConsoleHolds.key(sp.user, exposed, args);
+      const down = new AbortController();
+      const onCancel = () => down.abort(sdk.mcpReq.signal.reason);
+      sdk.mcpReq.signal.addEventListener('abort', onCancel, { once: true });
+      const run = holds.take(key) ?? sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: down.signal });
+      const held = holds.watch(key, run, { progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined, notify: (n) => sdk.mcpReq.notify(n as never), tool: exposed });
+      up.watches.push(held.watch);
       try {
-        return finish(await sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: sdk.mcpReq.signal }), up);
+        return finish(await held.outcome, up);
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
       } finally {
+        sdk.mcpReq.signal.removeEventListener('abort', onCancel);
+        up.watches.splice(up.watches.indexOf(held.watch), 1);
         up.active.splice(up.active.indexOf(carrier), 1);
         if (up.active.length === 0) sp.calls.delete(sessionId);
       }
@@ -303,6 +330,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }),
     async close() {
       lot.closeAll();
+      holds.clear();
       await Promise.all([...spaces.values()].map((s) => s.host.close()));
     },
   };

@@ -1,0 +1,155 @@
+/**
+ * Calls whose prompts only parley's console can answer: the upstream client declared no elicitation (or
+ * not the prompt's mode). Such a client would wait in silence until its own timeout (30–60 s), and desktop
+ * clients hide the gateway's stderr, where the console address is printed. So while a prompt of the call
+ * waits in the console:
+ *
+ * - when the client sent a `progressToken`, `notifications/progress` every {@link HoldOptions.progressEveryMs}
+ *   names the console's address (never its token); a client that resets its timeout on progress keeps
+ *   waiting, up to {@link HoldOptions.progressHoldMs};
+ * - without a `progressToken` the call is held {@link HoldOptions.holdMs}, shorter than common client
+ *   timeouts;
+ * - past that bound, the tool result says where to answer and to call the tool again with the same
+ *   arguments: that call picks up the same downstream call (kept {@link HoldOptions.keepMs}) instead of
+ *   starting another.
+ *
+ * Spec: 2025-11-25 basic/utilities/progress (tokens, increasing progress, human-readable message).
+ * @module
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { PromptView } from '../host/index.js';
+
+/** Bounds, ms. */
+export interface HoldOptions {
+  /** Interval of progress notifications while a console prompt waits. @default 5_000 */
+  progressEveryMs?: number;
+  /** How long a call without a `progressToken` waits for the console before answering "call again". @default 20_000 */
+  holdMs?: number;
+  /** The same, for a call with a `progressToken`. @default 600_000 */
+  progressHoldMs?: number;
+  /** How long a held downstream call is kept for pickup. @default 600_000 */
+  keepMs?: number;
+}
+
+/** What one upstream call needs for progress: its token and a way to notify on its stream. */
+export interface HoldContext {
+  progressToken?: string | number;
+  notify(n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message: string } }): Promise<void>;
+  /** The exposed tool name (`<server>__<tool>`), for the "call again" text. */
+  tool: string;
+}
+
+/** Told by the bridge when a prompt of the call goes to the console, and when it is done there. */
+export interface ConsoleWatch {
+  opened(prompt: PromptView): void;
+  closed(prompt: PromptView): void;
+}
+
+interface Kept {
+  run: Promise<CallToolResult>;
+  timer: NodeJS.Timeout;
+}
+
+/** One gateway's held calls. */
+export class ConsoleHolds {
+  private readonly kept = new Map<string, Kept>();
+  private readonly every: number;
+  private readonly hold: number;
+  private readonly progressHold: number;
+  private readonly keepMs: number;
+
+  /** @param address the console's address without its token, or `undefined` when there is no console. */
+  constructor(private readonly address: () => string | undefined, o: HoldOptions = {}) {
+    this.every = o.progressEveryMs ?? 5_000;
+    this.hold = o.holdMs ?? 20_000;
+    this.progressHold = o.progressHoldMs ?? 600_000;
+    this.keepMs = o.keepMs ?? 600_000;
+  }
+
+  /** The pickup key of a call: user, exposed tool and arguments (key order does not matter). */
+  static key(user: string, tool: string, args: Record<string, unknown>): string {
+    return JSON.stringify([user, tool, canonical(args)]);
+  }
+
+  /** A held downstream call for `key`, removed from the kept ones; `undefined` when there is none. */
+  take(key: string): Promise<CallToolResult> | undefined {
+    const k = this.kept.get(key);
+    if (!k) return undefined;
+    clearTimeout(k.timer);
+    this.kept.delete(key);
+    return k.run;
+  }
+
+  /**
+   * Waits for `run`. Returns its result, or, when a console prompt of the call is still open past the
+   * bound, keeps `run` under `key` and returns the "answer in the console, then call again" result.
+   * @returns the watch for the bridge, and the outcome.
+   */
+  watch(key: string, run: Promise<CallToolResult>, ctx: HoldContext): { watch: ConsoleWatch; outcome: Promise<CallToolResult> } {
+    const open = new Set<PromptView>();
+    let progress = 0;
+    let ticker: NodeJS.Timeout | undefined;
+    let bound: NodeJS.Timeout | undefined;
+    let held: (r: CallToolResult) => void = () => undefined;
+    const heldResult = new Promise<CallToolResult>((r) => (held = r));
+    const stop = () => {
+      clearInterval(ticker);
+      clearTimeout(bound);
+      ticker = bound = undefined;
+    };
+    const tell = () => {
+      const p = [...open].at(-1);
+      if (!p || ctx.progressToken === undefined) return;
+      void ctx.notify({ method: 'notifications/progress', params: { progressToken: ctx.progressToken, progress: ++progress, message: this.where(p) } }).catch(() => undefined);
+    };
+    const watch: ConsoleWatch = {
+      opened: (p) => {
+        open.add(p);
+        if (!this.address()) return; // no console: the fallback fails at once, nothing to wait for
+        if (ctx.progressToken !== undefined) {
+          tell();
+          ticker ??= setInterval(tell, this.every);
+        }
+        bound ??= setTimeout(() => {
+          stop();
+          this.keep(key, run);
+          held({ isError: true, content: [{ type: 'text', text: `parley: ${this.where([...open].at(-1) ?? p)} Then call ${ctx.tool} again with the same arguments to get the result (the call is kept ${Math.round(this.keepMs / 60_000)} min).` }] });
+        }, ctx.progressToken !== undefined ? this.progressHold : this.hold);
+      },
+      closed: (p) => {
+        open.delete(p);
+        if (open.size === 0) stop();
+      },
+    };
+    const outcome = Promise.race([run.finally(stop), heldResult]);
+    return { watch, outcome };
+  }
+
+  /** Drops every kept call (their downstream calls end by their own deadlines). */
+  clear(): void {
+    for (const k of this.kept.values()) clearTimeout(k.timer);
+    this.kept.clear();
+  }
+
+  private where(p: PromptView): string {
+    const fields = p.schema ? Object.keys(p.schema.properties) : [];
+    const what = p.mode === 'url' ? 'consent to open a link' : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
+    return `${p.server} asks for ${what}, which this client cannot show. Answer it in parley's console at ${this.address()} (open the address parley printed at start: it carries the access token).`;
+  }
+
+  private keep(key: string, run: Promise<CallToolResult>): void {
+    const old = this.kept.get(key);
+    if (old) clearTimeout(old.timer);
+    const timer = setTimeout(() => this.kept.delete(key), this.keepMs);
+    timer.unref();
+    this.kept.set(key, { run, timer });
+    run.catch(() => undefined); // a held call that fails is reported to whoever picks it up
+  }
+}
+
+/** `value` with object keys sorted, so equal arguments give one key. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  return value;
+}
