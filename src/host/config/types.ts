@@ -83,6 +83,11 @@ export interface PolicyDef {
   maxPendingPerServer: number;
   /** URL schemes allowed in URL mode. http is allowed only for localhost in any case. @default ['https'] */
   urlSchemes: string[];
+  /**
+   * Allow URL-mode URLs to this machine (localhost, 127.0.0.0/8, 0.0.0.0, [::1]), also over http. Off by
+   * default: a page on a loopback address receives the parley console's session cookie. @default false
+   */
+  allowLoopbackUrls?: boolean;
 }
 
 /** A VS Code style `${input:id}` definition. */
