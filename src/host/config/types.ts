@@ -131,4 +131,10 @@ export interface GatewayDef {
    * (loopback only, no token).
    */
   users: Record<string, { tokenSha256: string }>;
+  /** Most open 2025-era HTTP sessions per user; over it `initialize` gets HTTP 429. @default 50 */
+  maxSessionsPerUser?: number;
+  /** Most elicitations per user waiting for that user's client at once (pushed or parked). @default 20 */
+  maxPendingPerUser?: number;
+  /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
+  sessionIdleMs?: number;
 }
