@@ -96,3 +96,28 @@ test('parley up: a bad --port is a usage error (exit 2), a config without server
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('parley up with stdout into a pipe (a log): the console line has no token and names the 0600 file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
+  writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--port', '0'], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!/ready in \d+ ms/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const line = /parley: console at (http:\/\/127\.0\.0\.1:\d+)\/ \(the address with its token is in (\S+)\)/.exec(out);
+    assert.ok(line, out);
+    const url = readFileSync(line[2], 'utf8').trim();
+    assert.equal(statSync(line[2]).mode & 0o777, 0o600);
+    assert.ok(url.startsWith(`${line[1]}/?token=`));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGINT');
+    assert.equal(await exited, 0);
+    assert.ok(!out.includes(url.split('token=')[1]), `the token is in no output line:\n${out}`);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
