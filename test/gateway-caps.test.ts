@@ -78,6 +78,7 @@ describe('gateway caps per user', () => {
 
   for (const [label, mode] of [['2025-11-25', undefined], ['2026-07-28', 'auto']] as const) {
     it(`${label}: a second elicitation waiting for alice over gateway.maxPendingPerUser fails with a clear error; bob's goes through`, async () => {
+      assert.ok(await waitUntil(() => gw.stats().sessions === 0, { ms: 15_000 }), 'the earlier sessions have gone idle and closed');
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       let arrived!: () => void;
