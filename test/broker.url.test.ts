@@ -11,6 +11,8 @@ import { connectLegacy } from './fixtures/broker/peers.js';
 import { Client, UrlElicitationRequiredError } from '@modelcontextprotocol/client';
 import { InMemoryTransport, McpServer, UrlElicitationRequiredError as ServerUrlError } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { loadHostConfig } from '../src/host/config/index.js';
+import { sandbox } from './fixtures/config/tmp.js';
 
 const POLICY = { urlSchemes: ['https'] };
 
@@ -28,10 +30,43 @@ test('refused schemes: javascript:, file:, data:, http to a non-loopback host', 
   }
 });
 
-test('allowed: https anywhere; http only for localhost, 127.0.0.1 and [::1]', () => {
-  for (const url of ['https://example.com/a?b=c', 'http://localhost:3000/cb', 'http://127.0.0.1/x', 'http://[::1]:8080/']) assert.equal(checkUrl(url, POLICY).ok, true, url);
-  assert.equal(checkUrl('http://localhost.evil.com/', POLICY).ok, false);
-  assert.equal(checkUrl('http://127.0.0.2/', POLICY).ok, false);
+test('allowed: https to other hosts; loopback hosts only with policy allowLoopbackUrls, then over http too', () => {
+  assert.equal(checkUrl('https://example.com/a?b=c', POLICY).ok, true);
+  const ALLOW = { ...POLICY, allowLoopbackUrls: true };
+  for (const url of ['http://localhost:3000/cb', 'http://127.0.0.1/x', 'http://[::1]:8080/', 'http://127.0.0.2/', 'https://127.0.0.1:8443/']) assert.equal(checkUrl(url, ALLOW).ok, true, url);
+  assert.equal(checkUrl('http://localhost.evil.com/', ALLOW).ok, false);
+});
+
+test('refused by default: URLs to this machine (they would receive the console session cookie), with the setting named', async () => {
+  const loopback = ['http://localhost:3000/cb', 'http://127.0.0.1/x', 'http://127.1.2.3:9/', 'http://127.1/', 'http://2130706433/', 'http://0.0.0.0:8080/', 'http://[::1]:8080/', 'http://[::ffff:127.0.0.1]/', 'http://app.localhost/', 'http://LOCALHOST./', 'https://127.0.0.1:8443/', 'https://localhost/'];
+  for (const url of loopback) {
+    const c = checkUrl(url, POLICY);
+    assert.equal(c.ok, false, url);
+    if (!c.ok) assert.match(c.message, /this computer.*"allowLoopbackUrls": true/, url);
+  }
+  // Through the broker: declined before the person sees it, the reason audited and shown as a notice.
+  const presenter = new ScriptedPresenter([{ action: 'accept' }]);
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter, store });
+  const r = await broker.elicit({ mode: 'url', message: 'log in', url: 'http://127.0.0.1:4123/steal', elicitationId: 'e1' }, ctx());
+  assert.deepEqual(r, { action: 'decline' });
+  assert.equal(presenter.prompts.length, 0);
+  assert.match(presenter.notices[0].message, /allowLoopbackUrls/);
+  // The setting, read from parley.json, lets it through; a wrong type is an issue naming the field.
+  const s = sandbox();
+  let policy;
+  try {
+    s.write('parley.json', JSON.stringify({ mcpServers: {}, policy: { allowLoopbackUrls: true } }));
+    policy = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} }).config.policy;
+    s.write('parley.json', JSON.stringify({ mcpServers: {}, policy: { allowLoopbackUrls: 'yes' } }));
+    const bad = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
+    assert.ok(JSON.stringify(bad.issues).includes('/policy/allowLoopbackUrls'), JSON.stringify(bad.issues));
+  } finally {
+    s.cleanup();
+  }
+  assert.equal(policy.allowLoopbackUrls, true);
+  const allowed = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'accept' }]), store, policy });
+  assert.deepEqual(await allowed.elicit({ mode: 'url', message: 'log in', url: 'http://127.0.0.1:4123/cb', elicitationId: 'e2' }, ctx()), { action: 'accept' });
 });
 
 test('Punycode and mixed-script hosts are shown with warnings and the Unicode host', () => {

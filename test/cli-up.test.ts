@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isolatedEnv } from './helpers/cli.js';
@@ -12,7 +12,7 @@ const EVERYTHING = new URL('../node_modules/@modelcontextprotocol/server-everyth
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
 const TSX = import.meta.resolve('tsx'); // absolute: children run in temp folders
 
-test('parley up: JSON logs, console URL with token, servers ready, token enforced, clean Ctrl-C', async () => {
+test('parley up: JSON logs, console URL in a 0600 file and in no log line, servers ready, token enforced, clean Ctrl-C', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
   writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
   // `dir` is also HOME: only its parley.json counts, not a user configuration file of this machine.
@@ -46,8 +46,14 @@ test('parley up: JSON logs, console URL with token, servers ready, token enforce
     const cfg = await waitFor((e) => e.event === 'config');
     assert.equal(cfg.origin, 'files');
     assert.deepEqual(cfg.servers, ['everything']);
-    const { url } = await waitFor((e) => e.event === 'console');
+    const con = await waitFor((e) => e.event === 'console');
+    assert.match(con.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(con.url, undefined, 'no log line carries the address with its token');
+    assert.equal(con.urlFile, join(dir, '.parley', `console-${new URL(con.origin).port}.url`));
+    assert.equal(statSync(con.urlFile).mode & 0o777, 0o600, 'only its owner may read the file');
+    const url = readFileSync(con.urlFile, 'utf8').trim();
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32}$/);
+    const token = url.split('token=')[1];
     const ready = await waitFor((e) => e.event === 'ready');
     assert.equal(ready.ready, 1);
     assert.ok(events.some((e) => e.event === 'server' && e.status === 'running' && e.revision === '2025-11-25'));
@@ -61,6 +67,8 @@ test('parley up: JSON logs, console URL with token, servers ready, token enforce
     const code = await Promise.race([exited, new Promise<'hang'>((r) => setTimeout(() => r('hang'), 15_000))]);
     assert.equal(code, 0, `clean shutdown, exit 0 (stderr: ${stderr})`);
     assert.ok(events.some((e) => e.event === 'stopped'));
+    assert.ok(!JSON.stringify(events).includes(token) && !stderr.includes(token), 'the token is in no log line and not on stderr');
+    assert.equal(existsSync(con.urlFile), false, 'the file goes with the console');
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -85,6 +93,31 @@ test('parley up: a bad --port is a usage error (exit 2), a config without server
     assert.equal(none.code, 1, none.err);
     assert.match(none.err, /no servers to run/);
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('parley up with stdout into a pipe (a log): the console line has no token and names the 0600 file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
+  writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--port', '0'], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!/ready in \d+ ms/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const line = /parley: console at (http:\/\/127\.0\.0\.1:\d+)\/ \(the address with its token is in (\S+)\)/.exec(out);
+    assert.ok(line, out);
+    const url = readFileSync(line[2], 'utf8').trim();
+    assert.equal(statSync(line[2]).mode & 0o777, 0o600);
+    assert.ok(url.startsWith(`${line[1]}/?token=`));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGINT');
+    assert.equal(await exited, 0);
+    assert.ok(!out.includes(url.split('token=')[1]), `the token is in no output line:\n${out}`);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -427,3 +427,56 @@ test('sensitive fields are masked; remember is offered only for the others and n
     assert.deepEqual(await within(a2, 'decline'), { action: 'decline' });
   }),
 );
+
+test('the session cookie never holds the token; a valid token URL wins over stale and planted cookies', { skip }, async () => {
+  const { con } = session;
+  const context = await browser.newContext();
+  context.setDefaultTimeout(15_000);
+  try {
+    const name = `parley_console_${con.port}`;
+    // An earlier run's cookie, an old-style cookie holding a token, and one planted by another page on
+    // 127.0.0.1 with a longer Path (sent first on every API request).
+    await context.addCookies([
+      { name, value: 'A'.repeat(43), domain: '127.0.0.1', path: '/' },
+      { name: 'parley_console', value: '0'.repeat(32), domain: '127.0.0.1', path: '/' },
+      { name, value: 'P'.repeat(43), domain: '127.0.0.1', path: '/api' },
+    ]);
+    const page = await context.newPage();
+    await page.goto(con.url);
+    await page.locator('body[data-ready="true"]').waitFor();
+    assert.equal(page.url(), `${con.origin}/`, 'the token left the address bar');
+    await page.locator('#servers').filter({ hasText: 'everything' }).waitFor();
+    await page.locator('#conn').filter({ hasText: 'Live' }).waitFor();
+    const mine = (await context.cookies(con.origin)).filter((c) => c.name === name && c.path === '/');
+    assert.equal(mine.length, 1);
+    assert.notEqual(mine[0].value, con.token);
+    assert.ok(!JSON.stringify(await context.cookies()).includes(con.token), 'no cookie carries the token');
+    assert.equal(mine[0].httpOnly, true);
+    assert.equal(mine[0].sameSite, 'Strict');
+    assert.ok(mine[0].expires > Date.now() / 1000 + 11 * 3600, 'a documented lifetime (12 h)');
+    assert.ok(!(await page.evaluate(() => document.cookie)).includes(`${name}=`), 'the page script cannot read it');
+  } finally {
+    await context.close();
+  }
+});
+
+test('opened without its token, the console page says why and what to do', { skip }, async () => {
+  const { con } = session;
+  const context = await browser.newContext();
+  context.setDefaultTimeout(15_000);
+  try {
+    const page = await context.newPage();
+    const r = await page.goto(`${con.origin}/`);
+    assert.equal(r?.status(), 401);
+    assert.match(await page.locator('#refusal').innerText(), /needs the address with its token.*printed when parley started/s);
+    await context.addCookies([{ name: `parley_console_${con.port}`, value: 'A'.repeat(43), domain: '127.0.0.1', path: '/' }]);
+    await page.goto(`${con.origin}/`);
+    assert.match(await page.locator('#refusal').innerText(), /session has ended/);
+    await page.goto(`${con.origin}/?token=${'f'.repeat(32)}`);
+    assert.match(await page.locator('#refusal').innerText(), /not this console's.*earlier run/s);
+    await page.goto(con.url);
+    await page.locator('body[data-ready="true"]').waitFor();
+  } finally {
+    await context.close();
+  }
+});

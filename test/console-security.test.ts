@@ -55,14 +55,23 @@ test('startConsole refuses a non-loopback hostname', async () => {
   await assert.rejects(startConsole({ host, hostname: '0.0.0.0' as '127.0.0.1' }), /127\.0\.0\.1 only/);
 });
 
-test('first page load trades ?token= for an HttpOnly SameSite=Strict cookie and drops it from the URL', async () => {
+test('first page load trades ?token= for a separate session secret in an HttpOnly SameSite=Strict cookie, never the token', async () => {
   const r = await raw('GET', `/?token=${con.token}`);
   assert.equal(r.status, 303);
   assert.equal(r.headers.location, '/');
   const set = String(r.headers['set-cookie']);
-  assert.match(set, /^parley_console=[0-9a-f]{32};/);
+  // Cookies are not scoped by port: every service on 127.0.0.1 receives them, so the token is never one.
+  assert.ok(!set.includes(con.token), `the cookie must not carry the token: ${set}`);
+  assert.match(set, new RegExp(`^parley_console_${con.port}=[A-Za-z0-9_-]{43};`));
   assert.match(set, /HttpOnly/);
   assert.match(set, /SameSite=Strict/);
+  assert.match(set, /Path=\//);
+  assert.match(set, /Max-Age=43200/);
+  assert.equal(r.headers['cache-control'], 'no-store');
+  // Each exchange makes a new session; both work.
+  const again = String((await raw('GET', `/?token=${con.token}`)).headers['set-cookie']).split(';')[0];
+  assert.notEqual(again, cookie);
+  assert.equal((await raw('GET', '/api/servers', { cookie: again })).status, 200);
   const page = await raw('GET', '/', { cookie });
   assert.equal(page.status, 200);
   assert.match(page.body, /<title>parley console<\/title>/);
@@ -70,10 +79,59 @@ test('first page load trades ?token= for an HttpOnly SameSite=Strict cookie and 
   assert.equal(page.headers['x-content-type-options'], 'nosniff');
 });
 
+test('a valid ?token= wins over a stale or planted cookie; planted cookies do not lock the API', async () => {
+  const stale = `parley_console_${con.port}=${'A'.repeat(43)}`;
+  const old = `parley_console_${con.port}=${con.token}`; // an old-style cookie holding a token
+  const r = await raw('GET', `/?token=${con.token}`, { cookie: `parley_console=${'0'.repeat(32)}; ${stale}; ${old}` });
+  assert.equal(r.status, 303, r.body);
+  const fresh = String(r.headers['set-cookie']).split(';')[0];
+  // A page on another 127.0.0.1 port planted `parley_console_<port>=junk; Path=/api`: browsers send it first.
+  assert.equal((await raw('GET', '/api/servers', { cookie: `${stale}; ${fresh}` })).status, 200);
+  assert.equal((await raw('GET', '/api/servers', { cookie: `${stale}` })).status, 401);
+});
+
+test('a refused browser gets a page saying why and what to do; scripts get JSON with the reason', async () => {
+  const html = { accept: 'text/html,application/xhtml+xml' };
+  const none = await raw('GET', '/', html);
+  assert.equal(none.status, 401);
+  assert.match(String(none.headers['content-type']), /text\/html/);
+  assert.match(none.body, /data-reason="no-token"/);
+  assert.match(none.body, /open the console address printed when parley started/);
+  const stale = await raw('GET', '/', { ...html, cookie: `parley_console_${con.port}=${'B'.repeat(43)}` });
+  assert.match(stale.body, /data-reason="session-ended"/);
+  assert.match(stale.body, /session has ended/);
+  const wrong = await raw('GET', `/?token=${'f'.repeat(32)}`, html);
+  assert.match(wrong.body, /data-reason="wrong-token"/);
+  assert.match(wrong.body, /earlier run/);
+  const api = await raw('GET', '/api/servers');
+  assert.equal(JSON.parse(api.body).reason, 'no-token');
+});
+
+test('a session ends after sessionTtlMs; the token URL starts a new one', async () => {
+  const short = await startConsole({ host, port: 0, sessionTtlMs: 300 });
+  try {
+    const get = (path: string, headers: Record<string, string> = {}) => fetch(`${short.origin}${path}`, { headers, redirect: 'manual' });
+    const r = await get(`/?token=${short.token}`);
+    const c = String(r.headers.get('set-cookie')).split(';')[0];
+    assert.match(String(r.headers.get('set-cookie')), /Max-Age=0|Max-Age=\d/);
+    assert.equal((await get('/api/servers', { cookie: c })).status, 200);
+    await new Promise((res) => setTimeout(res, 400));
+    const ended = await get('/api/servers', { cookie: c });
+    assert.equal(ended.status, 401);
+    assert.equal(((await ended.json()) as { reason: string }).reason, 'session-ended');
+    const again = String((await get(`/?token=${short.token}`)).headers.get('set-cookie')).split(';')[0];
+    assert.equal((await get('/api/servers', { cookie: again })).status, 200);
+  } finally {
+    await short.close();
+  }
+});
+
 test('missing or wrong token → 401 on the page, assets and API', async () => {
   for (const path of ['/', '/app.js', '/app.css', '/api/servers', '/api/events', '/api/prompts']) {
     assert.equal((await raw('GET', path)).status, 401, path);
-    assert.equal((await raw('GET', path, { cookie: 'parley_console=' + '0'.repeat(32) })).status, 401, path);
+    assert.equal((await raw('GET', path, { cookie: `parley_console_${con.port}=` + '0'.repeat(43) })).status, 401, path);
+    // The token itself is not a session.
+    assert.equal((await raw('GET', path, { cookie: `parley_console_${con.port}=${con.token}` })).status, 401, path);
   }
   assert.equal((await raw('GET', `/?token=${'f'.repeat(32)}`)).status, 401);
   // The query token is accepted only on the first page load, never on the API.

@@ -2,7 +2,7 @@
 // failures explained in the tool result, and `parley serve token`.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { hashToken } from '../src/gateway/index.js';
 import { isolatedEnv, runParley } from './helpers/cli.js';
 import { text } from './fixtures/toolkit/peers.js';
+import { waitUntil } from './helpers/wait.js';
 
 const fixture = (f: string) => fileURLToPath(new URL(`./fixtures/servers-host/${f}`, import.meta.url));
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
@@ -56,6 +57,34 @@ describe('parley serve --stdio', () => {
       // Flags of parley call mean nothing to a gateway's client (issue 15 item 11).
       assert.doesNotMatch(text(r), /--answers|--preset|interactively|terminal/);
       assert.match(stderr.join(''), /no console: prompts the client cannot answer fail at once/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('a client without elicitation: the prompt waits in the console, whose token is in a 0600 file and on no stderr line', async () => {
+    const { c, stderr } = await connect({});
+    try {
+      const call = c.callTool({ name: 'v1__ask', arguments: {} });
+      const announced = () => /server "v1" asks for input.*\n/.exec(stderr.join(''));
+      assert.ok(await waitUntil(() => !!announced(), { ms: 30_000 }), stderr.join(''));
+      const file = /its address with the token is in (\S+console-\d+\.url)\)/.exec(announced()![0])?.[1];
+      assert.ok(file, announced()![0]);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const url = new URL(readFileSync(file, 'utf8').trim());
+      const token = url.searchParams.get('token')!;
+      assert.match(token, /^[0-9a-f]{32}$/);
+      assert.match(announced()![0], new RegExp(`open the console at ${url.origin}/`));
+      // A person opens the file's address and answers (here: the console API with the same token).
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const prompts = (await (await fetch(`${url.origin}/api/prompts`, { headers: auth })).json()) as Array<{ prompt: { id: string } }>;
+      assert.equal(prompts.length, 1);
+      const r = await fetch(`${url.origin}/api/prompts/${prompts[0].prompt.id}/answer`, { method: 'POST', headers: auth, body: JSON.stringify({ action: 'accept', content: { name: 'Ada' } }) });
+      assert.equal(r.status, 200, await r.text());
+      assert.equal(text(await call), 'hello Ada');
+      assert.ok(!stderr.join('').includes(token), `the token is on no stderr line:\n${stderr.join('')}`);
+      await c.close();
+      assert.ok(await waitUntil(() => !existsSync(file)), 'the file goes with the gateway');
     } finally {
       await c.close();
     }

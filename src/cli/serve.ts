@@ -2,8 +2,9 @@
  * `parley serve`: the gateway (src/gateway) in front of an MCP client. `--stdio` is what desktop
  * clients spawn (stdout carries MCP only; every log line goes to stderr); `--http` serves Streamable
  * HTTP on 127.0.0.1, dual-era. Prompts the client cannot answer go to parley's web console (single
- * user; its URL is printed on stderr when a prompt waits there) or, with `--headless` or several
- * users, fail at once with a clear message. `parley serve token <user>` makes a bearer token.
+ * user; stderr names its address without the token and the 0600 file that holds the full address,
+ * beside the database; the token is never logged) or, with `--headless` or several users, fail at once
+ * with a clear message. `parley serve token <user>` makes a bearer token.
  * docs/gateway.md.
  * @module
  */
@@ -18,7 +19,7 @@ import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { resolveConfig } from './defaults.js';
 import { invalidReasons } from './context.js';
 import { CliError, EXIT } from './output.js';
-import { SHUTDOWN_BOUND_MS } from './up.js';
+import { SHUTDOWN_BOUND_MS, writeConsoleUrlFile } from './up.js';
 
 /** Set in the environment of every server a gateway starts. */
 export const GATEWAY_MARKER = 'PARLEY_GATEWAY_PID';
@@ -30,7 +31,7 @@ function defaultDb(env = process.env): string {
   return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'parley', 'gateway.db');
 }
 
-/** Wraps the console presenter so each prompt that waits there says where, on stderr. */
+/** Wraps the console presenter so each prompt that waits there says where, on stderr (never the token). */
 function announcing(inner: Presenter, url: () => string): Presenter {
   return {
     interactive: inner.interactive,
@@ -84,24 +85,29 @@ export const serveCommand = defineCommand({
     mkdirSync(dirname(dbPath), { recursive: true });
     const store = openSqliteStore(dbPath);
 
-    let consoleUrl = '';
+    let consoleWhere = '';
+    let consoleOrigin = '';
     const web = !args.headless && !multi ? new WebPresenter() : undefined;
     const gw = createGateway(config, {
       store,
-      fallback: (user) => (web && user === DEFAULT_USER ? announcing(web, () => consoleUrl) : new HeadlessPresenter()),
+      fallback: (user) => (web && user === DEFAULT_USER ? announcing(web, () => consoleWhere) : new HeadlessPresenter()),
       log: (level, message) => (level === 'warn' || level === 'error' ? err(`${level}: ${message}`) : undefined),
       // Named to clients that cannot elicit while a prompt of their call waits in the console: the
       // address only, never the token (src/gateway/hold.ts).
-      consoleAddress: () => (consoleUrl ? `${new URL(consoleUrl).origin}/` : undefined),
+      consoleAddress: () => (consoleOrigin ? `${consoleOrigin}/` : undefined),
     });
     const consoleHandle = web ? await startConsole({ host: hostApiFor(gw.space(DEFAULT_USER).host, store), presenter: web, port: 0 }) : undefined;
-    consoleUrl = consoleHandle?.url ?? '';
+    const urlFile = consoleHandle ? writeConsoleUrlFile(dirname(dbPath), consoleHandle) : undefined;
+    // stderr is a log (desktop clients keep it in files): the address without its token, and where the full one is.
+    consoleOrigin = consoleHandle?.origin ?? '';
+    if (consoleHandle && urlFile) consoleWhere = `the console at ${consoleHandle.origin}/ (its address with the token is in ${urlFile.path})`;
     let onTransportClose = () => {};
     let handle;
     try {
       handle = args.stdio ? await gw.serve({ stdio: true, onClose: () => onTransportClose() }) : await gw.serve({ http: { port } });
     } catch (e) {
       await consoleHandle?.close().catch(() => undefined);
+      urlFile?.remove();
       await gw.close().catch(() => undefined);
       store.close();
       const code = (e as { code?: string }).code;
@@ -111,7 +117,7 @@ export const serveCommand = defineCommand({
     err(`gateway for ${names.join(', ')} (configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')})`);
     for (const [name, why] of Object.entries(invalidReasons(config, issues))) err(`${name}: not served, its tools are missing: ${why}`);
     if (args.http) err(`serving MCP at ${served.url}${multi ? ` for ${users.length} user(s) with bearer tokens` : ' (single user, loopback only)'}`);
-    err(consoleHandle ? `console for prompts the client cannot answer: ${consoleUrl}` : 'no console: prompts the client cannot answer fail at once');
+    err(consoleHandle ? `prompts the client cannot answer go to ${consoleWhere}` : 'no console: prompts the client cannot answer fail at once');
 
     await new Promise<void>((done) => {
       let stopping = false;
@@ -123,6 +129,7 @@ export const serveCommand = defineCommand({
         void (async () => {
           await served.close().catch(() => undefined);
           await consoleHandle?.close().catch(() => undefined);
+          urlFile?.remove();
           await gw.close().catch(() => undefined);
           store.close();
           setTimeout(() => process.exit(EXIT.OK), 200).unref();

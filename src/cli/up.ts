@@ -8,12 +8,16 @@
  * (default `.parley/parley.db`), `--open` (open a browser, only when asked), `--no-console` (no web
  * console: prompts are answered from presets and remembered answers only, else declined with a
  * clear error), `--json` (one JSON object per log line on stdout).
+ *
+ * The console's token is never written to a log: its full address goes to a file of mode 0600 beside
+ * the database (`console-<port>.url`, removed on a clean stop), to the browser with `--open`, and to
+ * the terminal once when stdout is a TTY and `--json` is off. Logs carry the address without it.
  * Exit codes: 0 clean shutdown, 1 configuration errors or nothing could start, 2 bad flags.
  * @module
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { createHost, formatConfigIssues, HeadlessPresenter, openSqliteStore, type HostEvent } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
@@ -41,6 +45,29 @@ function openBrowser(url: string): void {
   } catch {
     // no browser opener on this machine: the URL is printed anyway
   }
+}
+
+/**
+ * Writes the console's full address (with its token) to `<dir>/console-<port>.url`, mode 0600, created
+ * fresh (an existing file or a planted symlink there is removed first, then `wx` refuses to follow one
+ * that appears meanwhile). The token goes nowhere else that is kept: logs get the origin and this path.
+ * @returns the file's path and `remove()`, which deletes it if it still holds this address.
+ */
+export function writeConsoleUrlFile(dir: string, handle: { url: string; port: number }): { path: string; remove(): void } {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `console-${handle.port}.url`);
+  rmSync(path, { force: true });
+  writeFileSync(path, handle.url + '\n', { mode: 0o600, flag: 'wx' });
+  return {
+    path,
+    remove() {
+      try {
+        if (readFileSync(path, 'utf8').trim() === handle.url) rmSync(path, { force: true });
+      } catch {
+        // already gone
+      }
+    },
+  };
 }
 
 export const upCommand = defineCommand({
@@ -77,6 +104,7 @@ export const upCommand = defineCommand({
     });
 
     let consoleHandle: Awaited<ReturnType<typeof startConsole>> | undefined;
+    let urlFile: ReturnType<typeof writeConsoleUrlFile> | undefined;
     if (web) {
       try {
         consoleHandle = await startConsole({ host: hostApiFor(host, store), presenter: web, port });
@@ -86,7 +114,11 @@ export const upCommand = defineCommand({
         const code = (e as NodeJS.ErrnoException).code;
         throw new CliError(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port, or 0 for any free port` : `cannot serve the console: ${(e as Error).message}`, EXIT.FAILED);
       }
-      log('console', { url: consoleHandle.url }, `parley: console at ${p.bold(consoleHandle.url)}`);
+      urlFile = writeConsoleUrlFile(dirname(dbPath), consoleHandle);
+      // The full address only where a person reads it once: a terminal (not a log), the browser, the file.
+      const tty = !args.json && process.stdout.isTTY === true;
+      const where = `the address with its token is in ${urlFile.path}`;
+      log('console', { origin: consoleHandle.origin, urlFile: urlFile.path }, tty ? `parley: console at ${p.bold(consoleHandle.url)}` : `parley: console at ${consoleHandle.origin}/ (${where})`);
       if (args.open) openBrowser(consoleHandle.url);
     }
 
@@ -112,6 +144,7 @@ export const upCommand = defineCommand({
         force.unref();
         void (async () => {
           await consoleHandle?.close().catch(() => undefined);
+          urlFile?.remove();
           await host.close().catch(() => undefined);
           store.close();
           clearTimeout(force);

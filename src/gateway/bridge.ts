@@ -42,6 +42,18 @@ export interface BridgeOptions {
   calls: Map<string, UpstreamCall>;
   /** Used when the upstream client cannot answer: the console, or a headless presenter. */
   fallback: Presenter;
+  /**
+   * The user's cap on elicitations waiting for their client at once (pushed or parked), shared by all
+   * of the user's sessions. Over it, a prompt is refused: the broker audits the failure and the
+   * upstream tool result says which cap stopped it. @default no cap
+   */
+  cap?: { user: string; max: number; setting: string; pending: { n: number } };
+}
+
+/** A prompt refused because the user already has `max` elicitations waiting for their client. */
+export class PendingCapError extends Error {
+  override readonly name = 'PendingCapError';
+  readonly code = 'PENDING_CAP';
 }
 
 /** Builds the params sent upstream: the downstream server is named, prefill becomes defaults. */
@@ -86,7 +98,21 @@ export class BridgePresenter implements Presenter {
   async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
     const tag = prompt.call?.tag;
     const up = tag !== undefined ? this.o.calls.get(tag) : undefined;
-    if (up && up.modes[prompt.mode]) return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+    if (up && up.modes[prompt.mode]) {
+      const cap = this.o.cap;
+      if (!cap) return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+      if (cap.pending.n >= cap.max) {
+        const why = `server "${prompt.server}" asked for input, but user "${cap.user}" already has ${cap.pending.n} elicitations waiting for an answer, the cap (${cap.setting}); answer or cancel those first.`;
+        up.failures.push(why);
+        throw new PendingCapError(why);
+      }
+      cap.pending.n++;
+      try {
+        return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+      } finally {
+        cap.pending.n--;
+      }
+    }
     const watch = up && this.o.fallback.interactive ? up.console : undefined;
     watch?.opened(prompt);
     try {

@@ -37,6 +37,13 @@ import { userForAuthorization } from './users.js';
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
 
+/** Default of parley.json `gateway.maxSessionsPerUser`: open 2025-era HTTP sessions per user. */
+export const DEFAULT_MAX_SESSIONS_PER_USER = 50;
+/** Default of parley.json `gateway.maxPendingPerUser`: elicitations waiting for one user's client. */
+export const DEFAULT_MAX_PENDING_PER_USER = 20;
+/** Default of parley.json `gateway.sessionIdleMs`: an idle 2025-era HTTP session closes after 30 min. */
+export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
+
 export interface GatewayOptions {
   /** Audit log, remembered answers, presets, roots; rows are keyed by user. */
   store?: Store;
@@ -70,6 +77,8 @@ export interface UserSpace {
   calls: Map<string, UpstreamCall>;
   /** Live upstream sessions (2025 eras and stdio), for list_changed. */
   sessions: Set<McpServer>;
+  /** Elicitations waiting for this user's client (pushed or parked); capped by `gateway.maxPendingPerUser`. */
+  pending: { n: number };
   roots: UpstreamRoots;
 }
 
@@ -98,6 +107,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   let multiUser = false;
   const log = opts.log ?? (() => {});
   const answerMs = opts.upstreamAnswerMs ?? 1_800_000;
+  const maxPending = config.gateway?.maxPendingPerUser ?? DEFAULT_MAX_PENDING_PER_USER;
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
@@ -106,9 +116,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (s) return s;
     const calls = new Map<string, UpstreamCall>();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
-    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback }), store: opts.store, scope: { user }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    const pending = { n: 0 };
+    const cap = { user, max: maxPending, setting: 'gateway.maxPendingPerUser in parley.json', pending };
+    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, scope: { user }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
     const catalog = new Catalog(host, log);
-    s = { user, host, catalog, calls, sessions: new Set(), roots: new UpstreamRoots(host.roots) };
+    s = { user, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.
@@ -309,6 +321,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       multiUser = hasUsers;
       return keep(await serve((c) => factory(c as never), {
         http: {
+          sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+          maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
+          maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
           ...how.http,
           ...(hasUsers
             ? {

@@ -134,7 +134,7 @@ export class ConsoleHolds {
   private where(p: PromptView): string {
     const fields = p.schema ? Object.keys(p.schema.properties) : [];
     const what = p.mode === 'url' ? 'consent to open a link' : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
-    return `${p.server} asks for ${what}, which this client cannot show. Answer it in parley's console at ${this.address()} (open the address parley printed at start: it carries the access token).`;
+    return `${p.server} asks for ${what}, which this client cannot show. Answer it in parley's console at ${this.address()} (its address with the access token is in the file parley names on its stderr at start).`;
   }
 
   private keep(key: string, run: Promise<CallToolResult>): void {

@@ -2,8 +2,8 @@
  * `mcp-parley/gateway`: parley in front of any MCP client. docs/gateway.md.
  * @module
  */
-export { createGateway, DEFAULT_USER, type Gateway, type GatewayOptions, type UserSpace } from './gateway.js';
-export { BridgePresenter, upstreamParams, toAnswer, type UpstreamCall } from './bridge.js';
+export { createGateway, DEFAULT_USER, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_MAX_PENDING_PER_USER, DEFAULT_SESSION_IDLE_MS, type Gateway, type GatewayOptions, type UserSpace } from './gateway.js';
+export { BridgePresenter, PendingCapError, upstreamParams, toAnswer, type UpstreamCall } from './bridge.js';
 export { ParkingLot, ParkedCall, type ParkOptions } from './park.js';
 export { namespace, qualifiedUri, parseQualifiedUri, SEPARATOR, MAX_NAME } from './names.js';
 export { hashToken, newToken, userForAuthorization } from './users.js';

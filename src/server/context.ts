@@ -71,9 +71,10 @@ export interface ParleyContext {
   roots(): Promise<ParleyRoot[]>;
   /**
    * Resolves a path or `file://` URI against the client's roots (real paths, segment containment).
-   * @throws RootsAccessError (`OUTSIDE_ROOTS`, `NO_ROOTS`, `INVALID_PATH`, `UNRESOLVABLE`)
+   * `opts.hardLinks: 'refuse'` also refuses hard-linked files (see `ResolveInRootsOptions`).
+   * @throws RootsAccessError (`OUTSIDE_ROOTS`, `NO_ROOTS`, `INVALID_PATH`, `UNRESOLVABLE`, `HARD_LINK`)
    */
-  resolveInRoots(pathOrUri: string): Promise<string>;
+  resolveInRoots(pathOrUri: string, opts?: { hardLinks?: 'allow' | 'refuse' }): Promise<string>;
   /** The complete configuration for `def`, asking only for missing fields. */
   config<S extends z.ZodObject>(def: ConfigDef<S>): Promise<z.infer<S>>;
   /** Forgets the cached configuration for `def` in this scope. */
@@ -285,7 +286,7 @@ export function makeContext(st: CallState): ParleyContext {
       }
     },
     roots: () => roots(st),
-    resolveInRoots: async (p) => resolveInRoots(p, await roots(st)),
+    resolveInRoots: async (p, o) => resolveInRoots(p, await roots(st), o),
     config: async (def) => {
       const key = configKey(def, st.user, st.session);
       const values: Record<string, unknown> = { ...def.defaults, ...(st.shared.config.get(key) ?? {}) };

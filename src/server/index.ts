@@ -19,7 +19,7 @@ export type { StatePayload } from './seal.js';
 export { ParleyServerError, ElicitationSchemaError, ElicitationAnswerError, ElicitationTimeoutError, InputUnavailableError, ElicitationRefusedError } from './errors.js';
 export type { NeededField } from './errors.js';
 export { parseRootsList, resolveInRoots, requestRoots, rootsFromInputResponses, isPathInside, RootsAccessError, RootsCache } from './roots.js';
-export type { ParsedRoot, DroppedRoot, RootsLog, RootsAccessErrorCode, RootsRequester } from './roots.js';
+export type { ParsedRoot, DroppedRoot, RootsLog, RootsAccessErrorCode, RootsRequester, ResolveInRootsOptions } from './roots.js';
 export { readEra, elicitModes, userOf } from './era.js';
 export type { RequestEra } from './era.js';
 export { serve } from './serve.js';

@@ -131,9 +131,12 @@ export function rootsFromInputResponses(
   return answer === undefined ? undefined : parseRootsList(answer, log, opts);
 }
 
-export type RootsAccessErrorCode = 'OUTSIDE_ROOTS' | 'NO_ROOTS' | 'INVALID_PATH' | 'UNRESOLVABLE';
+export type RootsAccessErrorCode = 'OUTSIDE_ROOTS' | 'NO_ROOTS' | 'INVALID_PATH' | 'UNRESOLVABLE' | 'HARD_LINK';
 
-/** A path that may not be used. `candidate` is what was asked for; `roots` the real root paths checked. */
+/**
+ * A path that may not be used. `candidate` is what was asked for; `roots` the real root paths checked.
+ * The message names only these: never the real path a link resolved to outside the roots.
+ */
 export class RootsAccessError extends Error {
   override readonly name = 'RootsAccessError';
   constructor(
@@ -178,6 +181,19 @@ export function isPathInside(root: string, target: string, platform: PathPlatfor
   return rel === '' || (rel !== '..' && !rel.startsWith('..' + P.sep) && !P.isAbsolute(rel));
 }
 
+/** Options of {@link resolveInRoots}. */
+export interface ResolveInRootsOptions {
+  /** Path syntax. @default the host OS (a foreign one makes the check lexical only). */
+  platform?: PathPlatform;
+  /**
+   * What to do with a regular file that has more than one name (`nlink > 1`, a hard link). A hard link
+   * cannot be told from its original by path: both are the same file, and its other names may lie
+   * outside the roots. `'refuse'` refuses every such file (code `HARD_LINK`); `'allow'` accepts it, a
+   * known limit (docs/server.md §Roots: hard links). @default 'allow'
+   */
+  hardLinks?: 'allow' | 'refuse';
+}
+
 /**
  * Resolves `pathOrUri` and checks it lies inside one of `roots`.
  *
@@ -189,13 +205,16 @@ export function isPathInside(root: string, target: string, platform: PathPlatfor
  *
  * @param roots parsed roots (`{path}`), or root paths / file URIs as strings.
  * @returns the real absolute path to use (use it, not the input, to avoid re-following links).
+ * - Hard links: see {@link ResolveInRootsOptions.hardLinks} (allowed by default; `'refuse'` to refuse).
+ * - Refusals name the path as given and the roots, never the real path a link resolved to.
+ *
  * @throws {RootsAccessError} `NO_ROOTS`, `INVALID_PATH` (bad or non-file URI, NUL), `UNRESOLVABLE` (fs error other
- *   than not-found, e.g. EACCES, ELOOP), `OUTSIDE_ROOTS`.
+ *   than not-found, e.g. EACCES, ELOOP), `OUTSIDE_ROOTS`, `HARD_LINK` (with `hardLinks: 'refuse'`).
  */
 export async function resolveInRoots(
   pathOrUri: string,
   roots: ReadonlyArray<{ path: string } | string>,
-  opts: { platform?: PathPlatform } = {},
+  opts: ResolveInRootsOptions = {},
 ): Promise<string> {
   const platform = opts.platform ?? hostPlatform();
   const P = platform === 'win32' ? nodePath.win32 : nodePath.posix;
@@ -233,8 +252,18 @@ export async function resolveInRoots(
       throw new RootsAccessError('UNRESOLVABLE', pathOrUri, rootPaths, `Cannot resolve the real path (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
   }
-  if (realRoots.some((r) => isPathInside(r, target, platform))) return target;
-  throw new RootsAccessError('OUTSIDE_ROOTS', pathOrUri, realRoots, `Access denied: ${JSON.stringify(target)} is outside every root`);
+  if (!realRoots.some((r) => isPathInside(r, target, platform))) {
+    // The real target is not named: it may be a file outside the roots that a link inside points to.
+    const viaLink = target !== P.resolve(rootPaths[0], candidate);
+    throw new RootsAccessError('OUTSIDE_ROOTS', pathOrUri, realRoots, `Access denied: the path ${viaLink ? 'resolves (through a symbolic link) to a place' : 'is'} outside every root`);
+  }
+  if (real && opts.hardLinks === 'refuse') {
+    const st = await fs.stat(target).catch(() => undefined);
+    if (st?.isFile() && st.nlink > 1) {
+      throw new RootsAccessError('HARD_LINK', pathOrUri, realRoots, `Access denied: the file has ${st.nlink} names (hard links), and another may lie outside the roots (hardLinks: 'refuse')`);
+    }
+  }
+  return target;
 }
 
 /**

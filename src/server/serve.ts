@@ -47,6 +47,14 @@ export interface HttpOptions {
    * @default 1_800_000 (30 min)
    */
   sessionIdleMs?: number;
+  /**
+   * Most open 2025-era sessions per user (`extra.sub`, else `clientId`; one anonymous user without
+   * `authenticate`). An `initialize` over it gets HTTP 429 with a JSON-RPC error naming the cap.
+   * @default 1000
+   */
+  maxSessionsPerUser?: number;
+  /** Names the setting behind `maxSessionsPerUser` in the 429 message. @default 'maxSessionsPerUser' */
+  maxSessionsSetting?: string;
 }
 
 /** A running server. */
@@ -80,8 +88,8 @@ function listMembers(fanout: ListFanout<ParleyServer | McpServer>): Pick<ServeHa
   return { listChanged: (kinds, scope) => own.announce(kinds, scope), connections: () => fanout.products() };
 }
 
-function deny(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+function deny(res: ServerResponse, status: number, message: string, id: string | number | null = null): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
 }
 
 function hostnameOf(v: string): string | undefined {
@@ -166,6 +174,10 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
   const owners = new Map<string, string>();
   const activity = new Map<string, { last: number; open: number }>();
   const idleMs = o.sessionIdleMs ?? 1_800_000;
+  const maxSessions = o.maxSessionsPerUser ?? 1000;
+  /** Sessions of each user being initialised (not yet in `owners`), so parallel initializes count too. */
+  const opening = new Map<string, number>();
+  const openSessions = (user: string) => (opening.get(user) ?? 0) + [...owners.values()].filter((u) => u === user).length;
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [sid, a] of activity) {
@@ -217,6 +229,18 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
         return void (await t.handleRequest(req, res, body));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
+      const user = userOfAuth(auth);
+      if (openSessions(user) >= maxSessions) {
+        const who = user ? `user "${user}"` : 'this server';
+        return deny(res, 429, `too many open MCP sessions for ${who}: the cap is ${maxSessions} (${o.maxSessionsSetting ?? 'maxSessionsPerUser'}); end one with HTTP DELETE, or wait until idle ones close (after ${idleMs} ms without a request)`, (body as { id?: string | number }).id ?? null);
+      }
+      opening.set(user, (opening.get(user) ?? 0) + 1);
+      const opened = () => {
+        const n = (opening.get(user) ?? 1) - 1;
+        if (n > 0) opening.set(user, n);
+        else opening.delete(user);
+      };
+      res.once('close', opened);
       const s = factory({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth, era: 'legacy' });
       const m = toMcp(s);
       fanout.watch(s);
@@ -225,6 +249,8 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
       const t: NodeStreamableHTTPServerTransport = new HttpTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
+          res.off('close', opened);
+          opened();
           sessions.set(id, t);
           owners.set(id, userOfAuth(auth)); // the user (extra.sub, else clientId): one client id may serve many users
           activity.set(id, { last: Date.now(), open: 0 });

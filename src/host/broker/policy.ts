@@ -30,7 +30,15 @@ export class RateLimiter {
   }
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/**
+ * True for hosts that reach this machine: `localhost` and `*.localhost`, 127.0.0.0/8, 0.0.0.0, `[::1]`,
+ * `[::]` and IPv4-mapped 127/8 (`[::ffff:7f00:1]`). `hostname` as `URL` normalises it (`127.1` →
+ * `127.0.0.1`, lower case), a trailing dot ignored.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '0.0.0.0' || h === '[::1]' || h === '[::]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
+}
 
 export type UrlCheck = { ok: true; view: UrlView } | { ok: false; reason: 'url-scheme' | 'url-invalid'; message: string };
 
@@ -49,10 +57,13 @@ function scriptsOf(label: string): Set<string> {
 
 /**
  * Checks a URL-mode `url`. Allowed: schemes in `policy.urlSchemes` (default `['https']`) except
- * `http`, plus `http` to localhost / 127.0.0.1 / [::1] only. Everything else (`javascript:`, `file:`,
- * `data:`, non-loopback `http:`) is refused. Never fetches anything.
+ * `http`, to hosts that are not this machine. Everything else (`javascript:`, `file:`, `data:`,
+ * non-loopback `http:`) is refused. Loopback hosts ({@link isLoopbackHost}) are refused whatever the
+ * scheme unless `policy.allowLoopbackUrls` (default false): cookies are not scoped by port or scheme,
+ * so a page on 127.0.0.1 receives the parley console's session cookie. When allowed, `http` is allowed
+ * for them too (warning `http-localhost`). Never fetches anything.
  */
-export function checkUrl(raw: string, policy: Pick<PolicyDef, 'urlSchemes'>): UrlCheck {
+export function checkUrl(raw: string, policy: Pick<PolicyDef, 'urlSchemes' | 'allowLoopbackUrls'>): UrlCheck {
   let u: URL;
   try {
     u = new URL(raw);
@@ -61,8 +72,11 @@ export function checkUrl(raw: string, policy: Pick<PolicyDef, 'urlSchemes'>): Ur
   }
   const scheme = u.protocol.replace(/:$/, '').toLowerCase();
   const warnings: string[] = [];
+  if (u.hostname && isLoopbackHost(u.hostname) && !policy.allowLoopbackUrls) {
+    return { ok: false, reason: 'url-scheme', message: `URL to this computer (${u.host}) refused: a page on a loopback address could take over the parley console's session. Set "policy": {"allowLoopbackUrls": true} in parley.json to allow it.` };
+  }
   if (scheme === 'http') {
-    if (!LOOPBACK.has(u.hostname)) return { ok: false, reason: 'url-scheme', message: `http is allowed only for localhost, 127.0.0.1 and [::1]; refused ${u.host}. Servers must use https.` };
+    if (!isLoopbackHost(u.hostname)) return { ok: false, reason: 'url-scheme', message: `http is allowed only for localhost, 127.0.0.1 and [::1]; refused ${u.host}. Servers must use https.` };
     warnings.push('http-localhost');
   } else if (!policy.urlSchemes.map((s) => s.toLowerCase()).includes(scheme)) {
     return { ok: false, reason: 'url-scheme', message: `URL scheme "${scheme}:" is not allowed (allowed: ${policy.urlSchemes.join(', ')}; http for localhost only).` };

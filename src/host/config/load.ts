@@ -184,6 +184,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.presets, l.presets);
     Object.assign(config.inputs, l.inputs);
     Object.assign(config.gateway!.users, l.gateway.users);
+    for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
   }
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);

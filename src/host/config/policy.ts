@@ -19,7 +19,7 @@ export const DEFAULT_POLICY: Readonly<PolicyDef> = Object.freeze({
 /** Timeout defaults in ms, as documented on {@link ServerTimeouts}. */
 export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({ startupMs: 30_000, toolCallMs: 120_000, maxTotalMs: 3_600_000 });
 
-const KEYS = ['sensitiveFields', 'ratePerMinute', 'burst', 'maxPendingPerServer', 'urlSchemes'] as const;
+const KEYS = ['sensitiveFields', 'ratePerMinute', 'burst', 'maxPendingPerServer', 'urlSchemes', 'allowLoopbackUrls'] as const;
 
 /** Reads a partial policy; bad keys are reported and left out (so the default applies). */
 export function readPolicy(r: Reader, v: unknown, segs: Segments): Partial<PolicyDef> {
@@ -45,6 +45,10 @@ export function readPolicy(r: Reader, v: unknown, segs: Segments): Partial<Polic
   if (u !== undefined) {
     if (Array.isArray(u) && u.every((x) => typeof x === 'string' && /^[a-z][a-z0-9+.-]*$/i.test(x))) out.urlSchemes = u.map((x: string) => x.toLowerCase().replace(/:$/, ''));
     else wrongType(r, [...segs, 'urlSchemes'], 'an array of URL scheme names such as "https"', u);
+  }
+  if (v.allowLoopbackUrls !== undefined) {
+    if (typeof v.allowLoopbackUrls === 'boolean') out.allowLoopbackUrls = v.allowLoopbackUrls;
+    else wrongType(r, [...segs, 'allowLoopbackUrls'], 'true or false', v.allowLoopbackUrls);
   }
   return out;
 }

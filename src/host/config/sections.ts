@@ -142,7 +142,10 @@ function rootUri(s: string, base: string): string | undefined {
   return pathToFileURL(resolve(base, s)).href;
 }
 
-/** parley.json `gateway`: `{users: {<name>: {tokenSha256: "<64 hex>"}}}`. A plaintext `token` is refused. */
+/**
+ * parley.json `gateway`: `{users: {<name>: {tokenSha256: "<64 hex>"}}, maxSessionsPerUser?, maxPendingPerUser?,
+ * sessionIdleMs?}`. A plaintext `token` is refused.
+ */
 export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<HostConfig['gateway']> {
   const out: NonNullable<HostConfig['gateway']> = { users: {} };
   if (v === undefined) return out;
@@ -150,7 +153,13 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
     wrongType(r, segs, 'an object {users}', v);
     return out;
   }
-  unknownKeys(r, v, segs, ['users']);
+  unknownKeys(r, v, segs, ['users', 'maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs']);
+  for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) {
+    const n = v[k];
+    if (n === undefined) continue;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 1) out[k] = n;
+    else wrongType(r, [...segs, k], 'a positive integer', n);
+  }
   if (v.users === undefined) return out;
   if (!isObject(v.users)) {
     wrongType(r, [...segs, 'users'], 'an object of user name → {tokenSha256}', v.users);

@@ -83,6 +83,11 @@ export interface PolicyDef {
   maxPendingPerServer: number;
   /** URL schemes allowed in URL mode. http is allowed only for localhost in any case. @default ['https'] */
   urlSchemes: string[];
+  /**
+   * Allow URL-mode URLs to this machine (localhost, 127.0.0.0/8, 0.0.0.0, [::1]), also over http. Off by
+   * default: a page on a loopback address receives the parley console's session cookie. @default false
+   */
+  allowLoopbackUrls?: boolean;
 }
 
 /** A VS Code style `${input:id}` definition. */
@@ -126,4 +131,10 @@ export interface GatewayDef {
    * (loopback only, no token).
    */
   users: Record<string, { tokenSha256: string }>;
+  /** Most open 2025-era HTTP sessions per user; over it `initialize` gets HTTP 429. @default 50 */
+  maxSessionsPerUser?: number;
+  /** Most elicitations per user waiting for that user's client at once (pushed or parked). @default 20 */
+  maxPendingPerUser?: number;
+  /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
+  sessionIdleMs?: number;
 }

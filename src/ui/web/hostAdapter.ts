@@ -62,7 +62,12 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
     savePreset: (name) => void host.presets.save(name),
     loadPreset: (name) => void host.presets.load(name),
     exportPresets: () => (store ? exportPresets(store, host.scope) : JSON.stringify({ presets: [] })),
-    queryAudit: (f) => host.audit.query({ server: f.server, kind: f.kind, limit: f.limit }).filter((r) => !f.action || r.action === f.action),
+    // Only what this console's user may see: the host's own tenant and user (all of its sessions). A
+    // database shared with a multi-user gateway holds other users' rows, answers included.
+    queryAudit: async (f) => {
+      const rows = await host.audit.query({ scope: { tenant: host.scope.tenant, user: host.scope.user }, server: f.server, kind: f.kind, limit: f.limit });
+      return rows.filter((r) => !f.action || r.action === f.action);
+    },
     subscribe(listener) {
       return host.on((e) => {
         let out: HostEvent | undefined;

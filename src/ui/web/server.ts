@@ -9,10 +9,12 @@ import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { bodyLimit } from 'hono/body-limit';
+import { setCookie } from 'hono/cookie';
+import { html } from 'hono/html';
 import type { HostApi } from './hostApi.js';
 import type { WebPresenter } from './presenter.js';
 import { apiRoutes } from './api.js';
-import { COOKIE, guard, newToken } from './security.js';
+import { cookieName, guard, newToken, Sessions, SESSION_TTL_MS, type Refusal } from './security.js';
 import { SseHub } from './sse.js';
 import { PAGE_HTML } from './assets/page.js';
 import { APP_CSS } from './assets/style.js';
@@ -28,10 +30,15 @@ export interface ConsoleOptions {
   hostname?: '127.0.0.1';
   /** SSE keep-alive period in ms. @default 15000 */
   heartbeatMs?: number;
+  /** Lifetime of a browser session (cookie `Max-Age` and server-side expiry), ms. @default 43_200_000 (12 h) */
+  sessionTtlMs?: number;
 }
 
 export interface ConsoleHandle {
-  /** `http://127.0.0.1:<port>/?token=<token>`: the only place the token is printed. */
+  /**
+   * `http://127.0.0.1:<port>/?token=<token>`: give it to a person once (a TTY, `--open`, a 0600 file),
+   * never to a log.
+   */
   url: string;
   /** The origin without the token, e.g. `http://127.0.0.1:5173`. */
   origin: string;
@@ -43,6 +50,12 @@ export interface ConsoleHandle {
 
 /** Largest accepted API request body, in bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The page a browser gets when access is refused: what happened and what to do (escaped by `html`). */
+const refusalPage = (r: Refusal) => html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>parley console: no access</title></head>
+<body><main><h1>parley console: no access</h1><p id="refusal" data-reason="${r.reason}">${r.message}</p></main></body></html>
+`;
 
 const SECURITY_HEADERS: Record<string, string> = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
@@ -60,12 +73,13 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
   const hostname = opts.hostname ?? '127.0.0.1';
   if (hostname !== '127.0.0.1') throw new Error(`The console binds 127.0.0.1 only (got hostname "${String(hostname)}").`);
   const token = newToken();
+  const sessions = new Sessions(opts.sessionTtlMs ?? SESSION_TTL_MS);
   const hub = new SseHub(opts.heartbeatMs);
   let port = 0;
 
   const app = new Hono();
   app.use('*', async (c, next) => {
-    const refusal = guard(
+    const access = guard(
       {
         method: c.req.method,
         host: c.req.header('host'),
@@ -77,22 +91,27 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
       },
       token,
       port,
+      sessions,
     );
-    if (refusal) return c.json({ error: refusal.message }, refusal.status, SECURITY_HEADERS);
+    if (!access.ok) {
+      const r = access.refusal;
+      const page = c.req.method === 'GET' && !c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html');
+      return page ? c.html(refusalPage(r), r.status, SECURITY_HEADERS) : c.json({ error: r.message, reason: r.reason }, r.status, SECURITY_HEADERS);
+    }
+    if (access.by === 'token') {
+      // Trade the URL token for a session of its own (the cookie never holds the token), then drop the
+      // token from the address bar and history. A valid token always wins over whatever cookies came.
+      setCookie(c, cookieName(port), sessions.create(), { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: Math.floor(sessions.ttlMs / 1000) });
+      for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
+      return c.redirect('/', 303);
+    }
     await next();
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
   });
 
   app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `Request body over ${MAX_BODY_BYTES} bytes.` }, 413) }));
 
-  app.get('/', (c) => {
-    if (c.req.query('token') !== undefined) {
-      // Trade the URL token for a cookie, then drop it from the address bar and history.
-      c.header('set-cookie', `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
-      return c.redirect('/', 303);
-    }
-    return c.html(PAGE_HTML);
-  });
+  app.get('/', (c) => c.html(PAGE_HTML));
   app.get('/app.js', (c) => c.body(APP_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/app.css', (c) => c.body(APP_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
   app.get('/api/events', (c) => {

@@ -25,8 +25,17 @@ export const APP_CORE_JS = String.raw`  var $ = function (id) { return document.
     var init = { method: method, credentials: 'same-origin', headers: {} };
     if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = JSON.stringify(body); }
     return fetch('/api' + path, init).then(function (r) {
-      return r.json().catch(function () { return {}; }).then(function (data) { return { status: r.status, data: data }; });
+      return r.json().catch(function () { return {}; }).then(function (data) {
+        if (r.status === 401) signedOut(data.error);
+        return { status: r.status, data: data };
+      });
     }).catch(function (e) { return { status: 0, data: { error: 'The console is not reachable (' + e.message + ')' } }; });
+  }
+  // Access refused (the session ended, or parley restarted with a new token): say why and what to do.
+  function signedOut(why) {
+    var el = $('conn');
+    el.textContent = 'No access: ' + (why || 'open the console address printed when parley started.');
+    el.className = 'denied';
   }
   function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
   function fmtTime(ms) { try { return new Date(ms).toLocaleString(); } catch (e) { return String(ms); } }

@@ -21,9 +21,9 @@ export const APP_WIRING_JS = String.raw`  // ---------- wiring ----------
     es.onopen = function () { $('conn').textContent = 'Live'; };
     es.onerror = function () {
       $('conn').textContent = 'Reconnecting…';
-      // A restarted console has a new token: stop retrying and say what to do.
+      // A restarted console has new sessions: stop retrying and say what to do.
       api('GET', '/notices').then(function (r) {
-        if (r.status === 401) { es.close(); $('conn').textContent = 'Signed out: open the address that parley up printed.'; }
+        if (r.status === 401) es.close(); // api() has shown why, and what to do
       });
     };
     es.addEventListener('snapshot', function (e) {

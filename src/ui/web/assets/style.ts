@@ -12,6 +12,7 @@ body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif
 header.top{display:flex;align-items:baseline;gap:1rem;padding:.75rem 1.5rem;background:#111827;color:#fff}
 header.top h1{font-size:1.25rem;margin:0}
 #conn{margin:0;color:#e5e7eb}
+#conn.denied{color:#fecaca;font-weight:600}
 main{max-width:1100px;margin:0 auto;padding:1rem 1.5rem 4rem}
 section{background:#fff;border:1px solid #d1d5db;border-radius:8px;padding:1rem 1.25rem;margin:1rem 0}
 h2{font-size:1.15rem;margin:0 0 .75rem}
