@@ -103,8 +103,16 @@ export interface CallState {
   session: string;
   shared: Shared;
   answers: Record<string, unknown>;
+  /** Keys whose answer arrived in this round's `inputResponses` (2026-07-28); empty on legacy eras. */
+  fresh: ReadonlySet<string>;
   reasks: Record<string, number>;
   ids: Record<string, string>;
+  /**
+   * 2026-07-28: what `ctx.config` (`c<n>`) and `ctx.resetConfig` (`x<n>`) saw in the round that first
+   * reached them, carried in the sealed `requestState`, so a later round of the same call reads the
+   * same values and asks under the same keys whatever other calls did to the shared cache meanwhile.
+   */
+  pins: Record<string, unknown>;
   seq: number;
   elicitationTimeoutMs: number;
   rootsTimeoutMs: number;
@@ -172,27 +180,59 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   return req;
 }
 
-async function elicitForm(st: CallState, message: string, req: RequestedSchema, opts?: ElicitOptions): Promise<ElicitOutcome<Content>> {
+/**
+ * A check the wire form cannot carry (a zod `.refine()`, `.email()`'s stricter pattern, a cross-field
+ * rule): given the accepted content, a reason to ask again, or `undefined` when the content passes.
+ */
+type ContentCheck = (content: Content) => string | undefined;
+
+/** `field "email": Invalid email address (invalid_format email)`: zod issues as one reason sentence. */
+export function zodReason(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((i) => {
+    const where = i.path.length ? `field "${i.path.map(String).join('.')}"` : 'the answer';
+    const check = i.code === 'custom' ? 'refine' : i.code === 'invalid_format' ? `invalid_format ${(i as { format?: string }).format ?? ''}`.trim() : i.code;
+    return `${where}: ${i.message} (${check})`;
+  }).join('; ');
+}
+
+/**
+ * Asks one form. An accepted answer that passes the wire schema but fails `check` is asked again with the
+ * reason ("Please correct: …") on every era, at most `maxReasks` times (then `ElicitationAnswerError`).
+ * On 2026-07-28 an answer the wire schema refuses is re-asked the same way; on 2025 eras the client should
+ * have validated it, so it ends the call (`ElicitationAnswerError`).
+ */
+async function elicitForm(st: CallState, message: string, req: RequestedSchema, opts?: ElicitOptions, check?: ContentCheck): Promise<ElicitOutcome<Content>> {
   const key = `e${st.seq++}`;
   if (!elicitModes(st.era).form) throw new InputUnavailableError('the client declared no form-mode elicitation capability, so nothing was asked', fieldsOf(req), st.howToSupply, { elicitation: { form: {} } });
+  const judge = (read: Awaited<ReturnType<Awaited<ReturnType<typeof loadElicitResultReader>>>>): string | undefined => {
+    if (!read.ok) return read.message;
+    return read.result.action === 'accept' && check ? check(read.result.content as Content) : undefined;
+  };
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw !== undefined) {
       const read = (await loadElicitResultReader())(raw, req);
-      if (read.ok) return read.result as ElicitOutcome<Content>;
+      const reason = judge(read);
+      if (reason === undefined && read.ok) return read.result as ElicitOutcome<Content>;
       const n = (st.reasks[key] = (st.reasks[key] ?? 0) + 1);
       delete st.answers[key];
-      if (n > st.maxReasks) throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${read.message}`, read.issues);
-      throw new Suspend({ [key]: inputRequired.elicit({ message: `${message}\n\nPlease correct: ${read.message}`, requestedSchema: req as never }) });
+      if (n > st.maxReasks) throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${reason}`, read.ok ? [] : read.issues);
+      throw new Suspend({ [key]: inputRequired.elicit({ message: `${message}\n\nPlease correct: ${reason}`, requestedSchema: req as never }) });
     }
     throw new Suspend({ [key]: inputRequired.elicit({ message, requestedSchema: req as never }) });
   }
-  const params: Record<string, unknown> = { message, requestedSchema: req };
-  if (st.era.revision !== '2025-06-18') params.mode = 'form';
-  const raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation', LENIENT_ELICIT);
-  const read = (await loadElicitResultReader())(raw, req);
-  if (!read.ok) throw new ElicitationAnswerError(`invalid elicitation answer (-32602): ${read.message}`, read.issues);
-  return read.result as ElicitOutcome<Content>;
+  let asked = message;
+  for (let n = 0; ; n++) {
+    const params: Record<string, unknown> = { message: asked, requestedSchema: req };
+    if (st.era.revision !== '2025-06-18') params.mode = 'form';
+    const raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation', LENIENT_ELICIT);
+    const read = (await loadElicitResultReader())(raw, req);
+    if (!read.ok) throw new ElicitationAnswerError(`invalid elicitation answer (-32602): ${read.message}`, read.issues);
+    const reason = judge(read);
+    if (reason === undefined) return read.result as ElicitOutcome<Content>;
+    if (n >= st.maxReasks) throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${reason}`, []);
+    asked = `${message}\n\nPlease correct: ${reason}`;
+  }
 }
 
 function flowFor(st: CallState, id: string) {
@@ -257,18 +297,31 @@ async function roots(st: CallState): Promise<ParleyRoot[]> {
 
 /** Builds the ctx for one call. */
 export function makeContext(st: CallState): ParleyContext {
+  /** `ctx.elicit` with an extra check; returns the outcome and the key it was asked under. */
+  const ask = async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions, extra?: ContentCheck) => {
+    const req = prepare(schema, st, false);
+    const zod = schema instanceof z.ZodType ? (schema as z.ZodObject) : undefined;
+    // The zod schema's own checks (refine, stricter formats, transforms) run on every accepted answer;
+    // one the wire form could not express is asked again with zod's reason, never dropped.
+    const check: ContentCheck | undefined = zod || extra
+      ? (content) => {
+        if (zod) {
+          const parsed = zod.safeParse(content);
+          if (!parsed.success) return zodReason(parsed.error.issues);
+        }
+        return extra?.(content);
+      }
+      : undefined;
+    const key = `e${st.seq}`;
+    const out = await elicitForm(st, message, req, opts, check);
+    if (out.action !== 'accept' || !zod) return { out, key };
+    return { out: { action: 'accept' as const, content: zod.parse(out.content) }, key };
+  };
   const ctx: ParleyContext = {
     mcp: st.sdk,
     modern: st.era.modern,
     user: st.user,
-    elicit: (async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions) => {
-      const req = prepare(schema, st, false);
-      const out = await elicitForm(st, message, req, opts);
-      if (out.action !== 'accept' || !(schema instanceof z.ZodType)) return out;
-      const parsed = (schema as z.ZodObject).safeParse(out.content);
-      if (!parsed.success) throw new ElicitationAnswerError(`answer does not match the tool's schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, []);
-      return { action: 'accept', content: parsed.data };
-    }) as ParleyContext['elicit'],
+    elicit: (async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions) => (await ask(message, schema, opts)).out) as ParleyContext['elicit'],
     confirm: async (message, opts) => (await elicitForm(st, message, prepare({ type: 'object', properties: {} }, st, true), opts)).action === 'accept',
     elicitUrl: (message, url) => elicitUrl(st, message, url, false),
     requireUrlElicitation: (message, url) => elicitUrl(st, message, url, true),
@@ -288,26 +341,50 @@ export function makeContext(st: CallState): ParleyContext {
     resolveInRoots: async (p) => resolveInRoots(p, await roots(st)),
     config: async (def) => {
       const key = configKey(def, st.user, st.session);
-      const values: Record<string, unknown> = { ...def.defaults, ...(st.shared.config.get(key) ?? {}) };
+      // 2026-07-28: the handler re-runs each round, and another call of this session may write the
+      // shared cache between two rounds. Pin what this call read in its first round (sealed in the
+      // requestState), so it asks the same fields under the same keys and its own answer wins.
+      const slot = st.era.modern ? `c${st.seq++}` : undefined;
+      const cached = slot ? ((st.pins[slot] ??= { ...(st.shared.config.get(key) ?? {}) }) as Record<string, unknown>) : (st.shared.config.get(key) ?? {});
+      const values: Record<string, unknown> = { ...def.defaults, ...cached };
       const missing = missingFields(def, values);
+      let answered: string | undefined;
       if (missing.length) {
-        const pick = def.schema.pick(Object.fromEntries(missing.map((k) => [k, true])) as never) as z.ZodObject;
-        const out = await ctx.elicit(def.message ?? `Configure ${def.name}`, pick);
+        // From the plain shape: zod refuses .pick() on an object with refinements; those run below.
+        const pick = z.object(def.schema.shape).pick(Object.fromEntries(missing.map((k) => [k, true])) as never) as z.ZodObject;
+        // Whole-configuration rules (def.schema's refinements) that fail on an asked field re-ask the form.
+        const whole: ContentCheck = (content) => {
+          const r = def.schema.safeParse({ ...values, ...content });
+          const mine = r.success ? [] : r.error.issues.filter((i) => i.path.length === 0 || missing.includes(String(i.path[0])));
+          return mine.length ? zodReason(mine) : undefined;
+        };
+        const { out, key: k } = await ask(def.message ?? `Configure ${def.name}`, pick, undefined, whole);
         if (out.action !== 'accept') throw new ElicitationRefusedError(out.action, `configuration "${def.name}" (fields: ${missing.join(', ')})`);
         Object.assign(values, out.content);
+        answered = k;
       }
       const parsed = def.schema.safeParse(values);
-      if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, []);
+      if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${zodReason(parsed.error.issues)}`, []);
       // Stored only when a person answered: values supplied by the call (tool arguments passed as
       // defaults) are a one-off override and never become the negotiated configuration on their own.
-      // The TTL runs from the answer, not from the last use.
-      if (missing.length) {
+      // The TTL runs from the answer, not from the last use. On 2026-07-28 only in the round the answer
+      // arrived, so a later round of this call does not overwrite a newer answer of another call.
+      if (answered !== undefined && (!st.era.modern || st.fresh.has(answered))) {
         st.shared.config.set(key, values, def.ttlMs);
         st.onConfig(def, parsed.data as Record<string, unknown>);
       }
       return parsed.data as never;
     },
-    resetConfig: (def) => st.shared.config.delete(configKey(def, st.user, st.session)),
+    resetConfig: (def) => {
+      // 2026-07-28: once per call, in the round that first reaches it (not again in later rounds,
+      // which would erase what this call, or another, has stored since).
+      if (st.era.modern) {
+        const slot = `x${st.seq++}`;
+        if (st.pins[slot]) return;
+        st.pins[slot] = 1;
+      }
+      st.shared.config.delete(configKey(def, st.user, st.session));
+    },
   };
   return ctx;
 }

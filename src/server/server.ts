@@ -219,13 +219,17 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     const entry = calls.get(sdk.mcpReq.signal) ?? { rawArgs: args };
     const prior = entry.state;
     const answers: Record<string, unknown> = { ...(prior?.a ?? {}) };
+    const fresh = new Set<string>();
     for (const k of prior?.p ?? []) {
       const r = sdk.mcpReq.inputResponses?.[k];
-      if (r !== undefined) answers[k] = r;
+      if (r !== undefined) {
+        answers[k] = r;
+        fresh.add(k);
+      }
     }
     const st: CallState = {
       mcp, sdk, era, user: userOf(sdk), session: sessionOf(sdk, era.modern), shared,
-      answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
+      answers, fresh, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, pins: { ...(prior?.c ?? {}) }, seq: 0,
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
       maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
       onConfig: (def) => {
@@ -250,7 +254,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     } catch (e) {
       if (e instanceof Suspend) {
         const keys = Object.keys(e.requests);
-        const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids });
+        const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids, c: st.pins });
         return inputRequired({ inputRequests: e.requests, requestState: state }) as never;
       }
       if (e instanceof UrlElicitationRequiredError) throw e;

@@ -1,0 +1,109 @@
+// Issue 12 item 1: every answer reaches its own call. Two overlapping calls of one tool from ONE client
+// (same session, same user), each answered differently, with crossed timings (the call asked first is
+// answered last, and in order), through every ctx path (config, elicit, confirm, elicitUrl), on 2025 push
+// and 2026-07-28 MRTR, over stdio and HTTP (serve()), with real SDK v2 clients.
+// Before the fix, 2026-07-28 `ctx.config` calls read the shared session cache in each round, so the call
+// answered last ran with the other call's answer (stdio and authenticated HTTP).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
+import { createShared, serve } from '../src/server/index.js';
+import { demoServer, text, v2Client } from './fixtures/toolkit/peers.js';
+import { bounded, waitUntil } from './helpers/wait.js';
+
+type Kind = 'config' | 'elicit' | 'confirm' | 'url';
+const KINDS: Kind[] = ['config', 'elicit', 'confirm', 'url'];
+const TAGS = ['alpha', 'beta'] as const;
+type Tag = (typeof TAGS)[number];
+
+/** What each tag answers, and what its call must return. */
+const ANSWER: Record<Kind, Record<Tag, unknown>> = {
+  config: { alpha: { action: 'accept', content: { host: 'alpha-db' } }, beta: { action: 'accept', content: { host: 'beta-db' } } },
+  elicit: { alpha: { action: 'accept', content: { name: 'alpha-name' } }, beta: { action: 'accept', content: { name: 'beta-name' } } },
+  confirm: { alpha: { action: 'accept', content: {} }, beta: { action: 'decline' } },
+  url: { alpha: { action: 'accept' }, beta: { action: 'decline' } },
+};
+const EXPECT: Record<Kind, Record<Tag, string>> = {
+  config: { alpha: 'alpha:alpha-db', beta: 'beta:beta-db' },
+  elicit: { alpha: 'alpha:alpha-name', beta: 'beta:beta-name' },
+  confirm: { alpha: 'alpha:true', beta: 'beta:false' },
+  url: { alpha: 'alpha:accept', beta: 'beta:decline' },
+};
+
+/** A client answerer that holds each prompt until the test releases it (by the tag its message names). */
+function gate() {
+  const held = new Map<Tag, (v: unknown) => void>();
+  const prompts: string[] = [];
+  let kind: Kind = 'config';
+  return {
+    held,
+    prompts,
+    setKind: (k: Kind) => void (kind = k),
+    answer: (r: { params: { message: string } }) => new Promise((resolve) => {
+      prompts.push(r.params.message);
+      const tag = /\b(alpha|beta)\b/.exec(r.params.message)?.[1] as Tag | undefined;
+      if (!tag) return resolve({ action: 'cancel' });
+      held.set(tag, () => resolve(ANSWER[kind][tag]));
+    }),
+    release(tag: Tag) {
+      const r = this.held.get(tag);
+      assert.ok(r, `a prompt for ${tag} is waiting`);
+      this.held.delete(tag);
+      r(undefined);
+    },
+  };
+}
+
+/** Runs both orders of crossed timings for every kind on one connected client. */
+async function crossedPairs(c: Client, g: ReturnType<typeof gate>, label: string) {
+  for (const kind of KINDS) {
+    for (const first of TAGS) {
+      g.setKind(kind);
+      if (kind === 'config') await c.callTool({ name: 'forget', arguments: {} }); // a fresh session configuration
+      const second: Tag = first === 'alpha' ? 'beta' : 'alpha';
+      const call = (tag: Tag) => c.callTool({ name: 'tagged', arguments: { tag, kind } });
+      // alpha asks first; `first` is answered first and its call finishes before the other is answered.
+      const a = call('alpha');
+      assert.ok(await waitUntil(() => g.held.has('alpha')), `${label} ${kind}: alpha was asked`);
+      const b = call('beta');
+      assert.ok(await waitUntil(() => g.held.has('beta')), `${label} ${kind}: beta was asked`);
+      const results = { alpha: a, beta: b };
+      g.release(first);
+      const r1 = await bounded(results[first], 15_000, `${label} ${kind}: ${first}'s call`);
+      g.release(second);
+      const r2 = await bounded(results[second], 15_000, `${label} ${kind}: ${second}'s call`);
+      assert.equal(text(r1), EXPECT[kind][first], `${label} ${kind} (${first} answered first): ${first}'s call runs with its own answer`);
+      assert.equal(text(r2), EXPECT[kind][second], `${label} ${kind} (${first} answered first): ${second}'s call runs with its own answer`);
+      assert.equal(g.held.size, 0, `${label} ${kind}: no prompt left over (nothing re-asked)`);
+    }
+  }
+}
+
+const FIXTURE = ['--import', 'tsx', 'test/fixtures/toolkit/server.ts'];
+
+for (const mode of [undefined, 'auto'] as const) {
+  const era = mode ? '2026-07-28' : '2025-11-25';
+  test(`concurrent calls, ${era} over stdio: each call runs with its own answer (config, elicit, confirm, elicitUrl; both orders)`, async () => {
+    const g = gate();
+    const c = v2Client(g.answer as never, { mode });
+    await c.connect(new StdioClientTransport({ command: process.execPath, args: FIXTURE, stderr: 'ignore' }));
+    try {
+      assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
+      await crossedPairs(c, g, `${era} stdio`);
+    } finally { await c.close(); }
+  });
+
+  test(`concurrent calls, ${era} over HTTP (serve(), one authenticated user): each call runs with its own answer`, async () => {
+    const shared = createShared();
+    const h = await serve(() => demoServer(shared), { http: { authenticate: () => ({ token: 't', clientId: 'c', scopes: [], extra: { sub: 'ada' } }) } });
+    const g = gate();
+    const c = v2Client(g.answer as never, { mode });
+    await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
+    try {
+      assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
+      await crossedPairs(c, g, `${era} HTTP`);
+    } finally { await c.close(); await h.close(); }
+  });
+}
