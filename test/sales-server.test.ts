@@ -80,7 +80,7 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
   }
 });
 
-test('custom range: from/to are asked in a second form; declining it queries nothing', async () => {
+test('custom range: from/to are asked in a second form (swapped dates are asked again); declining it queries nothing', async () => {
   let call = 0;
   const c = await legacyConnect(factory, {
     answer: (req) => {
@@ -88,7 +88,12 @@ test('custom range: from/to are asked in a second form; declining it queries not
       if ('table' in req.requestedSchema.properties) return { action: 'accept', content: { table: 'orders', range: 'custom', region: '北京' } };
       assert.deepEqual(Object.keys(req.requestedSchema.properties).sort(), ['from', 'to']);
       assert.equal(req.requestedSchema.properties.from.format, 'date');
-      return call === 2 ? { action: 'accept', content: { from: '2024-02-01', to: '2024-02-29' } } : { action: 'decline' };
+      if (call === 2) return { action: 'accept', content: { from: '2024-02-29', to: '2024-02-01' } }; // swapped: asked again
+      if (call === 3) {
+        assert.match(req.message, /Please correct: field "to": to \(2024-02-01\) is before from \(2024-02-29\); swap them \(refine\)$/);
+        return { action: 'accept', content: { from: '2024-02-01', to: '2024-02-29' } };
+      }
+      return { action: 'decline' };
     },
   });
   try {

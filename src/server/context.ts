@@ -52,8 +52,9 @@ export interface ParleyContext {
   /**
    * Asks the user for the fields of `schema` (zod object or raw `requestedSchema`) in form mode.
    * Throws `ElicitationSchemaError` (lint error, sensitive field: use `elicitUrl`), `InputUnavailableError`
-   * (client cannot elicit: nothing sent), `ElicitationAnswerError` (invalid answer, legacy; on 2026-07-28 the
-   * user is asked again), `ElicitationTimeoutError`.
+   * (client cannot elicit: nothing sent), `ElicitationAnswerError` (answer outside the wire schema on 2025
+   * eras; after `maxReasks` re-asks on any era), `ElicitationTimeoutError`. An answer that fails a zod check
+   * the wire cannot carry (`.refine()`, `z.email()`) is asked again with zod's reason on every era.
    */
   elicit<S extends z.ZodObject>(message: string, schema: S, opts?: ElicitOptions): Promise<ElicitOutcome<z.infer<S>>>;
   elicit(message: string, schema: RequestedSchema, opts?: ElicitOptions): Promise<ElicitOutcome<Content>>;
