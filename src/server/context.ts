@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
 import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
-import type { McpServer, ServerContext, InputRequest } from '@modelcontextprotocol/server';
+import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
 import type { Content, RequestedSchema } from '../schema/types.js';
 import { detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
 import { ElicitationAnswerError, ElicitationRefusedError, ElicitationSchemaError, ElicitationTimeoutError, InputUnavailableError } from './errors.js';
@@ -39,7 +39,17 @@ export interface UrlOutcome {
 export interface ElicitOptions {
   /** Per-ask timeout in ms (legacy push only). @default the server's `elicitationTimeoutMs` */
   timeoutMs?: number;
+  /**
+   * The `inputRequests` key of this ask on 2026-07-28 (ignored on 2025 eras, where nothing is keyed).
+   * 1-64 characters `[A-Za-z0-9_.-]`, starting with a letter or `_`, not of the toolkit's own form
+   * (a lower-case letter then digits, `e0`), unique within one call.
+   * @default the toolkit's positional key (`e0`, `u1`, `r2`, `s3`, …)
+   */
+  key?: string;
 }
+
+/** What `ctx.supports` can ask about: form and URL elicitation, sampling, roots. */
+export type InputKind = 'elicitation' | 'elicitation.url' | 'sampling' | 'roots';
 
 /** The handler context (see module doc). `mcp` is the SDK's own context for anything else. */
 export interface ParleyContext {
@@ -60,16 +70,33 @@ export interface ParleyContext {
   elicit(message: string, schema: RequestedSchema, opts?: ElicitOptions): Promise<ElicitOutcome<Content>>;
   /** Confirm-only prompt (empty `properties`, vector S1): `true` only on accept. */
   confirm(message: string, opts?: ElicitOptions): Promise<boolean>;
+  /**
+   * Asks the client's model: pushed `sampling/createMessage` on 2025 eras (timeout `opts.timeoutMs`,
+   * default `elicitationTimeoutMs`), an `input_required` `sampling/createMessage` request on 2026-07-28.
+   * Throws `InputUnavailableError` (nothing sent) when the client declared no `sampling` capability
+   * (2026-07-28: JSON-RPC -32021 with `requiredCapabilities: {sampling: {}}`).
+   */
+  sample(params: CreateMessageRequestParams, opts?: ElicitOptions): Promise<CreateMessageResult>;
+  /**
+   * Runs several independent asks as ONE round: on 2026-07-28 every unanswered one is sent in the same
+   * `input_required` result (keys from `opts.key` or positional); on 2025 eras they are pushed one after
+   * the other. Resolves with their results in order. Each thunk must make exactly one ask and nothing that
+   * depends on another's answer.
+   * @example const [name, roots] = await ctx.all([() => ctx.elicit('Name?', s, { key: 'user_name' }), () => ctx.roots()]);
+   */
+  all<const T extends readonly (() => Promise<unknown>)[]>(asks: T): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }>;
+  /** Whether the client declared what an ask of `kind` needs (this request's capabilities on 2026-07-28). */
+  supports(kind: InputKind): boolean;
   /** URL-mode elicitation (2025-11-25 push with `elicitationId`; 2026-07-28 `input_required`), bound to the user. */
-  elicitUrl(message: string, url: string): Promise<UrlOutcome>;
+  elicitUrl(message: string, url: string, opts?: Pick<ElicitOptions, 'key'>): Promise<UrlOutcome>;
   /** 2025-11-25: throws `-32042 UrlElicitationRequiredError`; 2026-07-28: same as `elicitUrl`. */
   requireUrlElicitation(message: string, url: string): Promise<UrlOutcome>;
   /** Marks a URL flow complete (sends `notifications/elicitation/complete` on 2025-11-25). Only its own user may. */
   completeUrlElicitation(elicitationId: string): Promise<void>;
   /** Whether `completeUrlElicitation` ran for this id. */
   isUrlElicitationComplete(elicitationId: string): boolean;
-  /** The client's roots (`file://` only; others dropped). Cached per connection on legacy. */
-  roots(): Promise<ParleyRoot[]>;
+  /** The client's roots (`file://` only; others dropped). Cached per connection on legacy; `opts.key` names the 2026-07-28 key. */
+  roots(opts?: Pick<ElicitOptions, 'key'>): Promise<ParleyRoot[]>;
   /**
    * Resolves a path or `file://` URI against the client's roots (real paths, segment containment).
    * @throws RootsAccessError (`OUTSIDE_ROOTS`, `NO_ROOTS`, `INVALID_PATH`, `UNRESOLVABLE`)
@@ -114,6 +141,8 @@ export interface CallState {
    * same values and asks under the same keys whatever other calls did to the shared cache meanwhile.
    */
   pins: Record<string, unknown>;
+  /** Keys named by the tool (`opts.key`) in this run, to refuse a name used twice. */
+  named?: Set<string>;
   seq: number;
   elicitationTimeoutMs: number;
   rootsTimeoutMs: number;
@@ -181,6 +210,21 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   return req;
 }
 
+const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+/**
+ * The `inputRequests` key of the next ask: the tool's own name, or the positional `<kind><n>`.
+ * Every ask takes a position either way, so positional keys do not depend on which asks are named.
+ */
+function keyFor(st: CallState, kind: string, name: string | undefined): string {
+  const pos = `${kind}${st.seq++}`;
+  if (name === undefined) return pos;
+  if (!KEY_NAME.test(name) || /^[a-z]\d+$/.test(name)) throw new ElicitationSchemaError(`input key ${JSON.stringify(name)} is not allowed: use 1-64 characters [A-Za-z0-9_.-] starting with a letter or _, not a lower-case letter followed by digits (the toolkit's own keys)`);
+  st.named ??= new Set();
+  if (st.named.has(name)) throw new ElicitationSchemaError(`input key "${name}" is used twice in one call; each ask needs its own key`);
+  st.named.add(name);
+  return name;
+}
+
 /**
  * A check the wire form cannot carry (a zod `.refine()`, `.email()`'s stricter pattern, a cross-field
  * rule): given the accepted content, a reason to ask again, or `undefined` when the content passes.
@@ -202,8 +246,7 @@ export function zodReason(issues: readonly z.core.$ZodIssue[]): string {
  * On 2026-07-28 an answer the wire schema refuses is re-asked the same way; on 2025 eras the client should
  * have validated it, so it ends the call (`ElicitationAnswerError`).
  */
-async function elicitForm(st: CallState, message: string, req: RequestedSchema, opts?: ElicitOptions, check?: ContentCheck): Promise<ElicitOutcome<Content>> {
-  const key = `e${st.seq++}`;
+async function elicitForm(st: CallState, key: string, message: string, req: RequestedSchema, opts?: ElicitOptions, check?: ContentCheck): Promise<ElicitOutcome<Content>> {
   if (!elicitModes(st.era).form) throw new InputUnavailableError('the client declared no form-mode elicitation capability, so nothing was asked', fieldsOf(req), st.howToSupply, { elicitation: { form: {} } });
   const judge = (read: Awaited<ReturnType<Awaited<ReturnType<typeof loadElicitResultReader>>>>): string | undefined => {
     if (!read.ok) return read.message;
@@ -260,9 +303,9 @@ export function checkElicitationUrl(url: string): void {
   if (u.username || u.password) throw new ElicitationSchemaError('elicitUrl: the URL carries credentials (user:password@); servers MUST NOT put credentials in elicitation URLs');
 }
 
-async function elicitUrl(st: CallState, message: string, url: string, require: boolean): Promise<UrlOutcome> {
+async function elicitUrl(st: CallState, message: string, url: string, require: boolean, name?: string): Promise<UrlOutcome> {
   checkElicitationUrl(url);
-  const key = `u${st.seq++}`;
+  const key = keyFor(st, 'u', name);
   if (!elicitModes(st.era).url) throw new InputUnavailableError('the client declared no URL-mode elicitation capability, so nothing was asked', [{ name: 'url', description: message }], st.howToSupply, { elicitation: { url: {} } });
   const id = (st.ids[key] ??= randomUUID());
   if (!st.shared.urlFlows.has(id)) st.shared.addUrlFlow(id, { user: st.user, session: st.session, complete: false, createdAt: st.shared.now() });
@@ -283,8 +326,8 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   return { action: read.result.action, elicitationId: id };
 }
 
-async function roots(st: CallState): Promise<ParleyRoot[]> {
-  const key = `r${st.seq++}`;
+async function roots(st: CallState, name?: string): Promise<ParleyRoot[]> {
+  const key = keyFor(st, 'r', name);
   if (!st.era.caps.roots) throw new InputUnavailableError('the client declared no roots capability, so roots/list was not sent', [{ name: 'roots', description: 'directories to work in' }], 'Pass paths as tool arguments or in the server configuration.', { roots: {} });
   if (st.era.modern) {
     const raw = st.answers[key];
@@ -294,6 +337,29 @@ async function roots(st: CallState): Promise<ParleyRoot[]> {
   if (st.rootsCache.value) return st.rootsCache.value;
   const raw = await push<unknown>(st, 'roots/list', undefined, st.rootsTimeoutMs, 'roots/list request', LENIENT_ROOTS);
   return (st.rootsCache.value = parseRootsList(raw).roots);
+}
+
+/** Lenient result schema for a pushed `sampling/createMessage`: read below, so a bad reply is named. */
+const LENIENT_SAMPLE = z.looseObject({});
+
+/** A `CreateMessageResult` as far as the toolkit relies on it: a role and a content object or array. */
+function readSample(raw: unknown, key: string): CreateMessageResult {
+  const r = raw as { role?: unknown; content?: unknown } | null;
+  if (!r || typeof r !== 'object' || (r.role !== 'assistant' && r.role !== 'user') || !r.content || typeof r.content !== 'object') {
+    throw new ElicitationAnswerError(`the client answered the sampling request ${key} with ${JSON.stringify(raw)?.slice(0, 80)}; expected a CreateMessageResult {role, content, model}`, []);
+  }
+  return raw as CreateMessageResult;
+}
+
+async function sample(st: CallState, params: CreateMessageRequestParams, opts?: ElicitOptions): Promise<CreateMessageResult> {
+  const key = keyFor(st, 's', opts?.key);
+  if (!st.era.caps.sampling) throw new InputUnavailableError('the client declared no sampling capability, so sampling/createMessage was not sent', [{ name: 'sampling', description: 'a completion from the client\'s model' }], st.howToSupply, { sampling: {} });
+  if (st.era.modern) {
+    const raw = st.answers[key];
+    if (raw === undefined) throw new Suspend({ [key]: inputRequired.createMessage(params) });
+    return readSample(raw, key);
+  }
+  return readSample(await push<unknown>(st, 'sampling/createMessage', params as never, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'sampling request', LENIENT_SAMPLE), key);
 }
 
 /** Builds the ctx for one call. */
@@ -313,8 +379,8 @@ export function makeContext(st: CallState): ParleyContext {
         return extra?.(content);
       }
       : undefined;
-    const key = `e${st.seq}`;
-    const out = await elicitForm(st, message, req, opts, check);
+    const key = keyFor(st, 'e', opts?.key);
+    const out = await elicitForm(st, key, message, req, opts, check);
     if (out.action !== 'accept' || !zod) return { out, key };
     return { out: { action: 'accept' as const, content: zod.parse(out.content) }, key };
   };
@@ -323,8 +389,34 @@ export function makeContext(st: CallState): ParleyContext {
     modern: st.era.modern,
     user: st.user,
     elicit: (async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions) => (await ask(message, schema, opts)).out) as ParleyContext['elicit'],
-    confirm: async (message, opts) => (await elicitForm(st, message, prepare({ type: 'object', properties: {} }, st, true), opts)).action === 'accept',
-    elicitUrl: (message, url) => elicitUrl(st, message, url, false),
+    confirm: async (message, opts) => {
+      const req = prepare({ type: 'object', properties: {} }, st, true);
+      return (await elicitForm(st, keyFor(st, 'e', opts?.key), message, req, opts)).action === 'accept';
+    },
+    sample: (params, opts) => sample(st, params, opts),
+    all: (async (asks: ReadonlyArray<() => Promise<unknown>>) => {
+      const results: unknown[] = [];
+      let pending: Record<string, InputRequest> | undefined;
+      for (const ask of asks) {
+        try {
+          results.push(await ask());
+        } catch (e) {
+          // 2026-07-28: collect this round's requests instead of stopping at the first.
+          if (!(e instanceof Suspend)) throw e;
+          pending = { ...pending, ...e.requests };
+          results.push(undefined);
+        }
+      }
+      if (pending) throw new Suspend(pending);
+      return results;
+    }) as ParleyContext['all'],
+    supports: (kind) => {
+      const modes = elicitModes(st.era);
+      if (kind === 'elicitation') return modes.form;
+      if (kind === 'elicitation.url') return modes.url;
+      return !!st.era.caps[kind];
+    },
+    elicitUrl: (message, url, opts) => elicitUrl(st, message, url, false, opts?.key),
     requireUrlElicitation: (message, url) => elicitUrl(st, message, url, true),
     completeUrlElicitation: async (id) => {
       const f = flowFor(st, id);
@@ -338,7 +430,7 @@ export function makeContext(st: CallState): ParleyContext {
         return false; // unknown, or another user's flow
       }
     },
-    roots: () => roots(st),
+    roots: (opts) => roots(st, opts?.key),
     resolveInRoots: async (p) => resolveInRoots(p, await roots(st)),
     config: async (def) => {
       const key = configKey(def, st.user, st.session);

@@ -29,6 +29,8 @@ export interface StatePayload {
    * saw in the first round that reached them, so every round of one call reads the same configuration.
    */
   c?: Record<string, unknown>;
+  /** The method each key of `p` was asked with (`elicitation/create`, `roots/list`, `sampling/createMessage`). */
+  m?: Record<string, string>;
 }
 
 /** Canonical JSON (sorted keys) so the digest does not depend on key order. */
