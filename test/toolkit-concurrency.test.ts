@@ -1,6 +1,6 @@
 // Issue 12 item 1: every answer reaches its own call. Two overlapping calls of one tool from ONE client
 // (same session, same user), each answered differently, with crossed timings (the call asked first is
-// answered last, and in order), through every ctx path (config, elicit, confirm, elicitUrl), on 2025 push
+// answered last, and in order), through every ctx path (config, elicit, confirm, elicitUrl, sample), on 2025 push
 // and 2026-07-28 MRTR, over stdio and HTTP (serve()), with real SDK v2 clients.
 // Before the fix, 2026-07-28 `ctx.config` calls read the shared session cache in each round, so the call
 // answered last ran with the other call's answer (stdio and authenticated HTTP).
@@ -13,8 +13,10 @@ import { createShared, serve } from '../src/server/index.js';
 import { demoServer, text, v2Client } from './fixtures/toolkit/peers.js';
 import { bounded, waitUntil } from './helpers/wait.js';
 
-type Kind = 'config' | 'elicit' | 'confirm' | 'url';
-const KINDS: Kind[] = ['config', 'elicit', 'confirm', 'url'];
+type Kind = 'config' | 'elicit' | 'confirm' | 'url' | 'sample';
+const KINDS: Kind[] = ['config', 'elicit', 'confirm', 'url', 'sample'];
+const CAPS = { elicitation: { form: {}, url: {} }, roots: { listChanged: true }, sampling: {} };
+const poem = (text: string) => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text } });
 const TAGS = ['alpha', 'beta'] as const;
 type Tag = (typeof TAGS)[number];
 
@@ -24,12 +26,14 @@ const ANSWER: Record<Kind, Record<Tag, unknown>> = {
   elicit: { alpha: { action: 'accept', content: { name: 'alpha-name' } }, beta: { action: 'accept', content: { name: 'beta-name' } } },
   confirm: { alpha: { action: 'accept', content: {} }, beta: { action: 'decline' } },
   url: { alpha: { action: 'accept' }, beta: { action: 'decline' } },
+  sample: { alpha: poem('alpha-poem'), beta: poem('beta-poem') },
 };
 const EXPECT: Record<Kind, Record<Tag, string>> = {
   config: { alpha: 'alpha:alpha-db', beta: 'beta:beta-db' },
   elicit: { alpha: 'alpha:alpha-name', beta: 'beta:beta-name' },
   confirm: { alpha: 'alpha:true', beta: 'beta:false' },
   url: { alpha: 'alpha:accept', beta: 'beta:decline' },
+  sample: { alpha: 'alpha:alpha-poem', beta: 'beta:beta-poem' },
 };
 
 /** A client answerer that holds each prompt until the test releases it (by the tag its message names). */
@@ -54,6 +58,13 @@ function gate() {
       r(undefined);
     },
   };
+}
+
+/** A client whose elicitation and sampling requests both go through the gate. */
+function gatedClient(g: ReturnType<typeof gate>, mode: 'auto' | undefined): Client {
+  const c = v2Client(g.answer as never, { mode, caps: CAPS });
+  c.setRequestHandler('sampling/createMessage', (async (r: { params: { messages: Array<{ content: { text?: string } }> } }) => g.answer({ params: { message: r.params.messages[0]?.content.text ?? '' } })) as never);
+  return c;
 }
 
 /** Runs both orders of crossed timings for every kind on one connected client. */
@@ -85,9 +96,9 @@ const FIXTURE = ['--import', 'tsx', 'test/fixtures/toolkit/server.ts'];
 
 for (const mode of [undefined, 'auto'] as const) {
   const era = mode ? '2026-07-28' : '2025-11-25';
-  test(`concurrent calls, ${era} over stdio: each call runs with its own answer (config, elicit, confirm, elicitUrl; both orders)`, async () => {
+  test(`concurrent calls, ${era} over stdio: each call runs with its own answer (config, elicit, confirm, elicitUrl, sample; both orders)`, async () => {
     const g = gate();
-    const c = v2Client(g.answer as never, { mode });
+    const c = gatedClient(g, mode);
     await c.connect(new StdioClientTransport({ command: process.execPath, args: FIXTURE, stderr: 'ignore' }));
     try {
       assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
@@ -99,7 +110,7 @@ for (const mode of [undefined, 'auto'] as const) {
     const shared = createShared();
     const h = await serve(() => demoServer(shared), { http: { authenticate: () => ({ token: 't', clientId: 'c', scopes: [], extra: { sub: 'ada' } }) } });
     const g = gate();
-    const c = v2Client(g.answer as never, { mode });
+    const c = gatedClient(g, mode);
     await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
     try {
       assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
