@@ -118,3 +118,24 @@ for (const mode of [undefined, 'auto'] as const) {
     } finally { await c.close(); await h.close(); }
   });
 }
+
+test('2026-07-28: the keys of a call stay stable when another call resets or completes the configuration between its rounds (issue 12 #2)', async () => {
+  const shared = createShared();
+  const h = await serve(() => demoServer(shared), { http: { authenticate: () => ({ token: 't', clientId: 'c', scopes: [], extra: { sub: 'ada' } }) } });
+  const c = v2Client((() => ({ action: 'accept', content: { host: 'first-db' } })) as never, { mode: 'auto', manual: true });
+  await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
+  const raw = (params: Record<string, unknown>) => c.callTool(params as never, { allowInputRequired: true } as never) as Promise<any>;
+  try {
+    // The configuration is complete (answered in an earlier call), so round 1 asks only the table.
+    const q1 = await raw({ name: 'query', arguments: { q: 'x' } });
+    await raw({ name: 'query', arguments: { q: 'x' }, inputResponses: { [Object.keys(q1.inputRequests)[0]]: { action: 'accept', content: { host: 'first-db' } } }, requestState: q1.requestState });
+    const r1 = await raw({ name: 'cfgask', arguments: {} });
+    const [key] = Object.keys(r1.inputRequests);
+    assert.match(r1.inputRequests[key].params.message, /^Table\?/);
+    // Another call of the same user forgets the configuration before this call's next round.
+    await c.callTool({ name: 'forget', arguments: {} });
+    const r2 = await raw({ name: 'cfgask', arguments: {}, inputResponses: { [key]: { action: 'accept', content: { table: 'orders' } } }, requestState: r1.requestState });
+    assert.notEqual(r2.resultType, 'input_required', `the answered key was not re-purposed: ${JSON.stringify(r2.inputRequests)}`);
+    assert.equal(text(r2), 'first-db:orders');
+  } finally { await c.close(); await h.close(); }
+});
