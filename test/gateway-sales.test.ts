@@ -13,6 +13,7 @@ import type { Gateway } from '../src/gateway/index.js';
 import { stdioDef } from './fixtures/servers-host/helpers.js';
 import { v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+import { bounded, waitUntil } from './helpers/wait.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const TSX = import.meta.resolve('tsx');
@@ -78,6 +79,45 @@ describe('gateway ↔ bundled sales and charts', () => {
       assert.match(asked[0], /^\[sales\] Custom range/);
     } finally {
       await c.close();
+    }
+  });
+  it('two upstream clients call query_sales at once and answer 北京 and 深圳: each gets its own answer, never the other\'s (issue 12 #1)', async () => {
+    // Both clients share the gateway's one sales connection (one session there); the answers cross:
+    // the client asked first is answered last, then the other way round.
+    const held = new Map<string, (region: string) => void>();
+    const connect = async (who: 'x' | 'y', mode?: 'auto') => {
+      const c = v2Client(((r: { params: { requestedSchema: { properties: Record<string, unknown> } } }) => new Promise((resolve) => {
+        const props = r.params.requestedSchema.properties;
+        held.set(who, (region) => resolve({ action: 'accept', content: Object.fromEntries(Object.entries({ table: 'regions', range: 'last_month', region }).filter(([k]) => k in props)) }));
+      })) as never, mode ? { mode } : {});
+      await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return c;
+    };
+    const x = await connect('x', 'auto'), y = await connect('y', 'auto');
+    const region = { x: '北京', y: '深圳' } as const;
+    try {
+      for (const [first, second] of [['x', 'y'], ['y', 'x']] as const) {
+        // Forget the session configuration (every field given, so nothing is asked or stored).
+        await x.callTool({ name: 'sales__query_sales', arguments: { reconfigure: true, table: 'orders', range: 'last_month', region: 'all', limit: 1 } });
+        const px = x.callTool({ name: 'sales__query_sales', arguments: { table: 'regions' } });
+        assert.ok(await waitUntil(() => held.has('x')), 'x was asked');
+        const py = y.callTool({ name: 'sales__query_sales', arguments: { range: 'last_month' } });
+        assert.ok(await waitUntil(() => held.has('y')), 'y was asked');
+        const calls = { x: px, y: py };
+        held.get(first)!(region[first]);
+        held.delete(first);
+        const r1: any = await bounded(calls[first], 30_000, `${first}'s call`);
+        held.get(second)!(region[second]);
+        held.delete(second);
+        const r2: any = await bounded(calls[second], 30_000, `${second}'s call`);
+        for (const [who, r] of [[first, r1], [second, r2]] as const) {
+          assert.notEqual(r.isError, true, JSON.stringify(r.content));
+          assert.equal(r.structuredContent?.config?.region, region[who], `client ${who} (${first} answered first) gets the data for its own answer`);
+        }
+        assert.equal(held.size, 0, 'nothing asked again');
+      }
+    } finally {
+      await Promise.all([x.close(), y.close()]);
     }
   });
 });

@@ -9,6 +9,9 @@ import { openSalesBackend, createSalesServer } from '../servers/sales/server.js'
 import type { SalesBackend } from '../servers/sales/server.js';
 import { legacyConnect, modernConnect, textOf } from './fixtures/servers/clients.js';
 import type { SeenElicitation } from './fixtures/servers/clients.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { bounded, waitUntil } from './helpers/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-sales-srv-'));
 let backend: SalesBackend;
@@ -77,7 +80,7 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
   }
 });
 
-test('custom range: from/to are asked in a second form; declining it queries nothing', async () => {
+test('custom range: from/to are asked in a second form (swapped dates are asked again); declining it queries nothing', async () => {
   let call = 0;
   const c = await legacyConnect(factory, {
     answer: (req) => {
@@ -85,7 +88,12 @@ test('custom range: from/to are asked in a second form; declining it queries not
       if ('table' in req.requestedSchema.properties) return { action: 'accept', content: { table: 'orders', range: 'custom', region: '北京' } };
       assert.deepEqual(Object.keys(req.requestedSchema.properties).sort(), ['from', 'to']);
       assert.equal(req.requestedSchema.properties.from.format, 'date');
-      return call === 2 ? { action: 'accept', content: { from: '2024-02-01', to: '2024-02-29' } } : { action: 'decline' };
+      if (call === 2) return { action: 'accept', content: { from: '2024-02-29', to: '2024-02-01' } }; // swapped: asked again
+      if (call === 3) {
+        assert.match(req.message, /Please correct: field "to": to \(2024-02-01\) is before from \(2024-02-29\); swap them \(refine\)$/);
+        return { action: 'accept', content: { from: '2024-02-01', to: '2024-02-29' } };
+      }
+      return { action: 'decline' };
     },
   });
   try {
@@ -157,3 +165,78 @@ test('2026-07-28: the configuration arrives through input_required and the query
     await c.close();
   }
 });
+
+// Issue 12 items 1 and 2 through the real parley-sales process over stdio (the process is the session,
+// so the configuration cache is shared by every call of the connection), with SDK v2 clients on both eras.
+const SALES_MAIN = ['--import', 'tsx', 'servers/sales/main.ts'];
+async function stdioSales(mode: 'auto' | undefined, answer: (req: SeenElicitation) => unknown) {
+  const seen: SeenElicitation[] = [];
+  const c = new Client({ name: 'sales-stdio-test', version: '1' }, { capabilities: { elicitation: { form: {} } }, ...(mode ? { versionNegotiation: { mode } } : {}) });
+  c.setRequestHandler('elicitation/create', async (r) => {
+    const req = r.params as unknown as SeenElicitation;
+    seen.push(req);
+    return (await answer(req)) as never;
+  });
+  await c.connect(new StdioClientTransport({ command: process.execPath, args: [...SALES_MAIN, '--db', join(dir, 'sales.db')], stderr: 'ignore' }));
+  assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
+  return { client: c, seen };
+}
+
+for (const mode of [undefined, 'auto'] as const) {
+  const era = mode ? '2026-07-28' : '2025-11-25';
+  test(`${era} over stdio, fresh session, range custom: from/to are asked once and the first answer is used (issue 12 #2)`, async () => {
+    const { client, seen } = await stdioSales(mode, (req) => 'table' in req.requestedSchema.properties
+      ? { action: 'accept', content: { table: 'orders', range: 'custom', region: '上海' } }
+      : { action: 'accept', content: { from: '2024-03-01', to: '2024-03-31' } });
+    try {
+      const r = (await client.callTool({ name: 'query_sales', arguments: { limit: 3 } })) as any;
+      assert.equal(r.isError, undefined, textOf(r));
+      assert.deepEqual(seen.map((s) => Object.keys(s.requestedSchema.properties).sort().join(',')), ['range,region,table', 'from,to'], 'the configuration, then the dates: nothing asked twice');
+      assert.ok(seen.every((s) => !/Please correct/.test(s.message)), seen.map((s) => s.message).join(' | '));
+      assert.deepEqual([r.structuredContent.from, r.structuredContent.to, r.structuredContent.config.region], ['2024-03-01', '2024-03-31', '上海']);
+      // The session remembers range custom; the next call asks only for the dates again.
+      const again = (await client.callTool({ name: 'query_sales', arguments: { limit: 1 } })) as any;
+      assert.equal(again.isError, undefined, textOf(again));
+      assert.equal(seen.length, 3);
+      assert.deepEqual(Object.keys(seen[2].requestedSchema.properties).sort(), ['from', 'to']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test(`${era} over stdio: two concurrent query_sales calls answered 北京 and 深圳 each run with their own answer, in either order (issue 12 #1)`, async () => {
+    // Call "T" gives the table (asked: range, region); call "R" gives the range (asked: table, region).
+    const held = new Map<'T' | 'R', (region: string) => void>();
+    const { client } = await stdioSales(mode, (req) => new Promise((resolve) => {
+      const who = 'table' in req.requestedSchema.properties ? 'R' : 'T';
+      held.set(who, (region) => resolve({ action: 'accept', content: who === 'R' ? { table: 'regions', region } : { range: 'last_month', region } }));
+    }));
+    try {
+      for (const [first, second] of [['T', 'R'], ['R', 'T']] as const) {
+        await client.callTool({ name: 'query_sales', arguments: { reconfigure: true, table: 'orders', range: 'last_month', region: 'all' } });
+        const calls = {
+          T: client.callTool({ name: 'query_sales', arguments: { table: 'regions', reconfigure: true } }) as Promise<any>,
+          R: Promise.resolve(undefined as any),
+        };
+        assert.ok(await waitUntil(() => held.has('T')), 'the first call was asked');
+        calls.R = client.callTool({ name: 'query_sales', arguments: { range: 'last_month' } }) as Promise<any>;
+        assert.ok(await waitUntil(() => held.has('R')), 'the second call was asked');
+        // The first prompt is answered 北京 and the second 深圳; `first` is answered (and finishes) first.
+        const region = { T: '北京', R: '深圳' };
+        held.get(first)!(region[first]);
+        held.delete(first);
+        const r1 = await bounded(calls[first], 15_000, `call ${first}`);
+        held.get(second)!(region[second]);
+        held.delete(second);
+        const r2 = await bounded(calls[second], 15_000, `call ${second}`);
+        for (const [who, r] of [[first, r1], [second, r2]] as const) {
+          assert.equal(r.isError, undefined, textOf(r));
+          assert.equal(r.structuredContent.config.region, region[who], `call ${who} (${first} answered first) runs with its own answer`);
+        }
+        assert.equal(held.size, 0, 'nothing was asked again');
+      }
+    } finally {
+      await client.close();
+    }
+  });
+}

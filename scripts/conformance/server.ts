@@ -62,11 +62,12 @@ function parleyTools(server: ParleyServer): void {
     const r = await ctx.elicit('Please select options', SEP1330_SCHEMA);
     return text(`Elicitation completed: action=${r.action}${r.action === 'accept' ? `, content=${JSON.stringify(r.content)}` : ''}`);
   });
-  // 2026-07-28 (SEP-2322) tools. parley names inputRequests keys itself (e0, r1, …).
+  // 2026-07-28 (SEP-2322) tools. parley names inputRequests keys itself (e0, r1, …) unless the tool
+  // names one (`opts.key`), as the fixtures that hard-code a key need.
   const name = z.object({ name: z.string() });
   for (const tool of ['test_input_required_result_elicitation', 'test_input_required_result_tampered_state']) {
     server.tool(tool, { description: 'Asks for a name, then greets', inputSchema: noArgs }, async (_a, ctx) => {
-      const r = await ctx.elicit('What is your name?', name);
+      const r = await ctx.elicit('What is your name?', name, { key: 'user_name' });
       return text(r.action === 'accept' ? `Hello, ${r.content.name}!` : `no name (${r.action})`);
     });
   }
@@ -79,14 +80,26 @@ function parleyTools(server: ParleyServer): void {
     const b = await ctx.elicit('Step 2: What is your favorite color?', z.object({ color: z.string() }));
     return text(`name=${a.action === 'accept' ? a.content.name : a.action}, color=${b.action === 'accept' ? b.content.color : b.action}`);
   });
-  server.tool('test_input_required_result_multiple_inputs', { description: 'Asks for a name and the roots', inputSchema: noArgs }, async (_a, ctx) => {
-    const r = await ctx.elicit('What is your name?', name);
-    const roots = await ctx.roots();
-    return text(`name=${r.action === 'accept' ? r.content.name : r.action}, roots=${roots.length}`);
+  const greeting = { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'Generate a greeting' } }], maxTokens: 50 };
+  const said = (r: { content: unknown }) => {
+    const c = (Array.isArray(r.content) ? r.content[0] : r.content) as { type?: string; text?: string } | undefined;
+    return c?.type === 'text' ? c.text : JSON.stringify(c);
+  };
+  server.tool('test_input_required_result_multiple_inputs', { description: 'Asks for a name, a greeting from the model and the roots in one round', inputSchema: noArgs }, async (_a, ctx) => {
+    const [r, g, roots] = await ctx.all([
+      () => ctx.elicit('What is your name?', name, { key: 'user_name' }),
+      () => ctx.sample(greeting, { key: 'greeting' }),
+      () => ctx.roots({ key: 'client_roots' }),
+    ]);
+    return text(`name=${r.action === 'accept' ? r.content.name : r.action}, greeting=${said(g)}, roots=${roots.length}`);
   });
-  server.tool('test_input_required_result_capabilities', { description: 'Elicits only when the client can', inputSchema: noArgs }, async (_a, ctx) => {
-    const r = await ctx.elicit('What is your name?', name);
-    return text(r.action === 'accept' ? `Hello, ${r.content.name}!` : `no name (${r.action})`);
+  server.tool('test_input_required_result_capabilities', { description: 'Asks only what the client declared it can answer', inputSchema: noArgs }, async (_a, ctx) => {
+    const parts: string[] = [];
+    await ctx.all([
+      async () => { if (ctx.supports('elicitation')) { const r = await ctx.elicit('What is your name?', name, { key: 'user_name' }); parts.push(r.action === 'accept' ? `Hello, ${r.content.name}!` : `no name (${r.action})`); } },
+      async () => { if (ctx.supports('sampling')) parts.push(`LLM said: ${said(await ctx.sample(greeting, { key: 'greeting' }))}`); },
+    ]);
+    return text(parts.join(' ') || 'nothing to ask: the client declared neither elicitation nor sampling');
   });
   // server-stateless (SEP-2575) diagnostic: an ask over a response stream. Its other diagnostic,
   // test_missing_capability, needs sampling (sdkTools below).

@@ -80,8 +80,13 @@ export function createSalesConfigSchema(regions: readonly string[]) {
   return createSalesConfigObject(regions).superRefine(checkSalesConfig);
 }
 
-/** The dates a custom range still needs, asked in a second elicitation when `range` is `custom`. */
-export const customRangeSchema = z.object({ from: dateField('First day'), to: dateField('Last day') });
+/**
+ * The dates a custom range still needs, asked in a second elicitation when `range` is `custom`. The order
+ * rule cannot travel in a requestedSchema; the toolkit runs it on the answer and asks again with its message.
+ */
+export const customRangeSchema = z.object({ from: dateField('First day'), to: dateField('Last day') }).superRefine((v, ctx) => {
+  if (isIsoDate(v.from) && isIsoDate(v.to) && v.from > v.to) ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${v.to}) is before from (${v.from}); swap them` });
+});
 export type SalesConfigSchema = ReturnType<typeof createSalesConfigSchema>;
 
 /** One validation problem, as data: `path` is a JSON pointer into the config (`/from`). */

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
 import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
-import type { McpServer, ServerContext, InputRequest } from '@modelcontextprotocol/server';
+import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
 import type { Content, RequestedSchema } from '../schema/types.js';
 import { detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
 import { ElicitationAnswerError, ElicitationRefusedError, ElicitationSchemaError, ElicitationTimeoutError, InputUnavailableError } from './errors.js';
@@ -39,7 +39,17 @@ export interface UrlOutcome {
 export interface ElicitOptions {
   /** Per-ask timeout in ms (legacy push only). @default the server's `elicitationTimeoutMs` */
   timeoutMs?: number;
+  /**
+   * The `inputRequests` key of this ask on 2026-07-28 (ignored on 2025 eras, where nothing is keyed).
+   * 1-64 characters `[A-Za-z0-9_.-]`, starting with a letter or `_`, not of the toolkit's own form
+   * (a lower-case letter then digits, `e0`), unique within one call.
+   * @default the toolkit's positional key (`e0`, `u1`, `r2`, `s3`, …)
+   */
+  key?: string;
 }
+
+/** What `ctx.supports` can ask about: form and URL elicitation, sampling, roots. */
+export type InputKind = 'elicitation' | 'elicitation.url' | 'sampling' | 'roots';
 
 /** The handler context (see module doc). `mcp` is the SDK's own context for anything else. */
 export interface ParleyContext {
@@ -52,23 +62,41 @@ export interface ParleyContext {
   /**
    * Asks the user for the fields of `schema` (zod object or raw `requestedSchema`) in form mode.
    * Throws `ElicitationSchemaError` (lint error, sensitive field: use `elicitUrl`), `InputUnavailableError`
-   * (client cannot elicit: nothing sent), `ElicitationAnswerError` (invalid answer, legacy; on 2026-07-28 the
-   * user is asked again), `ElicitationTimeoutError`.
+   * (client cannot elicit: nothing sent), `ElicitationAnswerError` (answer outside the wire schema on 2025
+   * eras; after `maxReasks` re-asks on any era), `ElicitationTimeoutError`. An answer that fails a zod check
+   * the wire cannot carry (`.refine()`, `z.email()`) is asked again with zod's reason on every era.
    */
   elicit<S extends z.ZodObject>(message: string, schema: S, opts?: ElicitOptions): Promise<ElicitOutcome<z.infer<S>>>;
   elicit(message: string, schema: RequestedSchema, opts?: ElicitOptions): Promise<ElicitOutcome<Content>>;
   /** Confirm-only prompt (empty `properties`, vector S1): `true` only on accept. */
   confirm(message: string, opts?: ElicitOptions): Promise<boolean>;
+  /**
+   * Asks the client's model: pushed `sampling/createMessage` on 2025 eras (timeout `opts.timeoutMs`,
+   * default `elicitationTimeoutMs`), an `input_required` `sampling/createMessage` request on 2026-07-28.
+   * Throws `InputUnavailableError` (nothing sent) when the client declared no `sampling` capability
+   * (2026-07-28: JSON-RPC -32021 with `requiredCapabilities: {sampling: {}}`).
+   */
+  sample(params: CreateMessageRequestParams, opts?: ElicitOptions): Promise<CreateMessageResult>;
+  /**
+   * Runs several independent asks as ONE round: on 2026-07-28 every unanswered one is sent in the same
+   * `input_required` result (keys from `opts.key` or positional); on 2025 eras they are pushed one after
+   * the other. Resolves with their results in order. Each thunk must make exactly one ask and nothing that
+   * depends on another's answer.
+   * @example const [name, roots] = await ctx.all([() => ctx.elicit('Name?', s, { key: 'user_name' }), () => ctx.roots()]);
+   */
+  all<const T extends readonly (() => Promise<unknown>)[]>(asks: T): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }>;
+  /** Whether the client declared what an ask of `kind` needs (this request's capabilities on 2026-07-28). */
+  supports(kind: InputKind): boolean;
   /** URL-mode elicitation (2025-11-25 push with `elicitationId`; 2026-07-28 `input_required`), bound to the user. */
-  elicitUrl(message: string, url: string): Promise<UrlOutcome>;
+  elicitUrl(message: string, url: string, opts?: Pick<ElicitOptions, 'key'>): Promise<UrlOutcome>;
   /** 2025-11-25: throws `-32042 UrlElicitationRequiredError`; 2026-07-28: same as `elicitUrl`. */
   requireUrlElicitation(message: string, url: string): Promise<UrlOutcome>;
   /** Marks a URL flow complete (sends `notifications/elicitation/complete` on 2025-11-25). Only its own user may. */
   completeUrlElicitation(elicitationId: string): Promise<void>;
   /** Whether `completeUrlElicitation` ran for this id. */
   isUrlElicitationComplete(elicitationId: string): boolean;
-  /** The client's roots (`file://` only; others dropped). Cached per connection on legacy. */
-  roots(): Promise<ParleyRoot[]>;
+  /** The client's roots (`file://` only; others dropped). Cached per connection on legacy; `opts.key` names the 2026-07-28 key. */
+  roots(opts?: Pick<ElicitOptions, 'key'>): Promise<ParleyRoot[]>;
   /**
    * Resolves a path or `file://` URI against the client's roots (real paths, segment containment).
    * `opts.hardLinks: 'refuse'` also refuses hard-linked files (see `ResolveInRootsOptions`).
@@ -104,8 +132,18 @@ export interface CallState {
   session: string;
   shared: Shared;
   answers: Record<string, unknown>;
+  /** Keys whose answer arrived in this round's `inputResponses` (2026-07-28); empty on legacy eras. */
+  fresh: ReadonlySet<string>;
   reasks: Record<string, number>;
   ids: Record<string, string>;
+  /**
+   * 2026-07-28: what `ctx.config` (`c<n>`) and `ctx.resetConfig` (`x<n>`) saw in the round that first
+   * reached them, carried in the sealed `requestState`, so a later round of the same call reads the
+   * same values and asks under the same keys whatever other calls did to the shared cache meanwhile.
+   */
+  pins: Record<string, unknown>;
+  /** Keys named by the tool (`opts.key`) in this run, to refuse a name used twice. */
+  named?: Set<string>;
   seq: number;
   elicitationTimeoutMs: number;
   rootsTimeoutMs: number;
@@ -173,27 +211,73 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   return req;
 }
 
-async function elicitForm(st: CallState, message: string, req: RequestedSchema, opts?: ElicitOptions): Promise<ElicitOutcome<Content>> {
-  const key = `e${st.seq++}`;
+const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+/**
+ * The `inputRequests` key of the next ask: the tool's own name, or the positional `<kind><n>`.
+ * Every ask takes a position either way, so positional keys do not depend on which asks are named.
+ */
+function keyFor(st: CallState, kind: string, name: string | undefined): string {
+  const pos = `${kind}${st.seq++}`;
+  if (name === undefined) return pos;
+  if (!KEY_NAME.test(name) || /^[a-z]\d+$/.test(name)) throw new ElicitationSchemaError(`input key ${JSON.stringify(name)} is not allowed: use 1-64 characters [A-Za-z0-9_.-] starting with a letter or _, not a lower-case letter followed by digits (the toolkit's own keys)`);
+  st.named ??= new Set();
+  if (st.named.has(name)) throw new ElicitationSchemaError(`input key "${name}" is used twice in one call; each ask needs its own key`);
+  st.named.add(name);
+  return name;
+}
+
+/**
+ * A check the wire form cannot carry (a zod `.refine()`, `.email()`'s stricter pattern, a cross-field
+ * rule): given the accepted content, a reason to ask again, or `undefined` when the content passes.
+ */
+type ContentCheck = (content: Content) => string | undefined;
+
+/** `field "email": Invalid email address (invalid_format email)`: zod issues as one reason sentence. */
+export function zodReason(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((i) => {
+    const where = i.path.length ? `field "${i.path.map(String).join('.')}"` : 'the answer';
+    const check = i.code === 'custom' ? 'refine' : i.code === 'invalid_format' ? `invalid_format ${(i as { format?: string }).format ?? ''}`.trim() : i.code;
+    return `${where}: ${i.message} (${check})`;
+  }).join('; ');
+}
+
+/**
+ * Asks one form. An accepted answer that passes the wire schema but fails `check` is asked again with the
+ * reason ("Please correct: …") on every era, at most `maxReasks` times (then `ElicitationAnswerError`).
+ * On 2026-07-28 an answer the wire schema refuses is re-asked the same way; on 2025 eras the client should
+ * have validated it, so it ends the call (`ElicitationAnswerError`).
+ */
+async function elicitForm(st: CallState, key: string, message: string, req: RequestedSchema, opts?: ElicitOptions, check?: ContentCheck): Promise<ElicitOutcome<Content>> {
   if (!elicitModes(st.era).form) throw new InputUnavailableError('the client declared no form-mode elicitation capability, so nothing was asked', fieldsOf(req), st.howToSupply, { elicitation: { form: {} } });
+  const judge = (read: Awaited<ReturnType<Awaited<ReturnType<typeof loadElicitResultReader>>>>): string | undefined => {
+    if (!read.ok) return read.message;
+    return read.result.action === 'accept' && check ? check(read.result.content as Content) : undefined;
+  };
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw !== undefined) {
       const read = (await loadElicitResultReader())(raw, req);
-      if (read.ok) return read.result as ElicitOutcome<Content>;
+      const reason = judge(read);
+      if (reason === undefined && read.ok) return read.result as ElicitOutcome<Content>;
       const n = (st.reasks[key] = (st.reasks[key] ?? 0) + 1);
       delete st.answers[key];
-      if (n > st.maxReasks) throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${read.message}`, read.issues);
-      throw new Suspend({ [key]: inputRequired.elicit({ message: `${message}\n\nPlease correct: ${read.message}`, requestedSchema: req as never }) });
+      if (n > st.maxReasks) throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${reason}`, read.ok ? [] : read.issues);
+      throw new Suspend({ [key]: inputRequired.elicit({ message: `${message}\n\nPlease correct: ${reason}`, requestedSchema: req as never }) });
     }
     throw new Suspend({ [key]: inputRequired.elicit({ message, requestedSchema: req as never }) });
   }
-  const params: Record<string, unknown> = { message, requestedSchema: req };
-  if (st.era.revision !== '2025-06-18') params.mode = 'form';
-  const raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation', LENIENT_ELICIT);
-  const read = (await loadElicitResultReader())(raw, req);
-  if (!read.ok) throw new ElicitationAnswerError(`invalid elicitation answer (-32602): ${read.message}`, read.issues);
-  return read.result as ElicitOutcome<Content>;
+  let asked = message;
+  for (let n = 0; ; n++) {
+    const params: Record<string, unknown> = { message: asked, requestedSchema: req };
+    if (st.era.revision !== '2025-06-18') params.mode = 'form';
+    const raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation', LENIENT_ELICIT);
+    const read = (await loadElicitResultReader())(raw, req);
+    if (!read.ok) throw new ElicitationAnswerError(`invalid elicitation answer (-32602): ${read.message}`, read.issues);
+    const reason = judge(read);
+    if (reason === undefined) return read.result as ElicitOutcome<Content>;
+    if (n >= st.maxReasks) throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${reason}`, []);
+    asked = `${message}\n\nPlease correct: ${reason}`;
+  }
 }
 
 function flowFor(st: CallState, id: string) {
@@ -220,9 +304,9 @@ export function checkElicitationUrl(url: string): void {
   if (u.username || u.password) throw new ElicitationSchemaError('elicitUrl: the URL carries credentials (user:password@); servers MUST NOT put credentials in elicitation URLs');
 }
 
-async function elicitUrl(st: CallState, message: string, url: string, require: boolean): Promise<UrlOutcome> {
+async function elicitUrl(st: CallState, message: string, url: string, require: boolean, name?: string): Promise<UrlOutcome> {
   checkElicitationUrl(url);
-  const key = `u${st.seq++}`;
+  const key = keyFor(st, 'u', name);
   if (!elicitModes(st.era).url) throw new InputUnavailableError('the client declared no URL-mode elicitation capability, so nothing was asked', [{ name: 'url', description: message }], st.howToSupply, { elicitation: { url: {} } });
   const id = (st.ids[key] ??= randomUUID());
   if (!st.shared.urlFlows.has(id)) st.shared.addUrlFlow(id, { user: st.user, session: st.session, complete: false, createdAt: st.shared.now() });
@@ -243,8 +327,8 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   return { action: read.result.action, elicitationId: id };
 }
 
-async function roots(st: CallState): Promise<ParleyRoot[]> {
-  const key = `r${st.seq++}`;
+async function roots(st: CallState, name?: string): Promise<ParleyRoot[]> {
+  const key = keyFor(st, 'r', name);
   if (!st.era.caps.roots) throw new InputUnavailableError('the client declared no roots capability, so roots/list was not sent', [{ name: 'roots', description: 'directories to work in' }], 'Pass paths as tool arguments or in the server configuration.', { roots: {} });
   if (st.era.modern) {
     const raw = st.answers[key];
@@ -256,22 +340,84 @@ async function roots(st: CallState): Promise<ParleyRoot[]> {
   return (st.rootsCache.value = parseRootsList(raw).roots);
 }
 
+/** Lenient result schema for a pushed `sampling/createMessage`: read below, so a bad reply is named. */
+const LENIENT_SAMPLE = z.looseObject({});
+
+/** A `CreateMessageResult` as far as the toolkit relies on it: a role and a content object or array. */
+function readSample(raw: unknown, key: string): CreateMessageResult {
+  const r = raw as { role?: unknown; content?: unknown } | null;
+  if (!r || typeof r !== 'object' || (r.role !== 'assistant' && r.role !== 'user') || !r.content || typeof r.content !== 'object') {
+    throw new ElicitationAnswerError(`the client answered the sampling request ${key} with ${JSON.stringify(raw)?.slice(0, 80)}; expected a CreateMessageResult {role, content, model}`, []);
+  }
+  return raw as CreateMessageResult;
+}
+
+async function sample(st: CallState, params: CreateMessageRequestParams, opts?: ElicitOptions): Promise<CreateMessageResult> {
+  const key = keyFor(st, 's', opts?.key);
+  if (!st.era.caps.sampling) throw new InputUnavailableError('the client declared no sampling capability, so sampling/createMessage was not sent', [{ name: 'sampling', description: 'a completion from the client\'s model' }], st.howToSupply, { sampling: {} });
+  if (st.era.modern) {
+    const raw = st.answers[key];
+    if (raw === undefined) throw new Suspend({ [key]: inputRequired.createMessage(params) });
+    return readSample(raw, key);
+  }
+  return readSample(await push<unknown>(st, 'sampling/createMessage', params as never, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'sampling request', LENIENT_SAMPLE), key);
+}
+
 /** Builds the ctx for one call. */
 export function makeContext(st: CallState): ParleyContext {
+  /** `ctx.elicit` with an extra check; returns the outcome and the key it was asked under. */
+  const ask = async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions, extra?: ContentCheck) => {
+    const req = prepare(schema, st, false);
+    const zod = schema instanceof z.ZodType ? (schema as z.ZodObject) : undefined;
+    // The zod schema's own checks (refine, stricter formats, transforms) run on every accepted answer;
+    // one the wire form could not express is asked again with zod's reason, never dropped.
+    const check: ContentCheck | undefined = zod || extra
+      ? (content) => {
+        if (zod) {
+          const parsed = zod.safeParse(content);
+          if (!parsed.success) return zodReason(parsed.error.issues);
+        }
+        return extra?.(content);
+      }
+      : undefined;
+    const key = keyFor(st, 'e', opts?.key);
+    const out = await elicitForm(st, key, message, req, opts, check);
+    if (out.action !== 'accept' || !zod) return { out, key };
+    return { out: { action: 'accept' as const, content: zod.parse(out.content) }, key };
+  };
   const ctx: ParleyContext = {
     mcp: st.sdk,
     modern: st.era.modern,
     user: st.user,
-    elicit: (async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions) => {
-      const req = prepare(schema, st, false);
-      const out = await elicitForm(st, message, req, opts);
-      if (out.action !== 'accept' || !(schema instanceof z.ZodType)) return out;
-      const parsed = (schema as z.ZodObject).safeParse(out.content);
-      if (!parsed.success) throw new ElicitationAnswerError(`answer does not match the tool's schema: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, []);
-      return { action: 'accept', content: parsed.data };
-    }) as ParleyContext['elicit'],
-    confirm: async (message, opts) => (await elicitForm(st, message, prepare({ type: 'object', properties: {} }, st, true), opts)).action === 'accept',
-    elicitUrl: (message, url) => elicitUrl(st, message, url, false),
+    elicit: (async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions) => (await ask(message, schema, opts)).out) as ParleyContext['elicit'],
+    confirm: async (message, opts) => {
+      const req = prepare({ type: 'object', properties: {} }, st, true);
+      return (await elicitForm(st, keyFor(st, 'e', opts?.key), message, req, opts)).action === 'accept';
+    },
+    sample: (params, opts) => sample(st, params, opts),
+    all: (async (asks: ReadonlyArray<() => Promise<unknown>>) => {
+      const results: unknown[] = [];
+      let pending: Record<string, InputRequest> | undefined;
+      for (const ask of asks) {
+        try {
+          results.push(await ask());
+        } catch (e) {
+          // 2026-07-28: collect this round's requests instead of stopping at the first.
+          if (!(e instanceof Suspend)) throw e;
+          pending = { ...pending, ...e.requests };
+          results.push(undefined);
+        }
+      }
+      if (pending) throw new Suspend(pending);
+      return results;
+    }) as ParleyContext['all'],
+    supports: (kind) => {
+      const modes = elicitModes(st.era);
+      if (kind === 'elicitation') return modes.form;
+      if (kind === 'elicitation.url') return modes.url;
+      return !!st.era.caps[kind];
+    },
+    elicitUrl: (message, url, opts) => elicitUrl(st, message, url, false, opts?.key),
     requireUrlElicitation: (message, url) => elicitUrl(st, message, url, true),
     completeUrlElicitation: async (id) => {
       const f = flowFor(st, id);
@@ -285,30 +431,54 @@ export function makeContext(st: CallState): ParleyContext {
         return false; // unknown, or another user's flow
       }
     },
-    roots: () => roots(st),
+    roots: (opts) => roots(st, opts?.key),
     resolveInRoots: async (p, o) => resolveInRoots(p, await roots(st), o),
     config: async (def) => {
       const key = configKey(def, st.user, st.session);
-      const values: Record<string, unknown> = { ...def.defaults, ...(st.shared.config.get(key) ?? {}) };
+      // 2026-07-28: the handler re-runs each round, and another call of this session may write the
+      // shared cache between two rounds. Pin what this call read in its first round (sealed in the
+      // requestState), so it asks the same fields under the same keys and its own answer wins.
+      const slot = st.era.modern ? `c${st.seq++}` : undefined;
+      const cached = slot ? ((st.pins[slot] ??= { ...(st.shared.config.get(key) ?? {}) }) as Record<string, unknown>) : (st.shared.config.get(key) ?? {});
+      const values: Record<string, unknown> = { ...def.defaults, ...cached };
       const missing = missingFields(def, values);
+      let answered: string | undefined;
       if (missing.length) {
-        const pick = def.schema.pick(Object.fromEntries(missing.map((k) => [k, true])) as never) as z.ZodObject;
-        const out = await ctx.elicit(def.message ?? `Configure ${def.name}`, pick);
+        // From the plain shape: zod refuses .pick() on an object with refinements; those run below.
+        const pick = z.object(def.schema.shape).pick(Object.fromEntries(missing.map((k) => [k, true])) as never) as z.ZodObject;
+        // Whole-configuration rules (def.schema's refinements) that fail on an asked field re-ask the form.
+        const whole: ContentCheck = (content) => {
+          const r = def.schema.safeParse({ ...values, ...content });
+          const mine = r.success ? [] : r.error.issues.filter((i) => i.path.length === 0 || missing.includes(String(i.path[0])));
+          return mine.length ? zodReason(mine) : undefined;
+        };
+        const { out, key: k } = await ask(def.message ?? `Configure ${def.name}`, pick, undefined, whole);
         if (out.action !== 'accept') throw new ElicitationRefusedError(out.action, `configuration "${def.name}" (fields: ${missing.join(', ')})`);
         Object.assign(values, out.content);
+        answered = k;
       }
       const parsed = def.schema.safeParse(values);
-      if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, []);
+      if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${zodReason(parsed.error.issues)}`, []);
       // Stored only when a person answered: values supplied by the call (tool arguments passed as
       // defaults) are a one-off override and never become the negotiated configuration on their own.
-      // The TTL runs from the answer, not from the last use.
-      if (missing.length) {
+      // The TTL runs from the answer, not from the last use. On 2026-07-28 only in the round the answer
+      // arrived, so a later round of this call does not overwrite a newer answer of another call.
+      if (answered !== undefined && (!st.era.modern || st.fresh.has(answered))) {
         st.shared.config.set(key, values, def.ttlMs);
         st.onConfig(def, parsed.data as Record<string, unknown>);
       }
       return parsed.data as never;
     },
-    resetConfig: (def) => st.shared.config.delete(configKey(def, st.user, st.session)),
+    resetConfig: (def) => {
+      // 2026-07-28: once per call, in the round that first reaches it (not again in later rounds,
+      // which would erase what this call, or another, has stored since).
+      if (st.era.modern) {
+        const slot = `x${st.seq++}`;
+        if (st.pins[slot]) return;
+        st.pins[slot] = 1;
+      }
+      st.shared.config.delete(configKey(def, st.user, st.session));
+    },
   };
   return ctx;
 }

@@ -24,6 +24,13 @@ export interface StatePayload {
   n?: Record<string, number>;
   /** Stable ids per URL-mode key (`elicitationId` correlation on 2026-07-28). */
   ids?: Record<string, string>;
+  /**
+   * What `ctx.config` (`c<n>`: the cached values it started from) and `ctx.resetConfig` (`x<n>`: done)
+   * saw in the first round that reached them, so every round of one call reads the same configuration.
+   */
+  c?: Record<string, unknown>;
+  /** The method each key of `p` was asked with (`elicitation/create`, `roots/list`, `sampling/createMessage`). */
+  m?: Record<string, string>;
 }
 
 /** Canonical JSON (sorted keys) so the digest does not depend on key order. */

@@ -197,11 +197,17 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         if (typeof opened === 'string') throw new ProtocolError(-32602, `Invalid requestState (${opened}): it was tampered with, expired, or minted for another tool, arguments or user; start the call again without requestState`, { reason: opened });
         for (const k of opened.p) {
           const r = sdk.mcpReq.inputResponses?.[k] as { action?: unknown } | undefined;
-          if (r !== undefined && (k[0] === 'e' || k[0] === 'u') && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
+          // The method each key was asked with (states sealed before named keys: from the key's letter).
+          const method = opened.m?.[k] ?? (k[0] === 'e' || k[0] === 'u' ? 'elicitation/create' : k[0] === 'r' ? 'roots/list' : undefined);
+          if (r !== undefined && method === 'elicitation/create' && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
             throw new ProtocolError(-32602, `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`);
           }
+          const sampled = r as { role?: unknown; content?: unknown } | null | undefined;
+          if (r !== undefined && method === 'sampling/createMessage' && (!sampled || typeof sampled !== 'object' || typeof sampled.content !== 'object' || !sampled.content)) {
+            throw new ProtocolError(-32602, `inputResponses.${k}: expected a sampling/createMessage result {role, content, model} for the sampling request, got ${JSON.stringify(r).slice(0, 80)}`);
+          }
           // A roots/list answer must be a ListRootsResult; anything else is not "no roots".
-          if (r !== undefined && k[0] === 'r' && !Array.isArray((r as { roots?: unknown } | null)?.roots)) {
+          if (r !== undefined && method === 'roots/list' && !Array.isArray((r as { roots?: unknown } | null)?.roots)) {
             throw new ProtocolError(-32602, `inputResponses.${k}: expected a roots/list result {roots: [{uri, name?}]} for the roots request, got ${JSON.stringify(r).slice(0, 80)}; answer it with the client's roots (an empty list if none)`);
           }
         }
@@ -219,13 +225,17 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     const entry = calls.get(sdk.mcpReq.signal) ?? { rawArgs: args };
     const prior = entry.state;
     const answers: Record<string, unknown> = { ...(prior?.a ?? {}) };
+    const fresh = new Set<string>();
     for (const k of prior?.p ?? []) {
       const r = sdk.mcpReq.inputResponses?.[k];
-      if (r !== undefined) answers[k] = r;
+      if (r !== undefined) {
+        answers[k] = r;
+        fresh.add(k);
+      }
     }
     const st: CallState = {
       mcp, sdk, era, user: userOf(sdk), session: sessionOf(sdk, era.modern), shared,
-      answers, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, seq: 0,
+      answers, fresh, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, pins: { ...(prior?.c ?? {}) }, seq: 0,
       elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
       maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
       onConfig: (def) => {
@@ -250,7 +260,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     } catch (e) {
       if (e instanceof Suspend) {
         const keys = Object.keys(e.requests);
-        const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids });
+        const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids, c: st.pins, m: Object.fromEntries(keys.map((k) => [k, e.requests[k].method])) });
         return inputRequired({ inputRequests: e.requests, requestState: state }) as never;
       }
       if (e instanceof UrlElicitationRequiredError) throw e;
