@@ -3,7 +3,8 @@
  * clients spawn (stdout carries MCP only; every log line goes to stderr); `--http` serves Streamable
  * HTTP on 127.0.0.1, dual-era. Prompts the client cannot answer go to parley's web console (single
  * user; its URL is printed on stderr when a prompt waits there) or, with `--headless` or several
- * users, fail at once with a clear message. `parley serve token <user>` makes a bearer token.
+ * users, fail at once with a clear message. `parley serve token <user>` makes a bearer token; with
+ * `gateway.oauth` the HTTP gateway also accepts OAuth access tokens of that issuer (`src/gateway/oauth.ts`).
  * docs/gateway.md.
  * @module
  */
@@ -78,7 +79,8 @@ export const serveCommand = defineCommand({
     const names = Object.keys(config.servers);
     if (names.length === 0) throw new CliError(`no servers to serve (configuration from ${origin})`, EXIT.FAILED);
     const users = Object.keys(config.gateway?.users ?? {});
-    const multi = args.http && users.length > 0;
+    const oauth = config.gateway?.oauth;
+    const multi = args.http && (users.length > 0 || !!oauth);
     const dbPath = resolve(String(args.db ?? defaultDb()));
     mkdirSync(dirname(dbPath), { recursive: true });
     const store = openSqliteStore(dbPath);
@@ -106,6 +108,8 @@ export const serveCommand = defineCommand({
     const served = handle;
     err(`gateway for ${names.join(', ')} (configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')})`);
     if (args.http) err(`serving MCP at ${served.url}${multi ? ` for ${users.length} user(s) with bearer tokens` : ' (single user, loopback only)'}`);
+    if (args.http && oauth) err(`accepting OAuth access tokens of ${oauth.issuer} for resource ${oauth.resource ?? served.url} (metadata: ${new URL(oauth.resource ?? served.url).origin}/.well-known/oauth-protected-resource)`);
+    if (!args.http && oauth) err('gateway.oauth applies to --http only; over stdio there is one user');
     err(consoleHandle ? `console for prompts the client cannot answer: ${consoleUrl}` : 'no console: prompts the client cannot answer fail at once');
 
     await new Promise<void>((done) => {

@@ -149,6 +149,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.presets, l.presets);
     Object.assign(config.inputs, l.inputs);
     Object.assign(config.gateway!.users, l.gateway.users);
+    if (l.gateway.oauth) config.gateway!.oauth = l.gateway.oauth;
   }
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);
