@@ -83,6 +83,12 @@ export interface PolicyDef {
   maxPendingPerServer: number;
   /** URL schemes allowed in URL mode. http is allowed only for localhost in any case. @default ['https'] */
   urlSchemes: string[];
+  /**
+   * A server's `sampling/createMessage` (pushed on 2025 eras, an `inputRequests` entry on 2026-07-28):
+   * `'ask'` shows it to the person when the presenter can show sampling requests (the console, the
+   * terminal, scripted answers) and declines it otherwise; `'decline'` always declines. @default 'ask'
+   */
+  sampling: 'ask' | 'decline';
 }
 
 /** A VS Code style `${input:id}` definition. */
