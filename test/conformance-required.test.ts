@@ -31,8 +31,8 @@ describe('required scenarios per revision', () => {
     ];
     assert.deepEqual(requiredSummary(sets, results), [
       'required 2025-06-18: 2/2 scenarios pass (server 1/1, client 1/1)',
-      'required 2025-11-25: 1/2 scenarios pass (server 0/1, client 1/1); not passing: server ping',
-      'required 2026-07-28: 2/4 scenarios pass (server 1/2, client 1/2); not passing: server input-required-result-basic-sampling, client auth/iss-supported (not run)',
+      'required 2025-11-25: 1/2 scenarios pass (server 0/1, client 1/1); failing: server ping',
+      'required 2026-07-28: 2/4 scenarios pass (server 1/2, client 1/2); failing: server input-required-result-basic-sampling; not run: client auth/iss-supported',
     ]);
   });
 });
