@@ -12,6 +12,7 @@ import { createHost, ElicitationBroker, HeadlessPresenter, openSqliteStore, Scri
 import type { Host, HostConfig, Presenter, PresenterAnswer, PromptView, Store } from '../src/host/index.js';
 import { everything, fixture, text } from './fixtures/servers-host/helpers.js';
 import { gatewayConfig } from './helpers/gateway.js';
+import { startEverythingHttp } from './helpers/peers.js';
 
 type Step = (p: PromptView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>;
 
@@ -194,5 +195,28 @@ describe('sampling: the broker never leaves a request hanging', () => {
     assert.equal(seen?.sampling?.messages.length, 100);
     assert.equal(seen?.sampling?.omittedMessages, 50);
     assert.ok((seen?.message.length ?? 0) < 21_000, `shown ${seen?.message.length} characters`);
+  });
+});
+
+describe('sampling over Streamable HTTP (server-everything, 2025-11-25)', () => {
+  it('overlapping sampling requests on one HTTP connection each reach their own call', async () => {
+    const peer = await startEverythingHttp('streamableHttp');
+    const presenter = new TestPresenter();
+    const config = gatewayConfig({ http: { name: 'http', type: 'http', url: peer.url, headers: {}, origin: { file: '<test>', pointer: '/servers/http' } } as never });
+    const host = createHost(config, { presenter });
+    try {
+      const waiting: Array<{ q: string; answer: (a: PresenterAnswer) => void }> = [];
+      presenter.step = (p) => new Promise((res) => waiting.push({ q: p.sampling!.messages[0].text, answer: res }));
+      const a = host.callTool('http', 'trigger-sampling-request', { prompt: 'one' });
+      const b = host.callTool('http', 'trigger-sampling-request', { prompt: 'two' });
+      await prompted(presenter, 2);
+      assert.equal(host.servers.info('http')?.transport, 'streamable-http');
+      for (const w of [...waiting].reverse()) w.answer(reply(`re ${w.q.slice(-3)}`));
+      assert.match(text(await a), /re one/);
+      assert.match(text(await b), /re two/);
+    } finally {
+      await host.close();
+      await peer.stop();
+    }
   });
 });
