@@ -4,7 +4,9 @@
 // WWW-Authenticate; static tokens keep working; two users' tokens map to two isolated users.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -16,6 +18,7 @@ import { fixture } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { startIssuer } from './helpers/oidc.js';
+import { isolatedEnv } from './helpers/cli.js';
 import type { Issuer, IssuerClient } from './helpers/oidc.js';
 
 const ALICE: IssuerClient = { id: 'alice-app', secret: 'alice-secret', claims: { preferred_username: 'alice', tid: 'acme' } };
@@ -217,5 +220,39 @@ describe('gateway.oauth configuration', () => {
     assert.ok(by['/gateway/oauth/clockSkewMs']);
     assert.equal(r.layer?.gateway.oauth, undefined);
     assert.match(load({}).issues[0].message, /needs "issuer"/);
+  });
+});
+
+describe('parley serve --http with gateway.oauth', () => {
+  it('says which issuer it trusts, serves the metadata and challenges with resource_metadata', { timeout: 120_000 }, async () => {
+    const issuer = await startIssuer([ALICE]);
+    const dir = mkdtempSync(join(tmpdir(), 'parley-serve-oauth-'));
+    const cfg = join(dir, 'parley.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { v2: { command: process.execPath, args: [fileURLToPath(new URL('./fixtures/servers-host/v2-dual.mjs', import.meta.url))] } }, gateway: { oauth: { issuer: issuer.issuer, userClaim: 'preferred_username' } } }));
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)), 'serve', '--http', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      let err = '';
+      const url = await new Promise<string>((res, rej) => {
+        const t = setTimeout(() => rej(new Error(`no URL within 60 s: ${err}`)), 60_000);
+        child.stderr!.on('data', (d) => {
+          err += d;
+          const m = /serving MCP at (\S+)/.exec(err);
+          if (m && /accepting OAuth access tokens/.test(err)) (clearTimeout(t), res(m[1]));
+        });
+      });
+      assert.match(err, new RegExp(`accepting OAuth access tokens of ${issuer.issuer} for resource ${url}`));
+      const res = await post(url);
+      assert.equal(res.status, 401);
+      assert.match(res.headers.get('www-authenticate') ?? '', /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+      const doc = (await (await fetch(`${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+      assert.deepEqual(doc, { ...doc, resource: url, authorization_servers: [issuer.issuer] });
+      const token = await issuer.token(ALICE, url);
+      assert.equal((await post(url, { authorization: `Bearer ${token}` })).status, 200);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      await issuer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
