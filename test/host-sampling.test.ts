@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost, ElicitationBroker, HeadlessPresenter, openSqliteStore, ScriptedPresenter } from '../src/host/index.js';
+import { createHost, ElicitationBroker, HeadlessPresenter, openSqliteStore, ScriptedPresenter, ServerManager } from '../src/host/index.js';
 import type { Host, HostConfig, Presenter, PresenterAnswer, PromptView, Store } from '../src/host/index.js';
-import { everything, fixture, text } from './fixtures/servers-host/helpers.js';
+import { clientInfo, everything, fastStop, fixture, text } from './fixtures/servers-host/helpers.js';
 import { gatewayConfig } from './helpers/gateway.js';
 import { startEverythingHttp } from './helpers/peers.js';
 
@@ -217,6 +217,29 @@ describe('sampling over Streamable HTTP (server-everything, 2025-11-25)', () => 
     } finally {
       await host.close();
       await peer.stop();
+    }
+  });
+});
+
+describe('sampling from the SDK v2 server on a 2025 era (pushed by the SDK legacy shim)', () => {
+  it('a legacy connection to the dual-era server gets inputRequired.createMessage as a pushed request; overlapping calls keep their replies', async () => {
+    const presenter = new TestPresenter();
+    const broker = new ElicitationBroker({ presenter });
+    // A legacy verdict makes the runtime connect with plain initialize (no server/discover probe).
+    const legacy = { getEraVerdict: (defHash: string) => ({ defHash, era: 'legacy' as const, verifiedAt: Date.now() }), putEraVerdict: () => {}, deleteEraVerdict: () => true };
+    const m = new ServerManager({ v2: fixture('v2', 'v2-sample.mjs') }, { handlers: { elicit: broker.elicit, listRoots: async () => ({ roots: [] }), sample: (p, c) => broker.sample(p, c) }, clientInfo, stop: fastStop, eraVerdicts: legacy });
+    try {
+      const waiting: Array<{ q: string; ctx: PromptView; answer: (a: PresenterAnswer) => void }> = [];
+      presenter.step = (p) => new Promise((res) => waiting.push({ q: p.sampling!.messages[0].text, ctx: p, answer: res }));
+      const a = m.callTool('v2', 'sample', { q: 'left' });
+      const b = m.callTool('v2', 'sample', { q: 'right' });
+      await prompted(presenter, 2);
+      assert.equal(m.info('v2')?.era, 'legacy');
+      for (const w of [...waiting].reverse()) w.answer(reply(`to ${w.q}`));
+      assert.equal(text(await a), 'reply: to left (model parley/person)');
+      assert.equal(text(await b), 'reply: to right (model parley/person)');
+    } finally {
+      await m.stopAll();
     }
   });
 });
