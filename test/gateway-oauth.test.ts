@@ -65,6 +65,7 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
   };
 
   it('serves RFC 9728 metadata at the root and the path-suffixed well-known URL', async () => {
+    // req: AUTH-RS-PRM
     const origin = new URL(url).origin;
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const res = await fetch(origin + path);
@@ -122,6 +123,7 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
   });
 
   it('refuses a token for another resource (audience) with 401 invalid_token', async () => {
+    // req: AUTH-RS-AUDIENCE, AUTH-RS-401
     const token = await issuer.token(ALICE, 'http://127.0.0.1:1/other');
     const res = await post(url, { authorization: `Bearer ${token}` });
     assert.equal(res.status, 401);

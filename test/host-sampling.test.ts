@@ -86,6 +86,7 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
   });
 
   it('2025-11-25 (SDK v1 push): the reply reaches the server; a decline is a JSON-RPC error -1', async () => {
+    // req: SAMPLING-HUMAN-IN-LOOP
     presenter.step = (p) => {
       assert.equal(p.server, 'v1');
       assert.equal(p.call?.tool, 'sample');
