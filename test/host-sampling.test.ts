@@ -13,6 +13,7 @@ import type { Host, HostConfig, Presenter, PresenterAnswer, PromptView, Store } 
 import { clientInfo, everything, fastStop, fixture, text } from './fixtures/servers-host/helpers.js';
 import { gatewayConfig } from './helpers/gateway.js';
 import { startEverythingHttp } from './helpers/peers.js';
+import { createGateway } from '../src/gateway/index.js';
 
 type Step = (p: PromptView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>;
 
@@ -241,6 +242,21 @@ describe('sampling from the SDK v2 server on a 2025 era (pushed by the SDK legac
       assert.equal(text(await b), 'reply: to right (model parley/person)');
     } finally {
       await m.stopAll();
+    }
+  });
+});
+
+describe('sampling behind the gateway', () => {
+  it('goes to the fallback console when it can show sampling (never upstream), and is declined headless', async () => {
+    const consolePresenter = new TestPresenter();
+    consolePresenter.step = () => reply('from the console');
+    const gw = createGateway(gatewayConfig({ v1: fixture('v1', 'v1-sample.mjs') }), { fallback: (user) => (user === 'default' ? consolePresenter : new HeadlessPresenter()) });
+    try {
+      assert.equal(text(await gw.space('default').host.callTool('v1', 'sample', {})), 'reply: from the console (model parley/person)');
+      assert.equal(consolePresenter.prompts.length, 1);
+      assert.match(text(await gw.space('bob').host.callTool('v1', 'sample', {})), /^error -1: .*nobody here can write one/);
+    } finally {
+      await gw.close();
     }
   });
 });

@@ -34,9 +34,10 @@ function defaultDb(env = process.env): string {
 function announcing(inner: Presenter, url: () => string): Presenter {
   return {
     interactive: inner.interactive,
+    sampling: inner.sampling,
     present(prompt: PromptView, signal: AbortSignal) {
       const what = prompt.call?.tool ? ` during ${prompt.call.tool}` : '';
-      err(`server "${prompt.server}" asks for input${what}; the client cannot answer it: open ${url()}`);
+      err(prompt.sampling ? `server "${prompt.server}" asks for a model reply (sampling)${what}: open ${url()}` : `server "${prompt.server}" asks for input${what}; the client cannot answer it: open ${url()}`);
       return inner.present(prompt, signal);
     },
     notify: (n) => inner.notify(n),
