@@ -63,5 +63,9 @@ export const REQUIREMENTS: Record<string, Requirement> = {
   'MRTR-MISSING-CAPABILITY': { spec: '2026-07-28/changelog.mdx', section: 'Capabilities; schema.ts MissingRequiredClientCapabilityError', rule: 'a missing client capability is answered with -32021 and data.requiredCapabilities' },
   'LIST-2607-LISTEN-DELIVERY': { spec: '2026-07-28/basic/patterns/subscriptions.mdx', section: '§Opening a Stream; §Notification Filter', rule: 'a stream that asked for toolsListChanged receives notifications/tools/list_changed when tools change' },
   'LIST-2607-LISTEN-FILTER': { spec: '2026-07-28/basic/patterns/subscriptions.mdx', section: '§Opening a Stream', rule: 'the server MUST NOT send notification types the client has not explicitly requested' },
+  'SAMPLING-HUMAN-IN-LOOP': { spec: '2025-11-25/client/sampling.mdx', section: '§User Interaction Model', rule: 'a human SHOULD be in the loop with the ability to deny sampling requests (and to review or edit the reply)' },
+  'AUTH-RS-PRM': { spec: '2025-11-25/basic/authorization.mdx', section: '§Authorization Server Location (RFC 9728)', rule: 'MCP servers MUST implement protected resource metadata and point to it from WWW-Authenticate on 401' },
+  'AUTH-RS-AUDIENCE': { spec: '2025-11-25/basic/authorization.mdx', section: '§Token Handling; §Access Token Privilege Restriction (RFC 8707)', rule: 'servers MUST validate that tokens were issued for them as the audience and reject others' },
+  'AUTH-RS-401': { spec: '2025-11-25/basic/authorization.mdx', section: '§Error Handling', rule: 'invalid or expired tokens get HTTP 401; insufficient scope gets 403' },
   'LIST-1125-TOOLS-LIST-CHANGED': { spec: '2025-11-25/server/tools.mdx', section: '§List Changed Notification', rule: 'servers that declared listChanged SHOULD send notifications/tools/list_changed when the list changes' },
 };

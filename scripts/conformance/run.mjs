@@ -15,7 +15,8 @@
 //    after the pool.
 // 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
 //    scenarios not in the baseline. Exit 1 on any failed check, a scenario without results, or a stale
-//    baseline entry. Warnings are listed, not counted as failures.
+//    baseline entry. Warnings are listed, not counted as failures. Before that, one line per revision says
+//    how many of the scenarios that revision requires pass (required.mjs).
 //
 // Usage: node scripts/conformance/run.mjs [--only server|client] [--line 0.1|0.2] [--keep <dir>] [--jobs N]
 import { spawn } from 'node:child_process';
@@ -25,6 +26,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJsonc } from 'jsonc-parser';
+import { requiredSets, requiredSummary } from './required.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -227,6 +229,17 @@ for (const l of expected) console.log(`  expected failure (baseline): ${l}`);
 for (const l of stale) console.log(`  STALE baseline entry (passes now; remove it): ${l}`);
 for (const l of warned) console.log(`  warning: ${l}`);
 for (const l of unexpected) console.log(`  FAILED: ${l}`);
+// Required scenarios per revision (required.mjs): what the baseline leaves out counts as not passing here.
+const sets = await requiredSets((argv) => cli(suiteBin('0.2'), argv, 60_000)).catch((e) => (log(`cannot list the required scenarios: ${e.message}`), undefined));
+if (sets) {
+  for (const l of requiredSummary(sets, results)) console.log(l);
+  // The baseline is for what no revision requires; an entry that names a required scenario is listed.
+  const required = new Set(Object.values(sets).flatMap((s) => [...s.server.map((n) => `server ${n}`), ...s.client.map((n) => `client ${n}`)]));
+  const owed = Object.entries(baseline).flatMap(([line, sides]) => Object.entries(sides).flatMap(([side, names]) => names
+    .filter((p) => [...required].some((r) => r.startsWith(`${side} `) && (p.endsWith('*') ? r.slice(side.length + 1).startsWith(p.slice(0, -1)) : r === `${side} ${p}`)))
+    .map((p) => `${LINES[line]} ${side} ${p}`)));
+  if (owed.length) console.log(`baseline entries that a revision requires (they must pass, not be excused): ${owed.join(', ')}`);
+}
 console.log(`time: ${((Date.now() - started) / 1000).toFixed(0)} s; warnings: ${warnings}`);
 console.log(`conformance: ${passed} passed, ${failed} failed`);
 if (removeResults) rmSync(out, { recursive: true, force: true });

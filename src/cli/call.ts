@@ -73,9 +73,11 @@ class Watched implements Presenter {
   }
   readonly interactive: boolean;
   readonly autoSubmitPrefill?: boolean;
+  readonly sampling?: boolean;
   constructor(private readonly inner: Presenter, private readonly abort: AbortController) {
     this.interactive = inner.interactive;
     this.autoSubmitPrefill = inner.autoSubmitPrefill;
+    this.sampling = inner.sampling;
   }
   async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
     try {

@@ -4,7 +4,8 @@
  * HTTP on 127.0.0.1, dual-era. Prompts the client cannot answer go to parley's web console (single
  * user; stderr names its address without the token and the 0600 file that holds the full address,
  * beside the database; the token is never logged) or, with `--headless` or several users, fail at once
- * with a clear message. `parley serve token <user>` makes a bearer token.
+ * with a clear message. `parley serve token <user>` makes a bearer token; with `gateway.oauth` the HTTP
+ * gateway also accepts OAuth access tokens of that issuer (`src/gateway/oauth.ts`).
  * docs/gateway.md.
  * @module
  */
@@ -35,9 +36,10 @@ function defaultDb(env = process.env): string {
 function announcing(inner: Presenter, url: () => string): Presenter {
   return {
     interactive: inner.interactive,
+    sampling: inner.sampling,
     present(prompt: PromptView, signal: AbortSignal) {
       const what = prompt.call?.tool ? ` during ${prompt.call.tool}` : '';
-      err(`server "${prompt.server}" asks for input${what}; the client cannot answer it: open ${url()}`);
+      err(prompt.sampling ? `server "${prompt.server}" asks for a model reply (sampling)${what}: open ${url()}` : `server "${prompt.server}" asks for input${what}; the client cannot answer it: open ${url()}`);
       return inner.present(prompt, signal);
     },
     notify: (n) => inner.notify(n),
@@ -80,7 +82,8 @@ export const serveCommand = defineCommand({
     const names = Object.keys(config.servers);
     if (names.length === 0) throw new CliError(`no servers to serve (configuration from ${origin})`, EXIT.FAILED);
     const users = Object.keys(config.gateway?.users ?? {});
-    const multi = args.http && users.length > 0;
+    const oauth = config.gateway?.oauth;
+    const multi = args.http && (users.length > 0 || !!oauth);
     const dbPath = resolve(String(args.db ?? defaultDb()));
     mkdirSync(dirname(dbPath), { recursive: true });
     const store = openSqliteStore(dbPath);
@@ -117,6 +120,8 @@ export const serveCommand = defineCommand({
     err(`gateway for ${names.join(', ')} (configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')})`);
     for (const [name, why] of Object.entries(invalidReasons(config, issues))) err(`${name}: not served, its tools are missing: ${why}`);
     if (args.http) err(`serving MCP at ${served.url}${multi ? ` for ${users.length} user(s) with bearer tokens` : ' (single user, loopback only)'}`);
+    if (args.http && oauth) err(`accepting OAuth access tokens of ${oauth.issuer} for resource ${oauth.resource ?? served.url} (metadata: ${new URL(oauth.resource ?? served.url).origin}/.well-known/oauth-protected-resource)`);
+    if (!args.http && oauth) err('gateway.oauth applies to --http only; over stdio there is one user');
     err(consoleHandle ? `prompts the client cannot answer go to ${consoleWhere}` : 'no console: prompts the client cannot answer fail at once');
 
     await new Promise<void>((done) => {

@@ -95,7 +95,16 @@ export class BridgePresenter implements Presenter {
   readonly interactive = true;
   constructor(private readonly o: BridgeOptions) {}
 
+  /**
+   * Sampling prompts are shown only by the fallback (parley's console on a single-user gateway); they
+   * are never sent upstream as elicitation. Without such a fallback the broker declines them.
+   */
+  get sampling(): boolean {
+    return this.o.fallback.sampling === true;
+  }
+
   async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    if (prompt.sampling) return this.o.fallback.present(prompt, signal);
     const tag = prompt.call?.tag;
     const up = tag !== undefined ? this.o.calls.get(tag) : undefined;
     if (up && up.modes[prompt.mode]) {

@@ -15,7 +15,7 @@ import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextp
 import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
-import { serve } from '../server/serve.js';
+import { HttpDenial, serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
 import { BridgePresenter } from './bridge.js';
 import { ConsoleHolds } from './hold.js';
@@ -32,7 +32,8 @@ import { Catalog } from './catalog.js';
 import { ParkingLot } from './park.js';
 import type { ParkOptions } from './park.js';
 import { UpstreamRoots } from './roots.js';
-import { userForAuthorization } from './users.js';
+import { identityOf, ResourceGuard } from './oauth.js';
+import type { Identity } from './oauth.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -70,7 +71,10 @@ export interface GatewayOptions {
 
 /** One user's part of the gateway. */
 export interface UserSpace {
+  /** The space's key: the user name, or `<tenant>/<user>` for OAuth users of a tenant (docs/gateway.md). */
   user: string;
+  /** The store scope's tenant (`default` unless an OAuth tenant claim says otherwise). */
+  tenant: string;
   host: Host;
   catalog: Catalog;
   /** Open upstream tool calls by tag. */
@@ -83,11 +87,17 @@ export interface UserSpace {
 }
 
 export interface Gateway {
-  /** The user's space, created on first use. */
-  space(user: string): UserSpace;
+  /**
+   * The user's space, created on first use. `who` (from the request's `AuthInfo`) gives the store
+   * scope's user and tenant when the key is an OAuth `<tenant>/<user>`. @default {user, tenant:'default'}
+   */
+  space(user: string, who?: Identity): UserSpace;
   /** Builds the upstream server for one session (2025 eras, stdio) or one request (2026-07-28 HTTP). */
   factory(ctx?: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } }): McpServer;
-  /** Serves over stdio, or over HTTP with bearer tokens when `gateway.users` is configured. */
+  /**
+   * Serves over stdio, or over HTTP with bearer tokens when `gateway.users` is configured and OAuth
+   * access tokens when `gateway.oauth` is (then also the RFC 9728 metadata, `./oauth.ts`).
+   */
   serve(how: { stdio: true; onClose?: () => void } | { http: Omit<HttpOptions, 'authenticate' | 'requireAuth'> }): Promise<ServeHandle>;
   /** Counts for diagnostics and benchmarks. */
   stats(): { users: number; sessions: number; openCalls: number; parked: number };
@@ -102,7 +112,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   const lot = new ParkingLot(opts.park);
   const holds = new ConsoleHolds(opts.consoleAddress ?? (() => undefined), opts.hold);
   const users = config.gateway?.users ?? {};
-  const hasUsers = Object.keys(users).length > 0;
+  const oauth = config.gateway?.oauth;
+  const hasUsers = Object.keys(users).length > 0 || !!oauth;
   // Bearer identities apply over HTTP only; stdio is one user by construction.
   let multiUser = false;
   const log = opts.log ?? (() => {});
@@ -111,16 +122,17 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
-  function space(user: string): UserSpace {
+  function space(user: string, who?: Identity): UserSpace {
     let s = spaces.get(user);
     if (s) return s;
     const calls = new Map<string, UpstreamCall>();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
     const pending = { n: 0 };
     const cap = { user, max: maxPending, setting: 'gateway.maxPendingPerUser in parley.json', pending };
-    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, scope: { user }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    const scope = who?.key === user ? { user: who.user, tenant: who.tenant } : { user, tenant: 'default' };
+    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, scope, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
     const catalog = new Catalog(host, log);
-    s = { user, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
+    s = { user, tenant: scope.tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.
@@ -151,12 +163,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     });
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
+    const ownerWho = multiUser ? identityOf(ctx.authInfo as never) : undefined;
     const srv = mcp.server;
     let sessionRoots: (sdk: ServerContext) => Promise<void> = () => Promise.resolve();
     const spaceOf = (sdk: ServerContext) => {
       const user = userOfCtx(sdk);
       if (!user) throw new ProtocolError(-32001, 'no user: this gateway needs a bearer token');
-      return space(user);
+      return space(user, multiUser ? identityOf(sdk.http?.authInfo) : undefined);
     };
 
     srv.setRequestHandler('tools/list', async (_req, sdk) => {
@@ -192,7 +205,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     // may find no stream to travel on), and again on notifications/roots/list_changed. Bound: 10 s.
     let rootsRead: Promise<void> | undefined;
     const readRoots = (send: (r: { method: 'roots/list' }, o: { timeout: number }) => Promise<{ roots: Array<{ uri: string; name?: string }> }>) => {
-      const sp = owner ? space(owner) : undefined;
+      const sp = owner ? space(owner, ownerWho) : undefined;
       // 2026-07-28 has no pushed roots/list (roots are deprecated there); only 2025-era sessions.
       if (!sp || srv.getNegotiatedProtocolVersion?.() === '2026-07-28' || !srv.getClientCapabilities()?.roots) return Promise.resolve();
       return Promise.resolve().then(() => send({ method: 'roots/list' }, { timeout: 10_000 })).then(
@@ -203,7 +216,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     sessionRoots = (sdk) => (readEra(mcp, sdk).modern ? Promise.resolve() : (rootsRead ??= readRoots((r, o) => sdk.mcpReq.send(r, o) as never)));
     srv.oninitialized = () => {
       if (!owner) return;
-      space(owner).sessions.add(mcp);
+      space(owner, ownerWho).sessions.add(mcp);
       srv.setNotificationHandler('notifications/roots/list_changed', () => void readRoots((r, o) => srv.listRoots(undefined, o)));
     };
     const prevClose = srv.onclose;
@@ -319,23 +332,31 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       };
       if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
-      return keep(await serve((c) => factory(c as never), {
-        http: {
-          sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
-          maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
-          maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
-          ...how.http,
-          ...(hasUsers
-            ? {
-                requireAuth: true,
-                authenticate: (req: IncomingMessage) => {
-                  const user = userForAuthorization(req.headers.authorization, users);
-                  return user ? { token: 'bearer', clientId: user, scopes: [], extra: { sub: user } } : undefined;
-                },
-              }
-            : {}),
-        },
-      }));
+      // The resource URL is the served URL unless configured; with port 0 it is known after listen, so
+      // the guard is made then (a request in between gets 503).
+      let guard = oauth?.resource ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env }) : undefined;
+      const http: HttpOptions = {
+        sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+        maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
+        maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
+        ...how.http,
+        ...(hasUsers
+          ? {
+              requireAuth: true,
+              authenticate: (req: IncomingMessage) => {
+                if (!guard) throw new HttpDenial(503, { 'retry-after': '1' }, '');
+                return guard.authenticate(req);
+              },
+              routes: (pathname: string, req: IncomingMessage) => guard?.route(pathname, req),
+            }
+          : {}),
+      };
+      const h = keep(await serve((c) => factory(c as never), { http }));
+      guard ??= new ResourceGuard({ oauth, users, servedUrl: h.url, env: opts.env });
+      // serve() reads the options at each request: the 401 for a request without credentials names
+      // the metadata document (RFC 9728 §5.1).
+      http.challenge = guard.challenge;
+      return h;
     },
     stats: () => ({
       users: spaces.size,

@@ -8,3 +8,4 @@ export { ParkingLot, ParkedCall, type ParkOptions } from './park.js';
 export { namespace, qualifiedUri, parseQualifiedUri, SEPARATOR, MAX_NAME } from './names.js';
 export { hashToken, newToken, userForAuthorization } from './users.js';
 export { Catalog } from './catalog.js';
+export { ResourceGuard, identityOf, ISSUER_FETCH_MS, INTROSPECTION_CACHE_MS, MAX_CLAIM_CHARS, type Identity, type ResourceGuardOptions } from './oauth.js';

@@ -136,6 +136,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     ...(opts.stop ? { stop: opts.stop } : {}),
     handlers: {
       elicit: (params, ctx) => broker.elicit(params as never, { ...ctx, scope }),
+      sample: (params, ctx) => broker.sample(params, { ...ctx, scope }),
       listRoots: async (ctx) => ({ roots: roots.rootsForServer(ctx.server) }),
       elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
     },

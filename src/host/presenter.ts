@@ -20,6 +20,24 @@ export interface UrlView {
   warnings: string[];
 }
 
+/**
+ * A server's `sampling/createMessage`, shown to a person who writes or approves the reply (the host has
+ * no model of its own). The prompt carrying it is a form with one string field, `reply`.
+ */
+export interface SamplingView {
+  /** The conversation, oldest first, each content rendered as text (non-text parts as `[image image/png]` etc.). */
+  messages: Array<{ role: string; text: string }>;
+  systemPrompt?: string;
+  /** The most tokens the server asked for. */
+  maxTokens: number;
+  /** Model name hints of `modelPreferences.hints`. */
+  modelHints: string[];
+  /** Names of the tools the server offers the model (SEP-1577), if any. */
+  tools: string[];
+  /** Messages left out because the request had more than the display cap. */
+  omittedMessages: number;
+}
+
 /** Everything a UI needs to render one input request. */
 export interface PromptView {
   /** Broker-assigned request id. */
@@ -44,6 +62,8 @@ export interface PromptView {
   sensitiveFields: string[];
   url?: UrlView;
   call?: { tool: string; callId: string; tag?: string };
+  /** Set when the prompt is a sampling request: the form's one field `reply` is the model's answer. */
+  sampling?: SamplingView;
   /** Issues of the previous answer when the prompt is re-presented (1-based `round` > 1). */
   issues?: Issue[];
   round: number;
@@ -72,6 +92,11 @@ export interface Presenter {
    * valid prefill without calling {@link present}.
    */
   readonly autoSubmitPrefill?: boolean;
+  /**
+   * This presenter can show sampling prompts ({@link PromptView.sampling}). Without it, policy
+   * `sampling: "ask"` declines sampling requests (nobody could write the reply). @default false
+   */
+  readonly sampling?: boolean;
   /**
    * Shows the prompt and resolves with the answer. Must settle (or reject) soon after `signal` aborts:
    * the server cancelled, or the broker's answer timeout fired.
@@ -140,6 +165,8 @@ export function answerFromFile(file: AnswersFile, prompt: PromptView): Presenter
  */
 export class ScriptedPresenter implements Presenter {
   readonly interactive = false;
+  /** Sampling prompts are answered like forms: `{"reply": "…"}` (or a step). */
+  readonly sampling = true;
   readonly prompts: PromptView[] = [];
   readonly notices: PresenterNotice[] = [];
   readonly autoSubmitPrefill: boolean;

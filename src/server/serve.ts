@@ -37,10 +37,20 @@ export interface HttpOptions {
   path?: string;
   /** Extra Host/Origin hostnames accepted besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: string[];
-  /** Verifies the request's credentials; the result reaches tools as `ctx.user` (`extra.sub` or `clientId`). */
+  /**
+   * Verifies the request's credentials; the result reaches tools as `ctx.user` (`extra.sub` or `clientId`).
+   * Throwing an {@link HttpDenial} answers the request with it (e.g. a 401 with an OAuth challenge).
+   */
   authenticate?: (req: IncomingMessage) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
   /** When `authenticate` returns nothing, answer HTTP 401 (`WWW-Authenticate: Bearer`). @default false */
   requireAuth?: boolean;
+  /** The `WWW-Authenticate` value of that 401. @default 'Bearer' */
+  challenge?: string;
+  /**
+   * Answers GET/OPTIONS requests for paths other than the endpoint (after the Host/Origin checks), e.g.
+   * RFC 9728 metadata under `/.well-known/`. `undefined` falls through to the 404.
+   */
+  routes?: (pathname: string, req: IncomingMessage) => HttpDenial | undefined;
   /**
    * A 2025-era session with no request for this long, and none open, is closed (clients that vanish
    * without HTTP DELETE would otherwise keep it forever), ms. Checked every `min(idle, 60 000)` ms.
@@ -76,6 +86,14 @@ export interface ServeHandle {
    * toolkit server announces it itself); 2026-07-28 HTTP clients get a fresh instance per request.
    */
   connections(): Array<ParleyServer | McpServer>;
+}
+
+/** A complete HTTP answer: thrown by `HttpOptions.authenticate`, returned by `HttpOptions.routes`. */
+export class HttpDenial extends Error {
+  constructor(readonly status: number, readonly headers: Record<string, string>, readonly body: string) {
+    super(`HTTP ${status}`);
+    this.name = 'HttpDenial';
+  }
 }
 
 const isParley = (s: ParleyServer | McpServer): s is ParleyServer => 'mcp' in s && 'tool' in s;
@@ -197,11 +215,20 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
       if (!host || !allowed.has(host)) return deny(res, 403, `Host "${req.headers.host ?? ''}" is not allowed`);
       const origin = req.headers.origin;
       if (origin !== undefined && !allowed.has(hostnameOf(origin) ?? '')) return deny(res, 403, `Origin "${origin}" is not allowed`);
-      if (new URL(req.url ?? '/', 'http://x').pathname !== path) return deny(res, 404, `no MCP endpoint here; use ${path}`);
-      const auth = await o.authenticate?.(req);
+      const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+      if (pathname !== path) {
+        const r = o.routes?.(pathname, req);
+        if (r) return void res.writeHead(r.status, r.headers).end(r.body);
+        return deny(res, 404, `no MCP endpoint here; use ${path}`);
+      }
+      let auth: AuthInfo | undefined;
+      try { auth = await o.authenticate?.(req); } catch (e) {
+        if (e instanceof HttpDenial) return void res.writeHead(e.status, e.headers).end(e.body);
+        throw e;
+      }
       if (auth) (req as IncomingMessage & { auth?: AuthInfo }).auth = auth;
       else if (o.requireAuth) {
-        res.setHeader('www-authenticate', 'Bearer');
+        res.setHeader('www-authenticate', o.challenge ?? 'Bearer');
         return deny(res, 401, 'missing or unknown bearer token: send Authorization: Bearer <token> (parley serve token <user> makes one)');
       }
       let body: unknown;

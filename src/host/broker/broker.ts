@@ -22,6 +22,8 @@ import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
 import type { ElicitAnswer } from '../servers/handlers.js';
 import type { BrokerElicitParams, BrokerEvent, BrokerInputContext, BrokerTimeouts, ElicitUrlParams, InputRequest, PrefillSources, RefusalReason } from './types.js';
 import { UrlElicitationRegistry } from './urls.js';
+import { samplingPrompt, samplingResult, samplingSchema } from './sampling.js';
+import type { SampleAnswer } from '../servers/handlers.js';
 import { List, type ListNode } from '../list.js';
 
 type PendingOutcome = (BrokerEvent & { type: 'pending-removed' })['outcome'];
@@ -104,6 +106,40 @@ export class ElicitationBroker {
     }
   }
 
+  /**
+   * Answers one `sampling/createMessage` (docs/broker.md §Sampling): policy `sampling` ("ask": the
+   * person writes the reply when the presenter can show sampling prompts, else declined; "decline"),
+   * then the elicitation pipeline with a one-field form `reply` (rate limit, pending cap, answer
+   * deadline `timeouts.answerMs` → `cancel`, cancellation with `ctx.signal`, audit rows with
+   * `detail.method: 'sampling/createMessage'`; no prefill, never remembered).
+   * @throws InvalidElicitationError (-32602) for malformed params, ElicitationCancelledError when
+   * `ctx.signal` aborts, and what the presenter throws
+   */
+  async sample(params: unknown, ctx: BrokerInputContext): Promise<SampleAnswer> {
+    const built = samplingPrompt(params, ctx.server);
+    const req = { id: `in-${++this.seq}`, server: ctx.server, scope: ctx.scope ?? this.scope, receivedAt: this.now() };
+    if ('error' in built) {
+      this.audit.write(req, 'request', { detail: { method: 'sampling/createMessage', wireId: ctx.requestId, era: ctx.era, call: ctx.call } });
+      this.audit.write(req, 'error', { detail: { code: -32602, message: built.error } });
+      throw new InvalidElicitationError(built.error, []);
+    }
+    const presenter = this.opts.presenter;
+    const why = this.policy.sampling === 'decline' ? 'sampling-policy' : !presenter.sampling ? 'sampling-no-presenter' : undefined;
+    if (why) {
+      this.audit.write(req, 'request', { detail: { method: 'sampling/createMessage', wireId: ctx.requestId, era: ctx.era, call: ctx.call, messages: built.view.messages.length, maxTokens: built.view.maxTokens } });
+      const message = why === 'sampling-policy'
+        ? `Declined: ${ctx.server} asked for a model reply (sampling); policy sampling is "decline".`
+        : `Declined: ${ctx.server} asked for a model reply (sampling), and nobody here can write one (this presenter shows no sampling requests).`;
+      this.refuse({ ...req, era: ctx.era, revision: revisionOf(ctx.revision, ctx.era), mode: 'form', message: '' }, why, message, {});
+      return { action: 'decline', reason: message };
+    }
+    const form = { mode: 'form' as const, message: built.message, requestedSchema: samplingSchema(built.view.maxTokens) };
+    const a = await this.elicit(form, { ...ctx, fromWire: false, sampling: built.view });
+    if (a.action === 'accept' && typeof a.content?.reply === 'string') return { action: 'accept', result: samplingResult(a.content.reply) };
+    if (a.action === 'accept') return { action: 'cancel', reason: 'the reply was empty' };
+    return { action: a.action, reason: a.action === 'decline' ? 'the person declined' : 'the person cancelled, or no answer came in time' };
+  }
+
   private start(params: BrokerElicitParams, ctx: BrokerInputContext): ElicitAnswer | Promise<ElicitAnswer> {
     const revision = revisionOf(ctx.revision, ctx.era);
     const p = (params ?? {}) as Record<string, unknown>;
@@ -120,7 +156,7 @@ export class ElicitationBroker {
     };
     if (ctx.call) req.call = ctx.call;
     if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
-    if (this.audit.enabled) this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
+    if (this.audit.enabled) this.audit.write(req, 'request', { detail: { ...(ctx.sampling ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens } : {}), mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
     if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
     if (mode !== 'form' && mode !== 'url') throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
     if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
@@ -168,12 +204,13 @@ export class ElicitationBroker {
     } catch (err) {
       this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
     }
-    const prefill = req.requestedSchema && form ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, form) : { values: {}, sources: {} };
+    const prefill = req.requestedSchema && form && !ctx.sampling ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, form) : { values: {}, sources: {} };
     // Same keys, in the same order, as the spread-built view it replaces.
     const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, sensitiveFields: sensitive, round: 1 } as PromptView;
     if (ctx.call) prompt.call = ctx.call;
     if (req.requestedSchema) prompt.schema = req.requestedSchema;
     if (url) prompt.url = url;
+    if (ctx.sampling) prompt.sampling = ctx.sampling;
     prompt.prefill = prefill.values;
     prompt.prefillSources = prefill.sources;
 
@@ -189,7 +226,7 @@ export class ElicitationBroker {
     }
     // ask() reports every failure as a rejection, never a throw.
     return ask(presenter, prompt, req.requestedSchema, ctx, this.timeouts.answerMs, this.opts.maxRounds ?? 3, this.now).then(
-      (result) => this.answered(req, place, form, sensitive, result),
+      (result) => this.answered(req, place, ctx.sampling ? undefined : form, sensitive, result),
       (err: unknown) => this.askFailed(req, place, err),
     );
   }
@@ -213,7 +250,7 @@ export class ElicitationBroker {
       } else {
         const a = result.answer;
         answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
-        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && this.opts.store) this.remember(req, answer.content!, a.remember, form!.hash(), sensitive);
+        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && form && this.opts.store) this.remember(req, answer.content!, a.remember, form!.hash(), sensitive);
         if (this.audit.enabled) this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
       }
       if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');

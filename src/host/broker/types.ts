@@ -7,6 +7,7 @@
 import type { Content, RequestedSchema, Revision } from '../../schema/index.js';
 import type { InputContext } from '../servers/handlers.js';
 import type { Scope } from '../store/types.js';
+import type { SamplingView } from '../presenter.js';
 
 /**
  * Where a request comes from: the runtime's {@link InputContext} (`src/host/servers/handlers.ts`) plus
@@ -17,6 +18,8 @@ export interface BrokerInputContext extends InputContext {
   scope?: Scope;
   /** The tool call this request belongs to, when known. */
   call?: { tool: string; callId: string; tag?: string };
+  /** Set by `ElicitationBroker.sample`: the form is a sampling request's reply (no prefill, never remembered). */
+  sampling?: SamplingView;
 }
 
 /** Form-mode params (`mode` may be omitted: treated as form on every revision). */
@@ -67,7 +70,7 @@ export type BrokerEvent =
   | { type: 'url-completed'; server: string; elicitationId: string };
 
 /** Why the broker declined without asking the person. */
-export type RefusalReason = 'sensitive-field' | 'rate-limited' | 'pending-cap' | 'url-scheme' | 'url-invalid';
+export type RefusalReason = 'sensitive-field' | 'rate-limited' | 'pending-cap' | 'url-scheme' | 'url-invalid' | 'sampling-policy' | 'sampling-no-presenter';
 
 /** Bounds of every wait the broker owns, in ms. */
 export interface BrokerTimeouts {

@@ -19,7 +19,8 @@
  *   "routes"?:     [{ match: string, regex?: boolean, servers: string[] }],   // glob, or JS regex source
  *   "policy"?:     { sensitiveFields?: "decline"|"ask"|"allow",  // default "decline"
  *                    ratePerMinute?: int (30), burst?: int (10), maxPendingPerServer?: int (5),
- *                    urlSchemes?: string[] (["https"]), allowLoopbackUrls?: boolean (false) },
+ *                    urlSchemes?: string[] (["https"]), allowLoopbackUrls?: boolean (false), sampling?: "ask"|"decline" ("ask") },
+ *   "gateway"?:    { users?: { [name]: { tokenSha256 } }, oauth?: { issuer, … }, maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs? },
  *   "presets"?:    { [name]: { roots?: Root[], answers?: { [formKey]: { [field]: value } } } },
  *   "profile"?:    { [fieldName]: value },                   // prefill for fields of that name
  *   "roots"?:      Root[]                                    // Root = {uri, name?} | string (path or URI)

@@ -185,6 +185,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.inputs, l.inputs);
     Object.assign(config.gateway!.users, l.gateway.users);
     for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
+    if (l.gateway.oauth) config.gateway!.oauth = l.gateway.oauth;
   }
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);

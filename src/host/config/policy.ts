@@ -14,12 +14,13 @@ export const DEFAULT_POLICY: Readonly<PolicyDef> = Object.freeze({
   burst: 10,
   maxPendingPerServer: 5,
   urlSchemes: Object.freeze(['https']) as unknown as string[],
+  sampling: 'ask',
 });
 
 /** Timeout defaults in ms, as documented on {@link ServerTimeouts}. */
 export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({ startupMs: 30_000, toolCallMs: 120_000, maxTotalMs: 3_600_000 });
 
-const KEYS = ['sensitiveFields', 'ratePerMinute', 'burst', 'maxPendingPerServer', 'urlSchemes', 'allowLoopbackUrls'] as const;
+const KEYS = ['sensitiveFields', 'ratePerMinute', 'burst', 'maxPendingPerServer', 'urlSchemes', 'allowLoopbackUrls', 'sampling'] as const;
 
 /** Reads a partial policy; bad keys are reported and left out (so the default applies). */
 export function readPolicy(r: Reader, v: unknown, segs: Segments): Partial<PolicyDef> {
@@ -40,6 +41,10 @@ export function readPolicy(r: Reader, v: unknown, segs: Segments): Partial<Polic
     if (n === undefined) continue;
     if (typeof n === 'number' && Number.isInteger(n) && n >= 0) out[k] = n;
     else wrongType(r, [...segs, k], 'a non-negative integer', n);
+  }
+  if (v.sampling !== undefined) {
+    if (v.sampling === 'ask' || v.sampling === 'decline') out.sampling = v.sampling;
+    else report(r, 'invalid-value', [...segs, 'sampling'], 'expected "ask" or "decline"', { fix: 'the default is "ask" (the person writes or approves the reply; declined when nobody can be asked)' });
   }
   const u = v.urlSchemes;
   if (u !== undefined) {

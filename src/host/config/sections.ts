@@ -9,6 +9,7 @@ import type { HostConfig, InputDef, RouteDef } from './types.js';
 import type { Reader } from './reader.js';
 import { isObject, report, reservedKey, str, unknownKeys, wrongType } from './reader.js';
 import type { Segments } from './source.js';
+import { readGatewayOAuth } from './gateway-oauth.js';
 
 export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string, InputDef> {
   const out: Record<string, InputDef> = {};
@@ -143,23 +144,25 @@ function rootUri(s: string, base: string): string | undefined {
 }
 
 /**
- * parley.json `gateway`: `{users: {<name>: {tokenSha256: "<64 hex>"}}, maxSessionsPerUser?, maxPendingPerUser?,
- * sessionIdleMs?}`. A plaintext `token` is refused.
+ * parley.json `gateway`: `{users: {<name>: {tokenSha256: "<64 hex>"}}, oauth?, maxSessionsPerUser?,
+ * maxPendingPerUser?, sessionIdleMs?}`. A plaintext `token` is refused; `oauth` is read by `./gateway-oauth.ts`.
  */
 export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<HostConfig['gateway']> {
   const out: NonNullable<HostConfig['gateway']> = { users: {} };
   if (v === undefined) return out;
   if (!isObject(v)) {
-    wrongType(r, segs, 'an object {users}', v);
+    wrongType(r, segs, 'an object {users, oauth?}', v);
     return out;
   }
-  unknownKeys(r, v, segs, ['users', 'maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs']);
+  unknownKeys(r, v, segs, ['users', 'oauth', 'maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs']);
   for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) {
     const n = v[k];
     if (n === undefined) continue;
     if (typeof n === 'number' && Number.isInteger(n) && n >= 1) out[k] = n;
     else wrongType(r, [...segs, k], 'a positive integer', n);
   }
+  const oauth = readGatewayOAuth(r, v.oauth, [...segs, 'oauth']);
+  if (oauth) out.oauth = oauth;
   if (v.users === undefined) return out;
   if (!isObject(v.users)) {
     wrongType(r, [...segs, 'users'], 'an object of user name → {tokenSha256}', v.users);

@@ -88,6 +88,12 @@ export interface PolicyDef {
    * default: a page on a loopback address receives the parley console's session cookie. @default false
    */
   allowLoopbackUrls?: boolean;
+  /**
+   * A server's `sampling/createMessage` (pushed on 2025 eras, an `inputRequests` entry on 2026-07-28):
+   * `'ask'` shows it to the person when the presenter can show sampling requests (the console, the
+   * terminal, scripted answers) and declines it otherwise; `'decline'` always declines. @default 'ask'
+   */
+  sampling: 'ask' | 'decline';
 }
 
 /** A VS Code style `${input:id}` definition. */
@@ -137,4 +143,42 @@ export interface GatewayDef {
   maxPendingPerUser?: number;
   /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
   sessionIdleMs?: number;
+  /**
+   * OAuth access tokens from one issuer, accepted besides the static tokens of `users`
+   * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
+   */
+  oauth?: GatewayOAuthDef;
+}
+
+/**
+ * parley.json `gateway.oauth`: the gateway as an OAuth 2.1 protected resource (MCP authorization,
+ * RFC 9728 metadata, RFC 8707 audience). Tokens are JWTs checked against the issuer's JWKS, or, with
+ * `introspection`, opaque tokens checked by RFC 7662 introspection.
+ */
+export interface GatewayOAuthDef {
+  /** The authorization server's issuer identifier (an absolute http(s) URL; https outside loopback). */
+  issuer: string;
+  /** The gateway's resource URL, the audience tokens must name. @default the served URL, e.g. `http://127.0.0.1:8765/mcp` */
+  resource?: string;
+  /** JWKS location. @default the issuer metadata's `jwks_uri` (OIDC discovery, else RFC 8414) */
+  jwksUri?: string;
+  /** RFC 7662 token introspection instead of local JWT checks. */
+  introspection?: {
+    /** @default the issuer metadata's `introspection_endpoint` */
+    endpoint?: string;
+    /** The gateway's client id at the issuer (client_secret_basic). */
+    clientId: string;
+    /** Name of the environment variable holding the client secret (never the secret itself). */
+    clientSecretEnv?: string;
+  };
+  /** Scopes every token must carry; a token without them gets 403 `insufficient_scope`. @default [] */
+  scopes: string[];
+  /** Claim naming the user. @default 'sub' */
+  userClaim: string;
+  /** Claim naming the tenant; absent = every token's user is in tenant `default`. */
+  tenantClaim?: string;
+  /** Accepted JWS algorithms. @default ['RS256','PS256','ES256','EdDSA'] */
+  algorithms: string[];
+  /** Clock skew allowed for `exp`/`nbf`/`iat`, ms. @default 5000 */
+  clockSkewMs: number;
 }

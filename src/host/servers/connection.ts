@@ -4,7 +4,8 @@
  * the `elicitation/create` / `roots/list` handlers that call the broker, and cancellation of pending
  * broker calls.
  *
- * - Capabilities: `elicitation: {form: {}, url: {}}`, `roots: {listChanged: true}`.
+ * - Capabilities: `elicitation: {form: {}, url: {}}`, `roots: {listChanged: true}`, and `sampling: {}`
+ *   when the handlers answer sampling.
  * - Era: `versionNegotiation: {mode: 'auto'}` (probe `server/discover`, fall back to `initialize`,
  *   `protocol.md` §7.2). On stdio the SDK runs that probe on a throw-away sibling process, one extra
  *   full server boot before the real child starts. A cached verdict (`verdict`, see `era-verdict.ts`)
@@ -145,7 +146,7 @@ export class Connection {
       currentTransport = transport;
       const t0 = Date.now();
       const client = (current = new Client(o.clientInfo, {
-        capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+        capabilities: { elicitation: { form: {}, url: {} }, roots: { listChanged: true }, ...(o.handlers.sample ? { sampling: {} } : {}) },
         versionNegotiation: { mode: mode === 'legacy' ? 'legacy' : 'auto', probe: { timeoutMs: probeMs } },
       }));
       wireHandlers(client, o, pending, holder);

@@ -51,6 +51,23 @@ export interface ElicitAnswer {
   content?: Record<string, unknown>;
 }
 
+/** The `sampling/createMessage` result parley sends (a person wrote `content.text`). */
+export interface SamplingResult {
+  role: 'assistant';
+  content: { type: 'text'; text: string };
+  model: string;
+  stopReason: 'endTurn';
+  [k: string]: unknown;
+}
+
+/**
+ * The broker's answer to one sampling request. `decline` and `cancel` have no wire form of their own:
+ * pushed, they become a JSON-RPC error (code -1, as in the spec's "User rejected sampling request"
+ * example); in an `input_required` round the call is abandoned (an `inputResponses` entry must be a
+ * `CreateMessageResult`).
+ */
+export type SampleAnswer = { action: 'accept'; result: SamplingResult } | { action: 'decline'; reason: string } | { action: 'cancel'; reason: string };
+
 export interface InputHandlers {
   /**
    * Answers one elicitation (pushed `elicitation/create` or an MRTR inputRequests entry: the SDK v2
@@ -59,6 +76,11 @@ export interface InputHandlers {
    * clock of that server is paused.
    */
   elicit(params: ElicitRequestParams, ctx: InputContext): Promise<ElicitAnswer>;
+  /**
+   * Answers one `sampling/createMessage` (pushed, or an MRTR `inputRequests` entry). When absent the
+   * host declares no `sampling` capability and answers neither. Clocks are paused while it runs.
+   */
+  sample?(params: unknown, ctx: InputContext): Promise<SampleAnswer>;
   /** Roots for this server (already filtered to what is routed to it, file:// only). */
   listRoots(ctx: InputContext): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
   /** 2025-11-25 `notifications/elicitation/complete`. */

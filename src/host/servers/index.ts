@@ -2,7 +2,7 @@
  * The host's server runtime: live servers, their SDK v2 connections, tool calls with pausable clocks.
  * @module
  */
-export type { InputContext, InputHandlers, ElicitAnswer } from './handlers.js';
+export type { InputContext, InputHandlers, ElicitAnswer, SampleAnswer, SamplingResult } from './handlers.js';
 export { DEFAULT_STOP } from './shutdown.js';
 export { ServerManager, type ServerManagerOptions, type ConnectionInfo } from './manager.js';
 export { type ServerState, type ServerStatus, type ServerEvents, ServerUnavailableError, UnknownServerError } from './state.js';

@@ -4,7 +4,8 @@
  * only), and `notifications/elicitation/complete`. Each broker call is tracked so it can be aborted.
  * @module
  */
-import type { Client, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
+import { ProtocolError } from '@modelcontextprotocol/client';
+import type { Client, CreateMessageResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { ConnectOptions, Era } from './connection.js';
 import type { InputContext } from './handlers.js';
 import { attributeCall } from './calls.js';
@@ -83,6 +84,19 @@ export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pe
     run(ctx.mcpReq.id, ctx.mcpReq.signal, (ictx) => o.pause.during(() => o.handlers.elicit(req.params as ElicitRequestParams, ictx) as Promise<ElicitResult>)),
     // (the SDK checks the result shape: content values must be string | number | boolean | string[])
   );
+  // Sampling: only when the broker answers it (the capability is declared then, connection.ts). A
+  // declined or cancelled request is a JSON-RPC error, code -1 as in the spec's "User rejected sampling
+  // request" example: sampling has no decline result.
+  const sample = o.handlers.sample?.bind(o.handlers);
+  if (sample) {
+    client.setRequestHandler('sampling/createMessage', (req, ctx) =>
+      run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => {
+        const a = await o.pause.during(() => sample(req.params, ictx));
+        if (a.action === 'accept') return a.result as unknown as CreateMessageResult;
+        throw new ProtocolError(-1, a.action === 'decline' ? `User rejected sampling request: ${a.reason}` : `Sampling request cancelled: ${a.reason}`);
+      }),
+    );
+  }
   client.setRequestHandler('roots/list', (_req, ctx) =>
     run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => fileRootsOnly(await o.handlers.listRoots(ictx), o.name, o.log)),
   );

@@ -5,7 +5,8 @@
  *
  * Each round: the call is sent with `allowInputRequired: true`; a complete result ends the loop; an
  * `input_required` result has each `inputRequests` entry answered through {@link InputHandlers}
- * (`elicitation/create` → `elicit`, `roots/list` → `listRoots`, file:// only), all entries of a round
+ * (`elicitation/create` → `elicit`, `roots/list` → `listRoots`, file:// only, `sampling/createMessage`
+ * → `sample` when the host answers sampling), all entries of a round
  * concurrently, then the call is retried with `inputResponses` and the byte-exact `requestState`
  * (spec 2026-07-28 basic/patterns/mrtr). Bounded by `maxRounds` (default 10, the SDK's default) and by
  * the caller's signal and deadlines.
@@ -22,7 +23,7 @@ export const MAX_MRTR_ROUNDS = 10;
 /** Thrown when an MRTR flow cannot go on: too many rounds, or an input request parley cannot answer. */
 export class InputRequiredFlowError extends Error {
   override readonly name = 'InputRequiredFlowError';
-  constructor(message: string, readonly code: 'rounds-exceeded' | 'unsupported-input' | 'invalid-input-request') {
+  constructor(message: string, readonly code: 'rounds-exceeded' | 'unsupported-input' | 'invalid-input-request' | 'sampling-declined') {
     super(message);
   }
 }
@@ -72,5 +73,12 @@ async function answer(env: MrtrEnv, key: string, entry: unknown, ctx: InputConte
   if (typeof e.method !== 'string') throw new InputRequiredFlowError(`Server "${env.server}" sent inputRequests.${key} without a method; each entry must be an embedded request ({method, params}).`, 'invalid-input-request');
   if (e.method === 'elicitation/create') return env.handlers.elicit((e.params ?? {}) as ElicitRequestParams, ctx);
   if (e.method === 'roots/list') return fileRootsOnly(await env.handlers.listRoots(ctx), env.server, env.log);
-  throw new InputRequiredFlowError(`Server "${env.server}" asked for ${e.method} (inputRequests.${key}), which parley does not provide; only elicitation/create and roots/list can be answered.`, 'unsupported-input');
+  if (e.method === 'sampling/createMessage' && env.handlers.sample) {
+    // An inputResponses entry must be a CreateMessageResult: a declined or cancelled sampling request
+    // cannot be sent back, so the call is abandoned (the server MUST NOT assume the client retries).
+    const a = await env.handlers.sample(e.params ?? {}, ctx);
+    if (a.action === 'accept') return a.result;
+    throw new InputRequiredFlowError(`Server "${env.server}" asked for a model reply (sampling, inputRequests.${key}) and it was not given: ${a.reason}. The call was abandoned.`, 'sampling-declined');
+  }
+  throw new InputRequiredFlowError(`Server "${env.server}" asked for ${e.method} (inputRequests.${key}), which parley does not provide; only elicitation/create, roots/list${env.handlers.sample ? ' and sampling/createMessage' : ''} can be answered.`, 'unsupported-input');
 }

@@ -41,6 +41,8 @@ export function openInBrowser(url: string): void {
 
 export class TerminalPresenter implements Presenter {
   readonly interactive = true;
+  /** Sampling requests are shown: the conversation, a reply to type, send / decline / cancel. */
+  readonly sampling = true;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly input: Readable;
   private readonly output: Writable;
@@ -80,7 +82,7 @@ export class TerminalPresenter implements Presenter {
     for (const [f, src] of Object.entries(prompt.prefillSources)) bySource.set(src, [...(bySource.get(src) ?? []), f]);
     for (const [src, fields] of bySource) lines.push(`prefilled from ${src}: ${fields.join(', ')}`);
     if (prompt.call) lines.push(`(during tool call ${prompt.call.tool})`);
-    p.note(lines.join('\n'), `${prompt.server} is asking`, this.io);
+    p.note(lines.join('\n'), prompt.sampling ? `${prompt.server} asks for a model reply (sampling)` : `${prompt.server} is asking`, this.io);
     if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
   }
 
@@ -100,9 +102,9 @@ export class TerminalPresenter implements Presenter {
         else raw[name] = v;
       }
       const choice = await this.select(signal, {
-        message: names.length ? `Send these answers to ${prompt.server}?` : `${prompt.server}: confirm?`,
+        message: prompt.sampling ? `Send this reply to ${prompt.server} as the model's answer?` : names.length ? `Send these answers to ${prompt.server}?` : `${prompt.server}: confirm?`,
         options: [
-          { value: 'accept', label: 'Accept', hint: names.length ? 'send the answers' : 'confirm' },
+          { value: 'accept', label: prompt.sampling ? 'Send' : 'Accept', hint: prompt.sampling ? 'approve and send the reply' : names.length ? 'send the answers' : 'confirm' },
           { value: 'decline', label: 'Decline', hint: 'say no to the server' },
           { value: 'cancel', label: 'Cancel', hint: 'dismiss without answering' },
         ],
@@ -116,7 +118,7 @@ export class TerminalPresenter implements Presenter {
         ask = again.length ? again : names;
         continue;
       }
-      const remember = prompt.sensitiveFields.length || !names.length ? undefined : await this.remember(signal);
+      const remember = prompt.sensitiveFields.length || !names.length || prompt.sampling ? undefined : await this.remember(signal);
       if (remember === CANCELLED) return { action: 'cancel' };
       return { action: 'accept', content: checked.value, ...(remember ? { remember } : {}) };
     }

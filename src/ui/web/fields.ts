@@ -27,6 +27,8 @@ export interface FieldView {
   value?: unknown;
   /** `'remembered' | 'preset' | 'profile' | 'default'` when `value` is set. */
   source?: string;
+  /** Draw a multi-line text box (a sampling prompt's `reply`). */
+  multiline?: boolean;
 }
 
 /** What the browser receives for one pending prompt. */
@@ -35,7 +37,7 @@ export interface PromptPayload {
   fields: FieldView[];
   /** True when the form has no fields: Accept / Decline / Cancel only. */
   confirmOnly: boolean;
-  /** Whether to offer "remember": form mode with at least one non-sensitive field (sensitive fields are never remembered). */
+  /** Whether to offer "remember": form mode with at least one non-sensitive field (sensitive fields and sampling replies are never remembered). */
   rememberable: boolean;
   /** Epoch ms when the prompt was shown. */
   since: number;
@@ -58,6 +60,7 @@ export function promptPayload(prompt: PromptView, since: number): PromptPayload 
     }
     const f: FieldView = { name, kind, title: typeof p.title === 'string' && p.title ? p.title : name, required: required.has(name), sensitive: sensitive.has(name) };
     if (typeof p.description === 'string') f.description = p.description;
+    if (prompt.sampling && name === 'reply') f.multiline = true;
     if (typeof p.format === 'string') f.format = p.format;
     for (const k of ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const) {
       const v = num(p[k]);
@@ -77,7 +80,7 @@ export function promptPayload(prompt: PromptView, since: number): PromptPayload 
     prompt,
     fields,
     confirmOnly: prompt.mode === 'form' && fields.length === 0,
-    rememberable: prompt.mode === 'form' && fields.some((f) => !f.sensitive),
+    rememberable: prompt.mode === 'form' && !prompt.sampling && fields.some((f) => !f.sensitive),
     since,
   };
 }

@@ -47,6 +47,8 @@ export interface WebPresenterOptions {
 
 export class WebPresenter implements Presenter {
   readonly interactive = true;
+  /** Sampling requests are shown as a card with the conversation and a reply box (send / decline / cancel). */
+  readonly sampling = true;
   private readonly pendingById = new Map<string, Pending>();
   private readonly listeners = new Set<(e: PresenterEvent) => void>();
   private readonly notices: Array<PresenterNotice & { ts: number }> = [];

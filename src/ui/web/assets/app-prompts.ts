@@ -34,6 +34,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     if (f.kind === 'number' || f.kind === 'integer') {
       return h('input', Object.assign({ type: f.sensitive ? 'password' : 'number', autocomplete: f.sensitive ? 'off' : undefined, inputmode: f.kind === 'integer' ? 'numeric' : 'decimal', step: f.kind === 'integer' ? '1' : 'any', min: f.minimum, max: f.maximum, value: v === undefined ? '' : String(v) }, common));
     }
+    if (f.multiline) return h('textarea', Object.assign({ rows: 6, maxlength: f.maxLength, text: v === undefined ? '' : String(v) }, common));
     var type = f.sensitive ? 'password' : f.format === 'email' ? 'email' : f.format === 'uri' ? 'url' : f.format === 'date' ? 'date' : f.format === 'date-time' ? 'datetime-local' : 'text';
     var val = v === undefined ? '' : String(v);
     if (type === 'datetime-local' && val) { var d = new Date(val); if (!isNaN(d)) { var off = d.getTimezoneOffset() * 60000; val = new Date(d.getTime() - off).toISOString().slice(0, 19); } }
@@ -149,7 +150,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     var headId = 'ph-' + idx;
     var el = h('article', { class: 'prompt', 'data-id': pr.id, 'data-server': pr.server, 'aria-labelledby': headId, tabindex: '-1' });
     var p = { payload: payload, el: el, idx: idx, controls: {}, formError: h('p', { class: 'form-error', role: 'alert', tabindex: '-1' }) };
-    el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), ' is asking'));
+    el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), pr.sampling ? ' asks for a model reply (sampling)' : ' is asking'));
     if (pr.call?.callId) el.appendChild(h('p', { class: 'call muted' }, 'During the tool call ', h('code', { text: pr.call.tool }), ' (call ' + pr.call.callId.slice(0, 8) + ')'));
     else if (pr.call) el.appendChild(h('p', { class: 'call muted' }, 'During ' + pr.call.tool.replace(/^one of: /, 'one of the tool calls ')));
     el.appendChild(h('p', { class: 'message', text: pr.message }));
@@ -196,7 +197,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       form.addEventListener('change', function (e) { liveCheck(p, e.target); });
       el.appendChild(form);
       (pr.issues || []).length && setTimeout(function () { showIssues(p, pr.issues); }, 0);
-      btn(payload.confirmOnly ? 'Accept' : 'Accept and send', '', 'accept');
+      btn(pr.sampling ? 'Send reply' : payload.confirmOnly ? 'Accept' : 'Accept and send', '', 'accept');
     }
     btn('Decline', 'secondary', 'decline');
     btn('Cancel', 'danger', 'cancel');

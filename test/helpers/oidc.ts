@@ -1,0 +1,77 @@
+// A real OpenID provider in process (`oidc-provider`) on 127.0.0.1: client_credentials grants with RFC 8707
+// resource indicators, JWT (RS256) access tokens with the client's extra claims, or opaque tokens for
+// introspection. Also hands out its signing key so tests can forge tokens the provider never issued
+// (wrong issuer) without a second provider.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import type { JWK } from 'jose';
+import Provider from 'oidc-provider';
+
+export interface IssuerClient {
+  id: string;
+  secret: string;
+  /** Claims added to every access token of this client. */
+  claims?: Record<string, unknown>;
+  /** Access token lifetime, s. @default 300 */
+  ttl?: number;
+  /** @default 'jwt' */
+  format?: 'jwt' | 'opaque';
+}
+
+export interface Issuer {
+  issuer: string;
+  /** A client_credentials token for `client`, for `resource`. */
+  token(client: IssuerClient, resource: string, scope?: string): Promise<string>;
+  /** Signs `payload` with the provider's own key (kid and alg as the provider's tokens). */
+  forge(payload: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: string; secret: string }> = []): Promise<Issuer> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const jwk: JWK = { ...(await exportJWK(privateKey)), kid: 'k1', use: 'sig', alg: 'RS256' };
+  const http = createServer();
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+  const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const byId = new Map(clients.map((c) => [c.id, c]));
+  const provider = new Provider(issuer, {
+    clients: [...clients, ...extra].map((c) => ({ client_id: c.id, client_secret: c.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' })),
+    jwks: { keys: [jwk] },
+    scopes: ['openid', 'mcp', 'admin'],
+    features: {
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      devInteractions: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => undefined as never,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, resource: string, client: { clientId: string }) => {
+          const c = byId.get(client.clientId);
+          return { scope: 'mcp admin', audience: resource, accessTokenTTL: c?.ttl ?? 300, accessTokenFormat: c?.format ?? 'jwt', jwt: { sign: { alg: 'RS256' } } };
+        },
+      },
+    },
+    extraTokenClaims: (_ctx: unknown, token: { clientId?: string }) => byId.get(token.clientId ?? '')?.claims,
+  } as never);
+  http.on('request', provider.callback());
+  return {
+    issuer,
+    async token(client, resource, scope = 'mcp') {
+      const res = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
+      });
+      const body = (await res.json()) as { access_token?: string };
+      if (!body.access_token) throw new Error(`no token: ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    forge: (payload) => new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'at+jwt' }).sign(privateKey),
+    close: () => new Promise<void>((r) => {
+      http.closeAllConnections();
+      http.close(() => r());
+    }),
+  };
+}
