@@ -92,7 +92,11 @@ function compute(schema: unknown, revision: Revision): Check {
   const normalized = normalizeRequestedSchema(schema, { revision });
   if (!normalized.ok) return new Check(normalized, [], []);
   const lint = lintRequestedSchema(schema, { revision });
-  const sensitive = [...new Set(detectSensitiveFields(normalized.schema).map((f) => f.field))];
+  // The raw schema too: normalising drops the marks a server sets on a secret (`format: "password"`,
+  // `writeOnly`, `x-sensitive`), and a marked field must still be masked, redacted and never remembered.
+  const props = normalized.schema.properties;
+  const raw = detectSensitiveFields(schema).filter((h) => Object.prototype.hasOwnProperty.call(props, h.field));
+  const sensitive = [...new Set([...detectSensitiveFields(normalized.schema), ...raw].map((f) => f.field))];
   return new Check(normalized, lint, sensitive);
 }
 
