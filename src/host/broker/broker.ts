@@ -122,6 +122,7 @@ export class ElicitationBroker {
     if (ctx.call) req.call = ctx.call;
     if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
     if (this.audit.enabled) this.audit.write(req, 'request', { detail: { mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: typeof p.url === 'string' ? redactUrl(excerpt(p.url, DEFAULT_LIMITS.urlChars)) : p.url, elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId } });
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw this.invalid(req, `elicitation/create params must be an object (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`);
     if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
     const tooLarge = checkMessageLimits(p);
     if (tooLarge.length) throw this.invalid(req, `Request too large: ${describeIssues(tooLarge, 'params')}`, tooLarge);

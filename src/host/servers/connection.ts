@@ -12,6 +12,8 @@
  *   runs in place on the session child. If that direct connect fails, the sibling probe runs once.
  * - HTTP: Streamable HTTP first; for `type: 'http'` a failed connect falls back to legacy HTTP+SSE
  *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE.
+ * - Screen (`screen.ts`, 2025 eras): `elicitation/create` and `roots/list` pass a liberal screen on the
+ *   transport before the Client validates them, so the broker sees every elicitation as sent.
  * - Cancellation (`protocol.md` §4.1): each broker call's `signal` aborts when the SDK aborts the
  *   request, when a `notifications/cancelled` for its id is observed on the transport (request id 0
  *   included; wrapped `transport.onmessage`, independent of SDK behaviour), or when the connection closes.
@@ -27,6 +29,7 @@ import { List } from '../list.js';
 import type { PauseGate } from './tool-clock.js';
 import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 import type { Negotiation } from './era-verdict.js';
+import { Screen } from './screen.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -135,7 +138,7 @@ export class Connection {
    */
   static async open(o: ConnectOptions): Promise<Connection> {
     const pending = new List<Pending>();
-    const holder: { conn?: Connection; era: Era; revision: string } = { era: 'legacy', revision: 'unknown' };
+    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen } = { era: 'legacy', revision: 'unknown', screen: new Screen() };
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
     let timedOut = false;
@@ -164,7 +167,7 @@ export class Connection {
       holder.conn = conn;
       holder.era = conn.era;
       holder.revision = conn.revision;
-      conn.#observe(o.hooks);
+      conn.#observe(o.hooks, holder.screen);
       return conn;
     };
     /** Connects with the cached verdict; if that fails (and time is left), probes once instead. */
@@ -279,10 +282,13 @@ export class Connection {
     return found;
   }
 
-  #observe(hooks: ConnectionHooks): void {
+  #observe(hooks: ConnectionHooks, screen: Screen): void {
     const t = this.transport;
     const inner = t.onmessage;
-    t.onmessage = (msg: JSONRPCMessage, extra?: unknown) => {
+    const legacy = this.era === 'legacy';
+    t.onmessage = (received: JSONRPCMessage, extra?: unknown) => {
+      // 2025 eras: requests the Client would refuse before parley's handler are screened (screen.ts).
+      const msg = legacy ? screen.inbound(received) : received;
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
       if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
         const id = m.params.requestId;
