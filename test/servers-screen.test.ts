@@ -23,7 +23,7 @@ function host(def: ServerDef) {
   const presenter = new ScriptedPresenter([(p) => ({ action: 'accept', content: { colour: (p.schema?.properties.colour as { enum?: string[] })?.enum?.[0] } })]);
   const broker = new ElicitationBroker({ presenter, store });
   const m = new ServerManager({ hostile: def }, {
-    handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, listRoots: async () => ({ roots: [ROOT] }) },
+    handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
     clientInfo, stop: fastStop,
   });
   const call = async (c: string) => JSON.parse(text(await bounded(m.callTool('hostile', `push-${c}`, {}), 25_000, `push-${c}`))) as { result?: any; error?: { code: number; message: string } };
@@ -93,6 +93,20 @@ for (const transport of ['stdio', 'http'] as const) {
     it('roots/list with garbage params is answered with the roots', async () => {
       const r = await h.call('roots-garbage');
       assert.deepEqual(r.result, { roots: [ROOT] });
+    });
+
+    it('params null or an array: the SDK transport drops the message unparsed; parley tells the person and audits it', async () => {
+      // Known limit (docs/broker.md): the SDK v2 transports parse every message with their JSON-RPC
+      // schema before any public hook, so the request's id is never seen and no -32602 can be sent.
+      for (const c of ['null-params', 'array-params']) {
+        const notices = h.presenter.notices.length;
+        const r = await h.call(c);
+        assert.ok(r.error, `${c}: the server's own request timeout ends it (${JSON.stringify(r)})`);
+        const told = h.presenter.notices.slice(notices).filter((n) => n.reason === 'invalid-request');
+        assert.equal(told.length, 1, `${c}: the person is told once`);
+        assert.match(told[0].message, /hostile sent a request or notification whose "params" is not an object/);
+        assert.ok(h.store.audit.some((a) => a.requestId === told[0].requestId && a.kind === 'error' && a.detail?.reason === 'malformed-message'));
+      }
     });
 
     it('sampling/createMessage (not offered) and an unknown method get -32601', async () => {

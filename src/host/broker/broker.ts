@@ -74,6 +74,7 @@ export class ElicitationBroker {
     // Bound so the runtime may pass them detached: `{ elicit: broker.elicit, … }`.
     this.elicit = this.elicit.bind(this);
     this.elicitationComplete = this.elicitationComplete.bind(this);
+    this.malformedMessage = this.malformedMessage.bind(this);
   }
 
   /** Subscribes to broker events; returns the unsubscribe function. */
@@ -251,6 +252,19 @@ export class ElicitationBroker {
     this.waiting.remove(place);
     this.waitingPerServer.set(req.server, this.waitingPerServer.get(req.server)! - 1);
     if (this.listeners.size) this.emit({ type: 'pending-removed', id: req.id, outcome });
+  }
+
+  /**
+   * A message from `server` that the transport dropped unparsed (see `InputHandlers.malformedMessage`):
+   * audited (`error`, reason `malformed-message`), told to the person (`refused`, reason
+   * `invalid-request`) and emitted as a `refused` event.
+   */
+  malformedMessage(server: string, detail: string): void {
+    const rec = { id: `malformed-${++this.seq}`, server, scope: this.scope, receivedAt: this.now() };
+    const message = `${server} sent ${detail}; the SDK transport dropped it unanswered (its id could not be read).`;
+    this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message } });
+    this.notify({ kind: 'refused', server, requestId: rec.id, reason: 'invalid-request', message });
+    this.emit({ type: 'refused', id: rec.id, server, reason: 'invalid-request', message });
   }
 
   /** 2025-11-25 `notifications/elicitation/complete`. Unknown or already-completed ids are ignored (audited). */

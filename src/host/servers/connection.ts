@@ -93,6 +93,7 @@ export class Connection {
   get eraUncertain(): boolean {
     return this.#eraUncertain;
   }
+  #handlers: InputHandlers | undefined;
   #closing = false;
   #closed = false;
   readonly #life = new AbortController();
@@ -167,6 +168,7 @@ export class Connection {
       holder.conn = conn;
       holder.era = conn.era;
       holder.revision = conn.revision;
+      conn.#handlers = o.handlers;
       conn.#observe(o.hooks, holder.screen);
       return conn;
     };
@@ -302,6 +304,21 @@ export class Connection {
       }
       (inner as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.call(t, msg, extra);
     };
+    // A message the transport could not parse as JSON-RPC (e.g. a request whose params are null or an
+    // array) is dropped by the SDK before onmessage, with no id to answer; tell the broker so the person
+    // hears of it and it is audited (screen.ts covers everything that does reach onmessage).
+    const innerError = t.onerror;
+    t.onerror = (err: Error) => {
+      const issues = (err as { issues?: unknown }).issues;
+      if (err?.name === 'ZodError' && Array.isArray(issues)) {
+        try {
+          this.#handlers?.malformedMessage?.(this.name, describeUnparsed(issues));
+        } catch {
+          /* a broker hook must not break the transport */
+        }
+      }
+      innerError?.call(t, err);
+    };
     const prevClose = this.client.onclose;
     this.client.onclose = () => {
       prevClose?.();
@@ -317,4 +334,12 @@ export class Connection {
     c.setNotificationHandler('notifications/prompts/list_changed', () => hooks.onListChanged('prompts'));
     c.setNotificationHandler('notifications/message', (n) => hooks.onLog(n.params as { level: string; logger?: string; data: unknown }));
   }
+}
+
+/** A short reason for a JSON-RPC message the transport dropped, from the SDK's parse issues. */
+function describeUnparsed(issues: unknown[]): string {
+  const text = JSON.stringify(issues).slice(0, 20_000);
+  if (/"path":\["params"\]/.test(text)) return 'a request or notification whose "params" is not an object (null, an array or a value)';
+  if (/"path":\["params","_meta"\]/.test(text)) return 'a message whose "params._meta" is not an object';
+  return 'a message that is not valid JSON-RPC 2.0';
 }
