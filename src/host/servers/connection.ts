@@ -30,6 +30,7 @@ import type { PauseGate } from './tool-clock.js';
 import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
+import { repairingFetch } from './wire-repair.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -212,7 +213,7 @@ export class Connection {
         return probe();
       }
       // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
-      const streamable = (mode: AttemptMode) => attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } }), 'streamable-http', mode);
+      const streamable = (mode: AttemptMode) => attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: repairingFetch() }), 'streamable-http', mode);
       try {
         return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
       } catch (err) {

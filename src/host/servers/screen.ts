@@ -14,12 +14,13 @@
  * - `roots/list`: only an object `_meta` is kept (roots/list has no other params); anything else the
  *   server put there is ignored, so the request is always answered.
  *
- * Kept originals are bounded ({@link MAX_KEPT}, oldest dropped first) and each is taken once. Requests
- * the transport itself cannot parse (e.g. `params: null` on stdio) never reach `onmessage`; see
- * docs/broker.md. Uses only the transport's public `onmessage`; no SDK internals.
+ * Kept originals are bounded ({@link MAX_KEPT}, oldest dropped first) and each is taken once. Over
+ * Streamable HTTP, non-object params reach the screen wrapped by `wire-repair.ts` and are unwrapped
+ * here; on stdio the SDK transport drops them before `onmessage` (docs/broker.md, known limit). Uses only the transport's public `onmessage`; no SDK internals.
  * @module
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { ORIGINAL_PARAMS } from './wire-repair.js';
 
 /** Most originals kept at once (requests the Client has not yet handed to a handler). */
 export const MAX_KEPT = 1_024;
@@ -30,6 +31,12 @@ function placeholder(params: unknown): Record<string, unknown> {
   const meta = isPlain(params) ? params._meta : undefined;
   if (isPlain(meta)) out._meta = meta;
   return out;
+}
+
+/** The server's own params: unwrapped when `wire-repair.ts` carried non-object params past the transport. */
+function unwrap(params: unknown): unknown {
+  const meta = isPlain(params) ? params._meta : undefined;
+  return isPlain(meta) && Object.prototype.hasOwnProperty.call(meta, ORIGINAL_PARAMS) ? meta[ORIGINAL_PARAMS] : params;
 }
 
 function isPlain(v: unknown): v is Record<string, unknown> {
@@ -48,13 +55,14 @@ export class Screen {
   inbound(msg: JSONRPCMessage): JSONRPCMessage {
     const m = msg as { id?: unknown; method?: unknown; params?: unknown };
     if (typeof m.method !== 'string' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return msg;
+    const original = unwrap(m.params);
     if (m.method === 'elicitation/create') {
       if (this.#kept.size >= MAX_KEPT) this.#kept.delete(this.#kept.keys().next().value as Id);
-      this.#kept.set(m.id, { params: m.params });
-      return { ...msg, params: placeholder(m.params) } as JSONRPCMessage;
+      this.#kept.set(m.id, { params: original });
+      return { ...msg, params: placeholder(original) } as JSONRPCMessage;
     }
     if (m.method === 'roots/list' && m.params !== undefined) {
-      const meta = isPlain(m.params) ? m.params._meta : undefined;
+      const meta = isPlain(original) ? original._meta : undefined;
       const copy = { ...msg } as Record<string, unknown>;
       if (isPlain(meta)) copy.params = { _meta: meta };
       else delete copy.params;
