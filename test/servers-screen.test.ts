@@ -129,3 +129,17 @@ for (const transport of ['stdio', 'http'] as const) {
     });
   });
 }
+
+describe('2026-07-28: a pushed server→client request (which that revision does not have)', () => {
+  it('is answered -32601 instead of being dropped in silence', async () => {
+    const h = host(fixture('hostile', 'modern-push.mjs'));
+    try {
+      await h.m.start('hostile');
+      assert.equal(h.m.info('hostile')?.era, 'modern');
+      const r = await bounded(h.m.callTool('hostile', 'push', {}), 20_000, 'push');
+      assert.equal(text(r), 'answered -32601');
+    } finally {
+      await h.m.stopAll();
+    }
+  });
+});

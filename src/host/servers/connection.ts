@@ -292,6 +292,12 @@ export class Connection {
     t.onmessage = (received: JSONRPCMessage, extra?: unknown) => {
       // 2025 eras: requests the Client would refuse before parley's handler are screened (screen.ts).
       const msg = legacy ? screen.inbound(received) : received;
+      // 2026-07-28 has no server→client requests: the Client drops them without a word (the server
+      // would wait for its own timeout), so parley answers -32601 itself.
+      if (!legacy && isRequest(msg) && (extra as { classification?: unknown } | undefined)?.classification === undefined) {
+        void t.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method} (server-to-client requests do not exist on protocol revision ${this.revision}; return an input_required result instead)` } } as JSONRPCMessage).catch(() => {});
+        return;
+      }
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
       if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
         const id = m.params.requestId;
@@ -343,4 +349,10 @@ function describeUnparsed(issues: unknown[]): string {
   if (/"path":\["params"\]/.test(text)) return 'a request or notification whose "params" is not an object (null, an array or a value)';
   if (/"path":\["params","_meta"\]/.test(text)) return 'a message whose "params._meta" is not an object';
   return 'a message that is not valid JSON-RPC 2.0';
+}
+
+/** A JSON-RPC request (a method and an id). */
+function isRequest(m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } {
+  const r = m as { id?: unknown; method?: unknown };
+  return typeof r.method === 'string' && (typeof r.id === 'string' || typeof r.id === 'number');
 }
