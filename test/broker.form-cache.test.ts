@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { checkForm, faithfulText, formCacheSize, FORM_CACHE_SIZE, MAX_CACHED_TEXT } from '../src/host/broker/form-cache.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import type { PromptView } from '../src/host/presenter.js';
-import { detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash, type Revision } from '../src/schema/index.js';
+import { checkSchemaLimits, detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash, type Revision } from '../src/schema/index.js';
 import { ctx } from './fixtures/broker/ctx.js';
 
 // Every assert.ok here carries a message: without one, a failing assert.ok re-reads the (tsx-compiled)
@@ -28,9 +28,12 @@ const fresh = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 /** What the broker computed before the cache, on the value itself. */
 function direct(schema: unknown, revision: Revision) {
+  const over = checkSchemaLimits(schema);
+  if (over.length) return { normalized: { ok: false, issues: over }, lint: [], sensitive: [] };
   const normalized = normalizeRequestedSchema(schema, { revision });
   if (!normalized.ok) return { normalized, lint: [], sensitive: [] };
-  return { normalized, lint: lintRequestedSchema(schema, { revision }), sensitive: [...new Set(detectSensitiveFields(normalized.schema).map((f) => f.field))] };
+  const marked = detectSensitiveFields(schema).filter((h) => h.field in normalized.schema.properties);
+  return { normalized, lint: lintRequestedSchema(schema, { revision }), sensitive: [...new Set([...detectSensitiveFields(normalized.schema), ...marked].map((f) => f.field))] };
 }
 const view = (c: ReturnType<typeof checkForm>) => ({ normalized: c.normalized, lint: c.lint, sensitive: c.sensitive });
 
@@ -133,7 +136,7 @@ test('values a JSON text does not describe exactly are checked directly and neve
   }
   const cyclic: Record<string, unknown> = { type: 'object', properties: {} };
   (cyclic.properties as Record<string, unknown>).self = cyclic;
-  const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`field${i}`, { type: 'string', title: `Field number ${i}` }])) };
+  const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`field${i}`, { type: 'string', title: `Field number ${i}`, description: `About field ${i}: ${'some words '.repeat(20)}` }])) };
   let deep: Record<string, unknown> = { type: 'string' };
   for (let i = 0; i < 20; i++) deep = { type: 'object', properties: { x: deep } };
   const cases: Array<[string, unknown]> = [
@@ -225,7 +228,7 @@ test('broker: two requests with the same form get the same frozen schema; a chan
     ['two', ['password'], ['sensitive:password']],
     ['three', ['password'], ['sensitive:password']],
   ]);
-  assert.deepEqual(Object.keys(seen[0]), ['id', 'server', 'message', 'mode', 'repairs', 'lint', 'warnings', 'sensitiveFields', 'round', 'schema', 'prefill', 'prefillSources']);
+  assert.deepEqual(Object.keys(seen[0]), ['id', 'server', 'message', 'mode', 'repairs', 'lint', 'warnings', 'warningDetails', 'sensitiveFields', 'round', 'schema', 'prefill', 'prefillSources']);
 });
 
 test('fromWire: a value parsed from JSON skips the faithfulness walk and shares the cached checks; non-objects are not cached', () => {

@@ -139,6 +139,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       sample: (params, ctx) => broker.sample(params, { ...ctx, scope }),
       listRoots: async (ctx) => ({ roots: roots.rootsForServer(ctx.server) }),
       elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
+      malformedMessage: (server, detail) => broker.malformedMessage(server, detail),
     },
     prepare: (def) => (def.inputRefs?.length ? resolveInputs(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache) : Promise.resolve(def)),
   });

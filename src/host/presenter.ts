@@ -9,15 +9,28 @@ import type { Content, Issue, Repair, RequestedSchema } from '../schema/index.js
 import type { RememberScope } from './store/types.js';
 
 /** A URL-mode prompt's URL facts. The broker never fetches the URL. */
+/** One warning: a stable code for machines and a sentence for the person. */
+export interface WarningDetail {
+  /** e.g. `'punycode'`, `'sensitive:apiKey'`. */
+  code: string;
+  /** What it means, for a person. */
+  text: string;
+}
+
 export interface UrlView {
-  /** The full URL, exactly as received (show all of it before consent). */
+  /**
+   * The full URL as received (show all of it before consent), except that user information is
+   * replaced by `[redacted]@` and control, bidi and invisible characters are percent-encoded.
+   */
   full: string;
   /** Host name to highlight (Unicode form when the host is Punycode). */
   host: string;
   /** Host as on the wire (ASCII/Punycode). */
   asciiHost: string;
-  /** Warnings such as `'punycode'`, `'mixed-script'`, `'http-localhost'`. */
+  /** Warning codes: `'punycode'`, `'mixed-script'`, `'credentials-in-url'`, `'http-localhost'`, `'bidi-control'`, `'invisible-characters'`. */
   warnings: string[];
+  /** The same warnings with their text for a person, in the same order (set by the broker). */
+  warningDetails?: WarningDetail[];
 }
 
 /**
@@ -56,8 +69,10 @@ export interface PromptView {
   repairs: Repair[];
   /** `lintRequestedSchema` findings on the schema as sent (for the negotiated revision). */
   lint?: Issue[];
-  /** Policy warnings, e.g. `'Field "apiKey" looks sensitive'`. */
+  /** Policy warning codes, e.g. `'sensitive:apiKey'`, `'url:punycode'`. */
   warnings: string[];
+  /** The same warnings with their text for a person (show these), in the same order. */
+  warningDetails?: WarningDetail[];
   /** Names of fields whose values must be masked and are never remembered. */
   sensitiveFields: string[];
   url?: UrlView;
@@ -71,7 +86,8 @@ export interface PromptView {
 
 /** The person's answer. */
 export type PresenterAnswer =
-  | { action: 'accept'; content?: Record<string, unknown>; remember?: RememberScope }
+  /** `masked`: fields the person chose to mask; like sensitive fields they are redacted from the audit log and never remembered. */
+  | { action: 'accept'; content?: Record<string, unknown>; remember?: RememberScope; masked?: string[] }
   | { action: 'decline' }
   | { action: 'cancel' };
 

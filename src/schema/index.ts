@@ -16,3 +16,4 @@ export { fieldKind, enumOptions, FORMATS, DEFAULT_DIALECT } from './subset.js';
 export { findRequestedSchemas, type FoundSchema, type FoundSchemas } from './message.js';
 export { pointer } from './pointer.js';
 export { fileUriToPath, pathToFileUri, normalizeRootUri, isFileUri, uriScheme, UriError, type PathPlatform, type UriOptions, type UriErrorCode } from './uri.js';
+export { DEFAULT_LIMITS, checkSchemaLimits, checkMessageLimits, excerpt, utf8Bytes, type RequestLimits } from './limits.js';

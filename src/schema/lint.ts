@@ -53,7 +53,8 @@ export function lintRequestedSchema(schema: unknown, opts: RevisionOptions = {})
     lintRequired(schema.required, props, c);
   }
   for (const hit of detectSensitiveFields(schema)) {
-    c.warn('sensitive-field', hit.path, `field "${hit.field}" looks like a request for a secret (${hit.rule}: "${hit.matched}" in its ${hit.where}); servers MUST NOT request sensitive information through form mode`, 'use URL-mode elicitation for credentials and payment data');
+    const why = hit.where === 'mark' ? `the schema marks it secret: ${hit.matched}` : `${hit.rule}: "${hit.matched}" in its ${hit.where}`;
+    c.warn('sensitive-field', hit.path, `field "${hit.field}" looks like a request for a secret (${why}); servers MUST NOT request sensitive information through form mode`, 'use URL-mode elicitation for credentials and payment data');
   }
   return c.issues;
 }

@@ -7,6 +7,7 @@
 import { REDACTED } from '../store/types.js';
 import type { AuditRecord, Store } from '../store/types.js';
 import type { InputRequest } from './types.js';
+import { redactUrlsInContent, redactUrlsInText } from './policy.js';
 
 export type AuditKind = 'request' | 'repair' | 'policy' | 'answer' | 'cancelled' | 'error' | 'complete';
 
@@ -31,7 +32,9 @@ export class Auditor {
     if (!this.store) return;
     const keys = rest.sensitive ?? [];
     const detail = rest.detail ? { ...rest.detail } : undefined;
-    if (detail && typeof detail.content === 'object' && detail.content !== null) detail.content = redact(detail.content as Record<string, unknown>, keys);
+    // Sensitive fields become `[redacted]`; URL credentials inside any kept value too (policy.ts).
+    if (detail && typeof detail.content === 'object' && detail.content !== null) detail.content = redactUrlsInContent(redact(detail.content as Record<string, unknown>, keys)!);
+    if (detail && typeof detail.message === 'string') detail.message = redactUrlsInText(detail.message);
     const rec: AuditRecord = {
       ts: this.now(),
       scope: req.scope,

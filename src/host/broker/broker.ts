@@ -8,14 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Issue, Repair, Revision } from '../../schema/index.js';
 import type { PolicyDef } from '../config/types.js';
-import type { Presenter, PresenterNotice, PromptView, UrlView } from '../presenter.js';
+import type { Presenter, PresenterNotice, PromptView, UrlView, WarningDetail } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask, type AskOutcome } from './ask.js';
 import { Auditor } from './audit.js';
-import { validateContent } from './core.js';
+import { DEFAULT_LIMITS, checkMessageLimits, excerpt, validateContent } from './core.js';
 import { checkForm, type FormCheck } from './form-cache.js';
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
-import { RateLimiter, checkUrl } from './policy.js';
+import { RateLimiter, checkUrl, escapeHidden, redactUrl, redactUrlsInContent, redactUrlsInText } from './policy.js';
 import { buildPrefill } from './prefill.js';
 import { DEFAULT_POLICY } from '../config/policy.js';
 import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
@@ -76,6 +76,7 @@ export class ElicitationBroker {
     // Bound so the runtime may pass them detached: `{ elicit: broker.elicit, … }`.
     this.elicit = this.elicit.bind(this);
     this.elicitationComplete = this.elicitationComplete.bind(this);
+    this.malformedMessage = this.malformedMessage.bind(this);
   }
 
   /** Subscribes to broker events; returns the unsubscribe function. */
@@ -150,14 +151,18 @@ export class ElicitationBroker {
       era: ctx.era,
       revision,
       mode: mode === 'url' ? 'url' : 'form',
-      message: typeof p.message === 'string' ? p.message : '',
+      // Bounded: a message over the cap is refused below, and only its start is kept (events, audit).
+      message: typeof p.message === 'string' ? redactUrlsInText(excerpt(p.message, DEFAULT_LIMITS.messageChars)) : '',
       scope: ctx.scope ?? this.scope,
       receivedAt: this.now(),
     };
     if (ctx.call) req.call = ctx.call;
     if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
-    if (this.audit.enabled) this.audit.write(req, 'request', { detail: { ...(ctx.sampling ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens } : {}), mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: p.url, elicitationId: p.elicitationId } });
+    if (this.audit.enabled) this.audit.write(req, 'request', { detail: { ...(ctx.sampling ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens } : {}), mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: typeof p.url === 'string' ? redactUrl(excerpt(p.url, DEFAULT_LIMITS.urlChars)) : p.url, elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId } });
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw this.invalid(req, `elicitation/create params must be an object (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`);
     if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
+    const tooLarge = checkMessageLimits(p);
+    if (tooLarge.length) throw this.invalid(req, `Request too large: ${describeIssues(tooLarge, 'params')}`, tooLarge);
     if (mode !== 'form' && mode !== 'url') throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
     if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
 
@@ -167,6 +172,7 @@ export class ElicitationBroker {
     let repairs: Repair[] = [];
     let lint: Issue[] = [];
     let warnings: string[] = [];
+    let details: WarningDetail[] = [];
     let url: UrlView | undefined;
     if (req.mode === 'form') {
       // Normalise, lint and sensitive-field detection, cached per form (form-cache.ts: shared, frozen results).
@@ -180,21 +186,24 @@ export class ElicitationBroker {
       sensitive = form.sensitive;
     } else {
       if (typeof p.url !== 'string') throw this.invalid(req, 'URL-mode elicitation needs params.url (a string).');
-      req.url = p.url;
+      // Never kept in clear: user information redacted, hidden characters escaped (policy.ts).
+      req.url = escapeHidden(redactUrl(p.url));
       if (typeof p.elicitationId === 'string') req.elicitationId = p.elicitationId;
     }
 
     const refusal = this.checkPolicy(req, sensitive);
     if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
     if (req.mode === 'url') {
-      const u = checkUrl(req.url!, this.policy);
+      const u = checkUrl(p.url as string, this.policy);
       if (!u.ok) return this.refuse(req, u.reason, u.message, { url: req.url });
       url = u.view;
       warnings = u.view.warnings.map((w) => `url:${w}`);
+      details = u.view.warningDetails.map((d) => ({ code: `url:${d.code}`, text: d.text }));
       if (u.view.warnings.length) this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
       if (req.elicitationId && !this.urls.add(req.server, req.elicitationId)) this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
     } else if (sensitive.length) {
       warnings = sensitive.map((f) => `sensitive:${f}`);
+      details = sensitive.map((f) => ({ code: `sensitive:${f}`, text: `"${f}" looks like it asks for a secret: its value is masked, kept out of the audit log and never remembered.` }));
       this.audit.write(req, 'policy', { action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow', detail: { reason: 'sensitive-field', fields: sensitive } });
     }
 
@@ -206,7 +215,7 @@ export class ElicitationBroker {
     }
     const prefill = req.requestedSchema && form && !ctx.sampling ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, form) : { values: {}, sources: {} };
     // Same keys, in the same order, as the spread-built view it replaces.
-    const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, sensitiveFields: sensitive, round: 1 } as PromptView;
+    const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, warningDetails: details, sensitiveFields: sensitive, round: 1 } as PromptView;
     if (ctx.call) prompt.call = ctx.call;
     if (req.requestedSchema) prompt.schema = req.requestedSchema;
     if (url) prompt.url = url;
@@ -249,6 +258,9 @@ export class ElicitationBroker {
         answer = { action: 'cancel' };
       } else {
         const a = result.answer;
+        // Fields the person masked are treated like detected secrets: redacted and never remembered.
+        const masked = a.action === 'accept' && Array.isArray(a.masked) ? a.masked.filter((f): f is string => typeof f === 'string') : [];
+        if (masked.length) sensitive = [...new Set([...sensitive, ...masked])];
         answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
         if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && form && this.opts.store) this.remember(req, answer.content!, a.remember, form!.hash(), sensitive);
         if (this.audit.enabled) this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
@@ -277,6 +289,19 @@ export class ElicitationBroker {
     this.waiting.remove(place);
     this.waitingPerServer.set(req.server, this.waitingPerServer.get(req.server)! - 1);
     if (this.listeners.size) this.emit({ type: 'pending-removed', id: req.id, outcome });
+  }
+
+  /**
+   * A message from `server` that the transport dropped unparsed (see `InputHandlers.malformedMessage`):
+   * audited (`error`, reason `malformed-message`), told to the person (`refused`, reason
+   * `invalid-request`) and emitted as a `refused` event.
+   */
+  malformedMessage(server: string, detail: string): void {
+    const rec = { id: `malformed-${++this.seq}`, server, scope: this.scope, receivedAt: this.now() };
+    const message = `${server} sent ${detail}; the SDK transport dropped it unanswered (its id could not be read).`;
+    this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message } });
+    this.notify({ kind: 'refused', server, requestId: rec.id, reason: 'invalid-request', message });
+    this.emit({ type: 'refused', id: rec.id, server, reason: 'invalid-request', message });
   }
 
   /** 2025-11-25 `notifications/elicitation/complete`. Unknown or already-completed ids are ignored (audited). */
@@ -319,9 +344,16 @@ export class ElicitationBroker {
     return undefined;
   }
 
-  /** Audits a -32602 refusal of the request and returns the error to throw. */
+  /**
+   * Audits a -32602 refusal of the request, tells the person which server sent a request parley could
+   * not show (`notify` kind `refused`, reason `invalid-request`; event `refused`), and returns the
+   * error to throw.
+   */
   private invalid(req: InputRequest, message: string, issues: InvalidElicitationError['issues'] = []): InvalidElicitationError {
     this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
+    const told = `${req.server} sent a request parley could not show, and was answered with an error: ${message}`;
+    this.notify({ kind: 'refused', server: req.server, requestId: req.id, reason: 'invalid-request', message: told });
+    this.emit({ type: 'refused', id: req.id, server: req.server, reason: 'invalid-request', message: told });
     return new InvalidElicitationError(message, issues);
   }
 
@@ -337,7 +369,7 @@ export class ElicitationBroker {
   }
 
   private remember(req: InputRequest, content: Record<string, unknown>, remember: 'session' | 'always', hash: string, sensitive: string[]): void {
-    const kept = Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k)));
+    const kept = redactUrlsInContent(Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))));
     const scope: Scope = remember === 'always' ? { ...req.scope, session: null } : req.scope;
     try {
       this.opts.store!.remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() });

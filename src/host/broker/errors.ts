@@ -23,7 +23,15 @@ export class ElicitationCancelledError extends Error {
   }
 }
 
-/** One line per issue: `<pointer>: <message> (fix)`. */
-export function describeIssues(issues: Issue[]): string {
-  return issues.map((i) => `requestedSchema${i.path || ''}: ${i.message}${i.fix ? ` Fix: ${i.fix}` : ''}`).join('; ');
+/** Issues shown in an error message; the rest are counted (all of them are in `data.issues`). */
+const SHOWN_ISSUES = 3;
+
+/**
+ * A short text naming each rule and JSON pointer: `nested-object at requestedSchema/properties/address:
+ * <message> Fix: <fix>`; at most three issues, then `and N more`. `base` prefixes each pointer.
+ */
+export function describeIssues(issues: Issue[], base = 'requestedSchema'): string {
+  const shown = issues.slice(0, SHOWN_ISSUES).map((i) => `${i.code} at ${base}${i.path || ''}: ${i.message}${i.fix ? ` Fix: ${i.fix}.` : ''}`);
+  if (issues.length > SHOWN_ISSUES) shown.push(`and ${issues.length - SHOWN_ISSUES} more (see data.issues)`);
+  return shown.join('; ');
 }

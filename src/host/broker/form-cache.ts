@@ -29,7 +29,7 @@
  */
 import type { ContentValue, Issue, NormalizeResult, Revision } from '../../schema/index.js';
 import { hasOwn } from '../../schema/safe.js';
-import { detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash } from './core.js';
+import { checkSchemaLimits, detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash } from './core.js';
 
 /** The broker's checks of one form request. */
 export interface FormCheck {
@@ -89,10 +89,17 @@ class Check implements FormCheck {
 }
 
 function compute(schema: unknown, revision: Revision): Check {
+  // Size caps first (limits.ts): every check after them reads bounded text.
+  const over = checkSchemaLimits(schema);
+  if (over.length) return new Check({ ok: false, issues: over }, [], []);
   const normalized = normalizeRequestedSchema(schema, { revision });
   if (!normalized.ok) return new Check(normalized, [], []);
   const lint = lintRequestedSchema(schema, { revision });
-  const sensitive = [...new Set(detectSensitiveFields(normalized.schema).map((f) => f.field))];
+  // The raw schema too: normalising drops the marks a server sets on a secret (`format: "password"`,
+  // `writeOnly`, `x-sensitive`), and a marked field must still be masked, redacted and never remembered.
+  const props = normalized.schema.properties;
+  const raw = detectSensitiveFields(schema).filter((h) => Object.prototype.hasOwnProperty.call(props, h.field));
+  const sensitive = [...new Set([...detectSensitiveFields(normalized.schema), ...raw].map((f) => f.field))];
   return new Check(normalized, lint, sensitive);
 }
 

@@ -11,26 +11,28 @@
  * Matching is anchored (the whole URI) and case-sensitive; callers normalise URIs first.
  * @module
  */
+import { LinearPattern, type Token } from './pattern.js';
 
-/** Compiles `glob` to an anchored RegExp. Never throws: every input is a valid glob here. */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
+/**
+ * Compiles `glob` to an anchored matcher (`test(uri)`), linear in the URI's length (`pattern.ts`: no
+ * backtracking RegExp, so `a*b*c*d` cannot take polynomial time on a long URI). Never throws: every
+ * input is a valid glob here.
+ */
+export function globToRegExp(glob: string): LinearPattern {
+  const toks: Token[] = [];
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
     if (c === '\\' && i + 1 < glob.length) {
-      re += escape(glob[++i]);
+      toks.push({ kind: 'lit', ch: glob[++i] });
     } else if (c === '*' && glob[i + 1] === '*') {
       while (glob[i + 1] === '*') i++;
+      const last = toks[toks.length - 1];
       // "/**" at the end: the directory itself or anything below it.
-      if (re.endsWith('/') && i === glob.length - 1) re = re.slice(0, -1) + '(?:/.*)?';
-      else re += '.*';
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += escape(c);
+      if (last?.kind === 'lit' && last.ch === '/' && i === glob.length - 1) toks[toks.length - 1] = { kind: 'opt', first: '/', excl: '' };
+      else toks.push({ kind: 'star', excl: '' });
+    } else if (c === '*') toks.push({ kind: 'star', excl: '/' });
+    else if (c === '?') toks.push({ kind: 'one', excl: '/' });
+    else toks.push({ kind: 'lit', ch: c });
   }
-  return new RegExp(`^${re}$`, 's');
-}
-
-function escape(c: string): string {
-  return /[.*+?^${}()|[\]\\]/.test(c) ? '\\' + c : c;
+  return new LinearPattern(toks);
 }

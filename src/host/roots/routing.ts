@@ -19,6 +19,7 @@
 import type { RouteDef } from '../config/types.js';
 import { normalizeRootUri, uriScheme } from '../../schema/uri.js';
 import { globToRegExp } from './glob.js';
+import { LinearPattern, type Token } from './pattern.js';
 
 /**
  * Experimental server capability through which a server declares the URI schemes it serves:
@@ -46,38 +47,43 @@ export class RouteError extends Error {
   }
 }
 
-const OPS: Record<string, string> = {
-  '': '[^/?#]*',
-  '+': '[^#]*',
-  '#': '(?:#.*)?',
-  '/': '(?:/[^/?#]*)*',
-  '.': '(?:\\.[^/?#.]*)*',
-  ';': '(?:;[^/?#]*)*',
-  '?': '(?:[?&][^#]*)?',
-  '&': '(?:&[^#]*)?',
+/** What each RFC 6570 operator's expansion may look like (a superset), as a linear-time token. */
+const OPS: Record<string, Token> = {
+  '': { kind: 'star', excl: '/?#' },
+  '+': { kind: 'star', excl: '#' },
+  '#': { kind: 'opt', first: '#', excl: '' },
+  '/': { kind: 'opt', first: '/', excl: '?#' },
+  '.': { kind: 'opt', first: '.', excl: '/?#' },
+  ';': { kind: 'opt', first: ';', excl: '/?#' },
+  '?': { kind: 'opt', first: '?&', excl: '#' },
+  '&': { kind: 'opt', first: '&', excl: '#' },
 };
 
 /**
- * Compiles an RFC 6570 URI template (levels 1–4) into an anchored RegExp that matches every URI the
- * template can expand to (a superset: variable values are not validated). Returns `undefined` for an
- * unterminated expression.
+ * Compiles an RFC 6570 URI template (levels 1–4) into an anchored matcher (`test(uri)`) for every URI
+ * the template can expand to (a superset: variable values are not validated). Returns `undefined` for
+ * an unterminated expression. Matching is linear in the URI's length (`pattern.ts`): templates come
+ * from servers, and a backtracking RegExp of adjacent expressions was exponential.
  */
-export function uriTemplateToRegExp(template: string): RegExp | undefined {
-  let re = '';
+export function uriTemplateToRegExp(template: string): LinearPattern | undefined {
+  const toks: Token[] = [];
   for (let i = 0; i < template.length; ) {
     if (template[i] === '{') {
       const end = template.indexOf('}', i);
       if (end < 0) return undefined;
       const body = template.slice(i + 1, end);
-      const op = /^[+#./;?&]/.test(body) ? body[0] : '';
-      re += OPS[op];
+      const op = '+#./;?&'.includes(body[0] ?? '') ? body[0] : '';
+      const t = OPS[op];
+      // Adjacent stars of the same kind are one star (same language, fewer states).
+      const prev = toks[toks.length - 1];
+      if (!(t.kind === 'star' && prev?.kind === 'star' && prev.excl === t.excl)) toks.push(t);
       i = end + 1;
     } else {
-      re += template[i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      toks.push({ kind: 'lit', ch: template[i] });
       i++;
     }
   }
-  return new RegExp(`^${re}$`, 's');
+  return new LinearPattern(toks);
 }
 
 interface Compiled {
@@ -86,7 +92,7 @@ interface Compiled {
 }
 
 interface Discovery {
-  templates: RegExp[];
+  templates: LinearPattern[];
   schemes: Set<string>;
 }
 
@@ -128,7 +134,7 @@ export class UriRouter {
         throw new RouteError(`/routes/${i}/servers`, 'must be an array of server names');
       }
       if (typeof r.match !== 'string' || r.match === '') throw new RouteError(`/routes/${i}/match`, 'must be a non-empty glob or regex string');
-      let re: RegExp;
+      let re: { test(u: string): boolean };
       if (r.regex) {
         try {
           re = new RegExp(r.match);
@@ -147,7 +153,7 @@ export class UriRouter {
    */
   setDiscovery(server: string, d: { uriTemplates?: string[]; schemes?: string[]; capabilities?: unknown }): string[] {
     const bad: string[] = [];
-    const templates: RegExp[] = [];
+    const templates: LinearPattern[] = [];
     for (const t of d.uriTemplates ?? []) {
       const re = typeof t === 'string' ? uriTemplateToRegExp(t) : undefined;
       if (re) templates.push(re);

@@ -13,6 +13,8 @@
  *   runs in place on the session child. If that direct connect fails, the sibling probe runs once.
  * - HTTP: Streamable HTTP first; for `type: 'http'` a failed connect falls back to legacy HTTP+SSE
  *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE.
+ * - Screen (`screen.ts`, 2025 eras): `elicitation/create` and `roots/list` pass a liberal screen on the
+ *   transport before the Client validates them, so the broker sees every elicitation as sent.
  * - Cancellation (`protocol.md` §4.1): each broker call's `signal` aborts when the SDK aborts the
  *   request, when a `notifications/cancelled` for its id is observed on the transport (request id 0
  *   included; wrapped `transport.onmessage`, independent of SDK behaviour), or when the connection closes.
@@ -28,6 +30,8 @@ import { List } from '../list.js';
 import type { PauseGate } from './tool-clock.js';
 import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 import type { Negotiation } from './era-verdict.js';
+import { Screen } from './screen.js';
+import { repairingFetch } from './wire-repair.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -91,6 +95,7 @@ export class Connection {
   get eraUncertain(): boolean {
     return this.#eraUncertain;
   }
+  #handlers: InputHandlers | undefined;
   #closing = false;
   #closed = false;
   readonly #life = new AbortController();
@@ -136,7 +141,7 @@ export class Connection {
    */
   static async open(o: ConnectOptions): Promise<Connection> {
     const pending = new List<Pending>();
-    const holder: { conn?: Connection; era: Era; revision: string } = { era: 'legacy', revision: 'unknown' };
+    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen } = { era: 'legacy', revision: 'unknown', screen: new Screen() };
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
     let timedOut = false;
@@ -165,7 +170,8 @@ export class Connection {
       holder.conn = conn;
       holder.era = conn.era;
       holder.revision = conn.revision;
-      conn.#observe(o.hooks);
+      conn.#handlers = o.handlers;
+      conn.#observe(o.hooks, holder.screen);
       return conn;
     };
     /** Connects with the cached verdict; if that fails (and time is left), probes once instead. */
@@ -208,7 +214,7 @@ export class Connection {
         return probe();
       }
       // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
-      const streamable = (mode: AttemptMode) => attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } }), 'streamable-http', mode);
+      const streamable = (mode: AttemptMode) => attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: repairingFetch() }), 'streamable-http', mode);
       try {
         return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
       } catch (err) {
@@ -280,10 +286,19 @@ export class Connection {
     return found;
   }
 
-  #observe(hooks: ConnectionHooks): void {
+  #observe(hooks: ConnectionHooks, screen: Screen): void {
     const t = this.transport;
     const inner = t.onmessage;
-    t.onmessage = (msg: JSONRPCMessage, extra?: unknown) => {
+    const legacy = this.era === 'legacy';
+    t.onmessage = (received: JSONRPCMessage, extra?: unknown) => {
+      // 2025 eras: requests the Client would refuse before parley's handler are screened (screen.ts).
+      const msg = legacy ? screen.inbound(received) : received;
+      // 2026-07-28 has no server→client requests: the Client drops them without a word (the server
+      // would wait for its own timeout), so parley answers -32601 itself.
+      if (!legacy && isRequest(msg) && (extra as { classification?: unknown } | undefined)?.classification === undefined) {
+        void t.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method} (server-to-client requests do not exist on protocol revision ${this.revision}; return an input_required result instead)` } } as JSONRPCMessage).catch(() => {});
+        return;
+      }
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
       if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
         const id = m.params.requestId;
@@ -296,6 +311,21 @@ export class Connection {
         for (const fn of [...(this.#completions.get(m.params.elicitationId) ?? [])]) fn();
       }
       (inner as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.call(t, msg, extra);
+    };
+    // A message the transport could not parse as JSON-RPC (e.g. a request whose params are null or an
+    // array) is dropped by the SDK before onmessage, with no id to answer; tell the broker so the person
+    // hears of it and it is audited (screen.ts covers everything that does reach onmessage).
+    const innerError = t.onerror;
+    t.onerror = (err: Error) => {
+      const issues = (err as { issues?: unknown }).issues;
+      if (err?.name === 'ZodError' && Array.isArray(issues)) {
+        try {
+          this.#handlers?.malformedMessage?.(this.name, describeUnparsed(issues));
+        } catch {
+          /* a broker hook must not break the transport */
+        }
+      }
+      innerError?.call(t, err);
     };
     const prevClose = this.client.onclose;
     this.client.onclose = () => {
@@ -312,4 +342,18 @@ export class Connection {
     c.setNotificationHandler('notifications/prompts/list_changed', () => hooks.onListChanged('prompts'));
     c.setNotificationHandler('notifications/message', (n) => hooks.onLog(n.params as { level: string; logger?: string; data: unknown }));
   }
+}
+
+/** A short reason for a JSON-RPC message the transport dropped, from the SDK's parse issues. */
+function describeUnparsed(issues: unknown[]): string {
+  const text = JSON.stringify(issues).slice(0, 20_000);
+  if (/"path":\["params"\]/.test(text)) return 'a request or notification whose "params" is not an object (null, an array or a value)';
+  if (/"path":\["params","_meta"\]/.test(text)) return 'a message whose "params._meta" is not an object';
+  return 'a message that is not valid JSON-RPC 2.0';
+}
+
+/** A JSON-RPC request (a method and an id). */
+function isRequest(m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } {
+  const r = m as { id?: unknown; method?: unknown };
+  return typeof r.method === 'string' && (typeof r.id === 'string' || typeof r.id === 'number');
 }

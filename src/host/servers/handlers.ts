@@ -85,4 +85,10 @@ export interface InputHandlers {
   listRoots(ctx: InputContext): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
   /** 2025-11-25 `notifications/elicitation/complete`. */
   elicitationComplete?(server: string, elicitationId: string): void;
+  /**
+   * The server sent a message the SDK transport could not parse and dropped (e.g. `elicitation/create`
+   * with `params: null`): its id could not be read, so no answer went back. `detail` says what was
+   * wrong (never the message itself). For telling the person and the audit log.
+   */
+  malformedMessage?(server: string, detail: string): void;
 }

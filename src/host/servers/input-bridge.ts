@@ -11,6 +11,7 @@ import type { InputContext } from './handlers.js';
 import { attributeCall } from './calls.js';
 import type { List, ListNode } from '../list.js';
 import { whenSettled } from '../settle.js';
+import type { Screen } from './screen.js';
 
 /**
  * One broker call in flight. It owns the signal the broker and presenter see: the SDK's own request
@@ -48,7 +49,7 @@ export class Pending {
  * Registers the handlers on `client`. Every broker call in flight is in `pending` (the Connection
  * aborts them on `notifications/cancelled` by `Pending.id`, and all of them on close).
  */
-export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pending>, holder: { era: Era; revision: string }): void {
+export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pending>, holder: { era: Era; revision: string; screen?: Screen }): void {
   const run = <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
     const legacy = holder.era === 'legacy';
     const p = new Pending(legacy ? id : undefined);
@@ -80,10 +81,13 @@ export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pe
     if (call) ctx.call = call;
     return whenSettled(() => fn(ctx), done);
   };
-  client.setRequestHandler('elicitation/create', (req, ctx) =>
-    run(ctx.mcpReq.id, ctx.mcpReq.signal, (ictx) => o.pause.during(() => o.handlers.elicit(req.params as ElicitRequestParams, ictx) as Promise<ElicitResult>)),
+  client.setRequestHandler('elicitation/create', (req, ctx) => {
+    // The server's own params when the screen kept them (2025 eras: the Client validated a placeholder).
+    const kept = holder.screen?.take(ctx.mcpReq.id);
+    const params = (kept?.found ? kept.params : req.params) as ElicitRequestParams;
+    return run(ctx.mcpReq.id, ctx.mcpReq.signal, (ictx) => o.pause.during(() => o.handlers.elicit(params, ictx) as Promise<ElicitResult>));
     // (the SDK checks the result shape: content values must be string | number | boolean | string[])
-  );
+  });
   // Sampling: only when the broker answers it (the capability is declared then, connection.ts). A
   // declined or cancelled request is a JSON-RPC error, code -1 as in the spec's "User rejected sampling
   // request" example: sampling has no decline result.

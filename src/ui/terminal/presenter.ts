@@ -76,7 +76,7 @@ export class TerminalPresenter implements Presenter {
   private header(prompt: PromptView): void {
     const lines = [prompt.message];
     for (const r of prompt.repairs) lines.push(`repaired ${r.path}: ${r.message}`);
-    for (const w of prompt.warnings) lines.push(`warning: ${w}`);
+    for (const [i, w] of prompt.warnings.entries()) lines.push(`warning: ${warningText(w, prompt.warningDetails?.[i])}`);
     for (const l of prompt.lint ?? []) if (l.severity === 'error') lines.push(`schema ${l.path}: ${l.message}`);
     const bySource = new Map<string, string[]>();
     for (const [f, src] of Object.entries(prompt.prefillSources)) bySource.set(src, [...(bySource.get(src) ?? []), f]);
@@ -153,7 +153,7 @@ export class TerminalPresenter implements Presenter {
     const hl = this.colour ? `\x1b[1;4m${u.host}\x1b[22;24m` : `[${u.host}]`;
     const full = u.full.replace(u.asciiHost, hl);
     const lines = [`URL:  ${full.includes(hl) ? full : u.full}`, `host: ${u.host}${u.host !== u.asciiHost ? ` (on the wire: ${u.asciiHost})` : ''}`];
-    for (const w of u.warnings) lines.push(`warning: ${w}`);
+    for (const [i, w] of u.warnings.entries()) lines.push(`warning: ${warningText(w, u.warningDetails?.[i])}`);
     p.note(lines.join('\n'), 'The server asks you to open a link (parley did not open or fetch it)', this.io);
     const choice = await this.select(signal, {
       message: `Open this link for ${prompt.server}?`,
@@ -182,4 +182,9 @@ function check(schema: RequestedSchema, raw: Record<string, unknown>): { ok: tru
 function fieldsOf(issues: Issue[], names: string[]): string[] {
   const hit = new Set(issues.map((i) => (i.path.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~')));
   return names.filter((n) => hit.has(n));
+}
+
+/** A warning's text for the person when the broker gave one, with its code for reference. */
+function warningText(code: string, d: { code: string; text: string } | undefined): string {
+  return d && d.code === code ? `${d.text} [${code}]` : code;
 }

@@ -174,7 +174,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
         h('p', null, 'Site: ', h('strong', { class: 'url-site', text: u.host }), u.asciiHost && u.asciiHost !== u.host ? h('span', { class: 'muted', text: ' (written as ' + u.asciiHost + ')' }) : null),
         h('p', { text: 'Full address:' }),
         h('code', { class: 'url-full' }, urlParts(u)));
-      if ((u.warnings || []).length) box.appendChild(h('div', { class: 'warn url-warnings', role: 'note' }, h('strong', { text: 'Check this address:' }), h('ul', null, u.warnings.map(function (w) { return h('li', { text: WARN_TEXT[w] || w }); }))));
+      if ((u.warnings || []).length) box.appendChild(h('div', { class: 'warn url-warnings', role: 'note' }, h('strong', { text: 'Check this address:' }), h('ul', null, u.warnings.map(function (w, i) { var d = (u.warningDetails || [])[i]; return h('li', { text: WARN_TEXT[w] || (d && d.code === w ? d.text : w) }); }))));
       el.appendChild(box);
       // A look-alike Unicode name in the button would repeat the trick; say the wire name then.
       btn('Open ' + ((u.warnings || []).length && u.asciiHost ? u.asciiHost : u.host), '', 'accept', function () {

@@ -1,0 +1,116 @@
+/**
+ * Raw-message repair for Streamable HTTP (issue 12 item 5). The SDK v2 transports parse each incoming
+ * message with their JSON-RPC schema and drop, unanswered, a request whose `params` is not an object
+ * (`null`, an array, a value) or whose `params._meta` is not an object: its id never reaches any hook.
+ * Over HTTP parley sees the bytes first, through the transport's public `fetch` option: such a request
+ * is rewritten to `params: {_meta: {[ORIGINAL_PARAMS]: <the original params>}}`, which the transport
+ * accepts; the screen (`screen.ts`) then hands the original to the broker, which answers -32602.
+ * Everything else passes byte for byte. stdio has no such hook (docs/broker.md, known limit).
+ *
+ * Bounds: one SSE event is buffered at a time, at most {@link MAX_EVENT_CHARS} characters (a longer
+ * event passes unrepaired); work is linear in the bytes received.
+ * @module
+ */
+
+/** The `_meta` key that carries a request's original, non-object `params` past the SDK's parse. */
+export const ORIGINAL_PARAMS = 'io.parley/original-params';
+
+/** Longest SSE event (characters) looked at; longer ones pass through untouched. */
+export const MAX_EVENT_CHARS = 4 * 1024 * 1024;
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The message with unparseable `params` wrapped (see the module comment), or `undefined` when it needs nothing. */
+export function repairMessage(m: unknown): Record<string, unknown> | undefined {
+  if (!isPlain(m) || typeof m.method !== 'string' || !('params' in m)) return undefined;
+  const p = m.params;
+  if (isPlain(p) && (!('_meta' in p) || isPlain(p._meta))) return undefined;
+  return { ...m, params: { _meta: { [ORIGINAL_PARAMS]: p } } };
+}
+
+/** JSON text of one message or a batch, repaired; the same text when nothing needed repair or it is not JSON. */
+export function repairJsonText(text: string): string {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (Array.isArray(v)) {
+    let changed = false;
+    const out = v.map((m) => {
+      const r = repairMessage(m);
+      if (r) changed = true;
+      return r ?? m;
+    });
+    return changed ? JSON.stringify(out) : text;
+  }
+  const r = repairMessage(v);
+  return r ? JSON.stringify(r) : text;
+}
+
+/** A TransformStream over an SSE body that repairs each event's `data` (text in, text out). */
+function sseRepair(): TransformStream<string, string> {
+  let buf = '';
+  let event: string[] = [];
+  let size = 0;
+  const flushEvent = (out: TransformStreamDefaultController<string>, end: string) => {
+    const data = event.filter((l) => l.startsWith('data:')).map((l) => (l.startsWith('data: ') ? l.slice(6) : l.slice(5)));
+    if (data.length && size <= MAX_EVENT_CHARS) {
+      const joined = data.join('\n');
+      const fixed = repairJsonText(joined);
+      if (fixed !== joined) {
+        const others = event.filter((l) => !l.startsWith('data:'));
+        out.enqueue([...others, `data: ${fixed}`].join('\n') + '\n' + end);
+        event = [];
+        size = 0;
+        return;
+      }
+    }
+    out.enqueue(event.map((l) => l + '\n').join('') + end);
+    event = [];
+    size = 0;
+  };
+  return new TransformStream<string, string>({
+    transform(chunk, out) {
+      buf += chunk;
+      let at: number;
+      while ((at = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, at).replace(/\r$/, '');
+        buf = buf.slice(at + 1);
+        if (line === '') flushEvent(out, '\n');
+        else {
+          event.push(line);
+          size += line.length;
+        }
+      }
+    },
+    flush(out) {
+      if (buf) event.push(buf);
+      if (event.length) out.enqueue(event.join('\n'));
+    },
+  });
+}
+
+/** A `fetch` for `StreamableHTTPClientTransport` that repairs incoming messages (see the module comment). */
+export function repairingFetch(inner: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    const type = res.headers.get('content-type') ?? '';
+    if (!res.body || !res.ok) return res;
+    if (type.includes('text/event-stream')) {
+      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(sseRepair()).pipeThrough(new TextEncoderStream());
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    }
+    if (type.includes('application/json')) {
+      const text = await res.text();
+      const fixed = repairJsonText(text);
+      const headers = new Headers(res.headers);
+      headers.delete('content-length');
+      return new Response(fixed, { status: res.status, statusText: res.statusText, headers });
+    }
+    return res;
+  };
+}

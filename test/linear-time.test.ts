@@ -1,0 +1,83 @@
+// Issue 12 item 6: every text check over untrusted text runs in linear time. For each check and each
+// generated text shape (runs of capitals, camel humps, digits before capitals, invisible characters,
+// look-alike letters, "://" and "@" runs, template braces, …) the time per character at 100k and 1M
+// characters stays within a generous factor of the time per character at 10k. A quadratic check
+// gives a factor of ~10 at 100k and ~100 at 1M (the old camelCase split took ~55 s on 100k capitals).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { detectSensitiveFields, normaliseWords } from '../src/schema/sensitive.js';
+import { fold } from '../src/schema/fold.js';
+import { checkMessageLimits, checkSchemaLimits, findRequestedSchemas, lintRequestedSchema, normalizeRequestedSchema, normalizeRootUri, validateContent } from '../src/schema/index.js';
+import { checkUrl, escapeHidden, redactUrl, redactUrlsInText } from '../src/host/broker/policy.js';
+import { globToRegExp } from '../src/host/roots/glob.js';
+import { uriTemplateToRegExp } from '../src/host/roots/routing.js';
+
+/** Largest allowed ratio of time per character (big size / 10k). Linear ≈ 1; quadratic ≈ 10 / 100. */
+const BOUND = 10;
+const SIZES = [10_000, 100_000, 1_000_000];
+const RUNS = Number(process.env.PARLEY_LINEAR_RUNS ?? 2);
+/** Always tried: a run of capitals (the old quadratic split) and URL/template punctuation. */
+const EXAMPLES: Array<[string]> = [['A'], ['://{a}@']];
+
+const PIECES = ['A', 'a', 'Z', 'P', '2', 'F', ' ', '_', '-', '\u200B', '\u00AD', '\u0430', 'pin', 'password', 'token', ':', '/', '//', '@', '://', '.', 'é', '密码', '\u202E', '%', '{', '}', '{a}', '#', '?', '*', 'x'];
+const unit = fc.oneof(
+  fc.constantFrom('A', 'aA', '2F', 'pin ', '://', 'a.', '\u200B', 'a@', '{x}', 'Aa1'),
+  fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 6 }).map((p) => p.join('')),
+);
+const make = (u: string, n: number) => u.repeat(Math.ceil(n / u.length)).slice(0, n);
+
+/** ms per character of `fn(text)`: at least 30 ms of repeats for small texts, the best of two for big ones. */
+function perChar(fn: (s: string) => unknown, s: string): number {
+  if (s.length <= 10_000) {
+    fn(s);
+    let reps = 0;
+    const t0 = performance.now();
+    let t = t0;
+    do {
+      fn(s);
+      reps++;
+      t = performance.now();
+    } while (t - t0 < 30 && reps < 10_000);
+    return (t - t0) / reps / s.length;
+  }
+  let best = Infinity;
+  for (let i = 0; i < 2; i++) {
+    const t0 = performance.now();
+    fn(s);
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best / s.length;
+}
+
+const str = (title: string) => ({ type: 'object', properties: { field: { type: 'string', title } } });
+const CHECKS: Array<[string, (s: string) => unknown]> = [
+  ['detectSensitiveFields (title)', (s) => detectSensitiveFields(str(s))],
+  ['detectSensitiveFields (name and description)', (s) => detectSensitiveFields({ type: 'object', properties: { [s]: { type: 'string', description: s } } })],
+  ['normaliseWords / fold', (s) => (normaliseWords(s), fold(s))],
+  ['lintRequestedSchema', (s) => lintRequestedSchema({ type: 'object', title: s, properties: { f: { type: 'string', description: s, enum: [s] } } })],
+  ['normalizeRequestedSchema', (s) => normalizeRequestedSchema({ type: 'object', properties: { f: { $ref: `#/$defs/${s}` }, g: { type: 'string', format: s, description: s } }, $defs: {} })],
+  ['size caps', (s) => (checkSchemaLimits(str(s)), checkMessageLimits({ message: s, url: s }))],
+  ['findRequestedSchemas (url mode)', (s) => findRequestedSchemas({ method: 'elicitation/create', params: { mode: 'url', message: s, url: `https://example.com/${s}`, elicitationId: 'e' } }, { revision: '2025-11-25' })],
+  ['validateContent (email, uri, date-time)', (s) => validateContent({ type: 'object', properties: { e: { type: 'string', format: 'email' }, u: { type: 'string', format: 'uri' }, d: { type: 'string', format: 'date-time' } } }, { e: `${s}@${s}`, u: `https://${s}`, d: s })],
+  ['checkUrl', (s) => checkUrl(`https://user:pw@example.com/${s}?q=${s}#${s}`, { urlSchemes: ['https'] })],
+  ['redactUrl / redactUrlsInText / escapeHidden', (s) => (redactUrl(s), redactUrlsInText(s), escapeHidden(s))],
+  ['URI template match (server-supplied)', (s) => uriTemplateToRegExp('x://{a}{b}{c}{d}{e}/{+f}{#g}{/h}{.i}{;j}{?k}{&l}/z')!.test(`x://${s}`)],
+  ['glob match', (s) => globToRegExp('file:///a*b*c*d/**/e?f/**').test(`file:///${s}`)],
+  ['normalizeRootUri', (s) => { try { normalizeRootUri(`file:///${s}`); } catch { /* refused is fine */ } }],
+];
+
+for (const [name, fn] of CHECKS) {
+  test(`linear time from 10k to 1M characters: ${name}`, () => {
+    fc.assert(
+      fc.property(unit, (u) => {
+        const base = perChar(fn, make(u, SIZES[0]));
+        for (const n of SIZES.slice(1)) {
+          const r = perChar(fn, make(u, n)) / base;
+          assert.ok(r < BOUND, `${name}: time per character at ${n} is ${r.toFixed(1)}× that at ${SIZES[0]} (unit ${JSON.stringify(u)})`);
+        }
+      }),
+      { numRuns: RUNS, examples: EXAMPLES },
+    );
+  });
+}
