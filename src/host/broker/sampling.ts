@@ -5,6 +5,7 @@
  * limits, presenter, answer deadline, cancellation, validation, audit) with prefill and "remember" off.
  * @module
  */
+import { DEFAULT_LIMITS } from '../../schema/index.js';
 import type { SamplingView } from '../presenter.js';
 
 /** Messages shown at most; the rest are counted in `omittedMessages`. */
@@ -69,8 +70,11 @@ export function samplingPrompt(params: unknown, server: string): { view: Samplin
   if (view.systemPrompt) lines.push(`[system] ${view.systemPrompt}`);
   for (const m of messages) lines.push(`[${m.role}] ${m.text}`);
   if (view.omittedMessages) lines.push(`(${view.omittedMessages} more messages not shown)`);
+  // The prompt's message is a summary within the broker's message cap (limits.messageChars); the whole
+  // conversation (up to MAX_SAMPLING_SHOWN_CHARS) travels in the view, which presenters show.
+  const cap = DEFAULT_LIMITS.messageChars - 100;
   let message = lines.join('\n');
-  if (message.length > MAX_SAMPLING_SHOWN_CHARS + 200) message = `${message.slice(0, MAX_SAMPLING_SHOWN_CHARS)}… (${message.length - MAX_SAMPLING_SHOWN_CHARS} more characters)`;
+  if (message.length > cap) message = `${message.slice(0, cap)}… (${message.length - cap} more characters; the whole conversation is shown above the reply box)`;
   return { view, message };
 }
 
