@@ -27,6 +27,7 @@ import { List } from '../list.js';
 import type { PauseGate } from './tool-clock.js';
 import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 import type { Negotiation } from './era-verdict.js';
+import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -92,6 +93,11 @@ export class Connection {
   }
   #closing = false;
   #closed = false;
+  #startupRoots: StartupRootsOutcome = 'none';
+  /** Whether the server asked `roots/list` while starting, and how parley waited for it (`startup-roots.ts`). */
+  get startupRoots(): StartupRootsOutcome {
+    return this.#startupRoots;
+  }
   readonly #life = new AbortController();
   /** Aborts when the connection closes (stopped, crashed, or the transport failed). */
   get lifetime(): AbortSignal {
@@ -135,7 +141,11 @@ export class Connection {
    */
   static async open(o: ConnectOptions): Promise<Connection> {
     const pending = new List<Pending>();
-    const holder: { conn?: Connection; era: Era; revision: string } = { era: 'legacy', revision: 'unknown' };
+    const startup = new StartupRoots();
+    const holder: { conn?: Connection; era: Era; revision: string; startup: StartupRoots } = { era: 'legacy', revision: 'unknown', startup };
+    // Every stderr chunk counts as activity for the start-up roots wait.
+    const given = o.hooks;
+    o = { ...o, hooks: { ...given, onStderr: (chunk) => (startup.touch(), given.onStderr(chunk)) } };
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
     let timedOut = false;
@@ -164,7 +174,7 @@ export class Connection {
       holder.conn = conn;
       holder.era = conn.era;
       holder.revision = conn.revision;
-      conn.#observe(o.hooks);
+      conn.#observe(o.hooks, startup);
       return conn;
     };
     /** Connects with the cached verdict; if that fails (and time is left), probes once instead. */
@@ -197,7 +207,13 @@ export class Connection {
         }
       }
     };
-    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => {
+    const settled = async (conn: Connection): Promise<Connection> => {
+      // Roots before the first call (startup-roots.ts): legacy eras only.
+      if (conn.era === 'legacy') conn.#startupRoots = await startup.settle(() => conn.client.ping());
+      return conn;
+    };
+    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => settled(await connectAny()));
+    async function connectAny(): Promise<Connection> {
       const def = o.def;
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');
       if (def.type === 'stdio') {
@@ -219,7 +235,7 @@ export class Connection {
           throw err;
         }
       }
-    });
+    }
   }
 
   /** Resolves when `notifications/elicitation/complete` arrived for every id, or after `ms`. Never rejects. */
@@ -279,10 +295,11 @@ export class Connection {
     return found;
   }
 
-  #observe(hooks: ConnectionHooks): void {
+  #observe(hooks: ConnectionHooks, startup: StartupRoots): void {
     const t = this.transport;
     const inner = t.onmessage;
     t.onmessage = (msg: JSONRPCMessage, extra?: unknown) => {
+      startup.touch();
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };
       if (m.method === 'notifications/cancelled' && m.params && m.params.requestId !== undefined) {
         const id = m.params.requestId;
