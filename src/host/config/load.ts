@@ -149,6 +149,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.presets, l.presets);
     Object.assign(config.inputs, l.inputs);
     Object.assign(config.gateway!.users, l.gateway.users);
+    if (Object.keys(l.rootPolicy).length) config.rootPolicy = { ...config.rootPolicy, ...l.rootPolicy };
   }
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);
