@@ -121,3 +121,25 @@ test('parley.json: "lazy" on server entries, "rootPolicy", virtual roots; bad va
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the bundled servers are discovered from their templates: sales://results/{id} → sales, chart://svg/{id} → charts', { timeout: 240_000 }, async () => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'parley-discovery-bundled-')));
+  const bin = (name: string) => new URL(`../dist/servers/${name}/main.js`, import.meta.url).pathname;
+  const def = (name: string, args: string[]) => ({ name, type: 'stdio', command: process.execPath, args: [bin(name), ...args], env: {}, cwd: dir, origin: { file: '<test>', pointer: '' } }) as ServerDef;
+  const host = createHost({
+    servers: { sales: def('sales', ['--db', join(dir, 'sales.db')]), charts: def('charts', ['--with-sales', '--sales-db', join(dir, 'sales.db')]) },
+    routes: [], presets: {}, profile: {}, inputs: {}, sources: [], roots: [],
+    policy: { sensitiveFields: 'decline', ratePerMinute: 600, burst: 100, maxPendingPerServer: 5, urlSchemes: ['https'] },
+  }, { presenter: new HeadlessPresenter(true) });
+  try {
+    const started = await host.start();
+    assert.ok(started.every((r) => r.ok), JSON.stringify(started));
+    await host.discovered();
+    assert.ok(host.roots.serversFor('sales://results/0123abcd').includes('sales'));
+    assert.deepEqual(host.roots.serversFor('chart://svg/42'), ['charts']);
+    assert.deepEqual(host.roots.serversFor('postgres://sales-db'), []);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
