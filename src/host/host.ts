@@ -196,7 +196,10 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         return { name, type: config.servers[name].type, state: servers.state(name), revision: info?.negotiatedRevision, era: info?.era, capabilities: info?.serverCapabilities, serverInfo: info?.serverInfo, stderr: servers.stderr(name), lazy: lazy(name) };
       }),
     start: (names) => servers.startMany(names ?? servers.names().filter((n) => !lazy(n))),
-    isLazy: (name) => (servers.state(name), lazy(name)),
+    isLazy(name) {
+      servers.state(name); // throws UnknownServerError for a name that is not configured
+      return lazy(name);
+    },
     discovered,
     async callTool(server, tool, args = {}, o = {}) {
       const started = Date.now();
