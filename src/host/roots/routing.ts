@@ -4,8 +4,8 @@
  * 1. Static routes ({@link RouteDef}: glob, or regex when `regex: true`) are tried first; when any
  *    matches, the union of their `servers` (route order) is the answer and discovery is not consulted.
  * 2. Otherwise dynamic discovery: a server serves the URI when one of its resource templates
- *    (`resources/templates/list` → `uriTemplate`, RFC 6570) matches it, or when it declares the URI's
- *    scheme in the experimental capability {@link URI_SCHEMES_CAPABILITY}.
+ *    (`resources/templates/list` → `uriTemplate`, RFC 6570, starting with a literal scheme) matches
+ *    it, or when it declares the URI's scheme in the experimental capability {@link URI_SCHEMES_CAPABILITY}.
  * 3. Otherwise no server (`[]`): the caller decides the default (see `RootRegistry`).
  *
  * Globs get canonical scheme, host and drive-letter spelling; write their path part percent-encoded
@@ -46,38 +46,94 @@ export class RouteError extends Error {
   }
 }
 
-const OPS: Record<string, string> = {
-  '': '[^/?#]*',
-  '+': '[^#]*',
-  '#': '(?:#.*)?',
-  '/': '(?:/[^/?#]*)*',
-  '.': '(?:\\.[^/?#.]*)*',
-  ';': '(?:;[^/?#]*)*',
-  '?': '(?:[?&][^#]*)?',
-  '&': '(?:&[^#]*)?',
-};
+/** Longest URI template compiled for discovery, chars; a longer one is ignored (reported as malformed). */
+export const MAX_TEMPLATE_CHARS = 1024;
+/** Longest URI matched against templates, chars; a longer URI matches no template. */
+export const MAX_MATCH_URI_CHARS = 8192;
+
+/** One step of a compiled template: a literal character, or any run of characters of a class. */
+type Token = { lit: string } | { run: (c: string) => boolean };
+
+const notSegment = (c: string) => c !== '/' && c !== '?' && c !== '#';
+const notFragment = (c: string) => c !== '#';
+const notQuery = (c: string) => c !== '?' && c !== '#';
+const anything = () => true;
 
 /**
- * Compiles an RFC 6570 URI template (levels 1–4) into an anchored RegExp that matches every URI the
- * template can expand to (a superset: variable values are not validated). Returns `undefined` for an
- * unterminated expression.
+ * Each RFC 6570 operator as a run of one character class: a superset of what its expansion can be
+ * (`{x}` no `/?#`; `{+x}` no `#`; `{#x}` anything; `{/x}` no `?#`; `{.x}`, `{;x}` no `/?#`;
+ * `{?x}`, `{&x}` no `#`).
  */
-export function uriTemplateToRegExp(template: string): RegExp | undefined {
-  let re = '';
+const OPS: Record<string, (c: string) => boolean> = {
+  '': notSegment,
+  '+': notFragment,
+  '#': anything,
+  '/': notQuery,
+  '.': notSegment,
+  ';': notSegment,
+  '?': notFragment,
+  '&': notFragment,
+};
+
+/** A compiled URI template: `test(uri)` says whether the template can expand to `uri`. */
+export interface TemplateMatcher {
+  test(uri: string): boolean;
+}
+
+/**
+ * Compiles an RFC 6570 URI template (levels 1–4) into a matcher for every URI the template can expand
+ * to (a superset: variable values are not validated, each expression is a run of one character
+ * class). Matching simulates the template's automaton, so it takes time linear in the URI's length
+ * times the template's: no backtracking, whatever a server declares (a regex of adjacent `{+a}{+b}…`
+ * backtracks exponentially). Returns `undefined` for an unterminated expression or a template longer
+ * than {@link MAX_TEMPLATE_CHARS}; URIs longer than {@link MAX_MATCH_URI_CHARS} match nothing.
+ */
+export function uriTemplateToRegExp(template: string): TemplateMatcher | undefined {
+  if (template.length > MAX_TEMPLATE_CHARS) return undefined;
+  const tokens: Token[] = [];
   for (let i = 0; i < template.length; ) {
     if (template[i] === '{') {
       const end = template.indexOf('}', i);
       if (end < 0) return undefined;
       const body = template.slice(i + 1, end);
       const op = /^[+#./;?&]/.test(body) ? body[0] : '';
-      re += OPS[op];
+      tokens.push({ run: OPS[op] });
       i = end + 1;
     } else {
-      re += template[i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      tokens.push({ lit: template[i] });
       i++;
     }
   }
-  return new RegExp(`^${re}$`, 's');
+  return { test: (uri: string) => uri.length <= MAX_MATCH_URI_CHARS && simulate(tokens, uri) };
+}
+
+/** Runs the token automaton over `uri` (state = how many tokens are matched); O(uri × tokens). */
+function simulate(tokens: Token[], uri: string): boolean {
+  const m = tokens.length;
+  let cur = new Uint8Array(m + 1);
+  let next = new Uint8Array(m + 1);
+  const close = (set: Uint8Array) => {
+    // A run may be empty: being before it is being after it too.
+    for (let i = 0; i < m; i++) if (set[i] && 'run' in tokens[i]) set[i + 1] = 1;
+  };
+  cur[0] = 1;
+  close(cur);
+  for (let k = 0; k < uri.length; k++) {
+    const c = uri[k]; // UTF-16 units, as the template's literals
+    next.fill(0);
+    let any = false;
+    for (let i = 0; i < m; i++) {
+      if (!cur[i]) continue;
+      const t = tokens[i];
+      if ('lit' in t) {
+        if (t.lit === c) (next[i + 1] = 1), (any = true);
+      } else if (t.run(c)) (next[i] = 1), (any = true);
+    }
+    if (!any) return false;
+    close(next);
+    [cur, next] = [next, cur];
+  }
+  return cur[m] === 1;
 }
 
 interface Compiled {
@@ -86,7 +142,7 @@ interface Compiled {
 }
 
 interface Discovery {
-  templates: RegExp[];
+  templates: TemplateMatcher[];
   schemes: Set<string>;
 }
 
@@ -147,9 +203,10 @@ export class UriRouter {
    */
   setDiscovery(server: string, d: { uriTemplates?: string[]; schemes?: string[]; capabilities?: unknown }): string[] {
     const bad: string[] = [];
-    const templates: RegExp[] = [];
+    const templates: TemplateMatcher[] = [];
     for (const t of d.uriTemplates ?? []) {
-      const re = typeof t === 'string' ? uriTemplateToRegExp(t) : undefined;
+      // A template must start with a literal scheme: `{+anything}` would claim every URI, every root.
+      const re = typeof t === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(t) ? uriTemplateToRegExp(t) : undefined;
       if (re) templates.push(re);
       else bad.push(String(t));
     }
