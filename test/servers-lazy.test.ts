@@ -12,6 +12,9 @@ import { join } from 'node:path';
 import { createHost, HeadlessPresenter } from '../src/host/index.js';
 import type { HostConfig, ServerDef } from '../src/host/index.js';
 import { isolatedEnv, runParley } from './helpers/cli.js';
+import { createServer, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { startSdkHttpPeer } from './helpers/peers.js';
 
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
@@ -149,3 +152,63 @@ test('`parley servers` shows "not started (lazy)"; `parley up` counts only the e
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A counting pass-through in front of an HTTP MCP server on 127.0.0.1: which JSON-RPC methods it saw. */
+async function countingProxy(target: string) {
+  const methods: string[] = [];
+  const body = (req: IncomingMessage) => new Promise<Buffer>((r) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => r(Buffer.concat(chunks)));
+  });
+  const server = createServer(async (req, res) => {
+    const b = await body(req);
+    if (b.length) {
+      try {
+        const m = JSON.parse(b.toString()) as { method?: string } | Array<{ method?: string }>;
+        for (const x of Array.isArray(m) ? m : [m]) if (x.method) methods.push(x.method);
+      } catch {
+        methods.push('?');
+      }
+    } else methods.push(req.method ?? '?');
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<string, string>;
+    try {
+      const up = await fetch(target, { method: req.method, headers, ...(b.length ? { body: new Uint8Array(b) } : {}) });
+      const out: Record<string, string> = {};
+      up.headers.forEach((v, k) => (out[k] = v));
+      res.writeHead(up.status, out);
+      if (up.body) {
+        const rs = Readable.fromWeb(up.body as never);
+        rs.on('error', () => res.destroy()); // the peer stopped while a stream was open (teardown)
+        rs.pipe(res);
+      } else res.end();
+    } catch {
+      res.writeHead(502).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+  return { url, methods, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+}
+
+for (const kind of ['v1', 'v2-modern'] as const) {
+  test(`a lazy HTTP server (${kind}) is not connected until its first call; concurrent first calls connect once`, { timeout: 120_000 }, async () => {
+    const peer = await startSdkHttpPeer(kind);
+    const proxy = await countingProxy(peer.url);
+    const h = { name: 'h', type: 'http', url: proxy.url, headers: {}, lazy: true, origin: { file: '<test>', pointer: '/mcpServers/h' } } as ServerDef;
+    const host = createHost(config([h]), { presenter: new HeadlessPresenter(true) });
+    try {
+      assert.deepEqual(await host.start(), []);
+      assert.deepEqual(proxy.methods, [], 'no request before the first use');
+      const results = await Promise.all(Array.from({ length: 6 }, () => host.callTool('h', 'roots')));
+      assert.ok(results.every((r) => !r.isError), JSON.stringify(results));
+      const handshakes = proxy.methods.filter((m) => m === 'initialize' || m === 'server/discover');
+      assert.ok(proxy.methods.filter((m) => m === 'initialize').length <= 1 && proxy.methods.filter((m) => m === 'server/discover').length <= 1, `one connect: ${handshakes.join(', ')}`);
+      assert.equal(proxy.methods.filter((m) => m === 'tools/call').length >= 6, true);
+    } finally {
+      await host.close();
+      await proxy.close();
+      await peer.stop();
+    }
+  });
+}
