@@ -127,7 +127,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   };
   let activePreset: Preset | undefined;
 
-  const rootPolicy = { ...effectiveRootPolicy(config), ...opts.rootPolicy };
+  const given = Object.fromEntries(Object.entries(opts.rootPolicy ?? {}).filter(([, v]) => v !== undefined)) as RootPolicyDef;
+  const rootPolicy = { ...effectiveRootPolicy(config), ...given };
   const roots = new RootRegistry({
     store: opts.store, scope: { ...scope, session: null }, routes: config.routes, defaultRootsToAll: rootPolicy.unrouted === 'all',
     healthIntervalMs: rootPolicy.healthIntervalMs, ...(opts.rootPolicy?.watchDebounceMs !== undefined ? { watchDebounceMs: opts.rootPolicy.watchDebounceMs } : {}),
