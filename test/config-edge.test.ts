@@ -79,17 +79,19 @@ test('names that exist on Object.prototype are ordinary names, not built-ins', (
   assert.deepEqual(issues.map((i) => [i.code, i.server]), [['invalid-value', 't'], ['unknown-input', 'i']]);
 });
 
-test('roots are file:// URIs: paths are converted, .. collapses, other schemes are errors', () => {
+test('roots: paths become file:// URIs, .. collapses, other schemes are virtual roots, malformed ones are errors', () => {
   // req: ROOTS-URI-FILE
   const s = sandbox();
   try {
     s.write('parley.json', JSON.stringify({
-      roots: ['data', '~/notes', { uri: 'file:///srv/a/../b', name: 'b' }, 'https://example.com/x', { uri: '${input:dir}' }, 'file://remote-host/x'],
+      roots: ['data', '~/notes', { uri: 'file:///srv/a/../b', name: 'b' }, 'https://example.com/x', { uri: '${input:dir}' }, 'file://remote-host/x',
+        { uri: 'postgres://Sales-DB', name: 'sales' }, 'chart://monthly/../revenue', 'sales://h/x%zz'],
     }));
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
-    assert.deepEqual(config.roots, [{ uri: `file://${s.cwd}/data` }, { uri: `file://${s.home}/notes` }, { uri: 'file:///srv/b', name: 'b' }]);
-    assert.deepEqual(issues.map((i) => [i.code, i.path]), [['invalid-value', '/roots/3'], ['bad-variable', '/roots/4/uri'], ['invalid-value', '/roots/5']]);
-    assert.match(issues[0].message, /file:\/\//);
+    assert.deepEqual(config.roots, [{ uri: `file://${s.cwd}/data` }, { uri: `file://${s.home}/notes` }, { uri: 'file:///srv/b', name: 'b' },
+      { uri: 'https://example.com/x' }, { uri: 'postgres://sales-db', name: 'sales' }, { uri: 'chart://monthly/revenue' }]);
+    assert.deepEqual(issues.map((i) => [i.code, i.path]), [['bad-variable', '/roots/4/uri'], ['invalid-value', '/roots/5'], ['invalid-value', '/roots/8']]);
+    assert.match(issues[1].message, /file:\/\/ URI with an empty host/);
   } finally {
     s.cleanup();
   }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { globToRegExp } from '../src/host/roots/glob.js';
-import { declaredSchemes, RouteError, uriTemplateToRegExp, UriRouter, URI_SCHEMES_CAPABILITY } from '../src/host/roots/routing.js';
+import { declaredSchemes, MAX_MATCH_URI_CHARS, MAX_TEMPLATE_CHARS, RouteError, uriTemplateToRegExp, UriRouter, URI_SCHEMES_CAPABILITY } from '../src/host/roots/routing.js';
 
 test('glob: ** crosses segments, * and ? do not, /** also matches the directory itself', () => {
   const cases: Array<[string, string, boolean]> = [
@@ -77,6 +77,24 @@ test('RFC 6570 templates compile to matchers for every operator', () => {
   assert.equal(m('doc://a{#section}', 'doc://a#intro'), true);
   assert.equal(m('x://a.b/{id}', 'x://aXb/1'), false);
   assert.equal(uriTemplateToRegExp('x://{unterminated'), undefined);
+  assert.equal(m('emoji://{x}/\u{1F600}', 'emoji://a/\u{1F600}'), true);
+});
+
+test('template matching is linear: a hostile template from a server cannot stall routing', () => {
+  // As regexes, 12 adjacent {+x}/ or {/x} expressions backtrack for hours on a near miss.
+  const wide = uriTemplateToRegExp('h://' + Array.from({ length: 12 }, (_, i) => `{+v${i}}/`).join('') + 'x')!;
+  const slashes = uriTemplateToRegExp('h://' + '{/a}'.repeat(200) + 'x')!;
+  const t0 = performance.now();
+  assert.equal(wide.test('h://' + '/'.repeat(4000) + 'y'), false);
+  assert.equal(slashes.test('h://' + '/a'.repeat(2000) + 'y'), false);
+  assert.equal(wide.test('h://' + 'a/'.repeat(12) + 'x'), true);
+  assert.ok(performance.now() - t0 < 2000, `took ${performance.now() - t0} ms`);
+  assert.equal(uriTemplateToRegExp('h://' + 'a'.repeat(MAX_TEMPLATE_CHARS)), undefined, 'too long: ignored');
+  assert.equal(uriTemplateToRegExp('h://{+p}')!.test('h://' + 'a'.repeat(MAX_MATCH_URI_CHARS)), false, 'a URI past the bound matches nothing');
+  const r = new UriRouter();
+  assert.deepEqual(r.setDiscovery('greedy', { uriTemplates: ['{+anything}', 'ok://{x}'] }), ['{+anything}'], 'a template without a literal scheme would claim every root');
+  assert.deepEqual(r.serversFor('file:///home/u'), []);
+  assert.deepEqual(r.serversFor('ok://1'), ['greedy']);
 });
 
 test('dynamic discovery: templates and declared schemes; static routes take precedence', () => {

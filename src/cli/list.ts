@@ -15,21 +15,24 @@ import { CliError, EXIT } from './output.js';
 const json = { type: 'boolean', description: 'print JSON' } as const;
 const USER: Scope = { ...CLI_SCOPE, session: null };
 
-const stateText = (s: { status: string; message?: string }) => (s.status === 'error' || s.status === 'invalid' ? `${s.status}: ${s.message}` : s.status);
+const healthText = (h: { status: string; error?: string } | undefined) =>
+  !h ? 'unchecked' : h.status === 'ok' ? 'ok' : `${h.status === 'timeout' ? 'timeout' : h.status} (invalid: not sent to servers${h.error ? `; ${h.error}` : ''})`;
+const stateText = (s: { status: string; message?: string }, lazy = false) =>
+  s.status === 'error' || s.status === 'invalid' ? `${s.status}: ${s.message}` : s.status === 'stopped' && lazy ? 'not started (lazy)' : s.status;
 
 export const serversCommand = defineCommand({
-  meta: { name: 'servers', description: 'List configured servers (name, type, state); --start starts them to show revision and capabilities' },
-  args: { ...commonArgs, start: { type: 'boolean', description: 'start every server (bounded by its startup timeout)' }, json },
+  meta: { name: 'servers', description: 'List configured servers (name, type, state; a lazy server shows "not started (lazy)"); --start starts them to show revision and capabilities' },
+  args: { ...commonArgs, start: { type: 'boolean', description: 'start every server, lazy ones too (bounded by its startup timeout)' }, json },
   async run({ args, rawArgs }) {
     parseFlags('servers', rawArgs, { '--start': false, '--json': false });
     const ctx = openHost(args, new HeadlessPresenter(true));
     try {
-      if (args.start) await ctx.host.start();
-      const list: Array<{ name: string; type: string; state: { status: string; message?: string }; revision?: string; capabilities?: unknown }> = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
+      if (args.start) await ctx.host.start(ctx.host.servers.names());
+      const list: Array<{ name: string; type: string; state: { status: string; message?: string }; lazy?: boolean; revision?: string; capabilities?: unknown }> = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
       for (const [name, why] of Object.entries(ctx.invalid)) list.push({ name, type: 'invalid', state: { status: 'invalid', message: why } });
       process.exitCode = list.some((s) => s.state.status === 'error' || s.state.status === 'invalid') ? EXIT.FAILED : EXIT.OK;
       if (args.json) return printJson(list);
-      for (const s of list) process.stdout.write(`${s.name}\t${s.type}\t${stateText(s.state as never)}${s.revision ? `\trevision ${s.revision}` : ''}${s.capabilities ? `\tcapabilities ${Object.keys(s.capabilities as object).join(',')}` : ''}\n`);
+      for (const s of list) process.stdout.write(`${s.name}\t${s.type}\t${stateText(s.state as never, s.lazy)}${s.revision ? `\trevision ${s.revision}` : ''}${s.capabilities ? `\tcapabilities ${Object.keys(s.capabilities as object).join(',')}` : ''}\n`);
     } finally {
       await ctx.close();
     }
@@ -73,7 +76,7 @@ export const toolsCommand = defineCommand({
 export const rootsCommand = defineCommand({
   meta: { name: 'roots', description: 'List roots; `roots add <path|uri> [--name N] [--scope app]`, `roots remove <uri>`' },
   args: { action: { type: 'positional', required: false, description: 'list (default) | add | remove' }, target: { type: 'positional', required: false, description: 'path or URI' }, name: { type: 'string', description: 'root name (add)' }, scope: { type: 'string', description: 'app (kept in the store; the default and only scope a one-shot command can give)' }, ...commonArgs, json },
-  run({ args, rawArgs }) {
+  async run({ args, rawArgs }) {
     const [action = 'list', target, ...extra] = parseFlags('roots', rawArgs, { '--name': true, '--scope': true, '--json': false });
     if (extra.length) throw new CliError(`roots: unexpected arguments ${extra.join(' ')}`);
     const { config } = loadConfig(args.config);
@@ -101,9 +104,12 @@ export const rootsCommand = defineCommand({
           args.json ? printJson({ removed: uri }) : process.stdout.write(`removed ${uri}\n`);
         }
       } else if (action === 'list') {
-        const list = reg.list().map(({ health: _h, ...r }) => r);
+        // Health is checked now (bounded, 2000 ms per root): a missing or unreadable root is shown as
+        // such, and it is what servers are not sent.
+        await reg.check();
+        const list = reg.list();
         if (args.json) printJson(list);
-        else for (const r of list) process.stdout.write(`${r.uri}${r.name ? `\t${r.name}` : ''}\t${r.lifetime}\t${r.source}${r.virtual ? '\tvirtual' : ''}\n`);
+        else for (const r of list) process.stdout.write(`${r.uri}${r.name ? `\t${r.name}` : ''}\t${r.lifetime}\t${r.source}\t${r.virtual ? 'virtual' : healthText(r.health)}\n`);
       } else throw new CliError(`roots: unknown action "${action}" (list, add, remove)`);
       reg.close();
     } finally {
@@ -129,7 +135,7 @@ export const presetsCommand = defineCommand({
       } else if (action === 'save') {
         if (!target) throw new CliError('presets save: give a name');
         const reg = new RootRegistry({ store, scope: USER });
-        const preset: Preset = { name: target, scope: USER, roots: reg.list({ virtual: false }).filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: store.loadPreset(USER, target)?.answers ?? {}, config: {}, updatedAt: Date.now() };
+        const preset: Preset = { name: target, scope: USER, roots: reg.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: store.loadPreset(USER, target)?.answers ?? {}, config: {}, updatedAt: Date.now() };
         reg.close();
         store.savePreset(preset);
         args.json ? printJson(preset) : process.stdout.write(`saved preset ${target} (${preset.roots.length} root(s))\n`);

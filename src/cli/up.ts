@@ -130,9 +130,12 @@ export const upCommand = defineCommand({
       else if (s.status === 'running') log('server', { server: e.server, status: 'running', era: s.era, revision: s.revision, ms: Date.now() - started }, `  ${e.server}: ${p.green('ready')} (${s.revision}, ${Date.now() - started} ms)`);
       else if (s.status === 'error') log('server', { server: e.server, status: 'error', message: s.message }, `  ${e.server}: ${p.red('error')} ${s.message}`);
     });
+    // Cold start counts the eager servers only: a lazy one starts on first use (a call, a read, a route).
+    const lazy = names.filter((n) => host.isLazy(n));
+    for (const n of lazy) log('server', { server: n, status: 'lazy' }, `  ${n}: not started (lazy: starts on first use)`);
     const results = await host.start();
     const ok = results.filter((r) => r.ok).length;
-    log('ready', { ready: ok, failed: results.length - ok, ms: Date.now() - started }, `parley: ${ok}/${results.length} server(s) ready in ${Date.now() - started} ms${web ? '; press Ctrl-C to stop' : ''}`);
+    log('ready', { ready: ok, failed: results.length - ok, lazy: lazy.length, ms: Date.now() - started }, `parley: ${ok}/${results.length} server(s) ready in ${Date.now() - started} ms${lazy.length ? ` (${lazy.length} lazy)` : ''}${web ? '; press Ctrl-C to stop' : ''}`);
 
     await new Promise<void>((done) => {
       let stopping = false;

@@ -13,9 +13,10 @@ import type { Content, RequestedSchema } from '../schema/index.js';
 import { ElicitationBroker } from './broker/index.js';
 import type { BrokerEvent } from './broker/index.js';
 import { resolveInputs } from './config/inputs.js';
-import type { HostConfig, InputDef, ServerDef } from './config/types.js';
+import { effectiveRootPolicy, isLazy, type HostConfig, type InputDef, type RootPolicyDef, type ServerDef } from './config/types.js';
 import type { Presenter } from './presenter.js';
 import { RootRegistry } from './roots/index.js';
+import { feedDiscovery } from './roots/discovery.js';
 import type { RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
 import type { ServerState } from './servers/index.js';
@@ -36,6 +37,11 @@ export interface HostOptions {
   env?: Record<string, string | undefined>;
   /** How servers are stopped, in ms: SIGTERM `graceMs` after stdin closes, SIGKILL `killAfterMs` later. @default DEFAULT_STOP (2000, 2000) */
   stop?: { graceMs?: number; killAfterMs?: number };
+  /**
+   * Root health and routing settings over the configuration's `rootPolicy` (tests, embedders).
+   * `healthIntervalMs` may be below parley.json's 1000 ms floor here. See {@link RootPolicyDef}.
+   */
+  rootPolicy?: RootPolicyDef & { watchDebounceMs?: number };
 }
 
 /** Events for UIs: server states, stderr lines, pending prompts, roots changes, tool calls. */
@@ -57,6 +63,8 @@ export interface ServerSummary {
   serverInfo?: unknown;
   /** Recent stderr lines (bounded ring). */
   stderr: string[];
+  /** Starts on first use, not with {@link Host.start}'s default set (config `lazy`, see `isLazy`). */
+  lazy: boolean;
 }
 
 export interface Host {
@@ -67,8 +75,15 @@ export interface Host {
   readonly roots: RootRegistry;
   /** Server names with state, revision, capabilities and recent stderr. */
   listServers(): ServerSummary[];
-  /** Starts the named servers (default: all) in parallel; resolves when each has started or failed. */
+  /**
+   * Starts the named servers (default: the eager ones, i.e. every server that is not lazy) in
+   * parallel; resolves when each has started or failed. Lazy servers start on first use.
+   */
   start(names?: string[]): Promise<Array<{ name: string; ok: boolean; error?: Error }>>;
+  /** Whether `name` is lazy (starts on first use). @throws UnknownServerError */
+  isLazy(name: string): boolean;
+  /** Resolves when the discovery started so far (templates of servers that just started) is in the router. */
+  discovered(): Promise<void>;
   /**
    * Calls a tool, starting its server lazily. The tool-call clock pauses while a person answers.
    * `opts.tag` is an opaque label that prompts of this call carry in `PromptView.call.tag` when the
@@ -114,8 +129,17 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   };
   let activePreset: Preset | undefined;
 
-  const roots = new RootRegistry({ store: opts.store, scope: { ...scope, session: null }, routes: config.routes });
+  const given = Object.fromEntries(Object.entries(opts.rootPolicy ?? {}).filter(([, v]) => v !== undefined)) as RootPolicyDef;
+  const rootPolicy = { ...effectiveRootPolicy(config), ...given };
+  const roots = new RootRegistry({
+    store: opts.store, scope: { ...scope, session: null }, routes: config.routes, defaultRootsToAll: rootPolicy.unrouted === 'all',
+    healthIntervalMs: rootPolicy.healthIntervalMs, ...(opts.rootPolicy?.watchDebounceMs !== undefined ? { watchDebounceMs: opts.rootPolicy.watchDebounceMs } : {}),
+  });
   for (const r of config.roots) roots.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
+  // Live root health (§5.3): checked now (a server's first roots/list waits for this, bounded by the
+  // 2000 ms check bound), then on a schedule and on file-system events.
+  const firstCheck = roots.check().then(() => undefined, () => undefined);
+  roots.startHealthChecks({ watch: rootPolicy.watch });
 
   const broker = new ElicitationBroker({
     presenter: opts.presenter,
@@ -137,13 +161,18 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     handlers: {
       elicit: (params, ctx) => broker.elicit(params as never, { ...ctx, scope }),
       sample: (params, ctx) => broker.sample(params, { ...ctx, scope }),
-      listRoots: async (ctx) => ({ roots: roots.rootsForServer(ctx.server) }),
+      listRoots: async (ctx) => {
+        await firstCheck;
+        return { roots: roots.rootsForServer(ctx.server) };
+      },
       elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
       malformedMessage: (server, detail) => broker.malformedMessage(server, detail),
     },
     prepare: (def) => (def.inputRefs?.length ? resolveInputs(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache) : Promise.resolve(def)),
   });
   servers.events.on('state', (e: { server: string; state: ServerState }) => emit({ type: 'server', server: e.server, state: e.state }));
+  const discovered = feedDiscovery(roots, servers, opts.log);
+  const lazy = (name: string) => isLazy(config, config.servers[name] ?? { name });
   servers.events.on('stderr', (e: { server: string; line: string }) => emit({ type: 'stderr', server: e.server, line: e.line }));
 
   roots.on('change', (change) => {
@@ -170,9 +199,14 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     listServers: () =>
       servers.names().map((name) => {
         const info = servers.info(name);
-        return { name, type: config.servers[name].type, state: servers.state(name), revision: info?.negotiatedRevision, era: info?.era, capabilities: info?.serverCapabilities, serverInfo: info?.serverInfo, stderr: servers.stderr(name) };
+        return { name, type: config.servers[name].type, state: servers.state(name), revision: info?.negotiatedRevision, era: info?.era, capabilities: info?.serverCapabilities, serverInfo: info?.serverInfo, stderr: servers.stderr(name), lazy: lazy(name) };
       }),
-    start: (names) => servers.startMany(names ?? servers.names()),
+    start: (names) => servers.startMany(names ?? servers.names().filter((n) => !lazy(n))),
+    isLazy(name) {
+      servers.state(name); // throws UnknownServerError for a name that is not configured
+      return lazy(name);
+    },
+    discovered,
     async callTool(server, tool, args = {}, o = {}) {
       const started = Date.now();
       emit({ type: 'tool-call', server, tool, phase: 'start' });
@@ -198,7 +232,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     presets: {
       list: () => (opts.store ? opts.store.listPresets(scope) : []),
       save(name, body = {}) {
-        const preset: Preset = { name, scope, roots: roots.list({ virtual: false }).filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: body.answers ?? {}, config: body.config ?? {}, updatedAt: Date.now() };
+        // Virtual roots (postgres://…, chart://…) are part of the scene too; they stay host-side.
+        const preset: Preset = { name, scope, roots: roots.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: body.answers ?? {}, config: body.config ?? {}, updatedAt: Date.now() };
         opts.store?.savePreset(preset);
         audit({ server: '*', kind: 'preset', action: 'save', detail: { name } });
         return preset;

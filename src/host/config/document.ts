@@ -2,7 +2,7 @@
  * Reads one configuration document into a {@link ConfigLayer}. The format is detected by content:
  *
  * - `parley`: the file is named `parley.json`, or has any of `routes`, `policy`, `presets`, `profile`,
- *   `roots`. Both `mcpServers` and `servers` are read (a name in both: `servers` wins, with a warning).
+ *   `roots`, `rootPolicy`, `gateway`. Both `mcpServers` and `servers` are read (a name in both: `servers` wins, with a warning).
  * - `mcpServers`: Claude Desktop, Cursor, Claude Code. Other top-level keys belong to those apps and
  *   are ignored silently, except `servers`, which is warned about (it would otherwise vanish).
  * - `vscode`: VS Code `mcp.json` with `servers` and `inputs`; other top-level keys are warned about.
@@ -23,7 +23,10 @@
  *   "gateway"?:    { users?: { [name]: { tokenSha256 } }, oauth?: { issuer, … }, maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs? },
  *   "presets"?:    { [name]: { roots?: Root[], answers?: { [formKey]: { [field]: value } } } },
  *   "profile"?:    { [fieldName]: value },                   // prefill for fields of that name
- *   "roots"?:      Root[]                                    // Root = {uri, name?} | string (path or URI)
+ *   "roots"?:      Root[],                                   // Root = {uri, name?} | string (path or URI;
+ *                                                            //  other schemes are virtual: routing only)
+ *   "rootPolicy"?: { unrouted?: "all"|"none",               // default "none" with routes, else "all"
+ *                    healthIntervalMs?: int (30000), watch?: boolean (true) }
  * }
  * ```
  * Unknown keys are warnings; wrong types are errors that leave the bad item out (a bad server is
@@ -31,12 +34,12 @@
  * @module
  */
 import { basename } from 'node:path';
-import type { HostConfig, InputDef, PolicyDef, RouteDef, ServerDef } from './types.js';
+import type { HostConfig, InputDef, PolicyDef, RootPolicyDef, RouteDef, ServerDef } from './types.js';
 import type { Reader } from './reader.js';
 import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
 import { readServer } from './servers.js';
 import { readPolicy } from './policy.js';
-import { readGateway, readInputs, readPresets, readRoots, readRoutes } from './sections.js';
+import { readGateway, readInputs, readPresets, readRootPolicy, readRoots, readRoutes } from './sections.js';
 
 export type ConfigFormat = 'mcpServers' | 'vscode' | 'vscode-settings' | 'parley';
 
@@ -56,10 +59,11 @@ export interface ConfigLayer {
   profile: Record<string, unknown>;
   inputs: Record<string, InputDef>;
   roots: HostConfig['roots'];
+  rootPolicy: RootPolicyDef;
   gateway: NonNullable<HostConfig['gateway']>;
 }
 
-const PARLEY_ONLY = ['routes', 'policy', 'presets', 'profile', 'roots', 'gateway'];
+const PARLEY_ONLY = ['routes', 'policy', 'presets', 'profile', 'roots', 'rootPolicy', 'gateway'];
 const PARLEY_KEYS = ['$schema', 'mcpServers', 'servers', 'inputs', ...PARLEY_ONLY];
 
 export function detectFormat(file: string, value: Record<string, unknown>): ConfigFormat {
@@ -71,7 +75,7 @@ export function detectFormat(file: string, value: Record<string, unknown>): Conf
 }
 
 export function emptyLayer(file: string, format: ConfigFormat): ConfigLayer {
-  return { file, format, servers: {}, invalid: [], disabled: [], routes: [], policy: {}, presets: {}, profile: {}, inputs: {}, roots: [], gateway: { users: {} } };
+  return { file, format, servers: {}, invalid: [], disabled: [], routes: [], policy: {}, presets: {}, profile: {}, inputs: {}, roots: [], rootPolicy: {}, gateway: { users: {} } };
 }
 
 export function readDocument(r: Reader): ConfigLayer {
@@ -105,6 +109,7 @@ export function readDocument(r: Reader): ConfigLayer {
   layer.routes = readRoutes(r, v.routes, ['routes']);
   layer.policy = readPolicy(r, v.policy, ['policy']);
   layer.roots = readRoots(r, v.roots, ['roots']);
+  layer.rootPolicy = readRootPolicy(r, v.rootPolicy, ['rootPolicy']);
   if (v.profile !== undefined) {
     if (isObject(v.profile)) {
       for (const [k, val] of Object.entries(v.profile)) if (!reservedKey(r, k, ['profile', k], 'a profile key')) layer.profile[k] = val;

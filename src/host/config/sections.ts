@@ -5,7 +5,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { HostConfig, InputDef, RouteDef } from './types.js';
+import type { HostConfig, InputDef, RootPolicyDef, RouteDef } from './types.js';
+import { normalizeRootUri } from '../../schema/uri.js';
 import type { Reader } from './reader.js';
 import { isObject, report, reservedKey, str, unknownKeys, wrongType } from './reader.js';
 import type { Segments } from './source.js';
@@ -76,7 +77,9 @@ export function readRoutes(r: Reader, v: unknown, segs: Segments): RouteDef[] {
 /**
  * Roots: `{uri, name?}` or a string. A `file:` URI is normalised (`..` segments collapse); a path
  * (absolute, `~`, `${workspaceFolder}`, or relative to the project directory) becomes a `file://` URI.
- * Other schemes are errors: MCP `Root.uri` MUST be a `file://` URI (2025-11-25 client/roots §Root).
+ * A URI of another scheme (`postgres://sales-db`, `chart://monthly`) is a virtual root, kept in
+ * canonical form: it is used host-side for routing and presets and never sent to a server (MCP
+ * `Root.uri` MUST be a `file://` URI, 2025-11-25 client/roots §Root). A malformed URI is an error.
  */
 export function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['roots'] {
   if (v === undefined) return [];
@@ -97,8 +100,8 @@ export function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['ro
     if (refs.length) return void report(r, 'bad-variable', uriAt, '${input:…} is not supported in roots', { fix: 'use an environment variable or a literal path' });
     const uri = rootUri(s, r.interp.workspaceFolder);
     if (uri === undefined) {
-      return void report(r, 'invalid-value', uriAt, 'a root must be a file:// URI or a path (MCP roots: Root.uri MUST be a file:// URI)', {
-        fix: 'write file:///abs/path, /abs/path, a path relative to the project, or ${workspaceFolder}',
+      return void report(r, 'invalid-value', uriAt, 'a root must be a file:// URI with an empty host, a path, or a well-formed URI of another scheme (a virtual root)', {
+        fix: 'write file:///abs/path, /abs/path, a path relative to the project, ${workspaceFolder}, or e.g. postgres://sales-db',
       });
     }
     if (obj.name !== undefined && typeof obj.name !== 'string') return wrongType(r, [...at, 'name'], 'a string', obj.name);
@@ -133,14 +136,49 @@ export function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['
   return out;
 }
 
-/** `file:` URI (normalised) for a root string, or `undefined` for another scheme / malformed URI. */
+/**
+ * The root URI for a root string: a `file:` URI (normalised) for a path or `file:` URI, a canonical
+ * virtual URI for another scheme, `undefined` when malformed (or a `file:` URI with a host).
+ */
 function rootUri(s: string, base: string): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:/i.test(s)) {
-    if (!/^file:/i.test(s) || !URL.canParse(s)) return undefined;
+    if (!/^file:/i.test(s)) {
+      try {
+        return normalizeRootUri(s);
+      } catch {
+        return undefined;
+      }
+    }
+    if (!URL.canParse(s)) return undefined;
     const u = new URL(s);
     return u.host === '' || u.host === 'localhost' ? u.href : undefined;
   }
   return pathToFileURL(resolve(base, s)).href;
+}
+
+/** parley.json `rootPolicy` (see {@link RootPolicyDef}); bad keys are reported and left out. */
+export function readRootPolicy(r: Reader, v: unknown, segs: Segments): RootPolicyDef {
+  const out: RootPolicyDef = {};
+  if (v === undefined) return out;
+  if (!isObject(v)) {
+    wrongType(r, segs, 'an object {unrouted?, healthIntervalMs?, watch?}', v);
+    return out;
+  }
+  unknownKeys(r, v, segs, ['unrouted', 'healthIntervalMs', 'watch']);
+  if (v.unrouted !== undefined) {
+    if (v.unrouted === 'all' || v.unrouted === 'none') out.unrouted = v.unrouted;
+    else report(r, 'invalid-value', [...segs, 'unrouted'], 'expected "all" or "none"', { fix: 'the default is "none" when there are routes, else "all"' });
+  }
+  if (v.healthIntervalMs !== undefined) {
+    const n = v.healthIntervalMs;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 1000 && n <= 86_400_000) out.healthIntervalMs = n;
+    else wrongType(r, [...segs, 'healthIntervalMs'], 'an integer number of milliseconds from 1000 to 86400000', n);
+  }
+  if (v.watch !== undefined) {
+    if (typeof v.watch === 'boolean') out.watch = v.watch;
+    else wrongType(r, [...segs, 'watch'], 'a boolean', v.watch);
+  }
+  return out;
 }
 
 /**

@@ -1,8 +1,11 @@
 /**
  * Reads one server entry (the same shape in `mcpServers`, VS Code `servers` and parley.json):
  *
- * - stdio: `{type?: 'stdio', command, args?: string[], env?: {K: V}, cwd?, envFile?, timeouts?, disabled?}`
- * - remote: `{type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse', url, headers?: {K: V}, timeouts?, disabled?}`
+ * - stdio: `{type?: 'stdio', command, args?: string[], env?: {K: V}, cwd?, envFile?, timeouts?, disabled?, lazy?}`
+ * - remote: `{type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse', url, headers?: {K: V}, timeouts?, disabled?, lazy?}`
+ *
+ * `lazy: true` starts the server on first use (a tool call, a resource read, a route that needs it);
+ * `false` starts it with `parley up`; absent: see `isLazy` in `types.ts`.
  *
  * Without `type`, `command` means stdio and `url` means Streamable HTTP (`type: 'http'`, vector C1):
  * a `url` entry is never dropped. Every string is expanded (see `interpolate.ts`); `~` is expanded in
@@ -18,8 +21,8 @@ import { parseDotenv } from './env.js';
 import type { Segments } from './source.js';
 import { pointer } from './issues.js';
 
-const STDIO_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'envFile', 'timeouts', 'disabled'];
-const HTTP_KEYS = ['type', 'url', 'headers', 'timeouts', 'disabled'];
+const STDIO_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'envFile', 'timeouts', 'disabled', 'lazy'];
+const HTTP_KEYS = ['type', 'url', 'headers', 'timeouts', 'disabled', 'lazy'];
 const TYPES: Record<string, 'stdio' | 'http' | 'sse'> = { stdio: 'stdio', http: 'http', 'streamable-http': 'http', streamableHttp: 'http', sse: 'sse' };
 const TIMEOUT_KEYS: Array<keyof ServerTimeouts> = ['startupMs', 'toolCallMs', 'maxTotalMs'];
 
@@ -34,6 +37,7 @@ export function readServer(r: Reader, name: string, raw: unknown, segs: Segments
   }
   if (raw.disabled !== undefined && typeof raw.disabled !== 'boolean') wrongType(r, [...segs, 'disabled'], 'a boolean', raw.disabled, name);
   if (raw.disabled === true) return { kind: 'disabled' };
+  if (raw.lazy !== undefined && typeof raw.lazy !== 'boolean') wrongType(r, [...segs, 'lazy'], 'a boolean (true: start on first use)', raw.lazy, name);
   const type = kindOf(r, name, raw, segs);
   if (!type) return { kind: 'invalid' };
   const pos = r.source.locate(segs, { key: true });
@@ -50,6 +54,7 @@ export function readServer(r: Reader, name: string, raw: unknown, segs: Segments
   }
   if (!def || failed()) return { kind: 'invalid' };
   if (timeouts) def.timeouts = timeouts;
+  if (typeof raw.lazy === 'boolean') def.lazy = raw.lazy;
   if (refs.length) def.inputRefs = refs;
   return { kind: 'ok', def };
 }

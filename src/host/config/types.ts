@@ -25,6 +25,8 @@ export interface StdioServerDef {
   timeouts?: Partial<ServerTimeouts>;
   /** `${input:id}` ids still present in string fields; resolved at first start through the presenter. */
   inputRefs?: string[];
+  /** Start on first use instead of at `parley up` (see {@link isLazy} for the default). */
+  lazy?: boolean;
   /** Where this definition came from, for error messages: file path and JSON pointer. */
   origin: ConfigOrigin;
 }
@@ -39,6 +41,8 @@ export interface HttpServerDef {
   secretHeaders?: string[];
   timeouts?: Partial<ServerTimeouts>;
   inputRefs?: string[];
+  /** Start on first use instead of at `parley up` (see {@link isLazy} for the default). */
+  lazy?: boolean;
   origin: ConfigOrigin;
 }
 
@@ -106,6 +110,37 @@ export interface InputDef {
   options?: string[];
 }
 
+/**
+ * parley.json `rootPolicy`: what happens to roots no route matches, and how root health is watched.
+ * Every key optional; see {@link effectiveRootPolicy} for the defaults.
+ */
+export interface RootPolicyDef {
+  /**
+   * A root that no static route and no discovered template or scheme matches goes to every server
+   * (`'all'`) or to none (`'none'`). @default `'none'` when the configuration has routes, else `'all'`
+   */
+  unrouted?: 'all' | 'none';
+  /** Period of the automatic root health checks, ms (≥ 1000). @default 30000 */
+  healthIntervalMs?: number;
+  /** Also re-check a root on file-system events in its parent folder (`fs.watch`, debounced 200 ms). @default true */
+  watch?: boolean;
+}
+
+/**
+ * Whether a server starts on first use: its `lazy` setting, else lazy when the configuration has routes
+ * and none of them names the server (no route needs it at start), else eager.
+ */
+export function isLazy(config: Pick<HostConfig, 'routes'>, def: Pick<ServerDef, 'name' | 'lazy'>): boolean {
+  if (def.lazy !== undefined) return def.lazy;
+  return config.routes.length > 0 && !config.routes.some((r) => r.servers.includes(def.name));
+}
+
+/** The root policy with its defaults applied (see {@link RootPolicyDef}). */
+export function effectiveRootPolicy(config: Pick<HostConfig, 'routes' | 'rootPolicy'>): Required<RootPolicyDef> {
+  const p = config.rootPolicy ?? {};
+  return { unrouted: p.unrouted ?? (config.routes.length > 0 ? 'none' : 'all'), healthIntervalMs: p.healthIntervalMs ?? 30_000, watch: p.watch ?? true };
+}
+
 export interface HostConfig {
   servers: Record<string, ServerDef>;
   routes: RouteDef[];
@@ -116,8 +151,13 @@ export interface HostConfig {
   profile: Record<string, unknown>;
   /** `${input:id}` definitions (VS Code `inputs`). */
   inputs: Record<string, InputDef>;
-  /** Roots from configuration (app scope). */
+  /**
+   * Roots from configuration (app scope): `file://` roots, and virtual roots of other schemes
+   * (`postgres://sales-db`, `chart://…`), which are used for routing only and never sent to a server.
+   */
   roots: Array<{ uri: string; name?: string }>;
+  /** parley.json `rootPolicy` as written (merged per key); {@link effectiveRootPolicy} adds defaults. */
+  rootPolicy?: RootPolicyDef;
   /** `parley serve` settings (parley.json `gateway`). */
   gateway?: GatewayDef;
   /** Files read, in the order they were merged (lowest precedence first). */

@@ -17,9 +17,10 @@
  */
 import type { RouteDef } from '../config/types.js';
 import type { Scope, Store, StoredRoot } from '../store/types.js';
-import { isFileUri, normalizeRootUri } from '../../schema/uri.js';
+import { fileUriToPath, isFileUri, normalizeRootUri } from '../../schema/uri.js';
 import { checkRootHealth, DEFAULT_HEALTH_TIMEOUT_MS, type RootHealth } from './health.js';
 import { UriRouter } from './routing.js';
+import { RootWatcher } from './watch.js';
 
 export type RootLifetime = StoredRoot['lifetime'];
 export type RootSource = StoredRoot['source'];
@@ -56,10 +57,12 @@ export interface RootRegistryOptions {
   /** Store scope. @default {tenant:'default', user:'default', session:null} (app roots only). */
   scope?: Scope;
   routes?: RouteDef[];
-  /** Unrouted roots go to every server. @default true */
+  /** Unrouted roots go to every server. @default true (the host passes parley.json `rootPolicy.unrouted`) */
   defaultRootsToAll?: boolean;
   /** Health-check period in ms for {@link RootRegistry.startHealthChecks}. @default 30000 */
   healthIntervalMs?: number;
+  /** Debounce of file-system events before their check, ms. @default 200 ({@link WATCH_DEBOUNCE_MS}) */
+  watchDebounceMs?: number;
   /** Bound on one root's check in ms. @default 2000 */
   healthTimeoutMs?: number;
   /** Clock, epoch ms. @default Date.now */
@@ -98,6 +101,10 @@ export class RootRegistry {
   private readonly scope: Scope;
   private readonly defaultRootsToAll: boolean;
   private timer: NodeJS.Timeout | undefined;
+  private watcher: RootWatcher | undefined;
+  /** Per-root sequence of started checks: an older check's result never overwrites a newer one. */
+  private readonly checkSeq = new Map<string, number>();
+  private seq = 0;
 
   /** Loads persisted roots from `opts.store` (app scope, then session scope). @throws {RouteError} for bad routes. */
   constructor(private readonly opts: RootRegistryOptions = {}) {
@@ -229,6 +236,11 @@ export class RootRegistry {
     return bad;
   }
 
+  /** Forgets a server's discovery (it stopped); emits `'routes'` for servers whose lists changed. */
+  clearDiscovery(server: string): void {
+    this.mutate('routes', [], () => this.router.removeServer(server));
+  }
+
   /**
    * The `roots/list` answer for `server`: file roots only (virtual roots never go on the wire), minus
    * roots whose last health check failed, routed per the module rules. Records the answer so later
@@ -258,32 +270,72 @@ export class RootRegistry {
    */
   async check(uri?: string): Promise<Map<string, RootHealth>> {
     const keys = uri === undefined ? [...this.roots.keys()] : [normalizeRootUri(uri)].filter((k) => this.roots.has(k));
-    const results = await Promise.all(keys.map(async (k) => [k, await checkRootHealth(k, { timeoutMs: this.opts.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, now: this.opts.now })] as const));
-    const changed = results.filter(([k, h]) => {
+    const started = keys.map((k) => {
+      const n = ++this.seq;
+      this.checkSeq.set(k, n);
+      return [k, n] as const;
+    });
+    const results = await Promise.all(started.map(async ([k, n]) => [k, await checkRootHealth(k, { timeoutMs: this.opts.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, now: this.opts.now }), n] as const));
+    // A newer check of the same root (started while this one ran) decides; this result is dropped.
+    const current = results.filter(([k, , n]) => this.checkSeq.get(k) === n);
+    const changed = current.filter(([k, h]) => {
       const r = this.roots.get(k);
       return r !== undefined && r.health?.status !== h.status;
     });
     this.mutate('health', changed.map(([k]) => k), () => {
-      for (const [k, h] of results) {
+      for (const [k, h] of current) {
         const r = this.roots.get(k);
         if (r) r.health = h;
       }
     }, changed.length > 0);
-    return new Map(results);
+    this.syncWatcher();
+    return new Map(results.map(([k, h]) => [k, h]));
   }
 
-  /** Starts periodic checks every `healthIntervalMs` (@default 30000 ms; the timer is unref'd). Idempotent. */
-  startHealthChecks(): void {
+  /**
+   * Starts automatic health checks: every `healthIntervalMs` (@default 30000 ms), and, with `watch`
+   * (@default true), on file-system events in each `file:` root's parent folder (see `watch.ts`:
+   * debounced `watchDebounceMs`, 200 ms). A root whose check fails leaves every server's list; the
+   * `'health'` change names the servers that had received it. Timers and watchers are unref'd.
+   * Idempotent; {@link close} stops them.
+   */
+  startHealthChecks(o: { watch?: boolean } = {}): void {
     if (this.timer) return;
     this.timer = setInterval(() => void this.check().catch(() => undefined), this.opts.healthIntervalMs ?? 30_000);
     this.timer.unref?.();
+    if (o.watch ?? true) {
+      this.watcher = new RootWatcher((uri) => void this.check(uri).catch(() => undefined), this.opts.watchDebounceMs);
+      this.syncWatcher();
+    }
   }
 
-  /** Stops periodic checks and drops listeners. */
+  /** Number of parent folders watched for root health (0 without {@link startHealthChecks}). */
+  get watchedFolders(): number {
+    return this.watcher?.size ?? 0;
+  }
+
+  /** Stops periodic checks and file-system watchers, and drops listeners. */
   close(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.watcher?.close();
+    this.watcher = undefined;
     this.listeners.clear();
+  }
+
+  private syncWatcher(): void {
+    if (!this.watcher) return;
+    const platform = process.platform === 'win32' ? 'win32' : 'posix';
+    const roots: Array<{ uri: string; path: string }> = [];
+    for (const r of this.roots.values()) {
+      if (r.virtual) continue;
+      try {
+        roots.push({ uri: r.uri, path: fileUriToPath(r.uri, { platform }) });
+      } catch {
+        // not a local path: the periodic check reports it
+      }
+    }
+    this.watcher.sync(roots);
   }
 
   private compute(server: string): Array<{ uri: string; name?: string }> {
@@ -299,6 +351,7 @@ export class RootRegistry {
 
   private mutate(reason: RootsChange['reason'], uris: string[], apply: () => void, emit = true): void {
     apply();
+    if (reason === 'add' || reason === 'remove') this.syncWatcher();
     if (!emit) return;
     const servers = [...this.lastSent].filter(([s, sent]) => JSON.stringify(this.compute(s)) !== sent).map(([s]) => s);
     this.emit({ reason, uris, servers });

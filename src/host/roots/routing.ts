@@ -4,8 +4,8 @@
  * 1. Static routes ({@link RouteDef}: glob, or regex when `regex: true`) are tried first; when any
  *    matches, the union of their `servers` (route order) is the answer and discovery is not consulted.
  * 2. Otherwise dynamic discovery: a server serves the URI when one of its resource templates
- *    (`resources/templates/list` → `uriTemplate`, RFC 6570) matches it, or when it declares the URI's
- *    scheme in the experimental capability {@link URI_SCHEMES_CAPABILITY}.
+ *    (`resources/templates/list` → `uriTemplate`, RFC 6570, starting with a literal scheme) matches
+ *    it, or when it declares the URI's scheme in the experimental capability {@link URI_SCHEMES_CAPABILITY}.
  * 3. Otherwise no server (`[]`): the caller decides the default (see `RootRegistry`).
  *
  * Globs get canonical scheme, host and drive-letter spelling; write their path part percent-encoded
@@ -47,6 +47,11 @@ export class RouteError extends Error {
   }
 }
 
+/** Longest URI template compiled for discovery, chars; a longer one is ignored (reported as malformed). */
+export const MAX_TEMPLATE_CHARS = 1024;
+/** Longest URI matched against templates, chars; a longer URI matches no template. */
+export const MAX_MATCH_URI_CHARS = 8192;
+
 /** What each RFC 6570 operator's expansion may look like (a superset), as a linear-time token. */
 const OPS: Record<string, Token> = {
   '': { kind: 'star', excl: '/?#' },
@@ -59,13 +64,20 @@ const OPS: Record<string, Token> = {
   '&': { kind: 'opt', first: '&', excl: '#' },
 };
 
+/** A compiled URI template: `test(uri)` says whether the template can expand to `uri`. */
+export interface TemplateMatcher {
+  test(uri: string): boolean;
+}
+
 /**
- * Compiles an RFC 6570 URI template (levels 1–4) into an anchored matcher (`test(uri)`) for every URI
- * the template can expand to (a superset: variable values are not validated). Returns `undefined` for
- * an unterminated expression. Matching is linear in the URI's length (`pattern.ts`): templates come
- * from servers, and a backtracking RegExp of adjacent expressions was exponential.
+ * Compiles an RFC 6570 URI template (levels 1–4) into a matcher for every URI the template can expand
+ * to (a superset: variable values are not validated). Matching is linear in the URI's length
+ * (`pattern.ts`): templates come from servers, and a backtracking RegExp of adjacent expressions was
+ * exponential. Returns `undefined` for an unterminated expression or a template longer than
+ * {@link MAX_TEMPLATE_CHARS}; URIs longer than {@link MAX_MATCH_URI_CHARS} match nothing.
  */
-export function uriTemplateToRegExp(template: string): LinearPattern | undefined {
+export function uriTemplateToRegExp(template: string): TemplateMatcher | undefined {
+  if (template.length > MAX_TEMPLATE_CHARS) return undefined;
   const toks: Token[] = [];
   for (let i = 0; i < template.length; ) {
     if (template[i] === '{') {
@@ -83,7 +95,8 @@ export function uriTemplateToRegExp(template: string): LinearPattern | undefined
       i++;
     }
   }
-  return new LinearPattern(toks);
+  const pattern = new LinearPattern(toks);
+  return { test: (uri: string) => uri.length <= MAX_MATCH_URI_CHARS && pattern.test(uri) };
 }
 
 interface Compiled {
@@ -92,7 +105,7 @@ interface Compiled {
 }
 
 interface Discovery {
-  templates: LinearPattern[];
+  templates: TemplateMatcher[];
   schemes: Set<string>;
 }
 
@@ -153,9 +166,10 @@ export class UriRouter {
    */
   setDiscovery(server: string, d: { uriTemplates?: string[]; schemes?: string[]; capabilities?: unknown }): string[] {
     const bad: string[] = [];
-    const templates: LinearPattern[] = [];
+    const templates: TemplateMatcher[] = [];
     for (const t of d.uriTemplates ?? []) {
-      const re = typeof t === 'string' ? uriTemplateToRegExp(t) : undefined;
+      // A template must start with a literal scheme: `{+anything}` would claim every URI, every root.
+      const re = typeof t === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(t) ? uriTemplateToRegExp(t) : undefined;
       if (re) templates.push(re);
       else bad.push(String(t));
     }

@@ -32,6 +32,7 @@ import { sseTransport, stdioTransport, withDeadline } from './transports.js';
 import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
+import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -98,6 +99,11 @@ export class Connection {
   #handlers: InputHandlers | undefined;
   #closing = false;
   #closed = false;
+  #startupRoots: StartupRootsOutcome = 'none';
+  /** Whether the server asked `roots/list` while starting, and how parley waited for it (`startup-roots.ts`). */
+  get startupRoots(): StartupRootsOutcome {
+    return this.#startupRoots;
+  }
   readonly #life = new AbortController();
   /** Aborts when the connection closes (stopped, crashed, or the transport failed). */
   get lifetime(): AbortSignal {
@@ -141,7 +147,11 @@ export class Connection {
    */
   static async open(o: ConnectOptions): Promise<Connection> {
     const pending = new List<Pending>();
-    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen } = { era: 'legacy', revision: 'unknown', screen: new Screen() };
+    const startup = new StartupRoots();
+    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen; startup: StartupRoots } = { era: 'legacy', revision: 'unknown', screen: new Screen(), startup };
+    // Every stderr chunk counts as activity for the start-up roots wait.
+    const given = o.hooks;
+    o = { ...o, hooks: { ...given, onStderr: (chunk) => (startup.touch(), given.onStderr(chunk)) } };
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
     let timedOut = false;
@@ -171,7 +181,7 @@ export class Connection {
       holder.era = conn.era;
       holder.revision = conn.revision;
       conn.#handlers = o.handlers;
-      conn.#observe(o.hooks, holder.screen);
+      conn.#observe(o.hooks, holder.screen, startup);
       return conn;
     };
     /** Connects with the cached verdict; if that fails (and time is left), probes once instead. */
@@ -204,7 +214,13 @@ export class Connection {
         }
       }
     };
-    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => {
+    const settled = async (conn: Connection): Promise<Connection> => {
+      // Roots before the first call (startup-roots.ts): legacy eras only.
+      if (conn.era === 'legacy') conn.#startupRoots = await startup.settle(() => conn.client.ping());
+      return conn;
+    };
+    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => settled(await connectAny()));
+    async function connectAny(): Promise<Connection> {
       const def = o.def;
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');
       if (def.type === 'stdio') {
@@ -226,7 +242,7 @@ export class Connection {
           throw err;
         }
       }
-    });
+    }
   }
 
   /** Resolves when `notifications/elicitation/complete` arrived for every id, or after `ms`. Never rejects. */
@@ -286,11 +302,12 @@ export class Connection {
     return found;
   }
 
-  #observe(hooks: ConnectionHooks, screen: Screen): void {
+  #observe(hooks: ConnectionHooks, screen: Screen, startup: StartupRoots): void {
     const t = this.transport;
     const inner = t.onmessage;
     const legacy = this.era === 'legacy';
     t.onmessage = (received: JSONRPCMessage, extra?: unknown) => {
+      startup.touch();
       // 2025 eras: requests the Client would refuse before parley's handler are screened (screen.ts).
       const msg = legacy ? screen.inbound(received) : received;
       // 2026-07-28 has no server→client requests: the Client drops them without a word (the server

@@ -12,6 +12,7 @@ import { attributeCall } from './calls.js';
 import type { List, ListNode } from '../list.js';
 import { whenSettled } from '../settle.js';
 import type { Screen } from './screen.js';
+import type { StartupRoots } from './startup-roots.js';
 
 /**
  * One broker call in flight. It owns the signal the broker and presenter see: the SDK's own request
@@ -49,7 +50,7 @@ export class Pending {
  * Registers the handlers on `client`. Every broker call in flight is in `pending` (the Connection
  * aborts them on `notifications/cancelled` by `Pending.id`, and all of them on close).
  */
-export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pending>, holder: { era: Era; revision: string; screen?: Screen }): void {
+export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pending>, holder: { era: Era; revision: string; screen?: Screen; startup?: StartupRoots }): void {
   const run = <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
     const legacy = holder.era === 'legacy';
     const p = new Pending(legacy ? id : undefined);
@@ -101,9 +102,11 @@ export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pe
       }),
     );
   }
-  client.setRequestHandler('roots/list', (_req, ctx) =>
-    run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => fileRootsOnly(await o.handlers.listRoots(ictx), o.name, o.log)),
-  );
+  client.setRequestHandler('roots/list', (_req, ctx) => {
+    const answer = run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => fileRootsOnly(await o.handlers.listRoots(ictx), o.name, o.log));
+    holder.startup?.track(answer); // a roots/list while the server starts is waited for (startup-roots.ts)
+    return answer;
+  });
   client.setNotificationHandler('notifications/elicitation/complete', (n) => {
     o.handlers.elicitationComplete?.(o.name, n.params.elicitationId);
   });

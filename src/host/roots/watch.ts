@@ -1,0 +1,137 @@
+/**
+ * File-system events for root health (spec: clients MUST monitor root accessibility, `client/roots.mdx`
+ * §Security Considerations). Each `file:` root's parent folder is watched with `fs.watch`
+ * (non-recursive: inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows); an event
+ * naming the root's own entry (deleted, created, renamed, permissions changed) triggers a check of
+ * that root after {@link WATCH_DEBOUNCE_MS}. One watcher serves every root of the same parent; at most
+ * {@link MAX_WATCHERS} parents are watched (the rest rely on the periodic checks).
+ *
+ * Where the platform gives no events (a parent that does not exist yet, a network mount without
+ * notifications, watcher limits reached), the registry's periodic check still runs; `sync` is called
+ * again after each check, so a parent that comes back is watched again. Watchers are unref'd: they
+ * never keep a process alive.
+ * @module
+ */
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
+
+/** Quiet time before an event's check runs, ms (a `rm -rf` or `mkdir -p` is several events). */
+export const WATCH_DEBOUNCE_MS = 200;
+/** Most parent folders watched at once. */
+export const MAX_WATCHERS = 256;
+
+interface Watched {
+  watcher: FSWatcher;
+  /** The parent's inode when watched: a parent deleted and made again is a new folder to watch. */
+  ino: number;
+  /** Entry name in the parent → root URIs with that entry. */
+  entries: Map<string, Set<string>>;
+}
+
+/** Watches the parents of a set of root paths and calls `onChange(uri)` (debounced) when one changes. */
+export class RootWatcher {
+  readonly #byParent = new Map<string, Watched>();
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  #closed = false;
+
+  constructor(
+    private readonly onChange: (uri: string) => void,
+    private readonly debounceMs = WATCH_DEBOUNCE_MS,
+  ) {}
+
+  /** Number of parent folders being watched. */
+  get size(): number {
+    return this.#byParent.size;
+  }
+
+  /**
+   * Makes the watched set match `roots` (`path` is the local path of a `file:` root): new parents are
+   * watched when they exist, parents no root needs are unwatched. Never throws.
+   */
+  sync(roots: Array<{ uri: string; path: string }>): void {
+    if (this.#closed) return;
+    const want = new Map<string, Map<string, Set<string>>>();
+    for (const r of roots) {
+      const parent = dirname(r.path);
+      if (parent === r.path) continue; // the file-system root has no parent to watch
+      let entries = want.get(parent);
+      if (!entries) want.set(parent, (entries = new Map()));
+      const name = basename(r.path);
+      if (!entries.has(name)) entries.set(name, new Set());
+      entries.get(name)!.add(r.uri);
+    }
+    for (const [parent, w] of this.#byParent) {
+      if (!want.has(parent)) {
+        w.watcher.close();
+        this.#byParent.delete(parent);
+      }
+    }
+    for (const [parent, entries] of want) {
+      const have = this.#byParent.get(parent);
+      if (have && inode(parent) === have.ino) {
+        have.entries = entries;
+        continue;
+      }
+      if (have) {
+        have.watcher.close();
+        this.#byParent.delete(parent);
+      }
+      if (this.#byParent.size >= MAX_WATCHERS) continue;
+      this.#watch(parent, entries);
+    }
+  }
+
+  /** Stops every watcher and pending check. */
+  close(): void {
+    this.#closed = true;
+    for (const w of this.#byParent.values()) w.watcher.close();
+    this.#byParent.clear();
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
+  }
+
+  #watch(parent: string, entries: Map<string, Set<string>>): void {
+    let watcher: FSWatcher;
+    const ino = inode(parent);
+    if (ino === undefined) return; // the parent is missing: periodic checks cover it, the next sync retries
+    try {
+      watcher = watch(parent, { persistent: false });
+    } catch {
+      return; // unwatchable (permissions, watcher limits): as above
+    }
+    const w: Watched = { watcher, ino, entries };
+    this.#byParent.set(parent, w);
+    watcher.on('change', (_type, filename) => {
+      const name = filename === null ? null : String(filename);
+      // No name (some platforms): every root of this parent may have changed.
+      const uris = name === null ? [...w.entries.values()].flatMap((s) => [...s]) : [...(w.entries.get(name) ?? [])];
+      for (const uri of uris) this.#debounce(uri);
+    });
+    const gone = () => {
+      // The parent itself went away (deleted, unmounted): check its roots now; the next sync re-arms.
+      watcher.close();
+      if (this.#byParent.get(parent) === w) this.#byParent.delete(parent);
+      for (const set of w.entries.values()) for (const uri of set) this.#debounce(uri);
+    };
+    watcher.on('error', gone);
+  }
+
+  #debounce(uri: string): void {
+    if (this.#closed) return;
+    clearTimeout(this.#timers.get(uri));
+    const t = setTimeout(() => {
+      this.#timers.delete(uri);
+      if (!this.#closed) this.onChange(uri);
+    }, this.debounceMs);
+    t.unref?.();
+    this.#timers.set(uri, t);
+  }
+}
+
+function inode(path: string): number | undefined {
+  try {
+    return statSync(path).ino;
+  } catch {
+    return undefined;
+  }
+}
