@@ -69,13 +69,18 @@ class Watched implements Presenter {
   failure: Error | undefined;
   readonly interactive: boolean;
   readonly autoSubmitPrefill?: boolean;
-  constructor(private readonly inner: Presenter, private readonly abort: AbortController) {
+  constructor(private readonly inner: Presenter, private readonly abort: AbortController, private readonly rememberAs?: RememberChoice) {
     this.interactive = inner.interactive;
     this.autoSubmitPrefill = inner.autoSubmitPrefill;
   }
   async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
     try {
-      return await this.inner.present(prompt, signal);
+      const a = await this.inner.present(prompt, signal);
+      // --remember applies to answers the person (or the answers file) gave, in form mode.
+      if (this.rememberAs && a.action === 'accept' && prompt.mode === 'form' && a.remember === undefined) {
+        return this.rememberAs === 'auto' ? { ...a, remember: 'always', auto: true } : { ...a, remember: this.rememberAs };
+      }
+      return a;
     } catch (e) {
       if (e instanceof UserInteractionRequiredError) {
         this.failure ??= e;
@@ -89,6 +94,10 @@ class Watched implements Presenter {
     process.stderr.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);
   }
 }
+
+/** `--remember` values: how long answers of this call are kept; `auto` = always, and answered automatically next time. */
+type RememberChoice = 'once' | 'session' | 'always' | 'auto';
+const REMEMBER_CHOICES: readonly RememberChoice[] = ['once', 'session', 'always', 'auto'];
 
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'audio/wav': 'wav', 'audio/mpeg': 'mp3' };
 
@@ -126,15 +135,18 @@ export const callCommand = defineCommand({
     'non-interactive': { type: 'boolean', description: 'never ask a person: answer from presets and remembered answers only, else fail (default when stdin is not a terminal)' },
     json: { type: 'boolean', description: 'print structuredContent (or the whole result) as JSON' },
     preset: { type: 'string', description: 'load a preset first (saved, or from the configuration): its roots are added and its answers prefill forms; with --non-interactive they answer' },
+    remember: { type: 'string', description: 'remember the answers given in this call: once (default), session, always (prefill next time) or auto (always; answered automatically next time; see parley answers)' },
   },
   async run({ args, rawArgs }) {
-    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false, '--preset': true });
+    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false, '--preset': true, '--remember': true });
+    const rememberAs = args.remember === undefined ? undefined : (String(args.remember) as RememberChoice);
+    if (rememberAs !== undefined && !REMEMBER_CHOICES.includes(rememberAs)) throw new CliError(`call: --remember must be ${REMEMBER_CHOICES.join(', ')} (got ${JSON.stringify(args.remember)})`);
     if (pos.length < 2) throw new CliError('call: expected <server> <tool> [json | key=value …]');
     const [server, tool, ...rest] = pos;
     const toolArgs = parseToolArgs(rest);
     const abort = new AbortController();
     const inner: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
-    const presenter = new Watched(inner, abort);
+    const presenter = new Watched(inner, abort, rememberAs);
     const ctx = openHost(args, presenter);
     if (args.preset !== undefined) {
       try {

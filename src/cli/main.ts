@@ -27,6 +27,7 @@ export const main = defineCommand({
     tools: () => import('./list.js').then((m) => m.toolsCommand),
     roots: () => import('./list.js').then((m) => m.rootsCommand),
     presets: () => import('./list.js').then((m) => m.presetsCommand),
+    answers: () => import('./answers.js').then((m) => m.answersCommand),
     audit: () => import('./list.js').then((m) => m.auditCommand),
     config: () => import('./config.js').then((m) => m.configCommand),
   },
