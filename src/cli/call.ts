@@ -48,7 +48,8 @@ export function parseToolArgs(parts: string[]): Record<string, unknown> {
   return out;
 }
 
-function readAnswers(file: string): AnswersFile {
+/** Reads an `--answers` file. @throws CliError (exit 2) when it cannot be read or is not an answers document. */
+export function readAnswers(file: string): AnswersFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -23,6 +23,7 @@ export const main = defineCommand({
     up: () => import('./up.js').then((m) => m.upCommand),
     serve: () => import('./serve.js').then((m) => m.serveCommand),
     call: () => import('./call.js').then((m) => m.callCommand),
+    read: () => import('./read.js').then((m) => m.readCommand),
     servers: () => import('./list.js').then((m) => m.serversCommand),
     tools: () => import('./list.js').then((m) => m.toolsCommand),
     roots: () => import('./list.js').then((m) => m.rootsCommand),

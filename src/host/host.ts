@@ -21,6 +21,8 @@ import { ServerManager } from './servers/index.js';
 import type { ServerState } from './servers/index.js';
 import type { AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
 import { mergeAnswers, rememberedAnswers } from './store/presets-scene.js';
+import { readResourceAsking } from './resources.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
 
 export interface HostOptions {
   /** Shows input requests to a person (web console, terminal, scripted answers, headless). */
@@ -75,6 +77,14 @@ export interface Host {
    * @throws UnknownServerError, ServerUnavailableError, ToolCallTimeoutError
    */
   callTool(server: string, tool: string, args?: Record<string, unknown>, opts?: { signal?: AbortSignal; tag?: string }): Promise<CallToolResult>;
+  /**
+   * Reads a resource, starting the server lazily. When the server does not find `uri` and it is one of
+   * the server's resource templates with variables left out, the missing variables are asked of a
+   * person (a form through the broker, completions as options) and the completed URI is read
+   * (`./resources.ts`, essay §3.2).
+   * @throws ResourceInputDeclinedError (person declined/cancelled), the server's error otherwise
+   */
+  readResource(server: string, uri: string, opts?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
   /** Servers routed to `uri` (static routes, then discovery); starts statically routed ones lazily. */
   serversFor(uri: string): Promise<string[]>;
   /**
@@ -200,6 +210,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         throw e;
       }
     },
+    readResource: (server, uri, o) => readResourceAsking({ servers, broker, audit }, server, uri, o),
     async serversFor(uri) {
       const names = roots.serversFor(uri).filter((n) => n in config.servers);
       await servers.startMany(names.filter((n) => servers.state(n).status !== 'running'));

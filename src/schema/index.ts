@@ -16,3 +16,4 @@ export { fieldKind, enumOptions, FORMATS, DEFAULT_DIALECT } from './subset.js';
 export { findRequestedSchemas, type FoundSchema, type FoundSchemas } from './message.js';
 export { pointer } from './pointer.js';
 export { fileUriToPath, pathToFileUri, normalizeRootUri, isFileUri, uriScheme, UriError, type PathPlatform, type UriOptions, type UriErrorCode } from './uri.js';
+export { fillFromUri, TEMPLATE_FILL_MAX_URI, TEMPLATE_FILL_MAX_VARS, type TemplateLike, type TemplateFill } from './template-fill.js';
