@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { createHost, ScriptedPresenter, type HostConfig, type PromptView, type ServerDef } from '../src/host/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { serve } from '../src/server/index.js';
 import { legacyConnect, modernConnect } from './fixtures/servers/clients.js';
 import { templatesServer, RANGES } from './fixtures/templates/toolkit-templates.js';
 
@@ -66,5 +68,36 @@ describe('toolkit template resource through the parley host (stdio, dual-era)', 
     assert.equal(seen.length, 1);
     assert.match(seen[0].message, /Which date range for orders\?/);
     assert.equal(host.servers.info('tk')?.era, 'modern');
+  });
+});
+
+describe('toolkit template resource over HTTP (serve({http}) on 127.0.0.1): parley host on 2026-07-28, SDK client on 2025-11-25', () => {
+  let srv: Awaited<ReturnType<typeof serve>> | undefined;
+  after(() => srv?.close());
+
+  it('both eras ask for the missing variable and read the completed URI', { timeout: 60_000 }, async () => {
+    srv = await serve(() => templatesServer(), { http: { port: 0 } });
+    const origin = { file: '<test>', pointer: '' };
+    const config = { servers: { tk: { name: 'tk', origin, type: 'http', url: srv.url, headers: {} } as ServerDef }, routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] } as HostConfig;
+    const seen: PromptView[] = [];
+    const host = createHost(config, { presenter: new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { range: 'all' } })]) });
+    try {
+      assert.equal(textOf(await host.readResource('tk', 'sql-query://regions')), 'rows of regions for all');
+      assert.equal(host.servers.info('tk')?.era, 'modern');
+      assert.match(seen[0].message, /Which date range for regions\?/);
+    } finally {
+      await host.close();
+    }
+    const client = new Client({ name: 'legacy-http', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (r) => (asked.push((r.params as { message: string }).message), { action: 'accept', content: { range: 'last_quarter' } }) as never);
+    await client.connect(new StreamableHTTPClientTransport(new URL(srv.url)));
+    try {
+      assert.equal(client.getProtocolEra?.() ?? 'legacy', 'legacy');
+      assert.equal(textOf(await client.readResource({ uri: 'sql-query://orders' })), 'rows of orders for last_quarter');
+      assert.deepEqual(asked, ['Which date range for orders?']);
+    } finally {
+      await client.close();
+    }
   });
 });
