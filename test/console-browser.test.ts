@@ -415,7 +415,7 @@ test('sensitive fields are masked; remember is offered only for the others and n
     assert.match(await c.locator('fieldset.remember').innerText(), /Never remembered: API key, PIN/);
     await field(s, prompt.id, 'pin').locator('input').fill('1234');
     await field(s, prompt.id, 'user').locator('input').fill('ada');
-    await c.getByLabel('Always (for this server and form)').check();
+    await c.getByLabel('Always: prefill only (for this server and form)').check();
     await c.getByRole('button', { name: 'Accept and send' }).click();
     assert.deepEqual(await within(answer, 'sensitive'), { action: 'accept', content: { pin: 1234, user: 'ada' }, remember: 'always' });
 

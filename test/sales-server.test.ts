@@ -80,17 +80,17 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
   }
 });
 
-test('custom range: from/to are asked in a second form (swapped dates are asked again); declining it queries nothing', async () => {
-  let call = 0;
+test('custom range: from/to are asked in a second form (swapped dates asked again), once per session like the other fields; declining it queries nothing', async () => {
+  let dateForms = 0;
   const c = await legacyConnect(factory, {
     answer: (req) => {
-      call++;
       if ('table' in req.requestedSchema.properties) return { action: 'accept', content: { table: 'orders', range: 'custom', region: '北京' } };
+      dateForms++;
       assert.deepEqual(Object.keys(req.requestedSchema.properties).sort(), ['from', 'to']);
       assert.equal(req.requestedSchema.properties.from.format, 'date');
-      if (call === 2) return { action: 'accept', content: { from: '2024-02-29', to: '2024-02-01' } }; // swapped: asked again
-      if (call === 3) {
-        assert.match(req.message, /Please correct: field "to": to \(2024-02-01\) is before from \(2024-02-29\); swap them \(refine\)$/);
+      if (dateForms === 1) return { action: 'accept', content: { from: '2024-02-29', to: '2024-02-01' } }; // swapped: asked again
+      if (dateForms === 2) {
+        assert.match(req.message, /Please correct: .*to \(2024-02-01\) is before from \(2024-02-29\); swap them/);
         return { action: 'accept', content: { from: '2024-02-01', to: '2024-02-29' } };
       }
       return { action: 'decline' };
@@ -101,7 +101,15 @@ test('custom range: from/to are asked in a second form (swapped dates are asked 
     assert.equal(r.isError, undefined, textOf(r));
     assert.deepEqual([r.structuredContent.from, r.structuredContent.to, r.structuredContent.rows.length], ['2024-02-01', '2024-02-29', 5]);
     assert.ok(r.structuredContent.rows.every((x: any) => x.region === '北京' && x.order_date.startsWith('2024-02')));
-    const declined = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
+    assert.equal(c.seen.length, 3);
+    // Issue 15 item 5: the custom dates are remembered for the session like table/range/region.
+    const again = (await c.client.callTool({ name: 'query_sales', arguments: { limit: 5 } })) as any;
+    assert.equal(again.isError, undefined, textOf(again));
+    assert.deepEqual([again.structuredContent.from, again.structuredContent.to], ['2024-02-01', '2024-02-29']);
+    assert.equal(c.seen.length, 3, 'nothing asked again in the same session');
+    // reconfigure forgets both forms; declining the dates then queries nothing.
+    const declined = (await c.client.callTool({ name: 'query_sales', arguments: { reconfigure: true } })) as any;
+    assert.equal(c.seen.length, 5);
     assert.equal(declined.isError, true);
     assert.match(textOf(declined), /custom date range was declined; nothing was queried/);
     // Bad dates given as arguments are refused with the field and the fix.

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import * as z from 'zod/v4';
 import { ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/server';
-import { createParleyServer, createShared, defineConfig } from '../../src/server/index.js';
+import { createParleyServer, createShared, defineConfig, ElicitationRefusedError } from '../../src/server/index.js';
 import type { ConfigDef, ParleyServer, Shared } from '../../src/server/index.js';
 import { DEFAULT_DB_PATH, FIRST_DAY, openSalesDb } from './data.js';
 import type { SalesDb } from './data.js';
@@ -87,6 +87,14 @@ export function createSalesServer(backend: SalesBackend): ParleyServer {
 /** Registers `query_sales` and the result resources on `p` (used alone, or next to the charts tool). */
 export function registerSales(p: ParleyServer, backend: SalesBackend): void {
   const { query, store, config } = backend;
+  // The custom range's dates, asked only when range is custom; kept per session like `config`.
+  const customRange = defineConfig({
+    name: 'sales-custom-range',
+    schema: customRangeSchema,
+    scope: config.scope,
+    ttlMs: config.ttlMs,
+    message: `Custom range: the first and last day to include (data runs ${FIRST_DAY}..${query.newest}).`,
+  });
   const input = query.object.partial().extend({
     limit: z.number().int().min(1).max(1000).optional().describe('Rows for table orders (newest first); default 100'),
     reconfigure: z.boolean().optional().describe('Forget the negotiated configuration and ask again'),
@@ -103,14 +111,21 @@ export function registerSales(p: ParleyServer, backend: SalesBackend): void {
     },
     async (args, ctx) => {
       const { limit, reconfigure, ...given } = args;
-      if (reconfigure) ctx.resetConfig(config);
+      if (reconfigure) {
+        ctx.resetConfig(config);
+        ctx.resetConfig(customRange);
+      }
       // Arguments count as answers: only fields neither given nor negotiated earlier are asked for.
       const known = stripUndefined(given);
       const values: Record<string, unknown> = { ...(await ctx.config({ ...config, defaults: known })), ...known };
       if (values.range === 'custom' && (values.from === undefined || values.to === undefined)) {
-        const dates = await ctx.elicit(`Custom range: the first and last day to include (data runs ${FIRST_DAY}..${query.newest}).`, customRangeSchema);
-        if (dates.action !== 'accept') return errorResult(`query_sales: the custom date range was ${dates.action === 'decline' ? 'declined' : 'cancelled'}; nothing was queried. Choose last_quarter or last_month, or pass from/to.`);
-        Object.assign(values, dates.content);
+        // Negotiated like the other fields (kept for the session), so it is not asked on every call.
+        try {
+          Object.assign(values, await ctx.config({ ...customRange, defaults: stripUndefined({ from: values.from, to: values.to }) }));
+        } catch (e) {
+          if (e instanceof ElicitationRefusedError) return errorResult(`query_sales: the custom date range was ${e.action === 'decline' ? 'declined' : 'cancelled'}; nothing was queried. Choose last_quarter or last_month, or pass from/to.`);
+          throw e;
+        }
       }
       if (values.range !== 'custom') {
         delete values.from;
@@ -120,7 +135,10 @@ export function registerSales(p: ParleyServer, backend: SalesBackend): void {
       try {
         result = query.run(values, { limit });
       } catch (e) {
-        if (e instanceof SalesConfigError) return errorResult(`query_sales: ${e.message}`);
+        if (e instanceof SalesConfigError) {
+          ctx.resetConfig(customRange); // a negotiated range that fails the cross-field rules is asked again
+          return errorResult(`query_sales: ${e.message}`);
+        }
         throw e;
       }
       const saved = store.save(result);

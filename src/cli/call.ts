@@ -48,7 +48,8 @@ export function parseToolArgs(parts: string[]): Record<string, unknown> {
   return out;
 }
 
-function readAnswers(file: string): AnswersFile {
+/** Reads an `--answers` file. @throws CliError (exit 2) when it cannot be read or is not an answers document. */
+export function readAnswers(file: string): AnswersFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -74,14 +75,19 @@ class Watched implements Presenter {
   readonly interactive: boolean;
   readonly autoSubmitPrefill?: boolean;
   readonly sampling?: boolean;
-  constructor(private readonly inner: Presenter, private readonly abort: AbortController) {
+  constructor(private readonly inner: Presenter, private readonly abort: AbortController, private readonly rememberAs?: RememberChoice) {
     this.interactive = inner.interactive;
     this.autoSubmitPrefill = inner.autoSubmitPrefill;
     this.sampling = inner.sampling;
   }
   async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
     try {
-      return await this.inner.present(prompt, signal);
+      const a = await this.inner.present(prompt, signal);
+      // --remember applies to answers the person (or the answers file) gave, in form mode.
+      if (this.rememberAs && a.action === 'accept' && prompt.mode === 'form' && a.remember === undefined) {
+        return this.rememberAs === 'auto' ? { ...a, remember: 'always', auto: true } : { ...a, remember: this.rememberAs };
+      }
+      return a;
     } catch (e) {
       if (e instanceof UserInteractionRequiredError) {
         this.failure ??= e;
@@ -99,6 +105,9 @@ class Watched implements Presenter {
 function failureText(e: Error): string {
   return e instanceof UserInteractionRequiredError ? Watched.hint(e) : e.message;
 }
+/** `--remember` values: how long answers of this call are kept; `auto` = always, and answered automatically next time. */
+type RememberChoice = 'once' | 'session' | 'always' | 'auto';
+const REMEMBER_CHOICES: readonly RememberChoice[] = ['once', 'session', 'always', 'auto'];
 
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'audio/wav': 'wav', 'audio/mpeg': 'mp3' };
 
@@ -136,15 +145,18 @@ export const callCommand = defineCommand({
     'non-interactive': { type: 'boolean', description: 'never ask a person: answer from presets and remembered answers only, else fail (default when stdin is not a terminal)' },
     json: { type: 'boolean', description: 'print structuredContent (or the whole result) as JSON' },
     preset: { type: 'string', description: 'load a preset first (saved, or from the configuration): its roots are added and its answers prefill forms; with --non-interactive they answer' },
+    remember: { type: 'string', description: 'remember the answers given in this call: once (default), session, always (prefill next time) or auto (always; answered automatically next time; see parley answers)' },
   },
   async run({ args, rawArgs }) {
-    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false, '--preset': true });
+    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false, '--preset': true, '--remember': true });
+    const rememberAs = args.remember === undefined ? undefined : (String(args.remember) as RememberChoice);
+    if (rememberAs !== undefined && !REMEMBER_CHOICES.includes(rememberAs)) throw new CliError(`call: --remember must be ${REMEMBER_CHOICES.join(', ')} (got ${JSON.stringify(args.remember)})`);
     if (pos.length < 2) throw new CliError('call: expected <server> <tool> [json | key=value …]');
     const [server, tool, ...rest] = pos;
     const toolArgs = parseToolArgs(rest);
     const abort = new AbortController();
     const inner: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
-    const presenter = new Watched(inner, abort);
+    const presenter = new Watched(inner, abort, rememberAs);
     const ctx = openHost(args, presenter);
     if (Object.hasOwn(ctx.invalid, server)) {
       await ctx.close();

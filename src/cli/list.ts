@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
-import { exportPresets, HeadlessPresenter, importPresets, RootRegistry } from '../host/index.js';
+import { exportPresets, HeadlessPresenter, importPresets, mergeAnswers, rememberedAnswers, RootRegistry } from '../host/index.js';
 import type { Preset, Scope } from '../host/index.js';
 import { isFileUri, pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
@@ -135,10 +135,10 @@ export const presetsCommand = defineCommand({
       } else if (action === 'save') {
         if (!target) throw new CliError('presets save: give a name');
         const reg = new RootRegistry({ store, scope: USER });
-        const preset: Preset = { name: target, scope: USER, roots: reg.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: store.loadPreset(USER, target)?.answers ?? {}, config: {}, updatedAt: Date.now() };
+        const preset: Preset = { name: target, scope: USER, roots: reg.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: mergeAnswers(store.loadPreset(USER, target)?.answers, rememberedAnswers(store, USER)), config: store.loadPreset(USER, target)?.config ?? {}, updatedAt: Date.now() };
         reg.close();
         store.savePreset(preset);
-        args.json ? printJson(preset) : process.stdout.write(`saved preset ${target} (${preset.roots.length} root(s))\n`);
+        args.json ? printJson(preset) : process.stdout.write(`saved preset ${target} (${preset.roots.length} root(s); answers for ${Object.keys(preset.answers).join(', ') || 'no server'})\n`);
       } else if (action === 'load') {
         if (!target) throw new CliError('presets load: give a name');
         const p = store.loadPreset(USER, target) ?? (config.presets[target] ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} } : undefined);

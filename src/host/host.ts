@@ -21,6 +21,9 @@ import type { RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
 import type { ServerState } from './servers/index.js';
 import type { AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
+import { mergeAnswers, rememberedAnswers } from './store/presets-scene.js';
+import { readResourceAsking } from './resources.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
 
 export interface HostOptions {
   /** Shows input requests to a person (web console, terminal, scripted answers, headless). */
@@ -91,13 +94,34 @@ export interface Host {
    * @throws UnknownServerError, ServerUnavailableError, ToolCallTimeoutError
    */
   callTool(server: string, tool: string, args?: Record<string, unknown>, opts?: { signal?: AbortSignal; tag?: string }): Promise<CallToolResult>;
+  /**
+   * Reads a resource, starting the server lazily. When the server does not find `uri` and it is one of
+   * the server's resource templates with variables left out, the missing variables are asked of a
+   * person (a form through the broker, completions as options) and the completed URI is read
+   * (`./resources.ts`, essay §3.2).
+   * @throws ResourceInputDeclinedError (person declined/cancelled), the server's error otherwise
+   */
+  readResource(server: string, uri: string, opts?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
   /** Servers routed to `uri` (static routes, then discovery); starts statically routed ones lazily. */
   serversFor(uri: string): Promise<string[]>;
+  /**
+   * Presets ("scenes": roots, answers and configuration). Stored at user scope (session `null`), so a
+   * preset saved by one process loads in another of the same tenant and user.
+   */
   readonly presets: {
+    /** The user's saved presets, by name. */
     list(): Preset[];
-    /** Saves the current roots and the given answers/config as a named snapshot. */
+    /**
+     * Saves the current roots (user-added, non-virtual) and answers as a named scene. Answers, when
+     * `body.answers` is not given: the active preset's, then the remembered answers this session can
+     * recall, then the answers accepted in this process (sensitive fields never), merged per server.
+     */
     save(name: string, body?: { answers?: Record<string, Content>; config?: Record<string, Record<string, unknown>> }): Preset;
-    /** Loads a preset: its roots are added (session scope) and its answers become prefill. */
+    /**
+     * Loads a preset: its roots are added (session lifetime) and its answers prefill forms (a
+     * non-interactive presenter with `autoSubmitPrefill` sends a complete prefill without asking).
+     * @throws PresetNotFoundError for an unknown name (saved or from the configuration).
+     */
     load(name: string): Preset;
     /** The active preset's name, if any. */
     active(): string | undefined;
@@ -128,6 +152,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     }
   };
   let activePreset: Preset | undefined;
+  const userScope: Scope = { ...scope, session: null };
 
   const given = Object.fromEntries(Object.entries(opts.rootPolicy ?? {}).filter(([, v]) => v !== undefined)) as RootPolicyDef;
   const rootPolicy = { ...effectiveRootPolicy(config), ...given };
@@ -224,24 +249,30 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         throw e;
       }
     },
+    readResource: (server, uri, o) => readResourceAsking({ servers, broker, audit }, server, uri, o),
     async serversFor(uri) {
       const names = roots.serversFor(uri).filter((n) => n in config.servers);
       await servers.startMany(names.filter((n) => servers.state(n).status !== 'running'));
       return names;
     },
     presets: {
-      list: () => (opts.store ? opts.store.listPresets(scope) : []),
+      list: () => (opts.store ? opts.store.listPresets(userScope) : []),
       save(name, body = {}) {
         // Virtual roots (postgres://…, chart://…) are part of the scene too; they stay host-side.
-        const preset: Preset = { name, scope, roots: roots.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: body.answers ?? {}, config: body.config ?? {}, updatedAt: Date.now() };
+        const answers = body.answers ?? mergeAnswers(activePreset?.answers, rememberedAnswers(opts.store, scope), broker.recentAnswers(scope));
+        const preset: Preset = { name, scope: userScope, roots: roots.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers, config: body.config ?? activePreset?.config ?? {}, updatedAt: Date.now() };
         opts.store?.savePreset(preset);
-        audit({ server: '*', kind: 'preset', action: 'save', detail: { name } });
+        audit({ server: '*', kind: 'preset', action: 'save', detail: { name, servers: Object.keys(answers) } });
         return preset;
       },
       load(name) {
         const fromConfig = config.presets[name];
-        const preset: Preset | undefined = opts.store?.loadPreset(scope, name) ?? (fromConfig ? { name, scope, roots: fromConfig.roots ?? [], answers: (fromConfig.answers ?? {}) as Record<string, Content>, config: {}, updatedAt: 0 } : undefined);
-        if (!preset) throw new PresetNotFoundError(`no preset named "${name}" (saved: ${[...(opts.store?.listPresets(scope) ?? []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`);
+        // User scope first; then the session's own (presets saved by an older parley under the session id).
+        const preset: Preset | undefined =
+          opts.store?.loadPreset(userScope, name) ??
+          opts.store?.loadPreset(scope, name) ??
+          (fromConfig ? { name, scope: userScope, roots: fromConfig.roots ?? [], answers: (fromConfig.answers ?? {}) as Record<string, Content>, config: {}, updatedAt: 0 } : undefined);
+        if (!preset) throw new PresetNotFoundError(`no preset named "${name}" (saved: ${[...(opts.store?.listPresets(userScope) ?? []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`);
         for (const r of preset.roots) roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
         activePreset = preset;
         audit({ server: '*', kind: 'preset', action: 'load', detail: { name } });

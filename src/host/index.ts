@@ -10,3 +10,4 @@ export * from './servers/index.js';
 export * from './broker/index.js';
 export * from './presenter.js';
 export { createHost, PresetNotFoundError, type Host, type HostOptions, type HostEvent, type ServerSummary } from './host.js';
+export { ResourceInputDeclinedError, COMPLETION_TIMEOUT_MS, COMPLETION_ENUM_MAX } from './resources.js';

@@ -86,14 +86,26 @@ export interface PromptView {
 
 /** The person's answer. */
 export type PresenterAnswer =
-  /** `masked`: fields the person chose to mask; like sensitive fields they are redacted from the audit log and never remembered. */
-  | { action: 'accept'; content?: Record<string, unknown>; remember?: RememberScope; masked?: string[] }
+  | {
+      action: 'accept';
+      content?: Record<string, unknown>;
+      remember?: RememberScope;
+      /**
+       * With `remember` `'session'` or `'always'`: `true` = "answer automatically next time (for this
+       * server and form)": the broker submits the remembered answer without asking while it stays
+       * complete and valid; `false`/absent = "prefill only". Revocable in the list of remembered answers.
+       */
+      auto?: boolean;
+      /** Fields the person chose to mask; like sensitive fields they are redacted from the audit log and never remembered. */
+      masked?: string[];
+    }
   | { action: 'decline' }
   | { action: 'cancel' };
 
 /** Something the person should be told without being asked (refusals, server cancellations). */
 export interface PresenterNotice {
-  kind: 'refused' | 'cancelled-by-server' | 'url-completed' | 'timeout' | 'invalid-answer';
+  /** `'auto-answered'`: a remembered answer marked "answer automatically" was sent without asking. */
+  kind: 'refused' | 'cancelled-by-server' | 'url-completed' | 'timeout' | 'invalid-answer' | 'auto-answered';
   server: string;
   requestId?: string;
   message: string;

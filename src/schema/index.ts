@@ -17,3 +17,4 @@ export { findRequestedSchemas, type FoundSchema, type FoundSchemas } from './mes
 export { pointer } from './pointer.js';
 export { fileUriToPath, pathToFileUri, normalizeRootUri, isFileUri, uriScheme, UriError, type PathPlatform, type UriOptions, type UriErrorCode } from './uri.js';
 export { DEFAULT_LIMITS, checkSchemaLimits, checkMessageLimits, excerpt, utf8Bytes, type RequestLimits } from './limits.js';
+export { fillFromUri, TEMPLATE_FILL_MAX_URI, TEMPLATE_FILL_MAX_VARS, type TemplateLike, type TemplateFill } from './template-fill.js';

@@ -24,3 +24,4 @@ export { readEra, elicitModes, userOf } from './era.js';
 export type { RequestEra } from './era.js';
 export { serve } from './serve.js';
 export type { ServerFactory, HttpOptions, ServeHandle } from './serve.js';
+export type { ParleyResourceConfig, ParleyResourceContext, ParleyResourceHandler } from './templates.js';

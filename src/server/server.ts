@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod/v4';
-import { McpServer, ProtocolError, UrlElicitationRequiredError, inputRequired } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ResourceTemplate, UriTemplate, UrlElicitationRequiredError, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, McpServerOptions, ServerContext, RegisteredTool } from '@modelcontextprotocol/server';
 import { makeContext, Suspend } from './context.js';
 import type { CallState, ParleyContext, ParleyRoot } from './context.js';
@@ -18,6 +18,8 @@ import type { Shared } from './shared.js';
 import type { ConfigDef } from './config.js';
 import { configKey } from './config.js';
 import { sendOwn } from './fanout.js';
+import { fillFromUri } from '../schema/template-fill.js';
+import type { ParleyResourceConfig, ParleyResourceHandler } from './templates.js';
 
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
@@ -79,8 +81,15 @@ export interface ParleyServer {
   useProcessSession(id: string): void;
   /** Registers a tool whose handler gets a `ParleyContext`. */
   tool<I extends z.ZodObject>(name: string, config: ParleyToolConfig<I, z.ZodObject | undefined>, handler: ParleyToolHandler<I>): RegisteredTool;
-  /** `McpServer.registerResource` passthrough. */
-  resource: McpServer['registerResource'];
+  /**
+   * `resource(template, handler)` or `resource(template, config, handler)`: a resource template whose
+   * handler gets a `ParleyContext` (`ctx.elicit` on every era) and the variables a read leaves out in
+   * `ctx.missing` (`./templates.ts`). With four arguments: `McpServer.registerResource` passthrough.
+   */
+  resource: McpServer['registerResource'] & {
+    (template: string, handler: ParleyResourceHandler): void;
+    (template: string, config: ParleyResourceConfig, handler: ParleyResourceHandler): void;
+  };
   /** `McpServer.registerResource` with a `ResourceTemplate`. */
   resourceTemplate: McpServer['registerResource'];
   /** Marks a URL-mode flow complete from outside a tool call (e.g. the OAuth callback); `user` must match. */
@@ -191,28 +200,8 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/call handler to wrap');
     mcp.server.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: unknown } }, sdk: ServerContext) => {
       const entry: CallEntry = { rawArgs: req.params.arguments ?? {} };
-      const raw = sdk.mcpReq.requestState();
-      if (typeof raw === 'string') {
-        const opened = shared.sealer.open(raw, { tool: req.params.name, digest: argsDigest(entry.rawArgs), user: userOf(sdk), now: shared.now() });
-        if (typeof opened === 'string') throw new ProtocolError(-32602, `Invalid requestState (${opened}): it was tampered with, expired, or minted for another tool, arguments or user; start the call again without requestState`, { reason: opened });
-        for (const k of opened.p) {
-          const r = sdk.mcpReq.inputResponses?.[k] as { action?: unknown } | undefined;
-          // The method each key was asked with (states sealed before named keys: from the key's letter).
-          const method = opened.m?.[k] ?? (k[0] === 'e' || k[0] === 'u' ? 'elicitation/create' : k[0] === 'r' ? 'roots/list' : undefined);
-          if (r !== undefined && method === 'elicitation/create' && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
-            throw new ProtocolError(-32602, `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`);
-          }
-          const sampled = r as { role?: unknown; content?: unknown } | null | undefined;
-          if (r !== undefined && method === 'sampling/createMessage' && (!sampled || typeof sampled !== 'object' || typeof sampled.content !== 'object' || !sampled.content)) {
-            throw new ProtocolError(-32602, `inputResponses.${k}: expected a sampling/createMessage result {role, content, model} for the sampling request, got ${JSON.stringify(r).slice(0, 80)}`);
-          }
-          // A roots/list answer must be a ListRootsResult; anything else is not "no roots".
-          if (r !== undefined && method === 'roots/list' && !Array.isArray((r as { roots?: unknown } | null)?.roots)) {
-            throw new ProtocolError(-32602, `inputResponses.${k}: expected a roots/list result {roots: [{uri, name?}]} for the roots request, got ${JSON.stringify(r).slice(0, 80)}; answer it with the client's roots (an empty list if none)`);
-          }
-        }
-        entry.state = opened;
-      }
+      const opened = openState(req.params.name, entry.rawArgs, sdk);
+      if (opened) entry.state = opened;
       calls.set(sdk.mcpReq.signal, entry);
       const result = await inner(req, sdk);
       if (entry.missingCapability) throw new ProtocolError(-32021, `Missing required client capability: ${entry.missingCapability.message}`, { requiredCapabilities: entry.missingCapability.requiredCapabilities });
@@ -220,9 +209,9 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     }) as never);
   }
 
-  async function run(name: string, handler: ParleyToolHandler<z.ZodObject>, args: unknown, sdk: ServerContext): Promise<CallToolResult> {
+  /** The per-request state a `ParleyContext` runs on: recorded answers of `entry.state` plus this round's responses. */
+  function stateFor(entry: CallEntry, sdk: ServerContext): CallState {
     const era = readEra(mcp, sdk);
-    const entry = calls.get(sdk.mcpReq.signal) ?? { rawArgs: args };
     const prior = entry.state;
     const answers: Record<string, unknown> = { ...(prior?.a ?? {}) };
     const fresh = new Set<string>();
@@ -255,14 +244,48 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         for (const l of shared.configChanged) l(key);
       },
     };
+    return st;
+  }
+
+  /** Checks a `requestState` of `name` against its raw arguments and the responses given; -32602 when it fails. */
+  function openState(name: string, rawArgs: unknown, sdk: ServerContext): StatePayload | undefined {
+    const raw = sdk.mcpReq.requestState();
+    if (typeof raw !== 'string') return undefined;
+    const opened = shared.sealer.open(raw, { tool: name, digest: argsDigest(rawArgs), user: userOf(sdk), now: shared.now() });
+    if (typeof opened === 'string') throw new ProtocolError(-32602, `Invalid requestState (${opened}): it was tampered with, expired, or minted for another tool, arguments or user; start the call again without requestState`, { reason: opened });
+    for (const k of opened.p) {
+      const r = sdk.mcpReq.inputResponses?.[k] as { action?: unknown } | undefined;
+      // The method each key was asked with (states sealed before named keys: from the key's letter).
+      const method = opened.m?.[k] ?? (k[0] === 'e' || k[0] === 'u' ? 'elicitation/create' : k[0] === 'r' ? 'roots/list' : undefined);
+      if (r !== undefined && method === 'elicitation/create' && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
+        throw new ProtocolError(-32602, `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`);
+      }
+      const sampled = r as { role?: unknown; content?: unknown } | null | undefined;
+      if (r !== undefined && method === 'sampling/createMessage' && (!sampled || typeof sampled !== 'object' || typeof sampled.content !== 'object' || !sampled.content)) {
+        throw new ProtocolError(-32602, `inputResponses.${k}: expected a sampling/createMessage result {role, content, model} for the sampling request, got ${JSON.stringify(r).slice(0, 80)}`);
+      }
+      // A roots/list answer must be a ListRootsResult; anything else is not "no roots".
+      if (r !== undefined && method === 'roots/list' && !Array.isArray((r as { roots?: unknown } | null)?.roots)) {
+        throw new ProtocolError(-32602, `inputResponses.${k}: expected a roots/list result {roots: [{uri, name?}]} for the roots request, got ${JSON.stringify(r).slice(0, 80)}; answer it with the client's roots (an empty list if none)`);
+      }
+    }
+    return opened;
+  }
+
+  /** Seals the state of a suspended request: the 2026-07-28 `input_required` result. */
+  function suspended(name: string, entry: CallEntry, st: CallState, e: Suspend) {
+    const keys = Object.keys(e.requests);
+    const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids, c: st.pins, m: Object.fromEntries(keys.map((k) => [k, e.requests[k].method])) });
+    return inputRequired({ inputRequests: e.requests, requestState: state });
+  }
+
+  async function run(name: string, handler: ParleyToolHandler<z.ZodObject>, args: unknown, sdk: ServerContext): Promise<CallToolResult> {
+    const entry = calls.get(sdk.mcpReq.signal) ?? { rawArgs: args };
+    const st = stateFor(entry, sdk);
     try {
       return await handler(args as never, makeContext(st));
     } catch (e) {
-      if (e instanceof Suspend) {
-        const keys = Object.keys(e.requests);
-        const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids, c: st.pins, m: Object.fromEntries(keys.map((k) => [k, e.requests[k].method])) });
-        return inputRequired({ inputRequests: e.requests, requestState: state }) as never;
-      }
+      if (e instanceof Suspend) return suspended(name, entry, st, e) as never;
       if (e instanceof UrlElicitationRequiredError) throw e;
       // 2026-07-28: a capability the request did not declare is a protocol error, -32021 with
       // data.requiredCapabilities (changelog "Capabilities"); raised by the tools/call wrapper because
@@ -272,6 +295,54 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       if (e instanceof ParleyServerError) return errorResult(`${name}: ${e.message}`);
       throw e;
     }
+  }
+
+  /** Parley template resources, matched before the SDK's own resources/read dispatch. */
+  const templates: Array<{ template: string; t: UriTemplate; handler: ParleyResourceHandler }> = [];
+  let readIntercepted = false;
+
+  function addTemplate(template: string, config: ParleyResourceConfig, handler: ParleyResourceHandler): void {
+    const t = new UriTemplate(template); // throws on a template the SDK cannot parse
+    templates.push({ template, t, handler });
+    const complete = config.complete
+      ? Object.fromEntries(Object.entries(config.complete).map(([k, fn]) => [k, (value: string, ctx?: { arguments?: Record<string, string> }) => fn(value, ctx)]))
+      : undefined;
+    // Listed and completed by the SDK; reads are answered by the wrapper below (the SDK would call
+    // this callback only for URIs that give every variable).
+    mcp.registerResource(config.name ?? template, new ResourceTemplate(template, { list: undefined, ...(complete ? { complete } : {}) }), { title: config.title, description: config.description, mimeType: config.mimeType } as never, (() => {
+      throw new ProtocolError(-32603, 'parley template resource read outside its wrapper');
+    }) as never);
+    interceptRead();
+  }
+
+  function interceptRead(): void {
+    if (readIntercepted) return;
+    readIntercepted = true;
+    const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> })._getRequestHandler('resources/read');
+    if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no resources/read handler to wrap');
+    mcp.server.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
+      const uri = req.params.uri;
+      let hit: { entry: (typeof templates)[number]; known: Record<string, string>; missing: string[] } | undefined;
+      for (const entry of templates) {
+        const fill = fillFromUri(entry.t, uri);
+        if (fill && (!hit || fill.missing.length < hit.missing.length)) hit = { entry, ...fill };
+      }
+      if (!hit) return inner(req, sdk);
+      const name = `resource:${hit.entry.template}`;
+      const call: CallEntry = { rawArgs: { uri } };
+      const opened = openState(name, call.rawArgs, sdk);
+      if (opened) call.state = opened;
+      const st = stateFor(call, sdk);
+      const { t } = hit.entry;
+      const ctx = Object.assign(makeContext(st), { uri, missing: hit.missing, expand: (v: Record<string, string | string[]>) => t.expand(v) });
+      try {
+        return await hit.entry.handler({ ...hit.known }, ctx);
+      } catch (e) {
+        if (e instanceof Suspend) return suspended(name, call, st, e);
+        if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError || e instanceof ParleyServerError) throw new ProtocolError(-32602, `${uri}: ${e.message}`);
+        throw e;
+      }
+    }) as never);
   }
 
   const server: ParleyServer = {
@@ -290,7 +361,12 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       }
       return registered;
     },
-    resource: mcp.registerResource.bind(mcp) as McpServer['registerResource'],
+    resource: ((...a: unknown[]) => {
+      if (typeof a[0] === 'string' && (typeof a[1] === 'function' || (a.length === 3 && typeof a[2] === 'function'))) {
+        return addTemplate(a[0], (typeof a[1] === 'function' ? {} : a[1]) as ParleyResourceConfig, (typeof a[1] === 'function' ? a[1] : a[2]) as ParleyResourceHandler);
+      }
+      return (mcp.registerResource as (...x: unknown[]) => unknown)(...a);
+    }) as ParleyServer['resource'],
     resourceTemplate: mcp.registerResource.bind(mcp) as McpServer['registerResource'],
     async completeUrlElicitation(id, user = '') {
       const f = shared.urlFlows.get(id);

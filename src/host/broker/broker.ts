@@ -28,6 +28,9 @@ import { List, type ListNode } from '../list.js';
 
 type PendingOutcome = (BrokerEvent & { type: 'pending-removed' })['outcome'];
 
+/** Forms whose last accepted answer the broker keeps in memory for {@link ElicitationBroker.recentAnswers}. */
+export const RECENT_ANSWERS_MAX = 256;
+
 export interface BrokerOptions {
   presenter: Presenter;
   /** Audit log and remembered answers. Without it nothing is audited or remembered. */
@@ -223,6 +226,14 @@ export class ElicitationBroker {
     prompt.prefill = prefill.values;
     prompt.prefillSources = prefill.sources;
 
+    if (prefill.auto && req.mode === 'form' && sensitive.length === 0 && validateContent(req.requestedSchema!, prefill.values).ok) {
+      // The person chose "answer automatically next time (for this server and form)": no prompt.
+      this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'remembered-auto', sources: prefill.sources } });
+      this.notify({ kind: 'auto-answered', server: req.server, requestId: req.id, message: `Answered ${req.server}'s "${req.message}" automatically with your remembered answer (forget it or set it to prefill only in the remembered answers).` });
+      if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
+      this.keepRecent(req, prefill.values, form!.hash(), sensitive);
+      return { action: 'accept', content: prefill.values };
+    }
     const place = this.waiting.add(req);
     this.waitingPerServer.set(req.server, (this.waitingPerServer.get(req.server) ?? 0) + 1);
     if (this.listeners.size) this.emit({ type: 'pending-added', request: req });
@@ -262,7 +273,8 @@ export class ElicitationBroker {
         const masked = a.action === 'accept' && Array.isArray(a.masked) ? a.masked.filter((f): f is string => typeof f === 'string') : [];
         if (masked.length) sensitive = [...new Set([...sensitive, ...masked])];
         answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
-        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && form && this.opts.store) this.remember(req, answer.content!, a.remember, form!.hash(), sensitive);
+        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && form && this.opts.store) this.remember(req, answer.content!, a.remember, form.hash(), sensitive, a.auto === true);
+        if (a.action === 'accept' && req.requestedSchema && form) this.keepRecent(req, answer.content!, form.hash(), sensitive);
         if (this.audit.enabled) this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
       }
       if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
@@ -368,14 +380,44 @@ export class ElicitationBroker {
     return { action: 'decline' };
   }
 
-  private remember(req: InputRequest, content: Record<string, unknown>, remember: 'session' | 'always', hash: string, sensitive: string[]): void {
+  private remember(req: InputRequest, content: Record<string, unknown>, remember: 'session' | 'always', hash: string, sensitive: string[], auto: boolean): void {
     const kept = redactUrlsInContent(Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))));
     const scope: Scope = remember === 'always' ? { ...req.scope, session: null } : req.scope;
     try {
-      this.opts.store!.remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() });
+      const store = this.opts.store!;
+      store.remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() });
+      // The mode ("answer automatically" or "prefill only") and the form's message, for the list of
+      // remembered answers; a store without these columns keeps prefill-only answers.
+      store.setAnswerMode?.(req.scope, req.server, hash, auto && sensitive.length === 0, req.message);
     } catch (err) {
       this.audit.write(req, 'error', { detail: { reason: 'remember-failed', error: String(err) } });
     }
+  }
+
+  /**
+   * Answers accepted in this process, per person and form (sensitive fields left out), newest last;
+   * at most {@link RECENT_ANSWERS_MAX} forms. What "save current roots and answers" saves.
+   */
+  private readonly recent = new Map<string, { scope: Scope; server: string; content: Record<string, unknown> }>();
+
+  private keepRecent(req: InputRequest, content: Record<string, unknown>, hash: string, sensitive: string[]): void {
+    const key = `${req.scope.tenant}\0${req.scope.user}\0${req.scope.session ?? ''}\0${req.server}\0${hash}`;
+    this.recent.delete(key);
+    this.recent.set(key, { scope: req.scope, server: req.server, content: Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))) });
+    if (this.recent.size > RECENT_ANSWERS_MAX) this.recent.delete(this.recent.keys().next().value!);
+  }
+
+  /**
+   * The non-sensitive answers accepted in this process for `scope` (tenant, user and session must
+   * match), merged per server, the newer form's value winning per field: `{ [server]: Content }`.
+   */
+  recentAnswers(scope: Scope = this.scope): Record<string, Record<string, unknown>> {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const r of this.recent.values()) {
+      if (r.scope.tenant !== scope.tenant || r.scope.user !== scope.user || r.scope.session !== scope.session) continue;
+      out[r.server] = { ...out[r.server], ...r.content };
+    }
+    return out;
   }
 
   private notify(n: PresenterNotice): void {

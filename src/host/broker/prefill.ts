@@ -20,6 +20,8 @@ export interface Prefill {
   values: Content;
   /** Field → `'remembered' | 'preset' | 'profile' | 'default'`. */
   sources: Record<string, string>;
+  /** The remembered answer is marked "answer automatically next time" (`Store.recallEntry`). */
+  auto?: boolean;
 }
 
 function fieldOk(schema: RequestedSchema, field: string, value: unknown): boolean {
@@ -37,8 +39,13 @@ export type PrefillForm = Pick<FormCheck, 'sensitiveSet' | 'defaults' | 'hash'>;
  */
 export function buildPrefill(schema: RequestedSchema, server: string, scope: Scope, store: Store | undefined, src: PrefillSources, form: PrefillForm): Prefill {
   let remembered: Record<string, unknown> | undefined;
+  let auto = false;
   try {
-    remembered = store?.recall(scope, server, form.hash())?.content;
+    if (store?.recallEntry) {
+      const entry = store.recallEntry(scope, server, form.hash());
+      remembered = entry?.content;
+      auto = entry?.auto === true;
+    } else remembered = store?.recall(scope, server, form.hash())?.content;
   } catch {
     remembered = undefined;
   }
@@ -55,7 +62,7 @@ export function buildPrefill(schema: RequestedSchema, server: string, scope: Sco
     setOwn(values, field, Array.isArray(d) ? [...d] : d);
     setOwn(sources, field, 'default');
   }
-  return { values, sources };
+  return auto ? { values, sources, auto } : { values, sources };
 }
 
 /** Copies the valid values of one source for the schema's fields (not `skip`ped ones) into `values`. */

@@ -9,6 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { StoreError, toStoreError } from './errors.js';
+import { ANSWERS_AUTO_MIGRATION } from './answer-list.js';
 
 /** One schema step. `sql` may hold several statements; it is static text (no values). */
 export interface Migration {
@@ -100,6 +101,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  ANSWERS_AUTO_MIGRATION,
 ];
 
 /** The schema version this code writes. */

@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { EraVerdictStore, Store } from './types.js';
+import type { EraVerdictStore, RememberedAnswerList, Store } from './types.js';
 import { StoreError, toStoreError } from './errors.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { auditTable } from './audit.js';
@@ -19,6 +19,7 @@ import { answersTable } from './answers.js';
 import { presetsTable } from './presets.js';
 import { rootsTable } from './roots.js';
 import { eraVerdictsTable } from './era-verdicts.js';
+import { answerListTable } from './answer-list.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -43,6 +44,10 @@ export interface SqliteStoreOptions {
 
 /** The SQLite store: a {@link Store} plus what it knows about its file. */
 export interface SqliteStore extends Store {
+  listAnswers: RememberedAnswerList['listAnswers'];
+  recallEntry: RememberedAnswerList['recallEntry'];
+  setAnswerMode: RememberedAnswerList['setAnswerMode'];
+  forgetAnswer: RememberedAnswerList['forgetAnswer'];
   getEraVerdict: EraVerdictStore['getEraVerdict'];
   putEraVerdict: EraVerdictStore['putEraVerdict'];
   deleteEraVerdict: EraVerdictStore['deleteEraVerdict'];
@@ -105,6 +110,7 @@ function wrap(db: Database.Database, file: string): SqliteStore {
   const presets = presetsTable(db);
   const roots = rootsTable(db);
   const verdicts = eraVerdictsTable(db);
+  const answerList = answerListTable(db);
   let closed = false;
 
   function run<T>(action: string, fn: () => T): T {
@@ -124,6 +130,10 @@ function wrap(db: Database.Database, file: string): SqliteStore {
     remember: (a) => run('remember an answer', () => answers.remember(a)),
     recall: (scope, server, hash) => run('recall an answer', () => answers.recall(scope, server, hash)),
     forget: (scope, server) => run('forget answers', () => answers.forget(scope, server)),
+    listAnswers: (scope) => run('list remembered answers', () => answerList.list(scope)),
+    recallEntry: (scope, server, hash) => run('recall an answer', () => answerList.recall(scope, server, hash)),
+    setAnswerMode: (scope, server, hash, auto, label) => run('set a remembered answer mode', () => answerList.setMode(scope, server, hash, auto, label)),
+    forgetAnswer: (scope, server, hash) => run('forget an answer', () => answerList.forgetOne(scope, server, hash)),
     savePreset: (p) => run('save a preset', () => presets.save(p)),
     loadPreset: (scope, name) => run('load a preset', () => presets.load(scope, name)),
     listPresets: (scope) => run('list presets', () => presets.list(scope)),

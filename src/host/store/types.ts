@@ -72,6 +72,36 @@ export interface RememberedAnswer {
   updatedAt: number;
 }
 
+/**
+ * A remembered answer as the list of remembered answers shows it ({@link RememberedAnswerList}).
+ * `auto`: submitted without asking next time (the person chose "answer automatically next time");
+ * otherwise it only prefills the form. `label`: the form's message when it was remembered.
+ */
+export interface RememberedAnswerEntry extends RememberedAnswer {
+  auto: boolean;
+  label?: string;
+}
+
+/**
+ * Optional store part for managing remembered answers (console and `parley answers`). Every method
+ * sees exactly what `recall` sees for `scope`: the user's `'always'` rows and the rows of `scope.session`.
+ * @throws TypeError on a bad argument; StoreError on a storage failure.
+ */
+export interface RememberedAnswerList {
+  /** Every visible remembered answer, by server, newest first. */
+  listAnswers(scope: Scope): RememberedAnswerEntry[];
+  /** `recall` plus the `auto` flag and label. */
+  recallEntry(scope: Scope, server: string, schemaHash: string): RememberedAnswerEntry | undefined;
+  /**
+   * Sets "answer automatically next time" (`auto: true`) or "prefill only" (`false`) on the visible rows
+   * of (server, schemaHash); `label` (cut to 200 characters) replaces the stored label when given.
+   * @returns whether a row changed.
+   */
+  setAnswerMode(scope: Scope, server: string, schemaHash: string, auto: boolean, label?: string): boolean;
+  /** Forgets the visible rows of (server, schemaHash). @returns whether a row was removed. */
+  forgetAnswer(scope: Scope, server: string, schemaHash: string): boolean;
+}
+
 export interface StoredRoot {
   scope: Scope;
   /** `file://` URI, or any other scheme for a host-side virtual root. */
@@ -155,6 +185,12 @@ export interface Store {
   getEraVerdict?(defHash: string): EraVerdict | undefined;
   putEraVerdict?(v: EraVerdict): void;
   deleteEraVerdict?(defHash: string): boolean;
+
+  /** Optional ({@link RememberedAnswerList}): list, auto/prefill mode and forget-one of remembered answers. */
+  listAnswers?(scope: Scope): RememberedAnswerEntry[];
+  recallEntry?(scope: Scope, server: string, schemaHash: string): RememberedAnswerEntry | undefined;
+  setAnswerMode?(scope: Scope, server: string, schemaHash: string, auto: boolean, label?: string): boolean;
+  forgetAnswer?(scope: Scope, server: string, schemaHash: string): boolean;
 
   /**
    * Optional: runs `fn` atomically (all of its writes or none). `importPresets` uses it when present.

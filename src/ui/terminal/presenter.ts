@@ -120,6 +120,7 @@ export class TerminalPresenter implements Presenter {
       }
       const remember = prompt.sensitiveFields.length || !names.length || prompt.sampling ? undefined : await this.remember(signal);
       if (remember === CANCELLED) return { action: 'cancel' };
+      if (remember === 'auto') return { action: 'accept', content: checked.value, remember: 'always', auto: true };
       return { action: 'accept', content: checked.value, ...(remember ? { remember } : {}) };
     }
   }
@@ -134,17 +135,19 @@ export class TerminalPresenter implements Presenter {
     }
   }
 
-  private async remember(signal: AbortSignal): Promise<RememberScope | typeof CANCELLED> {
+  /** `'auto'`: remember always and answer automatically next time (revocable with `parley answers`). */
+  private async remember(signal: AbortSignal): Promise<RememberScope | 'auto' | typeof CANCELLED> {
     const r = await this.select(signal, {
       message: 'Remember these answers?',
       options: [
         { value: 'once' as const, label: 'Just this once' },
         { value: 'session' as const, label: 'For this session' },
-        { value: 'always' as const, label: 'Always (for this form)' },
+        { value: 'always' as const, label: 'Always: prefill only (for this server and form)' },
+        { value: 'auto' as const, label: 'Always: answer automatically next time (for this server and form; undo with parley answers)' },
       ],
-      initialValue: 'once' as const,
+      initialValue: 'once' as RememberScope | 'auto',
     });
-    return p.isCancel(r) ? CANCELLED : (r as RememberScope);
+    return p.isCancel(r) ? CANCELLED : (r as RememberScope | 'auto');
   }
 
   private async url(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {

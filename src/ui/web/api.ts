@@ -89,6 +89,26 @@ export function apiRoutes(host: HostApi, presenter: WebPresenter | undefined): H
     }
   });
 
+  api.get('/answers', (c) => run(c, () => host.listAnswers()));
+  api.post('/answers/mode', (c) =>
+    run(c, async () => {
+      const b = await body(c);
+      const server = str(b.server);
+      const schemaHash = str(b.schemaHash);
+      if (!server || !schemaHash || typeof b.auto !== 'boolean') throw new HostApiError('Give "server", "schemaHash" (strings) and "auto" (true: answer automatically next time; false: prefill only).');
+      await host.setAnswerMode(server, schemaHash, b.auto);
+    }),
+  );
+  api.post('/answers/forget', (c) =>
+    run(c, async () => {
+      const b = await body(c);
+      const server = str(b.server);
+      const schemaHash = str(b.schemaHash);
+      if (!server || !schemaHash) throw new HostApiError('Give "server" and "schemaHash" of the remembered answer to forget.');
+      return { forgotten: await host.forgetAnswer(server, schemaHash) };
+    }),
+  );
+
   api.get('/audit', (c) =>
     run(c, () => {
       const limit = Number(c.req.query('limit'));

@@ -5,6 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { exportPresets } from '../../host/store/index.js';
+import { PresetNotFoundError } from '../../host/index.js';
 import type { Host, Store } from '../../host/index.js';
 import type { ServerState as HostServerState } from '../../host/servers/index.js';
 import { HostApiError, type HostApi, type HostEvent, type ServerInfo, type ServerState, type ToolInfo } from './hostApi.js';
@@ -60,8 +61,22 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
     removeRoot: (uri) => host.roots.remove(uri),
     listPresets: () => host.presets.list().map((p) => ({ name: p.name, updatedAt: p.updatedAt, roots: p.roots.length, servers: Object.keys(p.answers) })),
     savePreset: (name) => void host.presets.save(name),
-    loadPreset: (name) => void host.presets.load(name),
-    exportPresets: () => (store ? exportPresets(store, host.scope) : JSON.stringify({ presets: [] })),
+    loadPreset(name) {
+      try {
+        host.presets.load(name);
+      } catch (e) {
+        if (e instanceof PresetNotFoundError) throw new HostApiError(e.message, 'NOT_FOUND');
+        throw e;
+      }
+    },
+    exportPresets: () => (store ? exportPresets(store, { ...host.scope, session: null }) : JSON.stringify({ presets: [] })),
+    listAnswers: () =>
+      (store?.listAnswers?.(host.scope) ?? []).map((a) => ({ server: a.server, schemaHash: a.schemaHash, ...(a.label ? { label: a.label } : {}), content: a.content as Record<string, unknown>, remember: a.remember === 'session' ? 'session' : 'always', auto: a.auto, updatedAt: a.updatedAt })),
+    setAnswerMode(server, schemaHash, auto) {
+      if (!store?.setAnswerMode) throw new HostApiError('This store cannot change remembered answers.');
+      if (!store.setAnswerMode(host.scope, server, schemaHash, auto)) throw new HostApiError(`No remembered answer of ${server} for form ${schemaHash}.`, 'NOT_FOUND');
+    },
+    forgetAnswer: (server, schemaHash) => store?.forgetAnswer?.(host.scope, server, schemaHash) ?? false,
     // Only what this console's user may see: the host's own tenant and user (all of its sessions). A
     // database shared with a multi-user gateway holds other users' rows, answers included.
     queryAudit: async (f) => {
@@ -75,6 +90,8 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
         else if (e.type === 'roots') out = { type: 'roots' };
         else if (e.type === 'tool-call' || e.type === 'broker') out = { type: 'audit' };
         if (out) listener(out);
+        // An answer may have been remembered (or auto-answered): refresh the list of remembered answers.
+        if (e.type === 'broker' && e.event.type === 'answered') listener({ type: 'answers' });
         if (e.type === 'server' && e.state.status === 'running') listener({ type: 'tools', server: e.server });
       });
     },

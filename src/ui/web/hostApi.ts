@@ -69,6 +69,23 @@ export interface PresetInfo {
   servers: string[];
 }
 
+/** One remembered answer, for the list of remembered answers (console and `parley answers`). */
+export interface RememberedInfo {
+  server: string;
+  /** Identifies the form (`schemaHash` of its `requestedSchema`). */
+  schemaHash: string;
+  /** The form's message when it was remembered. */
+  label?: string;
+  /** Remembered field values (sensitive fields are never remembered). */
+  content: Record<string, unknown>;
+  /** `'always'` (every session) or `'session'` (this one). */
+  remember: 'session' | 'always';
+  /** `true`: answered automatically next time; `false`: prefill only. */
+  auto: boolean;
+  /** Epoch ms. */
+  updatedAt: number;
+}
+
 /** Filters of the audit view; all optional and combined with AND. */
 export interface AuditFilter {
   server?: string;
@@ -84,6 +101,7 @@ export type HostEvent =
   | { type: 'tools'; server?: string }
   | { type: 'roots' }
   | { type: 'presets' }
+  | { type: 'answers' }
   | { type: 'audit' };
 
 /** An error caused by the request (unknown server, bad URI, …); the console answers 400 with its message. */
@@ -113,6 +131,12 @@ export interface HostApi {
   loadPreset(name: string): Awaitable<void>;
   /** Every preset as a JSON document (the `parley-presets` format). */
   exportPresets(): Awaitable<string>;
+  /** Remembered answers this console's person can recall. Empty when the store cannot list them. */
+  listAnswers(): Awaitable<RememberedInfo[]>;
+  /** "Answer automatically next time" (`true`) or "prefill only". @throws HostApiError when there is no such answer. */
+  setAnswerMode(server: string, schemaHash: string, auto: boolean): Awaitable<void>;
+  /** Forgets one remembered answer. @returns whether one was removed. */
+  forgetAnswer(server: string, schemaHash: string): Awaitable<boolean>;
   queryAudit(filter: AuditFilter): Awaitable<AuditRecord[]>;
   /** Subscribes to host events; returns the unsubscribe function. */
   subscribe(listener: (event: HostEvent) => void): () => void;

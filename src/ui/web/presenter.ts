@@ -34,7 +34,8 @@ interface Pending {
 }
 
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);
-const REMEMBER = new Set<RememberScope>(['once', 'session', 'always']);
+/** `'auto'` = remember always and answer automatically next time (for this server and form). */
+const REMEMBER = new Set<string>(['once', 'session', 'always', 'auto']);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const issue = (path: string, code: string, message: string): Issue => ({ code, path, severity: 'error', message });
 
@@ -124,10 +125,10 @@ export class WebPresenter implements Presenter {
     const p = this.pendingById.get(id);
     if (!p) return { status: 404, message: `No pending prompt "${id}": it was answered, or the server withdrew it.` };
     if (!isRecord(body) || typeof body.action !== 'string' || !ACTIONS.has(body.action)) {
-      return { status: 400, message: 'The answer must be {"action": "accept" | "decline" | "cancel", "content"?: {...}, "remember"?: "once" | "session" | "always"}.', issues: [issue('/action', 'action', 'action must be accept, decline or cancel')] };
+      return { status: 400, message: 'The answer must be {"action": "accept" | "decline" | "cancel", "content"?: {...}, "remember"?: "once" | "session" | "always" | "auto"}.', issues: [issue('/action', 'action', 'action must be accept, decline or cancel')] };
     }
-    if (body.remember !== undefined && !REMEMBER.has(body.remember as RememberScope)) {
-      return { status: 400, message: 'remember must be "once", "session" or "always".', issues: [issue('/remember', 'remember', 'remember must be once, session or always')] };
+    if (body.remember !== undefined && !REMEMBER.has(body.remember as string)) {
+      return { status: 400, message: 'remember must be "once", "session", "always" (prefill only) or "auto" (always; answer automatically next time).', issues: [issue('/remember', 'remember', 'remember must be once, session, always or auto')] };
     }
     const action = body.action as PresenterAnswer['action'];
     if (action !== 'accept') {
@@ -141,8 +142,9 @@ export class WebPresenter implements Presenter {
     }
     const checked = this.check(prompt, body.content ?? {});
     if (checked.issues.length > 0) return { status: 422, message: 'Some answers need fixing.', issues: checked.issues };
-    const remember = p.payload.rememberable ? ((body.remember as RememberScope | undefined) ?? 'once') : 'once';
-    this.settle(id, { action: 'accept', content: checked.value, remember }, 'answered');
+    const asked = p.payload.rememberable ? ((body.remember as RememberScope | 'auto' | undefined) ?? 'once') : 'once';
+    const remember: RememberScope = asked === 'auto' ? 'always' : asked;
+    this.settle(id, { action: 'accept', content: checked.value, remember, ...(asked === 'auto' ? { auto: true } : {}) }, 'answered');
     return { status: 200, action };
   }
 

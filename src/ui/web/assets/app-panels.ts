@@ -116,6 +116,26 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
       });
     });
   }
+  function loadAnswers() {
+    return api('GET', '/answers').then(function (res) {
+      var list = clear($('answers'));
+      if (res.status !== 200) { list.appendChild(h('li', { class: 'error', text: res.data.error })); return; }
+      if (!res.data.length) list.appendChild(h('li', { class: 'muted', text: 'No remembered answers.' }));
+      res.data.forEach(function (a) {
+        var key = { server: a.server, schemaHash: a.schemaHash };
+        var what = Object.keys(a.content).map(function (k) { return k + ' = ' + JSON.stringify(a.content[k]); }).join(', ');
+        list.appendChild(h('li', { 'data-answer': a.server + '/' + a.schemaHash },
+          h('strong', { text: a.server }), ' ', h('span', { text: a.label ? '"' + a.label + '"' : 'form ' + a.schemaHash.slice(0, 8) }), ' — ' + (what || 'no fields') + ' — ',
+          h('span', { class: 'answer-mode', text: (a.auto ? 'answered automatically' : 'prefill only') + (a.remember === 'session' ? ', this session' : ', always') }), ' ',
+          h('button', { type: 'button', class: 'secondary', 'aria-label': (a.auto ? 'Prefill only: ' : 'Answer automatically: ') + a.server, onclick: function () {
+            api('POST', '/answers/mode', { server: key.server, schemaHash: key.schemaHash, auto: !a.auto }).then(loadAnswers);
+          } }, a.auto ? 'Prefill only' : 'Answer automatically'), ' ',
+          h('button', { type: 'button', class: 'danger', 'aria-label': 'Forget remembered answer of ' + a.server, onclick: function () {
+            api('POST', '/answers/forget', key).then(loadAnswers);
+          } }, 'Forget')));
+      });
+    });
+  }
   function loadAudit() {
     var f = $('audit-filter'), q = [];
     ['server', 'kind', 'action'].forEach(function (k) { var v = f.elements[k].value.trim(); if (v) q.push(k + '=' + encodeURIComponent(v)); });

@@ -185,12 +185,13 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       payload.fields.forEach(function (f) { form.appendChild(renderField(f, p)); });
       if (payload.rememberable) {
         var rfs = h('fieldset', { class: 'remember' }, h('legend', { text: 'Remember this answer' }));
-        [['once', 'Just this once'], ['session', 'For this session'], ['always', 'Always (for this server and form)']].forEach(function (o, i) {
+        [['once', 'Just this once'], ['session', 'For this session (prefill)'], ['always', 'Always: prefill only (for this server and form)'], ['auto', 'Always: answer automatically next time (for this server and form)']].forEach(function (o, i) {
           var rid = uid('r');
           rfs.appendChild(h('label', { class: 'opt', for: rid }, h('input', { type: 'radio', id: rid, name: 'remember-' + idx, value: o[0], checked: i === 0 }), ' ' + o[1]));
         });
         var sensitiveNames = payload.fields.filter(function (f) { return f.sensitive; }).map(function (f) { return f.title; });
         if (sensitiveNames.length) rfs.appendChild(h('p', { class: 'hint', text: 'Never remembered: ' + sensitiveNames.join(', ') + '.' }));
+        rfs.appendChild(h('p', { class: 'hint', text: 'Remembered answers are listed under "Remembered answers", where you can forget them or switch them to prefill only.' }));
         form.appendChild(rfs);
       }
       form.addEventListener('input', function (e) { liveCheck(p, e.target); });

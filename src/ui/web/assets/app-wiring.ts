@@ -16,7 +16,7 @@ export const APP_WIRING_JS = String.raw`  // ---------- wiring ----------
       api('POST', '/presets', { name: name }).then(function (r) { $('preset-error').textContent = r.status === 200 ? '' : r.data.error; loadPresets(); });
     });
     $('audit-filter').addEventListener('submit', function (e) { e.preventDefault(); loadAudit(); });
-    loadServers(); loadTools(); loadRoots(); loadPresets(); loadAudit();
+    loadServers(); loadTools(); loadRoots(); loadPresets(); loadAnswers(); loadAudit();
     var es = new EventSource('/api/events');
     es.onopen = function () { $('conn').textContent = 'Live'; };
     es.onerror = function () {
@@ -38,7 +38,7 @@ export const APP_WIRING_JS = String.raw`  // ---------- wiring ----------
     es.addEventListener('notice', function (e) { addNotice(JSON.parse(e.data).notice); });
     es.addEventListener('host', function (e) {
       var d = JSON.parse(e.data);
-      var fn = ({ servers: loadServers, tools: loadTools, roots: loadRoots, presets: loadPresets, audit: loadAudit })[d.type];
+      var fn = ({ servers: loadServers, tools: loadTools, roots: loadRoots, presets: loadPresets, answers: loadAnswers, audit: loadAudit })[d.type];
       if (fn) fn();
     });
     updateCount();

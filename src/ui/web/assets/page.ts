@@ -58,6 +58,10 @@ export const PAGE_HTML = `<!doctype html>
     </form>
     <ul id="presets"></ul>
   </section>
+  <section id="answers-section" aria-labelledby="answers-h">
+    <h2 id="answers-h">Remembered answers</h2>
+    <ul id="answers"></ul>
+  </section>
   <section id="audit-section" aria-labelledby="audit-h">
     <h2 id="audit-h">Audit log</h2>
     <form id="audit-filter" class="inline" novalidate>
