@@ -202,11 +202,11 @@ for (const mode of [undefined, 'auto'] as const) {
       assert.deepEqual(seen.map((s) => Object.keys(s.requestedSchema.properties).sort().join(',')), ['range,region,table', 'from,to'], 'the configuration, then the dates: nothing asked twice');
       assert.ok(seen.every((s) => !/Please correct/.test(s.message)), seen.map((s) => s.message).join(' | '));
       assert.deepEqual([r.structuredContent.from, r.structuredContent.to, r.structuredContent.config.region], ['2024-03-01', '2024-03-31', '上海']);
-      // The session remembers range custom; the next call asks only for the dates again.
+      // The session remembers range custom and its dates (issue 15 item 5): the next call asks nothing.
       const again = (await client.callTool({ name: 'query_sales', arguments: { limit: 1 } })) as any;
       assert.equal(again.isError, undefined, textOf(again));
-      assert.equal(seen.length, 3);
-      assert.deepEqual(Object.keys(seen[2].requestedSchema.properties).sort(), ['from', 'to']);
+      assert.equal(seen.length, 2);
+      assert.deepEqual([again.structuredContent.from, again.structuredContent.to], ['2024-03-01', '2024-03-31']);
     } finally {
       await client.close();
     }
