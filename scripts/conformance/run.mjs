@@ -103,9 +103,14 @@ function startServer() {
 function readResults(dir, prefix) {
   const res = new Map();
   if (!existsSync(dir)) return res;
-  for (const d of readdirSync(dir)) {
-    const m = /^(.*)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(d);
-    const file = join(dir, d, 'checks.json');
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const m = /^(.*)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(d.name);
+    const file = join(dir, d.name, 'checks.json');
+    // A scenario named `auth/x` writes `auth/x-<time>/`: read one folder level down with `auth/` as prefix.
+    if (!m && d.isDirectory() && !prefix) {
+      for (const [name, checks] of readResults(join(dir, d.name))) res.set(`${d.name}/${name}`, checks);
+      continue;
+    }
     if (!m || !existsSync(file)) continue;
     const name = prefix && m[1].startsWith(prefix) ? m[1].slice(prefix.length) : m[1];
     res.set(name, JSON.parse(readFileSync(file, 'utf8')));

@@ -20,6 +20,8 @@ import type { RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
 import type { ServerState } from './servers/index.js';
 import type { AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
+import { CallbackServer } from './auth/callback-server.js';
+import { MemoryCredentialStore, type CredentialStore } from './auth/credential-store.js';
 
 export interface HostOptions {
   /** Shows input requests to a person (web console, terminal, scripted answers, headless). */
@@ -34,6 +36,15 @@ export interface HostOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Parent environment for stdio servers. @default process.env */
   env?: Record<string, string | undefined>;
+  /**
+   * Where OAuth tokens and client registrations of protected HTTP servers are kept (per tenant and
+   * user of `scope`). Without it they live in memory only, and every run signs in again (docs/auth.md).
+   */
+  credentials?: CredentialStore;
+  /** Bound on one interactive sign-in, ms. @default 300000 (`AuthDefaults.signInTimeoutMs`) */
+  signInTimeoutMs?: number;
+  /** Clock for token expiry (tests), epoch ms. @default Date.now */
+  now?: () => number;
 }
 
 /** Events for UIs: server states, stderr lines, pending prompts, roots changes, tool calls. */
@@ -125,7 +136,17 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   broker.on((event) => emit({ type: 'broker', event }));
 
   const inputCache = new Map<string, string>();
+  const callback = new CallbackServer();
   const servers = new ServerManager(config.servers, {
+    auth: {
+      store: opts.credentials ?? new MemoryCredentialStore(),
+      callback,
+      presenter: opts.presenter,
+      scope: { tenant: scope.tenant, user: scope.user },
+      ...(opts.signInTimeoutMs !== undefined ? { signInTimeoutMs: opts.signInTimeoutMs } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    },
     clientInfo: opts.clientInfo ?? { name: 'parley', version: '0.1.0' },
     // Era verdicts outlive the process when there is a store (no sibling probe on the next start).
     ...(opts.store?.getEraVerdict ? { eraVerdicts: opts.store } : {}),
@@ -216,6 +237,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     },
     async close() {
       await servers.stopAll();
+      await callback.close();
       roots.close();
     },
   };

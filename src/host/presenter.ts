@@ -43,6 +43,14 @@ export interface PromptView {
   /** Names of fields whose values must be masked and are never remembered. */
   sensitiveFields: string[];
   url?: UrlView;
+  /**
+   * Set when this is a sign-in request (MCP authorization), not an elicitation: `mode` is `'url'`,
+   * `url` is the authorization URL and `message` reads "*server* wants you to sign in at *issuer*".
+   * The same consent rules as URL mode apply (show the full URL and its host; nothing opens without
+   * consent). After `accept`, the person completes the sign-in in a browser and the host catches the
+   * redirect on its loopback callback (docs/auth.md).
+   */
+  signIn?: { issuer: string; resource?: string; scope?: string };
   call?: { tool: string; callId: string; tag?: string };
   /** Issues of the previous answer when the prompt is re-presented (1-based `round` > 1). */
   issues?: Issue[];
@@ -85,10 +93,16 @@ export interface Presenter {
 /** Thrown where an answer needs a person and none can be asked (headless runs). */
 export class UserInteractionRequiredError extends Error {
   readonly code = 'USER_INTERACTION_REQUIRED';
-  constructor(readonly prompt: PromptView) {
+  private static describe(prompt: PromptView): string {
+    if (prompt.signIn) {
+      return `sign-in required for ${prompt.server} (at ${prompt.signIn.issuer}), but no person can sign in here. Run interactively (parley up, or parley call without --non-interactive) to sign in once; the tokens are then kept (docs/auth.md).`;
+    }
     const fields = prompt.schema ? Object.keys(prompt.schema.properties) : [];
     const what = prompt.mode === 'url' ? `consent to open ${prompt.url?.full}` : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
-    super(`Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here. Supply answers with --answers <file> ({"${prompt.server}": {...}}), a preset, or run interactively.`);
+    return `Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here. Supply answers with --answers <file> ({"${prompt.server}": {...}}), a preset, or run interactively.`;
+  }
+  constructor(readonly prompt: PromptView) {
+    super(UserInteractionRequiredError.describe(prompt));
     this.name = 'UserInteractionRequiredError';
   }
 }

@@ -11,7 +11,9 @@
  *   avoids it: legacy → `connect({prior: {kind: 'legacy'}})` (plain `initialize`); modern → the probe
  *   runs in place on the session child. If that direct connect fails, the sibling probe runs once.
  * - HTTP: Streamable HTTP first; for `type: 'http'` a failed connect falls back to legacy HTTP+SSE
- *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE.
+ *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE. With `auth`, the
+ *   Streamable HTTP transport sends through an {@link AuthSession} (OAuth: tokens, refresh, sign-in,
+ *   step-up); a failed authorization fails the start and is not retried over SSE.
  * - Cancellation (`protocol.md` §4.1): each broker call's `signal` aborts when the SDK aborts the
  *   request, when a `notifications/cancelled` for its id is observed on the transport (request id 0
  *   included; wrapped `transport.onmessage`, independent of SDK behaviour), or when the connection closes.
@@ -25,7 +27,8 @@ import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
 import { List } from '../list.js';
 import type { PauseGate } from './tool-clock.js';
-import { sseTransport, stdioTransport, withDeadline } from './transports.js';
+import { DeadlineHold, sseTransport, stdioTransport, withDeadline } from './transports.js';
+import { AuthSession, type AuthContext } from '../auth/session.js';
 import type { Negotiation } from './era-verdict.js';
 
 export type Era = 'legacy' | 'modern';
@@ -68,6 +71,11 @@ export interface ConnectOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
   signal?: AbortSignal;
+  /**
+   * OAuth client side for `type: 'http'` servers (docs/auth.md). Without it a 401 fails the start.
+   * Time spent signing in does not count against `startupMs` nor a tool call's clock.
+   */
+  auth?: AuthContext;
 }
 
 export class Connection {
@@ -197,6 +205,7 @@ export class Connection {
         }
       }
     };
+    const hold = new DeadlineHold();
     return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => {
       const def = o.def;
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');
@@ -206,11 +215,22 @@ export class Connection {
         if (o.verdict === 'legacy') return withVerdict(() => attempt(stdioTransport(def, o), 'stdio', 'prior-legacy'), probe);
         return probe();
       }
+      const session = o.auth ? new AuthSession(o.auth, def, (fn) => o.pause.during(() => hold.during(fn))) : undefined;
+      await session?.prepare();
       // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
-      const streamable = (mode: AttemptMode) => attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers } }), 'streamable-http', mode);
+      const streamable = (mode: AttemptMode) =>
+        attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, ...(session ? { fetch: session.fetch } : {}) }), 'streamable-http', mode);
+      const signInsBefore = session?.signIns ?? 0;
       try {
         return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
       } catch (err) {
+        if (session?.failure) throw session.failure; // an authorization problem: SSE would not fix it
+        // A sign-in ran inside the era probe, whose own bound counts the person's time; the tokens are
+        // stored now, so connect once more (no second sign-in).
+        if (session && session.signIns !== signInsBefore && !timedOut && !o.signal?.aborted) {
+          o.log?.('info', `server "${o.name}": connecting again after sign-in (${(err as Error).message})`);
+          return streamable('auto');
+        }
         try {
           const conn = await attempt(sseTransport(def), 'sse', 'legacy');
           if (o.verdict !== undefined) conn.#negotiation = conn.era === o.verdict ? 'verdict' : 'corrected';
@@ -219,7 +239,7 @@ export class Connection {
           throw err;
         }
       }
-    });
+    }, hold);
   }
 
   /** Resolves when `notifications/elicitation/complete` arrived for every id, or after `ms`. Never rejects. */
