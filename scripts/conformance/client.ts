@@ -121,13 +121,16 @@ export async function runScenario(scenario: string, url: string, context: Record
   const oauth: HttpServerDef['oauth'] = { clientMetadataUrl: CONFORMANCE_CIMD_URL };
   if (typeof context.client_id === 'string') oauth.clientId = context.client_id;
   if (typeof context.client_secret === 'string') oauth.clientSecret = context.client_secret;
-  const def: HttpServerDef = { name: SERVER, type: 'http', url, headers: {}, oauth, origin: { file: '<conformance>', pointer: '' }, timeouts: { startupMs: 20_000, toolCallMs: 20_000, maxTotalMs: 25_000 } };
+  const def: HttpServerDef = { name: SERVER, type: 'http', url, headers: {}, oauth, origin: { file: '<conformance>', pointer: '' }, timeouts: { startupMs: 40_000, toolCallMs: 20_000, maxTotalMs: 25_000 } };
   const callback = new CallbackServer();
   const manager = new ServerManager({ [SERVER]: def }, {
     auth: { store: new MemoryCredentialStore(), callback, presenter, scope: { tenant: 'default', user: 'default' }, signInTimeoutMs: 15_000, log: (level, m) => log(`[auth ${level}] ${m}`) },
     handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, listRoots: async () => ({ roots: [] }) },
     clientInfo: { name: 'parley-conformance-client', version: '0.1.0' },
     restart: { maxAttempts: 0 },
+    // Up to 14 clients start at once in the auth suite run; on a loaded 2-core machine server/discover
+    // alone has taken more than the default 10 s.
+    probeTimeoutMs: 30_000,
     log: (level, m) => log(`[${level}] ${m}`),
   });
   const run: ClientRun = { scenario, calls: [] };

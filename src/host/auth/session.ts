@@ -6,8 +6,9 @@
  * The flows are the SDK's `auth()` with {@link ParleyOAuthProvider}; this file decides *when*:
  * - every request to the server's origin carries the stored access token (never another origin);
  * - shortly before expiry ({@link AuthDefaults.refreshSkewMs}) the token is refreshed first;
- * - 401: `auth()` with the challenge's `resource_metadata` and `scope` (refresh, else sign-in), then the
- *   request is sent once more; a second 401 goes to the transport, which fails the request;
+ * - 401: cached discovery is dropped (the authorization server may have changed), then `auth()` with the
+ *   challenge's `resource_metadata` and `scope` (refresh, else sign-in), and the request is sent once
+ *   more; a second 401 goes to the transport, which fails the request;
  * - 403 `insufficient_scope`: step-up with the union of the requested, granted and challenged scopes
  *   (a fresh authorization request when that widens the grant), then one more try per request;
  * - concurrent requests share one authorization in flight (one sign-in, not one per request).
@@ -54,7 +55,7 @@ export interface AuthContext {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
-export type SignInErrorCode = 'SIGN_IN_REQUIRED' | 'SIGN_IN_DECLINED' | 'SIGN_IN_DENIED' | 'SIGN_IN_URL_REFUSED' | 'SIGN_IN_FAILED';
+export type SignInErrorCode = 'SIGN_IN_REQUIRED' | 'SIGN_IN_DECLINED' | 'SIGN_IN_DENIED' | 'SIGN_IN_URL_REFUSED' | 'SIGN_IN_FAILED' | 'SIGN_IN_DEFERRED';
 
 /** A sign-in that could not complete. The message never carries tokens or callback text. */
 export class SignInError extends Error {
@@ -76,6 +77,12 @@ export class AuthSession {
   #inflight: Promise<void> | undefined;
   /** Completed interactive sign-ins of this session. */
   signIns = 0;
+  /**
+   * Set by the connection while it connects: a 401 then fails the request at once (after noting it)
+   * instead of authorizing inside the SDK's connect, see {@link takeDeferred}.
+   */
+  connecting = false;
+  #deferred = false;
   /** The last authorization's error, until one succeeds (the connection reports it instead of the transport's). */
   failure: Error | undefined;
   #resourceMetadataUrl: URL | undefined;
@@ -124,6 +131,15 @@ export class AuthSession {
       await res.body?.cancel().catch(() => {});
       if (c.resourceMetadataUrl) this.#resourceMetadataUrl = c.resourceMetadataUrl;
       this.#scope = c.scope ?? this.#scope;
+      // Discover again: the resource may have moved to another authorization server (SEP-2352), whose
+      // issuer then no longer matches the stored tokens' and client's stamps (the SDK drops those).
+      if (!this.#inflight) await this.provider.invalidateCredentials('discovery');
+      if (this.connecting) {
+        // Not inside the connect: the SDK's era probe has its own bound, which must not count the
+        // person's time. The connection authorizes (takeDeferred) and connects again.
+        this.#deferred = true;
+        throw new SignInError('SIGN_IN_DEFERRED', this.#server, `server ${this.#server} requires authorization`);
+      }
       await this.authorize({});
       return send();
     }
@@ -141,6 +157,18 @@ export class AuthSession {
     }
     return res;
   };
+
+  /** Whether a 401 was deferred while connecting (and forgets it). */
+  takeDeferred(): boolean {
+    const d = this.#deferred;
+    this.#deferred = false;
+    return d;
+  }
+
+  /** Whether a deferred 401 awaits {@link takeDeferred}. */
+  get deferred(): boolean {
+    return this.#deferred;
+  }
 
   /**
    * Makes sure usable tokens are stored: refresh, or sign-in through the person. Concurrent calls share

@@ -220,24 +220,37 @@ export class Connection {
       // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
       const streamable = (mode: AttemptMode) =>
         attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, ...(session ? { fetch: session.fetch } : {}) }), 'streamable-http', mode);
-      const signInsBefore = session?.signIns ?? 0;
-      try {
-        return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
-      } catch (err) {
-        if (session?.failure) throw session.failure; // an authorization problem: SSE would not fix it
-        // A sign-in ran inside the era probe, whose own bound counts the person's time; the tokens are
-        // stored now, so connect once more (no second sign-in).
-        if (session && session.signIns !== signInsBefore && !timedOut && !o.signal?.aborted) {
-          o.log?.('info', `server "${o.name}": connecting again after sign-in (${(err as Error).message})`);
-          return streamable('auto');
-        }
+      const connectHttp = async (): Promise<Connection> => {
         try {
-          const conn = await attempt(sseTransport(def), 'sse', 'legacy');
-          if (o.verdict !== undefined) conn.#negotiation = conn.era === o.verdict ? 'verdict' : 'corrected';
-          return conn;
-        } catch {
-          throw err;
+          return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
+        } catch (err) {
+          // An authorization problem (or a 401 to authorize first): SSE would not fix it.
+          if (session?.failure) throw session.failure;
+          if (session?.deferred) throw err;
+          try {
+            const conn = await attempt(sseTransport(def), 'sse', 'legacy');
+            if (o.verdict !== undefined) conn.#negotiation = conn.era === o.verdict ? 'verdict' : 'corrected';
+            return conn;
+          } catch {
+            throw err;
+          }
         }
+      };
+      if (!session) return connectHttp();
+      // A 401 while connecting fails that connect at once; authorize outside it (the person's time is
+      // held off the start-up bound), then connect once more with the tokens.
+      session.connecting = true;
+      try {
+        for (let round = 0; ; round++) {
+          try {
+            return await connectHttp();
+          } catch (err) {
+            if (!session.takeDeferred() || round >= 2 || timedOut || o.signal?.aborted) throw session.failure ?? err;
+            await session.authorize({});
+          }
+        }
+      } finally {
+        session.connecting = false;
       }
     }, hold);
   }
