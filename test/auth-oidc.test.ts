@@ -149,3 +149,83 @@ test('refresh before expiry, then a revoked refresh token: headless fails fast, 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a forged callback (wrong or missing state) is refused and the real one still completes; a swapped PKCE challenge is refused by the provider', async () => {
+  const stack = await startOidcStack();
+  try {
+    const refusedStatuses: number[] = [];
+    const seen: PromptView[] = [];
+    // The attacker hits the callback first: a made-up code with a wrong state, then one without state.
+    const forge = signer(seen, async (u) => {
+      const cb = new URL(u.searchParams.get('redirect_uri')!);
+      for (const q of ['?code=stolen&state=not-the-state', '?code=stolen']) refusedStatuses.push((await fetch(cb.href + q)).status);
+    });
+    const host = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([forge]) });
+    try {
+      assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    } finally {
+      await host.close();
+    }
+    assert.deepEqual(refusedStatuses, [400, 400]);
+    assert.deepEqual(stack.tokenGrants, ['authorization_code'], 'the forged code never reached the token endpoint');
+
+    // PKCE: the authorization request carries another challenge (e.g. an attacker's); the code it yields
+    // does not redeem with parley's verifier, so nothing is stored and the start fails.
+    const seen2: PromptView[] = [];
+    const swap = signer(seen2, (u) => u.searchParams.set('code_challenge', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+    const host2 = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([swap]) });
+    try {
+      await assert.rejects(host2.callTool('mcp', 'whoami', {}), /invalid_grant|grant request is invalid/);
+    } finally {
+      await host2.close();
+    }
+    assert.equal(seen2.length, 1);
+    assert.ok(stack.tokenGrants.slice(1).every((g) => g.startsWith('error:authorization_code')), stack.tokenGrants.join(', '));
+    assert.ok(stack.tokenGrants.length > 1);
+  } finally {
+    await stack.close();
+  }
+});
+
+test('a protected-resource metadata document naming another resource is refused before anyone is asked', async () => {
+  const stack = await startOidcStack({ advertisedResource: (u) => u.replace('/mcp', '/other') });
+  try {
+    const seen: PromptView[] = [];
+    const host = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([signer(seen)]) });
+    try {
+      await assert.rejects(host.callTool('mcp', 'whoami', {}), /resource/i);
+    } finally {
+      await host.close();
+    }
+    assert.equal(seen.length, 0, 'no sign-in prompt for a mismatched resource');
+    assert.equal(stack.authorizations.length, 0);
+    assert.deepEqual(stack.tokenGrants, []);
+  } finally {
+    await stack.close();
+  }
+});
+
+test('a sign-in nobody completes ends after signInTimeoutMs; a declined sign-in fails at once; neither restarts the server', async () => {
+  const stack = await startOidcStack();
+  try {
+    const idle = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([{ action: 'accept' }]), signInTimeoutMs: 800 });
+    const t0 = Date.now();
+    try {
+      await assert.rejects(idle.callTool('mcp', 'whoami', {}), /sign-in for mcp did not complete: no sign-in completed within 800 ms/);
+      assert.ok(Date.now() - t0 < 15_000);
+      const st = idle.listServers()[0]!.state;
+      assert.equal(st.status, 'error');
+      assert.equal((st as { nextRetryAt?: number }).nextRetryAt, undefined, 'no automatic restart (it would ask again)');
+    } finally {
+      await idle.close();
+    }
+    const declined = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([{ action: 'decline' }]) });
+    try {
+      await assert.rejects(declined.callTool('mcp', 'whoami', {}), /sign-in for mcp was declined/);
+    } finally {
+      await declined.close();
+    }
+  } finally {
+    await stack.close();
+  }
+});

@@ -11,8 +11,8 @@
 //    --spec-version 2025-11-25` (names suffixed ` @2025-11-25`).
 // 3. Runs each client scenario (0.1.16: all; 0.2: those tagged 2026-07-28) against
 //    scripts/conformance/client.ts (parley host runtime + broker), bundled once with esbuild into
-//    dist/conformance/client.mjs. The authorization scenarios of the suite's `--suite auth` (14 per line)
-//    run as one parallel suite run; every other scenario runs alone. Server runs, suite runs and client
+//    dist/conformance/client.mjs. The scenarios of `--suite auth` (both lines) and `--suite draft` (0.2)
+//    run as parallel suite runs, one after another (SUITE_RUNS); every other scenario runs alone. Server runs, suite runs and client
 //    scenarios share a pool of --jobs (default 3, env PARLEY_CONFORMANCE_JOBS); sse-retry (timing
 //    sensitive) runs alone after the pool.
 // 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
@@ -153,11 +153,19 @@ function serverTasks(url) {
 }
 
 /**
- * Authorization scenarios that the suite's own `--suite auth` runs (in parallel, one CLI): those tagged
- * 2025-06-18 or 2025-11-25. The other picked `auth/*` scenarios (2026-07-28 / draft only) run one by one.
+ * Client scenarios run by one parallel suite run of the CLI instead of one CLI each, per line, with the
+ * rule that says which scenarios that suite runs: `--suite auth` runs the `auth/*` scenarios tagged
+ * 2025-06-18 or 2025-11-25 (14 per line); `--suite draft` (0.2) runs those introduced in 2026-07-28
+ * (tagged only 2026-07-28: 11 auth/* and 6 others). A scenario the rule names that the suite did not
+ * report is a failure ("no results").
  */
-const inAuthSuite = (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25');
-const AUTH_SUITE_ARGS = { '0.1': ['--suite', 'auth'], '0.2': ['--suite', 'auth', '--spec-version', '2026-07-28'] };
+const SUITE_RUNS = {
+  '0.1': [{ args: ['--suite', 'auth'], covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25') }],
+  '0.2': [
+    { args: ['--suite', 'draft', '--spec-version', '2026-07-28'], covers: (s) => s.tags.length === 1 && s.tags[0] === '2026-07-28' },
+    { args: ['--suite', 'auth', '--spec-version', '2026-07-28'], covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25') },
+  ],
+};
 
 /** Bundles scripts/conformance/client.ts once (esbuild), so each client process starts in ~0.3 s instead of ~3 s under tsx. */
 async function bundleClient() {
@@ -174,8 +182,8 @@ async function clientTasks() {
     const bin = suiteBin(line);
     const all = await listClientScenarios(bin);
     const picked = all.filter((s) => (line === '0.1' || s.tags.includes('2026-07-28')) && !inBaseline(line, 'client', s.name));
-    const suite = picked.filter(inAuthSuite);
-    const single = picked.filter((s) => !inAuthSuite(s));
+    const suites = SUITE_RUNS[line].map((run) => ({ ...run, scenarios: picked.filter(run.covers) }));
+    const single = picked.filter((s) => !suites.some((r) => r.covers(s)));
     const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
     const tasks = single.map((s) => ({ serial: SERIAL_CLIENT_SCENARIOS.has(s.name), run: async () => {
       const dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'));
@@ -188,20 +196,24 @@ async function clientTasks() {
       const note = got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
       results.push({ line, side: 'client', name: s.name, checks: got ?? [], problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`, note });
     } }));
-    if (suite.length) tasks.unshift({ serial: false, run: async () => {
-      const dir = join(out, `client-${line}`, 'auth-suite');
+    const suiteRuns = suites.filter((r) => r.scenarios.length).map((r, i) => async () => {
+      const dir = join(out, `client-${line}`, `suite-${i}`);
       const t0 = Date.now();
-      const r = await cli(bin, ['client', '--command', command, ...AUTH_SUITE_ARGS[line], '--timeout', String(CLIENT_TIMEOUT_MS), '-o', dir], CLIENT_TIMEOUT_MS + 60_000);
+      const res = await cli(bin, ['client', '--command', command, ...r.args, '--timeout', String(CLIENT_TIMEOUT_MS), '-o', dir], CLIENT_TIMEOUT_MS + 60_000);
       const got = readResults(dir);
-      log(`client ${LINES[line]} auth suite (${suite.length} scenarios in parallel): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      for (const s of suite) {
+      log(`client ${LINES[line]} ${r.args.join(' ')} (${r.scenarios.length} scenarios in parallel): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      for (const s of r.scenarios) {
         const checks = got.get(s.name);
-        results.push({ line, side: 'client', name: s.name, checks: checks ?? [], problem: checks ? undefined : `no results from --suite auth (exit ${r.code}): ${r.stdout.slice(-300)}` });
+        results.push({ line, side: 'client', name: s.name, checks: checks ?? [], problem: checks ? undefined : `no results from ${r.args.join(' ')} (exit ${res.code}): ${res.stdout.slice(-300)}` });
       }
-    } });
-    return tasks;
+    });
+    return { tasks, suiteRuns };
   }));
-  return perLine.flat();
+  // The suite runs go one after another (one chain in the pool): two at once start ~30 clients together,
+  // which a loaded 2-core machine does not serve within the probe bounds.
+  const chain = perLine.flatMap((p) => p.suiteRuns).reverse();
+  const suiteTask = chain.length ? [{ serial: false, run: async () => { for (const run of chain) await run(); } }] : [];
+  return [...suiteTask, ...perLine.flatMap((p) => p.tasks)];
 }
 
 /** Runs `tasks` with at most `n` at a time. */

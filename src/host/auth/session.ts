@@ -25,7 +25,7 @@ import { auth, computeScopeUnion, extractWWWAuthenticateParams, isStrictScopeSup
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { checkUrl } from '../broker/policy.js';
 import type { HttpServerDef } from '../config/types.js';
-import { UserInteractionRequiredError, type Presenter, type PromptView } from '../presenter.js';
+import { UserInteractionRequiredError, type Presenter, type PresenterAnswer, type PromptView } from '../presenter.js';
 import type { CallbackServer } from './callback-server.js';
 import type { CredentialStore } from './credential-store.js';
 import { ParleyOAuthProvider } from './provider.js';
@@ -242,11 +242,14 @@ export class AuthSession {
     };
     const ms = this.#ctx.signInTimeoutMs ?? AuthDefaults.signInTimeoutMs;
     const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(new Error(`sign-in not completed within ${ms} ms`)), ms);
     const callback = this.#ctx.callback.expect(state, ms, ac.signal);
-    callback.catch(() => {}); // observed below, or abandoned with the prompt
+    callback.catch(() => {}); // observed below
     try {
-      const answer = await this.#during(() => this.#ctx.presenter.present(view, ac.signal));
+      // The prompt ends with the person's answer, or when the callback arrives first (the person opened
+      // the URL from the terminal or elsewhere), or when the bound passes (the callback wait rejects).
+      const answer = await this.#during(() =>
+        Promise.race([this.#ctx.presenter.present(view, ac.signal), callback.then((): PresenterAnswer => ({ action: 'accept' }))]),
+      );
       if (answer.action !== 'accept') throw new SignInError('SIGN_IN_DECLINED', server, `sign-in for ${server} was ${answer.action === 'decline' ? 'declined' : 'cancelled'}`);
       const params = await this.#during(() => callback);
       if (params.has('error')) throw new SignInError('SIGN_IN_DENIED', server, `${issuer} did not grant access to ${server} (${safeCode(params.get('error'))})`);
@@ -256,8 +259,7 @@ export class AuthSession {
       if (err instanceof SignInError) throw err;
       throw new SignInError('SIGN_IN_FAILED', server, `sign-in for ${server} did not complete: ${(err as Error).message}`);
     } finally {
-      clearTimeout(timer);
-      ac.abort();
+      ac.abort(); // withdraws a prompt still showing, ends a wait still pending
     }
   }
 }
