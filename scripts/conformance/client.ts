@@ -32,7 +32,9 @@ export async function followRedirects(url: string, opts: { maxHops?: number; tim
   for (let hop = 0; hop < (opts.maxHops ?? 10); hop++) {
     const headers: Record<string, string> = {};
     if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(next, { redirect: 'manual', headers, signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) });
+    const get = () => fetch(next, { redirect: 'manual', headers, signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) });
+    // One retry of a GET that failed at the socket (a reset keep-alive connection on a loaded machine), as a browser would.
+    const res = await get().catch((e: unknown) => (e instanceof TypeError ? get() : Promise.reject(e)));
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');
       const i = pair!.indexOf('=');

@@ -8,6 +8,7 @@
  * where implemented.
  * @module
  */
+import type { CredentialStore } from '../host/auth/index.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, inputRequired } from '@modelcontextprotocol/server';
@@ -36,6 +37,8 @@ export const DEFAULT_USER = 'default';
 export interface GatewayOptions {
   /** Audit log, remembered answers, presets, roots; rows are keyed by user. */
   store?: Store;
+  /** OAuth sign-ins of protected servers, per user (docs/auth.md). Without it they last one process. */
+  credentials?: CredentialStore;
   /** Presenter for prompts the upstream client cannot answer. @default a HeadlessPresenter (fails at once) */
   fallback?: (user: string) => Presenter;
   /** Parked 2026-07-28 calls: `ttlMs` (default 300 000) and `batchMs` (default 20). */
@@ -94,7 +97,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (s) return s;
     const calls = new Map<string, UpstreamCall>();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
-    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback }), store: opts.store, scope: { user }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback }), store: opts.store, credentials: opts.credentials, scope: { user }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
     const catalog = new Catalog(host, log);
     s = { user, host, catalog, calls, sessions: new Set(), roots: new UpstreamRoots(host.roots) };
     const sp = s;
