@@ -209,7 +209,11 @@ export class AuthSession {
 
   async #refreshIfDue(): Promise<void> {
     const exp = this.provider.expiresAt;
-    if (exp === undefined || this.#inflight) return;
+    if (exp === undefined) return;
+    if (this.#inflight) {
+      await this.#inflight.catch(() => {}); // another request is refreshing (or signing in): use its result
+      return;
+    }
     const now = (this.#ctx.now ?? Date.now)();
     if (now < exp - (this.#ctx.refreshSkewMs ?? AuthDefaults.refreshSkewMs)) return;
     if (!(await this.provider.tokens())?.refresh_token) return;
