@@ -120,3 +120,27 @@ test('parley auth list shows no secret; logout deletes one server; unknown serve
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('config: an http entry takes oauth {clientId, clientSecret, clientMetadataUrl, scope}; bad shapes name the pointer', async () => {
+  const { loadHostConfig } = await import('../src/host/config/index.js');
+  const { sandbox } = await import('./fixtures/config/tmp.js');
+  const load = (text: string, env: Record<string, string> = {}) => {
+    const s = sandbox();
+    try {
+      s.write('parley.json', text);
+      return loadHostConfig({ cwd: s.cwd, home: s.home, env });
+    } finally {
+      s.cleanup();
+    }
+  };
+  const ok = load('{"servers": {"x": {"url": "https://mcp.example.com/mcp", "oauth": {"clientId": "cid", "clientSecret": "${env:CS}", "scope": "mcp:read", "clientMetadataUrl": "https://parley.example/cimd.json"}}}}', { CS: 'shh' });
+  assert.deepEqual(ok.issues, []);
+  assert.deepEqual((ok.config.servers.x as any).oauth, { clientId: 'cid', clientSecret: 'shh', clientMetadataUrl: 'https://parley.example/cimd.json', scope: 'mcp:read' });
+  const bad = load('{"servers": {"a": {"url": "https://a.example/mcp", "oauth": "yes"}, "b": {"url": "https://b.example/mcp", "oauth": {"clientSecret": "s", "extra": 1}}}}');
+  assert.deepEqual(bad.issues.map((i) => [i.severity, i.path]), [
+    ['error', '/servers/a/oauth'],
+    ['warning', '/servers/b/oauth/extra'],
+    ['error', '/servers/b/oauth/clientSecret'],
+  ]);
+  assert.deepEqual(Object.keys(bad.config.servers), []);
+});
