@@ -181,7 +181,9 @@ export class AuthSession {
         this.#inflight = undefined;
       },
       (err: unknown) => {
-        this.failure = err instanceof Error ? err : new Error(String(err));
+        // Name the server and the step; the SDK's error (OAuth error code, issuer or resource mismatch) stays the cause.
+        this.failure =
+          err instanceof SignInError ? err : Object.assign(new Error(`authorization for server "${this.#server}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), { code: 'AUTHORIZATION_FAILED' });
         this.#inflight = undefined;
         throw this.failure;
       },

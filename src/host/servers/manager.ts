@@ -66,7 +66,8 @@ export interface ServerManagerOptions {
   probeTimeoutMs?: number;
   /**
    * OAuth client side for HTTP servers (docs/auth.md). A start that fails because sign-in is required,
-   * declined or refused is not restarted automatically (it would ask the person again and again).
+   * declined or refused, or authorization failed (code `AUTHORIZATION_FAILED`), is not restarted
+   * automatically (it would ask the person again and again).
    */
   auth?: AuthContext;
 }
@@ -291,7 +292,8 @@ export class ServerManager {
       if (abort.signal.aborted) throw e; // stop() during start: stop() sets the state
       live.attempts++;
       const code = (e as { code?: unknown }).code === 'START_TIMEOUT' ? 'START_TIMEOUT' : 'START_FAILED';
-      this.#fail(live, `could not start: ${e.message}`, code, !(e instanceof SignInError));
+      const authFailure = e instanceof SignInError || (e as { code?: unknown }).code === 'AUTHORIZATION_FAILED';
+      this.#fail(live, `could not start: ${e.message}`, code, !authFailure);
       throw e;
     }
     if (!live.wanted) {
