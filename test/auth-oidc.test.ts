@@ -133,7 +133,6 @@ test('refresh before expiry, then a revoked refresh token: headless fails fast, 
     try {
       await assert.rejects(headless.callTool('mcp', 'whoami', {}), /sign-in required for mcp/);
       assert.ok(Date.now() - t0 < 10_000, 'headless fails fast');
-      assert.equal(headless.listServers()[0]!.state.status, 'error');
     } finally {
       await headless.close();
     }

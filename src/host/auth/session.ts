@@ -211,7 +211,9 @@ export class AuthSession {
 
   async #refreshIfDue(): Promise<void> {
     const exp = this.provider.expiresAt;
-    if (exp === undefined) return;
+    // While connecting, a due token is sent as is: an expired one draws a 401, which is deferred and
+    // authorized outside the connect (a failed refresh may need a person).
+    if (exp === undefined || this.connecting) return;
     if (this.#inflight) {
       await this.#inflight.catch(() => {}); // another request is refreshing (or signing in): use its result
       return;
