@@ -12,7 +12,8 @@
 // 3. Runs each client scenario (0.1.16: all; 0.2: those tagged 2026-07-28) against
 //    scripts/conformance/client.ts (parley host runtime + broker), bundled once with esbuild into
 //    dist/conformance/client.mjs. The scenarios of `--suite auth` (both lines) and `--suite draft` (0.2)
-//    run as parallel suite runs, one after another (SUITE_RUNS); every other scenario runs alone. Server runs, suite runs and client
+//    run as parallel suite runs, one after another after the pool (SUITE_RUNS); every other scenario
+//    runs alone in the pool. Server runs, suite runs and client
 //    scenarios share a pool of --jobs (default 3, env PARLEY_CONFORMANCE_JOBS); sse-retry (timing
 //    sensitive) runs alone after the pool.
 // 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
@@ -209,10 +210,11 @@ async function clientTasks() {
     });
     return { tasks, suiteRuns };
   }));
-  // The suite runs go one after another (one chain in the pool): two at once start ~30 clients together,
-  // which a loaded 2-core machine does not serve within the probe bounds.
+  // The suite runs go one after another, after the pool and alone: each starts 14-17 clients together,
+  // and beside other runs a loaded 2-core machine starved those (a 25 s tool-call bound passed in a
+  // scenario that takes 2 s alone).
   const chain = perLine.flatMap((p) => p.suiteRuns).reverse();
-  const suiteTask = chain.length ? [{ serial: false, run: async () => { for (const run of chain) await run(); } }] : [];
+  const suiteTask = chain.length ? [{ suite: true, serial: false, run: async () => { for (const run of chain) await run(); } }] : [];
   return [...suiteTask, ...perLine.flatMap((p) => p.tasks)];
 }
 
@@ -230,7 +232,8 @@ try {
   server = srv;
   if (server) log(`parley conformance server at ${server.url}`);
   // Server runs and client scenarios share one pool; timing-sensitive scenarios run alone afterwards.
-  await pool([...(server ? serverTasks(server.url) : []), ...clients.filter((c) => !c.serial).map((c) => c.run)], jobs);
+  await pool([...(server ? serverTasks(server.url) : []), ...clients.filter((c) => !c.serial && !c.suite).map((c) => c.run)], jobs);
+  for (const c of clients.filter((c) => c.suite)) await c.run();
   for (const c of clients.filter((c) => c.serial)) {
     await c.run();
     // One retry for a timing-sensitive scenario that failed (a >2x late reconnect on a loaded machine); a
