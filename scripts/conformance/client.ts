@@ -13,8 +13,59 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ServerManager } from '../../src/host/servers/index.js';
 import { ElicitationBroker } from '../../src/host/broker/index.js';
-import { ScriptedPresenter } from '../../src/host/presenter.js';
+import { ScriptedPresenter, type Presenter, type PresenterAnswer, type PresenterNotice, type PromptView } from '../../src/host/presenter.js';
 import type { HttpServerDef } from '../../src/host/config/types.js';
+import { CallbackServer, MemoryCredentialStore } from '../../src/host/auth/index.js';
+
+/** The Client ID Metadata Document URL the suite's authorization servers expect (auth/basic-cimd). */
+export const CONFORMANCE_CIMD_URL = 'https://conformance-test.local/client-metadata.json';
+
+/**
+ * A user agent without a UI: GETs `url` and follows redirects (at most `maxHops`, each bounded by
+ * `timeoutMs`) the way a browser would after the person consented, ending at parley's loopback callback.
+ * Resolves with the last response's status. Only for authorization servers that redirect at once
+ * (the suite's, or an OpenID provider test double with an auto-consenting interaction).
+ */
+export async function followRedirects(url: string, opts: { maxHops?: number; timeoutMs?: number; cookies?: Map<string, string> } = {}): Promise<number> {
+  let next = url;
+  const jar = opts.cookies ?? new Map<string, string>();
+  for (let hop = 0; hop < (opts.maxHops ?? 10); hop++) {
+    const headers: Record<string, string> = {};
+    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const get = () => fetch(next, { redirect: 'manual', headers, signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) });
+    // One retry of a GET that failed at the socket (a reset keep-alive connection on a loaded machine), as a browser would.
+    const res = await get().catch((e: unknown) => (e instanceof TypeError ? get() : Promise.reject(e)));
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      if (i > 0) jar.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
+    }
+    await res.arrayBuffer().catch(() => undefined);
+    const loc = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || !loc) return res.status;
+    next = new URL(loc, next).href;
+  }
+  throw new Error(`more than ${opts.maxHops ?? 10} redirects from ${url}`);
+}
+
+/**
+ * The conformance presenter: forms as {@link ScriptedPresenter}({}) answers them (prefill accepted, URL
+ * consent declined); a sign-in is consented to and then "opened" with {@link followRedirects}.
+ */
+class ConformancePresenter implements Presenter {
+  readonly interactive = false;
+  readonly #inner = new ScriptedPresenter({});
+  constructor(private readonly log: (m: string) => void) {}
+  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+    if (!prompt.signIn || !prompt.url) return this.#inner.present(prompt, signal);
+    this.log(`sign-in: ${prompt.message}`);
+    void followRedirects(prompt.url.full).catch((e: unknown) => this.log(`sign-in browser: ${(e as Error).message}`));
+    return { action: 'accept' };
+  }
+  notify(n: PresenterNotice): void {
+    this.#inner.notify(n);
+  }
+}
 
 /** What one scenario run did, for the log (stderr) and tests. */
 export interface ClientRun {
@@ -65,13 +116,23 @@ async function exerciseResourcesAndPrompts(manager: ServerManager, log: (m: stri
  * runtime negotiates), list tools, call the tools the scenario expects, stop.
  */
 export async function runScenario(scenario: string, url: string, context: Record<string, unknown> = {}, log: (m: string) => void = () => {}): Promise<ClientRun> {
-  const presenter = new ScriptedPresenter({});
+  const presenter = new ConformancePresenter(log);
   const broker = new ElicitationBroker({ presenter, policy: { sensitiveFields: 'ask' } });
-  const def: HttpServerDef = { name: SERVER, type: 'http', url, headers: {}, origin: { file: '<conformance>', pointer: '' }, timeouts: { startupMs: 20_000, toolCallMs: 20_000, maxTotalMs: 25_000 } };
+  // Pre-registered credentials come in the scenario context (auth/pre-registration); the CIMD URL is the
+  // one the suite's authorization servers accept; otherwise parley registers dynamically.
+  const oauth: HttpServerDef['oauth'] = { clientMetadataUrl: CONFORMANCE_CIMD_URL };
+  if (typeof context.client_id === 'string') oauth.clientId = context.client_id;
+  if (typeof context.client_secret === 'string') oauth.clientSecret = context.client_secret;
+  const def: HttpServerDef = { name: SERVER, type: 'http', url, headers: {}, oauth, origin: { file: '<conformance>', pointer: '' }, timeouts: { startupMs: 40_000, toolCallMs: 20_000, maxTotalMs: 25_000 } };
+  const callback = new CallbackServer();
   const manager = new ServerManager({ [SERVER]: def }, {
+    auth: { store: new MemoryCredentialStore(), callback, presenter, scope: { tenant: 'default', user: 'default' }, signInTimeoutMs: 15_000, log: (level, m) => log(`[auth ${level}] ${m}`) },
     handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, listRoots: async () => ({ roots: [] }) },
     clientInfo: { name: 'parley-conformance-client', version: '0.1.0' },
     restart: { maxAttempts: 0 },
+    // Up to 14 clients start at once in the auth suite run; on a loaded 2-core machine server/discover
+    // alone has taken more than the default 10 s.
+    probeTimeoutMs: 30_000,
     log: (level, m) => log(`[${level}] ${m}`),
   });
   const run: ClientRun = { scenario, calls: [] };
@@ -96,6 +157,7 @@ export async function runScenario(scenario: string, url: string, context: Record
     return run;
   } finally {
     await manager.stopAll();
+    await callback.close();
   }
 }
 

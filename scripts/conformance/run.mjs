@@ -10,9 +10,12 @@
 //    scenarios: 0.1.16 `--suite active`; 0.2 `--requirements 2026-07-28`, then 0.2 `--suite active
 //    --spec-version 2025-11-25` (names suffixed ` @2025-11-25`).
 // 3. Runs each client scenario (0.1.16: all; 0.2: those tagged 2026-07-28) against
-//    scripts/conformance/client.ts (parley host runtime + broker). Server runs and client scenarios share
-//    a pool of --jobs (default 3, env PARLEY_CONFORMANCE_JOBS); sse-retry (timing sensitive) runs alone
-//    after the pool.
+//    scripts/conformance/client.ts (parley host runtime + broker), bundled once with esbuild into
+//    dist/conformance/client.mjs. The scenarios of `--suite auth` (both lines) and `--suite draft` (0.2)
+//    run as parallel suite runs, one after another after the pool (SUITE_RUNS); every other scenario
+//    runs alone in the pool. Server runs, suite runs and client
+//    scenarios share a pool of --jobs (default 3, env PARLEY_CONFORMANCE_JOBS); sse-retry (timing
+//    sensitive) runs alone after the pool.
 // 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
 //    scenarios not in the baseline. Exit 1 on any failed check, a scenario without results, or a stale
 //    baseline entry. Warnings are listed, not counted as failures. Before that, one line per revision says
@@ -105,9 +108,14 @@ function startServer() {
 function readResults(dir, prefix) {
   const res = new Map();
   if (!existsSync(dir)) return res;
-  for (const d of readdirSync(dir)) {
-    const m = /^(.*)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(d);
-    const file = join(dir, d, 'checks.json');
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const m = /^(.*)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(d.name);
+    const file = join(dir, d.name, 'checks.json');
+    // A scenario named `auth/x` writes `auth/x-<time>/`: read one folder level down with `auth/` as prefix.
+    if (!m && d.isDirectory() && !prefix) {
+      for (const [name, checks] of readResults(join(dir, d.name))) res.set(`${d.name}/${name}`, checks);
+      continue;
+    }
     if (!m || !existsSync(file)) continue;
     const name = prefix && m[1].startsWith(prefix) ? m[1].slice(prefix.length) : m[1];
     res.set(name, JSON.parse(readFileSync(file, 'utf8')));
@@ -147,16 +155,41 @@ function serverTasks(url) {
   }));
 }
 
-/** The client scenarios: [{serial, run}] — one task per scenario not in the baseline. */
+/**
+ * Client scenarios run by one parallel suite run of the CLI instead of one CLI each, per line, with the
+ * rule that says which scenarios that suite runs: `--suite auth` runs the `auth/*` scenarios tagged
+ * 2025-06-18 or 2025-11-25 (14 per line); `--suite draft` (0.2) runs those introduced in 2026-07-28
+ * (tagged only 2026-07-28: 11 auth/* and 6 others). A scenario the rule names that the suite did not
+ * report is a failure ("no results").
+ */
+const SUITE_RUNS = {
+  '0.1': [{ args: ['--suite', 'auth'], covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25') }],
+  '0.2': [
+    { args: ['--suite', 'draft', '--spec-version', '2026-07-28'], covers: (s) => s.tags.length === 1 && s.tags[0] === '2026-07-28' },
+    { args: ['--suite', 'auth', '--spec-version', '2026-07-28'], covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25') },
+  ],
+};
+
+/** Bundles scripts/conformance/client.ts once (esbuild), so each client process starts in ~0.3 s instead of ~3 s under tsx. */
+async function bundleClient() {
+  const { build } = await import('esbuild');
+  const outfile = join(root, 'dist', 'conformance', 'client.mjs');
+  await build({ entryPoints: [join(here, 'client.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' });
+  return outfile;
+}
+
+/** The client scenarios: [{serial, run}] — one task per scenario not in the baseline, plus one per auth suite run. */
 async function clientTasks() {
-  const command = `"${process.execPath}" --import tsx "${join(here, 'client.ts')}"`;
+  const command = `"${process.execPath}" "${await bundleClient()}"`;
   const perLine = await Promise.all(lines.map(async (line) => {
     const bin = suiteBin(line);
     const all = await listClientScenarios(bin);
     const picked = all.filter((s) => (line === '0.1' || s.tags.includes('2026-07-28')) && !inBaseline(line, 'client', s.name));
-    return picked.map((s) => ({ serial: SERIAL_CLIENT_SCENARIOS.has(s.name), run: async () => {
+    const suites = SUITE_RUNS[line].map((run) => ({ ...run, scenarios: picked.filter(run.covers) }));
+    const single = picked.filter((s) => !suites.some((r) => r.covers(s)));
+    const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
+    const tasks = single.map((s) => ({ serial: SERIAL_CLIENT_SCENARIOS.has(s.name), run: async () => {
       const dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'));
-      const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
       const t0 = Date.now();
       const r = await cli(bin, ['client', '--command', command, '--scenario', s.name, '--timeout', String(CLIENT_TIMEOUT_MS), ...extra, '-o', dir], CLIENT_TIMEOUT_MS + 30_000);
       const got = [...readResults(dir).values()][0];
@@ -166,8 +199,25 @@ async function clientTasks() {
       const note = got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
       results.push({ line, side: 'client', name: s.name, checks: got ?? [], problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`, note });
     } }));
+    const suiteRuns = suites.filter((r) => r.scenarios.length).map((r, i) => async () => {
+      const dir = join(out, `client-${line}`, `suite-${i}`);
+      const t0 = Date.now();
+      const res = await cli(bin, ['client', '--command', command, ...r.args, '--timeout', String(CLIENT_TIMEOUT_MS), '-o', dir], CLIENT_TIMEOUT_MS + 60_000);
+      const got = readResults(dir);
+      log(`client ${LINES[line]} ${r.args.join(' ')} (${r.scenarios.length} scenarios in parallel): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      for (const s of r.scenarios) {
+        const checks = got.get(s.name);
+        results.push({ line, side: 'client', name: s.name, checks: checks ?? [], problem: checks ? undefined : `no results from ${r.args.join(' ')} (exit ${res.code}): ${res.stdout.slice(-300)}` });
+      }
+    });
+    return { tasks, suiteRuns };
   }));
-  return perLine.flat();
+  // The suite runs go one after another, after the pool and alone: each starts 14-17 clients together,
+  // and beside other runs a loaded 2-core machine starved those (a 25 s tool-call bound passed in a
+  // scenario that takes 2 s alone).
+  const chain = perLine.flatMap((p) => p.suiteRuns).reverse();
+  const suiteTask = chain.length ? [{ suite: true, serial: false, run: async () => { for (const run of chain) await run(); } }] : [];
+  return [...suiteTask, ...perLine.flatMap((p) => p.tasks)];
 }
 
 /** Runs `tasks` with at most `n` at a time. */
@@ -184,7 +234,8 @@ try {
   server = srv;
   if (server) log(`parley conformance server at ${server.url}`);
   // Server runs and client scenarios share one pool; timing-sensitive scenarios run alone afterwards.
-  await pool([...(server ? serverTasks(server.url) : []), ...clients.filter((c) => !c.serial).map((c) => c.run)], jobs);
+  await pool([...(server ? serverTasks(server.url) : []), ...clients.filter((c) => !c.serial && !c.suite).map((c) => c.run)], jobs);
+  for (const c of clients.filter((c) => c.suite)) await c.run();
   for (const c of clients.filter((c) => c.serial)) {
     await c.run();
     // One retry for a timing-sensitive scenario that failed (a >2x late reconnect on a loaded machine); a

@@ -70,6 +70,7 @@ class Watched implements Presenter {
   failure: Error | undefined;
   /** How to answer from the command line, added to a {@link UserInteractionRequiredError}. */
   static hint(e: UserInteractionRequiredError): string {
+    if (e.prompt.signIn) return `${e.message} Run parley call on a terminal (or parley up) to sign in once; the tokens are then kept (docs/auth.md).`;
     return `${e.message} Supply answers with --answers <file> ({"${e.prompt.server}": {...}}), a preset (--preset), or run on a terminal.`;
   }
   readonly interactive: boolean;

@@ -5,6 +5,7 @@
  * @module
  */
 import { createHost, formatConfigIssues, hasErrors, openSqliteStore } from '../host/index.js';
+import { openSqliteCredentialStore, type CredentialStore } from '../host/auth/index.js';
 import type { ConfigIssue, Host, HostConfig, Presenter, SqliteStore } from '../host/index.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
@@ -86,6 +87,18 @@ export function openStore(db: string | undefined): SqliteStore {
   }
 }
 
+/**
+ * Opens the OAuth credential table beside the store at `--db` (key: `PARLEY_SECRET`, else
+ * `credentials.key` beside the database; docs/auth.md). @throws CliError (exit 1) with the key problem.
+ */
+export function openCredentials(db: string | undefined): CredentialStore {
+  try {
+    return openSqliteCredentialStore(db || DEFAULT_DB, { log: (_l, m) => process.stderr.write(`parley: ${m}\n`) });
+  } catch (e) {
+    throw new CliError(`cannot open the credential store beside ${db || DEFAULT_DB}: ${(e as Error).message}`, EXIT.FAILED);
+  }
+}
+
 /** Scope of CLI runs: rows outlive the process (user scope), so presets and roots persist between commands. */
 export const CLI_SCOPE = { tenant: 'default', user: 'default' } as const;
 
@@ -110,7 +123,8 @@ export function openHost(args: { config?: string; db?: string }, presenter: Pres
   const { config, issues } = loadConfig(args.config);
   const invalid = invalidReasons(config, issues);
   const store = openStore(args.db);
-  const host = createHost(config, { presenter, store, scope: { ...CLI_SCOPE }, stop: ONE_SHOT_STOP, log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`) });
+  const credentials = openCredentials(args.db);
+  const host = createHost(config, { presenter, store, credentials, scope: { ...CLI_SCOPE }, stop: ONE_SHOT_STOP, log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`) });
   return {
     host,
     store,
@@ -120,6 +134,7 @@ export function openHost(args: { config?: string; db?: string }, presenter: Pres
         await host.close();
       } finally {
         store.close();
+        await credentials.close();
       }
     },
   };

@@ -32,6 +32,7 @@ export const main = defineCommand({
     answers: () => import('./answers.js').then((m) => m.answersCommand),
     audit: () => import('./list.js').then((m) => m.auditCommand),
     config: () => import('./config.js').then((m) => m.configCommand),
+    auth: () => import('./auth.js').then((m) => m.authCommand),
   },
 });
 

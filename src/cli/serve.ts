@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { defineCommand } from 'citty';
 import { createGateway, DEFAULT_USER, newToken } from '../gateway/index.js';
 import { formatConfigIssues, HeadlessPresenter, openSqliteStore } from '../host/index.js';
+import { openCredentials } from './context.js';
 import type { Presenter, PromptView } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { resolveConfig } from './defaults.js';
@@ -87,12 +88,14 @@ export const serveCommand = defineCommand({
     const dbPath = resolve(String(args.db ?? defaultDb()));
     mkdirSync(dirname(dbPath), { recursive: true });
     const store = openSqliteStore(dbPath);
+    const credentials = openCredentials(dbPath);
 
     let consoleWhere = '';
     let consoleOrigin = '';
     const web = !args.headless && !multi ? new WebPresenter() : undefined;
     const gw = createGateway(config, {
       store,
+      credentials,
       fallback: (user) => (web && user === DEFAULT_USER ? announcing(web, () => consoleWhere) : new HeadlessPresenter()),
       log: (level, message) => (level === 'warn' || level === 'error' ? err(`${level}: ${message}`) : undefined),
       // Named to clients that cannot elicit while a prompt of their call waits in the console: the

@@ -23,6 +23,7 @@ import { createHost, formatConfigIssues, HeadlessPresenter, openSqliteStore, typ
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { invalidReasons } from './context.js';
 import { resolveConfig } from './defaults.js';
+import { openCredentials } from './context.js';
 import { CliError, EXIT, palette, useColour } from './output.js';
 
 /** Bound on the clean shutdown before the process exits anyway, ms. */
@@ -96,10 +97,12 @@ export const upCommand = defineCommand({
     const dbPath = resolve(String(args.db));
     mkdirSync(dirname(dbPath), { recursive: true });
     const store = openSqliteStore(dbPath);
+    const credentials = openCredentials(dbPath);
     const web = args.console ? new WebPresenter() : undefined;
     const host = createHost(config, {
       presenter: web ?? new HeadlessPresenter(true),
       store,
+      credentials,
       log: (level, message) => (level === 'error' || level === 'warn' ? log('log', { level, message }, `${p.dim(level)} ${message}`) : undefined),
     });
 
@@ -150,6 +153,7 @@ export const upCommand = defineCommand({
           urlFile?.remove();
           await host.close().catch(() => undefined);
           store.close();
+          await credentials.close().catch(() => undefined);
           clearTimeout(force);
           log('stopped', {}, 'parley: stopped');
           // Everything is closed; a stray handle (a timer of a call that was cut short) must not keep

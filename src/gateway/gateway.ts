@@ -8,6 +8,7 @@
  * where implemented.
  * @module
  */
+import type { CredentialStore } from '../host/auth/index.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, inputRequired } from '@modelcontextprotocol/server';
@@ -48,6 +49,8 @@ export const DEFAULT_SESSION_IDLE_MS = 1_800_000;
 export interface GatewayOptions {
   /** Audit log, remembered answers, presets, roots; rows are keyed by user. */
   store?: Store;
+  /** OAuth sign-ins of protected servers, per user (docs/auth.md). Without it they last one process. */
+  credentials?: CredentialStore;
   /** Presenter for prompts the upstream client cannot answer. @default a HeadlessPresenter (fails at once) */
   fallback?: (user: string) => Presenter;
   /** Parked 2026-07-28 calls: `ttlMs` (default 300 000) and `batchMs` (default 20). */
@@ -130,7 +133,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     const pending = { n: 0 };
     const cap = { user, max: maxPending, setting: 'gateway.maxPendingPerUser in parley.json', pending };
     const scope = who?.key === user ? { user: who.user, tenant: who.tenant } : { user, tenant: 'default' };
-    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, scope, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, credentials: opts.credentials, scope, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
     const catalog = new Catalog(host, log);
     s = { user, tenant: scope.tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
     const sp = s;

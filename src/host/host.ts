@@ -24,6 +24,8 @@ import type { AuditQuery, AuditRecord, Preset, Scope, Store } from './store/type
 import { mergeAnswers, rememberedAnswers } from './store/presets-scene.js';
 import { readResourceAsking } from './resources.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
+import { CallbackServer } from './auth/callback-server.js';
+import { MemoryCredentialStore, type CredentialStore } from './auth/credential-store.js';
 
 export interface HostOptions {
   /** Shows input requests to a person (web console, terminal, scripted answers, headless). */
@@ -45,6 +47,15 @@ export interface HostOptions {
    * `healthIntervalMs` may be below parley.json's 1000 ms floor here. See {@link RootPolicyDef}.
    */
   rootPolicy?: RootPolicyDef & { watchDebounceMs?: number };
+  /**
+   * Where OAuth tokens and client registrations of protected HTTP servers are kept (per tenant and
+   * user of `scope`). Without it they live in memory only, and every run signs in again (docs/auth.md).
+   */
+  credentials?: CredentialStore;
+  /** Bound on one interactive sign-in, ms. @default 300000 (`AuthDefaults.signInTimeoutMs`) */
+  signInTimeoutMs?: number;
+  /** Clock for token expiry (tests), epoch ms. @default Date.now */
+  now?: () => number;
 }
 
 /** Events for UIs: server states, stderr lines, pending prompts, roots changes, tool calls. */
@@ -176,7 +187,17 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   broker.on((event) => emit({ type: 'broker', event }));
 
   const inputCache = new Map<string, string>();
+  const callback = new CallbackServer();
   const servers = new ServerManager(config.servers, {
+    auth: {
+      store: opts.credentials ?? new MemoryCredentialStore(),
+      callback,
+      presenter: opts.presenter,
+      scope: { tenant: scope.tenant, user: scope.user },
+      ...(opts.signInTimeoutMs !== undefined ? { signInTimeoutMs: opts.signInTimeoutMs } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
+    },
     clientInfo: opts.clientInfo ?? { name: 'parley', version: '0.1.0' },
     // Era verdicts outlive the process when there is a store (no sibling probe on the next start).
     ...(opts.store?.getEraVerdict ? { eraVerdicts: opts.store } : {}),
@@ -287,6 +308,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     },
     async close() {
       await servers.stopAll();
+      await callback.close();
       roots.close();
     },
   };

@@ -76,6 +76,14 @@ export interface PromptView {
   /** Names of fields whose values must be masked and are never remembered. */
   sensitiveFields: string[];
   url?: UrlView;
+  /**
+   * Set when this is a sign-in request (MCP authorization), not an elicitation: `mode` is `'url'`,
+   * `url` is the authorization URL and `message` reads "*server* wants you to sign in at *issuer*".
+   * The same consent rules as URL mode apply (show the full URL and its host; nothing opens without
+   * consent). After `accept`, the person completes the sign-in in a browser and the host catches the
+   * redirect on its loopback callback (docs/auth.md).
+   */
+  signIn?: { issuer: string; resource?: string; scope?: string };
   call?: { tool: string; callId: string; tag?: string };
   /** Set when the prompt is a sampling request: the form's one field `reply` is the model's answer. */
   sampling?: SamplingView;
@@ -138,11 +146,17 @@ export interface Presenter {
 /** Thrown where an answer needs a person and none can be asked (headless runs). */
 export class UserInteractionRequiredError extends Error {
   readonly code = 'USER_INTERACTION_REQUIRED';
-  constructor(readonly prompt: PromptView) {
+  private static describe(prompt: PromptView): string {
+    if (prompt.signIn) {
+      return `sign-in required for ${prompt.server} (at ${prompt.signIn.issuer}), but no person can sign in here.`;
+    }
     const fields = prompt.schema ? Object.keys(prompt.schema.properties) : [];
     const what = prompt.mode === 'url' ? `consent to open ${prompt.url?.full}` : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
     // Surface-neutral: each surface (the CLI, the gateway) says how to supply answers there.
-    super(`Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here.`);
+    return `Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here.`;
+  }
+  constructor(readonly prompt: PromptView) {
+    super(UserInteractionRequiredError.describe(prompt));
     this.name = 'UserInteractionRequiredError';
   }
 }

@@ -2,7 +2,8 @@
  * Reads one server entry (the same shape in `mcpServers`, VS Code `servers` and parley.json):
  *
  * - stdio: `{type?: 'stdio', command, args?: string[], env?: {K: V}, cwd?, envFile?, timeouts?, disabled?, lazy?}`
- * - remote: `{type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse', url, headers?: {K: V}, timeouts?, disabled?, lazy?}`
+ * - remote: `{type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse', url, headers?: {K: V}, oauth?, timeouts?, disabled?, lazy?}`
+ *   with `oauth?: {clientId?, clientSecret?, clientMetadataUrl?, scope?}` (docs/auth.md)
  *
  * `lazy: true` starts the server on first use (a tool call, a resource read, a route that needs it);
  * `false` starts it with `parley up`; absent: see `isLazy` in `types.ts`.
@@ -22,7 +23,8 @@ import type { Segments } from './source.js';
 import { pointer } from './issues.js';
 
 const STDIO_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'envFile', 'timeouts', 'disabled', 'lazy'];
-const HTTP_KEYS = ['type', 'url', 'headers', 'timeouts', 'disabled', 'lazy'];
+const HTTP_KEYS = ['type', 'url', 'headers', 'oauth', 'timeouts', 'disabled', 'lazy'];
+const OAUTH_KEYS = ['clientId', 'clientSecret', 'clientMetadataUrl', 'scope'] as const;
 const TYPES: Record<string, 'stdio' | 'http' | 'sse'> = { stdio: 'stdio', http: 'http', 'streamable-http': 'http', streamableHttp: 'http', sse: 'sse' };
 const TIMEOUT_KEYS: Array<keyof ServerTimeouts> = ['startupMs', 'toolCallMs', 'maxTotalMs'];
 
@@ -136,8 +138,31 @@ function readHttp(r: Reader, name: string, type: 'http' | 'sse', raw: Record<str
   const url = str(r, raw.url, [...segs, 'url'], name, refs);
   if (url !== undefined && !url.includes('${input:')) checkUrl(r, url, [...segs, 'url'], name);
   const headers = strMap(r, raw.headers, [...segs, 'headers'], name, refs);
-  if (url === undefined || headers === undefined) return undefined;
-  return { name, type, url, headers, origin };
+  const oauth = readOauth(r, raw.oauth, [...segs, 'oauth'], name, refs);
+  if (url === undefined || headers === undefined || oauth === null) return undefined;
+  return { name, type, url, headers, ...(oauth ? { oauth } : {}), origin };
+}
+
+/** `oauth` of an HTTP entry: optional strings (expanded like headers). `null` on an error, `undefined` when absent. */
+function readOauth(r: Reader, v: unknown, segs: Segments, name: string, refs: string[]): HttpServerDef['oauth'] | null | undefined {
+  if (v === undefined) return undefined;
+  if (!isObject(v)) {
+    wrongType(r, segs, 'an object {clientId?, clientSecret?, clientMetadataUrl?, scope?}', v, name);
+    return null;
+  }
+  unknownKeys(r, v, segs, OAUTH_KEYS, name);
+  const out: NonNullable<HttpServerDef['oauth']> = {};
+  for (const k of OAUTH_KEYS) {
+    if (v[k] === undefined) continue;
+    const s = str(r, v[k], [...segs, k], name, refs);
+    if (s === undefined) return null;
+    out[k] = s;
+  }
+  if (out.clientSecret !== undefined && out.clientId === undefined) {
+    report(r, 'invalid-value', [...segs, 'clientSecret'], 'clientSecret without clientId', { server: name, fix: 'add "clientId" (the pre-registered client) or remove "clientSecret"' });
+    return null;
+  }
+  return out;
 }
 
 function checkUrl(r: Reader, url: string, segs: Segments, name: string): void {

@@ -39,6 +39,21 @@ export interface HttpServerDef {
   url: string;
   headers: Record<string, string>;
   secretHeaders?: string[];
+  /**
+   * OAuth client settings for a protected server (MCP authorization; docs/auth.md). All optional: without
+   * them parley uses a Client ID Metadata Document when `clientMetadataUrl` is set and the authorization
+   * server supports it, else dynamic client registration (RFC 7591).
+   */
+  oauth?: {
+    /** Pre-registered client id (preferred over CIMD and dynamic registration). */
+    clientId?: string;
+    /** Secret of the pre-registered client; use `${env:NAME}`, never clear text. */
+    clientSecret?: string;
+    /** HTTPS URL of parley's Client ID Metadata Document (used when the server advertises support). */
+    clientMetadataUrl?: string;
+    /** Scope to ask for when neither the challenge nor the resource metadata names one. */
+    scope?: string;
+  };
   timeouts?: Partial<ServerTimeouts>;
   inputRefs?: string[];
   /** Start on first use instead of at `parley up` (see {@link isLazy} for the default). */

@@ -15,6 +15,9 @@
  *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE.
  * - Screen (`screen.ts`, 2025 eras): `elicitation/create` and `roots/list` pass a liberal screen on the
  *   transport before the Client validates them, so the broker sees every elicitation as sent.
+ *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE. With `auth`, the
+ *   Streamable HTTP transport sends through an {@link AuthSession} (OAuth: tokens, refresh, sign-in,
+ *   step-up); a failed authorization fails the start and is not retried over SSE.
  * - Cancellation (`protocol.md` §4.1): each broker call's `signal` aborts when the SDK aborts the
  *   request, when a `notifications/cancelled` for its id is observed on the transport (request id 0
  *   included; wrapped `transport.onmessage`, independent of SDK behaviour), or when the connection closes.
@@ -28,7 +31,8 @@ import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
 import { List } from '../list.js';
 import type { PauseGate } from './tool-clock.js';
-import { sseTransport, stdioTransport, withDeadline } from './transports.js';
+import { DeadlineHold, sseTransport, stdioTransport, withDeadline } from './transports.js';
+import { AuthSession, type AuthContext } from '../auth/session.js';
 import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
@@ -74,6 +78,11 @@ export interface ConnectOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
   signal?: AbortSignal;
+  /**
+   * OAuth client side for `type: 'http'` servers (docs/auth.md). Without it a 401 fails the start.
+   * Time spent signing in does not count against `startupMs` nor a tool call's clock.
+   */
+  auth?: AuthContext;
 }
 
 export class Connection {
@@ -214,12 +223,13 @@ export class Connection {
         }
       }
     };
+    const hold = new DeadlineHold();
     const settled = async (conn: Connection): Promise<Connection> => {
       // Roots before the first call (startup-roots.ts): legacy eras only.
       if (conn.era === 'legacy') conn.#startupRoots = await startup.settle(() => conn.client.ping());
       return conn;
     };
-    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => settled(await connectAny()));
+    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => settled(await connectAny()), hold);
     async function connectAny(): Promise<Connection> {
       const def = o.def;
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');
@@ -229,18 +239,43 @@ export class Connection {
         if (o.verdict === 'legacy') return withVerdict(() => attempt(stdioTransport(def, o), 'stdio', 'prior-legacy'), probe);
         return probe();
       }
+      const session = o.auth ? new AuthSession(o.auth, def, (fn) => o.pause.during(() => hold.during(fn))) : undefined;
+      await session?.prepare();
       // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
-      const streamable = (mode: AttemptMode) => attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: repairingFetch() }), 'streamable-http', mode);
-      try {
-        return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
-      } catch (err) {
+      // Without OAuth, a fetch that carries requests the SDK transport would drop unanswered (wire-repair.ts).
+      const streamable = (mode: AttemptMode) =>
+        attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: session ? session.fetch : repairingFetch() }), 'streamable-http', mode);
+      const connectHttp = async (): Promise<Connection> => {
         try {
-          const conn = await attempt(sseTransport(def), 'sse', 'legacy');
-          if (o.verdict !== undefined) conn.#negotiation = conn.era === o.verdict ? 'verdict' : 'corrected';
-          return conn;
-        } catch {
-          throw err;
+          return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
+        } catch (err) {
+          // An authorization problem (or a 401 to authorize first): SSE would not fix it.
+          if (session?.failure) throw session.failure;
+          if (session?.deferred) throw err;
+          try {
+            const conn = await attempt(sseTransport(def), 'sse', 'legacy');
+            if (o.verdict !== undefined) conn.#negotiation = conn.era === o.verdict ? 'verdict' : 'corrected';
+            return conn;
+          } catch {
+            throw err;
+          }
         }
+      };
+      if (!session) return connectHttp();
+      // A 401 while connecting fails that connect at once; authorize outside it (the person's time is
+      // held off the start-up bound), then connect once more with the tokens.
+      session.connecting = true;
+      try {
+        for (let round = 0; ; round++) {
+          try {
+            return await connectHttp();
+          } catch (err) {
+            if (!session.takeDeferred() || round >= 2 || timedOut || o.signal?.aborted) throw session.failure ?? err;
+            await session.authorize({});
+          }
+        }
+      } finally {
+        session.connecting = false;
       }
     }
   }

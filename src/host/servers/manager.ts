@@ -32,6 +32,7 @@ import { callToolWithClock, URL_COMPLETE_WAIT_MS } from './tool-call.js';
 import { PauseGate } from './tool-clock.js';
 import { ListCache } from './list-cache.js';
 import { closeBounded, DEFAULT_STOP } from './shutdown.js';
+import { SignInError, type AuthContext } from '../auth/session.js';
 
 
 export interface ServerManagerOptions {
@@ -63,6 +64,12 @@ export interface ServerManagerOptions {
   legacyVerdictTtlMs?: number;
   /** Bound on the `server/discover` era probe, ms (capped by `startupMs`). @default `PROBE_TIMEOUT_MS` (10000) */
   probeTimeoutMs?: number;
+  /**
+   * OAuth client side for HTTP servers (docs/auth.md). A start that fails because sign-in is required,
+   * declined or refused, or authorization failed (code `AUTHORIZATION_FAILED`), is not restarted
+   * automatically (it would ask the person again and again).
+   */
+  auth?: AuthContext;
 }
 
 interface Live {
@@ -267,6 +274,7 @@ export class ServerManager {
       conn = await Connection.open({
         name: live.name, def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
         parentEnv: this.opts.env ?? process.env, pause: live.pause, verdict, startupMs: t.startupMs, probeTimeoutMs: this.opts.probeTimeoutMs, log: this.#log, signal: abort.signal,
+        ...(this.opts.auth ? { auth: this.opts.auth } : {}),
         hooks: {
           onStderr: (chunk) => {
             for (const line of live.stderr.write(chunk)) this.events.emit('stderr', { server: live.name, line });
@@ -284,7 +292,8 @@ export class ServerManager {
       if (abort.signal.aborted) throw e; // stop() during start: stop() sets the state
       live.attempts++;
       const code = (e as { code?: unknown }).code === 'START_TIMEOUT' ? 'START_TIMEOUT' : 'START_FAILED';
-      this.#fail(live, `could not start: ${e.message}`, code);
+      const authFailure = e instanceof SignInError || (e as { code?: unknown }).code === 'AUTHORIZATION_FAILED';
+      this.#fail(live, `could not start: ${e.message}`, code, !authFailure);
       throw e;
     }
     if (!live.wanted) {
@@ -311,8 +320,8 @@ export class ServerManager {
     this.#fail(live, reason, 'CRASHED');
   }
 
-  #fail(live: Live, message: string, code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED'): void {
-    const retry = live.wanted && live.attempts < this.#policy.maxAttempts;
+  #fail(live: Live, message: string, code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED', mayRetry = true): void {
+    const retry = mayRetry && live.wanted && live.attempts < this.#policy.maxAttempts;
     const delay = backoffDelay(live.attempts, this.#policy);
     const nextRetryAt = retry ? this.#clock.now() + delay : undefined;
     this.#set(live, { status: 'error', message, code, attempts: live.attempts, ...(nextRetryAt !== undefined ? { nextRetryAt } : {}) });

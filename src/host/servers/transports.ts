@@ -35,15 +35,56 @@ export function sseTransport(def: HttpServerDef): SSEClientTransport {
   return new SSEClientTransport(new URL(def.url), { requestInit: { headers: def.headers } });
 }
 
-/** Races `fn` against `ms` and `signal`; on either, calls `onGiveUp` (kills what was spawned) and rejects. */
-export async function withDeadline<T>(ms: number, message: string, signal: AbortSignal | undefined, onGiveUp: () => void, fn: () => Promise<T>): Promise<T> {
+/**
+ * Stops a {@link withDeadline} clock while a person is busy (signing in to a protected server): the
+ * start-up bound counts the server's time, not the person's. Nested `during` calls are fine.
+ */
+export class DeadlineHold {
+  #depth = 0;
+  #listener: ((held: boolean) => void) | undefined;
+  /** Used by `withDeadline`. */
+  attach(listener: (held: boolean) => void): () => void {
+    this.#listener = listener;
+    if (this.#depth > 0) listener(true);
+    return () => {
+      this.#listener = undefined;
+    };
+  }
+  async during<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#depth++ === 0) this.#listener?.(true);
+    try {
+      return await fn();
+    } finally {
+      if (--this.#depth === 0) this.#listener?.(false);
+    }
+  }
+}
+
+/**
+ * Races `fn` against `ms` and `signal`; on either, calls `onGiveUp` (kills what was spawned) and rejects.
+ * While `hold` is held the clock stops (the remaining time is kept).
+ */
+export async function withDeadline<T>(ms: number, message: string, signal: AbortSignal | undefined, onGiveUp: () => void, fn: () => Promise<T>, hold?: DeadlineHold): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
+  let detach: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    let left = ms;
+    let since = Date.now();
+    const fire = () => {
       onGiveUp();
       reject(Object.assign(new Error(message), { code: 'START_TIMEOUT' }));
-    }, ms);
+    };
+    timer = setTimeout(fire, left);
+    detach = hold?.attach((held) => {
+      if (held) {
+        clearTimeout(timer);
+        left = Math.max(0, left - (Date.now() - since));
+      } else {
+        since = Date.now();
+        timer = setTimeout(fire, left);
+      }
+    });
     onAbort = () => {
       onGiveUp();
       reject(Object.assign(new Error('start-up aborted (server stopped)'), { code: 'START_ABORTED' }));
@@ -55,6 +96,7 @@ export async function withDeadline<T>(ms: number, message: string, signal: Abort
     return await Promise.race([fn(), timeout]);
   } finally {
     clearTimeout(timer);
+    detach?.();
     if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }

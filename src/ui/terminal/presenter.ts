@@ -157,9 +157,10 @@ export class TerminalPresenter implements Presenter {
     const full = u.full.replace(u.asciiHost, hl);
     const lines = [`URL:  ${full.includes(hl) ? full : u.full}`, `host: ${u.host}${u.host !== u.asciiHost ? ` (on the wire: ${u.asciiHost})` : ''}`];
     for (const [i, w] of u.warnings.entries()) lines.push(`warning: ${warningText(w, u.warningDetails?.[i])}`);
-    p.note(lines.join('\n'), 'The server asks you to open a link (parley did not open or fetch it)', this.io);
+    const title = prompt.signIn ? `${prompt.message} (parley did not open or fetch the link)` : 'The server asks you to open a link (parley did not open or fetch it)';
+    p.note(lines.join('\n'), title, this.io);
     const choice = await this.select(signal, {
-      message: `Open this link for ${prompt.server}?`,
+      message: prompt.signIn ? `Sign in to ${prompt.server} at ${prompt.url?.host}?` : `Open this link for ${prompt.server}?`,
       options: [
         { value: 'self', label: 'I will open it myself', hint: 'consent; copy the URL above' },
         { value: 'open', label: 'Open it in my browser', hint: 'consent' },
@@ -171,6 +172,9 @@ export class TerminalPresenter implements Presenter {
     if (p.isCancel(choice) || choice === 'cancel') return { action: 'cancel' };
     if (choice === 'decline') return { action: 'decline' };
     if (choice === 'open') (this.opts.openUrl ?? openInBrowser)(u.full);
+    // A sign-in: the browser comes back to parley's loopback callback; the host waits for it (bounded by
+    // signInTimeoutMs, default 5 min) and the command continues by itself.
+    if (prompt.signIn) p.log.info('Waiting for the sign-in to finish in your browser (at most 5 minutes by default)…', this.io);
     return { action: 'accept' };
   }
 }

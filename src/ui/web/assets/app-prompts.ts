@@ -150,10 +150,12 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     var headId = 'ph-' + idx;
     var el = h('article', { class: 'prompt', 'data-id': pr.id, 'data-server': pr.server, 'aria-labelledby': headId, tabindex: '-1' });
     var p = { payload: payload, el: el, idx: idx, controls: {}, formError: h('p', { class: 'form-error', role: 'alert', tabindex: '-1' }) };
-    el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), pr.sampling ? ' asks for a model reply (sampling)' : ' is asking'));
+    if (pr.signIn) el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), ' wants you to sign in at ', h('span', { class: 'issuer', text: pr.signIn.issuer })));
+    else el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), pr.sampling ? ' asks for a model reply (sampling)' : ' is asking'));
     if (pr.call?.callId) el.appendChild(h('p', { class: 'call muted' }, 'During the tool call ', h('code', { text: pr.call.tool }), ' (call ' + pr.call.callId.slice(0, 8) + ')'));
     else if (pr.call) el.appendChild(h('p', { class: 'call muted' }, 'During ' + pr.call.tool.replace(/^one of: /, 'one of the tool calls ')));
-    el.appendChild(h('p', { class: 'message', text: pr.message }));
+    if (!pr.signIn) el.appendChild(h('p', { class: 'message', text: pr.message }));
+    else el.appendChild(h('p', { class: 'message', text: 'Signing in lets parley use ' + pr.server + ' on your behalf. After you sign in, the browser returns to parley on this machine (127.0.0.1) and this prompt closes by itself.' }));
     var warns = (pr.warnings || []).map(function (w) {
       return w.indexOf('sensitive:') === 0 ? 'The field "' + w.slice(10) + '" looks like a secret (password, key, PIN). Servers must not ask for secrets in a form: answer only if you trust ' + pr.server + '. It is hidden as you type and never remembered.' : w;
     });

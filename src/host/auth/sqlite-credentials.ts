@@ -1,0 +1,144 @@
+/**
+ * The SQLite {@link CredentialStore}: table `oauth_credentials` in the same database file as the main
+ * store, on its own better-sqlite3 connection and with its own migration (table
+ * `oauth_credentials_schema`, independent of the main store's `user_version`).
+ *
+ * Columns: `tenant, user, server` (primary key), `url`, `issuer`, `scope`, `expires_at` (epoch ms),
+ * `refreshable` (0/1), `updated_at` (epoch ms) — none secret — and `secrets`, the JSON of
+ * {@link CredentialSecrets} sealed with AES-256-GCM (`secret.ts`; AAD = tenant, user, server).
+ * Parameterised SQL only. A row that does not open (key changed) reads as absent and is logged
+ * without its content.
+ * @module
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { CredentialKey, CredentialRecord, CredentialSecrets, CredentialStore, CredentialSummary } from './credential-store.js';
+import { loadCredentialKey, open, seal } from './secret.js';
+
+/** Append-only steps of this table's schema (never edit one; add the next). */
+export const CREDENTIAL_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE oauth_credentials (
+     tenant      TEXT NOT NULL,
+     user        TEXT NOT NULL,
+     server      TEXT NOT NULL,
+     url         TEXT NOT NULL,
+     issuer      TEXT,
+     scope       TEXT,
+     expires_at  INTEGER,
+     refreshable INTEGER NOT NULL DEFAULT 0,
+     updated_at  INTEGER NOT NULL,
+     secrets     TEXT NOT NULL,
+     PRIMARY KEY (tenant, user, server)
+   )`,
+];
+
+interface Row {
+  tenant: string;
+  user: string;
+  server: string;
+  url: string;
+  issuer: string | null;
+  scope: string | null;
+  expires_at: number | null;
+  refreshable: number;
+  updated_at: number;
+  secrets: string;
+}
+
+export interface SqliteCredentialStoreOptions {
+  /** Environment for `PARLEY_SECRET`. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Explicit key file (default: `credentials.key` beside the database). */
+  keyFile?: string;
+  /** Lock wait, ms. @default 5000 */
+  busyTimeoutMs?: number;
+  /** Diagnostics; never receives credential content. */
+  log?: (level: 'warn', message: string) => void;
+}
+
+const aad = (k: CredentialKey) => JSON.stringify(['parley-oauth-v1', k.tenant, k.user, k.server]);
+
+const summaryOf = (r: Row): CredentialSummary => ({
+  tenant: r.tenant,
+  user: r.user,
+  server: r.server,
+  url: r.url,
+  ...(r.issuer !== null ? { issuer: r.issuer } : {}),
+  ...(r.scope !== null ? { scope: r.scope } : {}),
+  ...(r.expires_at !== null ? { expiresAt: r.expires_at } : {}),
+  refreshable: r.refreshable === 1,
+  updatedAt: r.updated_at,
+});
+
+/**
+ * Opens the credential table in the database at `path` (creating file and table when missing).
+ * @throws CredentialKeyError when no usable key exists (see `secret.ts`).
+ */
+export function openSqliteCredentialStore(path: string | ':memory:', opts: SqliteCredentialStoreOptions = {}): CredentialStore {
+  const file = path === ':memory:' ? path : resolve(path);
+  const key = loadCredentialKey({ env: opts.env ?? process.env, dbFile: file, ...(opts.keyFile ? { keyFile: opts.keyFile } : {}) });
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: opts.busyTimeoutMs ?? 5000 });
+  if (file !== ':memory:') db.pragma('journal_mode = WAL');
+  migrate(db);
+  const get = db.prepare('SELECT * FROM oauth_credentials WHERE tenant = ? AND user = ? AND server = ?');
+  const put = db.prepare(
+    `INSERT INTO oauth_credentials (tenant, user, server, url, issuer, scope, expires_at, refreshable, updated_at, secrets)
+     VALUES (@tenant, @user, @server, @url, @issuer, @scope, @expiresAt, @refreshable, @updatedAt, @secrets)
+     ON CONFLICT (tenant, user, server) DO UPDATE SET url = excluded.url, issuer = excluded.issuer, scope = excluded.scope,
+       expires_at = excluded.expires_at, refreshable = excluded.refreshable, updated_at = excluded.updated_at, secrets = excluded.secrets`,
+  );
+  const del = db.prepare('DELETE FROM oauth_credentials WHERE tenant = ? AND user = ? AND server = ?');
+  const list = db.prepare('SELECT * FROM oauth_credentials WHERE tenant = ? AND user = ? ORDER BY server');
+  return {
+    async get(k) {
+      const row = get.get(k.tenant, k.user, k.server) as Row | undefined;
+      if (!row) return undefined;
+      let secrets: CredentialSecrets;
+      try {
+        secrets = JSON.parse(open(key, row.secrets, aad(k))) as CredentialSecrets;
+      } catch (err) {
+        opts.log?.('warn', `stored sign-in for server "${k.server}" is unusable (${(err as Error).message}); a new sign-in will replace it`);
+        return undefined;
+      }
+      return { ...summaryOf(row), secrets };
+    },
+    async put(r: CredentialRecord) {
+      put.run({
+        tenant: r.tenant,
+        user: r.user,
+        server: r.server,
+        url: r.url,
+        issuer: r.issuer ?? null,
+        scope: r.scope ?? null,
+        expiresAt: r.expiresAt ?? null,
+        refreshable: r.refreshable ? 1 : 0,
+        updatedAt: Math.trunc(r.updatedAt),
+        secrets: seal(key, JSON.stringify(r.secrets), aad(r)),
+      });
+    },
+    async delete(k) {
+      return del.run(k.tenant, k.user, k.server).changes > 0;
+    },
+    async list(s) {
+      return (list.all(s.tenant, s.user) as Row[]).map(summaryOf);
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS oauth_credentials_schema (version INTEGER NOT NULL)');
+  const step = db.transaction(() => {
+    const row = db.prepare('SELECT version FROM oauth_credentials_schema').get() as { version: number } | undefined;
+    const have = row?.version ?? 0;
+    if (have > CREDENTIAL_MIGRATIONS.length) throw new Error(`oauth_credentials schema version ${have} is newer than this parley knows (${CREDENTIAL_MIGRATIONS.length}); upgrade parley`);
+    for (let v = have; v < CREDENTIAL_MIGRATIONS.length; v++) db.exec(CREDENTIAL_MIGRATIONS[v]!);
+    if (!row) db.prepare('INSERT INTO oauth_credentials_schema (version) VALUES (?)').run(CREDENTIAL_MIGRATIONS.length);
+    else db.prepare('UPDATE oauth_credentials_schema SET version = ?').run(CREDENTIAL_MIGRATIONS.length);
+  });
+  step.immediate();
+}
