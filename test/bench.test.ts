@@ -38,7 +38,7 @@ test('broker group: every elicitation of the parley side passes the broker pipel
     assert.equal(events.filter((e) => e.type === 'answered' && e.action === 'accept').length, 4);
     assert.equal(events.filter((e) => e.type === 'refused').length, 0, 'the bench policy must not rate-limit');
     assert.equal(h.broker.pending().length, 0);
-    assert.ok(store.queryAudit({}).length >= 8, 'each elicitation leaves audit rows (request, answer)');
+    assert.ok((await store.queryAudit({})).length >= 8, 'each elicitation leaves audit rows (request, answer)');
   } finally {
     await h.manager.stopAll();
     store.close();

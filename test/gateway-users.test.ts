@@ -82,12 +82,13 @@ describe('gateway: two users, interleaved elicitations, zero cross-delivery', ()
     }
   }
 
-  it('each user has their own host and audit rows', () => {
+  it('each user has their own host and audit rows', async () => {
     assert.notEqual(gw.space('alice').host, gw.space('bob').host);
-    const rows = (user: string) => store.queryAudit({ scope: { user }, kind: 'tool-call', limit: 1000 });
-    assert.ok(rows('alice').length >= 4 && rows('bob').length >= 4, `alice ${rows('alice').length}, bob ${rows('bob').length}`);
-    assert.ok(rows('alice').every((r) => r.scope.user === 'alice'));
-    assert.ok(rows('bob').every((r) => r.scope.user === 'bob'));
+    const alice = await store.queryAudit({ scope: { user: 'alice' }, kind: 'tool-call', limit: 1000 });
+    const bob = await store.queryAudit({ scope: { user: 'bob' }, kind: 'tool-call', limit: 1000 });
+    assert.ok(alice.length >= 4 && bob.length >= 4, `alice ${alice.length}, bob ${bob.length}`);
+    assert.ok(alice.every((r) => r.scope.user === 'alice'));
+    assert.ok(bob.every((r) => r.scope.user === 'bob'));
   });
 
   it('no token or a wrong token is HTTP 401; nobody can use another user\'s session', async () => {

@@ -1,30 +1,51 @@
 /**
- * What every host command shares: the `--config` / `--db` flags, strict flag checking (unknown
+ * What every host command shares: the `--config` / `--store` flags, strict flag checking (unknown
  * option → exit 2), configuration loading exactly like `parley up` (flag file, project files, user
- * file, embedded default), opening the SQLite store and building the host with a presenter.
+ * file, embedded default), opening the store (SQLite file or PostgreSQL URL) and building the host
+ * with a presenter.
  * @module
  */
-import { createHost, formatConfigIssues, hasErrors, openSqliteStore } from '../host/index.js';
-import type { ConfigIssue, Host, HostConfig, Presenter, SqliteStore } from '../host/index.js';
+import { createHost, formatConfigIssues, hasErrors } from '../host/index.js';
+import type { ConfigIssue, Host, HostConfig, Presenter } from '../host/index.js';
+import { openStore as openAnyStore, type Store } from '../host/store/index.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 
 /** Default store file, relative to the working directory. */
 export const DEFAULT_DB = '.parley/parley.db';
+/** Environment variable naming the store when `--store` is not given. */
+export const STORE_ENV = 'PARLEY_STORE';
+
+/** citty definition of `--store` (and its older spelling `--db`, a SQLite path). */
+export const storeArgs = {
+  store: { type: 'string', description: `store: a postgres://user:pw@host:port/db URL or a SQLite file path (default $${STORE_ENV}, else ${DEFAULT_DB})` },
+  db: { type: 'string', description: 'SQLite store file (older spelling of --store)' },
+} as const;
 
 /** citty definitions of the flags every host command takes. */
 export const commonArgs = {
   config: { type: 'string', description: 'configuration file (highest precedence over parley.json, .mcp.json, .vscode/mcp.json, ~/.config/parley/parley.json)' },
-  db: { type: 'string', description: `SQLite store file (default ${DEFAULT_DB})` },
+  ...storeArgs,
 } as const;
 
 /**
+ * The store a command uses: `--store`, else `--db`, else `$PARLEY_STORE`, else `fallback`.
+ * @throws CliError (exit 2) when both `--store` and `--db` are given.
+ */
+export function storeTarget(args: { store?: unknown; db?: unknown }, fallback: string = DEFAULT_DB): string {
+  if (args.store !== undefined && args.db !== undefined) throw new CliError('give the store once: --store (or its older spelling --db), not both', EXIT.USAGE);
+  const flag = (args.store ?? args.db) as string | undefined;
+  if (flag !== undefined && flag === '') throw new CliError('--store needs a value: a postgres:// URL or a SQLite file path', EXIT.USAGE);
+  return flag ?? (process.env[STORE_ENV] || fallback);
+}
+
+/**
  * Checks `rawArgs` against the known flags and returns the positionals.
- * @param flags flag name (`--x`) → whether it takes a value. `--config`, `--db`, `--help` are always known.
+ * @param flags flag name (`--x`) → whether it takes a value. `--config`, `--store`, `--db`, `--help` are always known.
  * @throws CliError (exit 2) for an unknown option or a value flag without a value.
  */
 export function parseFlags(command: string, rawArgs: string[], flags: Record<string, boolean> = {}): string[] {
-  const known: Record<string, boolean> = { '--config': true, '--db': true, '--help': false, '-h': false, ...flags };
+  const known: Record<string, boolean> = { '--config': true, '--db': true, '--store': true, '--help': false, '-h': false, ...flags };
   const positionals: string[] = [];
   for (let i = 0; i < rawArgs.length; i++) {
     const a = rawArgs[i];
@@ -59,13 +80,22 @@ export function loadConfig(flagFile: string | undefined): { config: HostConfig; 
   return loaded;
 }
 
-/** Opens the store at `--db` (default {@link DEFAULT_DB}). @throws CliError (exit 1) when it cannot be opened. */
-export function openStore(db: string | undefined): SqliteStore {
+/**
+ * Opens the store {@link storeTarget} names (migrating it to the latest schema).
+ * @throws CliError (exit 1, one line) when it cannot be opened, e.g. PostgreSQL is unreachable.
+ */
+export async function openStore(args: { store?: unknown; db?: unknown }, fallback?: string): Promise<Store> {
+  const target = storeTarget(args, fallback);
   try {
-    return openSqliteStore(db || DEFAULT_DB);
+    return await openAnyStore(target);
   } catch (e) {
-    throw new CliError(`cannot open the store ${db || DEFAULT_DB}: ${(e as Error).message}`, EXIT.FAILED);
+    throw new CliError(`cannot open the store: ${oneLine((e as Error).message)}`, EXIT.FAILED);
   }
+}
+
+/** `text` on one line (driver messages may hold newlines). */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 /** Scope of CLI runs: rows outlive the process (user scope), so presets and roots persist between commands. */
@@ -73,15 +103,15 @@ export const CLI_SCOPE = { tenant: 'default', user: 'default' } as const;
 
 export interface HostContext {
   host: Host;
-  store: SqliteStore;
+  store: Store;
   /** Stops the servers and closes the store (bounded by the host's stop timeouts). */
   close(): Promise<void>;
 }
 
 /** Loads configuration, opens the store and builds a host with `presenter`. */
-export function openHost(args: { config?: string; db?: string }, presenter: Presenter): HostContext {
+export async function openHost(args: { config?: string; db?: string; store?: string }, presenter: Presenter): Promise<HostContext> {
   const { config } = loadConfig(args.config);
-  const store = openStore(args.db);
+  const store = await openStore(args);
   const host = createHost(config, { presenter, store, scope: { ...CLI_SCOPE }, log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`) });
   return {
     host,
@@ -90,7 +120,7 @@ export function openHost(args: { config?: string; db?: string }, presenter: Pres
       try {
         await host.close();
       } finally {
-        store.close();
+        await store.close();
       }
     },
   };

@@ -29,6 +29,7 @@ export const main = defineCommand({
     presets: () => import('./list.js').then((m) => m.presetsCommand),
     audit: () => import('./list.js').then((m) => m.auditCommand),
     config: () => import('./config.js').then((m) => m.configCommand),
+    store: () => import('./store.js').then((m) => m.storeCommand),
   },
 });
 

@@ -7,17 +7,17 @@
  * docs/gateway.md.
  * @module
  */
-import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import { createGateway, DEFAULT_USER, newToken } from '../gateway/index.js';
-import { formatConfigIssues, HeadlessPresenter, openSqliteStore } from '../host/index.js';
+import { formatConfigIssues, HeadlessPresenter } from '../host/index.js';
 import type { Presenter, PromptView } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 import { SHUTDOWN_BOUND_MS } from './up.js';
+import { openStore, storeArgs } from './context.js';
 
 /** Set in the environment of every server a gateway starts. */
 export const GATEWAY_MARKER = 'PARLEY_GATEWAY_PID';
@@ -60,7 +60,7 @@ export const serveCommand = defineCommand({
     http: { type: 'boolean', description: 'serve Streamable HTTP on 127.0.0.1', default: false },
     port: { type: 'string', description: 'HTTP port (0 = any free port)', default: '0' },
     config: { type: 'string', description: 'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)' },
-    db: { type: 'string', description: 'SQLite database path (default $XDG_STATE_HOME/parley/gateway.db)' },
+    ...storeArgs,
     headless: { type: 'boolean', description: 'no console: prompts the client cannot answer fail at once', default: false },
   },
   subCommands: { token: tokenCommand },
@@ -79,9 +79,8 @@ export const serveCommand = defineCommand({
     if (names.length === 0) throw new CliError(`no servers to serve (configuration from ${origin})`, EXIT.FAILED);
     const users = Object.keys(config.gateway?.users ?? {});
     const multi = args.http && users.length > 0;
-    const dbPath = resolve(String(args.db ?? defaultDb()));
-    mkdirSync(dirname(dbPath), { recursive: true });
-    const store = openSqliteStore(dbPath);
+    // --store / --db / $PARLEY_STORE, else $XDG_STATE_HOME/parley/gateway.db. Unreachable: exit 1, one line.
+    const store = await openStore(args, defaultDb());
 
     let consoleUrl = '';
     const web = !args.headless && !multi ? new WebPresenter() : undefined;
@@ -99,7 +98,7 @@ export const serveCommand = defineCommand({
     } catch (e) {
       await consoleHandle?.close().catch(() => undefined);
       await gw.close().catch(() => undefined);
-      store.close();
+      await store.close();
       const code = (e as { code?: string }).code;
       throw new CliError(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port, or 0 for any free port` : `cannot serve: ${(e as Error).message}`, EXIT.FAILED);
     }
@@ -119,7 +118,7 @@ export const serveCommand = defineCommand({
           await served.close().catch(() => undefined);
           await consoleHandle?.close().catch(() => undefined);
           await gw.close().catch(() => undefined);
-          store.close();
+          await store.close().catch(() => undefined);
           setTimeout(() => process.exit(EXIT.OK), 200).unref();
           done();
         })();

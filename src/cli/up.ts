@@ -4,18 +4,17 @@
  * the web console on 127.0.0.1 with a random token in its URL. Ctrl-C (SIGINT) or SIGTERM shuts down
  * cleanly: console closed, servers stopped (bounded), store closed.
  *
- * Flags: `--config <file>`, `--port <n>` (console port, 0 = any free one; default 0), `--db <path>`
- * (default `.parley/parley.db`), `--open` (open a browser, only when asked), `--no-console` (no web
+ * Flags: `--config <file>`, `--port <n>` (console port, 0 = any free one; default 0), `--store <url|path>`
+ * (or `$PARLEY_STORE`; default `.parley/parley.db`), `--open` (open a browser, only when asked), `--no-console` (no web
  * console: prompts are answered from presets and remembered answers only, else declined with a
  * clear error), `--json` (one JSON object per log line on stdout).
  * Exit codes: 0 clean shutdown, 1 configuration errors or nothing could start, 2 bad flags.
  * @module
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { defineCommand } from 'citty';
-import { createHost, formatConfigIssues, HeadlessPresenter, openSqliteStore, type HostEvent } from '../host/index.js';
+import { createHost, formatConfigIssues, HeadlessPresenter, type HostEvent } from '../host/index.js';
+import { openStore, storeArgs } from './context.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT, palette, useColour } from './output.js';
@@ -47,7 +46,7 @@ export const upCommand = defineCommand({
   args: {
     config: { type: 'string', description: 'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)' },
     port: { type: 'string', description: 'console port (0 = any free port)', default: '0' },
-    db: { type: 'string', description: 'SQLite database path', default: '.parley/parley.db' },
+    ...storeArgs,
     open: { type: 'boolean', description: 'open the console in a browser', default: false },
     console: { type: 'boolean', description: 'serve the web console (--no-console to run without it)', default: true },
     json: { type: 'boolean', description: 'log one JSON object per line', default: false },
@@ -64,9 +63,7 @@ export const upCommand = defineCommand({
     if (names.length === 0) throw new CliError(`no servers to run (configuration from ${origin}${issues.some((i) => i.severity === 'error') ? ', with errors above' : ''})`, EXIT.FAILED);
     log('config', { origin, sources: config.sources, servers: names }, `parley: configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')}; servers: ${names.join(', ')}`);
 
-    const dbPath = resolve(String(args.db));
-    mkdirSync(dirname(dbPath), { recursive: true });
-    const store = openSqliteStore(dbPath);
+    const store = await openStore(args);
     const web = args.console ? new WebPresenter() : undefined;
     const host = createHost(config, {
       presenter: web ?? new HeadlessPresenter(true),
@@ -104,7 +101,7 @@ export const upCommand = defineCommand({
         void (async () => {
           await consoleHandle?.close().catch(() => undefined);
           await host.close().catch(() => undefined);
-          store.close();
+          await store.close().catch(() => undefined);
           clearTimeout(force);
           log('stopped', {}, 'parley: stopped');
           // Everything is closed; a stray handle (a timer of a call that was cut short) must not keep

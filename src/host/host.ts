@@ -77,18 +77,21 @@ export interface Host {
   /** Servers routed to `uri` (static routes, then discovery); starts statically routed ones lazily. */
   serversFor(uri: string): Promise<string[]>;
   readonly presets: {
-    list(): Preset[];
+    list(): Promise<Preset[]>;
     /** Saves the current roots and the given answers/config as a named snapshot. */
-    save(name: string, body?: { answers?: Record<string, Content>; config?: Record<string, Record<string, unknown>> }): Preset;
-    /** Loads a preset: its roots are added (session scope) and its answers become prefill. */
-    load(name: string): Preset;
+    save(name: string, body?: { answers?: Record<string, Content>; config?: Record<string, Record<string, unknown>> }): Promise<Preset>;
+    /** Loads a preset: its roots are added (session scope) and its answers become prefill. @throws PresetNotFoundError */
+    load(name: string): Promise<Preset>;
     /** The active preset's name, if any. */
     active(): string | undefined;
   };
-  readonly audit: { query(q?: AuditQuery): AuditRecord[] };
+  readonly audit: { query(q?: AuditQuery): Promise<AuditRecord[]> };
   /** Subscribes to host events; returns the unsubscribe function. */
   on(listener: (e: HostEvent) => void): () => void;
-  /** Stops every server (bounded) and closes the root registry. The store stays open (the caller owns it). */
+  /**
+   * Stops every server (bounded), waits for the host's pending store writes (audit rows, roots) and
+   * closes the root registry. The store stays open (the caller owns it).
+   */
   close(): Promise<void>;
 }
 
@@ -112,7 +115,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   };
   let activePreset: Preset | undefined;
 
-  const roots = new RootRegistry({ store: opts.store, scope: { ...scope, session: null }, routes: config.routes });
+  const roots = new RootRegistry({ store: opts.store, scope: { ...scope, session: null }, routes: config.routes, onStoreError: (e) => opts.log?.('error', `roots store write failed: ${String(e)}`) });
   for (const r of config.roots) roots.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
 
   const broker = new ElicitationBroker({
@@ -148,12 +151,15 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     }
   });
 
+  // Host-level audit rows (tool calls, presets) are written without blocking the call; close() waits for them.
+  const writes = new Set<Promise<unknown>>();
   const audit = (rec: Omit<AuditRecord, 'ts' | 'scope'>) => {
-    try {
-      opts.store?.appendAudit({ ts: Date.now(), scope, ...rec });
-    } catch (e) {
-      opts.log?.('error', `audit write failed: ${String(e)}`);
-    }
+    if (!opts.store) return;
+    const w = opts.store
+      .appendAudit({ ts: Date.now(), scope, ...rec })
+      .catch((e: unknown) => opts.log?.('error', `audit write failed: ${String(e)}`))
+      .finally(() => writes.delete(w));
+    writes.add(w);
   };
 
   const host: Host = {
@@ -167,7 +173,10 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         const info = servers.info(name);
         return { name, type: config.servers[name].type, state: servers.state(name), revision: info?.negotiatedRevision, era: info?.era, capabilities: info?.serverCapabilities, serverInfo: info?.serverInfo, stderr: servers.stderr(name) };
       }),
-    start: (names) => servers.startMany(names ?? servers.names()),
+    start: async (names) => {
+      await roots.ready; // servers ask roots/list as soon as they start
+      return servers.startMany(names ?? servers.names());
+    },
     async callTool(server, tool, args = {}, o = {}) {
       const started = Date.now();
       emit({ type: 'tool-call', server, tool, phase: 'start' });
@@ -191,17 +200,19 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       return names;
     },
     presets: {
-      list: () => (opts.store ? opts.store.listPresets(scope) : []),
-      save(name, body = {}) {
+      list: async () => (opts.store ? opts.store.listPresets(scope) : []),
+      async save(name, body = {}) {
+        await roots.ready;
         const preset: Preset = { name, scope, roots: roots.list({ virtual: false }).filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: body.answers ?? {}, config: body.config ?? {}, updatedAt: Date.now() };
-        opts.store?.savePreset(preset);
+        await opts.store?.savePreset(preset);
         audit({ server: '*', kind: 'preset', action: 'save', detail: { name } });
         return preset;
       },
-      load(name) {
+      async load(name) {
         const fromConfig = config.presets[name];
-        const preset: Preset | undefined = opts.store?.loadPreset(scope, name) ?? (fromConfig ? { name, scope, roots: fromConfig.roots ?? [], answers: (fromConfig.answers ?? {}) as Record<string, Content>, config: {}, updatedAt: 0 } : undefined);
-        if (!preset) throw new PresetNotFoundError(`no preset named "${name}" (saved: ${[...(opts.store?.listPresets(scope) ?? []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`);
+        const preset: Preset | undefined = (await opts.store?.loadPreset(scope, name)) ?? (fromConfig ? { name, scope, roots: fromConfig.roots ?? [], answers: (fromConfig.answers ?? {}) as Record<string, Content>, config: {}, updatedAt: 0 } : undefined);
+        if (!preset) throw new PresetNotFoundError(`no preset named "${name}" (saved: ${[...(opts.store ? await opts.store.listPresets(scope) : []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`);
+        await roots.ready;
         for (const r of preset.roots) roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
         activePreset = preset;
         audit({ server: '*', kind: 'preset', action: 'load', detail: { name } });
@@ -209,13 +220,14 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       },
       active: () => activePreset?.name,
     },
-    audit: { query: (q) => opts.store?.queryAudit(q) ?? [] },
+    audit: { query: async (q) => (opts.store ? opts.store.queryAudit(q) : []) },
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     async close() {
       await servers.stopAll();
+      await Promise.all([...writes, roots.ready, roots.flush()]);
       roots.close();
     },
   };

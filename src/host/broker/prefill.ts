@@ -31,17 +31,25 @@ function fieldOk(schema: RequestedSchema, field: string, value: unknown): boolea
 export type PrefillForm = Pick<FormCheck, 'sensitiveSet' | 'defaults' | 'hash'>;
 
 /**
- * Builds the prefill for one form request. `form.hash` gives the remember key (`schemaHash` of
- * `schema`); it is called only when there is a store to recall from. `form.defaults` are the
- * schema's defaults (arrays are copied per request). Never throws; a failing store read is skipped.
+ * The remembered answer for (scope, server, `form.hash()`) from `store`, or `undefined`. Never
+ * rejects: a failing store read counts as "nothing remembered".
  */
-export function buildPrefill(schema: RequestedSchema, server: string, scope: Scope, store: Store | undefined, src: PrefillSources, form: PrefillForm): Prefill {
-  let remembered: Record<string, unknown> | undefined;
+export function recallContent(store: Pick<Store, 'recall'>, scope: Scope, server: string, form: Pick<PrefillForm, 'hash'>): Promise<Content | undefined> {
   try {
-    remembered = store?.recall(scope, server, form.hash())?.content;
+    return store.recall(scope, server, form.hash()).then(
+      (a) => a?.content,
+      () => undefined,
+    );
   } catch {
-    remembered = undefined;
+    return Promise.resolve(undefined);
   }
+}
+
+/**
+ * Builds the prefill for one form request from the `remembered` answer ({@link recallContent}), the
+ * other sources and `form.defaults` (the schema's defaults; arrays are copied per request). Never throws.
+ */
+export function buildPrefill(schema: RequestedSchema, server: string, remembered: Record<string, unknown> | undefined, src: PrefillSources, form: PrefillForm): Prefill {
   const values: Content = {};
   const sources: Record<string, string> = {};
   // Lowest precedence first; each layer overwrites the one before. Usually all three are empty.

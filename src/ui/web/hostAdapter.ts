@@ -58,11 +58,11 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       return { uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source, health: r.health };
     },
     removeRoot: (uri) => host.roots.remove(uri),
-    listPresets: () => host.presets.list().map((p) => ({ name: p.name, updatedAt: p.updatedAt, roots: p.roots.length, servers: Object.keys(p.answers) })),
-    savePreset: (name) => void host.presets.save(name),
-    loadPreset: (name) => void host.presets.load(name),
+    listPresets: async () => (await host.presets.list()).map((p) => ({ name: p.name, updatedAt: p.updatedAt, roots: p.roots.length, servers: Object.keys(p.answers) })),
+    savePreset: async (name) => void (await host.presets.save(name)),
+    loadPreset: async (name) => void (await host.presets.load(name)),
     exportPresets: () => (store ? exportPresets(store, host.scope) : JSON.stringify({ presets: [] })),
-    queryAudit: (f) => host.audit.query({ server: f.server, kind: f.kind, limit: f.limit }).filter((r) => !f.action || r.action === f.action),
+    queryAudit: async (f) => (await host.audit.query({ server: f.server, kind: f.kind, limit: f.limit })).filter((r) => !f.action || r.action === f.action),
     subscribe(listener) {
       return host.on((e) => {
         let out: HostEvent | undefined;
