@@ -54,6 +54,11 @@ export interface SqliteStoreOptions {
    * @default 1000
    */
   maxBatch?: number;
+  /**
+   * `false`: every `appendAudit` commits at once on its own, synchronously on the calling thread (the
+   * behaviour before group commit; kept for the `flood` benchmark's comparison). @default true
+   */
+  groupCommit?: boolean;
 }
 
 /** The SQLite store: a {@link Store} plus what it knows about its file. */
@@ -188,7 +193,8 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
       }
       return new Promise<number>((resolve, reject) => {
         queue.push({ p, resolve, reject });
-        schedule();
+        if (opts.groupCommit === false && !txDone) flush();
+        else schedule();
       });
     },
     queryAudit: (q) => run('query the audit log', () => audit.query(q)),
