@@ -12,6 +12,7 @@ const GROUPS: Record<string, () => Promise<{ run: () => Promise<BenchRow[]> }>> 
   toolkit: () => import('./toolkit.js'),
   startup: () => import('./startup.js'),
   gateway: () => import('./gateway.js'),
+  flood: () => import('./flood.js'),
 };
 
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));

@@ -8,6 +8,7 @@ import { run as runBroker, parleyHost } from '../bench/broker.js';
 import { run as runToolkit } from '../bench/toolkit.js';
 import { run as runStartup } from '../bench/startup.js';
 import { run as runGateway } from '../bench/gateway.js';
+import { run as runFlood } from '../bench/flood.js';
 import type { BenchRow } from '../bench/lib.js';
 import { repoPath } from '../bench/peers.js';
 import type { BrokerEvent } from '../src/host/broker/index.js';
@@ -38,7 +39,7 @@ test('broker group: every elicitation of the parley side passes the broker pipel
     assert.equal(events.filter((e) => e.type === 'answered' && e.action === 'accept').length, 4);
     assert.equal(events.filter((e) => e.type === 'refused').length, 0, 'the bench policy must not rate-limit');
     assert.equal(h.broker.pending().length, 0);
-    assert.ok(store.queryAudit({}).length >= 8, 'each elicitation leaves audit rows (request, answer)');
+    assert.ok((await store.queryAudit({})).length >= 8, 'each elicitation leaves audit rows (request, answer)');
   } finally {
     await h.manager.stopAll();
     store.close();
@@ -67,6 +68,16 @@ test('gateway group: sessions hold a pending elicitation at the raw SDK server a
   const target = rows.find((r) => r.target);
   assert.equal(target?.target, '≤ 150 MB');
   assert.equal(typeof target?.met, 'boolean');
+});
+
+test('flood group: both audit writers under a short flood give finite p99 and latency rows with targets', async () => {
+  const rows = await runFlood({ ms: 300, rate: 200 });
+  assert.equal(rows.length, 6, rows.map((r) => r.name).join(' | '));
+  for (const r of rows) {
+    assert.equal(r.group, 'flood');
+    assert.ok(Number.isFinite(r.value) && r.value > 0, `${r.name}: ${r.value}`);
+  }
+  assert.deepEqual(rows.filter((r) => r.target).map((r) => r.target), ['p99 ≤ 50 ms', '≤ 1.5× idle', 'p99 ≤ 50 ms', '≤ 1.5× idle']);
 });
 
 test('startup group starts the bundled servers through createHost and the raw SDK, and a small fan-out', async () => {

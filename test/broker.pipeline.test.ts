@@ -124,11 +124,11 @@ for (const [kind, open] of [['memory', () => new MemoryStore()], ['sqlite', () =
   assert.deepEqual(r, { action: 'accept', content: { user: 'ada', password: 'hunter2' } });
   assert.deepEqual(presenter.prompts[0].sensitiveFields, ['password']);
   assert.ok(presenter.prompts[0].warnings.includes('sensitive:password'));
-  const ans = store.queryAudit({ kind: 'answer' })[0];
+  const ans = (await store.queryAudit({ kind: 'answer' }))[0];
   assert.equal((ans.detail!.content as Record<string, unknown>).password, REDACTED);
   assert.deepEqual(ans.redactKeys, ['password']);
-  assert.ok(!JSON.stringify(store.queryAudit()).includes('hunter2'));
-  assert.deepEqual(store.recall({ tenant: 't', user: 'ada', session: 'other-session' }, 'srv', schemaHash(presenter.prompts[0].schema!))?.content, { user: 'ada' });
+  assert.ok(!JSON.stringify(await store.queryAudit()).includes('hunter2'));
+  assert.deepEqual((await store.recall({ tenant: 't', user: 'ada', session: 'other-session' }, 'srv', schemaHash(presenter.prompts[0].schema!)))?.content, { user: 'ada' });
   store.close();
 });
 

@@ -55,8 +55,8 @@ for (const [kind, open] of STORES) test(`remembered answers (${kind} store): "al
   await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
   await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
   assert.deepEqual([presenter.prompts[6].prefill.region, presenter.prompts[6].prefill.confirm], ['eu', true], '"once" did not overwrite the remembered answer');
-  assert.equal(store.recall(scope('ada', 's9'), 'deploy', schemaHash(presenter.prompts[0].schema!))?.remember, 'always');
-  assert.equal(store.queryAudit({ kind: 'answer' }).length, 7);
+  assert.equal((await store.recall(scope('ada', 's9'), 'deploy', schemaHash(presenter.prompts[0].schema!)))?.remember, 'always');
+  assert.equal((await store.queryAudit({ kind: 'answer' })).length, 7);
   store.close();
 });
 

@@ -217,7 +217,7 @@ test('roots: add (health-checked, with scope), list, remove; bad URIs are 400', 
   assert.equal((await call('POST', '/api/roots', { uri: 'not a uri' })).status, 400);
   assert.equal((await call('POST', '/api/roots', { uri, lifetime: 'forever' })).status, 400);
   assert.deepEqual((await call('POST', '/api/roots/remove', { uri: pathToFileURL(join(dir, 'nope')).href })).data, { removed: true });
-  assert.deepEqual(host.store.listRoots({ ...SCOPE, session: null }).map((r) => r.uri), [added.data.uri]);
+  assert.deepEqual((await host.store.listRoots({ ...SCOPE, session: null })).map((r) => r.uri), [added.data.uri]);
 });
 
 test('presets: save, list, load, export as a download; audit filters by server, kind and action', async () => {
@@ -232,9 +232,9 @@ test('presets: save, list, load, export as a download; audit filters by server, 
   assert.equal(exp.data.presets[0].name, 'work');
 
   const now = Date.now();
-  host.store.appendAudit({ ts: now, scope: SCOPE, server: 'everything', kind: 'answer', action: 'accept', requestId: 'r1' });
-  host.store.appendAudit({ ts: now, scope: SCOPE, server: 'everything', kind: 'answer', action: 'decline', requestId: 'r2' });
-  host.store.appendAudit({ ts: now, scope: SCOPE, server: 'files', kind: 'policy', action: 'refuse' });
+  await host.store.appendAudit({ ts: now, scope: SCOPE, server: 'everything', kind: 'answer', action: 'accept', requestId: 'r1' });
+  await host.store.appendAudit({ ts: now, scope: SCOPE, server: 'everything', kind: 'answer', action: 'decline', requestId: 'r2' });
+  await host.store.appendAudit({ ts: now, scope: SCOPE, server: 'files', kind: 'policy', action: 'refuse' });
   assert.deepEqual((await call('GET', '/api/audit?server=everything&kind=answer&action=decline')).data.map((r: { requestId: string }) => r.requestId), ['r2']);
   assert.equal((await call('GET', '/api/audit?server=files')).data.length, 1);
   assert.ok((await call('GET', '/api/audit')).data.length >= 3);

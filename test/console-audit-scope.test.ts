@@ -28,7 +28,7 @@ test('a single-user console lists only its own audit rows, not the gateway users
     await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer pt_alice' } } }));
     assert.equal(text(await c.callTool({ name: 'v1__ask', arguments: {} })), 'hello Alice Secret-Answer');
     await c.close();
-    assert.ok(store.queryAudit({ scope: { user: 'alice' } }).some((r) => r.kind === 'answer'), 'alice has audit rows');
+    assert.ok((await store.queryAudit({ scope: { user: 'alice' } })).some((r) => r.kind === 'answer'), 'alice has audit rows');
     // The console's own user calls a tool too (its row must show).
     await gw.space(DEFAULT_USER).host.callTool('v1', 'echo', {});
 

@@ -347,8 +347,8 @@ test('roots, presets and audit panels: add a root (health shown), save and expor
       await row.getByRole('button', { name: 'Remove root scratch' }).click();
       await row.waitFor({ state: 'detached' });
 
-      s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'decline', requestId: 'r-dec' });
-      s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'accept', requestId: 'r-acc' });
+      await s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'decline', requestId: 'r-dec' });
+      await s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'accept', requestId: 'r-acc' });
       await s.page.getByLabel('Server', { exact: true }).fill('alpha');
       await s.page.getByLabel('Action').selectOption('decline');
       await s.page.getByRole('button', { name: 'Filter' }).click();

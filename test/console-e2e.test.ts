@@ -58,7 +58,7 @@ test('the real 13-field form is answered in the browser and the server gets type
   assert.match(out, /- Name: Ada/);
   assert.match(out, /- Agreed to terms: true/);
   assert.match(out, /- Favorite Integer: 7/);
-  const answers = s.host.store.queryAudit({ kind: 'answer' });
+  const answers = await s.host.store.queryAudit({ kind: 'answer' });
   assert.ok(answers.some((a) => a.action === 'accept'));
 });
 

@@ -73,7 +73,7 @@ describe('a cached verdict is reused', () => {
     // anything (capabilities come from the sibling's DiscoverResult), so its log line may come later.
     await until(() => p.count('spawn'), 2, 'first start: probe sibling + session child');
     assert.deepEqual(first.eras.map((e) => [e.era, e.negotiation]), [['modern', 'probed']]);
-    assert.equal(s.getEraVerdict(eraVerdictKey(p.def))?.era, 'modern');
+    assert.equal((await s.getEraVerdict(eraVerdictKey(p.def)))?.era, 'modern');
     await first.m.stopAll();
 
     const second = manager(t, { peer: p.def }, { eraVerdicts: s });
@@ -128,13 +128,13 @@ describe('a stale verdict falls back and is corrected', () => {
   it('modern verdict, server now legacy (-32601): initialize on the same process, verdict becomes legacy', async (t) => {
     // req: ERA-DUAL-FALLBACK
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
-    assert.equal(verdicts.getEraVerdict(key)?.era, 'modern');
+    assert.equal((await verdicts.getEraVerdict(key))?.era, 'modern');
     p.setEra('legacy');
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
     assert.equal(p.count('spawn') - spawned, 1, 'no extra process');
     assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['legacy', 'corrected']]);
-    assert.equal(verdicts.getEraVerdict(key)?.era, 'legacy');
+    assert.equal((await verdicts.getEraVerdict(key))?.era, 'legacy');
     assert.equal(text(await m.callTool('peer', 'era')), 'legacy');
   });
 
@@ -146,7 +146,7 @@ describe('a stale verdict falls back and is corrected', () => {
     await m.start('peer');
     assert.equal(p.count('spawn') - spawned, 3, 'direct attempt (died on the probe) + probe sibling + session child');
     assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['legacy', 'corrected']]);
-    assert.equal(verdicts.getEraVerdict(key)?.era, 'legacy');
+    assert.equal((await verdicts.getEraVerdict(key))?.era, 'legacy');
     assert.equal(text(await m.callTool('peer', 'era')), 'legacy');
     // and the corrected verdict is then used as is
     await m.stopAll();
@@ -165,7 +165,7 @@ describe('a stale verdict falls back and is corrected', () => {
     await m.start('peer');
     await until(() => p.count('spawn') - spawned, 3, 'direct attempt (initialize refused) + probe sibling + session child');
     assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['modern', 'corrected']]);
-    assert.equal(verdicts.getEraVerdict(key)?.era, 'modern');
+    assert.equal((await verdicts.getEraVerdict(key))?.era, 'modern');
     assert.equal(text(await m.callTool('peer', 'era')), 'modern');
   });
 
@@ -174,11 +174,11 @@ describe('a stale verdict falls back and is corrected', () => {
     const p = eraPeer(t, 'dual');
     const verdicts = memoryEraVerdicts();
     const key = eraVerdictKey(p.def);
-    verdicts.putEraVerdict({ defHash: key, era: 'legacy', verifiedAt: Date.now() - LEGACY_VERDICT_TTL_MS - 1000 });
+    await verdicts.putEraVerdict({ defHash: key, era: 'legacy', verifiedAt: Date.now() - LEGACY_VERDICT_TTL_MS - 1000 });
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
     assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['modern', 'probed']]);
-    assert.equal(verdicts.getEraVerdict(key)?.era, 'modern');
+    assert.equal((await verdicts.getEraVerdict(key))?.era, 'modern');
   });
 
   it('a legacy outcome reached only by probe timeout is not cached, and drops a cached verdict', async (t) => {
@@ -190,12 +190,12 @@ describe('a stale verdict falls back and is corrected', () => {
     assert.equal(p.count('spawn') - spawned, 1, 'the in-place probe timed out; initialize ran on the same process');
     assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['legacy', 'corrected']]);
     assert.equal(m.info('peer')?.negotiation, 'corrected');
-    assert.equal(verdicts.getEraVerdict(key), undefined, 'neither kept modern nor stored legacy');
+    assert.equal(await verdicts.getEraVerdict(key), undefined, 'neither kept modern nor stored legacy');
     await m.stopAll();
     const again = manager(t, { peer: p.def }, { eraVerdicts: verdicts, probeTimeoutMs: 300 });
     await again.m.start('peer');
     assert.deepEqual(again.eras.map((e) => [e.era, e.negotiation]), [['legacy', 'probed']]);
-    assert.equal(verdicts.getEraVerdict(key), undefined);
+    assert.equal(await verdicts.getEraVerdict(key), undefined);
   });
 
   it('stop(name) forgets the verdict; stopAll() keeps it', async (t) => {
@@ -206,10 +206,10 @@ describe('a stale verdict falls back and is corrected', () => {
     const { m } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
     await m.stopAll();
-    assert.equal(verdicts.getEraVerdict(key)?.era, 'legacy');
+    assert.equal((await verdicts.getEraVerdict(key))?.era, 'legacy');
     await m.start('peer');
     await m.stop('peer');
-    assert.equal(verdicts.getEraVerdict(key), undefined);
+    assert.equal(await verdicts.getEraVerdict(key), undefined);
   });
 });
 
@@ -241,7 +241,7 @@ describe('with real SDK servers', () => {
     // req: ERA-DUAL-FALLBACK
     const r = logged(t, V1_PUSH);
     const verdicts = memoryEraVerdicts();
-    verdicts.putEraVerdict({ defHash: eraVerdictKey(r.def), era: 'modern', verifiedAt: Date.now() });
+    await verdicts.putEraVerdict({ defHash: eraVerdictKey(r.def), era: 'modern', verifiedAt: Date.now() });
     const { m, eras } = manager(t, { real: r.def }, { eraVerdicts: verdicts });
     await m.start('real');
     assert.equal(r.spawns(), 1);
@@ -251,7 +251,7 @@ describe('with real SDK servers', () => {
 });
 
 describe('era verdict key', () => {
-  it('changes with command, args, cwd, env and url; not with the name or timeouts; values only hashed', () => {
+  it('changes with command, args, cwd, env and url; not with the name or timeouts; values only hashed', async () => {
     const base = stdioDef('a', ['x.js'], undefined, { TOKEN: 'secret-value-1' });
     const key = eraVerdictKey(base, '/w');
     assert.match(key, /^v1:[0-9a-f]{64}$/);
@@ -272,19 +272,19 @@ describe('era verdict key', () => {
 });
 
 describe('era_verdicts table', () => {
-  it('put/get/replace/delete with checked fields', (t) => {
+  it('put/get/replace/delete with checked fields', async (t) => {
     const s = store(t, tempDir(t));
-    assert.equal(s.getEraVerdict('v1:k'), undefined);
-    s.putEraVerdict({ defHash: 'v1:k', era: 'legacy', revision: '2025-11-25', verifiedAt: 5 });
-    s.putEraVerdict({ defHash: 'v1:k', era: 'modern', revision: '2026-07-28', verifiedAt: 6 });
-    assert.deepEqual(s.getEraVerdict('v1:k'), { defHash: 'v1:k', era: 'modern', revision: '2026-07-28', verifiedAt: 6 });
-    assert.throws(() => s.putEraVerdict({ defHash: 'v1:k', era: 'future' as never, verifiedAt: 1 }), /era must be 'legacy' or 'modern'/);
-    assert.throws(() => s.putEraVerdict({ defHash: '', era: 'legacy', verifiedAt: 1 }), /defHash must be a non-empty string/);
-    assert.equal(s.deleteEraVerdict('v1:k'), true);
-    assert.equal(s.deleteEraVerdict('v1:k'), false);
+    assert.equal(await s.getEraVerdict('v1:k'), undefined);
+    await s.putEraVerdict({ defHash: 'v1:k', era: 'legacy', revision: '2025-11-25', verifiedAt: 5 });
+    await s.putEraVerdict({ defHash: 'v1:k', era: 'modern', revision: '2026-07-28', verifiedAt: 6 });
+    assert.deepEqual(await s.getEraVerdict('v1:k'), { defHash: 'v1:k', era: 'modern', revision: '2026-07-28', verifiedAt: 6 });
+    await assert.rejects(async () => await s.putEraVerdict({ defHash: 'v1:k', era: 'future' as never, verifiedAt: 1 }), /era must be 'legacy' or 'modern'/);
+    await assert.rejects(async () => await s.putEraVerdict({ defHash: '', era: 'legacy', verifiedAt: 1 }), /defHash must be a non-empty string/);
+    assert.equal(await s.deleteEraVerdict('v1:k'), true);
+    assert.equal(await s.deleteEraVerdict('v1:k'), false);
   });
 
-  it('a schema-version-2 database with rows upgrades to the latest, keeping its rows and gaining era_verdicts', (t) => {
+  it('a schema-version-2 database with rows upgrades to the latest, keeping its rows and gaining era_verdicts', async (t) => {
     const file = join(tempDir(t), 'v2.db');
     const raw = new Database(file);
     for (const step of MIGRATIONS.filter((m) => m.version <= 2)) raw.exec(step.sql);
@@ -295,13 +295,13 @@ describe('era_verdicts table', () => {
     const s = openSqliteStore(file);
     assert.equal(s.schemaVersion, SCHEMA_VERSION);
     assert.ok(SCHEMA_VERSION >= 3);
-    assert.deepEqual(s.listRoots({ tenant: 'acme', user: 'alice', session: null }).map((r) => r.uri), ['file:///work']);
-    s.putEraVerdict({ defHash: 'v1:abc', era: 'modern', verifiedAt: 1 });
+    assert.deepEqual((await s.listRoots({ tenant: 'acme', user: 'alice', session: null })).map((r) => r.uri), ['file:///work']);
+    await s.putEraVerdict({ defHash: 'v1:abc', era: 'modern', verifiedAt: 1 });
     s.close();
 
     const again = openSqliteStore(file); // reopening applies nothing and the verdict is still there
     t.after(() => again.close());
-    assert.equal(again.getEraVerdict('v1:abc')?.era, 'modern');
+    assert.equal((await again.getEraVerdict('v1:abc'))?.era, 'modern');
     const check = new Database(file);
     t.after(() => check.close());
     assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);

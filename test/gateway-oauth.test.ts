@@ -110,7 +110,7 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
     for (const k of keys) assert.ok(gw.stats().users >= 3 && gw.space(k).host, k);
     // Audit rows are keyed by tenant and user.
     for (const [tenant, user] of [['acme', 'alice'], ['acme', 'bob'], ['other', 'alice']]) {
-      const rows = store.queryAudit({ scope: { tenant, user }, limit: 100 });
+      const rows = await store.queryAudit({ scope: { tenant, user }, limit: 100 });
       assert.ok(rows.length > 0, `${tenant}/${user} has audit rows`);
       assert.ok(rows.every((r) => r.scope.tenant === tenant && r.scope.user === user), `${tenant}/${user} sees only their rows`);
     }

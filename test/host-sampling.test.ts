@@ -69,7 +69,7 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
     const r = await host.callTool('v2', 'sample', {});
     assert.equal(host.servers.info('v2')?.negotiatedRevision, '2026-07-28');
     assert.equal(text(r), 'reply: 4 (model parley/person)');
-    const rows = store.queryAudit({ server: 'v2', limit: 20 });
+    const rows = await store.queryAudit({ server: 'v2', limit: 20 });
     const req = rows.find((x) => x.kind === 'request');
     assert.equal((req?.detail as { method?: string })?.method, 'sampling/createMessage');
     const ans = rows.find((x) => x.kind === 'answer' && x.requestId === req?.requestId);
@@ -152,7 +152,7 @@ describe('sampling: declined by policy', () => {
       assert.match(text(await host.callTool('v1', 'sample', {})), /^error -1: .*User rejected sampling request: Declined: v1 asked for a model reply \(sampling\); policy sampling is "decline"/);
       await assert.rejects(host.callTool('v2', 'sample', {}), /policy sampling is "decline"/);
       assert.equal(presenter.prompts.length, 0);
-      const pol = store.queryAudit({ kind: 'policy', limit: 10 });
+      const pol = await store.queryAudit({ kind: 'policy', limit: 10 });
       assert.ok(pol.length >= 2 && pol.every((r) => r.action === 'decline' && (r.detail as { reason?: string }).reason === 'sampling-policy'), JSON.stringify(pol));
     } finally {
       await host.close();
@@ -228,7 +228,7 @@ describe('sampling from the SDK v2 server on a 2025 era (pushed by the SDK legac
     const presenter = new TestPresenter();
     const broker = new ElicitationBroker({ presenter });
     // A legacy verdict makes the runtime connect with plain initialize (no server/discover probe).
-    const legacy = { getEraVerdict: (defHash: string) => ({ defHash, era: 'legacy' as const, verifiedAt: Date.now() }), putEraVerdict: () => {}, deleteEraVerdict: () => true };
+    const legacy = { getEraVerdict: async (defHash: string) => ({ defHash, era: 'legacy' as const, verifiedAt: Date.now() }), putEraVerdict: async () => {}, deleteEraVerdict: async () => true };
     const m = new ServerManager({ v2: fixture('v2', 'v2-sample.mjs') }, { handlers: { elicit: broker.elicit, listRoots: async () => ({ roots: [] }), sample: (p, c) => broker.sample(p, c) }, clientInfo, stop: fastStop, eraVerdicts: legacy });
     try {
       const waiting: Array<{ q: string; ctx: PromptView; answer: (a: PresenterAnswer) => void }> = [];

@@ -53,7 +53,7 @@ for (const era of ['legacy', 'modern'] as const) {
       assert.match(p.message, /needs range to read sql-query:\/\/orders \(resource template sql-query:\/\/\{table\}\{\?range\}\)/);
       assert.match(String((p.schema!.properties.range as { description?: string }).description), /Rows of a table for a date range/);
       // Audited: the broker's request and answer, and the host's fill.
-      const kinds = store.queryAudit({ server: era }).map((a) => `${a.kind}:${a.action ?? ''}`);
+      const kinds = (await store.queryAudit({ server: era })).map((a) => `${a.kind}:${a.action ?? ''}`);
       assert.ok(kinds.includes('request:') && kinds.includes('answer:accept') && kinds.includes('resource-read:filled'), kinds.join(' '));
     });
 

@@ -43,9 +43,9 @@ test('server-everything through the host: accept, decline and cancel stay distin
     assert.equal(seen[0].prefill.integer, 42, 'defaults are prefilled');
     assert.match(text(await host.callTool('everything', 'trigger-elicitation-request', {})), /declined/);
     assert.match(text(await host.callTool('everything', 'trigger-elicitation-request', {})), /cancelled/);
-    const answers = host.audit.query({ kind: 'answer' }).map((r) => r.action).reverse();
+    const answers = (await host.audit.query({ kind: 'answer' })).map((r) => r.action).reverse();
     assert.deepEqual(answers, ['accept', 'decline', 'cancel']);
-    assert.ok(host.audit.query({ kind: 'tool-call' }).length >= 6);
+    assert.ok((await host.audit.query({ kind: 'tool-call' })).length >= 6);
     const s = host.listServers()[0];
     assert.equal(s.state.status, 'running');
     assert.equal(s.revision, '2025-11-25');
@@ -186,10 +186,10 @@ test('two users and two sessions interleave elicitations with zero cross-deliver
     const names = results.map((r) => /Name: (\S+)/.exec(text(r))?.[1]);
     assert.deepEqual(names, ['ada-s1', 'ada-s1', 'ada-s2', 'ada-s2', 'bob-s3', 'bob-s3'], 'every answer went back to the call that caused it');
     for (const p of people) assert.equal(p.seen.length, 2, 'each person saw exactly their own two prompts');
-    const bobAnswers = store.queryAudit({ scope: { user: 'bob' }, kind: 'answer' });
+    const bobAnswers = await store.queryAudit({ scope: { user: 'bob' }, kind: 'answer' });
     assert.equal(bobAnswers.length, 2);
     assert.ok(bobAnswers.every((r) => r.scope.user === 'bob' && r.scope.session === 's3'));
-    assert.equal(store.queryAudit({ scope: { user: 'ada', session: 's2' }, kind: 'answer' }).length, 2);
+    assert.equal((await store.queryAudit({ scope: { user: 'ada', session: 's2' }, kind: 'answer' })).length, 2);
   } finally {
     await Promise.all(people.map((p) => p.host.close()));
     store.close();

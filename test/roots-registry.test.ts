@@ -16,23 +16,23 @@ function memoryStore(): RootStore & { rows: StoredRoot[] } {
   const same = (a: Scope, b: Scope) => a.tenant === b.tenant && a.user === b.user && a.session === b.session;
   return {
     rows,
-    putRoot(r) {
+    async putRoot(r) {
       const i = rows.findIndex((x) => same(x.scope, r.scope) && x.uri === r.uri);
       if (i >= 0) rows[i] = r;
       else rows.push(r);
     },
-    deleteRoot(scope, uri) {
+    async deleteRoot(scope, uri) {
       const i = rows.findIndex((x) => same(x.scope, scope) && x.uri === uri);
       if (i >= 0) rows.splice(i, 1);
       return i >= 0;
     },
-    listRoots: (scope) => rows.filter((x) => same(x.scope, scope)),
+    listRoots: async (scope) => rows.filter((x) => same(x.scope, scope)),
   };
 }
 
 const uri = (p: string) => pathToFileUri(p, { platform: 'posix' });
 
-test('RT2 (host side): non-file roots stay virtual and never reach roots/list', () => {
+test('RT2 (host side): non-file roots stay virtual and never reach roots/list', async () => {
   // req: ROOTS-URI-FILE
   const reg = new RootRegistry();
   reg.add('file:///home/u/project', { name: 'project' });
@@ -44,7 +44,7 @@ test('RT2 (host side): non-file roots stay virtual and never reach roots/list', 
   assert.throws(() => reg.add('no scheme'), UriError);
 });
 
-test('add/remove/list with lifetime and source; URIs are normalised; requests end', () => {
+test('add/remove/list with lifetime and source; URIs are normalised; requests end', async () => {
   const reg = new RootRegistry();
   const changes: RootsChange[] = [];
   reg.on('change', (c) => changes.push(c));
@@ -65,7 +65,7 @@ test('add/remove/list with lifetime and source; URIs are normalised; requests en
   assert.deepEqual(changes.map((c) => c.reason), ['add', 'add', 'update', 'remove', 'remove']);
 });
 
-test('least privilege: routed roots only reach their servers; defaultRootsToAll decides unrouted roots', () => {
+test('least privilege: routed roots only reach their servers; defaultRootsToAll decides unrouted roots', async () => {
   // req: ROOTS-CLIENT-EXPOSE-PERMITTED
   const routes = [
     { match: 'file:///srv/data/**', servers: ['fs'] },
@@ -109,7 +109,7 @@ test('root URIs are normalised before routing, so dot segments cannot borrow a r
   }
 });
 
-test('dynamic discovery routes roots and announces who lost or gained one', () => {
+test('dynamic discovery routes roots and announces who lost or gained one', async () => {
   const reg = new RootRegistry();
   reg.add('file:///home/u/p');
   assert.equal(reg.rootsForServer('a').length, 1);
@@ -122,7 +122,7 @@ test('dynamic discovery routes roots and announces who lost or gained one', () =
   assert.deepEqual(reg.serversFor('file:///home/u/p/x'), ['fs']);
 });
 
-test('change events name exactly the servers that saw a different list', () => {
+test('change events name exactly the servers that saw a different list', async () => {
   const reg = new RootRegistry({ routes: [{ match: 'file:///srv/a/**', servers: ['A'] }] });
   const changes: RootsChange[] = [];
   const off = reg.on('change', (c) => changes.push(c));
@@ -213,7 +213,7 @@ test('periodic health checks run on the documented interval and stop on close', 
   }
 });
 
-test('persistence: app and session roots go through the Store seam; request and config roots do not', () => {
+test('persistence: app and session roots go through the Store seam; request and config roots do not', async () => {
   const store = memoryStore();
   const scope = { tenant: 't', user: 'u', session: 's1' };
   const reg = new RootRegistry({ store, scope });
@@ -222,15 +222,20 @@ test('persistence: app and session roots go through the Store seam; request and 
   reg.add('file:///req', { lifetime: 'request', requestId: 'r' });
   reg.add('file:///cfg', { lifetime: 'app', source: 'config' });
   reg.add('sales://emea', { lifetime: 'app', source: 'upstream' });
+  await reg.flush();
   assert.deepEqual(store.rows.map((r) => [r.uri, r.scope.session]), [['file:///app', null], ['file:///sess', 's1'], ['sales://emea', null]]);
   reg.add('file:///sess', { lifetime: 'app' }); // moves from session to app scope
+  await reg.flush();
   assert.deepEqual(store.rows.map((r) => [r.uri, r.scope.session]), [['file:///app', null], ['sales://emea', null], ['file:///sess', null]]);
   reg.remove('file:///app');
+  await reg.flush();
   // A new registry for another session sees app roots only; the same session would see its own too.
-  store.putRoot({ scope, uri: 'file:///other-sess', lifetime: 'session', source: 'user' });
-  store.putRoot({ scope: { ...scope, session: null }, uri: 'not a uri', lifetime: 'app', source: 'user' }); // corrupt row: skipped
+  await store.putRoot({ scope, uri: 'file:///other-sess', lifetime: 'session', source: 'user' });
+  await store.putRoot({ scope: { ...scope, session: null }, uri: 'not a uri', lifetime: 'app', source: 'user' }); // corrupt row: skipped
   const other = new RootRegistry({ store, scope: { ...scope, session: 's2' } });
+  await other.ready;
   assert.deepEqual(other.list().map((r) => r.uri), ['sales://emea', 'file:///sess']);
   const same = new RootRegistry({ store, scope });
+  await same.ready;
   assert.deepEqual(same.list().map((r) => [r.uri, r.virtual]), [['sales://emea', true], ['file:///sess', false], ['file:///other-sess', false]]);
 });

@@ -34,14 +34,14 @@ test('virtual roots from parley.json and presets stay host-side, route, and surv
     const virtual = one.roots.list({ virtual: true }).map((r) => [r.uri, r.source]);
     assert.deepEqual(virtual, [['postgres://sales-db', 'config']]);
     assert.deepEqual(one.roots.serversFor('postgres://sales-db'), ['fs', 'modern'], 'a virtual root routes');
-    one.presets.load('charts');
+    await one.presets.load('charts');
     assert.ok(one.roots.get('chart://monthly')?.virtual, "a config preset's virtual root is loaded");
     one.roots.add('postgres://reports-db', { name: 'reports' });
     await one.start();
     assert.equal(text(await one.callTool('fs', 'list_allowed_directories')).trim(), `Allowed directories:\n${join(dir, 'work')}`, 'the 2025 server got the file root only (a non-file root would have made it reject the list)');
     const modern = JSON.parse(text(await one.callTool('modern', 'roots'))) as Array<{ uri: string }>;
     assert.deepEqual(modern.map((r) => r.uri), [pathToFileUri(join(dir, 'work'), { platform: 'posix' })], 'the 2026 server too');
-    const saved = one.presets.save('scene');
+    const saved = await one.presets.save('scene');
     assert.deepEqual(saved.roots.map((r) => r.uri).sort(), ['chart://monthly', 'postgres://reports-db'], 'the preset keeps the virtual roots (config roots stay in config)');
   } finally {
     await one.close();
@@ -49,7 +49,7 @@ test('virtual roots from parley.json and presets stay host-side, route, and surv
   const three = createHost({ ...config, servers: {}, presets: {} }, { presenter: new HeadlessPresenter(true), store, scope: { ...scope } });
   try {
     assert.equal(three.roots.get('postgres://reports-db'), undefined, 'a session root of the first host is not in a new host ...');
-    three.presets.load('scene');
+    await three.presets.load('scene');
     assert.deepEqual(['chart://monthly', 'postgres://reports-db'].map((u) => three.roots.get(u)?.virtual), [true, true], '... loading the preset brings them back');
   } finally {
     await three.close();

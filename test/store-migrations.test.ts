@@ -14,7 +14,8 @@ function makeV1(file: string): void {
   db.exec(V1_SQL);
   db.pragma('user_version = 1');
   db.prepare(`INSERT INTO audit (ts, tenant, user, session, server, kind, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
-    10, 'acme', 'alice', 's1', 'files', 'request', JSON.stringify({ note: 'from v1' }),
+    // A recent ts: older rows fall to the default 90-day retention at open.
+    Date.now(), 'acme', 'alice', 's1', 'files', 'request', JSON.stringify({ note: 'from v1' }),
   );
   db.prepare(`INSERT INTO answers (tenant, user, session, server, schema_hash, remember, content, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
     'acme', 'alice', null, 'files', 'h1', 'always', JSON.stringify({ name: 'Ada' }), 20,
@@ -25,25 +26,25 @@ function makeV1(file: string): void {
   db.close();
 }
 
-test('migration list is ordered 1..N without gaps and the fixture equals the released v1 step', () => {
+test('migration list is ordered 1..N without gaps and the fixture equals the released v1 step', async () => {
   assert.deepEqual(MIGRATIONS.map((m) => m.version), MIGRATIONS.map((_, i) => i + 1));
   assert.equal(SCHEMA_VERSION, MIGRATIONS.length);
   const norm = (s: string) => s.replace(/--.*$/gm, '').replace(/\s+/g, ' ').trim();
   assert.equal(norm(V1_SQL), norm(MIGRATIONS[0].sql), 'migration 1 was edited after release; add a new step instead');
 });
 
-test('a v1 database upgrades to the latest version, keeping its rows and gaining the append-only triggers', (t) => {
+test('a v1 database upgrades to the latest version, keeping its rows and gaining the append-only triggers', async (t) => {
   const file = join(tempDir(t), 'v1.db');
   makeV1(file);
   const store = openSqliteStore(file);
   t.after(() => store.close());
   assert.equal(store.schemaVersion, SCHEMA_VERSION);
   const alice = { tenant: 'acme', user: 'alice', session: 's9' };
-  assert.deepEqual(store.queryAudit().map((r) => r.detail), [{ note: 'from v1' }]);
-  assert.deepEqual(store.recall(alice, 'files', 'h1')?.content, { name: 'Ada' });
-  assert.deepEqual(store.listRoots({ ...alice, session: null }).map((r) => r.uri), ['file:///work']);
-  store.appendAudit({ ts: 30, scope: alice, server: 'files', kind: 'answer' });
-  assert.equal(store.queryAudit().length, 2);
+  assert.deepEqual((await store.queryAudit()).map((r) => r.detail), [{ note: 'from v1' }]);
+  assert.deepEqual((await store.recall(alice, 'files', 'h1'))?.content, { name: 'Ada' });
+  assert.deepEqual((await store.listRoots({ ...alice, session: null })).map((r) => r.uri), ['file:///work']);
+  await store.appendAudit({ ts: 30, scope: alice, server: 'files', kind: 'answer' });
+  assert.equal((await store.queryAudit()).length, 2);
 
   const raw = new Database(file);
   t.after(() => raw.close());
@@ -56,17 +57,17 @@ test('a v1 database upgrades to the latest version, keeping its rows and gaining
   );
 });
 
-test('reopening a current database applies nothing and keeps data', (t) => {
+test('reopening a current database applies nothing and keeps data', async (t) => {
   const file = join(tempDir(t), 'again.db');
   const a = openSqliteStore(file);
-  a.appendAudit({ ts: 1, scope: { tenant: 't', user: 'u', session: null }, server: 's', kind: 'k' });
+  await a.appendAudit({ ts: Date.now(), scope: { tenant: 't', user: 'u', session: null }, server: 's', kind: 'k' });
   a.close();
   const b = openSqliteStore(file);
   t.after(() => b.close());
-  assert.equal(b.queryAudit().length, 1);
+  assert.equal((await b.queryAudit()).length, 1);
 });
 
-test('a database from a newer parley gives STORE_VERSION telling what to do', (t) => {
+test('a database from a newer parley gives STORE_VERSION telling what to do', async (t) => {
   const file = join(tempDir(t), 'future.db');
   openSqliteStore(file).close();
   const raw = new Database(file);
@@ -83,7 +84,7 @@ test('a database from a newer parley gives STORE_VERSION telling what to do', (t
   );
 });
 
-test('a failing step is rolled back whole: the file stays at the previous version', (t) => {
+test('a failing step is rolled back whole: the file stays at the previous version', async (t) => {
   const file = join(tempDir(t), 'clash.db');
   makeV1(file);
   const raw = new Database(file);

@@ -1,18 +1,12 @@
 // Preset export/import: round trip, validation as data with JSON pointers, all-or-nothing import.
 import { test } from 'node:test';
+import { forEachEngine } from './helpers/store-engines.js';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { openSqliteStore, exportPresets, importPresets, type Preset, type Scope, type SqliteStore } from '../src/host/store/index.js';
-import { tempDir } from './fixtures/store/tmp.js';
+import { exportPresets, importPresets, type Preset, type Scope, type Store } from '../src/host/store/index.js';
 
 const alice: Scope = { tenant: 'acme', user: 'alice', session: null };
 const bob: Scope = { tenant: 'acme', user: 'bob', session: null };
 
-function open(t: import('node:test').TestContext): SqliteStore {
-  const store = openSqliteStore(join(tempDir(t), 'presets.db'));
-  t.after(() => store.close());
-  return store;
-}
 
 const work: Preset = {
   name: 'work',
@@ -23,84 +17,93 @@ const work: Preset = {
   updatedAt: 1_700_000_000_000,
 };
 
-test('export then import into another scope round-trips every field', (t) => {
-  const store = open(t);
-  store.savePreset(work);
-  store.savePreset({ ...work, name: 'home', roots: [], answers: {}, config: {} });
-  const json = exportPresets(store, alice);
-  const doc = JSON.parse(json);
-  assert.equal(doc.format, 'parley-presets');
-  assert.equal(doc.version, 1);
-  assert.deepEqual(doc.presets.map((p: Preset) => p.name), ['home', 'work']);
-  assert.ok(!json.includes('"tenant"'), 'scope is not exported');
-  assert.deepEqual(importPresets(store, bob, json), { imported: 2, issues: [] });
-  assert.deepEqual(store.loadPreset(bob, 'work'), { ...work, scope: bob });
-  assert.deepEqual(exportPresets(store, bob), json);
-});
-
-test('bad JSON is one issue at the document root; nothing is imported', (t) => {
-  const store = open(t);
-  const r = importPresets(store, alice, '{"format": "parley-presets", ');
-  assert.equal(r.imported, 0);
-  assert.equal(r.issues.length, 1);
-  assert.equal(r.issues[0].code, 'json');
-  assert.equal(r.issues[0].path, '');
-  assert.match(r.issues[0].message, /not valid JSON/);
-  assert.deepEqual(store.listPresets(alice), []);
-});
-
-test('a bad shape gives issues with JSON pointers, and a valid entry beside a bad one is not half-imported', (t) => {
-  const store = open(t);
-  const doc = {
-    format: 'parley-presets',
-    version: 1,
-    presets: [
-      { name: 'fine', roots: [], answers: {}, config: {} },
-      { name: 'broken', roots: [{ uri: '' }], answers: { files: { nested: { no: 1 } } }, config: {}, extra: true },
-    ],
-  };
-  const r = importPresets(store, alice, JSON.stringify(doc));
-  assert.equal(r.imported, 0);
-  const paths = r.issues.map((i) => i.path).sort();
-  assert.deepEqual(paths, ['/presets/1', '/presets/1/answers/files/nested', '/presets/1/roots/0/uri']);
-  assert.ok(r.issues.every((i) => i.severity === 'error' && i.message.startsWith(i.path)));
-  assert.match(r.issues.find((i) => i.path === '/presets/1')?.fix ?? '', /"extra"/);
-  assert.deepEqual(store.listPresets(alice), [], 'the valid entry was not imported either');
-
-  const wrongFormat = importPresets(store, alice, JSON.stringify({ format: 'other', version: 2, presets: {} }));
-  assert.deepEqual(wrongFormat.issues.map((i) => i.path).sort(), ['/format', '/presets', '/version']);
-});
-
-test('duplicate names in a document, and clashes when replace is false, are issues', (t) => {
-  const store = open(t);
-  const entry = { name: 'work', roots: [], answers: {}, config: {} };
-  const dup = importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry, entry] }));
-  assert.deepEqual(dup.issues.map((i) => [i.code, i.path]), [['duplicate', '/presets/1/name']]);
-  store.savePreset(work);
-  const clash = importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), { replace: false });
-  assert.deepEqual(clash.issues.map((i) => [i.code, i.path]), [['exists', '/presets/0/name']]);
-  assert.deepEqual(store.loadPreset(alice, 'work')?.roots, work.roots, 'existing preset untouched');
-  const replaced = importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), { now: 42 });
-  assert.equal(replaced.imported, 1);
-  assert.deepEqual(store.loadPreset(alice, 'work'), { ...entry, scope: alice, updatedAt: 42 });
-});
-
-test('a storage failure mid-import rolls back the presets already written', (t) => {
-  const store = open(t);
-  let calls = 0;
-  const failing = new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'savePreset') {
-        return (p: Preset) => {
-          if (++calls === 2) throw new Error('disk went away');
-          target.savePreset(p);
-        };
-      }
-      const v = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
+forEachEngine((engine) => {
+  test('export then import into another scope round-trips every field', async (t) => {
+    const store = await engine.open(t);
+    await store.savePreset(work);
+    await store.savePreset({ ...work, name: 'home', roots: [], answers: {}, config: {} });
+    const json = await exportPresets(store, alice);
+    const doc = JSON.parse(json);
+    assert.equal(doc.format, 'parley-presets');
+    assert.equal(doc.version, 1);
+    assert.deepEqual(doc.presets.map((p: Preset) => p.name), ['home', 'work']);
+    assert.ok(!json.includes('"tenant"'), 'scope is not exported');
+    assert.deepEqual(await importPresets(store, bob, json), { imported: 2, issues: [] });
+    assert.deepEqual(await store.loadPreset(bob, 'work'), { ...work, scope: bob });
+    assert.deepEqual(await exportPresets(store, bob), json);
   });
-  const presets = ['a', 'b', 'c'].map((name) => ({ name, roots: [], answers: {}, config: {} }));
-  assert.throws(() => importPresets(failing, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets })), /disk went away/);
-  assert.deepEqual(store.listPresets(alice), [], 'preset "a" was rolled back');
+
+  test('bad JSON is one issue at the document root; nothing is imported', async (t) => {
+    const store = await engine.open(t);
+    const r = await importPresets(store, alice, '{"format": "parley-presets", ');
+    assert.equal(r.imported, 0);
+    assert.equal(r.issues.length, 1);
+    assert.equal(r.issues[0].code, 'json');
+    assert.equal(r.issues[0].path, '');
+    assert.match(r.issues[0].message, /not valid JSON/);
+    assert.deepEqual(await store.listPresets(alice), []);
+  });
+
+  test('a bad shape gives issues with JSON pointers, and a valid entry beside a bad one is not half-imported', async (t) => {
+    const store = await engine.open(t);
+    const doc = {
+      format: 'parley-presets',
+      version: 1,
+      presets: [
+        { name: 'fine', roots: [], answers: {}, config: {} },
+        { name: 'broken', roots: [{ uri: '' }], answers: { files: { nested: { no: 1 } } }, config: {}, extra: true },
+      ],
+    };
+    const r = await importPresets(store, alice, JSON.stringify(doc));
+    assert.equal(r.imported, 0);
+    const paths = r.issues.map((i) => i.path).sort();
+    assert.deepEqual(paths, ['/presets/1', '/presets/1/answers/files/nested', '/presets/1/roots/0/uri']);
+    assert.ok(r.issues.every((i) => i.severity === 'error' && i.message.startsWith(i.path)));
+    assert.match(r.issues.find((i) => i.path === '/presets/1')?.fix ?? '', /"extra"/);
+    assert.deepEqual(await store.listPresets(alice), [], 'the valid entry was not imported either');
+
+    const wrongFormat = await importPresets(store, alice, JSON.stringify({ format: 'other', version: 2, presets: {} }));
+    assert.deepEqual(wrongFormat.issues.map((i) => i.path).sort(), ['/format', '/presets', '/version']);
+  });
+
+  test('duplicate names in a document, and clashes when replace is false, are issues', async (t) => {
+    const store = await engine.open(t);
+    const entry = { name: 'work', roots: [], answers: {}, config: {} };
+    const dup = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry, entry] }));
+    assert.deepEqual(dup.issues.map((i) => [i.code, i.path]), [['duplicate', '/presets/1/name']]);
+    await store.savePreset(work);
+    const clash = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), { replace: false });
+    assert.deepEqual(clash.issues.map((i) => [i.code, i.path]), [['exists', '/presets/0/name']]);
+    assert.deepEqual((await store.loadPreset(alice, 'work'))?.roots, work.roots, 'existing preset untouched');
+    const replaced = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), { now: 42 });
+    assert.equal(replaced.imported, 1);
+    assert.deepEqual(await store.loadPreset(alice, 'work'), { ...entry, scope: alice, updatedAt: 42 });
+  });
+
+  test('a storage failure mid-import rolls back the presets already written', async (t) => {
+    const store = await engine.open(t);
+    let calls = 0;
+    // The second write inside the import's transaction fails.
+    const failing = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'transaction') {
+          return (fn: Parameters<Store['transaction']>[0]) =>
+            target.transaction((tx) =>
+              fn({
+                loadPreset: tx.loadPreset,
+                savePreset: async (p: Preset) => {
+                  if (++calls === 2) throw new Error('disk went away');
+                  await tx.savePreset(p);
+                },
+              }),
+            );
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const presets = ['a', 'b', 'c'].map((name) => ({ name, roots: [], answers: {}, config: {} }));
+    await assert.rejects(async () => await importPresets(failing, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets })), /disk went away/);
+    assert.deepEqual(await store.listPresets(alice), [], 'preset "a" was rolled back');
+  });
 });

@@ -23,23 +23,23 @@ function storeError(code: string, fileFragment: string) {
   };
 }
 
-test('opens a file in new parent directories with WAL, synchronous=FULL, foreign_keys and a busy timeout', (t) => {
+test('opens a file in new parent directories with WAL, synchronous=FULL, foreign_keys and a busy timeout', async (t) => {
   const file = join(tempDir(t), 'a', 'b', 'parley.db');
   const store = openSqliteStore(file);
   t.after(() => store.close());
   assert.ok(existsSync(file));
-  assert.deepEqual(store.settings(), { journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000 });
+  assert.deepEqual(await store.settings(), { journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000 });
   assert.equal(store.schemaVersion, SCHEMA_VERSION);
-  assert.deepEqual(store.integrityCheck(), ['ok']);
+  assert.deepEqual(await store.integrityCheck(), ['ok']);
   const fast = openSqliteStore(join(tempDir(t), 'n.db'), { synchronous: 'NORMAL', busyTimeoutMs: 250 });
-  assert.deepEqual(fast.settings(), { journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 250 });
+  assert.deepEqual(await fast.settings(), { journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 250 });
   fast.close();
 });
 
-test('a closed store throws STORE_CLOSED from every method; close is idempotent', (t) => {
+test('a closed store throws STORE_CLOSED from every method; close is idempotent', async (t) => {
   const store = openSqliteStore(join(tempDir(t), 'c.db'));
-  store.close();
-  store.close();
+  await store.close();
+  await store.close();
   const calls: Array<(s: Store) => unknown> = [
     (s) => s.appendAudit(rec()),
     (s) => s.queryAudit(),
@@ -49,10 +49,10 @@ test('a closed store throws STORE_CLOSED from every method; close is idempotent'
     (s) => s.listPresets(alice),
     (s) => s.listRoots(alice),
   ];
-  for (const call of calls) assert.throws(() => call(store), storeError('STORE_CLOSED', 'c.db'));
+  for (const call of calls) await assert.rejects(async () => call(store), storeError('STORE_CLOSED', 'c.db'));
 });
 
-test('a file of garbage bytes gives STORE_CORRUPT naming the file, not a crash', (t) => {
+test('a file of garbage bytes gives STORE_CORRUPT naming the file, not a crash', async (t) => {
   const dir = tempDir(t);
   const random = join(dir, 'random.db');
   writeFileSync(random, randomBytes(8192));
@@ -63,7 +63,7 @@ test('a file of garbage bytes gives STORE_CORRUPT naming the file, not a crash',
   assert.throws(() => openSqliteStore(header), /Move the file aside/);
 });
 
-test('an unusable path gives STORE_IO naming the file and the fix', (t) => {
+test('an unusable path gives STORE_IO naming the file and the fix', async (t) => {
   const dir = tempDir(t);
   const notADir = join(dir, 'plain-file');
   writeFileSync(notADir, 'x');
@@ -71,38 +71,38 @@ test('an unusable path gives STORE_IO naming the file and the fix', (t) => {
   assert.throws(() => openSqliteStore(join(notADir, 'store.db')), /writable/);
 });
 
-test('audit: append returns increasing ids; query filters and returns newest first', (t) => {
+test('audit: append returns increasing ids; query filters and returns newest first', async (t) => {
   const store = openSqliteStore(join(tempDir(t), 'q.db'));
   t.after(() => store.close());
   const bob = { tenant: 'acme', user: 'bob', session: null };
   const ids = [
-    store.appendAudit(rec({ ts: 100, kind: 'request', requestId: 'r1' })),
-    store.appendAudit(rec({ ts: 200, kind: 'answer', requestId: 'r1', action: 'accept', durationMs: 1234 })),
-    store.appendAudit(rec({ ts: 300, kind: 'request', server: 'git', requestId: 'r2' })),
-    store.appendAudit(rec({ ts: 400, kind: 'policy', scope: bob })),
-    store.appendAudit(rec({ ts: 500, kind: 'request', scope: { ...alice, session: 's2' } })),
+    await store.appendAudit(rec({ ts: 100, kind: 'request', requestId: 'r1' })),
+    await store.appendAudit(rec({ ts: 200, kind: 'answer', requestId: 'r1', action: 'accept', durationMs: 1234 })),
+    await store.appendAudit(rec({ ts: 300, kind: 'request', server: 'git', requestId: 'r2' })),
+    await store.appendAudit(rec({ ts: 400, kind: 'policy', scope: bob })),
+    await store.appendAudit(rec({ ts: 500, kind: 'request', scope: { ...alice, session: 's2' } })),
   ];
   assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
   assert.equal(new Set(ids).size, 5);
-  assert.deepEqual(store.queryAudit().map((r) => r.ts), [500, 400, 300, 200, 100]);
-  assert.deepEqual(store.queryAudit({ requestId: 'r1' }).map((r) => r.kind), ['answer', 'request']);
-  assert.deepEqual(store.queryAudit({ server: 'git' }).map((r) => r.requestId), ['r2']);
-  assert.deepEqual(store.queryAudit({ kind: 'request' }).map((r) => r.ts), [500, 300, 100]);
-  assert.deepEqual(store.queryAudit({ since: 300 }).map((r) => r.ts), [500, 400, 300]);
-  assert.deepEqual(store.queryAudit({ limit: 2 }).map((r) => r.ts), [500, 400]);
-  assert.deepEqual(store.queryAudit({ scope: { user: 'bob' } }).map((r) => r.ts), [400]);
-  assert.deepEqual(store.queryAudit({ scope: { session: null } }).map((r) => r.ts), [400]);
-  assert.deepEqual(store.queryAudit({ scope: { tenant: 'acme', user: 'alice', session: 's1' } }).map((r) => r.ts), [300, 200, 100]);
-  assert.deepEqual(store.queryAudit({ scope: { tenant: 'other' } }), []);
-  const answer = store.queryAudit({ kind: 'answer' })[0];
+  assert.deepEqual((await store.queryAudit()).map((r) => r.ts), [500, 400, 300, 200, 100]);
+  assert.deepEqual((await store.queryAudit({ requestId: 'r1' })).map((r) => r.kind), ['answer', 'request']);
+  assert.deepEqual((await store.queryAudit({ server: 'git' })).map((r) => r.requestId), ['r2']);
+  assert.deepEqual((await store.queryAudit({ kind: 'request' })).map((r) => r.ts), [500, 300, 100]);
+  assert.deepEqual((await store.queryAudit({ since: 300 })).map((r) => r.ts), [500, 400, 300]);
+  assert.deepEqual((await store.queryAudit({ limit: 2 })).map((r) => r.ts), [500, 400]);
+  assert.deepEqual((await store.queryAudit({ scope: { user: 'bob' } })).map((r) => r.ts), [400]);
+  assert.deepEqual((await store.queryAudit({ scope: { session: null } })).map((r) => r.ts), [400]);
+  assert.deepEqual((await store.queryAudit({ scope: { tenant: 'acme', user: 'alice', session: 's1' } })).map((r) => r.ts), [300, 200, 100]);
+  assert.deepEqual(await store.queryAudit({ scope: { tenant: 'other' } }), []);
+  const answer = (await store.queryAudit({ kind: 'answer' }))[0];
   assert.deepEqual(answer, { id: ids[1], ts: 200, scope: alice, server: 'files', kind: 'answer', requestId: 'r1', action: 'accept', durationMs: 1234 });
-  assert.throws(() => store.queryAudit({ limit: 0 }), TypeError);
+  await assert.rejects(async () => await store.queryAudit({ limit: 0 }), TypeError);
 });
 
-test('audit is append-only in the database: UPDATE and DELETE raise', (t) => {
+test('audit is append-only in the database: UPDATE and DELETE raise', async (t) => {
   const file = join(tempDir(t), 'ao.db');
   const store = openSqliteStore(file);
-  store.appendAudit(rec({ detail: { a: 1 } }));
+  await store.appendAudit(rec({ detail: { a: 1 } }));
   store.close();
   const raw = new Database(file);
   t.after(() => raw.close());
@@ -114,19 +114,19 @@ test('audit is append-only in the database: UPDATE and DELETE raise', (t) => {
   for (const name of ['updateAudit', 'deleteAudit', 'removeAudit']) assert.equal(api[name], undefined);
 });
 
-test('redactKeys: the secret is replaced at every depth and appears nowhere in the database or WAL bytes', (t) => {
+test('redactKeys: the secret is replaced at every depth and appears nowhere in the database or WAL bytes', async (t) => {
   const file = join(tempDir(t), 'secret.db');
   const secret = 'S3cr3t-hunter2-7f1c';
   const marker = 'visible-marker-4e2a';
   const store = openSqliteStore(file);
-  const id = store.appendAudit(
+  const id = await store.appendAudit(
     rec({
       kind: 'answer',
       detail: { password: secret, note: marker, content: { password: secret, user: 'alice' }, nested: [{ password: secret }] },
       redactKeys: ['password'],
     }),
   );
-  const [got] = store.queryAudit({ kind: 'answer' });
+  const [got] = await store.queryAudit({ kind: 'answer' });
   assert.equal(got.id, id);
   assert.deepEqual(got.detail, { password: REDACTED, note: marker, content: { password: REDACTED, user: 'alice' }, nested: [{ password: REDACTED }] });
   const bytes = () => Buffer.concat([file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f)));
@@ -139,20 +139,20 @@ test('redactKeys: the secret is replaced at every depth and appears nowhere in t
   assert.ok(!closed.includes(secret), 'secret found in database bytes after close');
 });
 
-test('invalid arguments are TypeErrors naming the field', (t) => {
+test('invalid arguments are TypeErrors naming the field', async (t) => {
   const store = openSqliteStore(':memory:');
   t.after(() => store.close());
-  assert.throws(() => store.appendAudit(rec({ scope: { tenant: '', user: 'u', session: null } })), /scope\.tenant/);
-  assert.throws(() => store.appendAudit(rec({ server: '' })), /server/);
-  assert.throws(() => store.appendAudit(rec({ ts: Number.NaN })), /ts must be epoch milliseconds/);
-  assert.throws(() => store.appendAudit(rec({ scope: { ...alice, session: '' } })), /scope\.session/);
-  assert.equal(store.queryAudit().length, 0);
+  await assert.rejects(async () => await store.appendAudit(rec({ scope: { tenant: '', user: 'u', session: null } })), /scope\.tenant/);
+  await assert.rejects(async () => await store.appendAudit(rec({ server: '' })), /server/);
+  await assert.rejects(async () => await store.appendAudit(rec({ ts: Number.NaN })), /ts must be epoch milliseconds/);
+  await assert.rejects(async () => await store.appendAudit(rec({ scope: { ...alice, session: '' } })), /scope\.session/);
+  assert.equal((await store.queryAudit()).length, 0);
 });
 
-test('damaged pages: verify at open gives STORE_CORRUPT; reading a damaged page gives STORE_CORRUPT', (t) => {
+test('damaged pages: verify at open gives STORE_CORRUPT; reading a damaged page gives STORE_CORRUPT', async (t) => {
   const file = join(tempDir(t), 'pages.db');
   const store = openSqliteStore(file);
-  for (let i = 0; i < 50; i++) store.appendAudit(rec({ detail: { i, pad: 'x'.repeat(3000) } }));
+  for (let i = 0; i < 50; i++) await store.appendAudit(rec({ detail: { i, pad: 'x'.repeat(3000) } }));
   store.close();
   const bytes = readFileSync(file);
   const pageSize = bytes.readUInt16BE(16);
@@ -163,10 +163,10 @@ test('damaged pages: verify at open gives STORE_CORRUPT; reading a damaged page 
   assert.throws(() => openSqliteStore(file, { verify: true }), storeError('STORE_CORRUPT', 'pages.db'));
   const lax = openSqliteStore(file);
   t.after(() => lax.close());
-  assert.throws(() => lax.queryAudit({ limit: 1000 }), storeError('STORE_CORRUPT', 'pages.db'));
+  await assert.rejects(async () => await lax.queryAudit({ limit: 1000 }), storeError('STORE_CORRUPT', 'pages.db'));
 });
 
-test('a lock held past busyTimeoutMs gives STORE_IO that names the lock and the fix', (t) => {
+test('a lock held past busyTimeoutMs gives STORE_IO that names the lock and the fix', async (t) => {
   const file = join(tempDir(t), 'busy.db');
   const store = openSqliteStore(file, { busyTimeoutMs: 50 });
   t.after(() => store.close());
@@ -174,8 +174,8 @@ test('a lock held past busyTimeoutMs gives STORE_IO that names the lock and the 
   t.after(() => other.close());
   other.exec('BEGIN IMMEDIATE');
   const started = Date.now();
-  assert.throws(() => store.appendAudit(rec()), (err: unknown) => StoreError.is(err) && err.code === 'STORE_IO' && /busyTimeoutMs/.test(err.message));
+  await assert.rejects(async () => await store.appendAudit(rec()), (err: unknown) => StoreError.is(err) && err.code === 'STORE_IO' && /busyTimeoutMs/.test(err.message));
   assert.ok(Date.now() - started >= 40, 'waited about the busy timeout');
   other.exec('ROLLBACK');
-  assert.equal(typeof store.appendAudit(rec()), 'number', 'works again once the lock is released');
+  assert.equal(typeof await store.appendAudit(rec()), 'number', 'works again once the lock is released');
 });

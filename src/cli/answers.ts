@@ -29,12 +29,13 @@ export const answersCommand = defineCommand({
     ...commonArgs,
     json: { type: 'boolean', description: 'print JSON' },
   },
-  run({ args, rawArgs }) {
+  async run({ args, rawArgs }) {
     const [action = 'list', server, form, ...extra] = parseFlags('answers', rawArgs, { '--json': false });
     if (extra.length) throw new CliError(`answers: unexpected arguments ${extra.join(' ')}`);
-    const store = openStore(args.db);
+    const store = await openStore(args);
     try {
-      const list = store.listAnswers(USER);
+      if (!store.listAnswers || !store.setAnswerMode || !store.forgetAnswer) throw new CliError('answers: this store cannot list remembered answers yet (the PostgreSQL store keeps them, but only the SQLite store lists them)', EXIT.FAILED);
+      const list = await store.listAnswers(USER);
       if (action === 'list') {
         if (args.json) return printJson(list.map(({ scope: _s, ...a }) => a));
         if (!list.length) return void process.stdout.write('no remembered answers\n');
@@ -47,20 +48,20 @@ export const answersCommand = defineCommand({
       if (!server) throw new CliError(`answers ${action}: give a server name`);
       if (action === 'auto' || action === 'prefill') {
         const a = pick(list, server, form, action);
-        store.setAnswerMode(USER, a.server, a.schemaHash, action === 'auto');
+        await store.setAnswerMode(USER, a.server, a.schemaHash, action === 'auto');
         process.stdout.write(`${a.server} ${a.schemaHash.slice(0, 12)}: ${action === 'auto' ? 'answered automatically next time' : 'prefill only'}\n`);
       } else if (action === 'forget') {
         if (form === undefined) {
-          const n = store.forget(USER, server);
+          const n = await store.forget(USER, server);
           process.stdout.write(`forgot ${n} remembered answer(s) of ${server}\n`);
         } else {
           const a = pick(list, server, form, action);
-          store.forgetAnswer(USER, a.server, a.schemaHash);
+          await store.forgetAnswer(USER, a.server, a.schemaHash);
           process.stdout.write(`forgot ${a.server} ${a.schemaHash.slice(0, 12)}\n`);
         }
       } else throw new CliError(`answers: unknown action "${action}" (list, auto, prefill, forget)`);
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });

@@ -7,7 +7,7 @@
  * @module
  */
 import { defineCommand } from 'citty';
-import { CLI_SCOPE, commonArgs, openCredentials, parseFlags, printJson } from './context.js';
+import { CLI_SCOPE, commonArgs, openCredentials, parseFlags, printJson, storeArgs, storeTarget } from './context.js';
 import { CliError, EXIT } from './output.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
@@ -17,13 +17,13 @@ export const authCommand = defineCommand({
   args: {
     action: { type: 'positional', required: false, description: 'list (default) | logout' },
     server: { type: 'positional', required: false, description: 'server name (logout)' },
-    db: commonArgs.db,
+    ...storeArgs,
     json: { type: 'boolean', description: 'JSON output' },
   },
   async run({ args, rawArgs }) {
     const [action = 'list', server, ...extra] = parseFlags('auth', rawArgs, { '--json': false });
     if (extra.length) throw new CliError(`auth: unexpected arguments ${extra.join(' ')}`);
-    const credentials = openCredentials(args.db);
+    const credentials = openCredentials(storeTarget(args));
     try {
       if (action === 'list') {
         const rows = await credentials.list(CLI_SCOPE);

@@ -158,14 +158,14 @@ export const callCommand = defineCommand({
     const abort = new AbortController();
     const inner: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
     const presenter = new Watched(inner, abort, rememberAs);
-    const ctx = openHost(args, presenter);
+    const ctx = await openHost(args, presenter);
     if (Object.hasOwn(ctx.invalid, server)) {
       await ctx.close();
       throw new CliError(`call: server "${server}" is not started: its configuration has errors (${ctx.invalid[server]})`, EXIT.FAILED);
     }
     if (args.preset !== undefined) {
       try {
-        ctx.host.presets.load(String(args.preset));
+        await ctx.host.presets.load(String(args.preset));
       } catch (e) {
         await ctx.close();
         throw new CliError(`call: ${(e as Error).message}`, EXIT.USAGE);

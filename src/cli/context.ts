@@ -1,31 +1,54 @@
 /**
- * What every host command shares: the `--config` / `--db` flags, strict flag checking (unknown
+ * What every host command shares: the `--config` / `--store` flags, strict flag checking (unknown
  * option → exit 2), configuration loading exactly like `parley up` (flag file, project files, user
- * file, embedded default), opening the SQLite store and building the host with a presenter.
+ * file, embedded default), opening the store (SQLite file or PostgreSQL URL) and building the host
+ * with a presenter.
  * @module
  */
-import { createHost, formatConfigIssues, hasErrors, openSqliteStore } from '../host/index.js';
-import { openSqliteCredentialStore, type CredentialStore } from '../host/auth/index.js';
-import type { ConfigIssue, Host, HostConfig, Presenter, SqliteStore } from '../host/index.js';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createHost, formatConfigIssues, hasErrors } from '../host/index.js';
+import { MemoryCredentialStore, openSqliteCredentialStore, type CredentialStore } from '../host/auth/index.js';
+import type { ConfigIssue, Host, HostConfig, Presenter } from '../host/index.js';
+import { isPostgresUrl, openStore as openAnyStore, type Store } from '../host/store/index.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 
 /** Default store file, relative to the working directory. */
 export const DEFAULT_DB = '.parley/parley.db';
+/** Environment variable naming the store when `--store` is not given. */
+export const STORE_ENV = 'PARLEY_STORE';
+
+/** citty definition of `--store` (and its older spelling `--db`, a SQLite path). */
+export const storeArgs = {
+  store: { type: 'string', description: `store: a postgres://user:pw@host:port/db URL or a SQLite file path (default $${STORE_ENV}, else ${DEFAULT_DB})` },
+  db: { type: 'string', description: 'SQLite store file (older spelling of --store)' },
+} as const;
 
 /** citty definitions of the flags every host command takes. */
 export const commonArgs = {
   config: { type: 'string', description: 'configuration file (highest precedence over parley.json, .mcp.json, .vscode/mcp.json, ~/.config/parley/parley.json)' },
-  db: { type: 'string', description: `SQLite store file (default ${DEFAULT_DB})` },
+  ...storeArgs,
 } as const;
 
 /**
+ * The store a command uses: `--store`, else `--db`, else `$PARLEY_STORE`, else `fallback`.
+ * @throws CliError (exit 2) when both `--store` and `--db` are given.
+ */
+export function storeTarget(args: { store?: unknown; db?: unknown }, fallback: string = DEFAULT_DB): string {
+  if (args.store !== undefined && args.db !== undefined) throw new CliError('give the store once: --store (or its older spelling --db), not both', EXIT.USAGE);
+  const flag = (args.store ?? args.db) as string | undefined;
+  if (flag !== undefined && flag === '') throw new CliError('--store needs a value: a postgres:// URL or a SQLite file path', EXIT.USAGE);
+  return flag ?? (process.env[STORE_ENV] || fallback);
+}
+
+/**
  * Checks `rawArgs` against the known flags and returns the positionals.
- * @param flags flag name (`--x`) → whether it takes a value. `--config`, `--db`, `--help` are always known.
+ * @param flags flag name (`--x`) → whether it takes a value. `--config`, `--store`, `--db`, `--help` are always known.
  * @throws CliError (exit 2) for an unknown option or a value flag without a value.
  */
 export function parseFlags(command: string, rawArgs: string[], flags: Record<string, boolean> = {}): string[] {
-  const known: Record<string, boolean> = { '--config': true, '--db': true, '--help': false, '-h': false, ...flags };
+  const known: Record<string, boolean> = { '--config': true, '--db': true, '--store': true, '--help': false, '-h': false, ...flags };
   const positionals: string[] = [];
   for (let i = 0; i < rawArgs.length; i++) {
     const a = rawArgs[i];
@@ -78,25 +101,48 @@ export function loadConfig(flagFile: string | undefined): { config: HostConfig; 
   return loaded;
 }
 
-/** Opens the store at `--db` (default {@link DEFAULT_DB}). @throws CliError (exit 1) when it cannot be opened. */
-export function openStore(db: string | undefined): SqliteStore {
+/**
+ * Opens the store {@link storeTarget} names (migrating it to the latest schema).
+ * @throws CliError (exit 1, one line) when it cannot be opened, e.g. PostgreSQL is unreachable.
+ */
+export async function openStore(args: { store?: unknown; db?: unknown }, fallback?: string): Promise<Store> {
+  const target = storeTarget(args, fallback);
   try {
-    return openSqliteStore(db || DEFAULT_DB);
+    return await openAnyStore(target);
   } catch (e) {
-    throw new CliError(`cannot open the store ${db || DEFAULT_DB}: ${(e as Error).message}`, EXIT.FAILED);
+    const msg = oneLine((e as Error).message);
+    throw new CliError(/^Cannot /.test(msg) ? msg : `cannot open the store ${target}: ${msg}`, EXIT.FAILED);
   }
 }
 
 /**
- * Opens the OAuth credential table beside the store at `--db` (key: `PARLEY_SECRET`, else
- * `credentials.key` beside the database; docs/auth.md). @throws CliError (exit 1) with the key problem.
+ * Opens the OAuth credential table beside the SQLite store `target` (key: `PARLEY_SECRET`, else
+ * `credentials.key` beside the database; docs/auth.md). With a PostgreSQL store the credentials are kept
+ * in memory for this process only (a PostgreSQL credential table is not built yet; docs/auth.md).
+ * @throws CliError (exit 1) with the key problem.
  */
-export function openCredentials(db: string | undefined): CredentialStore {
+export function openCredentials(target: string): CredentialStore {
+  if (isPostgresUrl(target)) return new MemoryCredentialStore();
   try {
-    return openSqliteCredentialStore(db || DEFAULT_DB, { log: (_l, m) => process.stderr.write(`parley: ${m}\n`) });
+    return openSqliteCredentialStore(target, { log: (_l, m) => process.stderr.write(`parley: ${m}\n`) });
   } catch (e) {
-    throw new CliError(`cannot open the credential store beside ${db || DEFAULT_DB}: ${(e as Error).message}`, EXIT.FAILED);
+    throw new CliError(`cannot open the credential store beside ${target}: ${(e as Error).message}`, EXIT.FAILED);
   }
+}
+
+/**
+ * The folder for files that belong beside the store (the console's 0600 URL file): the SQLite file's
+ * folder, or `fallbackDir` for a PostgreSQL store. Created if missing.
+ */
+export function stateDir(target: string, fallbackDir: string): string {
+  const dir = isPostgresUrl(target) ? resolve(fallbackDir) : dirname(resolve(target));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** `text` on one line (driver messages may hold newlines). */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 /** Scope of CLI runs: rows outlive the process (user scope), so presets and roots persist between commands. */
@@ -104,7 +150,7 @@ export const CLI_SCOPE = { tenant: 'default', user: 'default' } as const;
 
 export interface HostContext {
   host: Host;
-  store: SqliteStore;
+  store: Store;
   /** Servers left out for configuration errors: name → why ({@link invalidReasons}). */
   invalid: Record<string, string>;
   /** Stops the servers and closes the store (bounded by the host's stop timeouts). */
@@ -119,11 +165,11 @@ export interface HostContext {
 export const ONE_SHOT_STOP = { graceMs: 250, killAfterMs: 1_000 };
 
 /** Loads configuration, opens the store and builds a host with `presenter`. */
-export function openHost(args: { config?: string; db?: string }, presenter: Presenter): HostContext {
+export async function openHost(args: { config?: string; db?: string; store?: string }, presenter: Presenter): Promise<HostContext> {
   const { config, issues } = loadConfig(args.config);
   const invalid = invalidReasons(config, issues);
-  const store = openStore(args.db);
-  const credentials = openCredentials(args.db);
+  const store = await openStore(args);
+  const credentials = openCredentials(storeTarget(args));
   const host = createHost(config, { presenter, store, credentials, scope: { ...CLI_SCOPE }, stop: ONE_SHOT_STOP, log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`) });
   return {
     host,
@@ -133,7 +179,7 @@ export function openHost(args: { config?: string; db?: string }, presenter: Pres
       try {
         await host.close();
       } finally {
-        store.close();
+        await store.close();
         await credentials.close();
       }
     },

@@ -25,7 +25,7 @@ export const serversCommand = defineCommand({
   args: { ...commonArgs, start: { type: 'boolean', description: 'start every server, lazy ones too (bounded by its startup timeout)' }, json },
   async run({ args, rawArgs }) {
     parseFlags('servers', rawArgs, { '--start': false, '--json': false });
-    const ctx = openHost(args, new HeadlessPresenter(true));
+    const ctx = await openHost(args, new HeadlessPresenter(true));
     try {
       if (args.start) await ctx.host.start(ctx.host.servers.names());
       const list: Array<{ name: string; type: string; state: { status: string; message?: string }; lazy?: boolean; revision?: string; capabilities?: unknown }> = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
@@ -44,7 +44,7 @@ export const toolsCommand = defineCommand({
   args: { server: { type: 'positional', required: false, description: 'only this server' }, ...commonArgs, json },
   async run({ args, rawArgs }) {
     const pos = parseFlags('tools', rawArgs, { '--json': false });
-    const ctx = openHost(args, new HeadlessPresenter(true));
+    const ctx = await openHost(args, new HeadlessPresenter(true));
     try {
       const names = pos.length ? pos : [...ctx.host.servers.names(), ...Object.keys(ctx.invalid)];
       for (const n of names) if (!ctx.host.servers.names().includes(n) && !Object.hasOwn(ctx.invalid, n)) throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.servers.names().join(', ')})`, EXIT.FAILED);
@@ -80,9 +80,10 @@ export const rootsCommand = defineCommand({
     const [action = 'list', target, ...extra] = parseFlags('roots', rawArgs, { '--name': true, '--scope': true, '--json': false });
     if (extra.length) throw new CliError(`roots: unexpected arguments ${extra.join(' ')}`);
     const { config } = loadConfig(args.config);
-    const store = openStore(args.db);
+    const store = await openStore(args);
     try {
       const reg = new RootRegistry({ store, scope: USER, routes: config.routes });
+      await reg.ready;
       for (const r of config.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
       if (action === 'add' || action === 'remove') {
         if (!target) throw new CliError(`roots ${action}: give a path or URI`);
@@ -111,9 +112,10 @@ export const rootsCommand = defineCommand({
         if (args.json) printJson(list);
         else for (const r of list) process.stdout.write(`${r.uri}${r.name ? `\t${r.name}` : ''}\t${r.lifetime}\t${r.source}\t${r.virtual ? 'virtual' : healthText(r.health)}\n`);
       } else throw new CliError(`roots: unknown action "${action}" (list, add, remove)`);
+      await reg.flush();
       reg.close();
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });
@@ -121,13 +123,13 @@ export const rootsCommand = defineCommand({
 export const presetsCommand = defineCommand({
   meta: { name: 'presets', description: 'List presets; `presets save <name>`, `load <name>`, `export [file]`, `import <file>`' },
   args: { action: { type: 'positional', required: false, description: 'list (default) | save | load | export | import' }, target: { type: 'positional', required: false, description: 'preset name or file' }, ...commonArgs, json },
-  run({ args, rawArgs }) {
+  async run({ args, rawArgs }) {
     const [action = 'list', target] = parseFlags('presets', rawArgs, { '--json': false });
     const { config } = loadConfig(args.config);
-    const store = openStore(args.db);
+    const store = await openStore(args);
     try {
       if (action === 'list') {
-        const stored = store.listPresets(USER).map((p) => ({ name: p.name, source: 'store', roots: p.roots.length, answers: Object.keys(p.answers), updatedAt: p.updatedAt }));
+        const stored = (await store.listPresets(USER)).map((p) => ({ name: p.name, source: 'store', roots: p.roots.length, answers: Object.keys(p.answers), updatedAt: p.updatedAt }));
         const fromConfig = Object.entries(config.presets).map(([name, p]) => ({ name, source: 'config', roots: p.roots?.length ?? 0, answers: Object.keys(p.answers ?? {}) }));
         const all = [...stored, ...fromConfig];
         if (args.json) return printJson(all);
@@ -135,20 +137,24 @@ export const presetsCommand = defineCommand({
       } else if (action === 'save') {
         if (!target) throw new CliError('presets save: give a name');
         const reg = new RootRegistry({ store, scope: USER });
-        const preset: Preset = { name: target, scope: USER, roots: reg.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: mergeAnswers(store.loadPreset(USER, target)?.answers, rememberedAnswers(store, USER)), config: store.loadPreset(USER, target)?.config ?? {}, updatedAt: Date.now() };
+        await reg.ready;
+        const earlier = await store.loadPreset(USER, target);
+        const preset: Preset = { name: target, scope: USER, roots: reg.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: mergeAnswers(earlier?.answers, await rememberedAnswers(store, USER)), config: earlier?.config ?? {}, updatedAt: Date.now() };
         reg.close();
-        store.savePreset(preset);
+        await store.savePreset(preset);
         args.json ? printJson(preset) : process.stdout.write(`saved preset ${target} (${preset.roots.length} root(s); answers for ${Object.keys(preset.answers).join(', ') || 'no server'})\n`);
       } else if (action === 'load') {
         if (!target) throw new CliError('presets load: give a name');
-        const p = store.loadPreset(USER, target) ?? (config.presets[target] ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} } : undefined);
+        const p = (await store.loadPreset(USER, target)) ?? (config.presets[target] ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} } : undefined);
         if (!p) throw new CliError(`presets load: no preset named "${target}" (see parley presets)`, EXIT.FAILED);
         const reg = new RootRegistry({ store, scope: USER });
+        await reg.ready;
         for (const r of p.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'user' });
+        await reg.flush();
         reg.close();
         args.json ? printJson(p) : process.stdout.write(`loaded preset ${target}: added ${p.roots.length} root(s) to the app roots; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`);
       } else if (action === 'export') {
-        const text = exportPresets(store, USER) + '\n';
+        const text = (await exportPresets(store, USER)) + '\n';
         if (target) writeFileSync(target, text);
         else process.stdout.write(text);
       } else if (action === 'import') {
@@ -159,33 +165,53 @@ export const presetsCommand = defineCommand({
         } catch (e) {
           throw new CliError(`presets import: cannot read ${target} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         }
-        const r = importPresets(store, USER, text);
+        const r = await importPresets(store, USER, text);
         for (const i of r.issues) process.stderr.write(`${target} ${i.path || '(root)'}: ${i.severity}: ${i.message}${i.fix ? ` (${i.fix})` : ''}\n`);
         if (r.issues.some((i) => i.severity === 'error')) return void (process.exitCode = EXIT.FAILED);
         process.stdout.write(`imported ${r.imported} preset(s)\n`);
       } else throw new CliError(`presets: unknown action "${action}" (list, save, load, export, import)`);
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });
 
 export const auditCommand = defineCommand({
-  meta: { name: 'audit', description: 'Show the audit log, newest first (--server, --kind, --action, --limit)' },
-  args: { server: { type: 'string', description: 'only this server' }, kind: { type: 'string', description: 'e.g. request, answer, tool-call, policy' }, action: { type: 'string', description: 'e.g. accept, decline, cancel, ok, error' }, limit: { type: 'string', description: 'maximum records (default 50)' }, ...commonArgs, json },
-  run({ args, rawArgs }) {
-    parseFlags('audit', rawArgs, { '--server': true, '--kind': true, '--action': true, '--limit': true, '--json': false });
+  meta: { name: 'audit', description: 'Show the audit log, newest first (--server, --kind, --action, --limit); `audit purge --user <name> [--tenant <t>]` deletes a user\'s audit rows and remembered answers' },
+  args: { op: { type: 'positional', required: false, description: 'list (default) | purge' }, server: { type: 'string', description: 'only this server' }, kind: { type: 'string', description: 'e.g. request, answer, tool-call, policy' }, action: { type: 'string', description: 'e.g. accept, decline, cancel, ok, error' }, limit: { type: 'string', description: 'maximum records (default 50)' }, user: { type: 'string', description: 'purge: the user whose rows are deleted' }, tenant: { type: 'string', description: 'purge: the user\'s tenant (default "default")' }, ...commonArgs, json },
+  async run({ args, rawArgs }) {
+    const [sub = 'list', ...extra] = parseFlags('audit', rawArgs, { '--server': true, '--kind': true, '--action': true, '--limit': true, '--json': false, '--user': true, '--tenant': true });
+    if (extra.length) throw new CliError(`audit: unexpected arguments ${extra.join(' ')}`);
+    if (sub === 'purge') return purgeUser(args);
+    if (sub !== 'list') throw new CliError(`audit: unknown action "${sub}" (list, purge)`);
+    const action = args.action as string | undefined;
     const limit = args.limit === undefined ? 50 : Number(args.limit);
     if (!Number.isInteger(limit) || limit < 1) throw new CliError(`audit: --limit must be a positive integer (got ${JSON.stringify(args.limit)})`);
-    const store = openStore(args.db);
+    const store = await openStore(args);
     try {
       const q = { server: args.server as string | undefined, kind: args.kind as string | undefined };
-      let rows = store.queryAudit({ ...q, scope: { tenant: CLI_SCOPE.tenant, user: CLI_SCOPE.user }, limit: args.action ? Math.max(limit, 1000) : limit });
-      if (args.action) rows = rows.filter((r) => r.action === args.action).slice(0, limit);
+      let rows = await store.queryAudit({ ...q, scope: { tenant: CLI_SCOPE.tenant, user: CLI_SCOPE.user }, limit: action ? Math.max(limit, 1000) : limit });
+      if (action) rows = rows.filter((r) => r.action === action).slice(0, limit);
       if (args.json) return printJson(rows);
       for (const r of rows) process.stdout.write(`${new Date(r.ts).toISOString()}\t${r.server}\t${r.kind}${r.action ? `\t${r.action}` : ''}${r.durationMs !== undefined ? `\t${r.durationMs}ms` : ''}${r.detail ? `\t${JSON.stringify(r.detail)}` : ''}\n`);
     } finally {
-      store.close();
+      await store.close();
     }
   },
 });
+
+/** `parley audit purge --user <name> [--tenant <t>]`: deletes the user's audit rows and remembered answers. */
+async function purgeUser(args: { user?: unknown; tenant?: unknown; json?: unknown; store?: unknown; db?: unknown }): Promise<void> {
+  const user = typeof args.user === 'string' ? args.user : '';
+  const tenant = typeof args.tenant === 'string' ? args.tenant : 'default';
+  if (!user) throw new CliError('audit purge: give the user with --user <name> (and --tenant <t> on a multi-tenant gateway)', EXIT.USAGE);
+  if (!tenant) throw new CliError('audit purge: --tenant needs a value', EXIT.USAGE);
+  const store = await openStore(args);
+  try {
+    const r = await store.purgeUser(tenant, user);
+    if (args.json) return printJson({ tenant, user, ...r });
+    process.stdout.write(`purged ${user} (tenant ${tenant}): ${r.audit} audit row(s), ${r.answers} remembered answer(s)\n`);
+  } finally {
+    await store.close();
+  }
+}

@@ -33,6 +33,7 @@ export const main = defineCommand({
     audit: () => import('./list.js').then((m) => m.auditCommand),
     config: () => import('./config.js').then((m) => m.configCommand),
     auth: () => import('./auth.js').then((m) => m.authCommand),
+    store: () => import('./store.js').then((m) => m.storeCommand),
   },
 });
 

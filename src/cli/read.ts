@@ -30,7 +30,7 @@ export const readCommand = defineCommand({
     if (pos.length !== 2) throw new CliError('read: expected <server> <uri>');
     const [server, uri] = pos;
     const presenter: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
-    const ctx = openHost(args, presenter);
+    const ctx = await openHost(args, presenter);
     try {
       let result;
       try {

@@ -9,19 +9,18 @@
  * docs/gateway.md.
  * @module
  */
-import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { defineCommand } from 'citty';
 import { createGateway, DEFAULT_USER, newToken } from '../gateway/index.js';
-import { formatConfigIssues, HeadlessPresenter, openSqliteStore } from '../host/index.js';
-import { openCredentials } from './context.js';
+import { formatConfigIssues, HeadlessPresenter } from '../host/index.js';
 import type { Presenter, PromptView } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { resolveConfig } from './defaults.js';
 import { invalidReasons } from './context.js';
 import { CliError, EXIT } from './output.js';
 import { SHUTDOWN_BOUND_MS, writeConsoleUrlFile } from './up.js';
+import { openCredentials, openStore, stateDir, storeArgs, storeTarget } from './context.js';
 
 /** Set in the environment of every server a gateway starts. */
 export const GATEWAY_MARKER = 'PARLEY_GATEWAY_PID';
@@ -65,7 +64,7 @@ export const serveCommand = defineCommand({
     http: { type: 'boolean', description: 'serve Streamable HTTP on 127.0.0.1', default: false },
     port: { type: 'string', description: 'HTTP port (0 = any free port)', default: '0' },
     config: { type: 'string', description: 'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)' },
-    db: { type: 'string', description: 'SQLite database path (default $XDG_STATE_HOME/parley/gateway.db)' },
+    ...storeArgs,
     headless: { type: 'boolean', description: 'no console: prompts the client cannot answer fail at once', default: false },
   },
   subCommands: { token: tokenCommand },
@@ -85,10 +84,9 @@ export const serveCommand = defineCommand({
     const users = Object.keys(config.gateway?.users ?? {});
     const oauth = config.gateway?.oauth;
     const multi = args.http && (users.length > 0 || !!oauth);
-    const dbPath = resolve(String(args.db ?? defaultDb()));
-    mkdirSync(dirname(dbPath), { recursive: true });
-    const store = openSqliteStore(dbPath);
-    const credentials = openCredentials(dbPath);
+    // --store / --db / $PARLEY_STORE, else $XDG_STATE_HOME/parley/gateway.db. Unreachable: exit 1, one line.
+    const store = await openStore(args, defaultDb());
+    const credentials = openCredentials(storeTarget(args, defaultDb()));
 
     let consoleWhere = '';
     let consoleOrigin = '';
@@ -103,7 +101,7 @@ export const serveCommand = defineCommand({
       consoleAddress: () => (consoleOrigin ? `${consoleOrigin}/` : undefined),
     });
     const consoleHandle = web ? await startConsole({ host: hostApiFor(gw.space(DEFAULT_USER).host, store), presenter: web, port: 0 }) : undefined;
-    const urlFile = consoleHandle ? writeConsoleUrlFile(dirname(dbPath), consoleHandle) : undefined;
+    const urlFile = consoleHandle ? writeConsoleUrlFile(stateDir(storeTarget(args, defaultDb()), dirname(defaultDb())), consoleHandle) : undefined;
     // stderr is a log (desktop clients keep it in files): the address without its token, and where the full one is.
     consoleOrigin = consoleHandle?.origin ?? '';
     if (consoleHandle && urlFile) consoleWhere = `the console at ${consoleHandle.origin}/ (its address with the token is in ${urlFile.path})`;
@@ -115,7 +113,7 @@ export const serveCommand = defineCommand({
       await consoleHandle?.close().catch(() => undefined);
       urlFile?.remove();
       await gw.close().catch(() => undefined);
-      store.close();
+      await store.close();
       const code = (e as { code?: string }).code;
       throw new CliError(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port, or 0 for any free port` : `cannot serve: ${(e as Error).message}`, EXIT.FAILED);
     }
@@ -139,7 +137,7 @@ export const serveCommand = defineCommand({
           await consoleHandle?.close().catch(() => undefined);
           urlFile?.remove();
           await gw.close().catch(() => undefined);
-          store.close();
+          await store.close().catch(() => undefined);
           setTimeout(() => process.exit(EXIT.OK), 200).unref();
           done();
         })();

@@ -4,8 +4,8 @@
  * the web console on 127.0.0.1 with a random token in its URL. Ctrl-C (SIGINT) or SIGTERM shuts down
  * cleanly: console closed, servers stopped (bounded), store closed.
  *
- * Flags: `--config <file>`, `--port <n>` (console port, 0 = any free one; default 0), `--db <path>`
- * (default `.parley/parley.db`), `--open` (open a browser, only when asked), `--no-console` (no web
+ * Flags: `--config <file>`, `--port <n>` (console port, 0 = any free one; default 0), `--store <url|path>`
+ * (or `$PARLEY_STORE`; default `.parley/parley.db`), `--open` (open a browser, only when asked), `--no-console` (no web
  * console: prompts are answered from presets and remembered answers only, else declined with a
  * clear error), `--json` (one JSON object per log line on stdout).
  *
@@ -19,11 +19,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { defineCommand } from 'citty';
-import { createHost, formatConfigIssues, HeadlessPresenter, openSqliteStore, type HostEvent } from '../host/index.js';
+import { createHost, formatConfigIssues, HeadlessPresenter, type HostEvent } from '../host/index.js';
+import { openCredentials, openStore, stateDir, storeArgs, storeTarget } from './context.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { invalidReasons } from './context.js';
 import { resolveConfig } from './defaults.js';
-import { openCredentials } from './context.js';
 import { CliError, EXIT, palette, useColour } from './output.js';
 
 /** Bound on the clean shutdown before the process exits anyway, ms. */
@@ -76,7 +76,7 @@ export const upCommand = defineCommand({
   args: {
     config: { type: 'string', description: 'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)' },
     port: { type: 'string', description: 'console port (0 = any free port)', default: '0' },
-    db: { type: 'string', description: 'SQLite database path', default: '.parley/parley.db' },
+    ...storeArgs,
     open: { type: 'boolean', description: 'open the console in a browser', default: false },
     console: { type: 'boolean', description: 'serve the web console (--no-console to run without it)', default: true },
     json: { type: 'boolean', description: 'log one JSON object per line', default: false },
@@ -94,10 +94,9 @@ export const upCommand = defineCommand({
     log('config', { origin, sources: config.sources, servers: names }, `parley: configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')}; servers: ${names.join(', ')}`);
     for (const [name, why] of Object.entries(invalidReasons(config, issues))) log('invalid', { server: name, reason: why }, `  ${name}: ${p.red('not started')}: its configuration has errors (${why})`);
 
-    const dbPath = resolve(String(args.db));
-    mkdirSync(dirname(dbPath), { recursive: true });
-    const store = openSqliteStore(dbPath);
-    const credentials = openCredentials(dbPath);
+    const store = await openStore(args);
+    const dataDir = stateDir(storeTarget(args), '.parley');
+    const credentials = openCredentials(storeTarget(args));
     const web = args.console ? new WebPresenter() : undefined;
     const host = createHost(config, {
       presenter: web ?? new HeadlessPresenter(true),
@@ -117,7 +116,7 @@ export const upCommand = defineCommand({
         const code = (e as NodeJS.ErrnoException).code;
         throw new CliError(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port, or 0 for any free port` : `cannot serve the console: ${(e as Error).message}`, EXIT.FAILED);
       }
-      urlFile = writeConsoleUrlFile(dirname(dbPath), consoleHandle);
+      urlFile = writeConsoleUrlFile(dataDir, consoleHandle);
       // The full address only where a person reads it once: a terminal (not a log), the browser, the file.
       const tty = !args.json && process.stdout.isTTY === true;
       const where = `the address with its token is in ${urlFile.path}`;
@@ -152,7 +151,7 @@ export const upCommand = defineCommand({
           await consoleHandle?.close().catch(() => undefined);
           urlFile?.remove();
           await host.close().catch(() => undefined);
-          store.close();
+          await store.close().catch(() => undefined);
           await credentials.close().catch(() => undefined);
           clearTimeout(force);
           log('stopped', {}, 'parley: stopped');

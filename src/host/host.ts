@@ -121,26 +121,29 @@ export interface Host {
    */
   readonly presets: {
     /** The user's saved presets, by name. */
-    list(): Preset[];
+    list(): Promise<Preset[]>;
     /**
-     * Saves the current roots (user-added, non-virtual) and answers as a named scene. Answers, when
+     * Saves the current roots (user-added, virtual ones too) and answers as a named scene. Answers, when
      * `body.answers` is not given: the active preset's, then the remembered answers this session can
      * recall, then the answers accepted in this process (sensitive fields never), merged per server.
      */
-    save(name: string, body?: { answers?: Record<string, Content>; config?: Record<string, Record<string, unknown>> }): Preset;
+    save(name: string, body?: { answers?: Record<string, Content>; config?: Record<string, Record<string, unknown>> }): Promise<Preset>;
     /**
      * Loads a preset: its roots are added (session lifetime) and its answers prefill forms (a
      * non-interactive presenter with `autoSubmitPrefill` sends a complete prefill without asking).
      * @throws PresetNotFoundError for an unknown name (saved or from the configuration).
      */
-    load(name: string): Preset;
+    load(name: string): Promise<Preset>;
     /** The active preset's name, if any. */
     active(): string | undefined;
   };
-  readonly audit: { query(q?: AuditQuery): AuditRecord[] };
+  readonly audit: { query(q?: AuditQuery): Promise<AuditRecord[]> };
   /** Subscribes to host events; returns the unsubscribe function. */
   on(listener: (e: HostEvent) => void): () => void;
-  /** Stops every server (bounded) and closes the root registry. The store stays open (the caller owns it). */
+  /**
+   * Stops every server (bounded), waits for the host's pending store writes (audit rows, roots) and
+   * closes the root registry. The store stays open (the caller owns it).
+   */
   close(): Promise<void>;
 }
 
@@ -169,7 +172,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   const rootPolicy = { ...effectiveRootPolicy(config), ...given };
   const roots = new RootRegistry({
     store: opts.store, scope: { ...scope, session: null }, routes: config.routes, defaultRootsToAll: rootPolicy.unrouted === 'all',
-    healthIntervalMs: rootPolicy.healthIntervalMs, ...(opts.rootPolicy?.watchDebounceMs !== undefined ? { watchDebounceMs: opts.rootPolicy.watchDebounceMs } : {}),
+    healthIntervalMs: rootPolicy.healthIntervalMs, onStoreError: (e) => opts.log?.('error', `roots store write failed: ${String(e)}`), ...(opts.rootPolicy?.watchDebounceMs !== undefined ? { watchDebounceMs: opts.rootPolicy.watchDebounceMs } : {}),
   });
   for (const r of config.roots) roots.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
   // Live root health (§5.3): checked now (a server's first roots/list waits for this, bounded by the
@@ -228,12 +231,15 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     }
   });
 
+  // Host-level audit rows (tool calls, presets) are written without blocking the call; close() waits for them.
+  const writes = new Set<Promise<unknown>>();
   const audit = (rec: Omit<AuditRecord, 'ts' | 'scope'>) => {
-    try {
-      opts.store?.appendAudit({ ts: Date.now(), scope, ...rec });
-    } catch (e) {
-      opts.log?.('error', `audit write failed: ${String(e)}`);
-    }
+    if (!opts.store) return;
+    const w = opts.store
+      .appendAudit({ ts: Date.now(), scope, ...rec })
+      .catch((e: unknown) => opts.log?.('error', `audit write failed: ${String(e)}`))
+      .finally(() => writes.delete(w));
+    writes.add(w);
   };
 
   const host: Host = {
@@ -247,7 +253,10 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         const info = servers.info(name);
         return { name, type: config.servers[name].type, state: servers.state(name), revision: info?.negotiatedRevision, era: info?.era, capabilities: info?.serverCapabilities, serverInfo: info?.serverInfo, stderr: servers.stderr(name), lazy: lazy(name) };
       }),
-    start: (names) => servers.startMany(names ?? servers.names().filter((n) => !lazy(n))),
+    start: async (names) => {
+      await roots.ready; // servers ask roots/list as soon as they start
+      return servers.startMany(names ?? servers.names().filter((n) => !lazy(n)));
+    },
     isLazy(name) {
       servers.state(name); // throws UnknownServerError for a name that is not configured
       return lazy(name);
@@ -277,23 +286,25 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       return names;
     },
     presets: {
-      list: () => (opts.store ? opts.store.listPresets(userScope) : []),
-      save(name, body = {}) {
+      list: async () => (opts.store ? opts.store.listPresets(userScope) : []),
+      async save(name, body = {}) {
+        await roots.ready;
         // Virtual roots (postgres://…, chart://…) are part of the scene too; they stay host-side.
-        const answers = body.answers ?? mergeAnswers(activePreset?.answers, rememberedAnswers(opts.store, scope), broker.recentAnswers(scope));
+        const answers = body.answers ?? mergeAnswers(activePreset?.answers, await rememberedAnswers(opts.store, scope), broker.recentAnswers(scope));
         const preset: Preset = { name, scope: userScope, roots: roots.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers, config: body.config ?? activePreset?.config ?? {}, updatedAt: Date.now() };
-        opts.store?.savePreset(preset);
+        await opts.store?.savePreset(preset);
         audit({ server: '*', kind: 'preset', action: 'save', detail: { name, servers: Object.keys(answers) } });
         return preset;
       },
-      load(name) {
+      async load(name) {
         const fromConfig = config.presets[name];
         // User scope first; then the session's own (presets saved by an older parley under the session id).
         const preset: Preset | undefined =
-          opts.store?.loadPreset(userScope, name) ??
-          opts.store?.loadPreset(scope, name) ??
+          (await opts.store?.loadPreset(userScope, name)) ??
+          (await opts.store?.loadPreset(scope, name)) ??
           (fromConfig ? { name, scope: userScope, roots: fromConfig.roots ?? [], answers: (fromConfig.answers ?? {}) as Record<string, Content>, config: {}, updatedAt: 0 } : undefined);
-        if (!preset) throw new PresetNotFoundError(`no preset named "${name}" (saved: ${[...(opts.store?.listPresets(userScope) ?? []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`);
+        if (!preset) throw new PresetNotFoundError(`no preset named "${name}" (saved: ${[...(opts.store ? await opts.store.listPresets(userScope) : []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`);
+        await roots.ready;
         for (const r of preset.roots) roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
         activePreset = preset;
         audit({ server: '*', kind: 'preset', action: 'load', detail: { name } });
@@ -301,7 +312,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       },
       active: () => activePreset?.name,
     },
-    audit: { query: (q) => opts.store?.queryAudit(q) ?? [] },
+    audit: { query: async (q) => (opts.store ? opts.store.queryAudit(q) : []) },
     on(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -309,6 +320,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     async close() {
       await servers.stopAll();
       await callback.close();
+      await Promise.all([...writes, roots.ready, roots.flush()]);
       roots.close();
     },
   };

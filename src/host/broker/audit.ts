@@ -2,6 +2,11 @@
  * Audit helper: writes broker steps to `Store.appendAudit`, with sensitive values replaced by
  * `REDACTED` before they reach the store (and listed in `redactKeys` so the store redacts again).
  * A failing store never breaks an elicitation: write errors are counted and dropped.
+ *
+ * Writes do not block the caller; {@link Auditor.settled} is the barrier the broker awaits before it
+ * confirms an answer to a server, so every confirmed answer's rows are committed (durable against
+ * SIGKILL) first. Stores commit appends in order, so waiting for the newest write covers every
+ * earlier one.
  * @module
  */
 import { REDACTED } from '../store/types.js';
@@ -21,6 +26,9 @@ export function redact(content: Record<string, unknown> | undefined, keys: strin
 export class Auditor {
   /** Number of audit writes the store refused. */
   failures = 0;
+  /** Settles when the newest write so far has committed or failed (never rejects). */
+  #last: Promise<void> = Promise.resolve();
+  #pending = 0;
   constructor(private readonly store: Store | undefined, private readonly now: () => number) {}
 
   /** Whether writes go anywhere (a store is set); callers may skip building a record's detail when not. */
@@ -46,10 +54,33 @@ export class Auditor {
       ...(detail ? { detail } : {}),
       ...(keys.length ? { redactKeys: keys } : {}),
     };
-    try {
-      this.store.appendAudit(rec);
-    } catch {
-      this.failures++;
-    }
+    this.track(
+      this.store.appendAudit(rec).then(undefined, (err: unknown) => {
+        this.failures++;
+        throw err;
+      }),
+    );
+  }
+
+  /**
+   * Adds a store write (an append, a remembered answer) to what {@link settled} waits for. Its
+   * rejection is swallowed here (the caller handles or counts it).
+   */
+  track(write: Promise<unknown>): void {
+    this.#pending++;
+    const w = write.then(
+      () => void this.#pending--,
+      () => void this.#pending--,
+    );
+    // Chained, so settled() also covers writes a multi-connection store commits out of order.
+    this.#last = this.#last.then(() => w);
+  }
+
+  /**
+   * Resolves when every write made so far has committed (or failed and been counted). Resolves at once
+   * when nothing is in flight.
+   */
+  settled(): Promise<void> {
+    return this.#pending === 0 ? Promise.resolve() : this.#last;
   }
 }

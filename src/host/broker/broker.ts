@@ -6,7 +6,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Issue, Repair, Revision } from '../../schema/index.js';
+import type { Content, Issue, Repair, Revision } from '../../schema/index.js';
 import type { PolicyDef } from '../config/types.js';
 import type { Presenter, PresenterNotice, PromptView, UrlView, WarningDetail } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
@@ -16,7 +16,7 @@ import { DEFAULT_LIMITS, checkMessageLimits, excerpt, validateContent } from './
 import { checkForm, type FormCheck } from './form-cache.js';
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
 import { RateLimiter, checkUrl, escapeHidden, redactUrl, redactUrlsInContent, redactUrlsInText } from './policy.js';
-import { buildPrefill } from './prefill.js';
+import { buildPrefill, recallContent, type Remembered } from './prefill.js';
 import { DEFAULT_POLICY } from '../config/policy.js';
 import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
 import type { ElicitAnswer } from '../servers/handlers.js';
@@ -27,6 +27,16 @@ import type { SampleAnswer } from '../servers/handlers.js';
 import { List, type ListNode } from '../list.js';
 
 type PendingOutcome = (BrokerEvent & { type: 'pending-removed' })['outcome'];
+/** What `start` worked out for the prompt, handed to `present`. */
+interface PromptParts {
+  repairs: Repair[];
+  lint: Issue[];
+  warnings: string[];
+  details: WarningDetail[];
+  sensitive: string[];
+  url: UrlView | undefined;
+  src: PrefillSources;
+}
 
 /** Forms whose last accepted answer the broker keeps in memory for {@link ElicitationBroker.recentAnswers}. */
 export const RECENT_ANSWERS_MAX = 256;
@@ -103,11 +113,19 @@ export class ElicitationBroker {
     // Not an async function: its generator frame kept every local below alive per request (measured:
     // ~1.2 KB of garbage per elicitation). The steps up to the presenter run synchronously; the rest
     // continues in `answered` / `askFailed`.
+    let out: Promise<ElicitAnswer>;
     try {
-      return Promise.resolve(this.start(params, ctx));
+      out = Promise.resolve(this.start(params, ctx));
     } catch (err) {
-      return Promise.reject(err);
+      out = Promise.reject(err);
     }
+    if (!this.audit.enabled) return out;
+    // Durability: the reply (answer, refusal or -32602) waits until this request's audit rows, and every
+    // earlier one, are committed, so a confirmed answer survives a SIGKILL of the host.
+    return out.then(
+      (answer) => this.audit.settled().then(() => answer),
+      (err: unknown) => this.audit.settled().then(() => Promise.reject(err)),
+    );
   }
 
   /**
@@ -216,7 +234,22 @@ export class ElicitationBroker {
     } catch (err) {
       this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
     }
-    const prefill = req.requestedSchema && form && !ctx.sampling ? buildPrefill(req.requestedSchema, req.server, req.scope, this.opts.store, src, form) : { values: {}, sources: {} };
+    const place = this.waiting.add(req);
+    this.waitingPerServer.set(req.server, (this.waitingPerServer.get(req.server) ?? 0) + 1);
+    if (this.listeners.size) this.emit({ type: 'pending-added', request: req });
+    const parts: PromptParts = { repairs, lint, warnings, details, sensitive, url, src };
+    // The remembered answer is the one store read before the prompt; the request already counts as
+    // waiting meanwhile (so the pending cap holds across the await). Sampling prompts are never prefilled.
+    if (req.requestedSchema && form && this.opts.store && !ctx.sampling) {
+      return recallContent(this.opts.store, req.scope, req.server, form).then((remembered) => this.present(req, ctx, place, form, parts, remembered));
+    }
+    return this.present(req, ctx, place, form, parts, undefined);
+  }
+
+  /** Builds the prompt (with its prefill) and hands it to the presenter, or auto-submits the prefill. */
+  private present(req: InputRequest, ctx: BrokerInputContext, place: ListNode<InputRequest>, form: FormCheck | undefined, parts: PromptParts, remembered: Remembered | undefined): ElicitAnswer | Promise<ElicitAnswer> {
+    const { repairs, lint, warnings, details, sensitive, url, src } = parts;
+    const prefill = req.requestedSchema && form && !ctx.sampling ? buildPrefill(req.requestedSchema, req.server, remembered, src, form) : { values: {}, sources: {} };
     // Same keys, in the same order, as the spread-built view it replaces.
     const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, warningDetails: details, sensitiveFields: sensitive, round: 1 } as PromptView;
     if (ctx.call) prompt.call = ctx.call;
@@ -226,17 +259,15 @@ export class ElicitationBroker {
     prompt.prefill = prefill.values;
     prompt.prefillSources = prefill.sources;
 
-    if (prefill.auto && req.mode === 'form' && sensitive.length === 0 && validateContent(req.requestedSchema!, prefill.values).ok) {
+    if ('auto' in prefill && prefill.auto && req.mode === 'form' && sensitive.length === 0 && validateContent(req.requestedSchema!, prefill.values).ok) {
       // The person chose "answer automatically next time (for this server and form)": no prompt.
       this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'remembered-auto', sources: prefill.sources } });
       this.notify({ kind: 'auto-answered', server: req.server, requestId: req.id, message: `Answered ${req.server}'s "${req.message}" automatically with your remembered answer (forget it or set it to prefill only in the remembered answers).` });
       if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
       this.keepRecent(req, prefill.values, form!.hash(), sensitive);
+      this.leave(req, place, 'accept');
       return { action: 'accept', content: prefill.values };
     }
-    const place = this.waiting.add(req);
-    this.waitingPerServer.set(req.server, (this.waitingPerServer.get(req.server) ?? 0) + 1);
-    if (this.listeners.size) this.emit({ type: 'pending-added', request: req });
     const presenter = this.opts.presenter;
     if (req.mode === 'form' && !presenter.interactive && presenter.autoSubmitPrefill && validateContent(req.requestedSchema!, prefill.values).ok) {
       this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'auto-submit', sources: prefill.sources }, sensitive });
@@ -383,15 +414,20 @@ export class ElicitationBroker {
   private remember(req: InputRequest, content: Record<string, unknown>, remember: 'session' | 'always', hash: string, sensitive: string[], auto: boolean): void {
     const kept = redactUrlsInContent(Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))));
     const scope: Scope = remember === 'always' ? { ...req.scope, session: null } : req.scope;
+    const failed = (err: unknown) => this.audit.write(req, 'error', { detail: { reason: 'remember-failed', error: String(err) } });
+    let write: Promise<void>;
     try {
       const store = this.opts.store!;
-      store.remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() });
-      // The mode ("answer automatically" or "prefill only") and the form's message, for the list of
+      // Then the mode ("answer automatically" or "prefill only") and the form's message, for the list of
       // remembered answers; a store without these columns keeps prefill-only answers.
-      store.setAnswerMode?.(req.scope, req.server, hash, auto && sensitive.length === 0, req.message);
+      write = store.remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() }).then(async () => {
+        await store.setAnswerMode?.(req.scope, req.server, hash, auto && sensitive.length === 0, req.message);
+      });
     } catch (err) {
-      this.audit.write(req, 'error', { detail: { reason: 'remember-failed', error: String(err) } });
+      write = Promise.reject(err);
     }
+    // The reply waits for it too (Auditor.settled), so the next request of this session recalls it.
+    this.audit.track(write.catch(failed));
   }
 
   /**

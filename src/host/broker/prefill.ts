@@ -24,6 +24,12 @@ export interface Prefill {
   auto?: boolean;
 }
 
+/** A remembered answer as the prefill uses it: its content and whether to answer automatically. */
+export interface Remembered {
+  content: Record<string, unknown>;
+  auto: boolean;
+}
+
 function fieldOk(schema: RequestedSchema, field: string, value: unknown): boolean {
   const one: RequestedSchema = { type: 'object', properties: { [field]: schema.properties[field] } };
   return validateContent(one, { [field]: value }).ok;
@@ -33,28 +39,38 @@ function fieldOk(schema: RequestedSchema, field: string, value: unknown): boolea
 export type PrefillForm = Pick<FormCheck, 'sensitiveSet' | 'defaults' | 'hash'>;
 
 /**
- * Builds the prefill for one form request. `form.hash` gives the remember key (`schemaHash` of
- * `schema`); it is called only when there is a store to recall from. `form.defaults` are the
- * schema's defaults (arrays are copied per request). Never throws; a failing store read is skipped.
+ * The remembered answer for (scope, server, `form.hash()`) from `store` (with its "answer automatically"
+ * flag where the store keeps one, `Store.recallEntry`), or `undefined`. Never rejects: a failing store
+ * read counts as "nothing remembered".
  */
-export function buildPrefill(schema: RequestedSchema, server: string, scope: Scope, store: Store | undefined, src: PrefillSources, form: PrefillForm): Prefill {
-  let remembered: Record<string, unknown> | undefined;
-  let auto = false;
+export function recallContent(store: Pick<Store, 'recall' | 'recallEntry'>, scope: Scope, server: string, form: Pick<PrefillForm, 'hash'>): Promise<Remembered | undefined> {
   try {
-    if (store?.recallEntry) {
-      const entry = store.recallEntry(scope, server, form.hash());
-      remembered = entry?.content;
-      auto = entry?.auto === true;
-    } else remembered = store?.recall(scope, server, form.hash())?.content;
+    if (store.recallEntry) {
+      return store.recallEntry(scope, server, form.hash()).then(
+        (e) => (e ? { content: e.content as Record<string, unknown>, auto: e.auto === true } : undefined),
+        () => undefined,
+      );
+    }
+    return store.recall(scope, server, form.hash()).then(
+      (a) => (a ? { content: a.content as Record<string, unknown>, auto: false } : undefined),
+      () => undefined,
+    );
   } catch {
-    remembered = undefined;
+    return Promise.resolve(undefined);
   }
+}
+
+/**
+ * Builds the prefill for one form request from the `remembered` answer ({@link recallContent}), the
+ * other sources and `form.defaults` (the schema's defaults; arrays are copied per request). Never throws.
+ */
+export function buildPrefill(schema: RequestedSchema, server: string, remembered: Remembered | undefined, src: PrefillSources, form: PrefillForm): Prefill {
   const values: Content = {};
   const sources: Record<string, string> = {};
   // Lowest precedence first; each layer overwrites the one before. Usually all three are empty.
   layer(values, sources, schema, 'profile', src.profile, undefined);
   layer(values, sources, schema, 'preset', src.presetAnswers?.[server] as Record<string, unknown> | undefined, undefined);
-  layer(values, sources, schema, 'remembered', remembered, form.sensitiveSet);
+  layer(values, sources, schema, 'remembered', remembered?.content, form.sensitiveSet);
   const defaults = form.defaults;
   for (let i = 0; i < defaults.length; i++) {
     const [field, d] = defaults[i];
@@ -62,7 +78,7 @@ export function buildPrefill(schema: RequestedSchema, server: string, scope: Sco
     setOwn(values, field, Array.isArray(d) ? [...d] : d);
     setOwn(sources, field, 'default');
   }
-  return auto ? { values, sources, auto } : { values, sources };
+  return remembered?.auto ? { values, sources, auto: true } : { values, sources };
 }
 
 /** Copies the valid values of one source for the schema's fields (not `skip`ped ones) into `values`. */

@@ -67,6 +67,8 @@ export interface RootRegistryOptions {
   healthTimeoutMs?: number;
   /** Clock, epoch ms. @default Date.now */
   now?: () => number;
+  /** Told about a store read or write that failed (the registry keeps working in memory). */
+  onStoreError?: (err: unknown) => void;
 }
 
 /** Options for {@link RootRegistry.add}. */
@@ -106,21 +108,60 @@ export class RootRegistry {
   private readonly checkSeq = new Map<string, number>();
   private seq = 0;
 
-  /** Loads persisted roots from `opts.store` (app scope, then session scope). @throws {RouteError} for bad routes. */
+  /**
+   * Resolves once the roots persisted in `opts.store` (app scope, then session scope) are loaded; never
+   * rejects. A root added before then wins over a persisted row with the same URI.
+   */
+  readonly ready: Promise<void>;
+  /** Store writes, in order: each waits for the one before (so a delete never overtakes its put). */
+  #writes: Promise<void> = Promise.resolve();
+
+  /** Starts loading persisted roots from `opts.store` (see {@link ready}). @throws {RouteError} for bad routes. */
   constructor(private readonly opts: RootRegistryOptions = {}) {
     this.router = new UriRouter(opts.routes ?? []);
     this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: null };
     this.defaultRootsToAll = opts.defaultRootsToAll ?? true;
+    this.ready = this.load();
+  }
+
+  private async load(): Promise<void> {
+    const store = this.opts.store;
+    if (!store) return;
     const scopes = [{ ...this.scope, session: null }, ...(this.scope.session === null ? [] : [this.scope])];
     for (const s of scopes) {
-      for (const r of opts.store?.listRoots(s) ?? []) {
+      let rows: StoredRoot[];
+      try {
+        rows = await store.listRoots(s);
+      } catch (err) {
+        this.opts.onStoreError?.(err);
+        continue;
+      }
+      const loaded: RegisteredRoot[] = [];
+      for (const r of rows) {
         try {
-          this.put({ uri: normalizeRootUri(r.uri), name: r.name, lifetime: r.lifetime, source: r.source, virtual: !isFileUri(r.uri) });
+          const uri = normalizeRootUri(r.uri);
+          if (!this.roots.has(uri)) loaded.push({ uri, name: r.name, lifetime: r.lifetime, source: r.source, virtual: !isFileUri(r.uri) });
         } catch {
           // A corrupt persisted row is skipped rather than blocking start-up.
         }
       }
+      for (const r of loaded) if (r.name === undefined) delete r.name;
+      if (loaded.length) this.mutate('add', loaded.map((r) => r.uri), () => loaded.forEach((r) => this.put(r)));
     }
+  }
+
+  /** Resolves when every store write queued so far has finished (failures go to `onStoreError`). */
+  flush(): Promise<void> {
+    return this.#writes;
+  }
+
+  private write(fn: (store: RootStore) => Promise<unknown>): void {
+    const store = this.opts.store;
+    if (!store) return;
+    this.#writes = this.#writes.then(() => fn(store)).then(
+      () => undefined,
+      (err: unknown) => this.opts.onStoreError?.(err),
+    );
   }
 
   /** Subscribes to changes; returns the unsubscribe function. Listener errors are swallowed. */
@@ -143,7 +184,7 @@ export class RootRegistry {
     if (prev && prev.name === root.name && prev.lifetime === root.lifetime && prev.source === root.source && prev.requestId === root.requestId) return prev;
     this.mutate(prev ? 'update' : 'add', [key], () => {
       const old = prev && this.storeScope(prev);
-      if (old) this.opts.store?.deleteRoot(old, key);
+      if (old) this.write((st) => st.deleteRoot(old, key));
       this.put(root);
       this.persist(root);
     });
@@ -163,7 +204,7 @@ export class RootRegistry {
     this.mutate('remove', [key], () => {
       this.roots.delete(key);
       const s = this.storeScope(prev);
-      if (s) this.opts.store?.deleteRoot(s, key);
+      if (s) this.write((st) => st.deleteRoot(s, key));
     });
     return true;
   }
@@ -186,7 +227,7 @@ export class RootRegistry {
         for (const r of gone) {
           this.roots.delete(r.uri);
           const s = this.storeScope(r);
-          if (s) this.opts.store?.deleteRoot(s, r.uri);
+          if (s) this.write((st) => st.deleteRoot(s, r.uri));
         }
       });
     }
@@ -379,6 +420,6 @@ export class RootRegistry {
 
   private persist(r: RegisteredRoot): void {
     const s = this.storeScope(r);
-    if (s) this.opts.store?.putRoot({ scope: s, uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source });
+    if (s) this.write((st) => st.putRoot({ scope: s, uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source }));
   }
 }

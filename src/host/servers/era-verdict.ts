@@ -97,31 +97,33 @@ export class VerdictCache {
   }
 
   /** The key of `def` and the era to connect with (`undefined` = probe). */
-  lookup(def: ServerDef): { defHash: string; verdict: Era | undefined } {
+  async lookup(def: ServerDef): Promise<{ defHash: string; verdict: Era | undefined }> {
     const defHash = eraVerdictKey(def);
-    return { defHash, verdict: usableVerdict(this.#try('read', () => this.#store.getEraVerdict(defHash)), this.now(), this.legacyTtlMs) };
+    return { defHash, verdict: usableVerdict(await this.#try('read', () => this.#store.getEraVerdict(defHash)), this.now(), this.legacyTtlMs) };
   }
 
   /**
    * Saves the outcome of a start, unless it just confirmed the cached verdict (a legacy TTL counts from
    * its probe) or is a legacy verdict reached by probe timeout (`eraUncertain`: a slow start looks legacy).
+   * Never rejects (a store failure is logged).
    */
-  record(defHash: string, c: { era: Era; revision: string; negotiation: Negotiation; eraUncertain?: boolean }): void {
+  async record(defHash: string, c: { era: Era; revision: string; negotiation: Negotiation; eraUncertain?: boolean }): Promise<void> {
     if (c.negotiation === 'verdict') return;
     if (c.eraUncertain) {
       this.log('info', 'era verdict not cached (and any cached one dropped): legacy only because the server/discover probe timed out');
       return this.forget(defHash);
     }
-    this.#try('save', () => this.#store.putEraVerdict({ defHash, era: c.era, revision: c.revision, verifiedAt: this.now() }));
+    await this.#try('save', () => this.#store.putEraVerdict({ defHash, era: c.era, revision: c.revision, verifiedAt: this.now() }));
   }
 
-  forget(defHash: string): void {
-    this.#try('forget', () => this.#store.deleteEraVerdict(defHash));
+  /** Drops the verdict of `defHash`. Never rejects (a store failure is logged). */
+  async forget(defHash: string): Promise<void> {
+    await this.#try('forget', () => this.#store.deleteEraVerdict(defHash));
   }
 
-  #try<T>(what: string, fn: () => T): T | undefined {
+  async #try<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
     try {
-      return fn();
+      return await fn();
     } catch (err) {
       this.log('warn', `era verdict ${what} failed: ${String(err)}`);
       return undefined;

@@ -188,7 +188,7 @@ export class ServerManager {
 
   async #stop(live: Live, forgetVerdict: boolean): Promise<void> {
     live.wanted = false;
-    if (forgetVerdict && live.defHash) this.#verdicts.forget(live.defHash);
+    const forgetting = forgetVerdict && live.defHash ? this.#verdicts.forget(live.defHash) : undefined; // never rejects; awaited below
     if (live.retryTimer !== undefined) this.#clock.clearTimeout(live.retryTimer);
     live.retryTimer = undefined;
     live.startAbort?.abort();
@@ -197,6 +197,7 @@ export class ServerManager {
     live.conn = undefined;
     live.cache.clear();
     if (conn) await closeBounded(conn, { ...DEFAULT_STOP, ...this.opts.stop });
+    await forgetting;
     this.#set(live, { status: 'stopped' });
   }
 
@@ -269,7 +270,7 @@ export class ServerManager {
     let defHash = '';
     try {
       const def = this.opts.prepare ? await this.opts.prepare(live.def) : live.def;
-      const { defHash: key, verdict } = this.#verdicts.lookup(def);
+      const { defHash: key, verdict } = await this.#verdicts.lookup(def);
       defHash = live.defHash = key;
       conn = await Connection.open({
         name: live.name, def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
@@ -301,7 +302,7 @@ export class ServerManager {
       throw new Error(`Server "${live.name}" was stopped while starting.`);
     }
     live.conn = conn;
-    this.#verdicts.record(defHash, conn);
+    await this.#verdicts.record(defHash, conn);
     this.events.emit('era', { server: live.name, era: conn.era, revision: conn.revision, negotiation: conn.negotiation, defHash });
     live.cache.clear();
     this.#set(live, { status: 'running', era: conn.era, revision: conn.revision, since: this.#clock.now() });

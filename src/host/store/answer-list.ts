@@ -14,7 +14,7 @@ export const ANSWER_LABEL_MAX = 200;
 
 /** Migration 4: whether a remembered answer is submitted without asking, and the form's message. */
 export const ANSWERS_AUTO_MIGRATION = {
-  version: 4,
+  version: 5,
   description: 'answers.auto (answer automatically next time) and answers.label (the form message, for the list of remembered answers)',
   sql: `
     ALTER TABLE answers ADD COLUMN auto INTEGER NOT NULL DEFAULT 0 CHECK (auto IN (0, 1));

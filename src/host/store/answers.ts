@@ -14,7 +14,7 @@ import type { Content } from '../../schema/types.js';
 import type { RememberedAnswer, Scope } from './types.js';
 import { parseJson, requireText, scopeParams } from './scope.js';
 
-interface AnswerRow {
+export interface AnswerRow {
   tenant: string;
   user: string;
   session: string | null;
@@ -22,7 +22,58 @@ interface AnswerRow {
   schema_hash: string;
   remember: 'session' | 'always';
   content: string;
-  updated_at: number;
+  updated_at: number | string;
+}
+
+/** Column values of one remembered answer. */
+export interface AnswerParams {
+  tenant: string;
+  user: string;
+  session: string | null;
+  server: string;
+  schemaHash: string;
+  remember: 'session' | 'always';
+  content: string;
+  updatedAt: number;
+}
+
+/**
+ * Checks `a` and returns its column values, or `undefined` for `remember: 'once'` (never stored).
+ * @throws TypeError naming the field.
+ */
+export function rememberParams(a: RememberedAnswer): AnswerParams | undefined {
+  const where = 'remember';
+  if (typeof a !== 'object' || a === null) throw new TypeError(`${where}: answer must be an object`);
+  const scope = scopeParams(a.scope, where);
+  requireText(a.server, 'server', where);
+  requireText(a.schemaHash, 'schemaHash', where);
+  if (a.remember === 'once') return undefined; // documented: 'once' is answered, never persisted for recall
+  if (a.remember !== 'session' && a.remember !== 'always') throw new TypeError(`${where}: remember must be 'once', 'session' or 'always'`);
+  if (a.remember === 'session' && scope.session === null) {
+    throw new TypeError(`${where}: remember 'session' needs scope.session (a session id); use 'always' for user-scoped answers`);
+  }
+  if (typeof a.content !== 'object' || a.content === null || Array.isArray(a.content)) throw new TypeError(`${where}: content must be an object`);
+  if (!Number.isFinite(a.updatedAt)) throw new TypeError(`${where}: updatedAt must be epoch milliseconds`);
+  return {
+    ...scope,
+    session: a.remember === 'always' ? null : scope.session,
+    server: a.server,
+    schemaHash: a.schemaHash,
+    remember: a.remember,
+    content: JSON.stringify(a.content),
+    updatedAt: Math.trunc(a.updatedAt),
+  };
+}
+
+export function answerFromRow(r: AnswerRow): RememberedAnswer {
+  return {
+    scope: { tenant: r.tenant, user: r.user, session: r.session },
+    server: r.server,
+    schemaHash: r.schema_hash,
+    content: parseJson(r.content, `remembered answer for ${r.server}`) as Content,
+    remember: r.remember,
+    updatedAt: Number(r.updated_at),
+  };
 }
 
 /** Statements of the answers table, prepared once per store. */
@@ -45,47 +96,21 @@ export function answersTable(db: Database.Database) {
     `DELETE FROM answers WHERE tenant = @tenant AND user = @user AND (session IS NULL OR session = @session)
        AND (@server IS NULL OR server = @server)`,
   );
-  const upsert = db.transaction((p: Record<string, unknown>) => {
+  const upsert = db.transaction((p: AnswerParams) => {
     del.run(p);
     ins.run(p);
   });
 
   return {
     remember(a: RememberedAnswer): void {
-      const where = 'remember';
-      const scope = scopeParams(a.scope, where);
-      requireText(a.server, 'server', where);
-      requireText(a.schemaHash, 'schemaHash', where);
-      if (a.remember === 'once') return; // documented: 'once' is answered, never persisted for recall
-      if (a.remember !== 'session' && a.remember !== 'always') throw new TypeError(`${where}: remember must be 'once', 'session' or 'always'`);
-      if (a.remember === 'session' && scope.session === null) {
-        throw new TypeError(`${where}: remember 'session' needs scope.session (a session id); use 'always' for user-scoped answers`);
-      }
-      if (typeof a.content !== 'object' || a.content === null || Array.isArray(a.content)) throw new TypeError(`${where}: content must be an object`);
-      if (!Number.isFinite(a.updatedAt)) throw new TypeError(`${where}: updatedAt must be epoch milliseconds`);
-      upsert.immediate({
-        ...scope,
-        session: a.remember === 'always' ? null : scope.session,
-        server: a.server,
-        schemaHash: a.schemaHash,
-        remember: a.remember,
-        content: JSON.stringify(a.content),
-        updatedAt: Math.trunc(a.updatedAt),
-      });
+      const p = rememberParams(a);
+      if (p) upsert.immediate(p);
     },
 
     recall(scope: Scope, server: string, schemaHash: string): RememberedAnswer | undefined {
       const p = scopeParams(scope, 'recall');
       const r = recall.get({ ...p, server, schemaHash }) as AnswerRow | undefined;
-      if (!r) return undefined;
-      return {
-        scope: { tenant: r.tenant, user: r.user, session: r.session },
-        server: r.server,
-        schemaHash: r.schema_hash,
-        content: parseJson(r.content, `remembered answer for ${r.server}`) as Content,
-        remember: r.remember,
-        updatedAt: r.updated_at,
-      };
+      return r && answerFromRow(r);
     },
 
     /**

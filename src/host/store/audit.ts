@@ -1,15 +1,27 @@
 /**
- * The audit log table: append and query. There is no update or delete API, and database triggers
- * (migration 2) abort any UPDATE or DELETE on `audit`, so the log is append-only for every client of
- * the file.
+ * The audit log table: append and query, plus the two sanctioned deletions (retention and
+ * `purgeUser`). There is no update API, and database triggers (migrations 2 and 4) abort any UPDATE or
+ * DELETE on `audit` unless the deleting transaction holds a row in `audit_purge_gate`, so the log is
+ * append-only for every other client of the database.
+ *
+ * Size bound (docs/store.md "Bounded rows"): before a record is written, every string in `detail`
+ * longer than {@link AUDIT_TEXT_MAX} characters is cut to that many characters followed by
+ * `…[truncated N chars, sha256:HEX]` (the SHA-256 of the whole value's UTF-8), and a `detail` whose
+ * JSON is still longer than {@link AUDIT_DETAIL_MAX} characters is replaced by
+ * `{ truncated: true, chars, sha256, excerpt }` (excerpt: its first {@link AUDIT_TEXT_MAX} characters).
  * @module
  */
+import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { REDACTED, type AuditQuery, type AuditRecord } from './types.js';
 import { parseJson, requireText, scopeParams } from './scope.js';
 
 /** Default `limit` of {@link AuditQuery}, in rows. */
 export const AUDIT_DEFAULT_LIMIT = 200;
+/** Longest string kept whole in an audit `detail`, in characters (UTF-16 code units). */
+export const AUDIT_TEXT_MAX = 1024;
+/** Longest `detail` JSON kept as structure, in characters. */
+export const AUDIT_DETAIL_MAX = 16_384;
 
 /**
  * Returns a deep copy of `value` in which every object property whose key is in `keys` holds
@@ -30,9 +42,79 @@ export function redact(value: unknown, keys: ReadonlySet<string>, seen: Set<obje
   }
 }
 
-interface AuditRow {
-  id: number;
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A string cut to {@link AUDIT_TEXT_MAX} characters with its length and SHA-256 appended; shorter strings unchanged. */
+export function excerpt(text: string): string {
+  if (text.length <= AUDIT_TEXT_MAX) return text;
+  return `${text.slice(0, AUDIT_TEXT_MAX)}…[truncated ${text.length} chars, sha256:${sha256(text)}]`;
+}
+
+function boundStrings(value: unknown): unknown {
+  if (typeof value === 'string') return excerpt(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(boundStrings);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[excerpt(k)] = boundStrings(v);
+  return out;
+}
+
+/**
+ * The JSON text stored for a (redacted) detail: long strings excerpted, and a detail still over
+ * {@link AUDIT_DETAIL_MAX} characters replaced by an excerpt of its JSON with length and SHA-256.
+ */
+export function boundedDetailJson(detail: unknown): string {
+  const json = JSON.stringify(boundStrings(detail));
+  if (json.length <= AUDIT_DETAIL_MAX) return json;
+  return JSON.stringify({ truncated: true, chars: json.length, sha256: sha256(json), excerpt: json.slice(0, AUDIT_TEXT_MAX) });
+}
+
+/** Column values of one audit row, as both engines bind them. */
+export interface AuditParams {
   ts: number;
+  tenant: string;
+  user: string;
+  session: string | null;
+  server: string;
+  kind: string;
+  requestId: string | null;
+  action: string | null;
+  durationMs: number | null;
+  detail: string | null;
+  redactKeys: string | null;
+}
+
+/** Checks `rec` and returns its column values (redacted and bounded). @throws TypeError naming the field. */
+export function auditParams(rec: AuditRecord): AuditParams {
+  const where = 'appendAudit';
+  if (typeof rec !== 'object' || rec === null) throw new TypeError(`${where}: record must be an object`);
+  const scope = scopeParams(rec.scope, where);
+  if (!Number.isFinite(rec.ts)) throw new TypeError(`${where}: ts must be epoch milliseconds (a finite number)`);
+  requireText(rec.server, 'server', where);
+  requireText(rec.kind, 'kind', where);
+  if (rec.durationMs !== undefined && !Number.isFinite(rec.durationMs)) throw new TypeError(`${where}: durationMs must be a finite number of ms`);
+  const keys = rec.redactKeys ?? [];
+  if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw new TypeError(`${where}: redactKeys must be an array of strings`);
+  if (rec.detail !== undefined && (typeof rec.detail !== 'object' || rec.detail === null || Array.isArray(rec.detail))) {
+    throw new TypeError(`${where}: detail must be a plain object`);
+  }
+  return {
+    ts: Math.trunc(rec.ts),
+    ...scope,
+    server: excerpt(rec.server),
+    kind: excerpt(rec.kind),
+    requestId: rec.requestId === undefined ? null : excerpt(String(rec.requestId)),
+    action: rec.action === undefined ? null : excerpt(String(rec.action)),
+    durationMs: rec.durationMs ?? null,
+    detail: rec.detail === undefined ? null : boundedDetailJson(redact(rec.detail, new Set(keys))),
+    redactKeys: keys.length > 0 ? boundedDetailJson(keys) : null,
+  };
+}
+
+/** One row as both drivers return it (`id`, `ts` may come back as strings from PostgreSQL BIGINT). */
+export interface AuditRow {
+  id: number | string;
+  ts: number | string;
   tenant: string;
   user: string;
   session: string | null;
@@ -45,10 +127,10 @@ interface AuditRow {
   redact_keys: string | null;
 }
 
-function fromRow(r: AuditRow): AuditRecord {
+export function auditFromRow(r: AuditRow): AuditRecord {
   const rec: AuditRecord = {
-    id: r.id,
-    ts: r.ts,
+    id: Number(r.id),
+    ts: Number(r.ts),
     scope: { tenant: r.tenant, user: r.user, session: r.session },
     server: r.server,
     kind: r.kind,
@@ -61,6 +143,33 @@ function fromRow(r: AuditRow): AuditRecord {
   return rec;
 }
 
+/**
+ * The WHERE clause and parameters of an audit query, built only from fixed fragments; `ph(name)`
+ * renders a placeholder (`@name` for SQLite, `$n` for PostgreSQL). The `user` column is quoted (a
+ * reserved word in PostgreSQL).
+ */
+export function auditQuery(q: AuditQuery, ph: (name: string, value: unknown) => string): { where: string; limit: number } {
+  const where = 'queryAudit';
+  if (typeof q !== 'object' || q === null) throw new TypeError(`${where}: query must be an object`);
+  const limit = q.limit ?? AUDIT_DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`${where}: limit must be a positive integer (rows)`);
+  if (q.since !== undefined && !Number.isFinite(q.since)) throw new TypeError(`${where}: since must be epoch milliseconds (a finite number)`);
+  const parts: string[] = [];
+  const s = q.scope ?? {};
+  const add = (key: string, value: unknown, column: string) => {
+    if (value !== undefined) parts.push(`${column} = ${ph(key, value)}`);
+  };
+  add('tenant', s.tenant, 'tenant');
+  add('user', s.user, '"user"');
+  if (s.session === null) parts.push('session IS NULL');
+  else add('session', s.session, 'session');
+  add('server', q.server, 'server');
+  add('kind', q.kind, 'kind');
+  add('requestId', q.requestId, 'request_id');
+  if (q.since !== undefined) parts.push(`ts >= ${ph('since', Math.trunc(q.since))}`);
+  return { where: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', limit };
+}
+
 /** Statements of the audit table, prepared once per store. */
 export function auditTable(db: Database.Database) {
   const insert = db.prepare(
@@ -68,63 +177,58 @@ export function auditTable(db: Database.Database) {
      VALUES (@ts, @tenant, @user, @session, @server, @kind, @requestId, @action, @durationMs, @detail, @redactKeys)`,
   );
   // One prepared statement per combination of filters present; the SQL text is built only from the
-  // fixed fragments below, never from values.
+  // fixed fragments in auditQuery, never from values.
   const queries = new Map<string, Database.Statement>();
+  const openGate = db.prepare('INSERT INTO audit_purge_gate (open) VALUES (1)');
+  const closeGate = db.prepare('DELETE FROM audit_purge_gate');
+  const delUser = db.prepare('DELETE FROM audit WHERE tenant = ? AND user = ?');
+  const delOld = db.prepare('DELETE FROM audit WHERE ts < ?');
+  const nthNewest = db.prepare('SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?');
+  const delUpTo = db.prepare('DELETE FROM audit WHERE id <= ?');
+  /** Runs `fn` with the purge gate open; the caller holds a transaction. */
+  const gated = (fn: () => number): number => {
+    openGate.run();
+    try {
+      return fn();
+    } finally {
+      closeGate.run();
+    }
+  };
 
   return {
-    /** @returns the new record's id (strictly increasing, never reused). */
-    append(rec: AuditRecord): number {
-      const where = 'appendAudit';
-      const scope = scopeParams(rec.scope, where);
-      if (!Number.isFinite(rec.ts)) throw new TypeError(`${where}: ts must be epoch milliseconds (a finite number)`);
-      requireText(rec.server, 'server', where);
-      requireText(rec.kind, 'kind', where);
-      if (rec.durationMs !== undefined && !Number.isFinite(rec.durationMs)) throw new TypeError(`${where}: durationMs must be a finite number of ms`);
-      const keys = rec.redactKeys ?? [];
-      if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw new TypeError(`${where}: redactKeys must be an array of strings`);
-      if (rec.detail !== undefined && (typeof rec.detail !== 'object' || rec.detail === null || Array.isArray(rec.detail))) {
-        throw new TypeError(`${where}: detail must be a plain object`);
-      }
-      const detail = rec.detail === undefined ? null : JSON.stringify(redact(rec.detail, new Set(keys)));
-      const info = insert.run({
-        ts: Math.trunc(rec.ts),
-        ...scope,
-        server: rec.server,
-        kind: rec.kind,
-        requestId: rec.requestId ?? null,
-        action: rec.action ?? null,
-        durationMs: rec.durationMs ?? null,
-        detail,
-        redactKeys: keys.length > 0 ? JSON.stringify(keys) : null,
-      });
-      return Number(info.lastInsertRowid);
+    /** Inserts checked rows; the caller holds the transaction. @returns ids in order. */
+    insert(rows: AuditParams[]): number[] {
+      return rows.map((p) => Number(insert.run(p).lastInsertRowid));
     },
 
     query(q: AuditQuery = {}): AuditRecord[] {
-      const where = 'queryAudit';
-      const limit = q.limit ?? AUDIT_DEFAULT_LIMIT;
-      if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`${where}: limit must be a positive integer (rows)`);
-      if (q.since !== undefined && !Number.isFinite(q.since)) throw new TypeError(`${where}: since must be epoch milliseconds (a finite number)`);
-      const parts: string[] = [];
-      const params: Record<string, unknown> = { limit };
-      const s = q.scope ?? {};
-      const add = (key: string, value: unknown, sql: string) => {
-        if (value === undefined) return;
-        parts.push(sql);
-        params[key] = value;
-      };
-      add('tenant', s.tenant, 'tenant = @tenant');
-      add('user', s.user, 'user = @user');
-      if (s.session === null) parts.push('session IS NULL');
-      else add('session', s.session, 'session = @session');
-      add('server', q.server, 'server = @server');
-      add('kind', q.kind, 'kind = @kind');
-      add('requestId', q.requestId, 'request_id = @requestId');
-      add('since', q.since === undefined ? undefined : Math.trunc(q.since), 'ts >= @since');
-      const sql = `SELECT * FROM audit${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`;
+      const params: Record<string, unknown> = {};
+      const { where, limit } = auditQuery(q, (name, value) => {
+        params[name] = value;
+        return `@${name}`;
+      });
+      params.limit = limit;
+      const sql = `SELECT * FROM audit${where} ORDER BY id DESC LIMIT @limit`;
       let stmt = queries.get(sql);
       if (!stmt) queries.set(sql, (stmt = db.prepare(sql)));
-      return (stmt.all(params) as AuditRow[]).map(fromRow);
+      return (stmt.all(params) as AuditRow[]).map(auditFromRow);
+    },
+
+    /** Deletes one user's rows; the caller holds the transaction. */
+    purgeUser(tenant: string, user: string): number {
+      return gated(() => delUser.run(tenant, user).changes);
+    },
+
+    /** Deletes rows older than `cutoff` (epoch ms; `undefined` = none) and beyond the newest `maxRows` (0 = no limit). */
+    retain(cutoff: number | undefined, maxRows: number): number {
+      return gated(() => {
+        let n = cutoff === undefined ? 0 : delOld.run(cutoff).changes;
+        if (maxRows > 0) {
+          const edge = nthNewest.get(maxRows) as { id: number } | undefined;
+          if (edge) n += delUpTo.run(edge.id).changes;
+        }
+        return n;
+      });
     },
   };
 }

@@ -11,17 +11,17 @@ import type Database from 'better-sqlite3';
 import type { EraVerdict, EraVerdictStore } from './types.js';
 import { requireText } from './scope.js';
 
-interface VerdictRow {
+export interface VerdictRow {
   def_hash: string;
   era: 'legacy' | 'modern';
   revision: string | null;
-  verified_at: number;
+  verified_at: number | string;
 }
 
 const ERAS = new Set(['legacy', 'modern']);
 
 /** Checks a verdict; returns its SQL parameters. @throws TypeError naming the field. */
-function verdictParams(v: EraVerdict, where: string) {
+export function verdictParams(v: EraVerdict, where: string) {
   if (typeof v !== 'object' || v === null) throw new TypeError(`${where}: verdict must be an object {defHash, era, verifiedAt}`);
   requireText(v.defHash, 'defHash', where);
   if (!ERAS.has(v.era)) throw new TypeError(`${where}: era must be 'legacy' or 'modern'`);
@@ -30,10 +30,10 @@ function verdictParams(v: EraVerdict, where: string) {
   return { defHash: v.defHash, era: v.era, revision: v.revision ?? null, verifiedAt: Math.trunc(v.verifiedAt) };
 }
 
-const fromRow = (r: VerdictRow): EraVerdict => ({ defHash: r.def_hash, era: r.era, ...(r.revision !== null ? { revision: r.revision } : {}), verifiedAt: r.verified_at });
+export const verdictFromRow = (r: VerdictRow): EraVerdict => ({ defHash: r.def_hash, era: r.era, ...(r.revision !== null ? { revision: r.revision } : {}), verifiedAt: Number(r.verified_at) });
 
 /** Statements of the era_verdicts table, prepared once per store. */
-export function eraVerdictsTable(db: Database.Database): EraVerdictStore {
+export function eraVerdictsTable(db: Database.Database) {
   const get = db.prepare('SELECT * FROM era_verdicts WHERE def_hash = ?');
   const put = db.prepare(
     `INSERT INTO era_verdicts (def_hash, era, revision, verified_at) VALUES (@defHash, @era, @revision, @verifiedAt)
@@ -41,14 +41,14 @@ export function eraVerdictsTable(db: Database.Database): EraVerdictStore {
   );
   const del = db.prepare('DELETE FROM era_verdicts WHERE def_hash = ?');
   return {
-    getEraVerdict(defHash) {
+    getEraVerdict(defHash: string): EraVerdict | undefined {
       const row = get.get(requireText(defHash, 'defHash', 'getEraVerdict')) as VerdictRow | undefined;
-      return row ? fromRow(row) : undefined;
+      return row ? verdictFromRow(row) : undefined;
     },
-    putEraVerdict(v) {
+    putEraVerdict(v: EraVerdict): void {
       put.run(verdictParams(v, 'putEraVerdict'));
     },
-    deleteEraVerdict(defHash) {
+    deleteEraVerdict(defHash: string): boolean {
       return del.run(requireText(defHash, 'defHash', 'deleteEraVerdict')).changes > 0;
     },
   };
@@ -61,16 +61,16 @@ export function eraVerdictsTable(db: Database.Database): EraVerdictStore {
 export function memoryEraVerdicts(max = 1000): EraVerdictStore {
   const m = new Map<string, EraVerdict>();
   return {
-    getEraVerdict: (defHash) => {
+    getEraVerdict: async (defHash) => {
       const v = m.get(defHash);
       return v ? { ...v } : undefined;
     },
-    putEraVerdict(v) {
+    async putEraVerdict(v) {
       const p = verdictParams(v, 'putEraVerdict');
       m.delete(p.defHash);
       m.set(p.defHash, { defHash: p.defHash, era: p.era, ...(p.revision !== null ? { revision: p.revision } : {}), verifiedAt: p.verifiedAt });
       while (m.size > max) m.delete(m.keys().next().value as string);
     },
-    deleteEraVerdict: (defHash) => m.delete(defHash),
+    deleteEraVerdict: async (defHash) => m.delete(defHash),
   };
 }

@@ -10,8 +10,10 @@
  * - `'STORE_IO'`: the file or its directory cannot be created, read or written (permissions, disk full,
  *   a lock held too long by another process).
  * - `'STORE_VERSION'`: the database was written by a newer parley whose schema this code does not know.
+ * - `'STORE_UNAVAILABLE'`: the database server (PostgreSQL) cannot be reached or refused the login;
+ *   the pool reconnects on the next call once it is back.
  */
-export type StoreErrorCode = 'STORE_CLOSED' | 'STORE_CORRUPT' | 'STORE_IO' | 'STORE_VERSION';
+export type StoreErrorCode = 'STORE_CLOSED' | 'STORE_CORRUPT' | 'STORE_IO' | 'STORE_VERSION' | 'STORE_UNAVAILABLE';
 
 const BRAND = Symbol.for('mcp-parley.StoreError');
 
@@ -22,7 +24,7 @@ const BRAND = Symbol.for('mcp-parley.StoreError');
 export class StoreError extends Error {
   override readonly name = 'StoreError';
   readonly code: StoreErrorCode;
-  /** Database file the failure concerns (`':memory:'` for an in-memory store). */
+  /** Database the failure concerns: a file path, `':memory:'`, or a PostgreSQL URL without password. */
   readonly file: string;
   /** The underlying driver code when there is one, e.g. `'SQLITE_NOTADB'`. */
   readonly driverCode?: string;

@@ -1,10 +1,15 @@
 /**
- * Versioned schema migrations for the SQLite store.
+ * Versioned schema migrations, ONE list for both engines (SQLite and PostgreSQL).
  *
- * The schema version lives in SQLite's `PRAGMA user_version` (0 = empty file). Each step runs in its
- * own `BEGIN IMMEDIATE` transaction together with the version bump, so a step is applied entirely or
- * not at all, and two processes opening the same new file cannot both apply it. Steps are append-only:
- * never edit a released step; add a new one.
+ * Each step's `sql` is written in SQLite's dialect; {@link sqlFor} turns it into PostgreSQL text by
+ * the few fixed rewrites of {@link POSTGRES_REWRITES} (types, identity column, the reserved word
+ * `user`). A step whose PostgreSQL text differs in more than that (triggers) carries it explicitly in
+ * `postgres`. To add a table: append one entry to {@link MIGRATIONS} (docs/store.md "Migrations").
+ *
+ * SQLite keeps the version in `PRAGMA user_version` (0 = empty file); PostgreSQL in the one-row table
+ * `parley_schema` (src/host/store/postgres.ts). Each step runs in its own transaction together with
+ * the version bump, so a step is applied entirely or not at all, and two processes opening the same new
+ * database cannot both apply it. Steps are append-only: never edit a released step; add a new one.
  * @module
  */
 import type Database from 'better-sqlite3';
@@ -16,8 +21,47 @@ export interface Migration {
   /** 1, 2, 3, … in order, without gaps. */
   version: number;
   description: string;
+  /** The step in SQLite's dialect; also PostgreSQL's after {@link POSTGRES_REWRITES}, unless `postgres` is set. */
   sql: string;
+  /** The step's full PostgreSQL text, when it differs from `sql` in more than the fixed rewrites. */
+  postgres?: string;
 }
+
+/** The database engines the migrations target. */
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * SQLite → PostgreSQL rewrites applied to a step's `sql` (not to an explicit `postgres` text), in
+ * order. Epoch-ms columns need 64 bits (`INTEGER` is 32-bit in PostgreSQL); `user` is reserved there.
+ */
+export const POSTGRES_REWRITES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bINTEGER PRIMARY KEY AUTOINCREMENT\b/g, 'BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY'],
+  [/\bINTEGER\b/g, 'BIGINT'],
+  [/\bREAL\b/g, 'DOUBLE PRECISION'],
+  [/\s*WITHOUT ROWID/g, ''],
+  [/(?<!['"\w])user(?!['"\w])/g, '"user"'],
+];
+
+/** SQLite-dialect DDL rewritten for PostgreSQL by {@link POSTGRES_REWRITES}. */
+export function toPostgres(sql: string): string {
+  return POSTGRES_REWRITES.reduce((text, [re, to]) => text.replace(re, to), sql);
+}
+
+/** The text of `step` for `dialect`. */
+export function sqlFor(step: Migration, dialect: Dialect): string {
+  if (dialect === 'sqlite') return step.sql;
+  return step.postgres ?? toPostgres(step.sql);
+}
+
+const V2_INDEXES = `
+      CREATE INDEX audit_request ON audit (request_id) WHERE request_id IS NOT NULL;
+      CREATE UNIQUE INDEX answers_key ON answers (tenant, user, session, server, schema_hash) WHERE session IS NOT NULL;
+      CREATE UNIQUE INDEX answers_key_user ON answers (tenant, user, server, schema_hash) WHERE session IS NULL;
+      CREATE UNIQUE INDEX presets_key ON presets (tenant, user, session, name) WHERE session IS NOT NULL;
+      CREATE UNIQUE INDEX presets_key_user ON presets (tenant, user, name) WHERE session IS NULL;
+      CREATE UNIQUE INDEX roots_key ON roots (tenant, user, session, uri) WHERE session IS NOT NULL;
+      CREATE UNIQUE INDEX roots_key_user ON roots (tenant, user, uri) WHERE session IS NULL;
+`;
 
 /** Every step, oldest first. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -80,14 +124,14 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: UPDATE is not allowed'); END;
       CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
         BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: DELETE is not allowed'); END;
-      CREATE INDEX audit_request ON audit (request_id) WHERE request_id IS NOT NULL;
-      CREATE UNIQUE INDEX answers_key ON answers (tenant, user, session, server, schema_hash) WHERE session IS NOT NULL;
-      CREATE UNIQUE INDEX answers_key_user ON answers (tenant, user, server, schema_hash) WHERE session IS NULL;
-      CREATE UNIQUE INDEX presets_key ON presets (tenant, user, session, name) WHERE session IS NOT NULL;
-      CREATE UNIQUE INDEX presets_key_user ON presets (tenant, user, name) WHERE session IS NULL;
-      CREATE UNIQUE INDEX roots_key ON roots (tenant, user, session, uri) WHERE session IS NOT NULL;
-      CREATE UNIQUE INDEX roots_key_user ON roots (tenant, user, uri) WHERE session IS NULL;
-    `,
+    ` + V2_INDEXES,
+    postgres: `
+      CREATE FUNCTION parley_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'parley audit log is append-only: % is not allowed', TG_OP; END $$;
+      CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit FOR EACH ROW EXECUTE FUNCTION parley_audit_append_only();
+      CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit FOR EACH ROW EXECUTE FUNCTION parley_audit_append_only();
+      CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit FOR EACH STATEMENT EXECUTE FUNCTION parley_audit_append_only();
+    ` + toPostgres(V2_INDEXES),
   },
   {
     version: 3,
@@ -99,6 +143,28 @@ export const MIGRATIONS: readonly Migration[] = [
         revision    TEXT,
         verified_at INTEGER NOT NULL
       ) WITHOUT ROWID;
+    `,
+  },
+  {
+    version: 4,
+    description: 'audit retention and purgeUser: DELETE allowed only while the deleting transaction holds a row in audit_purge_gate; ts index',
+    sql: `
+      CREATE TABLE audit_purge_gate (open INTEGER NOT NULL);
+      CREATE INDEX audit_ts ON audit (ts);
+      DROP TRIGGER audit_no_delete;
+      CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit WHEN NOT EXISTS (SELECT 1 FROM audit_purge_gate)
+        BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: DELETE is not allowed'); END;
+    `,
+    postgres: `
+      CREATE TABLE audit_purge_gate (open INTEGER NOT NULL);
+      CREATE INDEX audit_ts ON audit (ts);
+      CREATE FUNCTION parley_audit_no_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM audit_purge_gate) THEN RETURN OLD; END IF;
+          RAISE EXCEPTION 'parley audit log is append-only: DELETE is not allowed';
+        END $$;
+      DROP TRIGGER audit_no_delete ON audit;
+      CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit FOR EACH ROW EXECUTE FUNCTION parley_audit_no_delete();
     `,
   },
   ANSWERS_AUTO_MIGRATION,

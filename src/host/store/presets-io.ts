@@ -19,8 +19,8 @@ const documentSchema = z.strictObject({
 });
 
 /** Serialises every preset of `scope` (exact scope match) as a pretty-printed JSON document. */
-export function exportPresets(store: Store, scope: Scope): string {
-  const presets = store.listPresets(scope).map(({ scope: _s, ...entry }) => entry);
+export async function exportPresets(store: Pick<Store, 'listPresets'>, scope: Scope): Promise<string> {
+  const presets = (await store.listPresets(scope)).map(({ scope: _s, ...entry }) => entry);
   return JSON.stringify({ format: PRESETS_FORMAT, version: 1, presets }, null, 2);
 }
 
@@ -32,13 +32,12 @@ export interface ImportPresetsOptions {
 }
 
 /**
- * Validates `json` and, only if it has no error, saves every preset into `scope` in one transaction
- * (when the store offers `transaction`).
+ * Validates `json` and, only if it has no error, saves every preset into `scope` in one transaction.
  * @returns `imported`: presets written (0 whenever `issues` has an error); `issues`: findings with JSON
  *   pointers into the document (`''` for the whole document), e.g. `/presets/2/roots/0/uri`.
  * @throws StoreError when the store itself fails while writing (then nothing was imported).
  */
-export function importPresets(store: Store, scope: Scope, json: string, opts: ImportPresetsOptions = {}): { imported: number; issues: Issue[] } {
+export async function importPresets(store: Pick<Store, 'transaction'>, scope: Scope, json: string, opts: ImportPresetsOptions = {}): Promise<{ imported: number; issues: Issue[] }> {
   let doc: unknown;
   try {
     doc = JSON.parse(json);
@@ -62,16 +61,25 @@ export function importPresets(store: Store, scope: Scope, json: string, opts: Im
     if (first !== undefined) {
       issues.push({ code: 'duplicate', path: `/presets/${i}/name`, severity: 'error', message: `Preset name ${JSON.stringify(p.name)} repeats /presets/${first}/name.`, fix: 'Give every preset a distinct name.' });
     } else seen.set(p.name, i);
-    if (opts.replace === false && store.loadPreset(scope, p.name)) {
-      issues.push({ code: 'exists', path: `/presets/${i}/name`, severity: 'error', message: `A preset named ${JSON.stringify(p.name)} already exists in this scope.`, fix: 'Rename it, delete the existing preset, or import with replace.' });
-    }
   });
   if (issues.length > 0) return { imported: 0, issues };
 
   const now = opts.now ?? Date.now();
   const presets: Preset[] = parsed.data.presets.map((p) => ({ ...p, scope, updatedAt: p.updatedAt ?? now }) as Preset);
-  const write = () => presets.forEach((p) => store.savePreset(p));
-  if (store.transaction) store.transaction(write);
-  else write();
+  // The clash check and the writes run in one transaction, so a preset saved meanwhile cannot slip in.
+  const clashes = await store.transaction(async (tx) => {
+    const found: Issue[] = [];
+    if (opts.replace === false) {
+      for (const [i, p] of presets.entries()) {
+        if (await tx.loadPreset(scope, p.name)) {
+          found.push({ code: 'exists', path: `/presets/${i}/name`, severity: 'error', message: `A preset named ${JSON.stringify(p.name)} already exists in this scope.`, fix: 'Rename it, delete the existing preset, or import with replace.' });
+        }
+      }
+      if (found.length) return found;
+    }
+    for (const p of presets) await tx.savePreset(p);
+    return found;
+  });
+  if (clashes.length) return { imported: 0, issues: clashes };
   return { imported: presets.length, issues: [] };
 }

@@ -14,10 +14,10 @@ type Answers = Record<string, Record<string, unknown>>;
  * server with the newest answer winning per field. Empty when the store cannot list answers
  * (`Store.listAnswers` is optional).
  */
-export function rememberedAnswers(store: Store | undefined, scope: Scope): Answers {
+export async function rememberedAnswers(store: Store | undefined, scope: Scope): Promise<Answers> {
   const out: Answers = {};
   if (!store?.listAnswers) return out;
-  const rows = [...store.listAnswers(scope)].sort((a, b) => a.updatedAt - b.updatedAt);
+  const rows = [...(await store.listAnswers(scope))].sort((a, b) => a.updatedAt - b.updatedAt);
   for (const r of rows) out[r.server] = { ...out[r.server], ...(r.content as Record<string, unknown>) };
   return out;
 }

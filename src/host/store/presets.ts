@@ -9,16 +9,16 @@ import type { Preset, Scope } from './types.js';
 import { parseJson, requireText, scopeParams } from './scope.js';
 import { presetEntrySchema, zodIssues } from './preset-shape.js';
 
-interface PresetRow {
+export interface PresetRow {
   tenant: string;
   user: string;
   session: string | null;
   name: string;
   body: string;
-  updated_at: number;
+  updated_at: number | string;
 }
 
-function fromRow(r: PresetRow): Preset {
+export function presetFromRow(r: PresetRow): Preset {
   const body = parseJson(r.body, `preset ${JSON.stringify(r.name)}`) as Pick<Preset, 'roots' | 'answers' | 'config'>;
   return {
     name: r.name,
@@ -26,8 +26,21 @@ function fromRow(r: PresetRow): Preset {
     roots: body.roots ?? [],
     answers: body.answers ?? {},
     config: body.config ?? {},
-    updatedAt: r.updated_at,
+    updatedAt: Number(r.updated_at),
   };
+}
+
+/** Checks `p` and returns its column values. @throws TypeError listing every shape problem as `pointer: message`. */
+export function presetParams(p: Preset) {
+  const where = 'savePreset';
+  if (typeof p !== 'object' || p === null) throw new TypeError(`${where}: preset must be an object`);
+  const scope = scopeParams(p.scope, where);
+  const { scope: _scope, ...entry } = p;
+  const checked = presetEntrySchema.safeParse(entry);
+  if (!checked.success) {
+    throw new TypeError(`${where}: invalid preset: ${zodIssues(checked.error).map((i) => i.message).join('; ')}`);
+  }
+  return { ...scope, name: p.name, body: JSON.stringify({ roots: p.roots, answers: p.answers, config: p.config }), updatedAt: Math.trunc(p.updatedAt) };
 }
 
 /** Statements of the presets table, prepared once per store. */
@@ -50,26 +63,14 @@ export function presetsTable(db: Database.Database) {
      * @throws TypeError listing every shape problem as `pointer: message`.
      */
     save(p: Preset): void {
-      const where = 'savePreset';
-      const scope = scopeParams(p.scope, where);
-      const { scope: _scope, ...entry } = p;
-      const checked = presetEntrySchema.safeParse(entry);
-      if (!checked.success) {
-        throw new TypeError(`${where}: invalid preset: ${zodIssues(checked.error).map((i) => i.message).join('; ')}`);
-      }
-      upsert.immediate({
-        ...scope,
-        name: p.name,
-        body: JSON.stringify({ roots: p.roots, answers: p.answers, config: p.config }),
-        updatedAt: Math.trunc(p.updatedAt),
-      });
+      upsert.immediate(presetParams(p));
     },
     load(scope: Scope, name: string): Preset | undefined {
       const r = one.get({ ...scopeParams(scope, 'loadPreset'), name: requireText(name, 'name', 'loadPreset') }) as PresetRow | undefined;
-      return r && fromRow(r);
+      return r && presetFromRow(r);
     },
     list(scope: Scope): Preset[] {
-      return (all.all(scopeParams(scope, 'listPresets')) as PresetRow[]).map(fromRow);
+      return (all.all(scopeParams(scope, 'listPresets')) as PresetRow[]).map(presetFromRow);
     },
     /** @returns whether a preset was removed. */
     delete(scope: Scope, name: string): boolean {

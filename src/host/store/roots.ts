@@ -10,7 +10,7 @@ import { requireText, scopeParams } from './scope.js';
 const LIFETIMES = new Set(['app', 'session', 'request']);
 const SOURCES = new Set(['user', 'config', 'upstream', 'tool']);
 
-interface RootRow {
+export interface RootRow {
   tenant: string;
   user: string;
   session: string | null;
@@ -18,6 +18,28 @@ interface RootRow {
   name: string | null;
   lifetime: StoredRoot['lifetime'];
   source: StoredRoot['source'];
+}
+
+/** Checks `r` and returns its column values. @throws TypeError on an unknown lifetime/source. */
+export function rootParams(r: StoredRoot) {
+  const where = 'putRoot';
+  if (typeof r !== 'object' || r === null) throw new TypeError(`${where}: root must be an object`);
+  const scope = scopeParams(r.scope, where);
+  requireText(r.uri, 'uri', where);
+  if (!LIFETIMES.has(r.lifetime)) throw new TypeError(`${where}: lifetime must be 'app', 'session' or 'request'`);
+  if (!SOURCES.has(r.source)) throw new TypeError(`${where}: source must be 'user', 'config', 'upstream' or 'tool'`);
+  if (r.name !== undefined && typeof r.name !== 'string') throw new TypeError(`${where}: name must be a string when present`);
+  return { ...scope, uri: r.uri, name: r.name ?? null, lifetime: r.lifetime, source: r.source };
+}
+
+export function rootFromRow(r: RootRow): StoredRoot {
+  return {
+    scope: { tenant: r.tenant, user: r.user, session: r.session },
+    uri: r.uri,
+    ...(r.name !== null ? { name: r.name } : {}),
+    lifetime: r.lifetime,
+    source: r.source,
+  };
 }
 
 /** Statements of the roots table, prepared once per store. */
@@ -36,26 +58,14 @@ export function rootsTable(db: Database.Database) {
   return {
     /** Adds or replaces the root `r.uri` in `r.scope`. @throws TypeError on an unknown lifetime/source. */
     put(r: StoredRoot): void {
-      const where = 'putRoot';
-      const scope = scopeParams(r.scope, where);
-      requireText(r.uri, 'uri', where);
-      if (!LIFETIMES.has(r.lifetime)) throw new TypeError(`${where}: lifetime must be 'app', 'session' or 'request'`);
-      if (!SOURCES.has(r.source)) throw new TypeError(`${where}: source must be 'user', 'config', 'upstream' or 'tool'`);
-      if (r.name !== undefined && typeof r.name !== 'string') throw new TypeError(`${where}: name must be a string when present`);
-      upsert.immediate({ ...scope, uri: r.uri, name: r.name ?? null, lifetime: r.lifetime, source: r.source });
+      upsert.immediate(rootParams(r));
     },
     /** @returns whether a root was removed. */
     delete(scope: Scope, uri: string): boolean {
       return del.run({ ...scopeParams(scope, 'deleteRoot'), uri: requireText(uri, 'uri', 'deleteRoot') }).changes > 0;
     },
     list(scope: Scope): StoredRoot[] {
-      return (all.all(scopeParams(scope, 'listRoots')) as RootRow[]).map((r) => ({
-        scope: { tenant: r.tenant, user: r.user, session: r.session },
-        uri: r.uri,
-        ...(r.name !== null ? { name: r.name } : {}),
-        lifetime: r.lifetime,
-        source: r.source,
-      }));
+      return (all.all(scopeParams(scope, 'listRoots')) as RootRow[]).map(rootFromRow);
     },
   };
 }

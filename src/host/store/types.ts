@@ -1,6 +1,6 @@
 /**
- * The host's persistence seam. SQLite (`openSqliteStore`) is the embedded default; a server database
- * can replace it by implementing this interface.
+ * The host's persistence seam. SQLite (`openSqliteStore`) is the embedded default; PostgreSQL
+ * (`openPostgresStore`) serves several processes from one database. Every method returns a Promise.
  *
  * Every row is keyed by a {@link Scope}: tenant, user and session. Reads never cross scopes.
  * @module
@@ -89,17 +89,17 @@ export interface RememberedAnswerEntry extends RememberedAnswer {
  */
 export interface RememberedAnswerList {
   /** Every visible remembered answer, by server, newest first. */
-  listAnswers(scope: Scope): RememberedAnswerEntry[];
+  listAnswers(scope: Scope): Promise<RememberedAnswerEntry[]>;
   /** `recall` plus the `auto` flag and label. */
-  recallEntry(scope: Scope, server: string, schemaHash: string): RememberedAnswerEntry | undefined;
+  recallEntry(scope: Scope, server: string, schemaHash: string): Promise<RememberedAnswerEntry | undefined>;
   /**
    * Sets "answer automatically next time" (`auto: true`) or "prefill only" (`false`) on the visible rows
    * of (server, schemaHash); `label` (cut to 200 characters) replaces the stored label when given.
    * @returns whether a row changed.
    */
-  setAnswerMode(scope: Scope, server: string, schemaHash: string, auto: boolean, label?: string): boolean;
+  setAnswerMode(scope: Scope, server: string, schemaHash: string, auto: boolean, label?: string): Promise<boolean>;
   /** Forgets the visible rows of (server, schemaHash). @returns whether a row was removed. */
-  forgetAnswer(scope: Scope, server: string, schemaHash: string): boolean;
+  forgetAnswer(scope: Scope, server: string, schemaHash: string): Promise<boolean>;
 }
 
 export interface StoredRoot {
@@ -147,56 +147,92 @@ export interface EraVerdict {
 
 /** Where the server runtime keeps {@link EraVerdict}s: the SQLite store, or the in-memory default. */
 export interface EraVerdictStore {
-  getEraVerdict(defHash: string): EraVerdict | undefined;
-  /** Adds or replaces the verdict for `v.defHash`. @throws TypeError on a bad field. */
-  putEraVerdict(v: EraVerdict): void;
+  getEraVerdict(defHash: string): Promise<EraVerdict | undefined>;
+  /** Adds or replaces the verdict for `v.defHash`. Rejects with TypeError on a bad field. */
+  putEraVerdict(v: EraVerdict): Promise<void>;
   /** @returns whether a verdict was removed. */
-  deleteEraVerdict(defHash: string): boolean;
+  deleteEraVerdict(defHash: string): Promise<boolean>;
 }
 
 /**
- * Persistence used by the host. All methods are synchronous in the SQLite implementation; the
- * interface stays synchronous so the broker's hot path has no extra await.
- * Errors: implementations throw `StoreError` (code `'STORE_CLOSED' | 'STORE_CORRUPT' | 'STORE_IO' |
- * 'STORE_VERSION'`) for storage failures and `TypeError` for invalid arguments.
+ * Audit retention (docs/store.md "Retention"). Enforced when the store opens and then every
+ * `intervalMs`; rows past either bound are deleted oldest first.
+ */
+export interface AuditRetention {
+  /** Rows older than this (by `ts`) are deleted; `0` keeps rows of any age. @default 90 days (7_776_000_000 ms) */
+  maxAgeMs?: number;
+  /** At most this many rows are kept (newest by id); `0` means no row limit. @default 1_000_000 */
+  maxRows?: number;
+  /** How often the policy is enforced while the store is open, in ms; `0` only at open. @default 3_600_000 (1 h) */
+  intervalMs?: number;
+}
+
+/** Rows removed by {@link Store.purgeUser} or by retention. */
+export interface PurgeResult {
+  audit: number;
+  answers: number;
+}
+
+/**
+ * Persistence used by the host. Every method returns a Promise; argument errors reject with a
+ * `TypeError` naming the field, storage failures with `StoreError` (code `'STORE_CLOSED' |
+ * 'STORE_CORRUPT' | 'STORE_IO' | 'STORE_VERSION' | 'STORE_UNAVAILABLE'`).
+ *
+ * `appendAudit` resolves only once the record is committed (durable against SIGKILL); callers that
+ * confirm an answer to a server await it first. Implementations may group several appends into one
+ * commit (the SQLite store commits every append of one event-loop turn together).
  */
 export interface Store {
-  appendAudit(rec: AuditRecord): number;
-  queryAudit(q?: AuditQuery): AuditRecord[];
+  /** Engine behind the store: `'sqlite'` or `'postgres'`. */
+  readonly engine: 'sqlite' | 'postgres';
+  /** Where it is: an absolute file path, `':memory:'`, or a PostgreSQL URL without its password. */
+  readonly location: string;
+  /** Schema version of the open database (the latest this code knows once open). */
+  readonly schemaVersion: number;
 
-  remember(a: RememberedAnswer): void;
+  /** @returns the new record's id (strictly increasing, never reused; shared by every process on the database). */
+  appendAudit(rec: AuditRecord): Promise<number>;
+  queryAudit(q?: AuditQuery): Promise<AuditRecord[]>;
+
+  remember(a: RememberedAnswer): Promise<void>;
   /** The newest remembered answer for (user or session scope, server, schemaHash), if any. */
-  recall(scope: Scope, server: string, schemaHash: string): RememberedAnswer | undefined;
-  forget(scope: Scope, server?: string): number;
+  recall(scope: Scope, server: string, schemaHash: string): Promise<RememberedAnswer | undefined>;
+  forget(scope: Scope, server?: string): Promise<number>;
 
-  savePreset(p: Preset): void;
-  loadPreset(scope: Scope, name: string): Preset | undefined;
-  listPresets(scope: Scope): Preset[];
-  deletePreset(scope: Scope, name: string): boolean;
+  savePreset(p: Preset): Promise<void>;
+  loadPreset(scope: Scope, name: string): Promise<Preset | undefined>;
+  listPresets(scope: Scope): Promise<Preset[]>;
+  deletePreset(scope: Scope, name: string): Promise<boolean>;
 
-  putRoot(r: StoredRoot): void;
-  deleteRoot(scope: Scope, uri: string): boolean;
-  listRoots(scope: Scope): StoredRoot[];
+  putRoot(r: StoredRoot): Promise<void>;
+  deleteRoot(scope: Scope, uri: string): Promise<boolean>;
+  listRoots(scope: Scope): Promise<StoredRoot[]>;
+
+  /** Cached protocol-era verdicts per server definition ({@link EraVerdictStore}). */
+  getEraVerdict(defHash: string): Promise<EraVerdict | undefined>;
+  putEraVerdict(v: EraVerdict): Promise<void>;
+  deleteEraVerdict(defHash: string): Promise<boolean>;
 
   /**
-   * Optional ({@link EraVerdictStore}): cached protocol-era verdicts per server definition. The server
-   * runtime keeps them in memory when the store lacks these.
+   * Removes every remembered answer and every audit row of one user of one tenant (all sessions), in
+   * one transaction: the one way audit rows are deleted besides retention. Presets and roots stay.
    */
-  getEraVerdict?(defHash: string): EraVerdict | undefined;
-  putEraVerdict?(v: EraVerdict): void;
-  deleteEraVerdict?(defHash: string): boolean;
+  purgeUser(tenant: string, user: string): Promise<PurgeResult>;
+  /** Applies the retention policy now. @returns audit rows removed. */
+  enforceRetention(): Promise<number>;
 
   /** Optional ({@link RememberedAnswerList}): list, auto/prefill mode and forget-one of remembered answers. */
-  listAnswers?(scope: Scope): RememberedAnswerEntry[];
-  recallEntry?(scope: Scope, server: string, schemaHash: string): RememberedAnswerEntry | undefined;
-  setAnswerMode?(scope: Scope, server: string, schemaHash: string, auto: boolean, label?: string): boolean;
-  forgetAnswer?(scope: Scope, server: string, schemaHash: string): boolean;
+  listAnswers?(scope: Scope): Promise<RememberedAnswerEntry[]>;
+  recallEntry?(scope: Scope, server: string, schemaHash: string): Promise<RememberedAnswerEntry | undefined>;
+  setAnswerMode?(scope: Scope, server: string, schemaHash: string, auto: boolean, label?: string): Promise<boolean>;
+  forgetAnswer?(scope: Scope, server: string, schemaHash: string): Promise<boolean>;
 
   /**
-   * Optional: runs `fn` atomically (all of its writes or none). `importPresets` uses it when present.
+   * Runs `fn` atomically (all of its writes or none): the writes made through `tx` commit together.
+   * `importPresets` uses it.
    */
-  transaction?<T>(fn: () => T): T;
+  transaction<T>(fn: (tx: Pick<Store, 'savePreset' | 'loadPreset'>) => Promise<T>): Promise<T>;
 
-  /** Closes the database; later calls throw `StoreError('STORE_CLOSED')`. */
-  close(): void;
+  /** Closes the database; later calls reject with `StoreError('STORE_CLOSED')`. Idempotent. */
+  close(): Promise<void>;
 }

@@ -59,24 +59,24 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       return { uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source, health: r.health };
     },
     removeRoot: (uri) => host.roots.remove(uri),
-    listPresets: () => host.presets.list().map((p) => ({ name: p.name, updatedAt: p.updatedAt, roots: p.roots.length, servers: Object.keys(p.answers) })),
-    savePreset: (name) => void host.presets.save(name),
-    loadPreset(name) {
+    listPresets: async () => (await host.presets.list()).map((p) => ({ name: p.name, updatedAt: p.updatedAt, roots: p.roots.length, servers: Object.keys(p.answers) })),
+    savePreset: async (name) => void (await host.presets.save(name)),
+    async loadPreset(name) {
       try {
-        host.presets.load(name);
+        await host.presets.load(name);
       } catch (e) {
         if (e instanceof PresetNotFoundError) throw new HostApiError(e.message, 'NOT_FOUND');
         throw e;
       }
     },
     exportPresets: () => (store ? exportPresets(store, { ...host.scope, session: null }) : JSON.stringify({ presets: [] })),
-    listAnswers: () =>
-      (store?.listAnswers?.(host.scope) ?? []).map((a) => ({ server: a.server, schemaHash: a.schemaHash, ...(a.label ? { label: a.label } : {}), content: a.content as Record<string, unknown>, remember: a.remember === 'session' ? 'session' : 'always', auto: a.auto, updatedAt: a.updatedAt })),
-    setAnswerMode(server, schemaHash, auto) {
+    listAnswers: async () =>
+      ((await store?.listAnswers?.(host.scope)) ?? []).map((a) => ({ server: a.server, schemaHash: a.schemaHash, ...(a.label ? { label: a.label } : {}), content: a.content as Record<string, unknown>, remember: a.remember === 'session' ? ('session' as const) : ('always' as const), auto: a.auto, updatedAt: a.updatedAt })),
+    async setAnswerMode(server, schemaHash, auto) {
       if (!store?.setAnswerMode) throw new HostApiError('This store cannot change remembered answers.');
-      if (!store.setAnswerMode(host.scope, server, schemaHash, auto)) throw new HostApiError(`No remembered answer of ${server} for form ${schemaHash}.`, 'NOT_FOUND');
+      if (!(await store.setAnswerMode(host.scope, server, schemaHash, auto))) throw new HostApiError(`No remembered answer of ${server} for form ${schemaHash}.`, 'NOT_FOUND');
     },
-    forgetAnswer: (server, schemaHash) => store?.forgetAnswer?.(host.scope, server, schemaHash) ?? false,
+    forgetAnswer: async (server, schemaHash) => (await store?.forgetAnswer?.(host.scope, server, schemaHash)) ?? false,
     // Only what this console's user may see: the host's own tenant and user (all of its sessions). A
     // database shared with a multi-user gateway holds other users' rows, answers included.
     queryAudit: async (f) => {
