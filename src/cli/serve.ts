@@ -10,7 +10,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defineCommand } from 'citty';
-import { createGateway, DEFAULT_USER, newToken } from '../gateway/index.js';
+import { createGateway, DEFAULT_TENANT, DEFAULT_USER, gatewayIdentities, newToken } from '../gateway/index.js';
 import { formatConfigIssues, HeadlessPresenter } from '../host/index.js';
 import type { Presenter, PromptView } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
@@ -43,13 +43,21 @@ function announcing(inner: Presenter, url: () => string): Presenter {
 }
 
 const tokenCommand = defineCommand({
-  meta: { name: 'token', description: 'Make a bearer token for a gateway user; prints the token once and the parley.json lines with its hash' },
-  args: { user: { type: 'positional', required: true, description: 'user name (letters, digits, . _ @ -)' } },
+  meta: { name: 'token', description: 'Make a bearer token for a gateway user (of a tenant with --tenant); prints the token once and the parley.json lines with its hash' },
+  args: {
+    user: { type: 'positional', required: true, description: 'user name (letters, digits, . _ @ -)' },
+    tenant: { type: 'string', description: 'the user\'s tenant (letters, digits, . _ @ -); default: gateway.users, tenant "default"' },
+  },
   run({ args }) {
     const user = String(args.user);
     if (!/^[A-Za-z0-9._@-]{1,64}$/.test(user)) throw new CliError(`user name "${user}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, EXIT.USAGE);
+    const tenant = args.tenant === undefined ? DEFAULT_TENANT : String(args.tenant);
+    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(tenant)) throw new CliError(`--tenant "${tenant}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, EXIT.USAGE);
     const t = newToken();
-    process.stdout.write(`token for ${user} (shown once; give it to ${user}, keep it out of files):\n  ${t.token}\n\nadd to parley.json:\n${JSON.stringify({ gateway: { users: { [user]: { tokenSha256: t.tokenSha256 } } } }, null, 2)}\n`);
+    const entry = { [user]: { tokenSha256: t.tokenSha256 } };
+    const lines = tenant === DEFAULT_TENANT ? { gateway: { users: entry } } : { gateway: { tenants: { [tenant]: { users: entry } } } };
+    const who = tenant === DEFAULT_TENANT ? user : `${user} (tenant ${tenant})`;
+    process.stdout.write(`token for ${who} (shown once; give it to ${user}, keep it out of files):\n  ${t.token}\n\nadd to parley.json:\n${JSON.stringify(lines, null, 2)}\n`);
   },
 });
 
@@ -77,7 +85,11 @@ export const serveCommand = defineCommand({
     if (issues.length > 0) process.stderr.write(formatConfigIssues(issues) + '\n');
     const names = Object.keys(config.servers);
     if (names.length === 0) throw new CliError(`no servers to serve (configuration from ${origin})`, EXIT.FAILED);
-    const users = Object.keys(config.gateway?.users ?? {});
+    const users = Object.keys(gatewayIdentities(config.gateway));
+    for (const [t, def] of Object.entries(config.gateway?.tenants ?? {})) {
+      const unknown = (def.servers ?? []).filter((n) => !(n in config.servers));
+      if (unknown.length) throw new CliError(`gateway.tenants.${t}.servers names ${unknown.map((n) => `"${n}"`).join(', ')}, not in mcpServers (${names.join(', ')}); fix the name or remove it`, EXIT.FAILED);
+    }
     const multi = args.http && users.length > 0;
     // --store / --db / $PARLEY_STORE, else $XDG_STATE_HOME/parley/gateway.db. Unreachable: exit 1, one line.
     const store = await openStore(args, defaultDb());

@@ -28,7 +28,7 @@ import { Catalog } from './catalog.js';
 import { ParkingLot } from './park.js';
 import type { ParkOptions } from './park.js';
 import { UpstreamRoots } from './roots.js';
-import { userForAuthorization } from './users.js';
+import { gatewayIdentities, parseIdentity, userForAuthorization } from './users.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -52,7 +52,10 @@ export interface GatewayOptions {
 
 /** One user's part of the gateway. */
 export interface UserSpace {
+  /** The identity: `user` in tenant `default`, else `tenant/user` (src/gateway/users.ts). */
   user: string;
+  /** The user's tenant; the host's store scope is (tenant, user). */
+  tenant: string;
   host: Host;
   catalog: Catalog;
   /** Open upstream tool calls by tag. */
@@ -63,7 +66,10 @@ export interface UserSpace {
 }
 
 export interface Gateway {
-  /** The user's space, created on first use. */
+  /**
+   * The user's space, created on first use. `user` is an identity: a user of `gateway.users`, or
+   * `"<tenant>/<user>"` for a user of `gateway.tenants.<tenant>.users`.
+   */
   space(user: string): UserSpace;
   /** Builds the upstream server for one session (2025 eras, stdio) or one request (2026-07-28 HTTP). */
   factory(ctx?: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } }): McpServer;
@@ -80,7 +86,7 @@ const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text
 export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Gateway {
   const spaces = new Map<string, UserSpace>();
   const lot = new ParkingLot(opts.park);
-  const users = config.gateway?.users ?? {};
+  const users = gatewayIdentities(config.gateway);
   const hasUsers = Object.keys(users).length > 0;
   // Bearer identities apply over HTTP only; stdio is one user by construction.
   let multiUser = false;
@@ -89,14 +95,25 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
+  /** The configuration a tenant's hosts get: every server, or those its `servers` list names. */
+  function tenantConfig(tenant: string): HostConfig {
+    const only = config.gateway?.tenants?.[tenant]?.servers;
+    if (!only) return config;
+    const servers = Object.fromEntries(Object.entries(config.servers).filter(([n]) => only.includes(n)));
+    return { ...config, servers, routes: config.routes.map((r) => ({ ...r, servers: r.servers.filter((n) => only.includes(n)) })) };
+  }
+
   function space(user: string): UserSpace {
     let s = spaces.get(user);
     if (s) return s;
     const calls = new Map<string, UpstreamCall>();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
-    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback }), store: opts.store, scope: { user }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    // Tenant scope: the store rows, broker limits and server processes of this host are the tenant's
+    // user's own; a tenant's `servers` list narrows the configuration it gets.
+    const { tenant, user: name } = parseIdentity(user);
+    const host = createHost(tenantConfig(tenant), { presenter: new BridgePresenter({ calls, fallback }), store: opts.store, scope: { tenant, user: name }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
     const catalog = new Catalog(host, log);
-    s = { user, host, catalog, calls, sessions: new Set(), roots: new UpstreamRoots(host.roots) };
+    s = { user, tenant, host, catalog, calls, sessions: new Set(), roots: new UpstreamRoots(host.roots) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.

@@ -149,6 +149,11 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.presets, l.presets);
     Object.assign(config.inputs, l.inputs);
     Object.assign(config.gateway!.users, l.gateway.users);
+    for (const [t, def] of Object.entries(l.gateway.tenants ?? {})) {
+      const into = ((config.gateway!.tenants ??= {})[t] ??= { users: {} });
+      Object.assign(into.users, def.users);
+      if (def.servers) into.servers = def.servers;
+    }
   }
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);
