@@ -132,6 +132,19 @@ it('gateway.tenants: a bad tenant name, a plaintext token or a bad servers list 
   assert.match(issues.find((i) => i.code === 'plaintext-token')!.fix ?? '', /parley serve token bob --tenant ok/);
 });
 
+it('a PARLEY_SECRET shorter than 32 bytes stops parley serve at start with a one-line error', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-serve-secret-'));
+  try {
+    const cfg = join(dir, 'parley.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { v1: { command: process.execPath, args: [fixture('v1-push.mjs')] } } }));
+    const r = await runParley(['serve', '--http', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], { env: { PARLEY_SECRET: 'short' } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /PARLEY_SECRET must be at least 32 bytes \(got 5\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 it('parley serve without a transport is a usage error', async () => {
   const r = await runParley(['serve']);
   assert.equal(r.code, 2);

@@ -94,10 +94,17 @@ export const serveCommand = defineCommand({
     // --store / --db / $PARLEY_STORE, else $XDG_STATE_HOME/parley/gateway.db. Unreachable: exit 1, one line.
     const store = await openStore(args, defaultDb());
 
+    // PARLEY_SECRET seals 2026-07-28 requestState; replicas of one gateway share it (docs/scaling.md).
+    const secret = process.env.PARLEY_SECRET;
+    if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < 32) {
+      await store.close();
+      throw new CliError(`PARLEY_SECRET must be at least 32 bytes (got ${Buffer.byteLength(secret, 'utf8')}); make one with: openssl rand -base64 32`, EXIT.FAILED);
+    }
     let consoleUrl = '';
     const web = !args.headless && !multi ? new WebPresenter() : undefined;
     const gw = createGateway(config, {
       store,
+      ...(secret ? { secret } : {}),
       fallback: (user) => (web && user === DEFAULT_USER ? announcing(web, () => consoleUrl) : new HeadlessPresenter()),
       log: (level, message) => (level === 'warn' || level === 'error' ? err(`${level}: ${message}`) : undefined),
     });

@@ -8,9 +8,9 @@
  * where implemented.
  * @module
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { McpServer, ProtocolError, ResourceNotFoundError, inputRequired } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
@@ -46,6 +46,15 @@ export interface GatewayOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Parent environment for stdio servers. @default process.env */
   env?: Record<string, string | undefined>;
+  /**
+   * Key that seals 2026-07-28 `requestState` (HMAC-SHA256 via the SDK's `createRequestStateCodec`, bound
+   * to the caller's identity, expiring with the parked call's TTL), at least 32 bytes. Replicas of one
+   * gateway share it (`PARLEY_SECRET`). @default 32 random bytes per process
+   * @throws RangeError from `createGateway` when shorter than 32 bytes
+   */
+  secret?: string | Uint8Array;
+  /** This process's name among replicas, sealed into every `requestState`. @default a random UUID */
+  replicaId?: string;
   /** Identity the gateway shows upstream. @default {name:'parley-gateway', version:'0.1.0'} */
   serverInfo?: { name: string; version: string };
 }
@@ -92,6 +101,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   let multiUser = false;
   const log = opts.log ?? (() => {});
   const answerMs = opts.upstreamAnswerMs ?? 1_800_000;
+  const replicaId = opts.replicaId ?? randomUUID();
+  // Sealed requestState (basic/patterns/mrtr: the client echoes it verbatim and it is attacker-controlled):
+  // signed with the shared secret, bound to the caller's identity, and expiring with the park TTL.
+  // Tampered, expired or another identity's state is refused -32602 by the SDK before the handler runs.
+  const stateCodec = createRequestStateCodec({
+    key: opts.secret ?? randomBytes(32),
+    ttlSeconds: Math.ceil((opts.park?.ttlMs ?? 300_000) / 1000),
+    bind: (ctx) => userOfCtx(ctx as ServerContext) || '-',
+  });
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
@@ -141,7 +159,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-    });
+      requestState: { verify: (state: string, c: unknown) => stateCodec.verify(state, c as never) },
+    } as never);
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
     const srv = mcp.server;
@@ -255,10 +274,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }
 
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
-    const state = sdk.mcpReq.requestState();
+    // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it}.
+    const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown } | undefined;
     let parked;
-    if (typeof state === 'string') {
-      parked = lot.get(state, sp.user);
+    if (state !== undefined) {
+      if (typeof state !== 'object' || state === null || typeof state.p !== 'string') throw new ProtocolError(-32602, 'Invalid requestState: not one this gateway minted; call the tool again without requestState');
+      if (state.r !== replicaId) throw new ProtocolError(-32602, `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), and resuming across replicas is not supported yet; call the tool again without requestState`);
+      parked = lot.get(state.p, sp.user);
       if (!parked) throw new ProtocolError(-32602, 'Invalid requestState: unknown, expired, or minted for another user; call the tool again without requestState');
       // Bound to the call it was minted for (basic/patterns/mrtr: state names the originating request).
       if (parked.tool !== exposed) throw new ProtocolError(-32602, `Invalid requestState: it was minted for tool "${parked.tool}", not "${exposed}"; call the tool again without requestState`);
@@ -274,7 +296,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
-    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: parked.id }) as never;
+    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: await stateCodec.mint({ p: parked.id, r: replicaId }, sdk as never) }) as never;
     lot.close(parked);
     sp.calls.delete(parked.id);
     if (out.kind === 'result') return finish(out.result, up);
