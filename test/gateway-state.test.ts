@@ -1,12 +1,13 @@
 // Sealed requestState (issue 13 item 4, first step): the gateway's 2026-07-28 requestState is minted with
 // the SDK's createRequestStateCodec under the shared secret, bound to the caller's identity and naming the
-// replica that parks the call. Real SDK v2 clients in manual mode over HTTP against three gateways: two
+// replica that parks the call, whose retries other replicas forward to it. Real SDK v2 clients in manual mode over HTTP against three gateways: two
 // replicas sharing one secret, and one with another secret.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, hashToken } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
+import { checkForwardProof, forwardProof, isLoopbackUrl } from '../src/gateway/forward.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
@@ -66,17 +67,83 @@ describe('gateway: sealed requestState', () => {
     }
   });
 
-  it('another replica with the same secret accepts the seal and says which replica parks the call', async () => {
+  it('a retry that lands on another replica with the same secret is forwarded to the owner and completes there', async () => {
     const alice = await manual(r1.url, 'alice');
+    const elsewhere = await manual(r2.url, 'alice');
+    const bob = await manual(r2.url, 'bob');
+    try {
+      const first = await alice.call({});
+      const key = Object.keys(first.inputRequests as object)[0];
+      const answers = { [key]: { action: 'accept', content: { name: 'forwarded' } } };
+      // Bound to alice on every replica: bob cannot use it through r2 either.
+      await assert.rejects(bob.call({ inputResponses: answers, requestState: first.requestState }), invalid(/Invalid or expired requestState/));
+      assert.equal(r2.gw.stats().parked, 0, 'nothing is parked on r2');
+      assert.equal(text(await elsewhere.call({ inputResponses: answers, requestState: first.requestState }) as never), 'hello forwarded');
+      assert.equal(r1.gw.stats().parked, 0, 'the owner finished the call');
+    } finally {
+      await Promise.all([alice.c.close(), elsewhere.c.close(), bob.c.close()]);
+    }
+  });
+
+  it('when the owner replica is gone the forwarded retry fails at once with an error naming it', async () => {
+    const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs') });
+    config.gateway = { users: { alice: { tokenSha256: hashToken(TOKENS.alice) } } };
+    const doomed = createGateway(config, { secret: SECRET, replicaId: 'r9', park: { ttlMs: 60_000, batchMs: 5 } });
+    const served = await serveGateway(doomed);
+    const alice = await manual(served.url, 'alice');
     const elsewhere = await manual(r2.url, 'alice');
     try {
       const first = await alice.call({});
       const key = Object.keys(first.inputRequests as object)[0];
-      const answers = { [key]: { action: 'accept', content: { name: 'home' } } };
-      await assert.rejects(elsewhere.call({ inputResponses: answers, requestState: first.requestState }), invalid(/parked on replica r1, not this one \(r2\)/));
-      assert.equal(text(await alice.call({ inputResponses: answers, requestState: first.requestState }) as never), 'hello home');
+      await alice.c.close();
+      await served.stop();
+      const t0 = Date.now();
+      const r = await elsewhere.call({ inputResponses: { [key]: { action: 'accept', content: { name: 'x' } } }, requestState: first.requestState });
+      assert.equal(r.isError, true);
+      assert.match(text(r as never), /replica r9 \(http:\/\/127\.0\.0\.1:\d+\/mcp\), where this call is parked, cannot be reached/);
+      assert.ok(Date.now() - t0 < 10_000, `answered in ${Date.now() - t0} ms`);
+      // Restarted on the same port under a new replica id: it is a member again, and the old state is
+      // refused with a clear -32602 (forwarded from r2, and directly), never forwarded to itself in a loop.
+      const reborn = createGateway(config, { secret: SECRET, replicaId: 'r9b', park: { ttlMs: 60_000, batchMs: 5 } });
+      const again = await serveGateway(reborn, { port: Number(new URL(served.url).port) });
+      const direct = await manual(again.url, 'alice');
+      try {
+        const retry = { inputResponses: {}, requestState: first.requestState };
+        await assert.rejects(elsewhere.call(retry), invalid(/parked on replica r9, which has since restarted at this address as r9b/));
+        await assert.rejects(direct.call(retry), invalid(/parked on replica r9, which has since restarted/));
+        const fresh = await elsewhere.call({});
+        assert.equal(fresh.resultType, 'input_required', 'r2 serves new calls');
+        const round = await direct.call({});
+        const k = Object.keys(round.inputRequests as object)[0];
+        // A round the reborn replica parks resumes through r2.
+        assert.equal(text(await elsewhere.call({ inputResponses: { [k]: { action: 'accept', content: { name: 'back' } } }, requestState: round.requestState }) as never), 'hello back');
+      } finally {
+        await direct.c.close();
+        await again.stop();
+      }
     } finally {
-      await Promise.all([alice.c.close(), elsewhere.c.close()]);
+      await elsewhere.c.close();
     }
+  });
+});
+
+describe('forwarding proofs and targets', () => {
+  it('a proof names its identity for 30 s under the secret that made it, and nothing else', () => {
+    const now = Date.now();
+    const p = forwardProof(SECRET, 'acme/alice', now);
+    assert.equal(checkForwardProof(SECRET, p, now), 'acme/alice');
+    assert.equal(checkForwardProof(SECRET, p, now + 31_000), undefined, 'expired');
+    assert.equal(checkForwardProof('another secret, also thirty-two bytes long', p, now), undefined, 'other secret');
+    const [id, exp, mac] = p.split('.');
+    assert.equal(checkForwardProof(SECRET, `${Buffer.from('acme/bob').toString('base64url')}.${exp}.${mac}`, now), undefined, 'other identity');
+    assert.equal(checkForwardProof(SECRET, `${id}.${Number(exp) + 100}.${mac}`, now), undefined, 'longer life');
+    assert.equal(checkForwardProof(SECRET, undefined, now), undefined);
+    assert.equal(checkForwardProof(SECRET, 'x'.repeat(100_000), now), undefined);
+  });
+
+  it('only loopback http URLs are forwarding targets', () => {
+    assert.ok(isLoopbackUrl('http://127.0.0.1:8765/mcp'));
+    assert.ok(isLoopbackUrl('http://[::1]:8765/mcp'));
+    for (const u of ['https://127.0.0.1/mcp', 'http://10.0.0.1/mcp', 'http://example.com/mcp', 'file:///etc/passwd', 'nonsense']) assert.equal(isLoopbackUrl(u), false, u);
   });
 });

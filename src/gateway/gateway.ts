@@ -29,6 +29,7 @@ import { ParkingLot } from './park.js';
 import type { ParkOptions } from './park.js';
 import { UpstreamRoots } from './roots.js';
 import { gatewayIdentities, parseIdentity, userForAuthorization } from './users.js';
+import { checkForwardProof, FORWARD_HEADER, forwardRetry, isLoopbackUrl } from './forward.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -110,6 +111,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     ttlSeconds: Math.ceil((opts.park?.ttlMs ?? 300_000) / 1000),
     bind: (ctx) => userOfCtx(ctx as ServerContext) || '-',
   });
+  /** This replica's MCP URL once serving over HTTP; sealed into requestState for cross-replica resume. */
+  let selfUrl = '';
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
@@ -159,7 +162,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-      requestState: { verify: (state: string, c: unknown) => stateCodec.verify(state, c as never) },
+      // The handler sees the verified payload plus the sealed text (`raw`), which a forwarded retry carries on.
+      requestState: { verify: async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state }) },
     } as never);
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
@@ -275,11 +279,28 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
     // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it}.
-    const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown } | undefined;
+    const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown; a?: unknown; raw?: unknown } | undefined;
     let parked;
     if (state !== undefined) {
       if (typeof state !== 'object' || state === null || typeof state.p !== 'string') throw new ProtocolError(-32602, 'Invalid requestState: not one this gateway minted; call the tool again without requestState');
-      if (state.r !== replicaId) throw new ProtocolError(-32602, `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), and resuming across replicas is not supported yet; call the tool again without requestState`);
+      if (state.r !== replicaId) {
+        // Parked on another replica: only replicas holding the shared secret can mint this state, so the
+        // owner's URL in it is trusted, and still must be loopback http.
+        const owner = typeof state.a === 'string' ? state.a : '';
+        // The owner's URL is ours when the replica that parked the call restarted on the same port: its
+        // parked calls died with it (forwarding to ourselves would loop).
+        if (owner && owner === selfUrl) throw new ProtocolError(-32602, `Invalid requestState: its call was parked on replica ${String(state.r)}, which has since restarted at this address as ${replicaId}; parked calls do not survive a restart; call the tool again without requestState`);
+        if (!opts.secret || !isLoopbackUrl(owner)) throw new ProtocolError(-32602, `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), which cannot reach it; call the tool again without requestState`);
+        try {
+          return await forwardRetry({
+            url: owner, identity: sp.user, secret: opts.secret, name: exposed, args, inputResponses: sdk.mcpReq.inputResponses,
+            requestState: String(state.raw), modes, signal: sdk.mcpReq.signal, timeoutMs: (opts.park?.ttlMs ?? 300_000) + 10_000,
+          });
+        } catch (e) {
+          if (e instanceof ProtocolError || (typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code < 0)) throw e;
+          return errorResult(`parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(e as Error).message}. The call is lost; call the tool again without requestState.`);
+        }
+      }
       parked = lot.get(state.p, sp.user);
       if (!parked) throw new ProtocolError(-32602, 'Invalid requestState: unknown, expired, or minted for another user; call the tool again without requestState');
       // Bound to the call it was minted for (basic/patterns/mrtr: state names the originating request).
@@ -296,7 +317,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
-    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: await stateCodec.mint({ p: parked.id, r: replicaId }, sdk as never) }) as never;
+    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never) }) as never;
     lot.close(parked);
     sp.calls.delete(parked.id);
     if (out.kind === 'result') return finish(out.result, up);
@@ -319,20 +340,25 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       };
       if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
-      return keep(await serve((c) => factory(c as never), {
+      const h = keep(await serve((c) => factory(c as never), {
         http: {
           ...how.http,
           ...(hasUsers
             ? {
                 requireAuth: true,
                 authenticate: (req: IncomingMessage) => {
-                  const user = userForAuthorization(req.headers.authorization, users);
+                  // A retry another replica forwards (./forward.ts): the caller's identity, signed with the shared secret.
+                  const fwd = req.headers[FORWARD_HEADER];
+                  const forwarded = opts.secret && typeof fwd === 'string' ? checkForwardProof(opts.secret, fwd) : undefined;
+                  const user = forwarded && forwarded in users ? forwarded : userForAuthorization(req.headers.authorization, users);
                   return user ? { token: 'bearer', clientId: user, scopes: [], extra: { sub: user } } : undefined;
                 },
               }
             : {}),
         },
       }));
+      selfUrl = h.url;
+      return h;
     },
     stats: () => ({
       users: spaces.size,
