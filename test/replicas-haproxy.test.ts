@@ -1,5 +1,6 @@
 // Three `parley serve --http` replicas (built dist/) on one private PostgreSQL and one PARLEY_SECRET,
-// behind a real HAProxy in round-robin (issue 13 items 4-6, the 2026-07-28 part). SDK v2 clients of
+// behind a real HAProxy in round-robin (issue 13 items 4-6). 2025-era sessions of SDK v1 and v2 clients
+// are pinned by HAProxy's stick table on Mcp-Session-Id (parley does not forward them yet). SDK v2 clients of
 // two tenants × two users run interleaved elicitations through the balancer, so a round's retry
 // usually lands on another replica than the one that parks the call and is forwarded to it; then a
 // replica is killed with SIGKILL mid-round and restarted.
@@ -18,6 +19,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { hashToken } from '../src/gateway/index.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { isolatedEnv } from './helpers/cli.js';
@@ -99,6 +103,8 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
       'defaults', '  mode http', '  timeout connect 2s', '  timeout client 120s', '  timeout server 120s', '  retries 2', '  option redispatch',
       'frontend mcp', `  bind 127.0.0.1:${lbPort}`, '  default_backend replicas',
       'backend replicas', '  balance roundrobin',
+      // 2025-era sessions stay where they were created (docs/scaling.md); 2026-07-28 requests have no header.
+      '  stick-table type string len 64 size 100k expire 30m', '  stick on req.hdr(mcp-session-id)', '  stick store-response res.hdr(mcp-session-id)',
       ...replicas.map((r, i) => `  server r${i + 1} 127.0.0.1:${r.port} check inter 500 fall 1 rise 1`),
       '',
     ].join('\n'));
@@ -142,6 +148,33 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
     }));
     const wrong = runs.filter(({ id, k }, i) => results[i] !== `hello ${id}#${k}`);
     assert.deepEqual(wrong, [], `cross-deliveries or lost answers: ${JSON.stringify(results)}`);
+  });
+
+  it('2025-era sessions of SDK v1 and v2 clients, pinned by the balancer\'s stick table, get their own prompts', async (t) => {
+    if (skipped) return t.skip(skipped);
+    const runs = IDS.flatMap((id) => [0, 1].map((k) => ({ id, k, sdk: k === 0 ? 'v1' : 'v2' })));
+    const results = await Promise.all(runs.map(async ({ id, k, sdk }) => {
+      const name = `${id}#${sdk}${k}`;
+      const headers = { authorization: `Bearer ${TOKENS[id]}` };
+      if (sdk === 'v1') {
+        const c = new V1Client({ name: 'v1', version: '1' }, { capabilities: { elicitation: {} } });
+        c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name } }));
+        await c.connect(new V1Transport(new URL(lbUrl), { requestInit: { headers } }));
+        try {
+          return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
+        } finally {
+          await c.close();
+        }
+      }
+      const c = v2Client((async () => ({ action: 'accept', content: { name } })) as never);
+      await c.connect(new StreamableHTTPClientTransport(new URL(lbUrl), { requestInit: { headers } }));
+      try {
+        return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
+      } finally {
+        await c.close();
+      }
+    }));
+    assert.deepEqual(results, runs.map(({ id, k, sdk }) => `hello ${id}#${sdk}${k}`));
   });
 
   it('SIGKILL of a replica mid-round: its calls fail with a clear error at once, the others complete; restarted, it serves again', async (t) => {
