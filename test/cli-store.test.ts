@@ -2,7 +2,7 @@
 // and a one-line exit 1 when the database is unreachable; on SQLite and a real PostgreSQL.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { openStore, SCHEMA_VERSION } from '../src/host/store/index.js';
@@ -38,10 +38,11 @@ describe('parley store (SQLite path)', () => {
     const both = await run(['audit', '--store', join(dir, 'x.db'), '--db', join(dir, 'y.db')]);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /give the store once/);
-    const bad = await run(['audit', '--store', '/proc/1/nope/x.db']);
+    writeFileSync(join(dir, 'plain-file'), '');
+    const bad = await run(['audit', '--store', join(dir, 'plain-file', 'x.db')]);
     assert.equal(bad.code, 1);
     assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
-    assert.match(bad.stderr, /^parley: cannot open the store: /);
+    assert.match(bad.stderr, /^parley: Cannot open the store: I\/O failure on .*plain-file/);
   });
 
   it('audit purge --user deletes that user\'s audit rows and answers, and needs --user', { timeout: T }, async () => {
@@ -94,12 +95,12 @@ describe('parley store (PostgreSQL URL)', { skip: pgSkipReason && !inCi ? pgSkip
   });
 
   it('an unreachable database at start exits 1 with a one-line error that hides the password', { timeout: T }, async () => {
-    for (const cmd of [['store', 'check'], ['audit'], ['presets']]) {
+    for (const cmd of [['store', 'check'], ['audit'], ['presets'], ['serve', '--http', '--headless'], ['up', '--no-console']]) {
       const r = await run([...cmd, '--store', 'postgres://parley:s3cret@127.0.0.1:1/none']);
       assert.equal(r.code, 1, `${cmd.join(' ')}: ${r.stderr}`);
       const lines = r.stderr.trim().split('\n');
       assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0], /^parley: cannot (open|read) the store: .*unavailable/);
+      assert.match(lines[0], /^parley: Cannot (open the store|read the schema version): PostgreSQL at postgres:\/\/parley@127\.0\.0\.1:1\/none is unavailable/);
       assert.doesNotMatch(r.stderr, /s3cret/);
     }
   });

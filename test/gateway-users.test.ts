@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, hashToken } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { openSqliteStore } from '../src/host/index.js';
+import { openPostgresStore, openSqliteStore } from '../src/host/index.js';
+import { pgSkipReason, startPostgres, type PgServer } from './helpers/postgres.js';
 import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
@@ -17,23 +18,31 @@ import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 const TOKENS = { alice: 'pt_alice-secret-token', bob: 'pt_bob-secret-token' };
 
-describe('gateway: two users, interleaved elicitations, zero cross-delivery', () => {
+// The same scenario on both stores: the embedded SQLite file and a real PostgreSQL (test/helpers/postgres.ts).
+for (const engine of ['sqlite', 'postgres'] as const) describe(`gateway: two users, interleaved elicitations, zero cross-delivery (${engine} store)`, { skip: engine === 'postgres' && pgSkipReason && !/^(1|true|yes)$/i.test(process.env.CI ?? '') ? pgSkipReason : false }, () => {
   let gw: Gateway;
+  let pg: PgServer | undefined;
   let url: string;
   let dir: string;
   let store: Store;
   let stop: () => Promise<void>;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-gw-users-'));
-    store = openSqliteStore(join(dir, 'g.db'));
+    if (engine === 'postgres') pg = await startPostgres();
+    store = pg ? await openPostgresStore(await pg.createDatabase()) : openSqliteStore(join(dir, 'g.db'));
     const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs'), v2: fixture('v2', 'v2-dual.mjs') });
     config.gateway = { users: { alice: { tokenSha256: hashToken(TOKENS.alice) }, bob: { tokenSha256: hashToken(TOKENS.bob) } } };
     gw = createGateway(config, { store });
-    ({ url, stop } = await serveGateway(gw, {}, () => (store.close(), rmSync(dir, { recursive: true, force: true }))));
+    ({ url, stop } = await serveGateway(gw, {}));
     // Start both users' servers up front so the interleaving below is not at the mercy of cold starts.
     await Promise.all([gw.space('alice').host.start(), gw.space('bob').host.start()]);
   });
-  after(() => stop());
+  after(async () => {
+    await stop();
+    await store.close();
+    await pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   /** A client of `user` whose prompts wait until released; records what it was asked. */
   function userClient(user: keyof typeof TOKENS, mode?: 'auto') {

@@ -2,9 +2,7 @@
 import { test } from 'node:test';
 import { forEachEngine } from './helpers/store-engines.js';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { openSqliteStore, exportPresets, importPresets, type Preset, type Scope, type SqliteStore, type Store } from '../src/host/store/index.js';
-import { tempDir } from './fixtures/store/tmp.js';
+import { exportPresets, importPresets, type Preset, type Scope, type Store } from '../src/host/store/index.js';
 
 const alice: Scope = { tenant: 'acme', user: 'alice', session: null };
 const bob: Scope = { tenant: 'acme', user: 'bob', session: null };

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import { forEachEngine } from './helpers/store-engines.js';
 import assert from 'node:assert/strict';
-import { openSqliteStore, type Scope, type SqliteStore } from '../src/host/store/index.js';
+import { type Scope } from '../src/host/store/index.js';
 
 const s1: Scope = { tenant: 'acme', user: 'alice', session: 's1' };
 const s2: Scope = { tenant: 'acme', user: 'alice', session: 's2' };

@@ -89,7 +89,8 @@ export async function openStore(args: { store?: unknown; db?: unknown }, fallbac
   try {
     return await openAnyStore(target);
   } catch (e) {
-    throw new CliError(`cannot open the store: ${oneLine((e as Error).message)}`, EXIT.FAILED);
+    const msg = oneLine((e as Error).message);
+    throw new CliError(/^Cannot /.test(msg) ? msg : `cannot open the store ${target}: ${msg}`, EXIT.FAILED);
   }
 }
 

@@ -20,7 +20,8 @@ async function version(target: string): Promise<{ location: string; version: num
   try {
     return await storeSchemaVersion(target);
   } catch (e) {
-    throw new CliError(`cannot read the store: ${oneLine((e as Error).message)}`, EXIT.FAILED);
+    const msg = oneLine((e as Error).message);
+    throw new CliError(/^Cannot /.test(msg) ? msg : `cannot read the store: ${msg}`, EXIT.FAILED);
   }
 }
 
@@ -53,7 +54,8 @@ const migrateCommand = defineCommand({
     try {
       store = await openAnyStore(target);
     } catch (e) {
-      throw new CliError(`cannot migrate the store: ${oneLine((e as Error).message)}`, EXIT.FAILED);
+      const msg = oneLine((e as Error).message);
+      throw new CliError(/^Cannot /.test(msg) ? msg : `cannot migrate the store: ${msg}`, EXIT.FAILED);
     }
     const out = { engine: store.engine, location: store.location, from: before, version: store.schemaVersion, latest: SCHEMA_VERSION };
     await store.close();
