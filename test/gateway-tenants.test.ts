@@ -176,6 +176,8 @@ for (const engine of engines) {
       assert.deepEqual(fallbackViews['acme/bob'][0].prefill, {}, 'acme/bob was offered acme/alice\'s remembered answer');
     });
 
+    // A gateway host's presets are kept under its own session (host scope has a random session id), so this
+    // guards the (tenant, user) part without being its proof: the audit and remembered-answer tests above are.
     it('presets saved by acme/alice are invisible to globex/alice and acme/bob', async (t) => {
       if (skipped) return t.skip(skipped);
       await gw.space('acme/alice').host.presets.save('acme-secret', { answers: { x: { name: 'acme' } } as never });
