@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { hashToken } from '../src/gateway/index.js';
+import { gatewayIdentities, hashToken, userForAuthorization } from '../src/gateway/index.js';
+import { loadConfigValue, mergeLayers } from '../src/host/config/load.js';
 import { isolatedEnv, runParley } from './helpers/cli.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { waitUntil } from './helpers/wait.js';
 
 const fixture = (f: string) => fileURLToPath(new URL(`./fixtures/servers-host/${f}`, import.meta.url));
+const CTX = { cwd: tmpdir(), home: tmpdir(), env: {} };
 const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
 describe('parley serve --stdio', () => {
@@ -133,6 +135,45 @@ it('parley serve token <user> prints a token once and only its hash for the conf
   const json = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
   assert.equal(json.gateway.users.alice.tokenSha256, hashToken(token));
   assert.equal(r.stdout.split(token).length, 2, 'the token appears once');
+});
+
+it('parley serve token <user> --tenant <t> writes the hash under gateway.tenants.<t>.users, which loads as that tenant', async () => {
+  const r = await runParley(['serve', 'token', 'alice', '--tenant', 'acme']);
+  assert.equal(r.code, 0, r.stderr);
+  const token = /^\s+(pt_\S+)$/m.exec(r.stdout)?.[1];
+  assert.ok(token, r.stdout);
+  const json = JSON.parse(r.stdout.slice(r.stdout.indexOf('{')));
+  assert.deepEqual(json, { gateway: { tenants: { acme: { users: { alice: { tokenSha256: hashToken(token) } } } } } });
+  assert.equal(r.stdout.split(token).length, 2, 'the token appears once');
+  // What it prints is valid configuration, and the token then names acme/alice.
+  const loaded = loadConfigValue({ ...json, mcpServers: {} }, CTX, '<printed>');
+  assert.deepEqual(loaded.issues, []);
+  assert.equal(userForAuthorization(`Bearer ${token}`, gatewayIdentities(mergeLayers([loaded.layer!]).gateway)), 'acme/alice');
+  const bad = await runParley(['serve', 'token', 'alice', '--tenant', 'a/b']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--tenant "a\/b" must be 1-64 characters/);
+});
+
+it('gateway.tenants: a bad tenant name, a plaintext token or a bad servers list is an issue naming its pointer', () => {
+  const { issues } = loadConfigValue({ mcpServers: {}, gateway: { tenants: { 'a b': { users: {} }, ok: { users: { bob: { token: 'x' } }, servers: 'v1' } } } }, CTX, '<test>');
+  const codes = issues.map((i) => `${i.code} ${i.path}`);
+  assert.ok(codes.some((c) => /invalid-tenant-name .*a b/.test(c)), codes.join('; '));
+  assert.ok(codes.some((c) => /plaintext-token .*tenants\/ok\/users\/bob\/token/.test(c)), codes.join('; '));
+  assert.ok(issues.some((i) => i.path.endsWith('/tenants/ok/servers')), codes.join('; '));
+  assert.match(issues.find((i) => i.code === 'plaintext-token')!.fix ?? '', /parley serve token bob --tenant ok/);
+});
+
+it('a PARLEY_SECRET shorter than 32 bytes stops parley serve at start with a one-line error', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-serve-secret-'));
+  try {
+    const cfg = join(dir, 'parley.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { v1: { command: process.execPath, args: [fixture('v1-push.mjs')] } } }));
+    const r = await runParley(['serve', '--http', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], { env: { PARLEY_SECRET: 'short' } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /PARLEY_SECRET must be at least 32 bytes \(got 5\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 it('parley serve without a transport is a usage error', async () => {

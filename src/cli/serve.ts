@@ -12,7 +12,7 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { defineCommand } from 'citty';
-import { createGateway, DEFAULT_USER, newToken } from '../gateway/index.js';
+import { createGateway, DEFAULT_TENANT, DEFAULT_USER, gatewayIdentities, newToken } from '../gateway/index.js';
 import { formatConfigIssues, HeadlessPresenter } from '../host/index.js';
 import type { Presenter, PromptView } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
@@ -47,13 +47,21 @@ function announcing(inner: Presenter, url: () => string): Presenter {
 }
 
 const tokenCommand = defineCommand({
-  meta: { name: 'token', description: 'Make a bearer token for a gateway user; prints the token once and the parley.json lines with its hash' },
-  args: { user: { type: 'positional', required: true, description: 'user name (letters, digits, . _ @ -)' } },
+  meta: { name: 'token', description: 'Make a bearer token for a gateway user (of a tenant with --tenant); prints the token once and the parley.json lines with its hash' },
+  args: {
+    user: { type: 'positional', required: true, description: 'user name (letters, digits, . _ @ -)' },
+    tenant: { type: 'string', description: 'the user\'s tenant (letters, digits, . _ @ -); default: gateway.users, tenant "default"' },
+  },
   run({ args }) {
     const user = String(args.user);
     if (!/^[A-Za-z0-9._@-]{1,64}$/.test(user)) throw new CliError(`user name "${user}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, EXIT.USAGE);
+    const tenant = args.tenant === undefined ? DEFAULT_TENANT : String(args.tenant);
+    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(tenant)) throw new CliError(`--tenant "${tenant}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, EXIT.USAGE);
     const t = newToken();
-    process.stdout.write(`token for ${user} (shown once; give it to ${user}, keep it out of files):\n  ${t.token}\n\nadd to parley.json:\n${JSON.stringify({ gateway: { users: { [user]: { tokenSha256: t.tokenSha256 } } } }, null, 2)}\n`);
+    const entry = { [user]: { tokenSha256: t.tokenSha256 } };
+    const lines = tenant === DEFAULT_TENANT ? { gateway: { users: entry } } : { gateway: { tenants: { [tenant]: { users: entry } } } };
+    const who = tenant === DEFAULT_TENANT ? user : `${user} (tenant ${tenant})`;
+    process.stdout.write(`token for ${who} (shown once; give it to ${user}, keep it out of files):\n  ${t.token}\n\nadd to parley.json:\n${JSON.stringify(lines, null, 2)}\n`);
   },
 });
 
@@ -81,19 +89,30 @@ export const serveCommand = defineCommand({
     if (issues.length > 0) process.stderr.write(formatConfigIssues(issues) + '\n');
     const names = Object.keys(config.servers);
     if (names.length === 0) throw new CliError(`no servers to serve (configuration from ${origin})`, EXIT.FAILED);
-    const users = Object.keys(config.gateway?.users ?? {});
+    const users = Object.keys(gatewayIdentities(config.gateway));
+    for (const [t, def] of Object.entries(config.gateway?.tenants ?? {})) {
+      const unknown = (def.servers ?? []).filter((n) => !(n in config.servers));
+      if (unknown.length) throw new CliError(`gateway.tenants.${t}.servers names ${unknown.map((n) => `"${n}"`).join(', ')}, not in mcpServers (${names.join(', ')}); fix the name or remove it`, EXIT.FAILED);
+    }
     const oauth = config.gateway?.oauth;
     const multi = args.http && (users.length > 0 || !!oauth);
     // --store / --db / $PARLEY_STORE, else $XDG_STATE_HOME/parley/gateway.db. Unreachable: exit 1, one line.
     const store = await openStore(args, defaultDb());
     const credentials = openCredentials(storeTarget(args, defaultDb()));
 
+    // PARLEY_SECRET seals 2026-07-28 requestState; replicas of one gateway share it (docs/scaling.md).
+    const secret = process.env.PARLEY_SECRET;
+    if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < 32) {
+      await store.close();
+      throw new CliError(`PARLEY_SECRET must be at least 32 bytes (got ${Buffer.byteLength(secret, 'utf8')}); make one with: openssl rand -base64 32`, EXIT.FAILED);
+    }
     let consoleWhere = '';
     let consoleOrigin = '';
     const web = !args.headless && !multi ? new WebPresenter() : undefined;
     const gw = createGateway(config, {
       store,
       credentials,
+      ...(secret ? { secret } : {}),
       fallback: (user) => (web && user === DEFAULT_USER ? announcing(web, () => consoleWhere) : new HeadlessPresenter()),
       log: (level, message) => (level === 'warn' || level === 'error' ? err(`${level}: ${message}`) : undefined),
       // Named to clients that cannot elicit while a prompt of their call waits in the console: the

@@ -9,9 +9,9 @@
  * @module
  */
 import type { CredentialStore } from '../host/auth/index.js';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { McpServer, ProtocolError, ResourceNotFoundError, inputRequired } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
@@ -35,6 +35,8 @@ import type { ParkOptions } from './park.js';
 import { UpstreamRoots } from './roots.js';
 import { identityOf, ResourceGuard } from './oauth.js';
 import type { Identity } from './oauth.js';
+import { gatewayIdentities, parseIdentity, userForAuthorization } from './users.js';
+import { checkForwardProof, FORWARD_HEADER, forwardRetry, isLoopbackUrl } from './forward.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -61,6 +63,15 @@ export interface GatewayOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Parent environment for stdio servers. @default process.env */
   env?: Record<string, string | undefined>;
+  /**
+   * Key that seals 2026-07-28 `requestState` (HMAC-SHA256 via the SDK's `createRequestStateCodec`, bound
+   * to the caller's identity, expiring with the parked call's TTL), at least 32 bytes. Replicas of one
+   * gateway share it (`PARLEY_SECRET`). @default 32 random bytes per process
+   * @throws RangeError from `createGateway` when shorter than 32 bytes
+   */
+  secret?: string | Uint8Array;
+  /** This process's name among replicas, sealed into every `requestState`. @default a random UUID */
+  replicaId?: string;
   /** Identity the gateway shows upstream. @default {name:'parley-gateway', version:'0.1.0'} */
   serverInfo?: { name: string; version: string };
   /**
@@ -74,9 +85,9 @@ export interface GatewayOptions {
 
 /** One user's part of the gateway. */
 export interface UserSpace {
-  /** The space's key: the user name, or `<tenant>/<user>` for OAuth users of a tenant (docs/gateway.md). */
+  /** The identity: `user` in tenant `default`, else `tenant/user` (src/gateway/users.ts). */
   user: string;
-  /** The store scope's tenant (`default` unless an OAuth tenant claim says otherwise). */
+  /** The user's tenant; the host's store scope is (tenant, user). */
   tenant: string;
   host: Host;
   catalog: Catalog;
@@ -91,8 +102,9 @@ export interface UserSpace {
 
 export interface Gateway {
   /**
-   * The user's space, created on first use. `who` (from the request's `AuthInfo`) gives the store
-   * scope's user and tenant when the key is an OAuth `<tenant>/<user>`. @default {user, tenant:'default'}
+   * The user's space, created on first use. `user` is an identity: a user of `gateway.users`, or
+   * `"<tenant>/<user>"` for a user of `gateway.tenants.<tenant>.users` or an OAuth user with a tenant
+   * claim. `who` (from the request's `AuthInfo`) names an OAuth user's tenant explicitly.
    */
   space(user: string, who?: Identity): UserSpace;
   /** Builds the upstream server for one session (2025 eras, stdio) or one request (2026-07-28 HTTP). */
@@ -114,7 +126,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   const spaces = new Map<string, UserSpace>();
   const lot = new ParkingLot(opts.park);
   const holds = new ConsoleHolds(opts.consoleAddress ?? (() => undefined), opts.hold);
-  const users = config.gateway?.users ?? {};
+  const users = gatewayIdentities(config.gateway);
   const oauth = config.gateway?.oauth;
   const hasUsers = Object.keys(users).length > 0 || !!oauth;
   // Bearer identities apply over HTTP only; stdio is one user by construction.
@@ -122,20 +134,41 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   const log = opts.log ?? (() => {});
   const answerMs = opts.upstreamAnswerMs ?? 1_800_000;
   const maxPending = config.gateway?.maxPendingPerUser ?? DEFAULT_MAX_PENDING_PER_USER;
+  const replicaId = opts.replicaId ?? randomUUID();
+  // Sealed requestState (basic/patterns/mrtr: the client echoes it verbatim and it is attacker-controlled):
+  // signed with the shared secret, bound to the caller's identity, and expiring with the park TTL.
+  // Tampered, expired or another identity's state is refused -32602 by the SDK before the handler runs.
+  const stateCodec = createRequestStateCodec({
+    key: opts.secret ?? randomBytes(32),
+    ttlSeconds: Math.ceil((opts.park?.ttlMs ?? 300_000) / 1000),
+    bind: (ctx) => userOfCtx(ctx as ServerContext) || '-',
+  });
+  /** This replica's MCP URL once serving over HTTP; sealed into requestState for cross-replica resume. */
+  let selfUrl = '';
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
+
+  /** The configuration a tenant's hosts get: every server, or those its `servers` list names. */
+  function tenantConfig(tenant: string): HostConfig {
+    const only = config.gateway?.tenants?.[tenant]?.servers;
+    if (!only) return config;
+    const servers = Object.fromEntries(Object.entries(config.servers).filter(([n]) => only.includes(n)));
+    return { ...config, servers, routes: config.routes.map((r) => ({ ...r, servers: r.servers.filter((n) => only.includes(n)) })) };
+  }
 
   function space(user: string, who?: Identity): UserSpace {
     let s = spaces.get(user);
     if (s) return s;
     const calls = new Map<string, UpstreamCall>();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
+    // Tenant scope: the store rows, broker limits and server processes of this host are the tenant's
+    // user's own; a tenant's `servers` list narrows the configuration it gets.
+    const { tenant, user: name } = who?.key === user && who.tenant !== 'default' ? { tenant: who.tenant, user: who.user } : parseIdentity(user);
     const pending = { n: 0 };
     const cap = { user, max: maxPending, setting: 'gateway.maxPendingPerUser in parley.json', pending };
-    const scope = who?.key === user ? { user: who.user, tenant: who.tenant } : { user, tenant: 'default' };
-    const host = createHost(config, { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, credentials: opts.credentials, scope, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    const host = createHost(tenantConfig(tenant), { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, credentials: opts.credentials, scope: { tenant, user: name }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
     const catalog = new Catalog(host, log);
-    s = { user, tenant: scope.tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
+    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.
@@ -163,7 +196,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-    });
+      // The handler sees the verified payload plus the sealed text (`raw`), which a forwarded retry carries on.
+      requestState: { verify: async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state }) },
+    } as never);
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
     const ownerWho = multiUser ? identityOf(ctx.authInfo as never) : undefined;
@@ -293,10 +328,30 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }
 
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
-    const state = sdk.mcpReq.requestState();
+    // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it}.
+    const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown; a?: unknown; raw?: unknown } | undefined;
     let parked;
-    if (typeof state === 'string') {
-      parked = lot.get(state, sp.user);
+    if (state !== undefined) {
+      if (typeof state !== 'object' || state === null || typeof state.p !== 'string') throw new ProtocolError(-32602, 'Invalid requestState: not one this gateway minted; call the tool again without requestState');
+      if (state.r !== replicaId) {
+        // Parked on another replica: only replicas holding the shared secret can mint this state, so the
+        // owner's URL in it is trusted, and still must be loopback http.
+        const owner = typeof state.a === 'string' ? state.a : '';
+        // The owner's URL is ours when the replica that parked the call restarted on the same port: its
+        // parked calls died with it (forwarding to ourselves would loop).
+        if (owner && owner === selfUrl) throw new ProtocolError(-32602, `Invalid requestState: its call was parked on replica ${String(state.r)}, which has since restarted at this address as ${replicaId}; parked calls do not survive a restart; call the tool again without requestState`);
+        if (!opts.secret || !isLoopbackUrl(owner)) throw new ProtocolError(-32602, `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), which cannot reach it; call the tool again without requestState`);
+        try {
+          return await forwardRetry({
+            url: owner, identity: sp.user, secret: opts.secret, name: exposed, args, inputResponses: sdk.mcpReq.inputResponses,
+            requestState: String(state.raw), modes, signal: sdk.mcpReq.signal, timeoutMs: (opts.park?.ttlMs ?? 300_000) + 10_000,
+          });
+        } catch (e) {
+          if (e instanceof ProtocolError || (typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code < 0)) throw e;
+          return errorResult(`parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(e as Error).message}. The call is lost; call the tool again without requestState.`);
+        }
+      }
+      parked = lot.get(state.p, sp.user);
       if (!parked) throw new ProtocolError(-32602, 'Invalid requestState: unknown, expired, or minted for another user; call the tool again without requestState');
       // Bound to the call it was minted for (basic/patterns/mrtr: state names the originating request).
       if (parked.tool !== exposed) throw new ProtocolError(-32602, `Invalid requestState: it was minted for tool "${parked.tool}", not "${exposed}"; call the tool again without requestState`);
@@ -312,7 +367,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
-    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: parked.id }) as never;
+    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never) }) as never;
     lot.close(parked);
     sp.calls.delete(parked.id);
     if (out.kind === 'result') return finish(out.result, up);
@@ -347,6 +402,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           ? {
               requireAuth: true,
               authenticate: (req: IncomingMessage) => {
+                // A retry another replica forwards (./forward.ts): the caller's identity, signed with the shared secret.
+                const fwd = req.headers[FORWARD_HEADER];
+                const forwarded = opts.secret && typeof fwd === 'string' ? checkForwardProof(opts.secret, fwd) : undefined;
+                if (forwarded && forwarded in users) return { token: 'bearer', clientId: forwarded, scopes: [], extra: { sub: forwarded } };
                 if (!guard) throw new HttpDenial(503, { 'retry-after': '1' }, '');
                 return guard.authenticate(req);
               },
@@ -359,6 +418,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // serve() reads the options at each request: the 401 for a request without credentials names
       // the metadata document (RFC 9728 §5.1).
       http.challenge = guard.challenge;
+      selfUrl = h.url;
       return h;
     },
     stats: () => ({

@@ -187,6 +187,11 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
     if (l.gateway.oauth) config.gateway!.oauth = l.gateway.oauth;
     if (Object.keys(l.rootPolicy).length) config.rootPolicy = { ...config.rootPolicy, ...l.rootPolicy };
+    for (const [t, def] of Object.entries(l.gateway.tenants ?? {})) {
+      const into = ((config.gateway!.tenants ??= {})[t] ??= { users: {} });
+      Object.assign(into.users, def.users);
+      if (def.servers) into.servers = def.servers;
+    }
   }
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);

@@ -181,18 +181,22 @@ export function readRootPolicy(r: Reader, v: unknown, segs: Segments): RootPolic
   return out;
 }
 
+/** Tenant and user names: 1-64 characters of letters, digits, `.`, `_`, `@`, `-` (never `/`). */
+export const GATEWAY_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
 /**
- * parley.json `gateway`: `{users: {<name>: {tokenSha256: "<64 hex>"}}, oauth?, maxSessionsPerUser?,
- * maxPendingPerUser?, sessionIdleMs?}`. A plaintext `token` is refused; `oauth` is read by `./gateway-oauth.ts`.
+ * parley.json `gateway`: `{users: {<name>: {tokenSha256: "<64 hex>"}}, tenants: {<tenant>: {users: {…},
+ * servers?: [<server>…]}}, oauth?, maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs?}`. A plaintext
+ * `token` is refused; `oauth` is read by `./gateway-oauth.ts`.
  */
 export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<HostConfig['gateway']> {
   const out: NonNullable<HostConfig['gateway']> = { users: {} };
   if (v === undefined) return out;
   if (!isObject(v)) {
-    wrongType(r, segs, 'an object {users, oauth?}', v);
+    wrongType(r, segs, 'an object {users, tenants, oauth?}', v);
     return out;
   }
-  unknownKeys(r, v, segs, ['users', 'oauth', 'maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs']);
+  unknownKeys(r, v, segs, ['users', 'tenants', 'oauth', 'maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs']);
   for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) {
     const n = v[k];
     if (n === undefined) continue;
@@ -201,15 +205,47 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
   }
   const oauth = readGatewayOAuth(r, v.oauth, [...segs, 'oauth']);
   if (oauth) out.oauth = oauth;
-  if (v.users === undefined) return out;
-  if (!isObject(v.users)) {
-    wrongType(r, [...segs, 'users'], 'an object of user name → {tokenSha256}', v.users);
+  out.users = readUsers(r, v.users, [...segs, 'users'], '');
+  if (v.tenants === undefined) return out;
+  if (!isObject(v.tenants)) {
+    wrongType(r, [...segs, 'tenants'], 'an object of tenant name → {users, servers}', v.tenants);
     return out;
   }
-  for (const [name, raw] of Object.entries(v.users)) {
-    const at = [...segs, 'users', name];
+  out.tenants = {};
+  for (const [name, raw] of Object.entries(v.tenants)) {
+    const at = [...segs, 'tenants', name];
+    if (reservedKey(r, name, at, 'a tenant name')) continue;
+    if (!GATEWAY_NAME.test(name) || name === 'default') {
+      report(r, 'invalid-tenant-name', at, `tenant name "${name}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-", and not "default" (gateway.users is tenant "default")`, { fix: 'rename the tenant' });
+      continue;
+    }
+    if (!isObject(raw)) {
+      wrongType(r, at, 'an object {users, servers}', raw);
+      continue;
+    }
+    unknownKeys(r, raw, at, ['users', 'servers']);
+    const t: NonNullable<NonNullable<HostConfig['gateway']>['tenants']>[string] = { users: readUsers(r, raw.users, [...at, 'users'], name) };
+    if (raw.servers !== undefined) {
+      if (!Array.isArray(raw.servers) || !raw.servers.every((x) => typeof x === 'string' && x.length > 0)) wrongType(r, [...at, 'servers'], 'an array of server names from mcpServers', raw.servers);
+      else t.servers = [...raw.servers] as string[];
+    }
+    out.tenants[name] = t;
+  }
+  return out;
+}
+
+function readUsers(r: Reader, v: unknown, segs: Segments, tenant: string): Record<string, { tokenSha256: string }> {
+  const out: Record<string, { tokenSha256: string }> = {};
+  if (v === undefined) return out;
+  if (!isObject(v)) {
+    wrongType(r, segs, 'an object of user name → {tokenSha256}', v);
+    return out;
+  }
+  const cmd = (name: string) => `parley serve token ${name}${tenant ? ` --tenant ${tenant}` : ''}`;
+  for (const [name, raw] of Object.entries(v)) {
+    const at = [...segs, name];
     if (reservedKey(r, name, at, 'a user name')) continue;
-    if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) {
+    if (!GATEWAY_NAME.test(name)) {
       report(r, 'invalid-user-name', at, `user name "${name}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, { fix: 'rename the user' });
       continue;
     }
@@ -218,16 +254,16 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
       continue;
     }
     if ('token' in raw) {
-      report(r, 'plaintext-token', [...at, 'token'], `user "${name}" has a plaintext token; tokens are stored only as SHA-256 hashes`, { fix: `delete "token" and add "tokenSha256" (run: parley serve token ${name})` });
+      report(r, 'plaintext-token', [...at, 'token'], `user "${name}" has a plaintext token; tokens are stored only as SHA-256 hashes`, { fix: `delete "token" and add "tokenSha256" (run: ${cmd(name)})` });
       continue;
     }
     unknownKeys(r, raw, at, ['tokenSha256']);
     const h = raw.tokenSha256;
     if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) {
-      report(r, 'invalid-token-hash', [...at, 'tokenSha256'], `user "${name}": tokenSha256 must be 64 lowercase hex characters (a SHA-256 digest)`, { fix: `run: parley serve token ${name}` });
+      report(r, 'invalid-token-hash', [...at, 'tokenSha256'], `user "${name}": tokenSha256 must be 64 lowercase hex characters (a SHA-256 digest)`, { fix: `run: ${cmd(name)}` });
       continue;
     }
-    out.users[name] = { tokenSha256: h };
+    out[name] = { tokenSha256: h };
   }
   return out;
 }

@@ -203,7 +203,23 @@ export interface GatewayDef {
    * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
    */
   oauth?: GatewayOAuthDef;
+  /**
+   * Tenant name → that tenant's users (same shape as `users`) and, optionally, the configured servers
+   * its users get (`servers`, names from `mcpServers`; absent = all). Users of `users` belong to tenant
+   * `"default"`. Store rows (audit, remembered answers, presets, roots) and broker limits are keyed by
+   * (tenant, user); a user name may recur in several tenants. Tenant names: 1-64 of `[A-Za-z0-9._@-]`.
+   */
+  tenants?: Record<string, TenantDef>;
 }
+
+
+/** parley.json `gateway.tenants.<name>`. */
+export interface TenantDef {
+  users: Record<string, { tokenSha256: string }>;
+  /** The configured servers this tenant's users get. @default every configured server */
+  servers?: string[];
+}
+
 
 /**
  * parley.json `gateway.oauth`: the gateway as an OAuth 2.1 protected resource (MCP authorization,

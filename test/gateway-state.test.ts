@@ -1,0 +1,149 @@
+// Sealed requestState (issue 13 item 4, first step): the gateway's 2026-07-28 requestState is minted with
+// the SDK's createRequestStateCodec under the shared secret, bound to the caller's identity and naming the
+// replica that parks the call, whose retries other replicas forward to it. Real SDK v2 clients in manual mode over HTTP against three gateways: two
+// replicas sharing one secret, and one with another secret.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createGateway, hashToken } from '../src/gateway/index.js';
+import type { Gateway } from '../src/gateway/index.js';
+import { checkForwardProof, forwardProof, isLoopbackUrl } from '../src/gateway/forward.js';
+import { fixture } from './fixtures/servers-host/helpers.js';
+import { text, v2Client } from './fixtures/toolkit/peers.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+
+const TOKENS = { alice: 'pt_alice-state', bob: 'pt_bob-state' };
+const SECRET = 'a shared secret of at least thirty-two bytes';
+
+function gateway(secret: string, replicaId: string) {
+  const self = { gw: undefined as unknown as Gateway, url: '', stop: async () => {} };
+  before(async () => {
+    const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs') });
+    config.gateway = { users: { alice: { tokenSha256: hashToken(TOKENS.alice) }, bob: { tokenSha256: hashToken(TOKENS.bob) } } };
+    self.gw = createGateway(config, { secret, replicaId, park: { ttlMs: 60_000, batchMs: 5 } });
+    ({ url: self.url, stop: self.stop } = await serveGateway(self.gw));
+  });
+  after(() => self.stop());
+  return self;
+}
+
+async function manual(url: string, user: keyof typeof TOKENS) {
+  const c = v2Client((async () => ({ action: 'cancel' })) as never, { mode: 'auto', manual: true });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[user]}` } } }));
+  const call = (params: Record<string, unknown>) => c.callTool({ name: 'v1__ask', arguments: {}, ...params } as never, { allowInputRequired: true } as never) as Promise<Record<string, unknown>>;
+  return { c, call };
+}
+
+const invalid = (re: RegExp) => (e: Error & { code?: number }) => e.code === -32602 && re.test(e.message);
+
+describe('gateway: sealed requestState', () => {
+  const r1 = gateway(SECRET, 'r1');
+  const r2 = gateway(SECRET, 'r2');
+  const other = gateway('another secret, also thirty-two bytes long', 'r3');
+
+  it('a sealed state resumes the call; tampered, another user\'s or another secret\'s state is -32602', async () => {
+    const alice = await manual(r1.url, 'alice');
+    const bob = await manual(r1.url, 'bob');
+    const stranger = await manual(other.url, 'alice');
+    try {
+      const first = await alice.call({});
+      assert.equal(first.resultType, 'input_required');
+      const state = first.requestState as string;
+      const key = Object.keys(first.inputRequests as object)[0];
+      const answers = { [key]: { action: 'accept', content: { name: 'sealed' } } };
+      // One character of the signature changed.
+      const i = state.length - 3;
+      const tampered = state.slice(0, i) + (state[i] === 'A' ? 'B' : 'A') + state.slice(i + 1);
+      await assert.rejects(alice.call({ inputResponses: answers, requestState: tampered }), invalid(/Invalid or expired requestState/));
+      // Bound to alice: bob holding her state is refused before anything runs.
+      await assert.rejects(bob.call({ inputResponses: answers, requestState: state }), invalid(/Invalid or expired requestState/));
+      // A gateway with another secret does not accept it either.
+      await assert.rejects(stranger.call({ inputResponses: answers, requestState: state }), invalid(/Invalid or expired requestState/));
+      // The call is still parked and completes with alice's own retry.
+      assert.equal(r1.gw.stats().parked, 1);
+      assert.equal(text(await alice.call({ inputResponses: answers, requestState: state }) as never), 'hello sealed');
+    } finally {
+      await Promise.all([alice.c.close(), bob.c.close(), stranger.c.close()]);
+    }
+  });
+
+  it('a retry that lands on another replica with the same secret is forwarded to the owner and completes there', async () => {
+    const alice = await manual(r1.url, 'alice');
+    const elsewhere = await manual(r2.url, 'alice');
+    const bob = await manual(r2.url, 'bob');
+    try {
+      const first = await alice.call({});
+      const key = Object.keys(first.inputRequests as object)[0];
+      const answers = { [key]: { action: 'accept', content: { name: 'forwarded' } } };
+      // Bound to alice on every replica: bob cannot use it through r2 either.
+      await assert.rejects(bob.call({ inputResponses: answers, requestState: first.requestState }), invalid(/Invalid or expired requestState/));
+      assert.equal(r2.gw.stats().parked, 0, 'nothing is parked on r2');
+      assert.equal(text(await elsewhere.call({ inputResponses: answers, requestState: first.requestState }) as never), 'hello forwarded');
+      assert.equal(r1.gw.stats().parked, 0, 'the owner finished the call');
+    } finally {
+      await Promise.all([alice.c.close(), elsewhere.c.close(), bob.c.close()]);
+    }
+  });
+
+  it('when the owner replica is gone the forwarded retry fails at once with an error naming it', async () => {
+    const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs') });
+    config.gateway = { users: { alice: { tokenSha256: hashToken(TOKENS.alice) } } };
+    const doomed = createGateway(config, { secret: SECRET, replicaId: 'r9', park: { ttlMs: 60_000, batchMs: 5 } });
+    const served = await serveGateway(doomed);
+    const alice = await manual(served.url, 'alice');
+    const elsewhere = await manual(r2.url, 'alice');
+    try {
+      const first = await alice.call({});
+      const key = Object.keys(first.inputRequests as object)[0];
+      await alice.c.close();
+      await served.stop();
+      const t0 = Date.now();
+      const r = await elsewhere.call({ inputResponses: { [key]: { action: 'accept', content: { name: 'x' } } }, requestState: first.requestState });
+      assert.equal(r.isError, true);
+      assert.match(text(r as never), /replica r9 \(http:\/\/127\.0\.0\.1:\d+\/mcp\), where this call is parked, cannot be reached/);
+      assert.ok(Date.now() - t0 < 10_000, `answered in ${Date.now() - t0} ms`);
+      // Restarted on the same port under a new replica id: it is a member again, and the old state is
+      // refused with a clear -32602 (forwarded from r2, and directly), never forwarded to itself in a loop.
+      const reborn = createGateway(config, { secret: SECRET, replicaId: 'r9b', park: { ttlMs: 60_000, batchMs: 5 } });
+      const again = await serveGateway(reborn, { port: Number(new URL(served.url).port) });
+      const direct = await manual(again.url, 'alice');
+      try {
+        const retry = { inputResponses: {}, requestState: first.requestState };
+        await assert.rejects(elsewhere.call(retry), invalid(/parked on replica r9, which has since restarted at this address as r9b/));
+        await assert.rejects(direct.call(retry), invalid(/parked on replica r9, which has since restarted/));
+        const fresh = await elsewhere.call({});
+        assert.equal(fresh.resultType, 'input_required', 'r2 serves new calls');
+        const round = await direct.call({});
+        const k = Object.keys(round.inputRequests as object)[0];
+        // A round the reborn replica parks resumes through r2.
+        assert.equal(text(await elsewhere.call({ inputResponses: { [k]: { action: 'accept', content: { name: 'back' } } }, requestState: round.requestState }) as never), 'hello back');
+      } finally {
+        await direct.c.close();
+        await again.stop();
+      }
+    } finally {
+      await elsewhere.c.close();
+    }
+  });
+});
+
+describe('forwarding proofs and targets', () => {
+  it('a proof names its identity for 30 s under the secret that made it, and nothing else', () => {
+    const now = Date.now();
+    const p = forwardProof(SECRET, 'acme/alice', now);
+    assert.equal(checkForwardProof(SECRET, p, now), 'acme/alice');
+    assert.equal(checkForwardProof(SECRET, p, now + 31_000), undefined, 'expired');
+    assert.equal(checkForwardProof('another secret, also thirty-two bytes long', p, now), undefined, 'other secret');
+    const [id, exp, mac] = p.split('.');
+    assert.equal(checkForwardProof(SECRET, `${Buffer.from('acme/bob').toString('base64url')}.${exp}.${mac}`, now), undefined, 'other identity');
+    assert.equal(checkForwardProof(SECRET, `${id}.${Number(exp) + 100}.${mac}`, now), undefined, 'longer life');
+    assert.equal(checkForwardProof(SECRET, undefined, now), undefined);
+    assert.equal(checkForwardProof(SECRET, 'x'.repeat(100_000), now), undefined);
+  });
+
+  it('only loopback http URLs are forwarding targets', () => {
+    assert.ok(isLoopbackUrl('http://127.0.0.1:8765/mcp'));
+    assert.ok(isLoopbackUrl('http://[::1]:8765/mcp'));
+    for (const u of ['https://127.0.0.1/mcp', 'http://10.0.0.1/mcp', 'http://example.com/mcp', 'file:///etc/passwd', 'nonsense']) assert.equal(isLoopbackUrl(u), false, u);
+  });
+});
