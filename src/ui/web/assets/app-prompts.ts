@@ -6,6 +6,37 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     $('prompt-count').textContent = n ? '(' + n + ')' : '';
     $('no-prompts').hidden = n > 0;
     document.title = (n ? '(' + n + ') ' : '') + 'parley console';
+    if (!n) hideToast();
+  }
+  // ---------- new-request notice ----------
+  // A fixed notice (bottom right, always in view) for a request that arrives while its card is out of
+  // view; "Go to the request" scrolls to the newest waiting card and focuses it. Hidden again when the
+  // card is reached (by the button or by scrolling) or when nothing is waiting.
+  var toastFor = null;
+  function inView(el) {
+    var r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.top < (window.innerHeight || document.documentElement.clientHeight);
+  }
+  function hideToast() { toastFor = null; $('new-request').hidden = true; }
+  function showToast(pr) {
+    var p = prompts.get(pr.id);
+    if (!p || inView(p.el)) return;
+    toastFor = pr.id;
+    var n = prompts.size;
+    $('new-request-text').textContent = pr.server + ' is asking: ' + pr.message + (n > 1 ? ' (' + n + ' requests waiting)' : '');
+    $('new-request').hidden = false;
+  }
+  function goToRequest() {
+    var p = prompts.get(toastFor) || Array.from(prompts.values()).pop();
+    hideToast();
+    if (!p) return;
+    p.el.scrollIntoView({ block: 'start' });
+    p.el.focus({ preventScroll: true });
+  }
+  function initToast() {
+    $('new-request-go').addEventListener('click', goToRequest);
+    $('new-request-close').addEventListener('click', hideToast);
+    window.addEventListener('scroll', function () { var p = toastFor && prompts.get(toastFor); if (p && inView(p.el)) hideToast(); }, { passive: true });
   }
   function removePrompt(id, reason) {
     var p = prompts.get(id);
@@ -208,7 +239,8 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     $('prompt-list').appendChild(el);
     updateCount();
     // Bring a new request to the person's attention, but never take focus from what they are doing.
-    if (!document.activeElement || document.activeElement === document.body) el.focus();
+    if (!document.activeElement || document.activeElement === document.body) el.focus({ preventScroll: true });
+    showToast(pr);
   }
   var timers = {};
   function liveCheck(p, target) {
