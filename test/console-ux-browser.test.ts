@@ -57,8 +57,64 @@ test('a request that arrives while the person is down the page shows a fixed not
     await notice.waitFor({ state: 'hidden' });
     await s.page.locator(card).getByRole('button', { name: 'Cancel' }).click();
     assert.deepEqual(await within(answer, 'answer'), { action: 'cancel' });
+    await s.page.locator(card).waitFor({ state: 'detached' });
     assert.equal(await s.page.title(), 'parley console');
   } finally {
     await s.page.setViewportSize({ width: 1100, height: 900 });
   }
+});
+
+const tool = (s: Session, name: string) => s.page.locator(`details.tool[data-tool="everything/${name}"]`);
+async function call(s: Session, name: string): Promise<void> {
+  const t = tool(s, name);
+  if (!(await t.evaluate((d) => (d as HTMLDetailsElement).open))) await t.locator('summary').click();
+  await t.getByRole('button', { name: `Call ${name}` }).click();
+  await t.locator('.result h4').first().waitFor();
+}
+
+test('tool results: a chart is shown as an image, its SVG copy is offered (never printed); an SVG resource alone is an image', { skip }, async () => {
+  const s = session;
+  await call(s, 'chart');
+  const r = tool(s, 'chart').locator('.result');
+  assert.equal(await r.locator('img').count(), 1, 'the PNG once; the SVG copy is not shown twice');
+  assert.equal(await r.locator('img').evaluate((i) => (i as HTMLImageElement).naturalWidth), 1);
+  assert.doesNotMatch(await r.innerText(), /<svg|<rect/, 'the SVG source is not printed');
+  assert.match(await r.locator('.resource-link').innerText(), /chart:\/\/svg\/0123456789abcdef/);
+  await call(s, 'svg-only');
+  const img = tool(s, 'svg-only').locator('.result img');
+  await img.waitFor();
+  assert.equal(await img.evaluate((i) => (i as HTMLImageElement).naturalWidth), 40, 'the SVG resource is drawn');
+  assert.doesNotMatch(await tool(s, 'svg-only').locator('.result').innerText(), /<svg/);
+});
+
+test('tool results: a large result is collapsed with a count and "Show all"; the page stays short', { skip }, async () => {
+  const s = session;
+  await call(s, 'orders');
+  const r = tool(s, 'orders').locator('.result');
+  const notes = r.locator('.collapsed-note');
+  assert.equal(await notes.count(), 2, 'the text and the structured content are both collapsed');
+  assert.match(await notes.first().innerText(), /Showing 30 of 500 lines/);
+  assert.ok((await s.page.evaluate(() => document.body.scrollHeight)) < 6000, 'the page is not tens of thousands of pixels tall');
+  await notes.first().getByRole('button', { name: 'Show all 500 lines' }).click();
+  assert.equal((await r.locator('pre.text').innerText()).split('\n').length, 500);
+  assert.equal(await notes.count(), 1);
+  await tool(s, 'orders').locator('summary').click(); // close it again for the tests that follow
+});
+
+test('restarting one server (its tools re-listed) keeps the results already shown', { skip }, async () => {
+  const s = session;
+  const echo = tool(s, 'echo');
+  if (!(await echo.evaluate((d) => (d as HTMLDetailsElement).open))) await echo.locator('summary').click();
+  await echo.getByLabel(/message/).fill('still here');
+  await echo.getByRole('button', { name: 'Call echo' }).click();
+  await echo.locator('.result pre.text').filter({ hasText: 'Echo: still here' }).waitFor();
+  await call(s, 'chart');
+  // What the host adapter sends when a restarted server is running again (src/ui/web/hostAdapter.ts).
+  const restarted = s.page.waitForResponse((res) => res.url().endsWith('/api/tools'));
+  s.host.emit({ type: 'tools', server: 'everything' });
+  await restarted;
+  await s.page.waitForTimeout(100);
+  assert.equal(await echo.locator('.result pre.text').innerText(), 'Echo: still here');
+  assert.equal(await tool(s, 'chart').locator('.result img').count(), 1);
+  assert.equal(await echo.evaluate((d) => (d as HTMLDetailsElement).open), true);
 });

@@ -60,6 +60,8 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f9fafb;border:1px sol
 .result.is-error{border-left:4px solid #b91c1c;padding-left:.75rem;background:#fef2f2}
 .result.is-error h4{color:#991b1b}
 .result img{max-width:100%;border:1px solid #d1d5db}
+.collapsed-note{font-size:.9rem;margin:.25rem 0}
+.collapsed-note .show-all{margin-left:.5rem;padding:.15rem .6rem}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;vertical-align:top}
 details>summary{cursor:pointer}
