@@ -135,6 +135,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       elicit: (params, ctx) => broker.elicit(params as never, { ...ctx, scope }),
       listRoots: async (ctx) => ({ roots: roots.rootsForServer(ctx.server) }),
       elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
+      // A host decision, through the presenter seam; headless presenters have no `decide`.
+      decideUrlRetry: (decision, signal) => (opts.presenter.interactive && opts.presenter.decide ? opts.presenter.decide(decision, signal) : undefined),
     },
     prepare: (def) => (def.inputRefs?.length ? resolveInputs(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache) : Promise.resolve(def)),
   });

@@ -63,4 +63,21 @@ export interface InputHandlers {
   listRoots(ctx: InputContext): Promise<{ roots: Array<{ uri: string; name?: string }> }>;
   /** 2025-11-25 `notifications/elicitation/complete`. */
   elicitationComplete?(server: string, elicitationId: string): void;
+  /**
+   * After a consented `-32042` URL step: asks the person to retry the call or cancel it. Returns
+   * `undefined` (synchronously) when no person can be asked: the runtime then waits
+   * `urlCompleteWaitMs` and retries once. The promise must settle soon after `signal` aborts.
+   */
+  decideUrlRetry?(decision: UrlRetryDecision, signal: AbortSignal): Promise<'retry' | 'cancel'> | undefined;
+}
+
+/** What {@link InputHandlers.decideUrlRetry} is told (the presenter's `PresenterDecision` of kind `url-retry`). */
+export interface UrlRetryDecision {
+  id: string;
+  kind: 'url-retry';
+  server: string;
+  tool: string;
+  message: string;
+  urls: string[];
+  round: number;
 }
