@@ -118,3 +118,26 @@ test('restarting one server (its tools re-listed) keeps the results already show
   assert.equal(await tool(s, 'chart').locator('.result img').count(), 1);
   assert.equal(await echo.evaluate((d) => (d as HTMLDetailsElement).open), true);
 });
+
+test('-32042 retry-or-cancel (a host decision) is a card with Retry and Cancel the call; the host can withdraw it', { skip }, async () => {
+  const s = session;
+  const decision = (id: string) => ({ id, kind: 'url-retry' as const, server: 'everything', tool: 'trigger-url-elicitation', round: 1, urls: ['https://modelcontextprotocol.io'], message: 'everything needs the browser step at https://modelcontextprotocol.io before trigger-url-elicitation can run.' });
+  const retry = s.presenter.decide(decision('d-1'), new AbortController().signal);
+  const c = s.page.locator('article.prompt[data-id="d-1"]');
+  await c.waitFor();
+  assert.equal(await c.locator('h3').innerText(), 'everything needs a browser step');
+  assert.match(await c.locator('.decision-urls').innerText(), /https:\/\/modelcontextprotocol\.io/);
+  assert.deepEqual(await c.locator('.buttons button').allInnerTexts(), ['Retry trigger-url-elicitation', 'Cancel the call']);
+  await s.shot('url-retry-decision');
+  await c.getByRole('button', { name: 'Retry trigger-url-elicitation' }).click();
+  assert.equal(await within(retry, 'retry'), 'retry');
+  const cancel = s.presenter.decide(decision('d-2'), new AbortController().signal);
+  await s.page.locator('article.prompt[data-id="d-2"]').getByRole('button', { name: 'Cancel the call' }).click();
+  assert.equal(await within(cancel, 'cancel'), 'cancel');
+  const ac = new AbortController(); // the completion arrived: the host withdraws the question
+  const withdrawn = s.presenter.decide(decision('d-3'), ac.signal);
+  await s.page.locator('article.prompt[data-id="d-3"]').waitFor();
+  ac.abort();
+  assert.equal(await within(withdrawn, 'withdrawn'), 'cancel');
+  await s.page.locator('article.prompt[data-id="d-3"]').waitFor({ state: 'detached' });
+});

@@ -197,7 +197,12 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       all.push(b); buttons.appendChild(b); return b;
     }
     p.busy = function (on) { all.forEach(function (b) { b.disabled = on; }); };
-    if (pr.mode === 'url' && pr.url) {
+    if (payload.decision) {
+      el.querySelector('h3').textContent = pr.server + ' needs a browser step';
+      el.appendChild(h('ul', { class: 'decision-urls' }, payload.decision.urls.map(function (u) { return h('li', null, h('code', { class: 'url-full', text: u })); })));
+      btn('Retry ' + payload.decision.tool, '', 'accept');
+      btn('Cancel the call', 'danger', 'cancel');
+    } else if (pr.mode === 'url' && pr.url) {
       var u = pr.url;
       var box = h('div', { class: 'url-consent' },
         h('p', { text: 'The server wants you to open a web page. Nothing is opened or loaded until you choose Open; the page opens in a separate window that parley cannot see.' }),
@@ -229,11 +234,10 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       (pr.issues || []).length && setTimeout(function () { showIssues(p, pr.issues); }, 0);
       btn(payload.confirmOnly ? 'Accept' : 'Accept and send', '', 'accept');
     }
-    btn('Decline', 'secondary', 'decline');
-    btn('Cancel', 'danger', 'cancel');
+    if (!payload.decision) { btn('Decline', 'secondary', 'decline'); btn('Cancel', 'danger', 'cancel'); }
     el.appendChild(p.formError);
     el.appendChild(buttons);
-    el.appendChild(h('p', { class: 'hint', text: 'Decline tells the server you said no; Cancel (or Esc) closes this request without an answer.' }));
+    el.appendChild(h('p', { class: 'hint', text: payload.decision ? 'Finish the step in your browser, then Retry; Cancel (or Esc) ends the tool call.' : 'Decline tells the server you said no; Cancel (or Esc) closes this request without an answer.' }));
     el.addEventListener('keydown', function (e) { if (e.key === 'Escape') { e.preventDefault(); send(p, 'cancel'); } });
     prompts.set(pr.id, p);
     $('prompt-list').appendChild(el);
