@@ -141,3 +141,14 @@ test('-32042 retry-or-cancel (a host decision) is a card with Retry and Cancel t
   assert.equal(await within(withdrawn, 'withdrawn'), 'cancel');
   await s.page.locator('article.prompt[data-id="d-3"]').waitFor({ state: 'detached' });
 });
+
+test('the audit table fits its card, long details included', { skip }, async () => {
+  const s = session;
+  const { SCOPE } = await import('./fixtures/console/host.js');
+  s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'everything', kind: 'policy', action: 'decline', requestId: 'r-'.padEnd(60, 'x'), detail: { reason: 'sensitive-field', message: 'y'.repeat(400), url: 'https://example.com/' + 'z'.repeat(200) } });
+  s.host.emit({ type: 'audit' });
+  await s.page.locator('#audit table td').filter({ hasText: 'r-xxxx' }).waitFor();
+  const fit = await s.page.locator('#audit-section').evaluate((sec) => ({ section: sec.clientWidth, table: sec.querySelector('table')!.scrollWidth, page: document.documentElement.scrollWidth, view: window.innerWidth }));
+  assert.ok(fit.table <= fit.section, `table ${fit.table} px in a ${fit.section} px card`);
+  assert.ok(fit.page <= fit.view, `page ${fit.page} px wide in a ${fit.view} px window`);
+});
