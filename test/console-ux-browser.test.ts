@@ -152,3 +152,18 @@ test('the audit table fits its card, long details included', { skip }, async () 
   assert.ok(fit.table <= fit.section, `table ${fit.table} px in a ${fit.section} px card`);
   assert.ok(fit.page <= fit.view, `page ${fit.page} px wide in a ${fit.view} px window`);
 });
+
+test('URL warnings are shown in words, never as raw codes (url:punycode, credentials-in-url)', { skip }, async () => {
+  const s = session;
+  const { urlPrompt } = await import('./fixtures/console/prompts.js');
+  const base = urlPrompt('https://user@xn--e1afmkfd.example/login');
+  const prompt = { ...base, warnings: ['url:punycode', 'url:credentials-in-url'], url: { ...base.url!, warnings: ['punycode', 'credentials-in-url'] } };
+  const answer = s.presenter.present(prompt, new AbortController().signal);
+  const c = s.page.locator(`article.prompt[data-id="${prompt.id}"]`);
+  await c.waitFor();
+  const text = await c.innerText();
+  assert.doesNotMatch(text, /url:|credentials-in-url|\bpunycode\b/, text);
+  assert.match(text, /user name or password/);
+  await c.getByRole('button', { name: 'Cancel' }).click();
+  assert.deepEqual(await within(answer, 'answer'), { action: 'cancel' });
+});

@@ -51,7 +51,8 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     'mixed-script': 'The site name mixes alphabets, a common trick to imitate another site.',
     'http-localhost': 'The address points at this computer over plain http.',
     'http': 'The address is not encrypted (http, not https).',
-    'ip-address': 'The address is a bare IP address, not a site name.'
+    'ip-address': 'The address is a bare IP address, not a site name.',
+    'credentials-in-url': 'The address carries a user name or password before the site name; it may lead somewhere other than it seems.'
   };
   function fieldInput(f, id, descIds) {
     var v = f.value;
@@ -184,7 +185,9 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     if (pr.call?.callId) el.appendChild(h('p', { class: 'call muted' }, 'During the tool call ', h('code', { text: pr.call.tool }), ' (call ' + pr.call.callId.slice(0, 8) + ')'));
     else if (pr.call) el.appendChild(h('p', { class: 'call muted' }, 'During ' + pr.call.tool.replace(/^one of: /, 'one of the tool calls ')));
     el.appendChild(h('p', { class: 'message', text: pr.message }));
-    var warns = (pr.warnings || []).map(function (w) {
+    // Warnings in words: url:<code> ones are shown in the address box below (never as raw codes).
+    var warns = (pr.warnings || []).filter(function (w) { return !(w.indexOf('url:') === 0 && pr.url); }).map(function (w) {
+      if (w.indexOf('url:') === 0) return WARN_TEXT[w.slice(4)] || 'The address looks unusual (' + w.slice(4) + ').';
       return w.indexOf('sensitive:') === 0 ? 'The field "' + w.slice(10) + '" looks like a secret (password, key, PIN). Servers must not ask for secrets in a form: answer only if you trust ' + pr.server + '. It is hidden as you type and never remembered.' : w;
     });
     if (warns.length) el.appendChild(h('div', { class: 'warn', role: 'note' }, h('strong', { text: 'Before you answer:' }), h('ul', null, warns.map(function (w) { return h('li', { text: w }); }))));
