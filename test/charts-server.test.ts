@@ -136,6 +136,23 @@ test('with the sales backend: query_sales result → generate_chart from sales:/
   }
 });
 
+test('a truncated orders result is charted from the whole result (monthly totals), and the chart says so', async () => {
+  const backend = openChartsBackend({ sales });
+  const c = await legacyConnect(() => createChartsServer(backend), { roots: [rootUri], answer: () => ({ action: 'accept', content: { table: 'orders', range: 'last_quarter', region: 'all' } }) });
+  try {
+    const q = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
+    const result = JSON.parse(sales.store.read(q.structuredContent.uri)!.text);
+    assert.equal(result.truncated, true, 'the orders query lists only its newest rows');
+    const bar = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: q.structuredContent.uri, chart_type: 'bar' } })) as any;
+    checkChart(bar);
+    assert.deepEqual([bar.structuredContent.x, bar.structuredContent.y], ['month', 'revenue']);
+    assert.equal(bar.structuredContent.rows, result.summary.byMonth.length);
+    assert.match(textOf(bar), new RegExp(`only ${result.rows.length} of ${result.summary.orders} orders.*monthly totals of all ${result.summary.orders} orders \\(revenue ¥${result.summary.revenue.toFixed(2)}\\)`));
+  } finally {
+    await c.close();
+  }
+});
+
 test('2026-07-28: settings and roots arrive through input_required; the chart renders', async () => {
   const c = await modernConnect(standaloneFactory, { roots: [rootUri], answer: () => ({ action: 'accept', content: { data_source: 'sales.csv', chart_type: 'line', title: 'Monthly revenue' } }) });
   try {

@@ -20,8 +20,10 @@ async function toolResult(tool: Locator): Promise<Locator> {
 
 /** Consents to the pending URL card: checks what it shows, clicks Open, returns the URL shown. */
 async function consent(u: Up, page: Page, shot: string): Promise<{ full: string; host: string }> {
-  const card = page.locator('article.prompt[data-server="everything"]').first();
-  await card.waitFor({ timeout: 30_000 });
+  const first = page.locator('article.prompt[data-server="everything"]:has(code.url-full)').first();
+  await first.waitFor({ timeout: 30_000 });
+  // This card by its id: the retry question that follows is another card of the same server.
+  const card = page.locator(`article.prompt[data-id="${await first.getAttribute('data-id')}"]`);
   const full = await card.locator('code.url-full').innerText();
   const host = await card.locator('mark.url-host').innerText();
   // req: ELIC-1125-URL-CONSENT
@@ -102,6 +104,11 @@ test('server-everything through parley up: the 13-field form and URL mode (-3204
     const seen: Array<{ full: string; host: string }> = [];
     // req: ELIC-1125-URL-REQUIRED-ERROR
     seen.push(await consent(u, page, '8-url-consent-1')); // the prerequisite from the -32042 error's data.elicitations
+    // server-everything sends no elicitation/complete: the person is asked to retry or cancel (docs/broker.md)
+    const retry = page.locator('article.prompt').getByRole('button', { name: 'Retry trigger-url-elicitation' });
+    await retry.waitFor();
+    await u.shot('8-url-retry');
+    await retry.click();
     seen.push(await consent(u, page, '8-url-consent-2')); // the retried call's own elicitation
     assert.deepEqual(seen, [{ full: 'https://modelcontextprotocol.io', host: 'modelcontextprotocol.io' }, { full: 'https://example.com/pay', host: 'example.com' }]);
     const urlResult = await toolResult(urlTool);

@@ -92,6 +92,9 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     assert.match(text, /^products · \d{4}-\d\d-\d\d\.\.\d{4}-\d\d-\d\d · region 北京: \d+ orders/);
     const uri = /Saved as (sales:\/\/results\/[^\s()]+)/.exec(text)?.[1];
     assert.ok(uri, `a sales://results/{id} link in: ${text}`);
+    // Long structured content is collapsed (docs/console.md): show all of it before reading it.
+    const showAll = result.locator('.collapsible:has(pre.structured) .show-all');
+    if (await showAll.count()) await showAll.click();
     const structured = JSON.parse(await result.locator('pre.structured').innerText());
     assert.ok(Array.isArray(structured.rows) && structured.rows.length > 0, 'rows in structuredContent');
     assert.equal(structured.uri, uri);

@@ -110,4 +110,31 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
       spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
     }
   });
+
+  it('-32042: after consent the person chooses Retry or Cancel; Cancel ends the call with a sentence, not a bare error', { timeout: T }, async () => {
+    for (const pick of ['retry', 'cancel'] as const) {
+      const s = start('trigger-url-elicitation', 'url=https://example.com/pay', 'errorPath=true');
+      try {
+        await waitFor(s, /modelcontextprotocol\.io[\s\S]*Open this link for everything\?/);
+        tmux('send-keys', '-t', s, 'Enter'); // "I will open it myself"
+        const asked = await waitFor(s, /Retry trigger-url-elicitation now\?[\s\S]*Cancel/, 30_000);
+        assert.match(asked, /needs a browser step before trigger-url-elicitation can run/);
+        assert.doesNotMatch(asked, /EXIT=/, 'no fixed-delay retry behind the person');
+        if (pick === 'retry') {
+          tmux('send-keys', '-t', s, 'Enter'); // Retry
+          await waitFor(s, /example\.com\]?\/pay[\s\S]*Open this link for everything\?/); // the retried call's own URL
+          tmux('send-keys', '-t', s, 'Enter');
+          const out = await waitFor(s, /EXIT=\d/);
+          assert.match(out, /EXIT=0/);
+        } else {
+          tmux('send-keys', '-t', s, 'Down', 'Enter'); // Cancel
+          const out = await waitFor(s, /EXIT=\d/);
+          assert.match(out, /You cancelled trigger-url-elicitation/);
+          assert.doesNotMatch(out, /^MCP error -32042/m);
+        }
+      } finally {
+        spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
+      }
+    }
+  });
 });

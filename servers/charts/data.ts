@@ -15,6 +15,8 @@ export type DataRow = Record<string, Cell>;
 export interface Table {
   columns: string[];
   rows: DataRow[];
+  /** Says plainly what the table holds when it is not the rows as given (e.g. totals of a truncated result). */
+  note?: string;
 }
 
 /** Bad input: `line` (1-based, in the CSV text) and `column` (1-based) when known. */
@@ -133,6 +135,14 @@ export async function readCsvFile(path: string, maxBytes = 10_000_000): Promise<
 const SalesResultJson = z.object({
   columns: z.array(z.string()).optional(),
   rows: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
+  truncated: z.boolean().optional(),
+  summary: z
+    .object({
+      orders: z.number(),
+      revenue: z.number(),
+      byMonth: z.array(z.object({ month: z.string(), orders: z.number(), revenue: z.number() })),
+    })
+    .optional(),
 });
 
 /**
@@ -150,6 +160,16 @@ export function tableFromSalesResult(text: string, source = 'sales result'): Tab
   if (!r.success) {
     const i = r.error.issues[0];
     throw new ChartDataError(`${source}: /${i.path.map(String).join('/')}: ${i.message}; expected {rows: [{column: string | number | null}]}`);
+  }
+  // A truncated result (the orders table shows its newest rows only): a chart of the rows shown would
+  // mislead, so the chart uses the whole result's monthly totals and says so.
+  const sum = r.data.summary;
+  if (r.data.truncated && sum) {
+    return {
+      columns: ['month', 'revenue', 'orders'],
+      rows: sum.byMonth.map((m) => ({ month: m.month, revenue: m.revenue, orders: m.orders })),
+      note: `the result lists only ${r.data.rows.length} of ${sum.orders} orders, so this chart shows the monthly totals of all ${sum.orders} orders (revenue ¥${sum.revenue.toFixed(2)})`,
+    };
   }
   const columns = r.data.columns ?? [...new Set(r.data.rows.flatMap((row) => Object.keys(row)))];
   return { columns, rows: r.data.rows };

@@ -124,9 +124,9 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
           content: [
             { type: 'image', data: chart.png.toString('base64'), mimeType: 'image/png' },
             { type: 'resource', resource: { uri, mimeType: 'image/svg+xml', text: chart.svg } },
-            { type: 'text', text: `${type} chart of ${y} by ${x} from ${source} (${table.rows.length} rows)${heading ? `: ${heading}` : ''}. SVG: ${uri}` },
+            { type: 'text', text: `${type} chart of ${y} by ${x} from ${source} (${table.rows.length} rows)${heading ? `: ${heading}` : ''}.${table.note ? ` Note: ${table.note}.` : ''} SVG: ${uri}` },
           ],
-          structuredContent: { data_source: source, chart_type: type, title: heading ?? null, x, y, rows: table.rows.length, svgUri: uri },
+          structuredContent: { data_source: source, chart_type: type, title: heading ?? null, x, y, rows: table.rows.length, svgUri: uri, ...(table.note ? { note: table.note } : {}) },
         };
       } catch (e) {
         if (e instanceof ChartDataError || e instanceof DataPathError || (e as Error)?.name === 'RootsAccessError') return errorResult(`generate_chart: ${(e as Error).message}`);

@@ -97,6 +97,10 @@ class Watched implements Presenter {
       throw e;
     }
   }
+  /** The host's retry-or-cancel question after a -32042 URL step, when the inner presenter can ask it. */
+  get decide(): Presenter['decide'] {
+    return this.inner.decide?.bind(this.inner);
+  }
   notify(n: PresenterNotice): void {
     if (this.inner instanceof TerminalPresenter) return this.inner.notify(n);
     process.stderr.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);

@@ -43,6 +43,7 @@ function announcing(inner: Presenter, url: () => string): Presenter {
       return inner.present(prompt, signal);
     },
     notify: (n) => inner.notify(n),
+    ...(inner.decide ? { decide: inner.decide.bind(inner) } : {}),
   };
 }
 

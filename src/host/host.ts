@@ -216,6 +216,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       },
       elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
       malformedMessage: (server, detail) => broker.malformedMessage(server, detail),
+      // A host decision, through the presenter seam; headless presenters have no `decide`.
+      decideUrlRetry: (decision, signal) => (opts.presenter.interactive && opts.presenter.decide ? opts.presenter.decide(decision, signal) : undefined),
     },
     prepare: (def) => (def.inputRefs?.length ? resolveInputs(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache) : Promise.resolve(def)),
   });

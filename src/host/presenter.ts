@@ -120,6 +120,29 @@ export interface PresenterNotice {
   reason?: string;
 }
 
+/**
+ * A question the host itself puts to the person (not a server's elicitation). `'url-retry'`: a
+ * 2025-11-25 `-32042` URL elicitation was consented to and the browser step has not been reported
+ * complete (`notifications/elicitation/complete`); the person chooses to retry the tool call now
+ * or to cancel it. When the completion arrives first, the host aborts the decision's signal and retries.
+ */
+export interface PresenterDecision {
+  /** Unique id (for UIs that list pending questions). */
+  id: string;
+  kind: 'url-retry';
+  server: string;
+  /** The tool call that needs the browser step. */
+  tool: string;
+  message: string;
+  /** The URLs the person consented to open. */
+  urls: string[];
+  /** 1-based retry round (bounded by the host's `MAX_URL_ROUNDS`). */
+  round: number;
+}
+
+/** The person's choice on a {@link PresenterDecision}. */
+export type PresenterDecisionAnswer = 'retry' | 'cancel';
+
 export interface Presenter {
   /** `false` for automation (scripted answers, CI). */
   readonly interactive: boolean;
@@ -141,6 +164,12 @@ export interface Presenter {
   present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer>;
   /** Fire-and-forget notice; must not throw. */
   notify(notice: PresenterNotice): void;
+  /**
+   * Optional: asks the person a host decision (retry or cancel after a `-32042` URL step). Must settle
+   * `'cancel'` soon after `signal` aborts. Presenters without it (headless, scripted) get the host's
+   * fixed behaviour: wait up to `urlCompleteWaitMs` for the completion, then retry once.
+   */
+  decide?(decision: PresenterDecision, signal: AbortSignal): Promise<PresenterDecisionAnswer>;
 }
 
 /** Thrown where an answer needs a person and none can be asked (headless runs). */

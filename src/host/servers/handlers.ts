@@ -91,4 +91,21 @@ export interface InputHandlers {
    * wrong (never the message itself). For telling the person and the audit log.
    */
   malformedMessage?(server: string, detail: string): void;
+  /**
+   * After a consented `-32042` URL step: asks the person to retry the call or cancel it. Returns
+   * `undefined` (synchronously) when no person can be asked: the runtime then waits
+   * `urlCompleteWaitMs` and retries once. The promise must settle soon after `signal` aborts.
+   */
+  decideUrlRetry?(decision: UrlRetryDecision, signal: AbortSignal): Promise<'retry' | 'cancel'> | undefined;
+}
+
+/** What {@link InputHandlers.decideUrlRetry} is told (the presenter's `PresenterDecision` of kind `url-retry`). */
+export interface UrlRetryDecision {
+  id: string;
+  kind: 'url-retry';
+  server: string;
+  tool: string;
+  message: string;
+  urls: string[];
+  round: number;
 }

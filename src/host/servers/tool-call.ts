@@ -69,11 +69,16 @@ export async function callToolWithClock(
         : (conn.client.callTool({ name: tool, arguments: args }, legOptions) as Promise<CallToolResult>),
     );
   try {
-    try {
-      return await once();
-    } catch (err) {
-      const urls = urlElicitations(err);
-      if (!urls) throw err;
+    for (let round = 1; ; round++) {
+      let urls: ElicitRequestURLParams[] | undefined;
+      try {
+        return await once();
+      } catch (err) {
+        urls = urlElicitations(err);
+        if (!urls) throw err;
+      }
+      const stop = urlRound(conn.name, tool, urls, round);
+      if (stop) return stop;
       // The consent prompts belong to this call and this connection: they close when either ends.
       const promptSignal = AbortSignal.any([combined, conn.lifetime]);
       const verdicts = await env.pause.during(() =>
@@ -87,22 +92,19 @@ export async function callToolWithClock(
       );
       const refused = urls.map((p, i) => ({ url: p.url, action: verdicts[i].action })).filter((r) => r.action !== 'accept');
       if (refused.length > 0) {
-        return {
-          isError: true,
-          content: [
-            {
-              type: 'text',
-              text:
-                `Server "${conn.name}" requires URL elicitation before ${tool} can run (-32042), and it was not accepted: ` +
-                refused.map((r) => `${r.url} (${r.action})`).join(', ') +
-                '. The tool was not retried.',
-            },
-          ],
-        };
+        return errorText(
+          `Server "${conn.name}" requires URL elicitation before ${tool} can run (-32042), and it was not accepted: ` +
+            refused.map((r) => `${r.url} (${r.action})`).join(', ') +
+            '. The tool was not retried.',
+        );
       }
       const ids = urls.map((p) => p.elicitationId).filter((x): x is string => typeof x === 'string');
-      await env.pause.during(() => conn.waitForCompletions(ids, env.urlCompleteWaitMs, promptSignal));
-      return await once();
+      const choice = await env.pause.during(() => afterConsent(env, tool, urls, ids, round, promptSignal));
+      if (choice === 'give-up') return urlRound(conn.name, tool, urls, MAX_URL_ROUNDS + 1, 1)!;
+      if (choice === 'cancel') {
+        if (combined.aborted) throw combined.reason;
+        return errorText(`You cancelled ${tool} on "${conn.name}" after the browser step it requires (-32042): ${urls.map((u) => u.url).join(', ')}. The tool was not retried.`);
+      }
     }
   } catch (err) {
     if (clock.signal.aborted || signal?.aborted) {
@@ -113,6 +115,61 @@ export async function callToolWithClock(
     throw closedError(conn, tool) ?? err;
   } finally {
     untrack();
+  }
+}
+
+/** Retry rounds after `-32042` before the call ends with an `isError` result saying so. */
+export const MAX_URL_ROUNDS = 3;
+
+function errorText(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** The `isError` result once `round` exceeds the bound (never a bare `MCP error -32042`), else `undefined`. */
+function urlRound(server: string, tool: string, urls: ElicitRequestURLParams[], round: number, retries = MAX_URL_ROUNDS): CallToolResult | undefined {
+  if (round <= MAX_URL_ROUNDS) return undefined;
+  return errorText(
+    `Server "${server}" still requires URL elicitation before ${tool} can run (-32042) after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ` +
+      `${urls.map((u) => u.url).join(', ')}. Finish the step in your browser, then call ${tool} again.`,
+  );
+}
+
+/**
+ * After consent: waits for `notifications/elicitation/complete` of every id while the person is asked
+ * "retry or cancel" through the presenter seam ({@link InputHandlers.decideUrlRetry}); the first of the
+ * two decides (a completion withdraws the question and retries). Without a person to ask: round 1
+ * waits at most `urlCompleteWaitMs` and retries; a later round ends the call (`'give-up'`).
+ */
+async function afterConsent(env: ToolCallEnv, tool: string, urls: ElicitRequestURLParams[], ids: string[], round: number, signal: AbortSignal): Promise<'retry' | 'cancel' | 'give-up'> {
+  const { conn } = env;
+  const asked = new AbortController();
+  const both = AbortSignal.any([signal, asked.signal]);
+  try {
+    const decision = env.handlers.decideUrlRetry?.(
+      {
+        id: randomUUID(),
+        kind: 'url-retry',
+        server: conn.name,
+        tool,
+        round,
+        urls: urls.map((u) => u.url),
+        message: `${conn.name} needs the browser step at ${urls.map((u) => u.url).join(', ')} before ${tool} can run. Finish it in your browser, then retry; or cancel the call.`,
+      },
+      both,
+    );
+    if (!decision) {
+      if (round > 1) return 'give-up';
+      await conn.waitForCompletions(ids, env.urlCompleteWaitMs, signal);
+      return 'retry';
+    }
+    const answer = decision.catch(() => 'cancel' as const);
+    // With no id to wait for, only the person can say the step is done.
+    const completed = ids.length
+      ? conn.waitForCompletions(ids, env.maxTotalMs, both).then((r) => (r === 'completed' ? ('retry' as const) : answer))
+      : answer;
+    return await Promise.race([answer, completed]);
+  } finally {
+    asked.abort();
   }
 }
 

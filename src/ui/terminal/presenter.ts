@@ -14,7 +14,7 @@ import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
 import { coerceFormValues, validateContent } from '../../schema/index.js';
 import type { Issue, RequestedSchema } from '../../schema/index.js';
-import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
+import type { Presenter, PresenterAnswer, PresenterDecision, PresenterDecisionAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { askField, CANCELLED, promptSignal, SKIPPED } from './fields.js';
 
@@ -57,6 +57,30 @@ export class TerminalPresenter implements Presenter {
   /** Shows `prompt` once the previous prompt is done. Resolves `cancel` when `signal` aborts. */
   present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
     const run = this.queue.then(() => (signal.aborted ? ({ action: 'cancel' } as const) : this.show(prompt, signal)));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Retry or cancel after a `-32042` URL step (a host decision). Queued like prompts; resolves `cancel`
+   * when `signal` aborts (the host withdraws the question when the server reports the step complete).
+   */
+  decide(d: PresenterDecision, signal: AbortSignal): Promise<PresenterDecisionAnswer> {
+    const run = this.queue.then(async (): Promise<PresenterDecisionAnswer> => {
+      if (signal.aborted) return 'cancel';
+      p.note([d.message, ...d.urls.map((u) => `URL:  ${u}`)].join('\n'), `${d.server} needs a browser step before ${d.tool} can run`, this.io);
+      const choice = await p.select({
+        ...this.io,
+        signal,
+        message: `Retry ${d.tool} now?`,
+        options: [
+          { value: 'retry' as const, label: 'Retry', hint: 'I finished the step in the browser' },
+          { value: 'cancel' as const, label: 'Cancel', hint: 'end the tool call' },
+        ],
+        initialValue: 'retry' as const,
+      });
+      return p.isCancel(choice) ? 'cancel' : choice;
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }

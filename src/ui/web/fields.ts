@@ -41,6 +41,11 @@ export interface PromptPayload {
   rememberable: boolean;
   /** Epoch ms when the prompt was shown. */
   since: number;
+  /**
+   * Set for a host decision rather than a server's request (`PresenterDecision`): the page shows
+   * **Retry** (answered as accept) and **Cancel the call** (cancel) instead of Accept/Decline/Cancel.
+   */
+  decision?: { kind: 'url-retry'; tool: string; urls: string[] };
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);

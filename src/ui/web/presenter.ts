@@ -10,7 +10,7 @@
  * @module
  */
 import { coerceFormValues, validateContent, type Content, type Issue } from '../../schema/index.js';
-import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
+import type { Presenter, PresenterAnswer, PresenterDecision, PresenterDecisionAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { issueField, promptPayload, type PromptPayload } from './fields.js';
 
@@ -66,17 +66,32 @@ export class WebPresenter implements Presenter {
    * browsers are told (the prompt closes) and the promise resolves `{action:'cancel'}` — the broker
    * ignores it, having aborted. A prompt id already pending is replaced (re-presented with issues).
    */
-  present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  present(prompt: PromptView, signal: AbortSignal, decision?: PromptPayload['decision']): Promise<PresenterAnswer> {
     // Same id again (a re-presented round): the old wait ends quietly; the page replaces the card.
     this.settle(prompt.id, { action: 'cancel' }, 'replaced');
     return new Promise<PresenterAnswer>((resolve) => {
       const onAbort = () => this.settle(prompt.id, { action: 'cancel' }, 'aborted');
       const payload = promptPayload(prompt, this.now());
+      if (decision) payload.decision = decision;
       this.pendingById.set(prompt.id, { payload, resolve, cleanup: () => signal.removeEventListener('abort', onAbort) });
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       this.emit({ type: 'prompt', payload });
     });
+  }
+
+  /**
+   * A host decision (retry or cancel after a `-32042` URL step) as a card among the pending requests:
+   * Retry answers `'retry'`; Cancel, Esc or the signal (the host withdrew it) answer `'cancel'`.
+   */
+  async decide(d: PresenterDecision, signal: AbortSignal): Promise<PresenterDecisionAnswer> {
+    const view: PromptView = {
+      id: d.id, server: d.server, message: d.message, mode: 'form', schema: { type: 'object', properties: {} } as PromptView['schema'],
+      prefill: {}, prefillSources: {}, repairs: [], warnings: [], sensitiveFields: [], round: 1,
+      call: { tool: d.tool, callId: d.id },
+    };
+    const a = await this.present(view, signal, { kind: d.kind, tool: d.tool, urls: d.urls });
+    return a.action === 'accept' ? 'retry' : 'cancel';
   }
 
   notify(notice: PresenterNotice): void {

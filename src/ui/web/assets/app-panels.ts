@@ -60,6 +60,41 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
     });
     return [form, result];
   }
+  // Long text and JSON are collapsed to their first RESULT_LINES lines (or RESULT_CHARS characters),
+  // with the full count and a "Show all" button; images are shown as images.
+  var RESULT_LINES = 30, RESULT_CHARS = 4000;
+  function longBlock(cls, text, what) {
+    var lines = text.split('\n');
+    var cut = lines.length > RESULT_LINES ? lines.slice(0, RESULT_LINES).join('\n') : text;
+    if (cut.length > RESULT_CHARS) cut = cut.slice(0, RESULT_CHARS);
+    var pre = h('pre', { class: cls, text: cut });
+    if (cut.length === text.length) return pre;
+    var shown = cut.split('\n').length;
+    var note = h('p', { class: 'collapsed-note muted', text: 'Showing ' + shown + ' of ' + lines.length + ' lines (' + cut.length + ' of ' + text.length + ' characters) of the ' + what + '. ' });
+    var more = h('button', { type: 'button', class: 'secondary show-all', onclick: function () { pre.textContent = text; note.remove(); } }, 'Show all ' + lines.length + ' lines');
+    note.appendChild(more);
+    return h('div', { class: 'collapsible' }, pre, note);
+  }
+  var IMAGE_MIME = /^image\/[a-z0-9.+-]+$/i, BASE64 = /^[A-Za-z0-9+\/=\s]+$/;
+  function imageEl(mime, data, alt) { return h('img', { src: 'data:' + mime + ';base64,' + data.replace(/\s/g, ''), alt: alt }); }
+  function svgUrl(text) { return 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(text); }
+  function renderBlock(box, c, hasImage) {
+    if (c.type === 'text') { box.appendChild(longBlock('text', String(c.text), 'text')); return; }
+    if (c.type === 'image' && IMAGE_MIME.test(c.mimeType || '') && BASE64.test(c.data || '')) { box.appendChild(imageEl(c.mimeType, c.data, 'Image returned by the tool (' + c.mimeType + ')')); return; }
+    var r = c.type === 'resource' ? c.resource || {} : null;
+    if (r && IMAGE_MIME.test(r.mimeType || '')) {
+      var isSvg = /svg/i.test(r.mimeType);
+      var src = typeof r.blob === 'string' && BASE64.test(r.blob) ? 'data:' + r.mimeType + ';base64,' + r.blob.replace(/\s/g, '') : isSvg && typeof r.text === 'string' ? svgUrl(r.text) : null;
+      if (src) {
+        // An SVG copy of a chart already shown as an image: offer it, do not show it twice or print its source.
+        if (hasImage) box.appendChild(h('p', { class: 'resource-link muted' }, 'Also as ' + r.mimeType + ': ', h('code', { text: r.uri || '' }), ' ', h('a', { href: src, download: (String(r.uri || 'image').split('/').pop() || 'image') + (isSvg ? '.svg' : ''), text: 'Save' })));
+        else box.appendChild(h('img', { src: src, alt: 'Image resource ' + (r.uri || '') + ' (' + r.mimeType + ')' }));
+        return;
+      }
+    }
+    if (r && typeof r.text === 'string') { box.appendChild(h('p', { class: 'muted' }, 'Resource ', h('code', { text: r.uri || '' }), r.mimeType ? ' (' + r.mimeType + ')' : '')); box.appendChild(longBlock('text', r.text, 'resource')); return; }
+    box.appendChild(longBlock('', JSON.stringify(c, null, 2), 'block'));
+  }
   function renderResult(box, res) {
     clear(box);
     box.className = 'result';
@@ -67,23 +102,30 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
     var r = res.data;
     if (r.isError) { box.classList.add('is-error'); box.appendChild(h('h4', { text: 'The tool reported an error' })); }
     else box.appendChild(h('h4', { text: 'Result' }));
-    (r.content || []).forEach(function (c) {
-      if (c.type === 'text') box.appendChild(h('pre', { class: 'text', text: c.text }));
-      else if (c.type === 'image' && /^image\/(png|jpeg|gif|webp)$/.test(c.mimeType) && /^[A-Za-z0-9+\/=]+$/.test(c.data)) box.appendChild(h('img', { src: 'data:' + c.mimeType + ';base64,' + c.data, alt: 'Image returned by the tool (' + c.mimeType + ')' }));
-      else box.appendChild(h('pre', { text: JSON.stringify(c, null, 2) }));
-    });
-    if (r.structuredContent !== undefined) { box.appendChild(h('h4', { text: 'Structured content' })); box.appendChild(h('pre', { class: 'structured', text: JSON.stringify(r.structuredContent, null, 2) })); }
+    var content = r.content || [];
+    var hasImage = content.some(function (c) { return c.type === 'image'; });
+    content.forEach(function (c) { renderBlock(box, c, hasImage); });
+    if (r.structuredContent !== undefined) { box.appendChild(h('h4', { text: 'Structured content' })); box.appendChild(longBlock('structured', JSON.stringify(r.structuredContent, null, 2), 'structured content')); }
   }
+  // Tool cards are kept across reloads of the list (a server restart re-lists the tools): a tool whose
+  // server, name and schema are unchanged keeps its card, its open state, its typed arguments and its result.
+  var toolCards = new Map();
   function loadTools() {
     return api('GET', '/tools').then(function (res) {
       var box = clear($('tools'));
       if (res.status !== 200) { box.appendChild(h('p', { class: 'error', text: res.data.error })); return; }
       if (!res.data.length) box.appendChild(h('p', { class: 'muted', text: 'No tools listed yet.' }));
+      var kept = new Map();
       res.data.forEach(function (t) {
-        box.appendChild(h('details', { class: 'card tool', 'data-tool': t.server + '/' + t.name },
+        var key = t.server + '/' + t.name, sig = JSON.stringify([t.title, t.description, t.inputSchema]);
+        var old = toolCards.get(key);
+        var el = old && old.sig === sig ? old.el : h('details', { class: 'card tool', 'data-tool': key },
           h('summary', null, h('strong', { text: t.server }), ' / ' + t.name + (t.title ? ' — ' + t.title : '')),
-          t.description ? h('p', { class: 'desc', text: t.description }) : null, toolForm(t)));
+          t.description ? h('p', { class: 'desc', text: t.description }) : null, toolForm(t));
+        kept.set(key, { sig: sig, el: el });
+        box.appendChild(el);
       });
+      toolCards = kept;
     });
   }
 

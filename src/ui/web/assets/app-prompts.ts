@@ -6,6 +6,37 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     $('prompt-count').textContent = n ? '(' + n + ')' : '';
     $('no-prompts').hidden = n > 0;
     document.title = (n ? '(' + n + ') ' : '') + 'parley console';
+    if (!n) hideToast();
+  }
+  // ---------- new-request notice ----------
+  // A fixed notice (bottom right, always in view) for a request that arrives while its card is out of
+  // view; "Go to the request" scrolls to the newest waiting card and focuses it. Hidden again when the
+  // card is reached (by the button or by scrolling) or when nothing is waiting.
+  var toastFor = null;
+  function inView(el) {
+    var r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.top < (window.innerHeight || document.documentElement.clientHeight);
+  }
+  function hideToast() { toastFor = null; $('new-request').hidden = true; }
+  function showToast(pr) {
+    var p = prompts.get(pr.id);
+    if (!p || inView(p.el)) return;
+    toastFor = pr.id;
+    var n = prompts.size;
+    $('new-request-text').textContent = pr.server + ' is asking: ' + pr.message + (n > 1 ? ' (' + n + ' requests waiting)' : '');
+    $('new-request').hidden = false;
+  }
+  function goToRequest() {
+    var p = prompts.get(toastFor) || Array.from(prompts.values()).pop();
+    hideToast();
+    if (!p) return;
+    p.el.scrollIntoView({ block: 'start' });
+    p.el.focus({ preventScroll: true });
+  }
+  function initToast() {
+    $('new-request-go').addEventListener('click', goToRequest);
+    $('new-request-close').addEventListener('click', hideToast);
+    window.addEventListener('scroll', function () { var p = toastFor && prompts.get(toastFor); if (p && inView(p.el)) hideToast(); }, { passive: true });
   }
   function removePrompt(id, reason) {
     var p = prompts.get(id);
@@ -20,7 +51,8 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     'mixed-script': 'The site name mixes alphabets, a common trick to imitate another site.',
     'http-localhost': 'The address points at this computer over plain http.',
     'http': 'The address is not encrypted (http, not https).',
-    'ip-address': 'The address is a bare IP address, not a site name.'
+    'ip-address': 'The address is a bare IP address, not a site name.',
+    'credentials-in-url': 'The address carries a user name or password before the site name; it may lead somewhere other than it seems.'
   };
   function fieldInput(f, id, descIds) {
     var v = f.value;
@@ -156,7 +188,9 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     else if (pr.call) el.appendChild(h('p', { class: 'call muted' }, 'During ' + pr.call.tool.replace(/^one of: /, 'one of the tool calls ')));
     if (!pr.signIn) el.appendChild(h('p', { class: 'message', text: pr.message }));
     else el.appendChild(h('p', { class: 'message', text: 'Signing in lets parley use ' + pr.server + ' on your behalf. After you sign in, the browser returns to parley on this machine (127.0.0.1) and this prompt closes by itself.' }));
-    var warns = (pr.warnings || []).map(function (w) {
+    // Warnings in words: url:<code> ones are shown in the address box below (never as raw codes).
+    var warns = (pr.warnings || []).filter(function (w) { return !(w.indexOf('url:') === 0 && pr.url); }).map(function (w) {
+      if (w.indexOf('url:') === 0) return WARN_TEXT[w.slice(4)] || 'The address looks unusual (' + w.slice(4) + ').';
       return w.indexOf('sensitive:') === 0 ? 'The field "' + w.slice(10) + '" looks like a secret (password, key, PIN). Servers must not ask for secrets in a form: answer only if you trust ' + pr.server + '. It is hidden as you type and never remembered.' : w;
     });
     if (warns.length) el.appendChild(h('div', { class: 'warn', role: 'note' }, h('strong', { text: 'Before you answer:' }), h('ul', null, warns.map(function (w) { return h('li', { text: w }); }))));
@@ -169,7 +203,12 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       all.push(b); buttons.appendChild(b); return b;
     }
     p.busy = function (on) { all.forEach(function (b) { b.disabled = on; }); };
-    if (pr.mode === 'url' && pr.url) {
+    if (payload.decision) {
+      el.querySelector('h3').textContent = pr.server + ' needs a browser step';
+      el.appendChild(h('ul', { class: 'decision-urls' }, payload.decision.urls.map(function (u) { return h('li', null, h('code', { class: 'url-full', text: u })); })));
+      btn('Retry ' + payload.decision.tool, '', 'accept');
+      btn('Cancel the call', 'danger', 'cancel');
+    } else if (pr.mode === 'url' && pr.url) {
       var u = pr.url;
       var box = h('div', { class: 'url-consent' },
         h('p', { text: 'The server wants you to open a web page. Nothing is opened or loaded until you choose Open; the page opens in a separate window that parley cannot see.' }),
@@ -202,17 +241,17 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       (pr.issues || []).length && setTimeout(function () { showIssues(p, pr.issues); }, 0);
       btn(pr.sampling ? 'Send reply' : payload.confirmOnly ? 'Accept' : 'Accept and send', '', 'accept');
     }
-    btn('Decline', 'secondary', 'decline');
-    btn('Cancel', 'danger', 'cancel');
+    if (!payload.decision) { btn('Decline', 'secondary', 'decline'); btn('Cancel', 'danger', 'cancel'); }
     el.appendChild(p.formError);
     el.appendChild(buttons);
-    el.appendChild(h('p', { class: 'hint', text: 'Decline tells the server you said no; Cancel (or Esc) closes this request without an answer.' }));
+    el.appendChild(h('p', { class: 'hint', text: payload.decision ? 'Finish the step in your browser, then Retry; Cancel (or Esc) ends the tool call.' : 'Decline tells the server you said no; Cancel (or Esc) closes this request without an answer.' }));
     el.addEventListener('keydown', function (e) { if (e.key === 'Escape') { e.preventDefault(); send(p, 'cancel'); } });
     prompts.set(pr.id, p);
     $('prompt-list').appendChild(el);
     updateCount();
     // Bring a new request to the person's attention, but never take focus from what they are doing.
-    if (!document.activeElement || document.activeElement === document.body) el.focus();
+    if (!document.activeElement || document.activeElement === document.body) el.focus({ preventScroll: true });
+    showToast(pr);
   }
   var timers = {};
   function liveCheck(p, target) {

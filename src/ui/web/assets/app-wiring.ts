@@ -16,6 +16,7 @@ export const APP_WIRING_JS = String.raw`  // ---------- wiring ----------
       api('POST', '/presets', { name: name }).then(function (r) { $('preset-error').textContent = r.status === 200 ? '' : r.data.error; loadPresets(); });
     });
     $('audit-filter').addEventListener('submit', function (e) { e.preventDefault(); loadAudit(); });
+    initToast();
     loadServers(); loadTools(); loadRoots(); loadPresets(); loadAnswers(); loadAudit();
     var es = new EventSource('/api/events');
     es.onopen = function () { $('conn').textContent = 'Live'; };

@@ -15,6 +15,11 @@ export const PAGE_HTML = `<!doctype html>
   <h1>parley console</h1>
   <p id="conn" role="status">Connecting…</p>
 </header>
+<div id="new-request" class="toast" role="status" aria-live="assertive" hidden>
+  <span id="new-request-text"></span>
+  <button type="button" id="new-request-go">Go to the request</button>
+  <button type="button" id="new-request-close" class="secondary" aria-label="Dismiss this notice">Dismiss</button>
+</div>
 <main>
   <section id="notices-section" aria-labelledby="notices-h" hidden>
     <h2 id="notices-h">Notices</h2>

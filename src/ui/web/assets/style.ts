@@ -60,7 +60,16 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f9fafb;border:1px sol
 .result.is-error{border-left:4px solid #b91c1c;padding-left:.75rem;background:#fef2f2}
 .result.is-error h4{color:#991b1b}
 .result img{max-width:100%;border:1px solid #d1d5db}
+.collapsed-note{font-size:.9rem;margin:.25rem 0}
+.collapsed-note .show-all{margin-left:.5rem;padding:.15rem .6rem}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:left;border-bottom:1px solid #e5e7eb;padding:.35rem .5rem;vertical-align:top}
 details>summary{cursor:pointer}
+#audit table{table-layout:fixed}
+#audit th:nth-child(1){width:11rem}#audit th:nth-child(2){width:8rem}#audit th:nth-child(3){width:6rem}#audit th:nth-child(4){width:5.5rem}#audit th:nth-child(5){width:8rem}
+#audit td{overflow-wrap:anywhere;word-break:break-word}
+#audit td code{white-space:pre-wrap;overflow-wrap:anywhere}
+.toast{position:fixed;right:1rem;bottom:1rem;z-index:20;max-width:28rem;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;background:#fde68a;color:#1f2937;border:2px solid #1d4ed8;border-radius:8px;padding:.75rem 1rem;box-shadow:0 4px 16px rgba(0,0,0,.25)}
+.toast[hidden]{display:none}
+#new-request-text{flex-basis:100%;font-weight:600}
 `;
