@@ -81,7 +81,8 @@ test('paths outside the roots are refused: .., absolute, sibling prefix, symlink
       ['../outside/secret.csv', /is outside every root.*give a CSV file inside one of the client's roots/],
       [join(outside, 'secret.csv'), /is outside every root/],
       [join(`${root}2`, 'sibling.csv'), /is outside every root/],
-      ['link.csv', /outside\/secret\.csv" is outside every root/],
+      // The refusal never names the real path a link leads to outside the roots (issue 12 item 16).
+      ['link.csv', /"link\.csv" \(allowed roots: [^)]*\); give a CSV file inside/],
       ['https://example.com/x.csv', /Only file:\/\/ URIs name local paths/],
       ['missing.csv', /does not exist/],
       ['sub', /not a regular file/],
@@ -91,6 +92,7 @@ test('paths outside the roots are refused: .., absolute, sibling prefix, symlink
       const r = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: source, chart_type: 'bar' } })) as any;
       assert.equal(r.isError, true, source);
       assert.match(textOf(r), re, source);
+      if (source === 'link.csv') assert.doesNotMatch(textOf(r), /outside\/secret\.csv/);
       assert.ok(!r.content.some((x: any) => x.type === 'image'));
     }
     const cancelled = (await c.client.callTool({ name: 'generate_chart', arguments: { chart_type: 'pie' } })) as any;

@@ -97,16 +97,15 @@ export const serveCommand = defineCommand({
     }
     const oauth = config.gateway?.oauth;
     const multi = args.http && (users.length > 0 || !!oauth);
+    // PARLEY_SECRET seals 2026-07-28 requestState; replicas of one gateway share it (docs/scaling.md).
+    const secret = process.env.PARLEY_SECRET;
+    if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < 32) {
+      throw new CliError(`PARLEY_SECRET must be at least 32 bytes (got ${Buffer.byteLength(secret, 'utf8')}); make one with: openssl rand -base64 32`, EXIT.FAILED);
+    }
     // --store / --db / $PARLEY_STORE, else $XDG_STATE_HOME/parley/gateway.db. Unreachable: exit 1, one line.
     const store = await openStore(args, defaultDb());
     const credentials = openCredentials(storeTarget(args, defaultDb()));
 
-    // PARLEY_SECRET seals 2026-07-28 requestState; replicas of one gateway share it (docs/scaling.md).
-    const secret = process.env.PARLEY_SECRET;
-    if (secret !== undefined && Buffer.byteLength(secret, 'utf8') < 32) {
-      await store.close();
-      throw new CliError(`PARLEY_SECRET must be at least 32 bytes (got ${Buffer.byteLength(secret, 'utf8')}); make one with: openssl rand -base64 32`, EXIT.FAILED);
-    }
     let consoleWhere = '';
     let consoleOrigin = '';
     const web = !args.headless && !multi ? new WebPresenter() : undefined;
