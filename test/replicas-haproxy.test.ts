@@ -37,7 +37,8 @@ const IDS = Object.keys(TOKENS);
 const PER_ID = 25;
 const START_MS = 30_000;
 
-const skipReason = !existsSync(HAPROXY) ? `${HAPROXY} not found: install Debian package haproxy` : !existsSync(MAIN) ? 'dist/ missing: run npm run build' : undefined;
+// Skipped on a developer machine without HAProxy; in CI (.ci/run installs it) a missing HAProxy fails.
+const skipReason = !existsSync(HAPROXY) && !process.env.CI ? `${HAPROXY} not found: install Debian package haproxy` : !existsSync(MAIN) ? 'dist/ missing: run npm run build' : undefined;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
