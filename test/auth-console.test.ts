@@ -19,7 +19,7 @@ test('console sign-in: the card names server and issuer, shows site and full URL
   const store = openSqliteStore(':memory:');
   const web = new WebPresenter();
   const def = { name: 'mcp', type: 'http', url: stack.mcpUrl, headers: {}, origin: { file: '<test>', pointer: '' }, timeouts: { startupMs: 20_000 } } as ServerDef;
-  const config: HostConfig = { servers: { mcp: def }, routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] };
+  const config: HostConfig = { servers: { mcp: def }, routes: [], policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] };
   const host = createHost(config, { presenter: web, store, signInTimeoutMs: 60_000 });
   const con = await startConsole({ host: hostApiFor(host, store), presenter: web });
   const browser = await launch();

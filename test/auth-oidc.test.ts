@@ -18,7 +18,7 @@ const SECRET = { PARLEY_SECRET: 'a-test-secret-of-at-least-32-characters!' };
 
 function config(url: string, extra: Partial<ServerDef> = {}): HostConfig {
   const def = { name: 'mcp', type: 'http', url, headers: {}, origin, timeouts: { startupMs: 20_000 }, ...extra } as ServerDef;
-  return { servers: { mcp: def }, routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] };
+  return { servers: { mcp: def }, routes: [], policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] };
 }
 const text = (r: any) => (r.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
 const tmp = () => mkdtempSync(join(tmpdir(), 'parley-auth-'));

@@ -126,7 +126,7 @@ export async function runScenario(scenario: string, url: string, context: Record
   const def: HttpServerDef = { name: SERVER, type: 'http', url, headers: {}, oauth, origin: { file: '<conformance>', pointer: '' }, timeouts: { startupMs: 40_000, toolCallMs: 20_000, maxTotalMs: 25_000 } };
   const callback = new CallbackServer();
   const manager = new ServerManager({ [SERVER]: def }, {
-    auth: { store: new MemoryCredentialStore(), callback, presenter, scope: { tenant: 'default', user: 'default' }, signInTimeoutMs: 15_000, log: (level, m) => log(`[auth ${level}] ${m}`) },
+    auth: { store: new MemoryCredentialStore(), callback, presenter, scope: { tenant: 'default', user: 'default' }, signInTimeoutMs: 15_000, allowLoopbackUrls: true, log: (level, m) => log(`[auth ${level}] ${m}`) },
     handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, listRoots: async () => ({ roots: [] }) },
     clientInfo: { name: 'parley-conformance-client', version: '0.1.0' },
     restart: { maxAttempts: 0 },

@@ -7,7 +7,7 @@
  * This module only adds what a reader needs on top: the file must exist and be a regular file.
  */
 import { stat } from 'node:fs/promises';
-import { resolveInRoots, RootsAccessError } from '../../src/server/roots.js';
+import { resolveInRoots, RootsAccessError } from '../../src/server/index.js';
 import type { ParleyContext } from '../../src/server/index.js';
 
 /** A data path the chart may not read; the message names the path, the reason and the fix. */

@@ -235,7 +235,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // Resource not found: -32602 with data {uri} on every revision, as the SDK sends it (2026-07-28
       // requires -32602; earlier revisions named -32002, which SDK v1 never emitted either).
       if (!t) throw new ResourceNotFoundError(req.params.uri, `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`);
-      return sp.host.servers.readResource(t.server, t.name);
+      // Through the host facade: a template URI with variables left out asks for them (essay §3.2; a
+      // 2025-era client gets the prompt in the console, as prompts not tied to a tool call), and the
+      // read is audited like tool calls.
+      return sp.host.readResource(t.server, t.name, { signal: sdk.mcpReq.signal });
     }) as never);
 
     // 2025-era sessions: remember the session for list_changed, and bridge the client's roots. The

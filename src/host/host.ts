@@ -197,6 +197,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       callback,
       presenter: opts.presenter,
       scope: { tenant: scope.tenant, user: scope.user },
+      allowLoopbackUrls: config.policy.allowLoopbackUrls === true,
       ...(opts.signInTimeoutMs !== undefined ? { signInTimeoutMs: opts.signInTimeoutMs } : {}),
       ...(opts.now ? { now: opts.now } : {}),
       ...(opts.log ? { log: opts.log } : {}),

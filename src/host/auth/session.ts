@@ -45,6 +45,11 @@ export interface AuthContext {
   scope: { tenant: string; user: string };
   /** @default {@link AuthDefaults.signInTimeoutMs} */
   signInTimeoutMs?: number;
+  /**
+   * Allow a sign-in page on this machine (policy `allowLoopbackUrls`, docs/broker.md): refused by default,
+   * since a loopback page receives the parley console's session cookie. @default false
+   */
+  allowLoopbackUrls?: boolean;
   /** @default {@link AuthDefaults.refreshSkewMs} */
   refreshSkewMs?: number;
   /** `client_name` for dynamic registration. @default 'parley' */
@@ -229,7 +234,7 @@ export class AuthSession {
 
   async #signIn(url: URL, state: string): Promise<URLSearchParams> {
     const server = this.#server;
-    const checked = checkUrl(url.href, { urlSchemes: ['https'] });
+    const checked = checkUrl(url.href, { urlSchemes: ['https'], allowLoopbackUrls: this.#ctx.allowLoopbackUrls === true });
     if (!checked.ok) throw new SignInError('SIGN_IN_URL_REFUSED', server, `sign-in for ${server} refused: ${checked.message}`);
     const issuer = this.provider.issuer ?? url.origin;
     const scope = url.searchParams.get('scope') ?? undefined;
