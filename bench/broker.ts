@@ -14,7 +14,18 @@ import { ServerManager } from '../dist/src/host/servers/index.js';
 import { openSqliteStore } from '../dist/src/host/store/sqlite.js';
 import type { Store } from '../dist/src/host/store/types.js';
 import type { BenchRow } from './lib.js';
-import { ANSWER, AutoAcceptPresenter, connectRaw, envInt, interleaved, rawServerCmd, roundRatio, roundSpread, stdioDef, type LoopCall } from './peers.js';
+import {
+  ANSWER,
+  AutoAcceptPresenter,
+  connectRaw,
+  envInt,
+  interleaved,
+  rawServerCmd,
+  roundRatio,
+  roundSpread,
+  stdioDef,
+  type LoopCall,
+} from './peers.js';
 
 export interface BrokerBenchOptions {
   /** Elicitations per timed loop. @default 1000 (env PARLEY_BENCH_N) */
@@ -39,7 +50,9 @@ export function parleyHost(store?: Store, bypassBroker = false) {
     {
       clientInfo: { name: 'parley-bench', version: '0.0.1' },
       handlers: {
-        elicit: bypassBroker ? async () => (presenter.presented++, { action: 'accept', content: { ...ANSWER } }) : (params, ctx) => broker.elicit(params as never, ctx),
+        elicit: bypassBroker
+          ? async () => (presenter.presented++, { action: 'accept', content: { ...ANSWER } })
+          : (params, ctx) => broker.elicit(params as never, ctx),
         listRoots: async () => ({ roots: [] }),
         elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
       },
@@ -65,10 +78,13 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
     const rawCall: LoopCall = (k) => peer.client.callTool({ name: 'elicit_loop', arguments: { n: k } }, { timeout: 120_000 }) as never;
     const sides = [rawCall, plain.call, bare.call, ...(stored ? [stored.call] : [])];
     const measured = await interleaved(sides, n, warmup, repeats);
-    const [raw, plainT, bareT, storedT] = measured;
+    const [raw, plainT, _bareT, storedT] = measured;
     const expected = warmup + repeats * n;
     if (peer.answered() !== expected) throw new Error(`raw client answered ${peer.answered()} elicitations, expected ${expected}`);
-    if (plain.presenter.presented !== expected) throw new Error(`parley presenter saw ${plain.presenter.presented} prompts, expected ${expected} (notices: ${plain.presenter.notices.map((x) => x.message).join('; ')})`);
+    if (plain.presenter.presented !== expected)
+      throw new Error(
+        `parley presenter saw ${plain.presenter.presented} prompts, expected ${expected} (notices: ${plain.presenter.notices.map((x) => x.message).join('; ')})`,
+      );
     const per = (ms: number) => ms / n;
     const rate = (ms: number) => n / (ms / 1000);
     // The issue's figures: per-round ratios (raw and parley loops back to back), median over rounds.
@@ -76,15 +92,59 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
     const cpu = roundRatio(measured.rounds, 1, 0, 'hostCpuMs');
     const how = `N=${n} sequential after ${warmup} warm-up, ${repeats} interleaved rounds (order rotating); ratios are the median of per-round ratios (ratio of medians: wall ${(plainT.wallMs / raw.wallMs).toFixed(2)}×, CPU ${(plainT.hostCpuMs / raw.hostCpuMs).toFixed(2)}×)`;
     const rows: BenchRow[] = [
-      { group: 'broker', name: 'raw SDK Client, fixed accept (baseline)', value: rate(raw.wallMs), unit: 'elicitations/s', ratio: 1, ratioTo: 'raw SDK', note: `${per(raw.wallMs).toFixed(3)} ms wall, ${per(raw.hostCpuMs).toFixed(3)} ms host CPU each; ${how}` },
-      { group: 'broker', name: 'parley ServerManager + ElicitationBroker, no store', value: rate(plainT.wallMs), unit: 'elicitations/s', ratio: rate(plainT.wallMs) / rate(raw.wallMs), ratioTo: 'raw SDK rate', note: `${per(plainT.wallMs).toFixed(3)} ms wall, ${per(plainT.hostCpuMs).toFixed(3)} ms host CPU each` },
-      { group: 'broker', name: 'per-elicitation wall time parley ÷ raw', value: wall, unit: '×', target: '≤ 1.15×', met: wall <= 1.15, note: `${how}; ${roundSpread(measured.rounds, 1, 0, 'wallMs')}` },
-      { group: 'broker', name: 'per-elicitation host CPU parley ÷ raw (load-robust)', value: cpu, unit: '×', target: '≤ 1.15×', met: cpu <= 1.15, note: `CPU of the host process (client side) during the loop; ${roundSpread(measured.rounds, 1, 0, 'hostCpuMs')}` },
+      {
+        group: 'broker',
+        name: 'raw SDK Client, fixed accept (baseline)',
+        value: rate(raw.wallMs),
+        unit: 'elicitations/s',
+        ratio: 1,
+        ratioTo: 'raw SDK',
+        note: `${per(raw.wallMs).toFixed(3)} ms wall, ${per(raw.hostCpuMs).toFixed(3)} ms host CPU each; ${how}`,
+      },
+      {
+        group: 'broker',
+        name: 'parley ServerManager + ElicitationBroker, no store',
+        value: rate(plainT.wallMs),
+        unit: 'elicitations/s',
+        ratio: rate(plainT.wallMs) / rate(raw.wallMs),
+        ratioTo: 'raw SDK rate',
+        note: `${per(plainT.wallMs).toFixed(3)} ms wall, ${per(plainT.hostCpuMs).toFixed(3)} ms host CPU each`,
+      },
+      {
+        group: 'broker',
+        name: 'per-elicitation wall time parley ÷ raw',
+        value: wall,
+        unit: '×',
+        target: '≤ 1.15×',
+        met: wall <= 1.15,
+        note: `${how}; ${roundSpread(measured.rounds, 1, 0, 'wallMs')}`,
+      },
+      {
+        group: 'broker',
+        name: 'per-elicitation host CPU parley ÷ raw (load-robust)',
+        value: cpu,
+        unit: '×',
+        target: '≤ 1.15×',
+        met: cpu <= 1.15,
+        note: `CPU of the host process (client side) during the loop; ${roundSpread(measured.rounds, 1, 0, 'hostCpuMs')}`,
+      },
     ];
-    rows.push({ group: 'broker', name: 'per-elicitation host CPU, parley ServerManager without the broker ÷ raw', value: roundRatio(measured.rounds, 2, 0, 'hostCpuMs'), unit: '×', note: `the runtime's share (Connection, input bridge, tool-call clock); wall ${roundRatio(measured.rounds, 2, 0, 'wallMs').toFixed(2)}× raw` });
+    rows.push({
+      group: 'broker',
+      name: 'per-elicitation host CPU, parley ServerManager without the broker ÷ raw',
+      value: roundRatio(measured.rounds, 2, 0, 'hostCpuMs'),
+      unit: '×',
+      note: `the runtime's share (Connection, input bridge, tool-call clock); wall ${roundRatio(measured.rounds, 2, 0, 'wallMs').toFixed(2)}× raw`,
+    });
     if (stored && storedT !== undefined) {
       const r2 = roundRatio(measured.rounds, 3, 0, 'wallMs');
-      rows.push({ group: 'broker', name: 'per-elicitation wall time parley + SQLite :memory: store ÷ raw', value: r2, unit: '×', note: `${rate(storedT.wallMs).toFixed(0)} elicitations/s; host CPU ${roundRatio(measured.rounds, 3, 0, 'hostCpuMs').toFixed(2)}× raw; audit rows and remembered-answer lookups included` });
+      rows.push({
+        group: 'broker',
+        name: 'per-elicitation wall time parley + SQLite :memory: store ÷ raw',
+        value: r2,
+        unit: '×',
+        note: `${rate(storedT.wallMs).toFixed(0)} elicitations/s; host CPU ${roundRatio(measured.rounds, 3, 0, 'hostCpuMs').toFixed(2)}× raw; audit rows and remembered-answer lookups included`,
+      });
     }
     return rows;
   } finally {

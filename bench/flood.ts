@@ -19,7 +19,11 @@ import type { BenchRow } from './lib.js';
 import { envInt } from './peers.js';
 
 const FORM = { type: 'object', properties: { region: { type: 'string' } }, required: ['region'] };
-const presenter = { interactive: false, present: async () => ({ action: 'accept' as const, content: { region: 'north' } }), notify: () => undefined };
+const presenter = {
+  interactive: false,
+  present: async () => ({ action: 'accept' as const, content: { region: 'north' } }),
+  notify: () => undefined,
+};
 
 interface Phase {
   p99: number;
@@ -46,14 +50,19 @@ async function phase(broker: ElicitationBroker, ms: number, ratePerS: number): P
   // 500/s as 5 requests every 10 ms (timers drift under load; the count is reported).
   const perTick = Math.max(1, Math.round(ratePerS / 100));
   const inflight = new Set<Promise<unknown>>();
-  const timer = ratePerS > 0 ? setInterval(() => {
-    for (let i = 0; i < perTick; i++) {
-      requests++;
-      const p = broker.elicit({ message: `flood ${requests} ${'x'.repeat(200)}`, requestedSchema: FORM } as never, ctx('flood')).catch(() => undefined);
-      inflight.add(p);
-      void p.finally(() => inflight.delete(p));
-    }
-  }, 10) : undefined;
+  const timer =
+    ratePerS > 0
+      ? setInterval(() => {
+          for (let i = 0; i < perTick; i++) {
+            requests++;
+            const p = broker
+              .elicit({ message: `flood ${requests} ${'x'.repeat(200)}`, requestedSchema: FORM } as never, ctx('flood'))
+              .catch(() => undefined);
+            inflight.add(p);
+            void p.finally(() => inflight.delete(p));
+          }
+        }, 10)
+      : undefined;
   await new Promise((r) => setTimeout(r, ms));
   clearInterval(timer);
   stop = true;
@@ -70,7 +79,10 @@ export async function run(o: { ms?: number; rate?: number } = {}): Promise<Bench
   const dir = mkdtempSync(join(tmpdir(), 'parley-flood-'));
   const rows: BenchRow[] = [];
   try {
-    for (const [label, groupCommit] of [['group commit', true], ['commit per row', false]] as const) {
+    for (const [label, groupCommit] of [
+      ['group commit', true],
+      ['commit per row', false],
+    ] as const) {
       const store = openSqliteStore(join(dir, `${groupCommit ? 'group' : 'row'}.db`), { groupCommit });
       const broker = new ElicitationBroker({ presenter, store });
       await phase(broker, Math.min(500, ms), rate); // warm-up
@@ -82,8 +94,26 @@ export async function run(o: { ms?: number; rate?: number } = {}): Promise<Bench
       const ratio = flood.calmMs / idle.calmMs;
       rows.push(
         { group: 'flood', name: `${label}: event-loop delay p99, idle (baseline)`, value: idle.p99, unit: 'ms' },
-        { group: 'flood', name: `${label}: event-loop delay p99 during ${rate}/s from one server`, value: flood.p99, unit: 'ms', ratio: flood.p99 / idle.p99, ratioTo: 'idle p99', target: 'p99 ≤ 50 ms', met: p99Met, note: `${flood.requests} flood requests in ${ms} ms; ${audit} audit rows in the file` },
-        { group: 'flood', name: `${label}: another server's elicitation latency, flood ÷ idle`, value: ratio, unit: '×', target: '≤ 1.5× idle', met: ratio <= 1.5, note: `median ${flood.calmMs.toFixed(2)} ms during the flood, ${idle.calmMs.toFixed(2)} ms idle` },
+        {
+          group: 'flood',
+          name: `${label}: event-loop delay p99 during ${rate}/s from one server`,
+          value: flood.p99,
+          unit: 'ms',
+          ratio: flood.p99 / idle.p99,
+          ratioTo: 'idle p99',
+          target: 'p99 ≤ 50 ms',
+          met: p99Met,
+          note: `${flood.requests} flood requests in ${ms} ms; ${audit} audit rows in the file`,
+        },
+        {
+          group: 'flood',
+          name: `${label}: another server's elicitation latency, flood ÷ idle`,
+          value: ratio,
+          unit: '×',
+          target: '≤ 1.5× idle',
+          met: ratio <= 1.5,
+          note: `median ${flood.calmMs.toFixed(2)} ms during the flood, ${idle.calmMs.toFixed(2)} ms idle`,
+        },
       );
     }
   } finally {

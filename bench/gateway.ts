@@ -55,11 +55,14 @@ interface Proc {
 }
 
 /** Phase timings on stderr with PARLEY_BENCH_VERBOSE=1. */
-const trace = (msg: string) => process.env.PARLEY_BENCH_VERBOSE === '1' && process.stderr.write(`  [gateway ${(performance.now() / 1000).toFixed(1)} s] ${msg}\n`);
+const trace = (msg: string) =>
+  process.env.PARLEY_BENCH_VERBOSE === '1' && process.stderr.write(`  [gateway ${(performance.now() / 1000).toFixed(1)} s] ${msg}\n`);
 
 const withBound = <T>(p: Promise<T>, ms: number, what: () => string): Promise<T> => {
   let t: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(what())), ms)))]).finally(() => clearTimeout(t));
+  return Promise.race([p, new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(what())), ms)))]).finally(() =>
+    clearTimeout(t),
+  );
 };
 
 /** Starts a child that sends {type:'ready', url} and answers ./fixtures/mem-ipc.mjs queries. */
@@ -128,7 +131,13 @@ async function connectAll(url: string, from: number, n: number, held: Array<() =
     while (next < from + n) {
       const i = next++;
       const client = new Client({ name: `bench-session-${i}`, version: '0.0.1' }, { capabilities: { elicitation: { form: {} } } });
-      client.setRequestHandler('elicitation/create', () => new Promise<ElicitResult>((resolve) => held.push(() => resolve({ action: 'accept', content: { ...ANSWER, name: `session ${i}` } }))));
+      client.setRequestHandler(
+        'elicitation/create',
+        () =>
+          new Promise<ElicitResult>((resolve) =>
+            held.push(() => resolve({ action: 'accept', content: { ...ANSWER, name: `session ${i}` } })),
+          ),
+      );
       try {
         await client.connect(new StreamableHTTPClientTransport(new URL(url)), { timeout: 30_000 });
       } catch (e) {
@@ -145,7 +154,14 @@ async function connectAll(url: string, from: number, n: number, held: Array<() =
  * Every session calls `tool`; waits (bounded) until all prompts are held, runs `whilePending`, releases
  * every answer and checks that each call returned `held session <i>`.
  */
-async function holdAndRelease(sessions: Session[], tool: string, held: Array<() => void>, concurrency: number, phaseMs: number, whilePending: () => Promise<void>): Promise<void> {
+async function holdAndRelease(
+  sessions: Session[],
+  tool: string,
+  held: Array<() => void>,
+  concurrency: number,
+  phaseMs: number,
+  whilePending: () => Promise<void>,
+): Promise<void> {
   const n = sessions.length;
   const early: string[] = [];
   let released = false;
@@ -171,7 +187,11 @@ async function holdAndRelease(sessions: Session[], tool: string, held: Array<() 
   await whilePending();
   released = true;
   held.splice(0).forEach((f) => f());
-  const results = await withBound(Promise.allSettled(calls), phaseMs, () => `not every call completed within ${phaseMs} ms after the answers were released`);
+  const results = await withBound(
+    Promise.allSettled(calls),
+    phaseMs,
+    () => `not every call completed within ${phaseMs} ms after the answers were released`,
+  );
   const wrong = results.flatMap((r, k) => {
     const want = `held session ${sessions[k].i}`;
     if (r.status === 'rejected') return [`session ${sessions[k].i}: ${why(r.reason)}`];
@@ -186,7 +206,8 @@ const why = (e: unknown): string => {
   return `${err?.message ?? String(e)}${err?.cause ? ` (${err.cause.code ?? err.cause.message})` : ''}`;
 };
 
-const text = (r: CallToolResult | { content?: unknown }) => ((r.content ?? []) as Array<{ text?: string }>).map((c) => c.text ?? '').join('\n');
+const text = (r: CallToolResult | { content?: unknown }) =>
+  ((r.content ?? []) as Array<{ text?: string }>).map((c) => c.text ?? '').join('\n');
 
 interface SideResult {
   base: Mem;
@@ -197,7 +218,13 @@ interface SideResult {
 }
 
 /** One side: warm-up, then N sessions each holding a pending elicitation. */
-async function side(label: string, args: string[], tool: string, o: Required<GatewayBenchOptions>, checkPending: (m: Mem) => string | undefined): Promise<SideResult> {
+async function side(
+  label: string,
+  args: string[],
+  tool: string,
+  o: Required<GatewayBenchOptions>,
+  checkPending: (m: Mem) => string | undefined,
+): Promise<SideResult> {
   const proc = await start(label, args);
   const held: Array<() => void> = [];
   const open: Session[] = [];
@@ -205,12 +232,24 @@ async function side(label: string, args: string[], tool: string, o: Required<Gat
     const warm = await connectAll(proc.url, 0, o.warmup, held, o.concurrency);
     open.push(...warm);
     await holdAndRelease(warm, tool, held, o.concurrency, o.phaseMs, async () => {});
-    await Promise.all(warm.map((s) => withBound((s.client.transport as StreamableHTTPClientTransport).terminateSession().then(() => s.client.close()), 10_000, () => 'warm-up session close timed out')));
+    await Promise.all(
+      warm.map((s) =>
+        withBound(
+          (s.client.transport as StreamableHTTPClientTransport).terminateSession().then(() => s.client.close()),
+          10_000,
+          () => 'warm-up session close timed out',
+        ),
+      ),
+    );
     open.length = 0;
     const base = await proc.mem('base');
     trace(`${label}: warm-up done`);
     const t0 = performance.now();
-    const sessions = await withBound(connectAll(proc.url, o.warmup, o.sessions, held, o.concurrency), o.phaseMs, () => `${label}: ${o.sessions} sessions not connected within ${o.phaseMs} ms`);
+    const sessions = await withBound(
+      connectAll(proc.url, o.warmup, o.sessions, held, o.concurrency),
+      o.phaseMs,
+      () => `${label}: ${o.sessions} sessions not connected within ${o.phaseMs} ms`,
+    );
     const connectMs = performance.now() - t0;
     open.push(...sessions);
     const idle = await proc.mem('idle');
@@ -244,13 +283,20 @@ export async function run(opts: GatewayBenchOptions = {}): Promise<BenchRow[]> {
     from: opts.from ?? 'dist',
   };
   const n = o.sessions;
-  if (o.from === 'dist' && !existsSync(repoPath('dist/src/gateway/index.js'))) throw new Error('bench gateway: dist/src/gateway/index.js is missing; run `npm run build` first (npm run bench does), or pass from: "source"');
+  if (o.from === 'dist' && !existsSync(repoPath('dist/src/gateway/index.js')))
+    throw new Error(
+      'bench gateway: dist/src/gateway/index.js is missing; run `npm run build` first (npm run bench does), or pass from: "source"',
+    );
   const raw = await side('raw SDK server', ['--expose-gc', repoPath('bench/fixtures/hold-server.mjs'), 'http'], 'hold', o, (m) =>
     m.stats?.sessions === n ? undefined : `expected ${n} live sessions, the server has ${m.stats?.sessions}`,
   );
   const tsx = o.from === 'source' ? ['--import', 'tsx'] : [];
-  const gw = await side('parley gateway', ['--expose-gc', ...tsx, repoPath('bench/fixtures/gateway-proc.mjs'), o.from, String(n + o.warmup)], 'bench__hold', o, (m) =>
-    m.stats?.openCalls === n ? undefined : `expected ${n} open upstream calls, gateway.stats() says ${JSON.stringify(m.stats)}`,
+  const gw = await side(
+    'parley gateway',
+    ['--expose-gc', ...tsx, repoPath('bench/fixtures/gateway-proc.mjs'), o.from, String(n + o.warmup)],
+    'bench__hold',
+    o,
+    (m) => (m.stats?.openCalls === n ? undefined : `expected ${n} open upstream calls, gateway.stats() says ${JSON.stringify(m.stats)}`),
   );
 
   const ratio = (a: number, b: number) => (b > 0 && a > 0 ? a / b : undefined);
@@ -264,10 +310,42 @@ export async function run(opts: GatewayBenchOptions = {}): Promise<BenchRow[]> {
   const growth1000 = (Math.max(per(gw, 'heap'), per(gw, 'rss')) * 1000) / MB;
   const how = `N=${n} sessions (SDK v2 clients, Streamable HTTP, 2025-11-25) each holding one pending 5-field form${o.rounds > 1 ? ` in its call ${o.rounds} (after ${o.rounds - 1} answered)` : ''}; child process measured alone, heap after forced GC; gateway from ${o.from}; one run`;
   return [
-    { group: 'gateway', name: 'raw SDK v2 server, sessionful HTTP: heap per session holding a pending elicitation (baseline)', value: per(raw, 'heap') / KB, unit: 'KB heap / session', ratio: 1, ratioTo: 'raw SDK', note: `${how}; ${split(raw)}` },
-    { group: 'gateway', name: 'parley gateway → one stdio server: heap per session holding a pending elicitation', value: per(gw, 'heap') / KB, unit: 'KB heap / session', ratio: ratio(per(gw, 'heap'), per(raw, 'heap')), ratioTo: 'raw SDK', note: `gateway adds ${kb(per(gw, 'heap') - per(raw, 'heap'))} KB / session; ${split(gw)}` },
-    { group: 'gateway', name: 'raw SDK v2 server: RSS growth per session (baseline)', value: per(raw, 'rss') / KB, unit: 'KB RSS / session', ratio: 1, ratioTo: 'raw SDK', note: `process RSS ${(raw.base.rss / MB).toFixed(1)} MB before, ${(raw.pending.rss / MB).toFixed(1)} MB with ${n} pending` },
-    { group: 'gateway', name: 'parley gateway: RSS growth per session', value: per(gw, 'rss') / KB, unit: 'KB RSS / session', ratio: ratio(per(gw, 'rss'), per(raw, 'rss')), ratioTo: 'raw SDK', note: `process RSS ${(gw.base.rss / MB).toFixed(1)} MB before${o.from === 'source' ? ' (tsx loader included)' : ''}, ${(gw.pending.rss / MB).toFixed(1)} MB with ${n} pending` },
+    {
+      group: 'gateway',
+      name: 'raw SDK v2 server, sessionful HTTP: heap per session holding a pending elicitation (baseline)',
+      value: per(raw, 'heap') / KB,
+      unit: 'KB heap / session',
+      ratio: 1,
+      ratioTo: 'raw SDK',
+      note: `${how}; ${split(raw)}`,
+    },
+    {
+      group: 'gateway',
+      name: 'parley gateway → one stdio server: heap per session holding a pending elicitation',
+      value: per(gw, 'heap') / KB,
+      unit: 'KB heap / session',
+      ratio: ratio(per(gw, 'heap'), per(raw, 'heap')),
+      ratioTo: 'raw SDK',
+      note: `gateway adds ${kb(per(gw, 'heap') - per(raw, 'heap'))} KB / session; ${split(gw)}`,
+    },
+    {
+      group: 'gateway',
+      name: 'raw SDK v2 server: RSS growth per session (baseline)',
+      value: per(raw, 'rss') / KB,
+      unit: 'KB RSS / session',
+      ratio: 1,
+      ratioTo: 'raw SDK',
+      note: `process RSS ${(raw.base.rss / MB).toFixed(1)} MB before, ${(raw.pending.rss / MB).toFixed(1)} MB with ${n} pending`,
+    },
+    {
+      group: 'gateway',
+      name: 'parley gateway: RSS growth per session',
+      value: per(gw, 'rss') / KB,
+      unit: 'KB RSS / session',
+      ratio: ratio(per(gw, 'rss'), per(raw, 'rss')),
+      ratioTo: 'raw SDK',
+      note: `process RSS ${(gw.base.rss / MB).toFixed(1)} MB before${o.from === 'source' ? ' (tsx loader included)' : ''}, ${(gw.pending.rss / MB).toFixed(1)} MB with ${n} pending`,
+    },
     {
       group: 'gateway',
       name: 'parley gateway: memory for 1,000 sessions each holding a pending elicitation',

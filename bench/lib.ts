@@ -44,5 +44,7 @@ export async function median(runs: number, measure: () => number | Promise<numbe
 
 export function machine(): string {
   const c = cpus();
-  return `${c.length} × ${c[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}, Node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' / ')} at start`;
+  return `${c.length} × ${c[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${platform()} ${release()}, Node ${process.version}, load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ')} at start`;
 }

@@ -30,7 +30,15 @@ export const toolkitServerCmd = (): Cmd => ({ command: process.execPath, args: [
 
 /** A stdio `ServerDef` for parley's ServerManager / createHost. */
 export function stdioDef(name: string, cmd: Cmd): StdioServerDef {
-  return { name, type: 'stdio', command: cmd.command, args: cmd.args, cwd: repoPath('.'), env: {}, origin: { file: '<bench>', pointer: `/servers/${name}` } };
+  return {
+    name,
+    type: 'stdio',
+    command: cmd.command,
+    args: cmd.args,
+    cwd: repoPath('.'),
+    env: {},
+    origin: { file: '<bench>', pointer: `/servers/${name}` },
+  };
 }
 
 /** A connected raw SDK v2 client and how many elicitations it answered. */
@@ -91,7 +99,8 @@ export async function timedLoop(call: LoopCall, n: number): Promise<LoopTime> {
   const wallMs = performance.now() - t0;
   const c = process.cpuUsage(c0);
   const sc = r.structuredContent as { accepted?: number; cpuMs?: number } | undefined;
-  if (r.isError || sc?.accepted !== n) throw new Error(`elicit_loop ${n}: expected ${n} accepted elicitations, got ${JSON.stringify(r.structuredContent ?? r.content)}`);
+  if (r.isError || sc?.accepted !== n)
+    throw new Error(`elicit_loop ${n}: expected ${n} accepted elicitations, got ${JSON.stringify(r.structuredContent ?? r.content)}`);
   return { wallMs, hostCpuMs: (c.user + c.system) / 1000, serverCpuMs: sc.cpuMs ?? NaN };
 }
 
@@ -106,7 +115,12 @@ export const medianOf = (xs: number[]): number => {
  * so no side always runs first, or always right after the same other side. Returns each side's median
  * wall, host-CPU and server-CPU time (each median taken on its own) and every round's times.
  */
-export async function interleaved(sides: LoopCall[], n: number, warmup: number, repeats: number): Promise<LoopTime[] & { rounds: LoopTime[][] }> {
+export async function interleaved(
+  sides: LoopCall[],
+  n: number,
+  warmup: number,
+  repeats: number,
+): Promise<LoopTime[] & { rounds: LoopTime[][] }> {
   for (const s of sides) await timedLoop(s, warmup);
   const times: LoopTime[][] = sides.map(() => []);
   for (let r = 0; r < repeats; r++)
@@ -114,7 +128,11 @@ export async function interleaved(sides: LoopCall[], n: number, warmup: number, 
       const i = (r + j) % sides.length;
       times[i].push(await timedLoop(sides[i], n));
     }
-  const out = times.map((ts) => ({ wallMs: medianOf(ts.map((t) => t.wallMs)), hostCpuMs: medianOf(ts.map((t) => t.hostCpuMs)), serverCpuMs: medianOf(ts.map((t) => t.serverCpuMs)) }));
+  const out = times.map((ts) => ({
+    wallMs: medianOf(ts.map((t) => t.wallMs)),
+    hostCpuMs: medianOf(ts.map((t) => t.hostCpuMs)),
+    serverCpuMs: medianOf(ts.map((t) => t.serverCpuMs)),
+  }));
   return Object.assign(out, { rounds: times });
 }
 

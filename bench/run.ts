@@ -24,7 +24,10 @@ async function one(name: string): Promise<void> {
   const load = GROUPS[name];
   if (!load) throw new Error(`unknown bench group "${name}"; groups: ${Object.keys(GROUPS).join(', ')}`);
   const got = await (await load()).run();
-  for (const r of got) console.log(`  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}${r.note ? `\n      ${r.note}` : ''}`);
+  for (const r of got)
+    console.log(
+      `  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}${r.note ? `\n      ${r.note}` : ''}`,
+    );
   console.log(ROWS + JSON.stringify(got));
 }
 
@@ -71,7 +74,10 @@ async function main(): Promise<void> {
     '',
     '| group | measurement | value | ratio | target | note |',
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.group} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${r.ratio !== undefined ? `${fmt(r.ratio)}× ${r.ratioTo}` : ''} | ${r.target ? `${r.target} (${r.met ? 'met' : 'not met'})` : ''} | ${(r.note ?? '').replace(/\|/g, '\\|')} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.group} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${r.ratio !== undefined ? `${fmt(r.ratio)}× ${r.ratioTo}` : ''} | ${r.target ? `${r.target} (${r.met ? 'met' : 'not met'})` : ''} | ${(r.note ?? '').replace(/\|/g, '\\|')} |`,
+    ),
     '',
   ].join('\n');
   if (!wanted.length) {

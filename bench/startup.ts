@@ -37,7 +37,8 @@ export interface StartupBenchOptions {
 }
 
 function bundledCmds(kind: 'dist' | 'source', dbPath: string): Record<'sales' | 'charts', Cmd> {
-  const file = (name: string) => (kind === 'dist' ? [repoPath(`dist/servers/${name}/main.js`)] : ['--import', 'tsx', repoPath(`servers/${name}/main.ts`)]);
+  const file = (name: string) =>
+    kind === 'dist' ? [repoPath(`dist/servers/${name}/main.js`)] : ['--import', 'tsx', repoPath(`servers/${name}/main.ts`)];
   return {
     sales: { command: process.execPath, args: [...file('sales'), '--db', dbPath] },
     charts: { command: process.execPath, args: file('charts') },
@@ -45,7 +46,16 @@ function bundledCmds(kind: 'dist' | 'source', dbPath: string): Record<'sales' | 
 }
 
 function hostConfig(servers: Record<string, ServerDef>): HostConfig {
-  return { servers, routes: [], policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] }, presets: {}, profile: {}, inputs: {}, roots: [], sources: [] };
+  return {
+    servers,
+    routes: [],
+    policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] },
+    presets: {},
+    profile: {},
+    inputs: {},
+    roots: [],
+    sources: [],
+  };
 }
 
 /**
@@ -64,9 +74,16 @@ raw Client's, unless `inheritEnv` (parley's own default). With `answered`, also 
  * server has then answered one `tools/list` (on the sibling-probe path the SDK's `start()` resolves
  * before the real child has said anything). The host is closed afterwards.
  */
-async function parleyStart(cmds: Record<string, Cmd>, failures: string[], o: { answered?: boolean; inheritEnv?: boolean } = {}): Promise<{ ms: number; answeredMs: number }> {
+async function parleyStart(
+  cmds: Record<string, Cmd>,
+  failures: string[],
+  o: { answered?: boolean; inheritEnv?: boolean } = {},
+): Promise<{ ms: number; answeredMs: number }> {
   const env = o.inheritEnv ? process.env : getDefaultEnvironment();
-  const host = createHost(hostConfig(Object.fromEntries(Object.entries(cmds).map(([n, c]) => [n, stdioDef(n, c)]))), { presenter: new HeadlessPresenter(), env });
+  const host = createHost(hostConfig(Object.fromEntries(Object.entries(cmds).map(([n, c]) => [n, stdioDef(n, c)]))), {
+    presenter: new HeadlessPresenter(),
+    env,
+  });
   try {
     const t0 = performance.now();
     const res = await host.start();
@@ -115,7 +132,16 @@ export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
     }
     const failures: string[] = [];
     const fanFailures: string[] = [];
-    const t = { sales: [] as number[], charts: [] as number[], rawBoth: [] as number[], parley: [] as number[], parleyCharts: [] as number[], cold: [] as number[], coldAnswered: [] as number[], inherited: [] as number[] };
+    const t = {
+      sales: [] as number[],
+      charts: [] as number[],
+      rawBoth: [] as number[],
+      parley: [] as number[],
+      parleyCharts: [] as number[],
+      cold: [] as number[],
+      coldAnswered: [] as number[],
+      inherited: [] as number[],
+    };
     for (let r = 0; r < repeats; r++) {
       t.sales.push(await rawStart(cmds.sales));
       t.charts.push(await rawStart(cmds.charts));
@@ -155,22 +181,93 @@ export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
     const pf = medianOf(f.parley);
     const howF = `${fanout} raw-SDK fixture servers, median of ${fanoutRepeats} interleaved repeats`;
     const ratio = parley / slowest;
-    const failNote = (xs: string[]) => (xs.length ? `; ${xs.length} server start(s) FAILED (${xs.slice(0, 3).join('; ')}${xs.length > 3 ? '; …' : ''}), figure = time until all settled` : '');
+    const failNote = (xs: string[]) =>
+      xs.length
+        ? `; ${xs.length} server start(s) FAILED (${xs.slice(0, 3).join('; ')}${xs.length > 3 ? '; …' : ''}), figure = time until all settled`
+        : '';
     const rows: BenchRow[] = [
       { group: 'startup', name: 'raw SDK Client, parley-sales alone', value: sales, unit: 'ms', note: how },
       { group: 'startup', name: 'raw SDK Client, parley-charts alone', value: charts, unit: 'ms', note: how },
-      { group: 'startup', name: `raw SDK Client, slowest alone (${slowName}) (baseline)`, value: slowest, unit: 'ms', ratio: 1, ratioTo: 'raw SDK slowest alone' },
-      { group: 'startup', name: 'raw SDK Clients, both in parallel', value: rawBoth, unit: 'ms', ratio: rawBoth / slowest, ratioTo: 'raw SDK slowest alone' },
-      { group: 'startup', name: 'parley createHost().start(), both in parallel (era verdicts cached)', value: parley, unit: 'ms', ratio, ratioTo: 'raw SDK slowest alone', target: '≤ 1.3×', met: ratio <= 1.3 && failures.length === 0,
-        note: `${(parley / rawBoth).toFixed(2)}× raw SDK both in parallel; first start without verdicts (sibling-process era probes): start() ${Math.round(cold)} ms (${(cold / slowest).toFixed(2)}×), until both answered tools/list ${Math.round(coldAnswered)} ms (${(coldAnswered / slowest).toFixed(2)}×); verdicts cached but children given the whole inherited environment (parley's default)${extraCa}: ${Math.round(inherited)} ms (${(inherited / slowest).toFixed(2)}×)${failNote(failures)}` },
-      { group: 'startup', name: 'parley createHost().start(), parley-charts alone (era verdict cached)', value: parleyCharts, unit: 'ms', ratio: parleyCharts / charts, ratioTo: 'raw SDK parley-charts alone', note: 'isolates the per-server cost from parallel CPU contention' },
-      { group: 'startup', name: `raw SDK Clients, ${fanout} servers in sequence (baseline)`, value: seq, unit: 'ms', ratio: 1, ratioTo: 'raw SDK in sequence', note: howF },
-      { group: 'startup', name: `raw SDK Clients, ${fanout} servers in parallel`, value: par, unit: 'ms', ratio: par / seq, ratioTo: 'raw SDK in sequence' },
-      { group: 'startup', name: `parley createHost().start(), ${fanout} servers in parallel`, value: pf, unit: 'ms', ratio: pf / seq, ratioTo: 'raw SDK in sequence', note: `${(pf / par).toFixed(2)}× raw SDK in parallel; first start of each definition (era probed)${failNote(fanFailures)}` },
+      {
+        group: 'startup',
+        name: `raw SDK Client, slowest alone (${slowName}) (baseline)`,
+        value: slowest,
+        unit: 'ms',
+        ratio: 1,
+        ratioTo: 'raw SDK slowest alone',
+      },
+      {
+        group: 'startup',
+        name: 'raw SDK Clients, both in parallel',
+        value: rawBoth,
+        unit: 'ms',
+        ratio: rawBoth / slowest,
+        ratioTo: 'raw SDK slowest alone',
+      },
+      {
+        group: 'startup',
+        name: 'parley createHost().start(), both in parallel (era verdicts cached)',
+        value: parley,
+        unit: 'ms',
+        ratio,
+        ratioTo: 'raw SDK slowest alone',
+        target: '≤ 1.3×',
+        met: ratio <= 1.3 && failures.length === 0,
+        note: `${(parley / rawBoth).toFixed(2)}× raw SDK both in parallel; first start without verdicts (sibling-process era probes): start() ${Math.round(cold)} ms (${(cold / slowest).toFixed(2)}×), until both answered tools/list ${Math.round(coldAnswered)} ms (${(coldAnswered / slowest).toFixed(2)}×); verdicts cached but children given the whole inherited environment (parley's default)${extraCa}: ${Math.round(inherited)} ms (${(inherited / slowest).toFixed(2)}×)${failNote(failures)}`,
+      },
+      {
+        group: 'startup',
+        name: 'parley createHost().start(), parley-charts alone (era verdict cached)',
+        value: parleyCharts,
+        unit: 'ms',
+        ratio: parleyCharts / charts,
+        ratioTo: 'raw SDK parley-charts alone',
+        note: 'isolates the per-server cost from parallel CPU contention',
+      },
+      {
+        group: 'startup',
+        name: `raw SDK Clients, ${fanout} servers in sequence (baseline)`,
+        value: seq,
+        unit: 'ms',
+        ratio: 1,
+        ratioTo: 'raw SDK in sequence',
+        note: howF,
+      },
+      {
+        group: 'startup',
+        name: `raw SDK Clients, ${fanout} servers in parallel`,
+        value: par,
+        unit: 'ms',
+        ratio: par / seq,
+        ratioTo: 'raw SDK in sequence',
+      },
+      {
+        group: 'startup',
+        name: `parley createHost().start(), ${fanout} servers in parallel`,
+        value: pf,
+        unit: 'ms',
+        ratio: pf / seq,
+        ratioTo: 'raw SDK in sequence',
+        note: `${(pf / par).toFixed(2)}× raw SDK in parallel; first start of each definition (era probed)${failNote(fanFailures)}`,
+      },
     ];
     // Notes are not printed by run.ts: failed starts get rows of their own so they show.
-    if (failures.length) rows.push({ group: 'startup', name: `parley starts of the bundled servers that FAILED (of ${repeats * 7})`, value: failures.length, unit: 'starts', note: failures.join('; ') });
-    if (fanFailures.length) rows.push({ group: 'startup', name: `parley starts in the ${fanout}-server fan-out that FAILED (of ${fanout * fanoutRepeats}; default startupMs 30000)`, value: fanFailures.length, unit: 'starts', note: fanFailures.join('; ') });
+    if (failures.length)
+      rows.push({
+        group: 'startup',
+        name: `parley starts of the bundled servers that FAILED (of ${repeats * 7})`,
+        value: failures.length,
+        unit: 'starts',
+        note: failures.join('; '),
+      });
+    if (fanFailures.length)
+      rows.push({
+        group: 'startup',
+        name: `parley starts in the ${fanout}-server fan-out that FAILED (of ${fanout * fanoutRepeats}; default startupMs 30000)`,
+        value: fanFailures.length,
+        unit: 'starts',
+        note: fanFailures.join('; '),
+      });
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

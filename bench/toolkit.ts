@@ -14,7 +14,10 @@ export interface ToolkitBenchOptions {
   repeats?: number;
 }
 
-const loopOf = (peer: RawPeer): LoopCall => (k) => peer.client.callTool({ name: 'elicit_loop', arguments: { n: k } }, { timeout: 120_000 }) as never;
+const loopOf =
+  (peer: RawPeer): LoopCall =>
+  (k) =>
+    peer.client.callTool({ name: 'elicit_loop', arguments: { n: k } }, { timeout: 120_000 }) as never;
 
 export async function run(o: ToolkitBenchOptions = {}): Promise<BenchRow[]> {
   const n = o.n ?? envInt('PARLEY_BENCH_N', 1000);
@@ -35,10 +38,32 @@ export async function run(o: ToolkitBenchOptions = {}): Promise<BenchRow[]> {
     const cpu = roundRatio(measured.rounds, 1, 0, 'serverCpuMs');
     const how = `stdio, N=${n} sequential after ${warmup} warm-up, ${repeats} interleaved rounds; ratios are the median of per-round ratios`;
     return [
-      { group: 'toolkit', name: 'raw SDK server, ctx.mcpReq.elicitInput (baseline)', value: rate(raw.wallMs), unit: 'elicitations/s', ratio: 1, ratioTo: 'raw SDK', note: `${(raw.wallMs / n).toFixed(3)} ms wall, ${(raw.serverCpuMs / n).toFixed(3)} ms server CPU each; ${how}` },
-      { group: 'toolkit', name: 'parley toolkit, ctx.elicit', value: rate(kitT.wallMs), unit: 'elicitations/s', ratio: rate(kitT.wallMs) / rate(raw.wallMs), ratioTo: 'raw SDK rate', note: `${(kitT.wallMs / n).toFixed(3)} ms wall, ${(kitT.serverCpuMs / n).toFixed(3)} ms server CPU each` },
+      {
+        group: 'toolkit',
+        name: 'raw SDK server, ctx.mcpReq.elicitInput (baseline)',
+        value: rate(raw.wallMs),
+        unit: 'elicitations/s',
+        ratio: 1,
+        ratioTo: 'raw SDK',
+        note: `${(raw.wallMs / n).toFixed(3)} ms wall, ${(raw.serverCpuMs / n).toFixed(3)} ms server CPU each; ${how}`,
+      },
+      {
+        group: 'toolkit',
+        name: 'parley toolkit, ctx.elicit',
+        value: rate(kitT.wallMs),
+        unit: 'elicitations/s',
+        ratio: rate(kitT.wallMs) / rate(raw.wallMs),
+        ratioTo: 'raw SDK rate',
+        note: `${(kitT.wallMs / n).toFixed(3)} ms wall, ${(kitT.serverCpuMs / n).toFixed(3)} ms server CPU each`,
+      },
       { group: 'toolkit', name: 'per-elicitation wall time toolkit ÷ raw', value: wall, unit: '×', note: how },
-      { group: 'toolkit', name: 'per-elicitation server CPU toolkit ÷ raw (load-robust)', value: cpu, unit: '×', note: 'CPU of the server process during the loop' },
+      {
+        group: 'toolkit',
+        name: 'per-elicitation server CPU toolkit ÷ raw (load-robust)',
+        value: cpu,
+        unit: '×',
+        note: 'CPU of the server process during the loop',
+      },
     ];
   } finally {
     await Promise.allSettled(peers.map((p) => p.close()));

@@ -1,7 +1,13 @@
 // Validation throughput: parley's cached validateContent against compile-per-call, with the raw
 // SDK's AjvJsonSchemaValidator (getValidator per call, as the SDK does for each elicitation) beside.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import { compileUncached, normalizeRequestedSchema, validateContent, validationSchema, type RequestedSchema } from '../dist/src/schema/index.js';
+import {
+  compileUncached,
+  normalizeRequestedSchema,
+  validateContent,
+  validationSchema,
+  type RequestedSchema,
+} from '../dist/src/schema/index.js';
 import { median, rate, type BenchRow } from './lib.js';
 
 // server-everything's 13-field form (peers-and-tests.md §ii.2): every 2025-11-25 field kind.
@@ -17,14 +23,51 @@ const RAW = {
     integer: { type: 'integer', minimum: 1, maximum: 100, default: 42 },
     number: { type: 'number', minimum: 0, maximum: 1000, default: 3.14 },
     untitledSingleSelectEnum: { type: 'string', enum: ['Monica', 'Rachel', 'Joey'], default: 'Monica' },
-    untitledMultipleSelectEnum: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['Guitar', 'Piano', 'Violin'] }, default: ['Guitar'] },
-    titledSingleSelectEnum: { type: 'string', oneOf: [{ const: 'hero-1', title: 'Superman' }, { const: 'hero-2', title: 'Green Lantern' }], default: 'hero-1' },
-    titledMultipleSelectEnum: { type: 'array', minItems: 1, maxItems: 3, items: { anyOf: [{ const: 'fish-1', title: 'Tuna' }, { const: 'fish-2', title: 'Salmon' }] }, default: ['fish-1'] },
+    untitledMultipleSelectEnum: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 3,
+      items: { type: 'string', enum: ['Guitar', 'Piano', 'Violin'] },
+      default: ['Guitar'],
+    },
+    titledSingleSelectEnum: {
+      type: 'string',
+      oneOf: [
+        { const: 'hero-1', title: 'Superman' },
+        { const: 'hero-2', title: 'Green Lantern' },
+      ],
+      default: 'hero-1',
+    },
+    titledMultipleSelectEnum: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 3,
+      items: {
+        anyOf: [
+          { const: 'fish-1', title: 'Tuna' },
+          { const: 'fish-2', title: 'Salmon' },
+        ],
+      },
+      default: ['fish-1'],
+    },
     legacyTitledEnum: { type: 'string', enum: ['pet-1', 'pet-2'], enumNames: ['Cats', 'Dogs'], default: 'pet-1' },
   },
   required: ['name'],
 };
-const CONTENT = { name: 'Ada', check: true, email: 'ada@example.com', homepage: 'https://example.com', birthdate: '1815-12-10', integer: 7, number: 3.14, untitledSingleSelectEnum: 'Joey', untitledMultipleSelectEnum: ['Piano'], titledSingleSelectEnum: 'hero-2', titledMultipleSelectEnum: ['fish-2'], legacyTitledEnum: 'pet-2' };
+const CONTENT = {
+  name: 'Ada',
+  check: true,
+  email: 'ada@example.com',
+  homepage: 'https://example.com',
+  birthdate: '1815-12-10',
+  integer: 7,
+  number: 3.14,
+  untitledSingleSelectEnum: 'Joey',
+  untitledMultipleSelectEnum: ['Piano'],
+  titledSingleSelectEnum: 'hero-2',
+  titledMultipleSelectEnum: ['fish-2'],
+  legacyTitledEnum: 'pet-2',
+};
 
 export async function run(): Promise<BenchRow[]> {
   const n = normalizeRequestedSchema(RAW, { revision: '2025-11-25' });
@@ -47,11 +90,48 @@ export async function run(): Promise<BenchRow[]> {
   const sdkPerCall = await median(3, () => rate(() => sdk.getValidator(plain)(CONTENT), 1000, 20));
   const ratio = cached / perCall;
   return [
-    { group: 'validation', name: 'raw SDK AjvJsonSchemaValidator.getValidator per call (baseline)', value: sdkPerCall, unit: 'validations/s', ratio: 1, ratioTo: 'raw SDK' },
-    { group: 'validation', name: 'parley validateContent, cached (same schema object)', value: cached, unit: 'validations/s', ratio: cached / sdkPerCall, ratioTo: 'raw SDK', target: '≥ 200,000/s', met: cached >= 200_000 },
-    { group: 'validation', name: 'raw SDK getValidator, schema parsed from the wire each call (baseline)', value: sdkFresh, unit: 'validations/s', ratio: 1, ratioTo: 'raw SDK, fresh schema' },
-    { group: 'validation', name: 'parley validateContent, schema parsed from the wire each call (hash cache)', value: cachedByHash, unit: 'validations/s', ratio: cachedByHash / sdkFresh, ratioTo: 'raw SDK, fresh schema' },
-    { group: 'validation', name: 'parley compile per call (no cache)', value: perCall, unit: 'validations/s', ratio: perCall / sdkFresh, ratioTo: 'raw SDK, fresh schema' },
+    {
+      group: 'validation',
+      name: 'raw SDK AjvJsonSchemaValidator.getValidator per call (baseline)',
+      value: sdkPerCall,
+      unit: 'validations/s',
+      ratio: 1,
+      ratioTo: 'raw SDK',
+    },
+    {
+      group: 'validation',
+      name: 'parley validateContent, cached (same schema object)',
+      value: cached,
+      unit: 'validations/s',
+      ratio: cached / sdkPerCall,
+      ratioTo: 'raw SDK',
+      target: '≥ 200,000/s',
+      met: cached >= 200_000,
+    },
+    {
+      group: 'validation',
+      name: 'raw SDK getValidator, schema parsed from the wire each call (baseline)',
+      value: sdkFresh,
+      unit: 'validations/s',
+      ratio: 1,
+      ratioTo: 'raw SDK, fresh schema',
+    },
+    {
+      group: 'validation',
+      name: 'parley validateContent, schema parsed from the wire each call (hash cache)',
+      value: cachedByHash,
+      unit: 'validations/s',
+      ratio: cachedByHash / sdkFresh,
+      ratioTo: 'raw SDK, fresh schema',
+    },
+    {
+      group: 'validation',
+      name: 'parley compile per call (no cache)',
+      value: perCall,
+      unit: 'validations/s',
+      ratio: perCall / sdkFresh,
+      ratioTo: 'raw SDK, fresh schema',
+    },
     { group: 'validation', name: 'cached ÷ compile-per-call', value: ratio, unit: '×', target: '≥ 20×', met: ratio >= 20 },
   ];
 }

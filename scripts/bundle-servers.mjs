@@ -55,7 +55,9 @@ await build({
   logLevel: 'warning',
   external: ['better-sqlite3', '@resvg/resvg-js', 'vega', 'vega-lite'],
   // CommonJS packages inside the bundle (ajv, …) call require() for Node built-ins.
-  banner: { js: `${MARK}\nimport { createRequire as __parleyCreateRequire } from 'node:module'; const require = __parleyCreateRequire(import.meta.url);` },
+  banner: {
+    js: `${MARK}\nimport { createRequire as __parleyCreateRequire } from 'node:module'; const require = __parleyCreateRequire(import.meta.url);`,
+  },
 });
 
 rmSync(join(servers, 'chunks'), { recursive: true, force: true });

@@ -16,7 +16,9 @@ function walk(dir) {
   return out;
 }
 const filters = process.argv.slice(2);
-const files = walk('test').filter((f) => filters.length === 0 || filters.some((s) => f.includes(s))).sort();
+const files = walk('test')
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
 if (files.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);

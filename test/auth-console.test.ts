@@ -12,14 +12,34 @@ import { CHROMIUM, launch, within } from './fixtures/console/browser.js';
 import { startOidcStack } from './helpers/oidc-stack.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
-const text = (r: any) => (r.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
+const text = (r: any) =>
+  (r.content ?? [])
+    .filter((c: any) => c.type === 'text')
+    .map((c: any) => c.text)
+    .join('\n');
 
 test('console sign-in: the card names server and issuer, shows site and full URL; Open completes it in Chromium', { skip }, async () => {
   const stack = await startOidcStack();
   const store = openSqliteStore(':memory:');
   const web = new WebPresenter();
-  const def = { name: 'mcp', type: 'http', url: stack.mcpUrl, headers: {}, origin: { file: '<test>', pointer: '' }, timeouts: { startupMs: 20_000 } } as ServerDef;
-  const config: HostConfig = { servers: { mcp: def }, routes: [], policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] };
+  const def = {
+    name: 'mcp',
+    type: 'http',
+    url: stack.mcpUrl,
+    headers: {},
+    origin: { file: '<test>', pointer: '' },
+    timeouts: { startupMs: 20_000 },
+  } as ServerDef;
+  const config: HostConfig = {
+    servers: { mcp: def },
+    routes: [],
+    policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true },
+    presets: {},
+    profile: {},
+    roots: [],
+    inputs: {},
+    sources: [],
+  };
   const host = createHost(config, { presenter: web, store, signInTimeoutMs: 60_000 });
   const con = await startConsole({ host: hostApiFor(host, store), presenter: web });
   const browser = await launch();

@@ -3,7 +3,7 @@
 // fetch (`followRedirects`): no UI is under test here. Real SQLite for the credential store.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -18,9 +18,22 @@ const SECRET = { PARLEY_SECRET: 'a-test-secret-of-at-least-32-characters!' };
 
 function config(url: string, extra: Partial<ServerDef> = {}): HostConfig {
   const def = { name: 'mcp', type: 'http', url, headers: {}, origin, timeouts: { startupMs: 20_000 }, ...extra } as ServerDef;
-  return { servers: { mcp: def }, routes: [], policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] };
+  return {
+    servers: { mcp: def },
+    routes: [],
+    policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true },
+    presets: {},
+    profile: {},
+    roots: [],
+    inputs: {},
+    sources: [],
+  };
 }
-const text = (r: any) => (r.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
+const text = (r: any) =>
+  (r.content ?? [])
+    .filter((c: any) => c.type === 'text')
+    .map((c: any) => c.text)
+    .join('\n');
 const tmp = () => mkdtempSync(join(tmpdir(), 'parley-auth-'));
 
 /** A person who consents and whose browser follows the redirects (optionally tampering with the URL first). */
@@ -79,7 +92,14 @@ test('first sign-in: discovery, dynamic registration, PKCE, resource; tokens enc
     const again = openSqliteCredentialStore(db, { env: SECRET });
     const host2 = createHost(config(stack.mcpUrl), { presenter: new HeadlessPresenter(), credentials: again });
     try {
-      assert.match(text(await host2.callTool('mcp', 'whoami', {}).catch((e) => { throw new Error(e.message + ' grants: ' + stack.tokenGrants.join(', ')); })), /hello client/);
+      assert.match(
+        text(
+          await host2.callTool('mcp', 'whoami', {}).catch((e) => {
+            throw new Error(e.message + ' grants: ' + stack.tokenGrants.join(', '));
+          }),
+        ),
+        /hello client/,
+      );
     } finally {
       await host2.close();
       await again.close();
@@ -136,7 +156,10 @@ test('refresh before expiry, then a revoked refresh token: headless fails fast, 
     } finally {
       await headless.close();
     }
-    assert.ok(stack.tokenGrants.some((g) => /^error:refresh_token \(invalid_grant/.test(g)), stack.tokenGrants.join(', '));
+    assert.ok(
+      stack.tokenGrants.some((g) => /^error:refresh_token \(invalid_grant/.test(g)),
+      stack.tokenGrants.join(', '),
+    );
 
     const seen2: PromptView[] = [];
     const person = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([signer(seen2)]), credentials, now: later });
@@ -183,7 +206,10 @@ test('a forged callback (wrong or missing state) is refused and the real one sti
       await host2.close();
     }
     assert.equal(seen2.length, 1);
-    assert.ok(stack.tokenGrants.slice(1).every((g) => g.startsWith('error:authorization_code')), stack.tokenGrants.join(', '));
+    assert.ok(
+      stack.tokenGrants.slice(1).every((g) => g.startsWith('error:authorization_code')),
+      stack.tokenGrants.join(', '),
+    );
     assert.ok(stack.tokenGrants.length > 1);
   } finally {
     await stack.close();

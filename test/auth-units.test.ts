@@ -7,7 +7,15 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CallbackServer, CredentialKeyError, CredentialDecryptError, loadCredentialKey, openSqliteCredentialStore, summarize, MAX_CALLBACK_URL_CHARS } from '../src/host/auth/index.js';
+import {
+  CallbackServer,
+  CredentialKeyError,
+  CredentialDecryptError,
+  loadCredentialKey,
+  openSqliteCredentialStore,
+  summarize,
+  MAX_CALLBACK_URL_CHARS,
+} from '../src/host/auth/index.js';
 import { open, seal } from '../src/host/auth/secret.js';
 import { runParley } from './helpers/cli.js';
 
@@ -33,7 +41,11 @@ test('callback listener: only its own Host, GET, path and state; bounded target;
     assert.match(cb.redirectUrl, /^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback$/);
     const got = cb.expect('s'.repeat(43), 5_000);
     const port = cb.port;
-    assert.equal(await rawGet(port, `/oauth/callback?state=${'s'.repeat(43)}&code=c`, `evil.example:${port}`), 421, 'DNS rebinding: foreign Host');
+    assert.equal(
+      await rawGet(port, `/oauth/callback?state=${'s'.repeat(43)}&code=c`, `evil.example:${port}`),
+      421,
+      'DNS rebinding: foreign Host',
+    );
     assert.equal(await rawGet(port, `/oauth/callback?state=${'s'.repeat(43)}&code=c`, `127.0.0.1:${port}`, 'POST'), 405);
     assert.equal(await rawGet(port, '/other?state=x'), 404);
     assert.equal(await rawGet(port, '/oauth/callback?code=c'), 400, 'no state');
@@ -62,16 +74,25 @@ test('callback listener: only its own Host, GET, path and state; bounded target;
 test('credential key: PARLEY_SECRET of 32+ characters, else a 0600 key file beside the database; sealing binds the row', () => {
   const dir = tmp();
   try {
-    assert.throws(() => loadCredentialKey({ env: { PARLEY_SECRET: 'short' } }), (e: any) => e instanceof CredentialKeyError && e.code === 'SECRET_TOO_SHORT');
+    assert.throws(
+      () => loadCredentialKey({ env: { PARLEY_SECRET: 'short' } }),
+      (e: any) => e instanceof CredentialKeyError && e.code === 'SECRET_TOO_SHORT',
+    );
     assert.equal(loadCredentialKey({ env: SECRET }).length, 32);
-    assert.throws(() => loadCredentialKey({ env: {}, dbFile: ':memory:' }), (e: any) => e.code === 'NO_KEY_LOCATION');
+    assert.throws(
+      () => loadCredentialKey({ env: {}, dbFile: ':memory:' }),
+      (e: any) => e.code === 'NO_KEY_LOCATION',
+    );
     const db = join(dir, 'sub', 'p.db');
     const k1 = loadCredentialKey({ env: {}, dbFile: db });
     const file = join(dir, 'sub', 'credentials.key');
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(loadCredentialKey({ env: {}, dbFile: db }), k1, 'the same key next time');
     chmodSync(file, 0o644);
-    assert.throws(() => loadCredentialKey({ env: {}, dbFile: db }), (e: any) => e.code === 'KEY_FILE_MODE' && /chmod 600/.test(e.message));
+    assert.throws(
+      () => loadCredentialKey({ env: {}, dbFile: db }),
+      (e: any) => e.code === 'KEY_FILE_MODE' && /chmod 600/.test(e.message),
+    );
 
     const sealed = seal(k1, '{"t":"secret-token"}', 'row-a');
     assert.ok(!sealed.includes('secret-token'));
@@ -92,14 +113,35 @@ test('parley auth list shows no secret; logout deletes one server; unknown serve
   try {
     const store = openSqliteCredentialStore(db, { env: SECRET });
     const key = { tenant: 'default', user: 'default', server: 'linear' };
-    await store.put(summarize(key, 'https://mcp.example.com/mcp', { clients: { 'https://as.example.com': { client_id: 'cid-123', client_secret: 'client-secret-xyz' } }, tokens: { access_token: 'access-token-abc', token_type: 'Bearer', refresh_token: 'refresh-token-def', expires_in: 3600, scope: 'mcp:read', issuer: 'https://as.example.com' } }, Date.now(), Date.now()));
+    await store.put(
+      summarize(
+        key,
+        'https://mcp.example.com/mcp',
+        {
+          clients: { 'https://as.example.com': { client_id: 'cid-123', client_secret: 'client-secret-xyz' } },
+          tokens: {
+            access_token: 'access-token-abc',
+            token_type: 'Bearer',
+            refresh_token: 'refresh-token-def',
+            expires_in: 3600,
+            scope: 'mcp:read',
+            issuer: 'https://as.example.com',
+          },
+        },
+        Date.now(),
+        Date.now(),
+      ),
+    );
     await store.put(summarize({ ...key, user: 'bob' }, 'https://mcp.example.com/mcp', { clients: {} }, Date.now()));
     await store.close();
 
     const env = { ...SECRET };
     const list = await runParley(['auth', 'list', '--db', db], { env });
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /^linear\thttps:\/\/mcp\.example\.com\/mcp\thttps:\/\/as\.example\.com\tscope=mcp:read\texpires=\d{4}-.*\trefreshable$/m);
+    assert.match(
+      list.stdout,
+      /^linear\thttps:\/\/mcp\.example\.com\/mcp\thttps:\/\/as\.example\.com\tscope=mcp:read\texpires=\d{4}-.*\trefreshable$/m,
+    );
     assert.equal(list.stdout.trim().split('\n').length, 1, "another user's rows are not listed");
     const json = await runParley(['auth', 'list', '--db', db, '--json'], { env });
     for (const secret of ['access-token-abc', 'refresh-token-def', 'client-secret-xyz', 'cid-123']) {
@@ -133,14 +175,27 @@ test('config: an http entry takes oauth {clientId, clientSecret, clientMetadataU
       s.cleanup();
     }
   };
-  const ok = load('{"servers": {"x": {"url": "https://mcp.example.com/mcp", "oauth": {"clientId": "cid", "clientSecret": "${env:CS}", "scope": "mcp:read", "clientMetadataUrl": "https://parley.example/cimd.json"}}}}', { CS: 'shh' });
+  const ok = load(
+    '{"servers": {"x": {"url": "https://mcp.example.com/mcp", "oauth": {"clientId": "cid", "clientSecret": "${env:CS}", "scope": "mcp:read", "clientMetadataUrl": "https://parley.example/cimd.json"}}}}',
+    { CS: 'shh' },
+  );
   assert.deepEqual(ok.issues, []);
-  assert.deepEqual((ok.config.servers.x as any).oauth, { clientId: 'cid', clientSecret: 'shh', clientMetadataUrl: 'https://parley.example/cimd.json', scope: 'mcp:read' });
-  const bad = load('{"servers": {"a": {"url": "https://a.example/mcp", "oauth": "yes"}, "b": {"url": "https://b.example/mcp", "oauth": {"clientSecret": "s", "extra": 1}}}}');
-  assert.deepEqual(bad.issues.map((i) => [i.severity, i.path]), [
-    ['error', '/servers/a/oauth'],
-    ['warning', '/servers/b/oauth/extra'],
-    ['error', '/servers/b/oauth/clientSecret'],
-  ]);
+  assert.deepEqual((ok.config.servers.x as any).oauth, {
+    clientId: 'cid',
+    clientSecret: 'shh',
+    clientMetadataUrl: 'https://parley.example/cimd.json',
+    scope: 'mcp:read',
+  });
+  const bad = load(
+    '{"servers": {"a": {"url": "https://a.example/mcp", "oauth": "yes"}, "b": {"url": "https://b.example/mcp", "oauth": {"clientSecret": "s", "extra": 1}}}}',
+  );
+  assert.deepEqual(
+    bad.issues.map((i) => [i.severity, i.path]),
+    [
+      ['error', '/servers/a/oauth'],
+      ['warning', '/servers/b/oauth/extra'],
+      ['error', '/servers/b/oauth/clientSecret'],
+    ],
+  );
   assert.deepEqual(Object.keys(bad.config.servers), []);
 });

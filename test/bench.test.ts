@@ -26,64 +26,72 @@ function checkRows(rows: BenchRow[], group: string, count: number): void {
 
 // The groups spawn their own stdio children and share nothing, so they run concurrently to stay fast.
 describe('bench groups (tiny N)', { concurrency: true }, () => {
-test('broker group: every elicitation of the parley side passes the broker pipeline (with a store) and the presenter', async () => {
-  const store = openSqliteStore(':memory:');
-  const h = parleyHost(store);
-  const events: BrokerEvent[] = [];
-  h.broker.on((e) => events.push(e));
-  try {
-    await h.manager.start('bench');
-    const r = await h.call(4);
-    assert.equal((r.structuredContent as { accepted: number }).accepted, 4);
-    assert.equal(h.presenter.presented, 4);
-    assert.equal(events.filter((e) => e.type === 'answered' && e.action === 'accept').length, 4);
-    assert.equal(events.filter((e) => e.type === 'refused').length, 0, 'the bench policy must not rate-limit');
-    assert.equal(h.broker.pending().length, 0);
-    assert.ok((await store.queryAudit({})).length >= 8, 'each elicitation leaves audit rows (request, answer)');
-  } finally {
-    await h.manager.stopAll();
-    store.close();
-  }
-});
+  test('broker group: every elicitation of the parley side passes the broker pipeline (with a store) and the presenter', async () => {
+    const store = openSqliteStore(':memory:');
+    const h = parleyHost(store);
+    const events: BrokerEvent[] = [];
+    h.broker.on((e) => events.push(e));
+    try {
+      await h.manager.start('bench');
+      const r = await h.call(4);
+      assert.equal((r.structuredContent as { accepted: number }).accepted, 4);
+      assert.equal(h.presenter.presented, 4);
+      assert.equal(events.filter((e) => e.type === 'answered' && e.action === 'accept').length, 4);
+      assert.equal(events.filter((e) => e.type === 'refused').length, 0, 'the bench policy must not rate-limit');
+      assert.equal(h.broker.pending().length, 0);
+      assert.ok((await store.queryAudit({})).length >= 8, 'each elicitation leaves audit rows (request, answer)');
+    } finally {
+      await h.manager.stopAll();
+      store.close();
+    }
+  });
 
-test('broker group runs with tiny N and reports the ratio against its target', async () => {
-  const rows = await runBroker({ n: 5, warmup: 2, repeats: 1, withStore: false });
-  checkRows(rows, 'broker', 5);
-  assert.equal(rows.find((r) => r.target)?.target, '≤ 1.15×');
-});
+  test('broker group runs with tiny N and reports the ratio against its target', async () => {
+    const rows = await runBroker({ n: 5, warmup: 2, repeats: 1, withStore: false });
+    checkRows(rows, 'broker', 5);
+    assert.equal(rows.find((r) => r.target)?.target, '≤ 1.15×');
+  });
 
-test('toolkit group runs with tiny N (same raw client against both servers)', async () => {
-  checkRows(await runToolkit({ n: 5, warmup: 2, repeats: 1 }), 'toolkit', 4);
-});
+  test('toolkit group runs with tiny N (same raw client against both servers)', async () => {
+    checkRows(await runToolkit({ n: 5, warmup: 2, repeats: 1 }), 'toolkit', 4);
+  });
 
-test('gateway group: sessions hold a pending elicitation at the raw SDK server and at the gateway, and every call gets its own answer', async () => {
-  // run() throws unless every prompt reached its client, the gateway counted the open calls, and each
-  // call returned the answer of its own session after the release.
-  const rows = await runGateway({ sessions: 6, warmup: 2, concurrency: 3, rounds: 2, phaseMs: 60_000, from: 'source' });
-  assert.equal(rows.length, 5, rows.map((r) => r.name).join(' | '));
-  for (const r of rows) assert.equal(r.group, 'gateway');
-  // Heap growth is well above GC noise even for a few sessions; RSS growth is not, so only its shape is checked.
-  checkRows(rows.filter((r) => r.unit.includes('heap')), 'gateway', 2);
-  for (const r of rows) assert.ok(Number.isFinite(r.value), `${r.name}: ${r.value}`);
-  const target = rows.find((r) => r.target);
-  assert.equal(target?.target, '≤ 150 MB');
-  assert.equal(typeof target?.met, 'boolean');
-});
+  test('gateway group: sessions hold a pending elicitation at the raw SDK server and at the gateway, and every call gets its own answer', async () => {
+    // run() throws unless every prompt reached its client, the gateway counted the open calls, and each
+    // call returned the answer of its own session after the release.
+    const rows = await runGateway({ sessions: 6, warmup: 2, concurrency: 3, rounds: 2, phaseMs: 60_000, from: 'source' });
+    assert.equal(rows.length, 5, rows.map((r) => r.name).join(' | '));
+    for (const r of rows) assert.equal(r.group, 'gateway');
+    // Heap growth is well above GC noise even for a few sessions; RSS growth is not, so only its shape is checked.
+    checkRows(
+      rows.filter((r) => r.unit.includes('heap')),
+      'gateway',
+      2,
+    );
+    for (const r of rows) assert.ok(Number.isFinite(r.value), `${r.name}: ${r.value}`);
+    const target = rows.find((r) => r.target);
+    assert.equal(target?.target, '≤ 150 MB');
+    assert.equal(typeof target?.met, 'boolean');
+  });
 
-test('flood group: both audit writers under a short flood give finite p99 and latency rows with targets', async () => {
-  const rows = await runFlood({ ms: 300, rate: 200 });
-  assert.equal(rows.length, 6, rows.map((r) => r.name).join(' | '));
-  for (const r of rows) {
-    assert.equal(r.group, 'flood');
-    assert.ok(Number.isFinite(r.value) && r.value > 0, `${r.name}: ${r.value}`);
-  }
-  assert.deepEqual(rows.filter((r) => r.target).map((r) => r.target), ['p99 ≤ 50 ms', '≤ 1.5× idle', 'p99 ≤ 50 ms', '≤ 1.5× idle']);
-});
+  test('flood group: both audit writers under a short flood give finite p99 and latency rows with targets', async () => {
+    const rows = await runFlood({ ms: 300, rate: 200 });
+    assert.equal(rows.length, 6, rows.map((r) => r.name).join(' | '));
+    for (const r of rows) {
+      assert.equal(r.group, 'flood');
+      assert.ok(Number.isFinite(r.value) && r.value > 0, `${r.name}: ${r.value}`);
+    }
+    assert.deepEqual(
+      rows.filter((r) => r.target).map((r) => r.target),
+      ['p99 ≤ 50 ms', '≤ 1.5× idle', 'p99 ≤ 50 ms', '≤ 1.5× idle'],
+    );
+  });
 
-test('startup group starts the bundled servers through createHost and the raw SDK, and a small fan-out', async () => {
-  const bundled = existsSync(repoPath('dist/servers/charts/main.js')) && existsSync(repoPath('dist/servers/sales/main.js')) ? 'dist' : 'source';
-  const rows = await runStartup({ repeats: 1, fanout: 2, fanoutRepeats: 1, bundled, warmup: false });
-  checkRows(rows, 'startup', 9);
-  assert.equal(rows.find((r) => r.target)?.target, '≤ 1.3×');
-});
+  test('startup group starts the bundled servers through createHost and the raw SDK, and a small fan-out', async () => {
+    const bundled =
+      existsSync(repoPath('dist/servers/charts/main.js')) && existsSync(repoPath('dist/servers/sales/main.js')) ? 'dist' : 'source';
+    const rows = await runStartup({ repeats: 1, fanout: 2, fanoutRepeats: 1, bundled, warmup: false });
+    checkRows(rows, 'startup', 9);
+    assert.equal(rows.find((r) => r.target)?.target, '≤ 1.3×');
+  });
 });

@@ -58,8 +58,10 @@ test('src/schema is pure: no node: modules and no I/O packages', () => {
   const bad: string[] = [];
   for (const f of files(join(SRC, 'schema'))) {
     for (const spec of importsOf(f)) {
-      if (spec.startsWith('node:') || ['fs', 'path', 'child_process', 'http', 'net', 'os', 'crypto'].includes(spec)) bad.push(`${relative(SRC, f)}: ${spec}`);
-      if (spec.startsWith('@modelcontextprotocol/') || spec === 'better-sqlite3' || spec === 'hono') bad.push(`${relative(SRC, f)}: ${spec}`);
+      if (spec.startsWith('node:') || ['fs', 'path', 'child_process', 'http', 'net', 'os', 'crypto'].includes(spec))
+        bad.push(`${relative(SRC, f)}: ${spec}`);
+      if (spec.startsWith('@modelcontextprotocol/') || spec === 'better-sqlite3' || spec === 'hono')
+        bad.push(`${relative(SRC, f)}: ${spec}`);
     }
   }
   assert.deepEqual(bad, []);

@@ -8,7 +8,14 @@ import fc from 'fast-check';
 import { checkForm, faithfulText, formCacheSize, FORM_CACHE_SIZE, MAX_CACHED_TEXT } from '../src/host/broker/form-cache.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import type { PromptView } from '../src/host/presenter.js';
-import { checkSchemaLimits, detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash, type Revision } from '../src/schema/index.js';
+import {
+  checkSchemaLimits,
+  detectSensitiveFields,
+  lintRequestedSchema,
+  normalizeRequestedSchema,
+  schemaHash,
+  type Revision,
+} from '../src/schema/index.js';
 import { ctx } from './fixtures/broker/ctx.js';
 
 // Every assert.ok here carries a message: without one, a failing assert.ok re-reads the (tsx-compiled)
@@ -33,7 +40,11 @@ function direct(schema: unknown, revision: Revision) {
   const normalized = normalizeRequestedSchema(schema, { revision });
   if (!normalized.ok) return { normalized, lint: [], sensitive: [] };
   const marked = detectSensitiveFields(schema).filter((h) => h.field in normalized.schema.properties);
-  return { normalized, lint: lintRequestedSchema(schema, { revision }), sensitive: [...new Set([...detectSensitiveFields(normalized.schema), ...marked].map((f) => f.field))] };
+  return {
+    normalized,
+    lint: lintRequestedSchema(schema, { revision }),
+    sensitive: [...new Set([...detectSensitiveFields(normalized.schema), ...marked].map((f) => f.field))],
+  };
 }
 const view = (c: ReturnType<typeof checkForm>) => ({ normalized: c.normalized, lint: c.lint, sensitive: c.sensitive });
 
@@ -42,7 +53,7 @@ test('a repeat of the same form (a fresh object with the same JSON) gets the cac
   const before = formCacheSize();
   const a = checkForm(fresh(form), '2025-11-25');
   const b = checkForm(fresh(form), '2025-11-25');
-  assert.equal(b, a, 'the second request reuses the first one\'s checks');
+  assert.equal(b, a, "the second request reuses the first one's checks");
   assert.equal(formCacheSize(), Math.min(before + 1, FORM_CACHE_SIZE));
   assert.deepEqual(view(a), direct(form, '2025-11-25'));
   assert.deepEqual(a.sensitive, ['password']);
@@ -74,16 +85,29 @@ test('the same text under another revision gets checks for that revision', () =>
   assert.equal(new Set(checks).size, 3);
   REVISIONS.forEach((r, i) => assert.deepEqual(view(checks[i]), direct(form, r), r));
   // $schema is a root key only from 2025-11-25 on: 2025-06-18 warns about it.
-  assert.ok(checks[0].lint.some((i) => i.path === '/$schema'), '2025-06-18 lint notes $schema');
+  assert.ok(
+    checks[0].lint.some((i) => i.path === '/$schema'),
+    '2025-06-18 lint notes $schema',
+  );
   assert.ok(!checks[1].lint.some((i) => i.path === '/$schema'), '2025-11-25 lint accepts $schema');
 });
 
 /** Near-miss shapes real servers send (each exercises a kind of repair or refusal). */
 const EXTRA: unknown[] = [
   { type: 'object', $defs: { C: { type: 'string', enum: ['r', 'g'] } }, properties: { c: { $ref: '#/$defs/C' } } },
-  { type: 'object', properties: { n: { anyOf: [{ type: 'integer', minimum: 5, maximum: 1 }, { type: 'null' }] }, s: { type: ['string', 'null'], format: 'hostname' } } },
+  {
+    type: 'object',
+    properties: {
+      n: { anyOf: [{ type: 'integer', minimum: 5, maximum: 1 }, { type: 'null' }] },
+      s: { type: ['string', 'null'], format: 'hostname' },
+    },
+  },
   { type: 'object', properties: { m: { type: 'array', items: { oneOf: [{ const: 'a', title: 'A' }, { const: 'b' }] }, minItems: 3 } } },
-  { type: 'object', properties: { l: { type: 'string', enum: ['x', 'y'], enumNames: ['X'] }, d: { type: 'string', format: 'email', default: 'nope' } }, required: ['l', 'l', 'gone', 3] },
+  {
+    type: 'object',
+    properties: { l: { type: 'string', enum: ['x', 'y'], enumNames: ['X'] }, d: { type: 'string', format: 'email', default: 'nope' } },
+    required: ['l', 'l', 'gone', 3],
+  },
   { type: 'object', properties: { k: { type: 'string', description: 'your API key' }, t: { type: 'integer', title: 'Token count' } } },
   { type: 'object', properties: { o: { type: 'object', properties: {} } } },
   { type: 'object', properties: { r: { $ref: '#/$defs/missing' } } },
@@ -95,7 +119,15 @@ const EXTRA: unknown[] = [
 
 function vectorSchemas(): unknown[] {
   const vectors = JSON.parse(readFileSync(new URL('./vectors/schemas.json', import.meta.url), 'utf8')) as Array<{ input: unknown }>;
-  return [...vectors.map((v) => (v.input && typeof v.input === 'object' && 'requestedSchema' in v.input ? (v.input as { requestedSchema: unknown }).requestedSchema : v.input)), ...EXTRA, FORM];
+  return [
+    ...vectors.map((v) =>
+      v.input && typeof v.input === 'object' && 'requestedSchema' in v.input
+        ? (v.input as { requestedSchema: unknown }).requestedSchema
+        : v.input,
+    ),
+    ...EXTRA,
+    FORM,
+  ];
 }
 
 test('cached checks equal the uncached schema core for every schema vector and near-miss shape, on every revision, first call and repeat', () => {
@@ -111,8 +143,19 @@ test('cached checks equal the uncached schema core for every schema vector and n
 });
 
 test('cached checks equal the uncached schema core for generated JSON values', () => {
-  const prop = fc.dictionary(fc.constantFrom('type', 'title', 'enum', 'oneOf', 'anyOf', 'items', 'default', 'format', 'minimum', 'minLength', 'x'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
-  const schema = fc.record({ type: fc.constantFrom('object', 'string', undefined), properties: fc.dictionary(fc.string({ maxLength: 8 }), prop, { maxKeys: 4 }), required: fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }) }, { requiredKeys: [] });
+  const prop = fc.dictionary(
+    fc.constantFrom('type', 'title', 'enum', 'oneOf', 'anyOf', 'items', 'default', 'format', 'minimum', 'minLength', 'x'),
+    fc.jsonValue({ maxDepth: 2 }),
+    { maxKeys: 4 },
+  );
+  const schema = fc.record(
+    {
+      type: fc.constantFrom('object', 'string', undefined),
+      properties: fc.dictionary(fc.string({ maxLength: 8 }), prop, { maxKeys: 4 }),
+      required: fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+    },
+    { requiredKeys: [] },
+  );
   fc.assert(
     fc.property(schema, fc.constantFrom(...REVISIONS), (s, r) => {
       const json = fresh(s); // the wire form: no undefined members
@@ -128,7 +171,8 @@ test('values a JSON text does not describe exactly are checked directly and neve
   Object.defineProperty(nonEnumerable, 'type', { value: 'object', enumerable: false });
   const symbolKey = { ...fresh(FORM), [Symbol('x')]: 1 };
   const nullProto = Object.assign(Object.create(null) as object, fresh(FORM));
-  const sparse = { ...fresh(FORM), required: ['name', , 'plan'] }; // eslint-disable-line no-sparse-arrays
+  // biome-ignore lint/suspicious/noSparseArray: the hole is what this case checks
+  const sparse = { ...fresh(FORM), required: ['name', , 'plan'] };
   const extraArrayKey = fresh(FORM);
   (extraArrayKey.required as string[] & { note?: string }).note = 'x';
   class Props {
@@ -136,7 +180,15 @@ test('values a JSON text does not describe exactly are checked directly and neve
   }
   const cyclic: Record<string, unknown> = { type: 'object', properties: {} };
   (cyclic.properties as Record<string, unknown>).self = cyclic;
-  const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`field${i}`, { type: 'string', title: `Field number ${i}`, description: `About field ${i}: ${'some words '.repeat(20)}` }])) };
+  const big = {
+    type: 'object',
+    properties: Object.fromEntries(
+      Array.from({ length: 90 }, (_, i) => [
+        `field${i}`,
+        { type: 'string', title: `Field number ${i}`, description: `About field ${i}: ${'some words '.repeat(20)}` },
+      ]),
+    ),
+  };
   let deep: Record<string, unknown> = { type: 'string' };
   for (let i = 0; i < 20; i++) deep = { type: 'object', properties: { x: deep } };
   const cases: Array<[string, unknown]> = [
@@ -179,17 +231,32 @@ test('values a JSON text does not describe exactly are checked directly and neve
   assert.deepEqual([n1.repairs.map((r) => r.code), n2.repairs.map((r) => r.code)], [[], ['root-type-added']]);
 });
 
-test('cached checks are frozen and share nothing with the caller\'s object', () => {
+test("cached checks are frozen and share nothing with the caller's object", () => {
   const sent = { ...fresh(FORM), description: 'freeze test' };
   const c = checkForm(sent, '2025-11-25');
   assert.ok(c.normalized.ok, 'valid form');
-  assert.ok(Object.isFrozen(c.normalized.schema) && Object.isFrozen(c.normalized.schema.properties.plan) && Object.isFrozen((c.normalized.schema.properties.plan as { enum: string[] }).enum), 'the normalised schema is deep-frozen');
-  assert.ok(Object.isFrozen(c.normalized.repairs) && Object.isFrozen(c.lint) && Object.isFrozen(c.sensitive), 'repairs, lint and sensitive are frozen');
-  assert.ok(c.lint.every((i) => Object.isFrozen(i)), 'each lint issue is frozen');
+  assert.ok(
+    Object.isFrozen(c.normalized.schema) &&
+      Object.isFrozen(c.normalized.schema.properties.plan) &&
+      Object.isFrozen((c.normalized.schema.properties.plan as { enum: string[] }).enum),
+    'the normalised schema is deep-frozen',
+  );
+  assert.ok(
+    Object.isFrozen(c.normalized.repairs) && Object.isFrozen(c.lint) && Object.isFrozen(c.sensitive),
+    'repairs, lint and sensitive are frozen',
+  );
+  assert.ok(
+    c.lint.every((i) => Object.isFrozen(i)),
+    'each lint issue is frozen',
+  );
   assert.throws(() => (c.sensitive as string[]).push('x'), TypeError);
-  assert.ok(!Object.isFrozen(sent) && !Object.isFrozen(sent.properties.plan.enum), 'the caller\'s object is left as it was');
+  assert.ok(!Object.isFrozen(sent) && !Object.isFrozen(sent.properties.plan.enum), "the caller's object is left as it was");
   sent.properties.plan.enum.push('team');
-  assert.deepEqual((c.normalized.schema.properties.plan as { enum: string[] }).enum, ['free', 'pro'], 'a later change to the sent object does not reach the cache');
+  assert.deepEqual(
+    (c.normalized.schema.properties.plan as { enum: string[] }).enum,
+    ['free', 'pro'],
+    'a later change to the sent object does not reach the cache',
+  );
 });
 
 test('hash() is schemaHash of the normalised schema, works detached, and is empty for a refused form', () => {
@@ -210,7 +277,11 @@ test('the cache is bounded', () => {
 
 test('broker: two requests with the same form get the same frozen schema; a changed form gets its own', async () => {
   const seen: PromptView[] = [];
-  const presenter = { interactive: false, present: async (p: PromptView) => (seen.push(p), { action: 'accept' as const, content: { name: 'Ada' } }), notify: () => {} };
+  const presenter = {
+    interactive: false,
+    present: async (p: PromptView) => (seen.push(p), { action: 'accept' as const, content: { name: 'Ada' } }),
+    notify: () => {},
+  };
   const broker = new ElicitationBroker({ presenter, policy: { sensitiveFields: 'allow' } });
   const form = { ...fresh(FORM), description: 'broker test' };
   await broker.elicit({ message: 'one', requestedSchema: fresh(form) }, ctx());
@@ -222,13 +293,30 @@ test('broker: two requests with the same form get the same frozen schema; a chan
   assert.equal(seen[1].schema, seen[0].schema);
   assert.ok(Object.isFrozen(seen[0].schema), 'the prompt schema is frozen');
   assert.notEqual(seen[2].schema, seen[0].schema);
-  assert.equal((seen[2].schema?.properties.name as { minLength?: number }).minLength, 2);
-  assert.deepEqual(seen.map((p) => [p.message, p.sensitiveFields, p.warnings]), [
-    ['one', ['password'], ['sensitive:password']],
-    ['two', ['password'], ['sensitive:password']],
-    ['three', ['password'], ['sensitive:password']],
+  assert.equal((seen[2].schema!.properties.name as { minLength?: number }).minLength, 2);
+  assert.deepEqual(
+    seen.map((p) => [p.message, p.sensitiveFields, p.warnings]),
+    [
+      ['one', ['password'], ['sensitive:password']],
+      ['two', ['password'], ['sensitive:password']],
+      ['three', ['password'], ['sensitive:password']],
+    ],
+  );
+  assert.deepEqual(Object.keys(seen[0]), [
+    'id',
+    'server',
+    'message',
+    'mode',
+    'repairs',
+    'lint',
+    'warnings',
+    'warningDetails',
+    'sensitiveFields',
+    'round',
+    'schema',
+    'prefill',
+    'prefillSources',
   ]);
-  assert.deepEqual(Object.keys(seen[0]), ['id', 'server', 'message', 'mode', 'repairs', 'lint', 'warnings', 'warningDetails', 'sensitiveFields', 'round', 'schema', 'prefill', 'prefillSources']);
 });
 
 test('fromWire: a value parsed from JSON skips the faithfulness walk and shares the cached checks; non-objects are not cached', () => {

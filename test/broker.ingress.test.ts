@@ -13,13 +13,47 @@ const form = (props: Record<string, unknown>, extra: Record<string, unknown> = {
 const many = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
 
 const OVER: Array<[string, Record<string, unknown>, RegExp]> = [
-  ['message', { message: 'm'.repeat(DEFAULT_LIMITS.messageChars + 1), requestedSchema: form({ a: { type: 'string' } }) }, /the message has 8193 characters, over the cap of 8192 \(limits\.messageChars\)/],
-  ['title', { message: 'x', requestedSchema: form({ a: { type: 'string', title: 'T'.repeat(100_000) } }) }, /too-large at requestedSchema\/properties\/a\/title: a property title has 100000 characters/],
-  ['description', { message: 'x', requestedSchema: form({ a: { type: 'string', description: 'd'.repeat(DEFAULT_LIMITS.descriptionChars + 1) } }) }, /limits\.descriptionChars/],
-  ['enum options', { message: 'x', requestedSchema: form({ a: { type: 'string', enum: many(DEFAULT_LIMITS.enumOptions + 1, (i) => `o${i}`) } }) }, /an option list has 1001 options, over the cap of 1000/],
-  ['properties', { message: 'x', requestedSchema: form(Object.fromEntries(many(DEFAULT_LIMITS.properties + 1, (i) => [`f${i}`, { type: "string" }] as const))) }, /the form has 101 properties, over the cap of 100/],
-  ['property name', { message: 'x', requestedSchema: form({ ['n'.repeat(10_000)]: { type: 'string' } }) }, /a property name has 10000 characters/],
-  ['whole request', { message: 'x', requestedSchema: form(Object.fromEntries(many(90, (i) => [`f${i}`, { type: "string", description: "é".repeat(1_600) }] as const))) }, /requestedSchema has \d+ bytes, over the cap of 262144 \(limits\.requestBytes\)/],
+  [
+    'message',
+    { message: 'm'.repeat(DEFAULT_LIMITS.messageChars + 1), requestedSchema: form({ a: { type: 'string' } }) },
+    /the message has 8193 characters, over the cap of 8192 \(limits\.messageChars\)/,
+  ],
+  [
+    'title',
+    { message: 'x', requestedSchema: form({ a: { type: 'string', title: 'T'.repeat(100_000) } }) },
+    /too-large at requestedSchema\/properties\/a\/title: a property title has 100000 characters/,
+  ],
+  [
+    'description',
+    { message: 'x', requestedSchema: form({ a: { type: 'string', description: 'd'.repeat(DEFAULT_LIMITS.descriptionChars + 1) } }) },
+    /limits\.descriptionChars/,
+  ],
+  [
+    'enum options',
+    { message: 'x', requestedSchema: form({ a: { type: 'string', enum: many(DEFAULT_LIMITS.enumOptions + 1, (i) => `o${i}`) } }) },
+    /an option list has 1001 options, over the cap of 1000/,
+  ],
+  [
+    'properties',
+    {
+      message: 'x',
+      requestedSchema: form(Object.fromEntries(many(DEFAULT_LIMITS.properties + 1, (i) => [`f${i}`, { type: 'string' }] as const))),
+    },
+    /the form has 101 properties, over the cap of 100/,
+  ],
+  [
+    'property name',
+    { message: 'x', requestedSchema: form({ ['n'.repeat(10_000)]: { type: 'string' } }) },
+    /a property name has 10000 characters/,
+  ],
+  [
+    'whole request',
+    {
+      message: 'x',
+      requestedSchema: form(Object.fromEntries(many(90, (i) => [`f${i}`, { type: 'string', description: 'é'.repeat(1_600) }] as const))),
+    },
+    /requestedSchema has \d+ bytes, over the cap of 262144 \(limits\.requestBytes\)/,
+  ],
 ];
 
 for (const [what, params, re] of OVER) {
@@ -38,7 +72,10 @@ for (const [what, params, re] of OVER) {
       return true;
     });
     assert.equal(presenter.prompts.length, 0);
-    assert.deepEqual(presenter.notices.map((n) => [n.kind, n.server, n.reason]), [['refused', 'big', 'invalid-request']]);
+    assert.deepEqual(
+      presenter.notices.map((n) => [n.kind, n.server, n.reason]),
+      [['refused', 'big', 'invalid-request']],
+    );
     assert.ok(events.some((e) => e.type === 'refused' && e.reason === 'invalid-request' && e.server === 'big'));
     const err = store.audit.find((a) => a.kind === 'error');
     assert.equal(err?.detail?.code, -32602);
@@ -52,7 +89,15 @@ test('URL credentials are never stored in clear: audit, events, the prompt and n
   const broker = new ElicitationBroker({ presenter, store });
   const events: BrokerEvent[] = [];
   broker.on((e) => events.push(e));
-  const r = await broker.elicit({ mode: 'url', message: 'Sign in at https://bob:hunter2@example.com/login', url: 'https://alice:s3cret@example.com/pay?x=1', elicitationId: 'e1' }, ctx());
+  const r = await broker.elicit(
+    {
+      mode: 'url',
+      message: 'Sign in at https://bob:hunter2@example.com/login',
+      url: 'https://alice:s3cret@example.com/pay?x=1',
+      elicitationId: 'e1',
+    },
+    ctx(),
+  );
   assert.deepEqual(r, { action: 'accept' });
   const everything = JSON.stringify([store.audit, events, presenter.prompts, presenter.notices]);
   assert.ok(!everything.includes('s3cret') && !everything.includes('alice'), 'no URL credential anywhere');
@@ -66,7 +111,9 @@ test('URL credentials are never stored in clear: audit, events, the prompt and n
 });
 
 test('answers: URL credentials typed into a field are redacted in the audit and in remembered answers', async () => {
-  const presenter = new ScriptedPresenter([{ action: 'accept', content: { repo: 'https://dave:tok3n@git.example/r.git' }, remember: 'always' }]);
+  const presenter = new ScriptedPresenter([
+    { action: 'accept', content: { repo: 'https://dave:tok3n@git.example/r.git' }, remember: 'always' },
+  ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
   await broker.elicit({ message: 'Repository?', requestedSchema: form({ repo: { type: 'string' } }) }, ctx());
@@ -75,7 +122,9 @@ test('answers: URL credentials typed into a field are redacted in the audit and 
 });
 
 test('fields the person masks are redacted from the audit and never remembered', async () => {
-  const presenter = new ScriptedPresenter([{ action: 'accept', content: { city: 'Oslo', note: 'my-hidden-value' }, remember: 'always', masked: ['note'] }]);
+  const presenter = new ScriptedPresenter([
+    { action: 'accept', content: { city: 'Oslo', note: 'my-hidden-value' }, remember: 'always', masked: ['note'] },
+  ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
   await broker.elicit({ message: 'Where?', requestedSchema: form({ city: { type: 'string' }, note: { type: 'string' } }) }, ctx());
@@ -87,7 +136,10 @@ test('a field the server marks as secret (writeOnly) but names innocently is red
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { city: 'Oslo', word: 'open-sesame' }, remember: 'always' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store, policy: { sensitiveFields: 'ask' } });
-  await broker.elicit({ message: 'Where?', requestedSchema: form({ city: { type: 'string' }, word: { type: 'string', writeOnly: true } }) }, ctx());
+  await broker.elicit(
+    { message: 'Where?', requestedSchema: form({ city: { type: 'string' }, word: { type: 'string', writeOnly: true } }) },
+    ctx(),
+  );
   assert.deepEqual(presenter.prompts[0].sensitiveFields, ['word']);
   assert.ok(!JSON.stringify(store.audit).includes('open-sesame'));
   assert.deepEqual(store.answers[0].content, { city: 'Oslo' });
@@ -118,8 +170,14 @@ test('the prompt carries warning text beside each code (sensitive fields, URL wa
   await broker.elicit({ message: 'x', requestedSchema: form({ apiKey: { type: 'string' } }) }, ctx());
   await broker.elicit({ mode: 'url', message: 'x', url: 'https://xn--80ak6aa92e.com/', elicitationId: 'e9' }, ctx());
   const [a, b] = presenter.prompts;
-  assert.deepEqual(a.warningDetails?.map((d) => d.code), ['sensitive:apiKey']);
+  assert.deepEqual(
+    a.warningDetails?.map((d) => d.code),
+    ['sensitive:apiKey'],
+  );
   assert.match(a.warningDetails![0].text, /"apiKey" looks like it asks for a secret/);
-  assert.deepEqual(b.warningDetails?.map((d) => d.code), b.warnings);
+  assert.deepEqual(
+    b.warningDetails?.map((d) => d.code),
+    b.warnings,
+  );
   assert.match(b.warningDetails![0].text, /Punycode/);
 });

@@ -30,23 +30,41 @@ for (const id of ['S2-root-title', 'S3-titled-enum-missing-type', 'S4-multiselec
 }
 
 test('S4 on 2025-06-18: lint notes the missing items.type and that arrays are not in that revision; minItems is validated', async () => {
-  const presenter = new ScriptedPresenter([{ action: 'accept', content: { fruits: [] } }, { action: 'accept', content: { fruits: ['apple'] } }]);
+  const presenter = new ScriptedPresenter([
+    { action: 'accept', content: { fruits: [] } },
+    { action: 'accept', content: { fruits: ['apple'] } },
+  ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
-  const r = await broker.elicit({ message: 'f', requestedSchema: vec('S4-multiselect-without-item-type') }, ctx('srv', { revision: '2025-06-18' }));
+  const r = await broker.elicit(
+    { message: 'f', requestedSchema: vec('S4-multiselect-without-item-type') },
+    ctx('srv', { revision: '2025-06-18' }),
+  );
   assert.deepEqual(r, { action: 'accept', content: { fruits: ['apple'] } });
   const codes = presenter.prompts[0].lint!.map((i) => i.code);
   assert.ok(codes.includes('revision') && codes.includes('missing-items-type'), codes.join());
-  assert.deepEqual((store.audit.find((a) => a.kind === 'repair')!.detail!.lint as Array<{ code: string }>).map((i) => i.code), codes);
+  assert.deepEqual(
+    (store.audit.find((a) => a.kind === 'repair')!.detail!.lint as Array<{ code: string }>).map((i) => i.code),
+    codes,
+  );
   assert.ok(presenter.prompts[1].issues!.some((i) => i.path.includes('fruits')));
 });
 
 test('S3 renders as a titled single-select (type string); S5 validates as integer, unknown format ignored', async () => {
-  const presenter = new ScriptedPresenter([{ action: 'accept', content: { priority: 'high' } }, { action: 'accept', content: { number: 7 } }]);
+  const presenter = new ScriptedPresenter([
+    { action: 'accept', content: { priority: 'high' } },
+    { action: 'accept', content: { number: 7 } },
+  ]);
   const broker = new ElicitationBroker({ presenter });
-  assert.deepEqual(await broker.elicit({ message: 'p', requestedSchema: vec('S3-titled-enum-missing-type') }, ctx()), { action: 'accept', content: { priority: 'high' } });
+  assert.deepEqual(await broker.elicit({ message: 'p', requestedSchema: vec('S3-titled-enum-missing-type') }, ctx()), {
+    action: 'accept',
+    content: { priority: 'high' },
+  });
   assert.equal((presenter.prompts[0].schema!.properties.priority as { type: string }).type, 'string');
-  assert.deepEqual(await broker.elicit({ message: 'n', requestedSchema: vec('S5-unknown-format') }, ctx()), { action: 'accept', content: { number: 7 } });
+  assert.deepEqual(await broker.elicit({ message: 'n', requestedSchema: vec('S5-unknown-format') }, ctx()), {
+    action: 'accept',
+    content: { number: 7 },
+  });
 });
 
 test('S6 legacy enumNames is shown unchanged and the answer is the enum value', async () => {
@@ -84,7 +102,10 @@ test('a schema that cannot be a flat form is answered with -32602 naming the pro
   assert.equal(presenter.prompts.length, 0);
   assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.code, -32602);
   // URL mode does not exist on 2025-06-18; a bad mode is invalid params too.
-  await assert.rejects(broker.elicit({ mode: 'url', message: 'u', url: 'https://example.com' }, ctx('srv', { revision: '2025-06-18' })), InvalidElicitationError);
+  await assert.rejects(
+    broker.elicit({ mode: 'url', message: 'u', url: 'https://example.com' }, ctx('srv', { revision: '2025-06-18' })),
+    InvalidElicitationError,
+  );
   await assert.rejects(broker.elicit({ mode: 'sms', message: 'u' } as never, ctx()), /mode must be "form" or "url"/);
 });
 
@@ -95,7 +116,11 @@ for (const [id, schema, bad] of [
 ] as const) {
   test(`${id}: an invalid answer is re-presented with its issues and never sent`, async () => {
     // req: ELIC-VALIDATE-BOTH-SIDES
-    const presenter = new ScriptedPresenter([{ action: 'accept', content: bad }, { action: 'accept', content: bad }, { action: 'accept', content: bad }]);
+    const presenter = new ScriptedPresenter([
+      { action: 'accept', content: bad },
+      { action: 'accept', content: bad },
+      { action: 'accept', content: bad },
+    ]);
     const store = new MemoryStore();
     const broker = new ElicitationBroker({ presenter, store, maxRounds: 3 });
     const r = await broker.elicit({ message: 'x', requestedSchema: schema }, ctx());
@@ -109,35 +134,59 @@ for (const [id, schema, bad] of [
 }
 
 test('a corrected second answer is sent', async () => {
-  const presenter = new ScriptedPresenter([{ action: 'accept', content: { agree: 'true' } }, { action: 'accept', content: { agree: true } }]);
+  const presenter = new ScriptedPresenter([
+    { action: 'accept', content: { agree: 'true' } },
+    { action: 'accept', content: { agree: true } },
+  ]);
   const broker = new ElicitationBroker({ presenter });
-  assert.deepEqual(await broker.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: { agree: { type: 'boolean' } } } }, ctx()), { action: 'accept', content: { agree: true } });
+  assert.deepEqual(
+    await broker.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: { agree: { type: 'boolean' } } } }, ctx()),
+    { action: 'accept', content: { agree: true } },
+  );
   assert.match(presenter.prompts[1].issues![0].path, /agree/);
 });
 
-for (const [kind, open] of [['memory', () => new MemoryStore()], ['sqlite', () => openSqliteStore(':memory:')]] as const) test(`policy "ask" (${kind} store): sensitive fields are shown with a warning, redacted in the audit and never remembered`, async () => {
-  const presenter = new ScriptedPresenter([{ action: 'accept', content: { user: 'ada', password: 'hunter2' }, remember: 'always' }]);
-  const store: Store = open();
-  const broker = new ElicitationBroker({ presenter, store, policy: { sensitiveFields: 'ask' }, scope: { tenant: 't', user: 'ada', session: 's' } });
-  const schema = { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string', title: 'Password' } } };
-  const r = await broker.elicit({ message: 'login', requestedSchema: schema }, ctx());
-  assert.deepEqual(r, { action: 'accept', content: { user: 'ada', password: 'hunter2' } });
-  assert.deepEqual(presenter.prompts[0].sensitiveFields, ['password']);
-  assert.ok(presenter.prompts[0].warnings.includes('sensitive:password'));
-  const ans = (await store.queryAudit({ kind: 'answer' }))[0];
-  assert.equal((ans.detail!.content as Record<string, unknown>).password, REDACTED);
-  assert.deepEqual(ans.redactKeys, ['password']);
-  assert.ok(!JSON.stringify(await store.queryAudit()).includes('hunter2'));
-  assert.deepEqual((await store.recall({ tenant: 't', user: 'ada', session: 'other-session' }, 'srv', schemaHash(presenter.prompts[0].schema!)))?.content, { user: 'ada' });
-  store.close();
-});
+for (const [kind, open] of [
+  ['memory', () => new MemoryStore()],
+  ['sqlite', () => openSqliteStore(':memory:')],
+] as const)
+  test(`policy "ask" (${kind} store): sensitive fields are shown with a warning, redacted in the audit and never remembered`, async () => {
+    const presenter = new ScriptedPresenter([{ action: 'accept', content: { user: 'ada', password: 'hunter2' }, remember: 'always' }]);
+    const store: Store = open();
+    const broker = new ElicitationBroker({
+      presenter,
+      store,
+      policy: { sensitiveFields: 'ask' },
+      scope: { tenant: 't', user: 'ada', session: 's' },
+    });
+    const schema = { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string', title: 'Password' } } };
+    const r = await broker.elicit({ message: 'login', requestedSchema: schema }, ctx());
+    assert.deepEqual(r, { action: 'accept', content: { user: 'ada', password: 'hunter2' } });
+    assert.deepEqual(presenter.prompts[0].sensitiveFields, ['password']);
+    assert.ok(presenter.prompts[0].warnings.includes('sensitive:password'));
+    const ans = (await store.queryAudit({ kind: 'answer' }))[0];
+    assert.equal((ans.detail!.content as Record<string, unknown>).password, REDACTED);
+    assert.deepEqual(ans.redactKeys, ['password']);
+    assert.ok(!JSON.stringify(await store.queryAudit()).includes('hunter2'));
+    assert.deepEqual(
+      (await store.recall({ tenant: 't', user: 'ada', session: 'other-session' }, 'srv', schemaHash(presenter.prompts[0].schema!)))
+        ?.content,
+      { user: 'ada' },
+    );
+    store.close();
+  });
 
 test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
   // req: ELIC-1125-CLIENT-RATE-LIMIT
   const c = clock();
   const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
   const store = new MemoryStore();
-  const broker = new ElicitationBroker({ presenter, store, now: c.now, policy: { ratePerMinute: 30, burst: 10, maxPendingPerServer: 100 } });
+  const broker = new ElicitationBroker({
+    presenter,
+    store,
+    now: c.now,
+    policy: { ratePerMinute: 30, burst: 10, maxPendingPerServer: 100 },
+  });
   const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
   const results = await Promise.all(Array.from({ length: 50 }, () => broker.elicit(confirm, ctx('flood'))));
   assert.equal(results.filter((r) => r.action === 'accept').length, 10);
@@ -179,28 +228,44 @@ test('pending cap per server: the sixth concurrent request is declined, other se
   await Promise.all(again);
 });
 
-test('a request whose wait cannot start (its context\'s abort hook throws) is rejected and no longer waits; the pending cap is not used up', async () => {
+test("a request whose wait cannot start (its context's abort hook throws) is rejected and no longer waits; the pending cap is not used up", async () => {
   const presenter = new ScriptedPresenter([{ action: 'decline' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store, policy: { maxPendingPerServer: 1 } });
   const events: string[] = [];
   broker.on((e) => events.push(e.type === 'pending-removed' ? `${e.type}:${e.outcome}` : e.type));
   const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
-  const broken = ctx('srv', { abort: () => undefined, onAbort: () => { throw new Error('hook broke'); } });
+  const broken = ctx('srv', {
+    abort: () => undefined,
+    onAbort: () => {
+      throw new Error('hook broke');
+    },
+  });
   await assert.rejects(broker.elicit(confirm, broken), /hook broke/);
   assert.deepEqual(broker.pending(), [], 'the failed request does not wait');
   assert.deepEqual(events, ['pending-added', 'pending-removed:error']);
-  assert.ok(store.audit.some((a) => a.kind === 'error' && a.detail?.reason === 'presenter'), 'the failure is audited like a presenter failure');
-  assert.deepEqual(await broker.elicit(confirm, ctx('srv')), { action: 'decline' }, 'the next request is asked, not refused by the pending cap');
+  assert.ok(
+    store.audit.some((a) => a.kind === 'error' && a.detail?.reason === 'presenter'),
+    'the failure is audited like a presenter failure',
+  );
+  assert.deepEqual(
+    await broker.elicit(confirm, ctx('srv')),
+    { action: 'decline' },
+    'the next request is asked, not refused by the pending cap',
+  );
   assert.equal(presenter.prompts.length, 1);
 });
 
 test('the presenter answer wait is bounded: on timeout the broker answers cancel and closes the prompt', async () => {
   let aborted = false;
-  const presenter = new ScriptedPresenter([(_p: PromptView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true)))]);
+  const presenter = new ScriptedPresenter([
+    (_p: PromptView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true))),
+  ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store, timeouts: { answerMs: 50 } });
-  assert.deepEqual(await broker.elicit({ message: 'slow', requestedSchema: { type: 'object', properties: {} } }, ctx()), { action: 'cancel' });
+  assert.deepEqual(await broker.elicit({ message: 'slow', requestedSchema: { type: 'object', properties: {} } }, ctx()), {
+    action: 'cancel',
+  });
   assert.equal(aborted, true);
   assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'timeout');
   assert.equal(presenter.notices[0].kind, 'timeout');
@@ -208,7 +273,7 @@ test('the presenter answer wait is bounded: on timeout the broker answers cancel
   assert.equal(new ElicitationBroker({ presenter }).timeouts.answerMs, 1_800_000);
 });
 
-test('with the runtime\'s abort handle the presenter gets the request\'s own signal: a timeout aborts it and answers cancel, a server cancel stays a cancel by the server', async () => {
+test("with the runtime's abort handle the presenter gets the request's own signal: a timeout aborts it and answers cancel, a server cancel stays a cancel by the server", async () => {
   // timeout: the broker aborts the request's signal through ctx.abort, and says "timeout"
   const own = new AbortController();
   let seen: AbortSignal | undefined;
@@ -216,7 +281,9 @@ test('with the runtime\'s abort handle the presenter gets the request\'s own sig
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([slow]), store, timeouts: { answerMs: 50 } });
   const form = { message: 'slow', requestedSchema: { type: 'object', properties: {} } };
-  assert.deepEqual(await broker.elicit(form, ctx('srv', { signal: own.signal, abort: (r?: unknown) => own.abort(r) })), { action: 'cancel' });
+  assert.deepEqual(await broker.elicit(form, ctx('srv', { signal: own.signal, abort: (r?: unknown) => own.abort(r) })), {
+    action: 'cancel',
+  });
   assert.equal(seen, own.signal, 'the presenter was given the request signal itself');
   assert.equal(own.signal.aborted, true, 'the timeout aborted it');
   assert.equal((own.signal.reason as Error).name, 'AbortError');
@@ -270,19 +337,25 @@ test('a request already cancelled on arrival never reaches the presenter', async
   const ac = new AbortController();
   ac.abort();
   const broker = new ElicitationBroker({ presenter });
-  await assert.rejects(broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx('srv', { signal: ac.signal })), { code: 'CANCELLED_BY_SERVER' });
+  await assert.rejects(
+    broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx('srv', { signal: ac.signal })),
+    { code: 'CANCELLED_BY_SERVER' },
+  );
 });
 
 test('HeadlessPresenter rejects at once with UserInteractionRequiredError naming server and fields', async () => {
   const { HeadlessPresenter } = await import('../src/host/presenter.js');
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter: new HeadlessPresenter(), store });
-  await assert.rejects(broker.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, ctx('ci')), (e: unknown) => {
-    assert.ok(e instanceof UserInteractionRequiredError);
-    assert.match(e.message, /"ci".*fields name.*no person can answer here\.$/);
-    assert.doesNotMatch(e.message, /--/, 'the host puts no CLI flags into errors');
-    return true;
-  });
+  await assert.rejects(
+    broker.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, ctx('ci')),
+    (e: unknown) => {
+      assert.ok(e instanceof UserInteractionRequiredError);
+      assert.match(e.message, /"ci".*fields name.*no person can answer here\.$/);
+      assert.doesNotMatch(e.message, /--/, 'the host puts no CLI flags into errors');
+      return true;
+    },
+  );
   assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.code, 'USER_INTERACTION_REQUIRED');
   assert.equal(broker.pending().length, 0);
 });
@@ -291,7 +364,9 @@ test('a failing store never breaks an elicitation', async () => {
   const store = new MemoryStore();
   store.close();
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'decline' }]), store });
-  assert.deepEqual(await broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()), { action: 'decline' });
+  assert.deepEqual(await broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()), {
+    action: 'decline',
+  });
 });
 
 test('each request keeps its own server, call and person through to the prompt, events and audit', async () => {
@@ -305,14 +380,32 @@ test('each request keeps its own server, call and person through to the prompt, 
   const bob = { tenant: 't', user: 'bob', session: 'y' };
   await broker.elicit(confirm, ctx('s', { scope: ada, call: { tool: 'deploy', callId: 'c1' }, requestId: 7 }));
   await broker.elicit(confirm, ctx('s', { scope: bob, call: { tool: 'deploy', callId: 'c2' } }));
-  assert.deepEqual(presenter.prompts.map((p) => p.call?.callId), ['c1', 'c2']);
-  assert.deepEqual(store.audit.filter((a) => a.kind === 'answer').map((a) => [a.scope.user, a.action, a.requestId]), [['ada', 'accept', 'in-1'], ['bob', 'decline', 'in-2']]);
-  assert.deepEqual(events, ['pending-added:', 'answered:in-1', 'pending-removed:in-1', 'pending-added:', 'answered:in-2', 'pending-removed:in-2']);
+  assert.deepEqual(
+    presenter.prompts.map((p) => p.call?.callId),
+    ['c1', 'c2'],
+  );
+  assert.deepEqual(
+    store.audit.filter((a) => a.kind === 'answer').map((a) => [a.scope.user, a.action, a.requestId]),
+    [
+      ['ada', 'accept', 'in-1'],
+      ['bob', 'decline', 'in-2'],
+    ],
+  );
+  assert.deepEqual(events, [
+    'pending-added:',
+    'answered:in-1',
+    'pending-removed:in-1',
+    'pending-added:',
+    'answered:in-2',
+    'pending-removed:in-2',
+  ]);
 });
 
 test('Q1 slow human: an answer after 90 s is delivered (default answer bound 30 min, no 60 s default)', async (t) => {
   t.mock.timers.enable({ apis: ['setTimeout'] });
-  const presenter = new ScriptedPresenter([() => new Promise<PresenterAnswer>((res) => setTimeout(() => res({ action: 'accept', content: { name: 'Ada' } }), 90_000))]);
+  const presenter = new ScriptedPresenter([
+    () => new Promise<PresenterAnswer>((res) => setTimeout(() => res({ action: 'accept', content: { name: 'Ada' } }), 90_000)),
+  ]);
   const broker = new ElicitationBroker({ presenter });
   const p = broker.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }, ctx());
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));

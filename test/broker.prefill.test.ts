@@ -25,59 +25,83 @@ const FORM = {
     required: ['region'],
   },
 };
-const echo = (extra: Partial<PresenterAnswer & { action: 'accept' }> = {}) => (p: PromptView): PresenterAnswer => ({ action: 'accept', content: { ...p.prefill, region: (p.prefill.region as string) ?? 'eu' }, ...extra });
+const echo =
+  (extra: Partial<PresenterAnswer & { action: 'accept' }> = {}) =>
+  (p: PromptView): PresenterAnswer => ({
+    action: 'accept',
+    content: { ...p.prefill, region: (p.prefill.region as string) ?? 'eu' },
+    ...extra,
+  });
 
-const STORES: Array<[string, () => Store]> = [['memory', () => new MemoryStore()], ['sqlite', () => openSqliteStore(':memory:')]];
+const STORES: Array<[string, () => Store]> = [
+  ['memory', () => new MemoryStore()],
+  ['sqlite', () => openSqliteStore(':memory:')],
+];
 
-for (const [kind, open] of STORES) test(`remembered answers (${kind} store): "always" survives sessions, "session" only its session, "once" is not stored`, async () => {
-  const store = open();
-  const presenter = new ScriptedPresenter([
-    () => ({ action: 'accept', content: { region: 'us' }, remember: 'session' }),
-    echo(),
-    echo(),
-    () => ({ action: 'accept', content: { region: 'eu', confirm: true }, remember: 'always' }),
-    echo(),
-    () => ({ action: 'accept', content: { region: 'us', confirm: false }, remember: 'once' }),
-    echo(),
-  ]);
-  const broker = new ElicitationBroker({ presenter, store });
-  const ada1 = scope('ada', 's1');
-  const ada2 = scope('ada', 's2');
-  await broker.elicit(FORM, ctx('deploy', { scope: ada1 }));
-  await broker.elicit(FORM, ctx('deploy', { scope: ada1 }));
-  assert.equal(presenter.prompts[1].prefill.region, 'us');
-  assert.equal(presenter.prompts[1].prefillSources.region, 'remembered');
-  await broker.elicit(FORM, ctx('deploy', { scope: ada2 }));
-  assert.equal(presenter.prompts[2].prefill.region, undefined, 'session answer does not leak into another session');
-  await broker.elicit(FORM, ctx('deploy', { scope: ada2 }));
-  await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
-  assert.deepEqual([presenter.prompts[4].prefill.region, presenter.prompts[4].prefill.confirm], ['eu', true]);
-  await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
-  await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
-  assert.deepEqual([presenter.prompts[6].prefill.region, presenter.prompts[6].prefill.confirm], ['eu', true], '"once" did not overwrite the remembered answer');
-  assert.equal((await store.recall(scope('ada', 's9'), 'deploy', schemaHash(presenter.prompts[0].schema!)))?.remember, 'always');
-  assert.equal((await store.queryAudit({ kind: 'answer' })).length, 7);
-  store.close();
-});
+for (const [kind, open] of STORES)
+  test(`remembered answers (${kind} store): "always" survives sessions, "session" only its session, "once" is not stored`, async () => {
+    const store = open();
+    const presenter = new ScriptedPresenter([
+      () => ({ action: 'accept', content: { region: 'us' }, remember: 'session' }),
+      echo(),
+      echo(),
+      () => ({ action: 'accept', content: { region: 'eu', confirm: true }, remember: 'always' }),
+      echo(),
+      () => ({ action: 'accept', content: { region: 'us', confirm: false }, remember: 'once' }),
+      echo(),
+    ]);
+    const broker = new ElicitationBroker({ presenter, store });
+    const ada1 = scope('ada', 's1');
+    const ada2 = scope('ada', 's2');
+    await broker.elicit(FORM, ctx('deploy', { scope: ada1 }));
+    await broker.elicit(FORM, ctx('deploy', { scope: ada1 }));
+    assert.equal(presenter.prompts[1].prefill.region, 'us');
+    assert.equal(presenter.prompts[1].prefillSources.region, 'remembered');
+    await broker.elicit(FORM, ctx('deploy', { scope: ada2 }));
+    assert.equal(presenter.prompts[2].prefill.region, undefined, 'session answer does not leak into another session');
+    await broker.elicit(FORM, ctx('deploy', { scope: ada2 }));
+    await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
+    assert.deepEqual([presenter.prompts[4].prefill.region, presenter.prompts[4].prefill.confirm], ['eu', true]);
+    await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
+    await broker.elicit(FORM, ctx('deploy', { scope: scope('ada', 's3') }));
+    assert.deepEqual(
+      [presenter.prompts[6].prefill.region, presenter.prompts[6].prefill.confirm],
+      ['eu', true],
+      '"once" did not overwrite the remembered answer',
+    );
+    assert.equal((await store.recall(scope('ada', 's9'), 'deploy', schemaHash(presenter.prompts[0].schema!)))?.remember, 'always');
+    assert.equal((await store.queryAudit({ kind: 'answer' })).length, 7);
+    store.close();
+  });
 
-for (const [kind, open] of STORES) test(`two users never see each other's remembered answers (${kind} store); another server or schema does not match`, async () => {
-  const store = open();
-  const presenter = new ScriptedPresenter([() => ({ action: 'accept', content: { region: 'us', email: 'ada@example.com' }, remember: 'always' }), echo(), echo(), { action: 'decline' }]);
-  const broker = new ElicitationBroker({ presenter, store });
-  await broker.elicit(FORM, ctx('deploy', { scope: scope('ada') }));
-  await broker.elicit(FORM, ctx('deploy', { scope: scope('bob') }));
-  assert.deepEqual(presenter.prompts[1].prefill, { replicas: 2 }, 'bob sees only the schema default');
-  await broker.elicit(FORM, ctx('other-server', { scope: scope('ada') }));
-  assert.equal(presenter.prompts[2].prefill.email, undefined);
-  const changed = { ...FORM, requestedSchema: { ...FORM.requestedSchema, required: ['region', 'email'] } };
-  await broker.elicit(changed, ctx('deploy', { scope: scope('ada') }));
-  assert.equal(presenter.prompts[3].prefill.email, undefined, 'a different schema hash is a different question');
-  store.close();
-});
+for (const [kind, open] of STORES)
+  test(`two users never see each other's remembered answers (${kind} store); another server or schema does not match`, async () => {
+    const store = open();
+    const presenter = new ScriptedPresenter([
+      () => ({ action: 'accept', content: { region: 'us', email: 'ada@example.com' }, remember: 'always' }),
+      echo(),
+      echo(),
+      { action: 'decline' },
+    ]);
+    const broker = new ElicitationBroker({ presenter, store });
+    await broker.elicit(FORM, ctx('deploy', { scope: scope('ada') }));
+    await broker.elicit(FORM, ctx('deploy', { scope: scope('bob') }));
+    assert.deepEqual(presenter.prompts[1].prefill, { replicas: 2 }, 'bob sees only the schema default');
+    await broker.elicit(FORM, ctx('other-server', { scope: scope('ada') }));
+    assert.equal(presenter.prompts[2].prefill.email, undefined);
+    const changed = { ...FORM, requestedSchema: { ...FORM.requestedSchema, required: ['region', 'email'] } };
+    await broker.elicit(changed, ctx('deploy', { scope: scope('ada') }));
+    assert.equal(presenter.prompts[3].prefill.email, undefined, 'a different schema hash is a different question');
+    store.close();
+  });
 
 test('precedence: remembered > preset > profile > schema default; invalid or unasked values are dropped', async () => {
   const store = new MemoryStore();
-  const presenter = new ScriptedPresenter([echo(), () => ({ action: 'accept', content: { region: 'us', replicas: 3 }, remember: 'always' }), echo()]);
+  const presenter = new ScriptedPresenter([
+    echo(),
+    () => ({ action: 'accept', content: { region: 'us', replicas: 3 }, remember: 'always' }),
+    echo(),
+  ]);
   const sources = {
     profile: { email: 'ada@example.com', region: 'eu', replicas: 'many', unrelated: 'x' },
     presetAnswers: { deploy: { region: 'us', replicas: 5 } },

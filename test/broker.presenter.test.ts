@@ -8,8 +8,25 @@ import type { PromptView } from '../src/host/presenter.js';
 import { ctx } from './fixtures/broker/ctx.js';
 import { bounded } from './helpers/wait.js';
 
-const FORM = { message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] } };
-const view = (over: Partial<PromptView>): PromptView => ({ id: 'in-1', server: 'srv', message: 'm', mode: 'form', prefill: {}, prefillSources: {}, repairs: [], lint: [], warnings: [], sensitiveFields: [], round: 1, schema: FORM.requestedSchema as PromptView['schema'], ...over });
+const FORM = {
+  message: 'Who?',
+  requestedSchema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] },
+};
+const view = (over: Partial<PromptView>): PromptView => ({
+  id: 'in-1',
+  server: 'srv',
+  message: 'm',
+  mode: 'form',
+  prefill: {},
+  prefillSources: {},
+  repairs: [],
+  lint: [],
+  warnings: [],
+  sensitiveFields: [],
+  round: 1,
+  schema: FORM.requestedSchema as PromptView['schema'],
+  ...over,
+});
 
 test('answers file: field values for every server, or per server; server keys win', () => {
   assert.deepEqual(answerFromFile({ name: 'Ada', other: 1 }, view({})), { action: 'accept', content: { name: 'Ada' } });
@@ -40,7 +57,16 @@ test('an exhausted script and the HeadlessPresenter reject with UserInteractionR
   await assert.rejects(p.present(view({}), new AbortController().signal), UserInteractionRequiredError);
   const h = new HeadlessPresenter();
   // Rejects at once: a presenter that waited for the 30-minute answer bound would overrun the race.
-  await assert.rejects(bounded(h.present(view({ mode: 'url', schema: undefined, url: { full: 'https://e.com/x', host: 'e.com', asciiHost: 'e.com', warnings: [] } })), 15_000, 'HeadlessPresenter'), /consent to open https:\/\/e\.com\/x/);
+  await assert.rejects(
+    bounded(
+      h.present(
+        view({ mode: 'url', schema: undefined, url: { full: 'https://e.com/x', host: 'e.com', asciiHost: 'e.com', warnings: [] } }),
+      ),
+      15_000,
+      'HeadlessPresenter',
+    ),
+    /consent to open https:\/\/e\.com\/x/,
+  );
   h.notify({ kind: 'refused', server: 's', message: 'm' });
   assert.equal(h.notices.length, 1);
 });

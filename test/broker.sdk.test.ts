@@ -33,7 +33,12 @@ test('legacy push: accept, decline and cancel reach the server distinct', async 
 
 test('modern MRTR: inputRequests entries go through the same broker; decline and cancel stay distinct', async () => {
   // req: MRTR-INPUT-REQUESTS-SHAPE
-  const presenter = new ScriptedPresenter([{ action: 'accept', content: { name: 'Grace' } }, { action: 'decline' }, { action: 'cancel' }, { action: 'accept', content: { ignored: true } }]);
+  const presenter = new ScriptedPresenter([
+    { action: 'accept', content: { name: 'Grace' } },
+    { action: 'decline' },
+    { action: 'cancel' },
+    { action: 'accept', content: { ignored: true } },
+  ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
   const peer = await connectModern(broker, 'modern-srv');
@@ -79,7 +84,10 @@ test('S8 sensitive field is declined by default over the wire, reason audited an
   broker.on((e) => e.type === 'refused' && refused.push(e));
   const peer = await connectLegacy(broker, 'creds');
   try {
-    const r = await peer.ask({ message: 'Key?', requestedSchema: { type: 'object', properties: { apiKey: { type: 'string', title: 'API key' } }, required: ['apiKey'] } });
+    const r = await peer.ask({
+      message: 'Key?',
+      requestedSchema: { type: 'object', properties: { apiKey: { type: 'string', title: 'API key' } }, required: ['apiKey'] },
+    });
     assert.deepEqual(r.result, { action: 'decline' });
     assert.equal(presenter.prompts.length, 0, 'the person is never asked for the secret');
     const pol = store.audit.find((a) => a.kind === 'policy');
@@ -99,7 +107,12 @@ test('Q2 server cancel: the prompt closes, "cancelled by server" is recorded, no
   let closed: (() => void) | undefined;
   const promptClosed = new Promise<void>((r) => (closed = r));
   const hold = (_p: PromptView, signal: AbortSignal) =>
-    new Promise<PresenterAnswer>((_res, rej) => signal.addEventListener('abort', () => { closed!(); rej(new Error('closed')); }));
+    new Promise<PresenterAnswer>((_res, rej) =>
+      signal.addEventListener('abort', () => {
+        closed!();
+        rej(new Error('closed'));
+      }),
+    );
   const presenter = new ScriptedPresenter([hold]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -129,7 +142,11 @@ test('two servers asking at once are answered independently (no cross-delivery)'
   const waiting: Array<{ p: PromptView; res: (a: PresenterAnswer) => void }> = [];
   let both: () => void;
   const bothIn = new Promise<void>((r) => (both = r));
-  const step = (p: PromptView) => new Promise<PresenterAnswer>((res) => { waiting.push({ p, res }); if (waiting.length === 2) both(); });
+  const step = (p: PromptView) =>
+    new Promise<PresenterAnswer>((res) => {
+      waiting.push({ p, res });
+      if (waiting.length === 2) both();
+    });
   const presenter = new ScriptedPresenter([step, step]);
   const broker = new ElicitationBroker({ presenter });
   const a = await connectLegacy(broker, 'alpha');
@@ -169,9 +186,20 @@ test('S2 through a real peer: the root title reaches the broker and is reported 
   const broker = new ElicitationBroker({ presenter, store });
   const peer = await connectLegacy(broker, 'wrapper');
   try {
-    const r = await peer.ask({ message: 'x', requestedSchema: { type: 'object', title: 'WrapperModel', properties: { value: { type: 'string', title: 'Value' } }, required: ['value'] } });
+    const r = await peer.ask({
+      message: 'x',
+      requestedSchema: {
+        type: 'object',
+        title: 'WrapperModel',
+        properties: { value: { type: 'string', title: 'Value' } },
+        required: ['value'],
+      },
+    });
     assert.deepEqual(r.result, { action: 'accept', content: { value: 'v' } });
-    assert.deepEqual(presenter.prompts[0].repairs.map((x) => x.path), ['/title']);
+    assert.deepEqual(
+      presenter.prompts[0].repairs.map((x) => x.path),
+      ['/title'],
+    );
     assert.equal(store.audit.filter((a) => a.kind === 'repair').length, 1);
   } finally {
     await peer.close();

@@ -19,7 +19,19 @@ import { waitUntil } from './helpers/wait.js';
 
 // Every assert.ok carries a message (a failing message-less assert.ok can hang under tsx).
 
-const VIEW: PromptView = { id: 'in-1', server: 'srv', message: 'Name?', mode: 'form', schema: { type: 'object', properties: { name: { type: 'string' } } }, prefill: {}, prefillSources: {}, repairs: [], warnings: [], sensitiveFields: [], round: 1 };
+const VIEW: PromptView = {
+  id: 'in-1',
+  server: 'srv',
+  message: 'Name?',
+  mode: 'form',
+  schema: { type: 'object', properties: { name: { type: 'string' } } },
+  prefill: {},
+  prefillSources: {},
+  repairs: [],
+  warnings: [],
+  sensitiveFields: [],
+  round: 1,
+};
 const listeners = (s: AbortSignal) => getEventListeners(s, 'abort').length;
 
 /** A presenter that holds until its signal aborts (bounded: rejects after 2000 ms) and records the signal. */
@@ -38,7 +50,7 @@ function holdingPresenter() {
   };
 }
 
-test('ask: a server abort reaches the presenter\'s signal with the server\'s reason; the listener is removed', async () => {
+test("ask: a server abort reaches the presenter's signal with the server's reason; the listener is removed", async () => {
   const server = new AbortController();
   const presenter = holdingPresenter();
   const pending = ask(presenter, VIEW, VIEW.schema, { signal: server.signal }, 60_000, 3, Date.now);
@@ -54,7 +66,7 @@ test('ask: a server abort reaches the presenter\'s signal with the server\'s rea
   assert.notEqual(presenter.seen[0], server.signal, 'the presenter gets its own signal');
 });
 
-test('ask: on timeout only the presenter\'s signal aborts (AbortError); the server signal is untouched and unlistened', async () => {
+test("ask: on timeout only the presenter's signal aborts (AbortError); the server signal is untouched and unlistened", async () => {
   const server = new AbortController();
   const presenter = holdingPresenter();
   const r = await ask(presenter, VIEW, VIEW.schema, { signal: server.signal }, 30, 3, Date.now);
@@ -75,21 +87,33 @@ test('ask: an answer removes the listener; a server signal aborted on arrival gi
   const gone = new AbortController();
   gone.abort('already');
   const seen: AbortSignal[] = [];
-  const r2 = await ask({ ...accept, present: async (_p: PromptView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) }, VIEW, VIEW.schema, { signal: gone.signal }, 60_000, 3, Date.now);
+  const r2 = await ask(
+    { ...accept, present: async (_p: PromptView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) },
+    VIEW,
+    VIEW.schema,
+    { signal: gone.signal },
+    60_000,
+    3,
+    Date.now,
+  );
   assert.equal(r2.kind, 'cancelled-by-server');
   for (const s of seen) assert.deepEqual([s.aborted, s.reason], [true, 'already']);
 });
 
 /** The context the input bridge gives the broker for one request. */
-const bridgeCtx = (p: Pending) => ({ signal: p.ctl.signal, abort: (r?: unknown) => p.abort(r), onAbort: (f: (() => void) | undefined) => p.onAbort(f) });
+const bridgeCtx = (p: Pending) => ({
+  signal: p.ctl.signal,
+  abort: (r?: unknown) => p.abort(r),
+  onAbort: (f: (() => void) | undefined) => p.onAbort(f),
+});
 
-test('ask with the bridge\'s handles: the presenter gets the bridge\'s signal, no listener is added, a withdrawal ends the wait with its reason', async () => {
+test("ask with the bridge's handles: the presenter gets the bridge's signal, no listener is added, a withdrawal ends the wait with its reason", async () => {
   const p = new Pending();
   const presenter = holdingPresenter();
   const pending = ask(presenter, VIEW, VIEW.schema, bridgeCtx(p), 60_000, 3, Date.now);
   await waitUntil(() => presenter.seen.length === 1);
   assert.equal(presenter.seen[0], p.ctl.signal, 'no second signal per request');
-  assert.equal(listeners(p.ctl.signal), 1, 'only the presenter\'s own listener: ask registered a callback instead');
+  assert.equal(listeners(p.ctl.signal), 1, "only the presenter's own listener: ask registered a callback instead");
   const reason = new Error('server gave up');
   p.abort(reason);
   const r = await pending;
@@ -97,7 +121,7 @@ test('ask with the bridge\'s handles: the presenter gets the bridge\'s signal, n
   assert.equal(p.ctl.signal.reason, reason);
 });
 
-test('ask with the bridge\'s handles: the answer timeout aborts the bridge\'s signal (AbortError) and reads as a timeout', async () => {
+test("ask with the bridge's handles: the answer timeout aborts the bridge's signal (AbortError) and reads as a timeout", async () => {
   const p = new Pending();
   const r = await ask(holdingPresenter(), VIEW, VIEW.schema, bridgeCtx(p), 30, 3, Date.now);
   assert.equal(r.kind, 'timeout');
@@ -105,7 +129,7 @@ test('ask with the bridge\'s handles: the answer timeout aborts the bridge\'s si
   assert.equal((p.ctl.signal.reason as Error).name, 'AbortError');
 });
 
-test('ask with the bridge\'s handles: an answer clears the callback, so a later abort of the request wakes nothing', async () => {
+test("ask with the bridge's handles: an answer clears the callback, so a later abort of the request wakes nothing", async () => {
   const p = new Pending();
   let woke = 0;
   const accept = { interactive: false, notify: () => {}, present: async () => ({ action: 'accept' as const, content: { name: 'Ada' } }) };
@@ -117,12 +141,19 @@ test('ask with the bridge\'s handles: an answer clears the callback, so a later 
 });
 
 /** A real SDK client and legacy server (InMemoryTransport) with parley's input bridge on the client. */
-async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>, abortAfterMs?: number, era: 'legacy' | 'modern' = 'legacy') {
+async function bridged(
+  elicit: (ctx: InputContext) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>,
+  abortAfterMs?: number,
+  era: 'legacy' | 'modern' = 'legacy',
+) {
   const server = legacyServer('bridge', abortAfterMs === undefined ? {} : { abortAfterMs });
   const client = new Client({ name: 'parley-test', version: '0.0.1' }, { capabilities: { elicitation: { form: {} }, roots: {} } });
   // Records the SDK's own handler signal and its abort listeners before and after our handler.
   const sdk: Array<{ signal: AbortSignal; before: number; after?: number }> = [];
-  const set = client.setRequestHandler.bind(client) as (m: string, h: (req: unknown, ctx: { mcpReq: { signal: AbortSignal } }) => Promise<unknown>) => void;
+  const set = client.setRequestHandler.bind(client) as (
+    m: string,
+    h: (req: unknown, ctx: { mcpReq: { signal: AbortSignal } }) => Promise<unknown>,
+  ) => void;
   (client as unknown as { setRequestHandler: typeof set }).setRequestHandler = (method, handler) =>
     set(method, async (req, ctx) => {
       const rec: (typeof sdk)[number] = { signal: ctx.mcpReq.signal, before: listeners(ctx.mcpReq.signal) };
@@ -134,26 +165,46 @@ async function bridged(elicit: (ctx: InputContext) => Promise<{ action: 'accept'
       }
     });
   const pending = new List<Pending>();
-  const o = { name: 'bridge', handlers: { elicit: (_p: unknown, ctx: InputContext) => elicit(ctx), listRoots: async () => ({ roots: [] }) }, pause: new PauseGate() } as unknown as ConnectOptions;
+  const o = {
+    name: 'bridge',
+    handlers: { elicit: (_p: unknown, ctx: InputContext) => elicit(ctx), listRoots: async () => ({ roots: [] }) },
+    pause: new PauseGate(),
+  } as unknown as ConnectOptions;
   wireHandlers(client, o, pending, { era, revision: era === 'legacy' ? '2025-11-25' : '2026-07-28' });
   const [ct, st] = InMemoryTransport.createLinkedPair();
   await server.connect(st);
   await client.connect(ct);
-  const askTool = () => client.callTool({ name: 'ask', arguments: { params: JSON.stringify({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } }) } });
-  return { sdk, pending, askTool, close: async () => { await client.close(); await server.close(); } };
+  const askTool = () =>
+    client.callTool({
+      name: 'ask',
+      arguments: { params: JSON.stringify({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } }) },
+    });
+  return {
+    sdk,
+    pending,
+    askTool,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
 }
 
-test('input bridge, modern era: the SDK\'s abort (its MRTR round) reaches the broker\'s signal with the SDK\'s reason; its listener is removed', async () => {
+test("input bridge, modern era: the SDK's abort (its MRTR round) reaches the broker's signal with the SDK's reason; its listener is removed", async () => {
   // (the era label is what selects the forwarding; the abort itself is a real SDK cancellation)
   const seen: AbortSignal[] = [];
-  const peer = await bridged(async (ctx) => {
-    seen.push(ctx.signal);
-    await new Promise<void>((res, rej) => {
-      const t = setTimeout(() => rej(new Error('not aborted within 2000 ms')), 2000);
-      ctx.signal.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
-    });
-    return { action: 'cancel' };
-  }, 50, 'modern');
+  const peer = await bridged(
+    async (ctx) => {
+      seen.push(ctx.signal);
+      await new Promise<void>((res, rej) => {
+        const t = setTimeout(() => rej(new Error('not aborted within 2000 ms')), 2000);
+        ctx.signal.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
+      });
+      return { action: 'cancel' };
+    },
+    50,
+    'modern',
+  );
   try {
     const r = await peer.askTool();
     assert.equal(r.isError, true, 'the server saw its own abort');
@@ -162,7 +213,7 @@ test('input bridge, modern era: the SDK\'s abort (its MRTR round) reaches the br
     assert.equal(peer.sdk.length, 1);
     assert.equal(peer.sdk[0].signal.aborted, true);
     assert.equal(seen[0].aborted, true);
-    assert.notEqual(seen[0], peer.sdk[0].signal, 'the broker gets the bridge\'s own signal');
+    assert.notEqual(seen[0], peer.sdk[0].signal, "the broker gets the bridge's own signal");
     assert.equal(seen[0].reason, peer.sdk[0].signal.reason);
     assert.equal(peer.sdk[0].after, peer.sdk[0].before, 'the bridge removed its listener from the SDK signal');
     assert.equal(peer.pending.size, 0);
@@ -204,30 +255,51 @@ test('input bridge: a request whose SDK signal is already aborted when its handl
   // A fake client records the handlers: what is under test is the bridge's own entry check.
   for (const era of ['legacy', 'modern'] as const) {
     const handlers = new Map<string, (req: unknown, ctx: unknown) => Promise<unknown>>();
-    const client = { setRequestHandler: (m: string, h: (req: unknown, ctx: unknown) => Promise<unknown>) => handlers.set(m, h), setNotificationHandler: () => {} };
+    const client = {
+      setRequestHandler: (m: string, h: (req: unknown, ctx: unknown) => Promise<unknown>) => handlers.set(m, h),
+      setNotificationHandler: () => {},
+    };
     const seen: AbortSignal[] = [];
-    const o = { name: 'gone', handlers: { elicit: async (_p: unknown, ctx: InputContext) => (seen.push(ctx.signal), { action: 'cancel' }), listRoots: async () => ({ roots: [] }) }, pause: new PauseGate() } as unknown as ConnectOptions;
+    const o = {
+      name: 'gone',
+      handlers: {
+        elicit: async (_p: unknown, ctx: InputContext) => (seen.push(ctx.signal), { action: 'cancel' }),
+        listRoots: async () => ({ roots: [] }),
+      },
+      pause: new PauseGate(),
+    } as unknown as ConnectOptions;
     const pending = new List<Pending>();
     wireHandlers(client as unknown as Client, o, pending, { era, revision: era === 'legacy' ? '2025-11-25' : '2026-07-28' });
     const sdk = new AbortController();
     sdk.abort('connection closed first');
-    await handlers.get('elicitation/create')!({ method: 'elicitation/create', params: { message: 'x', requestedSchema: { type: 'object', properties: {} } } }, { mcpReq: { id: 3, signal: sdk.signal } });
+    await handlers.get('elicitation/create')!(
+      { method: 'elicitation/create', params: { message: 'x', requestedSchema: { type: 'object', properties: {} } } },
+      { mcpReq: { id: 3, signal: sdk.signal } },
+    );
     assert.equal(seen.length, 1, `${era}: the broker was called`);
     assert.deepEqual([seen[0].aborted, seen[0].reason], [true, 'connection closed first'], `${era}: aborted on arrival, reason kept`);
     assert.equal(pending.size, 0, `${era}: nothing left in flight`);
   }
 });
 
-test('ask: an answer timeout beyond setTimeout\'s range neither fires early nor spins the timer', async () => {
+test("ask: an answer timeout beyond setTimeout's range neither fires early nor spins the timer", async () => {
   const warnings: string[] = [];
   const onWarning = (w: Error) => warnings.push(w.name);
   process.on('warning', onWarning);
   try {
-    const slow = { interactive: true, notify: () => {}, present: () => new Promise<PresenterAnswer>((r) => setTimeout(() => r({ action: 'decline' }), 30)) };
+    const slow = {
+      interactive: true,
+      notify: () => {},
+      present: () => new Promise<PresenterAnswer>((r) => setTimeout(() => r({ action: 'decline' }), 30)),
+    };
     const r = await ask(slow, VIEW, VIEW.schema, { signal: new AbortController().signal }, 2 ** 31 + 5_000, 3, Date.now);
     assert.equal(r.kind, 'answer', 'the answer came before the (distant) deadline');
     await new Promise((res) => setImmediate(res));
-    assert.deepEqual(warnings.filter((w) => w === 'TimeoutOverflowWarning'), [], 'no timer was given a delay beyond 2^31-1 ms');
+    assert.deepEqual(
+      warnings.filter((w) => w === 'TimeoutOverflowWarning'),
+      [],
+      'no timer was given a delay beyond 2^31-1 ms',
+    );
   } finally {
     process.off('warning', onWarning);
   }

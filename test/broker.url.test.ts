@@ -18,7 +18,14 @@ const POLICY = { urlSchemes: ['https'] };
 
 test('refused schemes: javascript:, file:, data:, http to a non-loopback host', async () => {
   // req: ELIC-1125-URL-SAFE-HANDLING
-  for (const url of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,<b>x</b>', 'http://evil.com/login', 'ftp://example.com/x', 'not a url']) {
+  for (const url of [
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'data:text/html,<b>x</b>',
+    'http://evil.com/login',
+    'ftp://example.com/x',
+    'not a url',
+  ]) {
     const presenter = new ScriptedPresenter([{ action: 'accept' }]);
     const store = new MemoryStore();
     const broker = new ElicitationBroker({ presenter, store });
@@ -33,12 +40,32 @@ test('refused schemes: javascript:, file:, data:, http to a non-loopback host', 
 test('allowed: https to other hosts; loopback hosts only with policy allowLoopbackUrls, then over http too', () => {
   assert.equal(checkUrl('https://example.com/a?b=c', POLICY).ok, true);
   const ALLOW = { ...POLICY, allowLoopbackUrls: true };
-  for (const url of ['http://localhost:3000/cb', 'http://127.0.0.1/x', 'http://[::1]:8080/', 'http://127.0.0.2/', 'https://127.0.0.1:8443/']) assert.equal(checkUrl(url, ALLOW).ok, true, url);
+  for (const url of [
+    'http://localhost:3000/cb',
+    'http://127.0.0.1/x',
+    'http://[::1]:8080/',
+    'http://127.0.0.2/',
+    'https://127.0.0.1:8443/',
+  ])
+    assert.equal(checkUrl(url, ALLOW).ok, true, url);
   assert.equal(checkUrl('http://localhost.evil.com/', ALLOW).ok, false);
 });
 
 test('refused by default: URLs to this machine (they would receive the console session cookie), with the setting named', async () => {
-  const loopback = ['http://localhost:3000/cb', 'http://127.0.0.1/x', 'http://127.1.2.3:9/', 'http://127.1/', 'http://2130706433/', 'http://0.0.0.0:8080/', 'http://[::1]:8080/', 'http://[::ffff:127.0.0.1]/', 'http://app.localhost/', 'http://LOCALHOST./', 'https://127.0.0.1:8443/', 'https://localhost/'];
+  const loopback = [
+    'http://localhost:3000/cb',
+    'http://127.0.0.1/x',
+    'http://127.1.2.3:9/',
+    'http://127.1/',
+    'http://2130706433/',
+    'http://0.0.0.0:8080/',
+    'http://[::1]:8080/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://app.localhost/',
+    'http://LOCALHOST./',
+    'https://127.0.0.1:8443/',
+    'https://localhost/',
+  ];
   for (const url of loopback) {
     const c = checkUrl(url, POLICY);
     assert.equal(c.ok, false, url);
@@ -66,7 +93,9 @@ test('refused by default: URLs to this machine (they would receive the console s
   }
   assert.equal(policy.allowLoopbackUrls, true);
   const allowed = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'accept' }]), store, policy });
-  assert.deepEqual(await allowed.elicit({ mode: 'url', message: 'log in', url: 'http://127.0.0.1:4123/cb', elicitationId: 'e2' }, ctx()), { action: 'accept' });
+  assert.deepEqual(await allowed.elicit({ mode: 'url', message: 'log in', url: 'http://127.0.0.1:4123/cb', elicitationId: 'e2' }, ctx()), {
+    action: 'accept',
+  });
 });
 
 test('Punycode and mixed-script hosts are shown with warnings and the Unicode host', () => {
@@ -155,8 +184,14 @@ test('-32042 path: consent to each listed URL elicitation, then wait for complet
     { mode: 'url' as const, message: 'Connect B', url: 'https://b.example.com/c', elicitationId: 'b' },
   ];
   const out = await broker.consentToUrlElicitations(list, ctx('third'));
-  assert.deepEqual(out, [{ elicitationId: 'a', answer: { action: 'accept' } }, { elicitationId: 'b', answer: { action: 'accept' } }]);
-  const waits = Promise.all([broker.waitForUrlCompletion('third', 'a', { timeoutMs: 2_000 }), broker.waitForUrlCompletion('third', 'b', { timeoutMs: 2_000 })]);
+  assert.deepEqual(out, [
+    { elicitationId: 'a', answer: { action: 'accept' } },
+    { elicitationId: 'b', answer: { action: 'accept' } },
+  ]);
+  const waits = Promise.all([
+    broker.waitForUrlCompletion('third', 'a', { timeoutMs: 2_000 }),
+    broker.waitForUrlCompletion('third', 'b', { timeoutMs: 2_000 }),
+  ]);
   broker.elicitationComplete('third', 'a');
   broker.elicitationComplete('third', 'b');
   assert.deepEqual(await waits, [true, true]);
@@ -188,7 +223,10 @@ test('2025-11-25 -32042 with real SDK peers: consent through the broker, complet
   let connected = false;
   const server = new McpServer({ name: 'pay', version: '0.0.1' });
   server.registerTool('pay', { inputSchema: z.object({}) }, async () => {
-    if (!connected) throw new ServerUrlError([{ mode: 'url', message: 'Connect your payment account', url: 'https://pay.example.com/connect', elicitationId: 'pay-1' }]);
+    if (!connected)
+      throw new ServerUrlError([
+        { mode: 'url', message: 'Connect your payment account', url: 'https://pay.example.com/connect', elicitationId: 'pay-1' },
+      ]);
     return { content: [{ type: 'text', text: 'paid' }] };
   });
   const client = new Client({ name: 'parley-test', version: '0.0.1' }, { capabilities: { elicitation: { form: {}, url: {} } } });
@@ -197,7 +235,10 @@ test('2025-11-25 -32042 with real SDK peers: consent through the broker, complet
   await server.connect(st);
   await client.connect(ct);
   try {
-    const err = await client.callTool({ name: 'pay', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    const err = await client.callTool({ name: 'pay', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof UrlElicitationRequiredError, `expected -32042, got ${String(err)}`);
     const consent = await broker.consentToUrlElicitations(err.elicitations, ctx('pay'));
     assert.deepEqual(consent, [{ elicitationId: 'pay-1', answer: { action: 'accept' } }]);
@@ -212,7 +253,10 @@ test('2025-11-25 -32042 with real SDK peers: consent through the broker, complet
     await server.server.createElicitationCompletionNotifier('pay-1')();
     await server.server.createElicitationCompletionNotifier('never-asked')();
     await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(store.audit.filter((a) => a.kind === 'complete').map((a) => a.detail?.result), ['completed', 'ignored-duplicate', 'ignored-unknown']);
+    assert.deepEqual(
+      store.audit.filter((a) => a.kind === 'complete').map((a) => a.detail?.result),
+      ['completed', 'ignored-duplicate', 'ignored-unknown'],
+    );
   } finally {
     await client.close();
     await server.close();

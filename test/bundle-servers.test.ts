@@ -7,7 +7,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 const built = existsSync('dist/servers/sales/main.js') && existsSync('dist/servers/chunks');
 
-test('bundled servers: one module each, chunks beside them, and a second run changes nothing', { skip: built ? false : 'run npm run build first (npm test does)' }, () => {
+test('bundled servers: one module each, chunks beside them, and a second run changes nothing', {
+  skip: built ? false : 'run npm run build first (npm test does)',
+}, () => {
   for (const name of ['sales', 'charts']) {
     const text = readFileSync(`dist/servers/${name}/main.js`, 'utf8');
     assert.ok(text.includes('/* parley: bundled by scripts/bundle-servers.mjs */'), `${name}/main.js is a bundle`);

@@ -43,7 +43,11 @@ test('malformed CSV is refused with the line and the fix', () => {
     ['a,,c\n1,2,3\n', /column 2 has an empty name/, 1],
   ];
   for (const [text, re, line] of cases) {
-    assert.throws(() => parseCsv(text), (e: unknown) => e instanceof ChartDataError && re.test(e.message) && e.line === line, text);
+    assert.throws(
+      () => parseCsv(text),
+      (e: unknown) => e instanceof ChartDataError && re.test(e.message) && e.line === line,
+      text,
+    );
   }
   assert.throws(() => parseCsv(''), /no header row/);
 });
@@ -73,10 +77,15 @@ test('property: any table written by toCsv parses back to the same text cells', 
 });
 
 test('sales result JSON: rows and columns are read; a wrong shape names the JSON pointer', () => {
-  const t = tableFromSalesResult(JSON.stringify({ uri: 'sales://results/x', columns: ['region', 'revenue'], rows: [{ region: '北京', revenue: 1.5 }] }));
+  const t = tableFromSalesResult(
+    JSON.stringify({ uri: 'sales://results/x', columns: ['region', 'revenue'], rows: [{ region: '北京', revenue: 1.5 }] }),
+  );
   assert.deepEqual(t, { columns: ['region', 'revenue'], rows: [{ region: '北京', revenue: 1.5 }] });
   assert.deepEqual(tableFromSalesResult('{"rows":[{"a":1,"b":null}]}').columns, ['a', 'b']);
-  assert.throws(() => tableFromSalesResult('{"rows":[{"a":1},{"a":{"x":1}}]}', 'sales://results/abc'), /sales:\/\/results\/abc: \/rows\/1\/a: /);
+  assert.throws(
+    () => tableFromSalesResult('{"rows":[{"a":1},{"a":{"x":1}}]}', 'sales://results/abc'),
+    /sales:\/\/results\/abc: \/rows\/1\/a: /,
+  );
   assert.throws(() => tableFromSalesResult('not json'), /not JSON/);
   assert.throws(() => tableFromSalesResult('{"data":[]}'), /\/rows: /);
 });

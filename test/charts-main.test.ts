@@ -21,9 +21,15 @@ test('--http --with-sales: query_sales then generate_chart from the result in on
     await client.connect(new StreamableHTTPClientTransport(new URL(s.url)));
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(tools, ['generate_chart', 'query_sales']);
-    const q = (await client.callTool({ name: 'query_sales', arguments: { table: 'channels', range: 'last_quarter', region: '北京' } })) as any;
+    const q = (await client.callTool({
+      name: 'query_sales',
+      arguments: { table: 'channels', range: 'last_quarter', region: '北京' },
+    })) as any;
     assert.equal(q.isError, undefined, textOf(q));
-    const c = (await client.callTool({ name: 'generate_chart', arguments: { data_source: q.structuredContent.uri, chart_type: 'bar', title: 'Channels' } })) as any;
+    const c = (await client.callTool({
+      name: 'generate_chart',
+      arguments: { data_source: q.structuredContent.uri, chart_type: 'bar', title: 'Channels' },
+    })) as any;
     assert.equal(c.isError, undefined, textOf(c));
     const img = c.content.find((x: any) => x.type === 'image');
     assert.deepEqual(Buffer.from(img.data, 'base64').subarray(0, 8), PNG_SIGNATURE);
@@ -41,7 +47,9 @@ test('stdio: a CSV inside the client root renders; one outside is refused', asyn
   writeFileSync(join(dir, 'outside.csv'), 'k,v\na,1\n');
   const client = new Client({ name: 't', version: '1' }, { capabilities: { roots: {} } });
   client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: pathToFileURL(root).href }] }));
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'servers/charts/main.ts'], stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'servers/charts/main.ts'], stderr: 'pipe' }),
+  );
   try {
     const ok = (await client.callTool({ name: 'generate_chart', arguments: { data_source: 'data.csv', chart_type: 'pie' } })) as any;
     assert.equal(ok.isError, undefined, textOf(ok));

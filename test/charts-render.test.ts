@@ -37,7 +37,11 @@ test('no title: the chart still renders, and no title text is emitted', async ()
 });
 
 test('marks and aggregation per type', () => {
-  const mark = (type: (typeof CHART_TYPES)[number]) => buildSpec(columns, rows, { type }).spec as unknown as { mark: { type: string }; encoding: Record<string, { aggregate?: string; field?: string }> };
+  const mark = (type: (typeof CHART_TYPES)[number]) =>
+    buildSpec(columns, rows, { type }).spec as unknown as {
+      mark: { type: string };
+      encoding: Record<string, { aggregate?: string; field?: string }>;
+    };
   assert.equal(mark('line').mark.type, 'line');
   assert.equal(mark('bar').encoding.y.aggregate, 'sum');
   assert.equal(mark('scatter').mark.type, 'point');
@@ -54,7 +58,10 @@ test('field inference follows the documented rules', () => {
   assert.deepEqual(chooseFields('scatter', columns, rows), { x: 'orders', y: 'revenue', xKind: 'quantitative' });
   // explicit choices win; id columns are never the measure; x/y names are taken literally
   assert.deepEqual(chooseFields('bar', columns, rows, { x: 'month', y: 'orders' }), { x: 'month', y: 'orders', xKind: 'temporal' });
-  const idRows = [{ id: 1, city: 'a', qty: 3 }, { id: 2, city: 'b', qty: 4 }];
+  const idRows = [
+    { id: 1, city: 'a', qty: 3 },
+    { id: 2, city: 'b', qty: 4 },
+  ];
   assert.deepEqual(chooseFields('bar', ['id', 'city', 'qty'], idRows), { x: 'city', y: 'qty', xKind: 'nominal' });
   assert.deepEqual(chooseFields('scatter', ['x', 'y'], [{ x: 1, y: 2 }]), { x: 'x', y: 'y', xKind: 'quantitative' });
   assert.deepEqual([...columnKinds(['t'], [{ t: '2025-01-02T03:04:05Z' }, { t: null }]).values()], ['temporal']);
@@ -73,7 +80,14 @@ test('unusable data is refused with a clear ChartDataError', async () => {
 });
 
 test('column names with dots and brackets are plotted literally', async () => {
-  const r = await renderChart(['a.b', 'v[0]'], [{ 'a.b': 'x', 'v[0]': 3 }, { 'a.b': 'y', 'v[0]': 5 }], { type: 'bar', title: 'Dots' });
+  const r = await renderChart(
+    ['a.b', 'v[0]'],
+    [
+      { 'a.b': 'x', 'v[0]': 3 },
+      { 'a.b': 'y', 'v[0]': 5 },
+    ],
+    { type: 'bar', title: 'Dots' },
+  );
   assert.ok(r.svg.includes('>x<') || r.svg.includes('x</text>'));
   assert.match(r.svg, /role-mark[^"]*"[^>]*><path/);
 });

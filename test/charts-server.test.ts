@@ -22,7 +22,10 @@ before(() => {
   mkdirSync(join(root, 'sub'), { recursive: true });
   mkdirSync(outside);
   mkdirSync(`${root}2`);
-  writeFileSync(join(root, 'sales.csv'), 'month,region,revenue\r\n2025-10,"Beijing, CN",120.5\r\n2025-11,Shanghai,180\r\n2025-12,Beijing,90\r\n');
+  writeFileSync(
+    join(root, 'sales.csv'),
+    'month,region,revenue\r\n2025-10,"Beijing, CN",120.5\r\n2025-11,Shanghai,180\r\n2025-12,Beijing,90\r\n',
+  );
   writeFileSync(join(root, 'sub', 'points.csv'), 'x,y\n1,2\n2,4\n3,5\n');
   writeFileSync(join(outside, 'secret.csv'), 'a,b\n1,2\n');
   writeFileSync(join(`${root}2`, 'sibling.csv'), 'a,b\n1,2\n');
@@ -50,7 +53,10 @@ function checkChart(r: any, titleText?: string) {
 }
 
 test('legacy: missing settings are elicited in one form; the chart comes back as PNG + SVG resource', async () => {
-  const c = await legacyConnect(standaloneFactory, { roots: [rootUri], answer: () => ({ action: 'accept', content: { data_source: 'sales.csv', chart_type: 'bar', title: 'Revenue by region' } }) });
+  const c = await legacyConnect(standaloneFactory, {
+    roots: [rootUri],
+    answer: () => ({ action: 'accept', content: { data_source: 'sales.csv', chart_type: 'bar', title: 'Revenue by region' } }),
+  });
   try {
     const r = (await c.client.callTool({ name: 'generate_chart', arguments: {} })) as any;
     const uri = checkChart(r, 'Revenue by region');
@@ -64,7 +70,10 @@ test('legacy: missing settings are elicited in one form; the chart comes back as
     assert.ok((read.contents[0] as any).text.includes('Revenue by region'));
 
     // Everything given: nothing asked. Absolute path and file:// URI inside the root both work.
-    const line = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: pathToFileURL(join(root, 'sub', 'points.csv')).href, chart_type: 'scatter' } })) as any;
+    const line = (await c.client.callTool({
+      name: 'generate_chart',
+      arguments: { data_source: pathToFileURL(join(root, 'sub', 'points.csv')).href, chart_type: 'scatter' },
+    })) as any;
     checkChart(line);
     assert.equal(c.seen.length, 1);
     assert.deepEqual([line.structuredContent.x, line.structuredContent.y], ['x', 'y']);
@@ -105,7 +114,10 @@ test('paths outside the roots are refused: .., absolute, sibling prefix, symlink
   // A client without roots: no file can be read.
   const noRoots = await legacyConnect(standaloneFactory, {});
   try {
-    const r = (await noRoots.client.callTool({ name: 'generate_chart', arguments: { data_source: 'sales.csv', chart_type: 'bar' } })) as any;
+    const r = (await noRoots.client.callTool({
+      name: 'generate_chart',
+      arguments: { data_source: 'sales.csv', chart_type: 'bar' },
+    })) as any;
     assert.equal(r.isError, true);
     assert.match(textOf(r), /roots/);
   } finally {
@@ -114,24 +126,39 @@ test('paths outside the roots are refused: .., absolute, sibling prefix, symlink
 });
 
 test('resolveCsvInRoots: empty roots and NUL are refused with DataPathError', async () => {
-  await assert.rejects(resolveCsvInRoots('sales.csv', []), (e: unknown) => e instanceof DataPathError && /No roots are available.*add the folder/.test(e.message));
+  await assert.rejects(
+    resolveCsvInRoots('sales.csv', []),
+    (e: unknown) => e instanceof DataPathError && /No roots are available.*add the folder/.test(e.message),
+  );
   await assert.rejects(resolveCsvInRoots('a\0b', [rootUri]), DataPathError);
   assert.equal(await resolveCsvInRoots('./sub/../sales.csv', [rootUri]), join(root, 'sales.csv'));
 });
 
 test('with the sales backend: query_sales result → generate_chart from sales://results/{id} (JSON and CSV)', async () => {
   const backend = openChartsBackend({ sales });
-  const c = await legacyConnect(() => createChartsServer(backend), { roots: [rootUri], answer: () => ({ action: 'accept', content: { table: 'regions', range: 'last_quarter', region: 'all' } }) });
+  const c = await legacyConnect(() => createChartsServer(backend), {
+    roots: [rootUri],
+    answer: () => ({ action: 'accept', content: { table: 'regions', range: 'last_quarter', region: 'all' } }),
+  });
   try {
     const q = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
     assert.equal(q.isError, undefined, textOf(q));
-    const pie = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: q.structuredContent.uri, chart_type: 'pie', title: 'Q4 revenue share' } })) as any;
+    const pie = (await c.client.callTool({
+      name: 'generate_chart',
+      arguments: { data_source: q.structuredContent.uri, chart_type: 'pie', title: 'Q4 revenue share' },
+    })) as any;
     checkChart(pie, 'Q4 revenue share');
     assert.deepEqual([pie.structuredContent.x, pie.structuredContent.y], ['region', 'revenue']);
-    const bar = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: q.structuredContent.csvUri, chart_type: 'bar', x: 'region_en', y: 'orders' } })) as any;
+    const bar = (await c.client.callTool({
+      name: 'generate_chart',
+      arguments: { data_source: q.structuredContent.csvUri, chart_type: 'bar', x: 'region_en', y: 'orders' },
+    })) as any;
     checkChart(bar);
     assert.deepEqual([bar.structuredContent.x, bar.structuredContent.y], ['region_en', 'orders']);
-    const unknown = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: 'sales://results/0123456789abcdef', chart_type: 'bar' } })) as any;
+    const unknown = (await c.client.callTool({
+      name: 'generate_chart',
+      arguments: { data_source: 'sales://results/0123456789abcdef', chart_type: 'bar' },
+    })) as any;
     assert.match(textOf(unknown), /no such saved result; run query_sales first/);
   } finally {
     await c.close();
@@ -140,23 +167,37 @@ test('with the sales backend: query_sales result → generate_chart from sales:/
 
 test('a truncated orders result is charted from the whole result (monthly totals), and the chart says so', async () => {
   const backend = openChartsBackend({ sales });
-  const c = await legacyConnect(() => createChartsServer(backend), { roots: [rootUri], answer: () => ({ action: 'accept', content: { table: 'orders', range: 'last_quarter', region: 'all' } }) });
+  const c = await legacyConnect(() => createChartsServer(backend), {
+    roots: [rootUri],
+    answer: () => ({ action: 'accept', content: { table: 'orders', range: 'last_quarter', region: 'all' } }),
+  });
   try {
     const q = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
     const result = JSON.parse(sales.store.read(q.structuredContent.uri)!.text);
     assert.equal(result.truncated, true, 'the orders query lists only its newest rows');
-    const bar = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: q.structuredContent.uri, chart_type: 'bar' } })) as any;
+    const bar = (await c.client.callTool({
+      name: 'generate_chart',
+      arguments: { data_source: q.structuredContent.uri, chart_type: 'bar' },
+    })) as any;
     checkChart(bar);
     assert.deepEqual([bar.structuredContent.x, bar.structuredContent.y], ['month', 'revenue']);
     assert.equal(bar.structuredContent.rows, result.summary.byMonth.length);
-    assert.match(textOf(bar), new RegExp(`only ${result.rows.length} of ${result.summary.orders} orders.*monthly totals of all ${result.summary.orders} orders \\(revenue ¥${result.summary.revenue.toFixed(2)}\\)`));
+    assert.match(
+      textOf(bar),
+      new RegExp(
+        `only ${result.rows.length} of ${result.summary.orders} orders.*monthly totals of all ${result.summary.orders} orders \\(revenue ¥${result.summary.revenue.toFixed(2)}\\)`,
+      ),
+    );
   } finally {
     await c.close();
   }
 });
 
 test('2026-07-28: settings and roots arrive through input_required; the chart renders', async () => {
-  const c = await modernConnect(standaloneFactory, { roots: [rootUri], answer: () => ({ action: 'accept', content: { data_source: 'sales.csv', chart_type: 'line', title: 'Monthly revenue' } }) });
+  const c = await modernConnect(standaloneFactory, {
+    roots: [rootUri],
+    answer: () => ({ action: 'accept', content: { data_source: 'sales.csv', chart_type: 'line', title: 'Monthly revenue' } }),
+  });
   try {
     const r = (await c.client.callTool({ name: 'generate_chart', arguments: {} })) as any;
     checkChart(r, 'Monthly revenue');

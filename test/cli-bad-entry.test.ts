@@ -38,25 +38,49 @@ describe('one bad server entry', () => {
     assert.match(r.stderr, /\/mcpServers\/everything\/env\/PORT: warning: number value is used as a string/);
   });
   it('call on the valid server works (exit 0); call on the bad one says why (exit 1)', { timeout: T }, async () => {
-    const [ok, bad] = await Promise.all([runParley(['call', 'everything', 'echo', 'message=hi', ...flags], { timeoutMs: 120_000 }), runParley(['call', 'broken', 'x', ...flags], { timeoutMs: 120_000 })]);
+    const [ok, bad] = await Promise.all([
+      runParley(['call', 'everything', 'echo', 'message=hi', ...flags], { timeoutMs: 120_000 }),
+      runParley(['call', 'broken', 'x', ...flags], { timeoutMs: 120_000 }),
+    ]);
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /hi/);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /call: server "broken" is not started: its configuration has errors \(\/mcpServers\/broken: both "command" and "url" are set/);
+    assert.match(
+      bad.stderr,
+      /call: server "broken" is not started: its configuration has errors \(\/mcpServers\/broken: both "command" and "url" are set/,
+    );
   });
   it('servers --json lists the bad one as invalid with the reason', { timeout: T }, async () => {
     const r = await runParley(['servers', '--json', ...flags], { timeoutMs: 120_000 });
     assert.equal(r.code, 1, r.stderr);
     const list = JSON.parse(r.stdout) as Array<{ name: string; state: { status: string; message?: string } }>;
-    assert.deepEqual(list.map((s) => [s.name, s.state.status]), [['everything', 'stopped'], ['broken', 'invalid']]);
+    assert.deepEqual(
+      list.map((s) => [s.name, s.state.status]),
+      [
+        ['everything', 'stopped'],
+        ['broken', 'invalid'],
+      ],
+    );
     assert.match(list[1].state.message ?? '', /both "command" and "url"/);
   });
   it('serve --stdio names the server whose tools are missing and why', { timeout: T }, async () => {
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), new URL('../src/cli/main.ts', import.meta.url).pathname, 'serve', '--stdio', '--headless', ...flags], {
-      cwd: dir,
-      env: { ...process.env, ...isolatedEnv(dir) },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        import.meta.resolve('tsx'),
+        new URL('../src/cli/main.ts', import.meta.url).pathname,
+        'serve',
+        '--stdio',
+        '--headless',
+        ...flags,
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, ...isolatedEnv(dir) },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const until = Date.now() + 60_000;

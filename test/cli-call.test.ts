@@ -17,7 +17,7 @@ const call = (...args: string[]) => runParley(['call', ...p.flags, ...args], { t
 const answers = (name: string) => join(FIXTURES, name);
 
 describe('parley call --answers', () => {
-  it('accepts, declines and cancels server-everything\'s form from files', { timeout: T }, async () => {
+  it("accepts, declines and cancels server-everything's form from files", { timeout: T }, async () => {
     const [acc, dec, can] = await Promise.all([
       call('everything', 'trigger-elicitation-request', '--answers', answers('accept.json')),
       call('everything', 'trigger-elicitation-request', '--answers', answers('decline.json')),
@@ -45,7 +45,7 @@ describe('parley call --answers', () => {
     assert.doesNotMatch(r.stdout, /not-an-email/);
   });
 
-  it('answers the sales server\'s configuration form and prints structuredContent with --json', { timeout: T }, async () => {
+  it("answers the sales server's configuration form and prints structuredContent with --json", { timeout: T }, async () => {
     const r = await call('sales', 'query_sales', '--answers', answers('sales.json'), '--json');
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
@@ -55,7 +55,9 @@ describe('parley call --answers', () => {
 });
 
 describe('parley call --preset', () => {
-  it('a preset\'s answers complete the sales form with --non-interactive; an unknown preset is a usage error naming the known ones', { timeout: T }, async () => {
+  it("a preset's answers complete the sales form with --non-interactive; an unknown preset is a usage error naming the known ones", {
+    timeout: T,
+  }, async () => {
     const [withPreset, without, unknown] = await Promise.all([
       call('sales', 'query_sales', '--preset', 'monthly', '--non-interactive', '--json'),
       call('sales', 'query_sales', '--non-interactive'),

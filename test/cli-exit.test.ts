@@ -23,15 +23,28 @@ function alive(pid: number): boolean {
   }
 }
 
-it('parley tools exits within 3 s of printing when the server runs behind a launcher, and leaves no process', { timeout: 120_000 }, async () => {
+it('parley tools exits within 3 s of printing when the server runs behind a launcher, and leaves no process', {
+  timeout: 120_000,
+}, async () => {
   const pidFile = join(dir, 'server.pid');
   const config = join(dir, 'parley.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [LAUNCHER, process.execPath, EVERYTHING], env: { LAUNCHED_PID_FILE: pidFile } } } }));
-  const child = spawn(process.execPath, [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'tools', 'everything', '--config', config, '--db', join(dir, 'p.db')], {
-    cwd: dir,
-    env: { ...process.env, ...isolatedEnv(dir) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        everything: { command: process.execPath, args: [LAUNCHER, process.execPath, EVERYTHING], env: { LAUNCHED_PID_FILE: pidFile } },
+      },
+    }),
+  );
+  const child = spawn(
+    process.execPath,
+    [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'tools', 'everything', '--config', config, '--db', join(dir, 'p.db')],
+    {
+      cwd: dir,
+      env: { ...process.env, ...isolatedEnv(dir) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let printedAt = 0;
   child.stdout.on('data', (d) => {

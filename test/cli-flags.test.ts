@@ -32,7 +32,9 @@ async function commandPaths(): Promise<string[][]> {
   const paths: string[][] = [];
   const walk = async (prefix: string[]) => {
     const { leaf } = await resolveCommand(main, prefix, false);
-    const subs = (typeof leaf.subCommands === 'function' ? await leaf.subCommands() : await leaf.subCommands) as Record<string, unknown> | undefined;
+    const subs = (typeof leaf.subCommands === 'function' ? await leaf.subCommands() : await leaf.subCommands) as
+      | Record<string, unknown>
+      | undefined;
     for (const name of Object.keys(subs ?? {})) {
       paths.push([...prefix, name]);
       await walk([...prefix, name]);
@@ -56,11 +58,19 @@ describe('parley flags: one contract on every command', () => {
       const r = await inProcess([...path, '--frobnicate']);
       assert.equal(r.code, 2, `parley ${path.join(' ')} --frobnicate: exit ${r.code}\n${r.stderr}`);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-      assert.match(r.stderr, new RegExp(`^parley: ${path.join(' ')}: unknown option --frobnicate \\(see parley ${path.join(' ')} --help\\)`));
+      assert.match(
+        r.stderr,
+        new RegExp(`^parley: ${path.join(' ')}: unknown option --frobnicate \\(see parley ${path.join(' ')} --help\\)`),
+      );
     }
   });
   it('a value option without its value is one line and exit 2', { timeout: T }, async () => {
-    for (const args of [['servers', '--config'], ['up', '--port'], ['serve', '--port'], ['lint', 'x.json', '--revision']]) {
+    for (const args of [
+      ['servers', '--config'],
+      ['up', '--port'],
+      ['serve', '--port'],
+      ['lint', 'x.json', '--revision'],
+    ]) {
       const r = await inProcess(args);
       assert.equal(r.code, 2, `parley ${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /needs a value/);
@@ -92,7 +102,10 @@ describe('parley flags: one contract on every command', () => {
   it('a busy port is one line and exit 1 for parley up and parley serve --http', { timeout: T }, async () => {
     const { server, port } = await listen();
     try {
-      const [up, serve] = await Promise.all([runParley(['up', '--port', String(port)]), runParley(['serve', '--http', '--port', String(port)])]);
+      const [up, serve] = await Promise.all([
+        runParley(['up', '--port', String(port)]),
+        runParley(['serve', '--http', '--port', String(port)]),
+      ]);
       for (const r of [up, serve]) {
         assert.equal(r.code, 1, r.stderr);
         assert.match(r.stderr, new RegExp(`parley: port ${port} is in use; choose another with --port, or 0 for any free port\\n$`));

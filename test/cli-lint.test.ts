@@ -16,7 +16,9 @@ const file = (name: string, body: unknown) => {
 
 test('parley lint: errors exit 1 with JSON pointers, then the repairs', async () => {
   const s8 = vector('schemas', 'S8-sensitive-field').input;
-  const r = await runParley(['lint', file('s8.json', { ...s8, properties: { ...s8.properties, addr: { type: 'object' } } })], { env: { NO_COLOR: '1' } });
+  const r = await runParley(['lint', file('s8.json', { ...s8, properties: { ...s8.properties, addr: { type: 'object' } } })], {
+    env: { NO_COLOR: '1' },
+  });
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stdout, /warning \/properties\/apiKey\s+field "apiKey" looks like a request for a secret/);
   assert.match(r.stdout, /error\s+\/properties\/addr\s+property "addr" is a nested object/);
@@ -25,7 +27,15 @@ test('parley lint: errors exit 1 with JSON pointers, then the repairs', async ()
 });
 
 test('parley lint: a whole elicitation/create message and warnings only → exit 0 with repairs listed', async () => {
-  const r = await runParley(['lint', file('s2.json', { jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: { message: 'x', requestedSchema: vector('schemas', 'S2-root-title').input } })]);
+  const r = await runParley([
+    'lint',
+    file('s2.json', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'elicitation/create',
+      params: { message: 'x', requestedSchema: vector('schemas', 'S2-root-title').input },
+    }),
+  ]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /warning \/params\/requestedSchema\/title/);
   assert.match(r.stdout, /the host would repair:\n\s+\/params\/requestedSchema\/title\s+dropped root key "title"/);
@@ -35,9 +45,18 @@ test('parley lint --json on an input_required result, per revision', async () =>
   const p = new URL('./fixtures/lint/input-required.json', import.meta.url).pathname;
   const modern = JSON.parse((await runParley(['lint', p, '--json'])).stdout);
   assert.equal(modern.kind, 'input_required');
-  assert.deepEqual(modern.schemas.map((s: any) => [s.path, s.mode]), [['/result/inputRequests/login/params', 'url'], ['/result/inputRequests/cfg/params/requestedSchema', 'form']]);
+  assert.deepEqual(
+    modern.schemas.map((s: any) => [s.path, s.mode]),
+    [
+      ['/result/inputRequests/login/params', 'url'],
+      ['/result/inputRequests/cfg/params/requestedSchema', 'form'],
+    ],
+  );
   assert.equal(modern.errors, 0);
-  assert.deepEqual(modern.schemas[1].repairs.map((r: any) => r.code), ['items-type-added']);
+  assert.deepEqual(
+    modern.schemas[1].repairs.map((r: any) => r.code),
+    ['items-type-added'],
+  );
   const old = await runParley(['lint', p, '--json', '--revision', '2025-06-18']);
   assert.equal(old.code, 1);
   assert.ok(JSON.parse(old.stdout).schemas[1].issues.some((i: any) => i.code === 'revision'));
@@ -67,7 +86,13 @@ test('parley --help and lint --help describe the command without colour in a pip
 
 test('parley lint reads what editors write and refuses what it cannot trust', async () => {
   const bom = join(dir, 'bom.json');
-  writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } }))]));
+  writeFileSync(
+    bom,
+    Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(JSON.stringify({ type: 'object', properties: { a: { type: 'string' } } })),
+    ]),
+  );
   assert.equal((await runParley(['lint', bom])).code, 0, 'a UTF-8 BOM is fine');
   const latin1 = join(dir, 'latin1.json');
   writeFileSync(latin1, Buffer.from('{"type":"object","properties":{"a":{"type":"string","title":"caf\xe9"}}}', 'latin1'));
@@ -82,16 +107,36 @@ test('parley lint reads what editors write and refuses what it cannot trust', as
 
 test('parley lint checks the request envelope per revision: URL mode, elicitationId, empty input_required', async () => {
   // req: ELIC-1125-URL-ID, ELIC-2607-URL-NO-ID
-  const url = file('url.json', { jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'not a url' } });
+  const url = file('url.json', {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'elicitation/create',
+    params: { mode: 'url', message: 'Sign in', url: 'not a url' },
+  });
   const r1125 = JSON.parse((await runParley(['lint', url, '--json', '--revision', '2025-11-25'])).stdout);
-  assert.deepEqual(r1125.schemas[0].issues.map((i: any) => [i.code, i.path]), [['url', '/params/url'], ['elicitation-id', '/params/elicitationId']]);
+  assert.deepEqual(
+    r1125.schemas[0].issues.map((i: any) => [i.code, i.path]),
+    [
+      ['url', '/params/url'],
+      ['elicitation-id', '/params/elicitationId'],
+    ],
+  );
   const r0618 = JSON.parse((await runParley(['lint', url, '--json', '--revision', '2025-06-18'])).stdout);
   assert.ok(r0618.schemas[0].issues.some((i: any) => i.code === 'revision'));
-  const good = file('url-ok.json', { method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://example.com/login', elicitationId: 'e1' } });
+  const good = file('url-ok.json', {
+    method: 'elicitation/create',
+    params: { mode: 'url', message: 'Sign in', url: 'https://example.com/login', elicitationId: 'e1' },
+  });
   assert.equal((await runParley(['lint', good, '--revision', '2025-11-25'])).code, 0);
   const modern = JSON.parse((await runParley(['lint', good, '--json'])).stdout);
-  assert.deepEqual(modern.schemas[0].issues.map((i: any) => [i.code, i.severity]), [['elicitation-id', 'warning']]);
+  assert.deepEqual(
+    modern.schemas[0].issues.map((i: any) => [i.code, i.severity]),
+    [['elicitation-id', 'warning']],
+  );
   const empty = await runParley(['lint', file('empty.json', { resultType: 'input_required' }), '--json']);
   assert.equal(empty.code, 1);
-  assert.deepEqual(JSON.parse(empty.stdout).issues.map((i: any) => i.code), ['input-required-empty']);
+  assert.deepEqual(
+    JSON.parse(empty.stdout).issues.map((i: any) => i.code),
+    ['input-required-empty'],
+  );
 });

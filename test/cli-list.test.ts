@@ -30,7 +30,10 @@ describe('parley config check', () => {
     assert.match(r.stdout, /2 error\(s\)/);
   });
   it('exits 1 for a missing file and 2 for an unknown option', { timeout: T }, async () => {
-    const [missing, bad] = await Promise.all([runParley(['config', 'check', join(p.dir, 'nope.json')], { timeoutMs: 120_000 }), runParley(['config', 'check', '--bogus'], { timeoutMs: 120_000 })]);
+    const [missing, bad] = await Promise.all([
+      runParley(['config', 'check', join(p.dir, 'nope.json')], { timeoutMs: 120_000 }),
+      runParley(['config', 'check', '--bogus'], { timeoutMs: 120_000 }),
+    ]);
     assert.equal(missing.code, 1);
     assert.match(missing.stdout, /nope\.json.*cannot read configuration file \(ENOENT\)/);
     assert.equal(bad.code, 2);
@@ -47,16 +50,24 @@ describe('parley servers / tools', () => {
     const [cold, started] = await Promise.all([parley('servers', '--json'), parley('servers', '--start', '--json')]);
     assert.equal(cold.code, 0, cold.stderr);
     const list = JSON.parse(cold.stdout) as Array<{ name: string; type: string; state: { status: string } }>;
-    assert.deepEqual(list.map((s) => [s.name, s.type, s.state.status]).sort(), [['everything', 'stdio', 'stopped'], ['sales', 'stdio', 'stopped']]);
+    assert.deepEqual(list.map((s) => [s.name, s.type, s.state.status]).sort(), [
+      ['everything', 'stdio', 'stopped'],
+      ['sales', 'stdio', 'stopped'],
+    ]);
     assert.equal(started.code, 0, started.stderr);
-    const running = JSON.parse(started.stdout) as Array<{ name: string; state: { status: string }; revision?: string; capabilities?: Record<string, unknown> }>;
+    const running = JSON.parse(started.stdout) as Array<{
+      name: string;
+      state: { status: string };
+      revision?: string;
+      capabilities?: Record<string, unknown>;
+    }>;
     for (const s of running) {
       assert.equal(s.state.status, 'running', s.name);
       assert.match(s.revision ?? '', /^\d{4}-\d{2}-\d{2}$/);
       assert.ok(s.capabilities?.tools, `${s.name} declares tools`);
     }
   });
-  it('tools --json lists each server\'s tools', { timeout: T }, async () => {
+  it("tools --json lists each server's tools", { timeout: T }, async () => {
     const r = await parley('tools', 'everything', 'sales', '--json');
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout) as Record<string, { tools: Array<{ name: string }> }>;
@@ -99,7 +110,10 @@ describe('parley roots / presets / audit', () => {
     assert.equal((JSON.parse((await parley('roots', '--json')).stdout) as unknown[]).length, 1);
     assert.equal((await parley('presets', 'load', 'missing')).code, 1);
     // import: a bad document is refused with a pointer
-    writeFileSync(join(p.dir, 'bad.json'), JSON.stringify({ format: 'parley-presets', version: 1, presets: [{ name: 'x', roots: [{}], answers: {}, config: {} }] }));
+    writeFileSync(
+      join(p.dir, 'bad.json'),
+      JSON.stringify({ format: 'parley-presets', version: 1, presets: [{ name: 'x', roots: [{}], answers: {}, config: {} }] }),
+    );
     const bad = await parley('presets', 'import', join(p.dir, 'bad.json'));
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /\/presets\/0\/roots\/0/);
@@ -111,11 +125,18 @@ describe('parley roots / presets / audit', () => {
   it('audit --json shows tool calls, filtered by server, kind, action and limit', { timeout: T }, async () => {
     const c = await parley('call', 'everything', 'get-sum', 'a=1', 'b=2');
     assert.equal(c.code, 0, c.stderr);
-    const all = JSON.parse((await parley('audit', '--json', '--server', 'everything', '--kind', 'tool-call')).stdout) as Array<{ server: string; kind: string; action: string }>;
+    const all = JSON.parse((await parley('audit', '--json', '--server', 'everything', '--kind', 'tool-call')).stdout) as Array<{
+      server: string;
+      kind: string;
+      action: string;
+    }>;
     assert.ok(all.length >= 2);
     assert.ok(all.every((r) => r.server === 'everything' && r.kind === 'tool-call'));
     const ok = JSON.parse((await parley('audit', '--json', '--action', 'ok', '--limit', '1')).stdout) as Array<{ action: string }>;
-    assert.deepEqual(ok.map((r) => r.action), ['ok']);
+    assert.deepEqual(
+      ok.map((r) => r.action),
+      ['ok'],
+    );
     assert.equal((await parley('audit', '--limit', 'x')).code, 2);
   });
 });

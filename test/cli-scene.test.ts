@@ -20,17 +20,28 @@ const parley = (...args: string[]) => runParley([...args, '--config', p.config],
 const withDb = (db: string, ...args: string[]) => parley(...args, '--db', db);
 
 describe('scene presets across processes', () => {
-  it('remember always → presets save holds roots and answers → another process (and another store after export/import) answers from it', { timeout: T }, async () => {
+  it('remember always → presets save holds roots and answers → another process (and another store after export/import) answers from it', {
+    timeout: T,
+  }, async () => {
     const db = p.db;
     const answers = join(p.dir, 'custom.json');
-    writeFileSync(answers, JSON.stringify({ sales: { table: 'orders', range: 'custom', region: '北京', from: '2024-02-01', to: '2024-02-29' } }));
+    writeFileSync(
+      answers,
+      JSON.stringify({ sales: { table: 'orders', range: 'custom', region: '北京', from: '2024-02-01', to: '2024-02-29' } }),
+    );
     assert.equal((await withDb(db, 'roots', 'add', p.dir, '--name', 'work')).code, 0);
     const first = await withDb(db, 'call', 'sales', 'query_sales', 'limit=3', '--answers', answers, '--remember', 'always', '--json');
     assert.equal(first.code, 0, first.stderr);
     assert.equal(JSON.parse(first.stdout).from, '2024-02-01');
 
     // Both forms (configuration, custom dates) are in the list of remembered answers, prefill only.
-    const listed = JSON.parse((await withDb(db, 'answers', '--json')).stdout) as Array<{ server: string; schemaHash: string; auto: boolean; label?: string; content: Record<string, unknown> }>;
+    const listed = JSON.parse((await withDb(db, 'answers', '--json')).stdout) as Array<{
+      server: string;
+      schemaHash: string;
+      auto: boolean;
+      label?: string;
+      content: Record<string, unknown>;
+    }>;
     assert.equal(listed.length, 2, JSON.stringify(listed));
     assert.ok(listed.every((a) => a.server === 'sales' && a.auto === false));
     assert.ok(listed.some((a) => /Custom range/.test(a.label ?? '') && a.content.from === '2024-02-01'));
@@ -38,7 +49,10 @@ describe('scene presets across processes', () => {
     const save = await withDb(db, 'presets', 'save', 'scene', '--json');
     assert.equal(save.code, 0, save.stderr);
     const preset = JSON.parse(save.stdout) as { roots: Array<{ name?: string }>; answers: Record<string, Record<string, unknown>> };
-    assert.deepEqual(preset.roots.map((r) => r.name), ['work']);
+    assert.deepEqual(
+      preset.roots.map((r) => r.name),
+      ['work'],
+    );
     assert.deepEqual(preset.answers.sales, { table: 'orders', range: 'custom', region: '北京', from: '2024-02-01', to: '2024-02-29' });
 
     // Another process, same store: --preset finds the scene saved by `presets save` (user scope).

@@ -20,7 +20,9 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('parley store (SQLite path)', () => {
-  it('check reports version 0 for a new path without creating it; migrate creates it at the latest; check then exits 0', { timeout: T }, async () => {
+  it('check reports version 0 for a new path without creating it; migrate creates it at the latest; check then exits 0', {
+    timeout: T,
+  }, async () => {
     const file = join(dir, 'a', 'p.db');
     const before = await run(['store', 'check', '--store', file, '--json']);
     assert.equal(before.code, 1, before.stderr);
@@ -45,11 +47,19 @@ describe('parley store (SQLite path)', () => {
     assert.match(bad.stderr, /^parley: Cannot open the store: I\/O failure on .*plain-file/);
   });
 
-  it('audit purge --user deletes that user\'s audit rows and answers, and needs --user', { timeout: T }, async () => {
+  it("audit purge --user deletes that user's audit rows and answers, and needs --user", { timeout: T }, async () => {
     const file = join(dir, 'purge.db');
     const store = await openStore(file);
-    for (const user of ['default', 'default', 'bob']) await store.appendAudit({ ts: Date.now(), scope: { tenant: 'default', user, session: null }, server: 's', kind: 'answer' });
-    await store.remember({ scope: { tenant: 'default', user: 'default', session: null }, server: 's', schemaHash: 'h', content: { a: 1 }, remember: 'always', updatedAt: 1 });
+    for (const user of ['default', 'default', 'bob'])
+      await store.appendAudit({ ts: Date.now(), scope: { tenant: 'default', user, session: null }, server: 's', kind: 'answer' });
+    await store.remember({
+      scope: { tenant: 'default', user: 'default', session: null },
+      server: 's',
+      schemaHash: 'h',
+      content: { a: 1 },
+      remember: 'always',
+      updatedAt: 1,
+    });
     await store.close();
     const none = await run(['audit', 'purge', '--store', file]);
     assert.equal(none.code, 2);
@@ -100,7 +110,10 @@ describe('parley store (PostgreSQL URL)', { skip: pgSkipReason && !inCi ? pgSkip
       assert.equal(r.code, 1, `${cmd.join(' ')}: ${r.stderr}`);
       const lines = r.stderr.trim().split('\n');
       assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0], /^parley: Cannot (open the store|read the schema version): PostgreSQL at postgres:\/\/parley@127\.0\.0\.1:1\/none is unavailable/);
+      assert.match(
+        lines[0],
+        /^parley: Cannot (open the store|read the schema version): PostgreSQL at postgres:\/\/parley@127\.0\.0\.1:1\/none is unavailable/,
+      );
       assert.doesNotMatch(r.stderr, /s3cret/);
     }
   });

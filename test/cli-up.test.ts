@@ -14,9 +14,16 @@ const TSX = import.meta.resolve('tsx'); // absolute: children run in temp folder
 
 test('parley up: JSON logs, console URL in a 0600 file and in no log line, servers ready, token enforced, clean Ctrl-C', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
-  writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+  writeFileSync(
+    join(dir, 'parley.json'),
+    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }),
+  );
   // `dir` is also HOME: only its parley.json counts, not a user configuration file of this machine.
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0'], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0'], {
+    cwd: dir,
+    env: { ...process.env, ...isolatedEnv(dir) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: any[] = [];
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -37,7 +44,7 @@ test('parley up: JSON logs, console URL in a 0600 file and in no log line, serve
       const t = setTimeout(() => reject(new Error(`timed out waiting; events: ${JSON.stringify(events)} stderr: ${stderr}`)), ms);
       const check = () => {
         const hit = events.find(pred);
-        if (hit) return clearTimeout(t), resolve(hit);
+        if (hit) return (clearTimeout(t), resolve(hit));
         waiters.push(check);
       };
       check();
@@ -77,13 +84,14 @@ test('parley up: JSON logs, console URL in a 0600 file and in no log line, serve
 
 test('parley up: a bad --port is a usage error (exit 2), a config without servers exits 1', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
-  const run = (args: string[]) => new Promise<{ code: number | null; err: string }>((resolve) => {
-    const c = spawn(process.execPath, ['--import', TSX, MAIN, 'up', ...args], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } });
-    let err = '';
-    c.stderr.on('data', (d) => (err += d));
-    const t = setTimeout(() => c.kill('SIGKILL'), 30_000);
-    c.on('exit', (code) => (clearTimeout(t), resolve({ code, err })));
-  });
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; err: string }>((resolve) => {
+      const c = spawn(process.execPath, ['--import', TSX, MAIN, 'up', ...args], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } });
+      let err = '';
+      c.stderr.on('data', (d) => (err += d));
+      const t = setTimeout(() => c.kill('SIGKILL'), 30_000);
+      c.on('exit', (code) => (clearTimeout(t), resolve({ code, err })));
+    });
   try {
     const bad = await run(['--port', 'x']);
     assert.equal(bad.code, 2, bad.err);
@@ -99,8 +107,15 @@ test('parley up: a bad --port is a usage error (exit 2), a config without server
 
 test('parley up with stdout into a pipe (a log): the console line has no token and names the 0600 file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
-  writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--port', '0'], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    join(dir, 'parley.json'),
+    JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }),
+  );
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--port', '0'], {
+    cwd: dir,
+    env: { ...process.env, ...isolatedEnv(dir) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

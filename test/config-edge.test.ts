@@ -15,13 +15,19 @@ function load(rel: string, text: string, env: Record<string, string> = {}) {
 }
 
 test('"__proto__" as a server, input, preset or profile name is rejected, not assigned', () => {
-  const { config, issues } = load('parley.json', '{"servers": {"__proto__": {"command": "x"}, "ok": {"command": "y"}}, "profile": {"__proto__": {"polluted": true}}, "presets": {"__proto__": {}}, "inputs": [{"id": "__proto__", "type": "promptString"}]}');
-  assert.deepEqual(issues.map((i) => [i.code, i.path]), [
-    ['invalid-value', '/servers/__proto__'],
-    ['invalid-value', '/inputs/0/id'],
-    ['invalid-value', '/profile/__proto__'],
-    ['invalid-value', '/presets/__proto__'],
-  ]);
+  const { config, issues } = load(
+    'parley.json',
+    '{"servers": {"__proto__": {"command": "x"}, "ok": {"command": "y"}}, "profile": {"__proto__": {"polluted": true}}, "presets": {"__proto__": {}}, "inputs": [{"id": "__proto__", "type": "promptString"}]}',
+  );
+  assert.deepEqual(
+    issues.map((i) => [i.code, i.path]),
+    [
+      ['invalid-value', '/servers/__proto__'],
+      ['invalid-value', '/inputs/0/id'],
+      ['invalid-value', '/profile/__proto__'],
+      ['invalid-value', '/presets/__proto__'],
+    ],
+  );
   assert.deepEqual(Object.keys(config.servers), ['ok']);
   assert.equal(Object.getPrototypeOf(config.servers), Object.prototype);
   assert.equal(Object.getPrototypeOf(config.profile), Object.prototype);
@@ -46,51 +52,106 @@ test('line:column stay right with a byte-order mark and CRLF line ends', () => {
 test('"servers" in an mcpServers file is warned about, not silently dropped', () => {
   const { config, issues } = load('.mcp.json', '{"mcpServers": {"a": {"command": "x"}}, "servers": {"b": {"command": "y"}}}');
   assert.deepEqual(Object.keys(config.servers), ['a']);
-  assert.deepEqual(issues.map((i) => [i.code, i.severity, i.path]), [['unknown-key', 'warning', '/servers']]);
+  assert.deepEqual(
+    issues.map((i) => [i.code, i.severity, i.path]),
+    [['unknown-key', 'warning', '/servers']],
+  );
 });
 
 test('a name in both mcpServers and servers of parley.json: servers wins, with a warning', () => {
   const { config, issues } = load('parley.json', '{"mcpServers": {"a": {"command": "old"}}, "servers": {"a": {"command": "new"}}}');
   assert.equal(config.servers.a.type === 'stdio' && config.servers.a.command, 'new');
-  assert.deepEqual(issues.map((i) => [i.code, i.severity, i.path]), [['duplicate', 'warning', '/servers/a']]);
+  assert.deepEqual(
+    issues.map((i) => [i.code, i.severity, i.path]),
+    [['duplicate', 'warning', '/servers/a']],
+  );
 });
 
 test('an mcpServers or VS Code file without servers is a warning; a non-object document an error', () => {
-  assert.deepEqual(load('.vscode/mcp.json', '{"inputs": []}').issues.map((i) => i.code), ['no-servers']);
+  assert.deepEqual(
+    load('.vscode/mcp.json', '{"inputs": []}').issues.map((i) => i.code),
+    ['no-servers'],
+  );
   const arr = load('.mcp.json', '[]').issues;
-  assert.deepEqual(arr.map((i) => [i.code, i.message]), [['type', 'expected a JSON object, got array']]);
+  assert.deepEqual(
+    arr.map((i) => [i.code, i.message]),
+    [['type', 'expected a JSON object, got array']],
+  );
 });
 
 test('type/field mismatch: a stdio server with a url, an http server without one', () => {
-  const { config, issues } = load('.mcp.json', '{"mcpServers": {"a": {"type": "stdio", "command": "x", "url": "http://127.0.0.1/"}, "b": {"type": "http", "command": "x"}}}');
-  assert.deepEqual(issues.map((i) => [i.code, i.path]), [['conflict', '/mcpServers/a/url'], ['required', '/mcpServers/b']]);
+  const { config, issues } = load(
+    '.mcp.json',
+    '{"mcpServers": {"a": {"type": "stdio", "command": "x", "url": "http://127.0.0.1/"}, "b": {"type": "http", "command": "x"}}}',
+  );
+  assert.deepEqual(
+    issues.map((i) => [i.code, i.path]),
+    [
+      ['conflict', '/mcpServers/a/url'],
+      ['required', '/mcpServers/b'],
+    ],
+  );
   assert.deepEqual(config.invalidServers, ['a', 'b']);
 });
 
 test('names that exist on Object.prototype are ordinary names, not built-ins', () => {
-  const { config, issues } = load('.vscode/mcp.json', JSON.stringify({
-    servers: {
-      constructor: { command: 'x' },
-      t: { type: 'toString', command: 'x' },
-      i: { command: 'x', env: { K: '${input:constructor}' } },
-    },
-  }));
+  const { config, issues } = load(
+    '.vscode/mcp.json',
+    JSON.stringify({
+      servers: {
+        constructor: { command: 'x' },
+        t: { type: 'toString', command: 'x' },
+        i: { command: 'x', env: { K: '${input:constructor}' } },
+      },
+    }),
+  );
   assert.equal(Object.getOwnPropertyDescriptor(config.servers, 'constructor')?.value?.type, 'stdio');
-  assert.deepEqual(issues.map((i) => [i.code, i.server]), [['invalid-value', 't'], ['unknown-input', 'i']]);
+  assert.deepEqual(
+    issues.map((i) => [i.code, i.server]),
+    [
+      ['invalid-value', 't'],
+      ['unknown-input', 'i'],
+    ],
+  );
 });
 
 test('roots: paths become file:// URIs, .. collapses, other schemes are virtual roots, malformed ones are errors', () => {
   // req: ROOTS-URI-FILE
   const s = sandbox();
   try {
-    s.write('parley.json', JSON.stringify({
-      roots: ['data', '~/notes', { uri: 'file:///srv/a/../b', name: 'b' }, 'https://example.com/x', { uri: '${input:dir}' }, 'file://remote-host/x',
-        { uri: 'postgres://Sales-DB', name: 'sales' }, 'chart://monthly/../revenue', 'sales://h/x%zz'],
-    }));
+    s.write(
+      'parley.json',
+      JSON.stringify({
+        roots: [
+          'data',
+          '~/notes',
+          { uri: 'file:///srv/a/../b', name: 'b' },
+          'https://example.com/x',
+          { uri: '${input:dir}' },
+          'file://remote-host/x',
+          { uri: 'postgres://Sales-DB', name: 'sales' },
+          'chart://monthly/../revenue',
+          'sales://h/x%zz',
+        ],
+      }),
+    );
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
-    assert.deepEqual(config.roots, [{ uri: `file://${s.cwd}/data` }, { uri: `file://${s.home}/notes` }, { uri: 'file:///srv/b', name: 'b' },
-      { uri: 'https://example.com/x' }, { uri: 'postgres://sales-db', name: 'sales' }, { uri: 'chart://monthly/revenue' }]);
-    assert.deepEqual(issues.map((i) => [i.code, i.path]), [['bad-variable', '/roots/4/uri'], ['invalid-value', '/roots/5'], ['invalid-value', '/roots/8']]);
+    assert.deepEqual(config.roots, [
+      { uri: `file://${s.cwd}/data` },
+      { uri: `file://${s.home}/notes` },
+      { uri: 'file:///srv/b', name: 'b' },
+      { uri: 'https://example.com/x' },
+      { uri: 'postgres://sales-db', name: 'sales' },
+      { uri: 'chart://monthly/revenue' },
+    ]);
+    assert.deepEqual(
+      issues.map((i) => [i.code, i.path]),
+      [
+        ['bad-variable', '/roots/4/uri'],
+        ['invalid-value', '/roots/5'],
+        ['invalid-value', '/roots/8'],
+      ],
+    );
     assert.match(issues[1].message, /file:\/\/ URI with an empty host/);
   } finally {
     s.cleanup();

@@ -97,7 +97,10 @@ test('parley.json: the superset (servers in both keys, routes, policy, presets, 
 });
 
 test('policy and timeout defaults are exactly the documented ones', () => {
-  assert.deepEqual({ ...DEFAULT_POLICY }, { sensitiveFields: 'decline', ratePerMinute: 30, burst: 10, maxPendingPerServer: 5, urlSchemes: ['https'], sampling: 'ask' });
+  assert.deepEqual(
+    { ...DEFAULT_POLICY },
+    { sensitiveFields: 'decline', ratePerMinute: 30, burst: 10, maxPendingPerServer: 5, urlSchemes: ['https'], sampling: 'ask' },
+  );
   assert.deepEqual({ ...DEFAULT_TIMEOUTS }, { startupMs: 30000, toolCallMs: 120000, maxTotalMs: 3600000 });
   const s = sandbox();
   try {

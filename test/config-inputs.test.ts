@@ -52,7 +52,14 @@ test('each input is asked once across two servers, also when both start at the s
 });
 
 test('non-password inputs are not marked secret; answers are inserted literally', async () => {
-  const def: ServerDef = { name: 'a', type: 'stdio', command: 'x', args: [], env: { R: '${input:r}', LIT: '${input:r}-${HOME}' }, origin: { file: 'f', pointer: '/servers/a' } };
+  const def: ServerDef = {
+    name: 'a',
+    type: 'stdio',
+    command: 'x',
+    args: [],
+    env: { R: '${input:r}', LIT: '${input:r}-${HOME}' },
+    origin: { file: 'f', pointer: '/servers/a' },
+  };
   const inputs: Record<string, InputDef> = { r: { id: 'r', type: 'promptString' } };
   const out = (await resolveInputs(def, inputs, async () => '${input:r}$HOME', new Map())) as StdioServerDef;
   assert.equal(out.env.R, '${input:r}$HOME');
@@ -61,7 +68,13 @@ test('non-password inputs are not marked secret; answers are inserted literally'
 });
 
 test('unknown input id, dismissed prompt and an answer outside pickString options are clear errors', async () => {
-  const def: ServerDef = { name: 'a', type: 'http', url: 'https://h/${input:p}', headers: { K: '${input:ghost}' }, origin: { file: '/x/mcp.json', pointer: '/servers/a', line: 2, column: 3 } };
+  const def: ServerDef = {
+    name: 'a',
+    type: 'http',
+    url: 'https://h/${input:p}',
+    headers: { K: '${input:ghost}' },
+    origin: { file: '/x/mcp.json', pointer: '/servers/a', line: 2, column: 3 },
+  };
   const inputs: Record<string, InputDef> = { p: { id: 'p', type: 'pickString', options: ['x', 'y'] } };
   let asked = 0;
   const ask = async () => (asked++, 'z');
@@ -74,31 +87,52 @@ test('unknown input id, dismissed prompt and an answer outside pickString option
   });
   assert.equal(asked, 0, 'nothing is asked when an id is unknown');
   const ok = { ...def, headers: {} };
-  await assert.rejects(resolveInputs(ok, inputs, ask, new Map()), (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'invalid-value');
+  await assert.rejects(
+    resolveInputs(ok, inputs, ask, new Map()),
+    (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'invalid-value',
+  );
   const cache = new Map<string, string>();
-  await assert.rejects(resolveInputs(ok, inputs, async () => undefined, cache), (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'input-cancelled');
+  await assert.rejects(
+    resolveInputs(ok, inputs, async () => undefined, cache),
+    (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'input-cancelled',
+  );
   assert.equal(cache.size, 0, 'a dismissed prompt is not cached: the next start asks again');
 });
 
 test('buildChildEnv refuses an env that still holds ${input:…}', () => {
   const config = loadVscodeFixture();
-  assert.throws(() => buildChildEnv(config.servers.svc as StdioServerDef, { PATH: '/bin' }), (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'unresolved-input');
+  assert.throws(
+    () => buildChildEnv(config.servers.svc as StdioServerDef, { PATH: '/bin' }),
+    (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'unresolved-input',
+  );
 });
 
 test('a password input in args or url draws a secret-exposed warning; in env or headers it does not', () => {
   const s = sandbox();
   try {
-    s.write('.vscode/mcp.json', JSON.stringify({
-      inputs: [{ id: 'pw', type: 'promptString', password: true }, { id: 'plain', type: 'promptString' }],
-      servers: {
-        argv: { command: 'x', args: ['--token', '${input:pw}'] },
-        link: { url: 'https://h.example/mcp?key=${input:pw}' },
-        fine: { command: 'x', args: ['${input:plain}'], env: { T: '${input:pw}' } },
-        hdr: { url: 'https://h.example/mcp', headers: { A: '${input:pw}' } },
-      },
-    }));
+    s.write(
+      '.vscode/mcp.json',
+      JSON.stringify({
+        inputs: [
+          { id: 'pw', type: 'promptString', password: true },
+          { id: 'plain', type: 'promptString' },
+        ],
+        servers: {
+          argv: { command: 'x', args: ['--token', '${input:pw}'] },
+          link: { url: 'https://h.example/mcp?key=${input:pw}' },
+          fine: { command: 'x', args: ['${input:plain}'], env: { T: '${input:pw}' } },
+          hdr: { url: 'https://h.example/mcp', headers: { A: '${input:pw}' } },
+        },
+      }),
+    );
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
-    assert.deepEqual(issues.map((i) => [i.code, i.severity, i.server]), [['secret-exposed', 'warning', 'argv'], ['secret-exposed', 'warning', 'link']]);
+    assert.deepEqual(
+      issues.map((i) => [i.code, i.severity, i.server]),
+      [
+        ['secret-exposed', 'warning', 'argv'],
+        ['secret-exposed', 'warning', 'link'],
+      ],
+    );
     assert.match(issues[0].fix ?? '', /env/);
     assert.equal(Object.keys(config.servers).length, 4, 'a warning does not stop the server');
   } finally {
@@ -109,7 +143,10 @@ test('a password input in args or url draws a secret-exposed warning; in env or 
 test('a url that is not http(s) once inputs are filled in is an error, not a connection attempt', async () => {
   const def: ServerDef = { name: 'w', type: 'http', url: '${input:base}/mcp', headers: {}, origin: { file: 'f', pointer: '/servers/w' } };
   const inputs: Record<string, InputDef> = { base: { id: 'base', type: 'promptString' } };
-  await assert.rejects(resolveInputs(def, inputs, async () => 'file:///etc', new Map()), (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'invalid-value');
+  await assert.rejects(
+    resolveInputs(def, inputs, async () => 'file:///etc', new Map()),
+    (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'invalid-value',
+  );
   const ok = (await resolveInputs(def, inputs, async () => 'https://h.example', new Map())) as HttpServerDef;
   assert.equal(ok.url, 'https://h.example/mcp');
 });

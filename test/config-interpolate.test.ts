@@ -77,7 +77,8 @@ test('C3 kind: ${NAME}, ${NAME:-default} and ${env:NAME} expand in every string 
   const s = sandbox();
   try {
     s.write('v.env', 'X=1\n');
-    const value = (field: string) => (field === 'url' ? 'https://h.example/mcp' : field === 'envFile' ? `${s.cwd}/v.env` : field === 'cwd' ? '/srv/app' : 'VALUE');
+    const value = (field: string) =>
+      field === 'url' ? 'https://h.example/mcp' : field === 'envFile' ? `${s.cwd}/v.env` : field === 'cwd' ? '/srv/app' : 'VALUE';
     for (const field of Object.keys(entries(''))) {
       for (const form of ['${V}', '${env:V}', '${UNSET:-@}', '${env:UNSET:-@}']) {
         const v = value(field);
@@ -85,9 +86,20 @@ test('C3 kind: ${NAME}, ${NAME:-default} and ${env:NAME} expand in every string 
         const raw = form.includes('UNSET') ? form.replace('@', v) : form;
         s.write('.mcp.json', JSON.stringify({ mcpServers: { s: entries(raw)[field] } }));
         const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env });
-        assert.deepEqual(issues.filter((i) => i.severity === 'error'), [], `${field} ${form}`);
+        assert.deepEqual(
+          issues.filter((i) => i.severity === 'error'),
+          [],
+          `${field} ${form}`,
+        );
         const def = config.servers.s as unknown as StdioServerDef & Omit<HttpServerDef, 'type'>;
-        const got = field === 'args/1' ? def.args[1] : field === 'env/K' ? def.env.K : field === 'headers/Authorization' ? def.headers.Authorization : (def as unknown as Record<string, string>)[field];
+        const got =
+          field === 'args/1'
+            ? def.args[1]
+            : field === 'env/K'
+              ? def.env.K
+              : field === 'headers/Authorization'
+                ? def.headers.Authorization
+                : (def as unknown as Record<string, string>)[field];
         assert.equal(got, v, `${field} ${form}`);
       }
     }
@@ -100,7 +112,10 @@ test('C3 kind: an unset ${NAME} in any field is an error naming file, server, po
   const s = sandbox();
   try {
     for (const [field, entry] of Object.entries(entries('${NOPE}'))) {
-      for (const [rel, key] of [['.mcp.json', 'mcpServers'], ['.vscode/mcp.json', 'servers']] as const) {
+      for (const [rel, key] of [
+        ['.mcp.json', 'mcpServers'],
+        ['.vscode/mcp.json', 'servers'],
+      ] as const) {
         const text = JSON.stringify({ [key]: { ok: { command: 'node' }, bad: entry } }, null, 2);
         const file = s.write(rel, text);
         const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
@@ -128,12 +143,15 @@ test('C3 kind: an unset ${NAME} in any field is an error naming file, server, po
 test('~ and ${workspaceFolder} in path-like fields; relative cwd resolves against the project', () => {
   const s = sandbox();
   try {
-    s.write('.mcp.json', JSON.stringify({
-      mcpServers: {
-        a: { command: '~/bin/tool', args: ['~/data', '${workspaceFolder}/x', 'not~/here'], cwd: 'sub', env: { P: '~/p' } },
-        b: { url: 'https://h.example/~/x', headers: { H: '~/kept' } },
-      },
-    }));
+    s.write(
+      '.mcp.json',
+      JSON.stringify({
+        mcpServers: {
+          a: { command: '~/bin/tool', args: ['~/data', '${workspaceFolder}/x', 'not~/here'], cwd: 'sub', env: { P: '~/p' } },
+          b: { url: 'https://h.example/~/x', headers: { H: '~/kept' } },
+        },
+      }),
+    );
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
     assert.deepEqual(issues, []);
     const a = config.servers.a as StdioServerDef;
@@ -151,10 +169,13 @@ test('~ and ${workspaceFolder} in path-like fields; relative cwd resolves agains
 test('properties: text without "${" is unchanged; a variable value is inserted verbatim, never re-expanded', async () => {
   const fc = (await import('fast-check')).default;
   fc.assert(
-    fc.property(fc.string().filter((s) => !s.includes('${')), (s) => {
-      const r = expand(s, ctx);
-      return r.ok && r.value === s;
-    }),
+    fc.property(
+      fc.string().filter((s) => !s.includes('${')),
+      (s) => {
+        const r = expand(s, ctx);
+        return r.ok && r.value === s;
+      },
+    ),
   );
   fc.assert(
     fc.property(fc.string(), fc.string(), (value, around) => {

@@ -21,11 +21,24 @@ test('precedence: flag > parley.json > .mcp.json > .vscode/mcp.json > user > emb
     s.write('.mcp.json', j({ mcpServers: defs(2, 'mcp') }));
     s.write('.vscode/mcp.json', j({ servers: defs(3, 'vscode') }));
     const user = s.write('.config/parley/parley.json', j({ servers: defs(4, 'user') }), s.home);
-    const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {}, flagFile: 'elsewhere/flag.json', embedded: { mcpServers: defs(5, 'embedded') } });
+    const { config, issues } = loadHostConfig({
+      cwd: s.cwd,
+      home: s.home,
+      env: {},
+      flagFile: 'elsewhere/flag.json',
+      embedded: { mcpServers: defs(5, 'embedded') },
+    });
     assert.deepEqual(issues, []);
     const winners = names.map((_, i) => (config.servers[`s${i}`] as StdioServerDef).command);
     assert.deepEqual(winners, names);
-    assert.deepEqual(config.sources, ['<embedded>', user, join(s.cwd, '.vscode/mcp.json'), join(s.cwd, '.mcp.json'), join(s.cwd, 'parley.json'), flag]);
+    assert.deepEqual(config.sources, [
+      '<embedded>',
+      user,
+      join(s.cwd, '.vscode/mcp.json'),
+      join(s.cwd, '.mcp.json'),
+      join(s.cwd, 'parley.json'),
+      flag,
+    ]);
   } finally {
     s.cleanup();
   }
@@ -60,26 +73,39 @@ test('an invalid or disabled higher entry shadows a valid lower one', () => {
 test('routes and roots concatenate (higher first); policy, profile, presets and inputs merge per key', () => {
   const s = sandbox();
   try {
-    s.write('.config/parley/parley.json', j({
-      routes: [{ match: 'u://*', servers: [] }],
-      roots: ['file:///u', 'file:///both'],
-      policy: { burst: 3, ratePerMinute: 5 },
-      profile: { name: 'U', email: 'u@x' },
-      presets: { p: { roots: ['file:///u'] }, q: {} },
-      inputs: [{ id: 'i', type: 'promptString', description: 'user' }],
-    }), s.home);
-    s.write('parley.json', j({
-      routes: [{ match: 'p://*', servers: [] }],
-      roots: ['file:///p', 'file:///both'],
-      policy: { burst: 7 },
-      profile: { name: 'P' },
-      presets: { p: {} },
-      inputs: [{ id: 'i', type: 'promptString', description: 'project' }],
-    }));
+    s.write(
+      '.config/parley/parley.json',
+      j({
+        routes: [{ match: 'u://*', servers: [] }],
+        roots: ['file:///u', 'file:///both'],
+        policy: { burst: 3, ratePerMinute: 5 },
+        profile: { name: 'U', email: 'u@x' },
+        presets: { p: { roots: ['file:///u'] }, q: {} },
+        inputs: [{ id: 'i', type: 'promptString', description: 'user' }],
+      }),
+      s.home,
+    );
+    s.write(
+      'parley.json',
+      j({
+        routes: [{ match: 'p://*', servers: [] }],
+        roots: ['file:///p', 'file:///both'],
+        policy: { burst: 7 },
+        profile: { name: 'P' },
+        presets: { p: {} },
+        inputs: [{ id: 'i', type: 'promptString', description: 'project' }],
+      }),
+    );
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
     assert.deepEqual(issues, []);
-    assert.deepEqual(config.routes.map((r) => r.match), ['p://*', 'u://*']);
-    assert.deepEqual(config.roots.map((r) => r.uri), ['file:///p', 'file:///both', 'file:///u']);
+    assert.deepEqual(
+      config.routes.map((r) => r.match),
+      ['p://*', 'u://*'],
+    );
+    assert.deepEqual(
+      config.roots.map((r) => r.uri),
+      ['file:///p', 'file:///both', 'file:///u'],
+    );
     assert.equal(config.policy.burst, 7);
     assert.equal(config.policy.ratePerMinute, 5);
     assert.equal(config.policy.sensitiveFields, 'decline');
@@ -107,7 +133,13 @@ test('XDG_CONFIG_HOME moves the user file; missing optional files are skipped si
 test('a missing --config file is an error; embedded text (JSONC) is accepted', () => {
   const s = sandbox();
   try {
-    const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {}, flagFile: '~/nope.json', embedded: '// default\n{"mcpServers": {"d": {"command": "d",},},}' });
+    const { config, issues } = loadHostConfig({
+      cwd: s.cwd,
+      home: s.home,
+      env: {},
+      flagFile: '~/nope.json',
+      embedded: '// default\n{"mcpServers": {"d": {"command": "d",},},}',
+    });
     assert.equal(issues.length, 1);
     assert.equal(issues[0].code, 'read-failed');
     assert.equal(issues[0].file, join(s.home, 'nope.json'));
@@ -148,7 +180,9 @@ test('unreadable file (a directory in its place): an issue, not a crash', () => 
   }
 });
 
-test('unreadable file (no permission): an issue, not a crash', { skip: process.getuid?.() === 0 ? 'root can read any file' : false }, () => {
+test('unreadable file (no permission): an issue, not a crash', {
+  skip: process.getuid?.() === 0 ? 'root can read any file' : false,
+}, () => {
   const s = sandbox();
   try {
     const file = s.write('parley.json', '{}');
@@ -175,7 +209,10 @@ test('wrong types are errors naming the pointer and expected type; unknown keys 
         g: {},
       },
       policy: { sensitiveFields: 'maybe', burst: 1.5, urlSchemes: 'https' },
-      routes: [{ match: '(', regex: true, servers: ['a'] }, { match: 'x://*', servers: ['nobody'] }],
+      routes: [
+        { match: '(', regex: true, servers: ['a'] },
+        { match: 'x://*', servers: ['nobody'] },
+      ],
       unknownTop: 1,
     });
     const file = s.write('parley.json', text);
@@ -237,11 +274,26 @@ test('${input:id} with no matching input is an error at load, the server is inva
 
 test('formatConfigIssues: one line per issue, file:line:col server /pointer: severity: message (fix)', () => {
   const out = formatConfigIssues([
-    { code: 'x', path: '/mcpServers/a/url', severity: 'error', message: 'bad url', fix: 'write a URL', file: '/p/.mcp.json', line: 3, column: 7, server: 'a' },
+    {
+      code: 'x',
+      path: '/mcpServers/a/url',
+      severity: 'error',
+      message: 'bad url',
+      fix: 'write a URL',
+      file: '/p/.mcp.json',
+      line: 3,
+      column: 7,
+      server: 'a',
+    },
     { code: 'y', path: '', severity: 'warning', message: 'no servers defined', file: '<embedded>' },
     { code: 'z', path: '/x', severity: 'error', message: 'm' },
   ]);
-  assert.equal(out, ['/p/.mcp.json:3:7 a /mcpServers/a/url: error: bad url (write a URL)', '<embedded>: warning: no servers defined', '/x: error: m'].join('\n'));
+  assert.equal(
+    out,
+    ['/p/.mcp.json:3:7 a /mcpServers/a/url: error: bad url (write a URL)', '<embedded>: warning: no servers defined', '/x: error: m'].join(
+      '\n',
+    ),
+  );
 });
 
 test('an empty file is a parse error at 1:1; a comment-only file too', () => {

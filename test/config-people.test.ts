@@ -11,7 +11,16 @@ import { sandbox } from './fixtures/config/tmp.js';
 test('VS Code settings.json {"mcp": {"servers", "inputs"}} is read; its other keys are VS Code\'s', () => {
   const s = sandbox();
   try {
-    s.write('.vscode/settings.json', JSON.stringify({ 'editor.fontSize': 13, mcp: { inputs: [{ id: 'k', type: 'promptString', password: true }], servers: { fs: { command: 'node', args: ['srv.js'], env: { KEY: '${input:k}' } } } } }));
+    s.write(
+      '.vscode/settings.json',
+      JSON.stringify({
+        'editor.fontSize': 13,
+        mcp: {
+          inputs: [{ id: 'k', type: 'promptString', password: true }],
+          servers: { fs: { command: 'node', args: ['srv.js'], env: { KEY: '${input:k}' } } },
+        },
+      }),
+    );
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
     assert.deepEqual(issues, []);
     assert.deepEqual(Object.keys(config.servers), ['fs']);
@@ -77,7 +86,11 @@ test('a file with no servers at all is a warning, in every format; a parley.json
     try {
       s.write(rel, text);
       const { issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
-      assert.deepEqual(issues.map((i) => [i.code, i.severity]), expect ? [['no-servers', 'warning']] : [], `${rel} ${text}`);
+      assert.deepEqual(
+        issues.map((i) => [i.code, i.severity]),
+        expect ? [['no-servers', 'warning']] : [],
+        `${rel} ${text}`,
+      );
     } finally {
       s.cleanup();
     }
@@ -87,7 +100,10 @@ test('a file with no servers at all is a warning, in every format; a parley.json
 test('${workspaceFolder} in a .vscode file is the folder that holds .vscode, wherever parley runs', () => {
   const s = sandbox();
   try {
-    const file = s.write('other/app/.vscode/mcp.json', '{"servers": {"a": {"command": "node", "args": ["${workspaceFolder}/srv.js"], "cwd": "${workspaceFolder}"}}}');
+    const file = s.write(
+      'other/app/.vscode/mcp.json',
+      '{"servers": {"a": {"command": "node", "args": ["${workspaceFolder}/srv.js"], "cwd": "${workspaceFolder}"}}}',
+    );
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {}, flagFile: file });
     assert.deepEqual(issues, []);
     const a = config.servers.a;
@@ -107,15 +123,21 @@ test('${workspaceFolder} in a .vscode file is the folder that holds .vscode, whe
 test('numeric and boolean env values become strings with a warning that does not echo them; objects stay errors', () => {
   const s = sandbox();
   try {
-    s.write('.mcp.json', '{"mcpServers": {"a": {"command": "x", "env": {"PORT": 8080, "DEBUG": true, "PIN": 4711}}, "b": {"command": "x", "env": {"X": {"y": 1}}}}}');
+    s.write(
+      '.mcp.json',
+      '{"mcpServers": {"a": {"command": "x", "env": {"PORT": 8080, "DEBUG": true, "PIN": 4711}}, "b": {"command": "x", "env": {"X": {"y": 1}}}}}',
+    );
     const { config, issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
     const a = config.servers.a;
     assert.deepEqual(a.type === 'stdio' && a.env, { PORT: '8080', DEBUG: 'true', PIN: '4711' });
-    assert.deepEqual(issues.filter((i) => i.server === 'a').map((i) => [i.code, i.severity, i.path]), [
-      ['coerced', 'warning', '/mcpServers/a/env/PORT'],
-      ['coerced', 'warning', '/mcpServers/a/env/DEBUG'],
-      ['coerced', 'warning', '/mcpServers/a/env/PIN'],
-    ]);
+    assert.deepEqual(
+      issues.filter((i) => i.server === 'a').map((i) => [i.code, i.severity, i.path]),
+      [
+        ['coerced', 'warning', '/mcpServers/a/env/PORT'],
+        ['coerced', 'warning', '/mcpServers/a/env/DEBUG'],
+        ['coerced', 'warning', '/mcpServers/a/env/PIN'],
+      ],
+    );
     assert.doesNotMatch(formatConfigIssues(issues), /8080|4711/);
     assert.deepEqual(config.invalidServers, ['b']);
   } finally {

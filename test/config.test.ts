@@ -2,13 +2,11 @@
 // each generalised to its kind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { vectors as loadVectors } from './helpers/vectors.js';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { loadHostConfig, buildChildEnv, resolveInputs, formatConfigIssues } from '../src/host/config/index.js';
 import type { ConfigIssue, InputDef, StdioServerDef, HttpServerDef } from '../src/host/config/index.js';
-import { FIXTURES, sandbox } from './fixtures/config/tmp.js';
+import { sandbox } from './fixtures/config/tmp.js';
 
 const vectors: Array<{ id: string; input: unknown }> = loadVectors('config');
 const vector = (prefix: string) => vectors.find((v) => v.id.startsWith(prefix))!.input;
@@ -44,7 +42,12 @@ test('C1 kind: every url shape in every format becomes a remote server or a repo
     ['with headers', { url: 'https://h.example/mcp', headers: { 'X-A': 'b' } }, 'http'],
   ];
   for (const [label, entry, type] of shapes) {
-    for (const [rel, key] of [['.mcp.json', 'mcpServers'], ['.vscode/mcp.json', 'servers'], ['parley.json', 'servers'], ['parley.json', 'mcpServers']] as const) {
+    for (const [rel, key] of [
+      ['.mcp.json', 'mcpServers'],
+      ['.vscode/mcp.json', 'servers'],
+      ['parley.json', 'servers'],
+      ['parley.json', 'mcpServers'],
+    ] as const) {
       const { config, issues } = loadText(rel, JSON.stringify({ [key]: { r: entry } }));
       assert.deepEqual(errors(issues), [], `${label} in ${rel}`);
       assert.equal(config.servers.r?.type, type, `${label} in ${rel}`);
@@ -65,7 +68,11 @@ test('C2: the child environment is the inherited one plus env; PATH and HOME sta
   assert.deepEqual(errors(issues), []);
   const def = config.servers.mem as StdioServerDef;
   const env = buildChildEnv(def, process.env);
-  const out = execFileSync(process.execPath, ['-e', 'console.log(JSON.stringify(process.env))'], { env, encoding: 'utf8', timeout: 10_000 });
+  const out = execFileSync(process.execPath, ['-e', 'console.log(JSON.stringify(process.env))'], {
+    env,
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   const child = JSON.parse(out) as Record<string, string>;
   assert.equal(child.MEMORY_FILE_PATH, '/data/memory.json');
   assert.equal(child.PATH, process.env.PATH);
@@ -106,7 +113,12 @@ test('C3: the vector expands; $LITERAL stays; TOOL_BIN unset makes the server in
   const line = text.split('\n').findIndex((l) => l.includes('"command"')) + 1;
   assert.equal(e.line, line);
   assert.equal(e.column, text.split('\n')[line - 1].indexOf('"${TOOL_BIN}"') + 1);
-  assert.match(formatConfigIssues([e]), new RegExp(`^${bad.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${line}:\\d+ s /mcpServers/s/command: error: environment variable TOOL_BIN is not set \\(`));
+  assert.match(
+    formatConfigIssues([e]),
+    new RegExp(
+      `^${bad.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${line}:\\d+ s /mcpServers/s/command: error: environment variable TOOL_BIN is not set \\(`,
+    ),
+  );
 });
 
 test('C4: the VS Code format is read; the input is asked once and marked secret', async () => {

@@ -7,11 +7,14 @@ import assert from 'node:assert/strict';
 import { requiredSets, requiredSummary } from '../scripts/conformance/required.mjs';
 
 const LIST: Record<string, string> = {
-  'list --server --requirements 2025-11-25': 'Required for 2025-11-25:\n\nServer scenarios (test against a server):\n  - ping\n\nRun and reported, but never scored:\n  pending (1):\n    - server-sse-polling [server]\n',
+  'list --server --requirements 2025-11-25':
+    'Required for 2025-11-25:\n\nServer scenarios (test against a server):\n  - ping\n\nRun and reported, but never scored:\n  pending (1):\n    - server-sse-polling [server]\n',
   'list --client --requirements 2025-11-25': 'Client scenarios (test against a client):\n  - initialize\n',
-  'list --server --requirements 2026-07-28': 'Server scenarios (test against a server):\n  - caching\n  - input-required-result-basic-sampling\n',
+  'list --server --requirements 2026-07-28':
+    'Server scenarios (test against a server):\n  - caching\n  - input-required-result-basic-sampling\n',
   'list --client --requirements 2026-07-28': 'Client scenarios (test against a client):\n  - tools_call\n  - auth/iss-supported\n',
-  'list --server': 'Server scenarios (test against a server):\n  - ping [2025-06-18,2025-11-25]\n  - caching [2026-07-28]\n  - server-session-lifecycle [2025-03-26,2025-06-18,2025-11-25]\n',
+  'list --server':
+    'Server scenarios (test against a server):\n  - ping [2025-06-18,2025-11-25]\n  - caching [2026-07-28]\n  - server-session-lifecycle [2025-03-26,2025-06-18,2025-11-25]\n',
   'list --client': 'Client scenarios (test against a client):\n  - initialize [2025-06-18,2025-11-25]\n  - auth/dpop [extension]\n',
 };
 const ok = [{ status: 'SUCCESS' }];

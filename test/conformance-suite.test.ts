@@ -48,8 +48,14 @@ test('the Node 20 fs hook recognises the conformance package under both install 
   const { CONFORMANCE_PARENT } = (await import('../scripts/conformance/node20-preload.mjs')) as { CONFORMANCE_PARENT: RegExp };
   assert.ok(CONFORMANCE_PARENT.test('file:///repo/node_modules/conformance-0.1/dist/index.js'), 'npm alias (devDependency)');
   assert.ok(CONFORMANCE_PARENT.test('file:///repo/node_modules/conformance-0.2/dist/index.js'), 'npm alias (devDependency)');
-  assert.ok(CONFORMANCE_PARENT.test('file:///t/conformance-0.1/node_modules/@modelcontextprotocol/conformance/dist/index.js'), 'own install');
-  assert.ok(!CONFORMANCE_PARENT.test('file:///repo/node_modules/@modelcontextprotocol/sdk/dist/esm/index.js'), 'other packages keep the real fs');
+  assert.ok(
+    CONFORMANCE_PARENT.test('file:///t/conformance-0.1/node_modules/@modelcontextprotocol/conformance/dist/index.js'),
+    'own install',
+  );
+  assert.ok(
+    !CONFORMANCE_PARENT.test('file:///repo/node_modules/@modelcontextprotocol/sdk/dist/esm/index.js'),
+    'other packages keep the real fs',
+  );
   assert.ok(!CONFORMANCE_PARENT.test('file:///repo/scripts/conformance/run.mjs'), 'the harness itself keeps the real fs');
 });
 

@@ -19,9 +19,12 @@ describe('conformance: node20-fs globSync shim', () => {
 
   it('finds **/checks.json at every depth, relative to cwd, and nothing else', async () => {
     // @ts-expect-error plain .mjs without types
-    const { globSync } = (await import('../scripts/conformance/node20-fs.mjs')) as { globSync: (p: string, o: { cwd: string }) => string[] };
+    const { globSync } = (await import('../scripts/conformance/node20-fs.mjs')) as {
+      globSync: (p: string, o: { cwd: string }) => string[];
+    };
     for (const p of ['a', 'a/b', 'c']) mkdirSync(join(dir, p), { recursive: true });
-    for (const f of ['checks.json', 'a/checks.json', 'a/b/checks.json', 'c/checks.json.bak', 'c/other.json']) writeFileSync(join(dir, f), '[]');
+    for (const f of ['checks.json', 'a/checks.json', 'a/b/checks.json', 'c/checks.json.bak', 'c/other.json'])
+      writeFileSync(join(dir, f), '[]');
     assert.deepEqual(globSync('**/checks.json', { cwd: dir }).sort(), ['a/b/checks.json', 'a/checks.json', 'checks.json']);
     assert.deepEqual(globSync('a/*.json', { cwd: dir }), ['a/checks.json']);
     assert.throws(() => globSync('a/{x,y}.json', { cwd: dir }), /unsupported pattern segment/);
@@ -39,8 +42,16 @@ describe('conformance: parley client against the parley conformance server', () 
     // req: ELIC-1125-DEFAULTS
     // req: MRTR-INPUT-REQUESTS-SHAPE
     const lines: string[] = [];
-    const run = await runScenario('elicitation-sep1034-client-defaults', server.url, { toolCalls: [{ name: 'test_elicitation_sep1034_defaults' }] }, (m) => lines.push(m));
-    assert.ok(lines.some((l) => l.includes('era=modern revision=2026-07-28')), lines.join('\n'));
+    const run = await runScenario(
+      'elicitation-sep1034-client-defaults',
+      server.url,
+      { toolCalls: [{ name: 'test_elicitation_sep1034_defaults' }] },
+      (m) => lines.push(m),
+    );
+    assert.ok(
+      lines.some((l) => l.includes('era=modern revision=2026-07-28')),
+      lines.join('\n'),
+    );
     assert.equal(run.calls.length, 1);
     assert.equal(run.calls[0].ok, true, JSON.stringify(run.calls[0]));
     const content = JSON.parse(/content=(\{.*\})$/.exec(run.calls[0].text ?? '')?.[1] ?? 'null') as Record<string, unknown>;

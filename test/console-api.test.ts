@@ -60,14 +60,31 @@ test('accept with form strings resolves with typed content after coerce + valida
   assert.equal(listed.data[0].fields.length, 13);
   const r = await call('POST', `/api/prompts/${prompt.id}/answer`, {
     action: 'accept',
-    content: { name: 'Ada', check: 'yes', integer: '7', number: '2.5', untitledMultipleSelectEnum: ['Piano', 'Drums'], titledSingleSelectEnum: 'Wonder Woman', legacyTitledEnum: 'pet-2', email: '' },
+    content: {
+      name: 'Ada',
+      check: 'yes',
+      integer: '7',
+      number: '2.5',
+      untitledMultipleSelectEnum: ['Piano', 'Drums'],
+      titledSingleSelectEnum: 'Wonder Woman',
+      legacyTitledEnum: 'pet-2',
+      email: '',
+    },
     remember: 'session',
   });
   assert.equal(r.status, 200);
   // req: ELIC-VALIDATE-BOTH-SIDES, ELIC-1125-ENUM-SHAPES
   assert.deepEqual(await answer, {
     action: 'accept',
-    content: { name: 'Ada', check: true, integer: 7, number: 2.5, untitledMultipleSelectEnum: ['Piano', 'Drums'], titledSingleSelectEnum: 'hero-3', legacyTitledEnum: 'pet-2' },
+    content: {
+      name: 'Ada',
+      check: true,
+      integer: 7,
+      number: 2.5,
+      untitledMultipleSelectEnum: ['Piano', 'Drums'],
+      titledSingleSelectEnum: 'hero-3',
+      legacyTitledEnum: 'pet-2',
+    },
     remember: 'session',
   });
   assert.equal(presenter.pending().length, 0);
@@ -78,12 +95,18 @@ test('invalid accept → 422 with per-field issues; the prompt stays open; then 
   const prompt = formPrompt();
   const answer = presenter.present(prompt, new AbortController().signal);
   // req: ELIC-1125-FORMATS
-  const bad = await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'accept', content: { integer: '500', email: 'not-an-email', untitledMultipleSelectEnum: ['Guitar', 'Piano', 'Violin', 'Drums'] } });
+  const bad = await call('POST', `/api/prompts/${prompt.id}/answer`, {
+    action: 'accept',
+    content: { integer: '500', email: 'not-an-email', untitledMultipleSelectEnum: ['Guitar', 'Piano', 'Violin', 'Drums'] },
+  });
   assert.equal(bad.status, 422);
   const paths = bad.data.issues.map((i: { path: string }) => i.path.split('/')[1]).sort();
   assert.deepEqual([...new Set(paths)], ['email', 'integer', 'name', 'untitledMultipleSelectEnum']);
   assert.equal(await state(answer), 'pending');
-  const unparsable = await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'accept', content: { name: 'x', integer: 'seven', nope: 1 } });
+  const unparsable = await call('POST', `/api/prompts/${prompt.id}/answer`, {
+    action: 'accept',
+    content: { name: 'x', integer: 'seven', nope: 1 },
+  });
   assert.equal(unparsable.status, 422);
   assert.deepEqual(unparsable.data.issues.map((i: { code: string }) => i.code).sort(), ['not-a-number', 'unknown-field']);
   const fixed = await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'accept', content: { name: 'Grace' } });
@@ -91,7 +114,7 @@ test('invalid accept → 422 with per-field issues; the prompt stays open; then 
   assert.deepEqual(await answer, { action: 'accept', content: { name: 'Grace' }, remember: 'once' });
 });
 
-test('per-field validation endpoint returns only that field\'s issues as the person types', async () => {
+test("per-field validation endpoint returns only that field's issues as the person types", async () => {
   const prompt = formPrompt();
   const answer = presenter.present(prompt, new AbortController().signal);
   const one = await call('POST', `/api/prompts/${prompt.id}/validate`, { content: { integer: '101', email: 'x' }, field: 'integer' });
@@ -112,7 +135,10 @@ test('decline and cancel resolve distinctly and carry no content; bad actions ar
     const prompt = formPrompt();
     const answer = presenter.present(prompt, new AbortController().signal);
     assert.equal((await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'maybe' })).status, 400);
-    assert.equal((await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'accept', content: { name: 'x' }, remember: 'forever' })).status, 400);
+    assert.equal(
+      (await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'accept', content: { name: 'x' }, remember: 'forever' })).status,
+      400,
+    );
     const r = await call('POST', `/api/prompts/${prompt.id}/answer`, { action, content: { name: 'ignored' } });
     assert.equal(r.status, 200);
     assert.deepEqual(await answer, { action });
@@ -120,7 +146,9 @@ test('decline and cancel resolve distinctly and carry no content; bad actions ar
 });
 
 test('remember is forced to "once" when a field is sensitive; URL accept carries no content', async () => {
-  const prompt = formPrompt({ rawSchema: { type: 'object', properties: { password: { type: 'string', title: 'Password' } }, required: ['password'] } });
+  const prompt = formPrompt({
+    rawSchema: { type: 'object', properties: { password: { type: 'string', title: 'Password' } }, required: ['password'] },
+  });
   assert.deepEqual(prompt.sensitiveFields, ['password']);
   const answer = presenter.present(prompt, new AbortController().signal);
   assert.equal(presenter.pending()[0].rememberable, false);
@@ -144,7 +172,10 @@ test('abort removes the prompt and tells listeners; a pre-aborted signal never s
   ac.abort();
   assert.deepEqual(await answer, { action: 'cancel' });
   assert.equal(presenter.pending().length, 0);
-  assert.deepEqual(events.map((e) => e.type), ['prompt', 'prompt-closed']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['prompt', 'prompt-closed'],
+  );
   assert.equal((events[1] as { reason: string }).reason, 'aborted');
   const pre = formPrompt();
   assert.deepEqual(await presenter.present(pre, AbortSignal.abort()), { action: 'cancel' });
@@ -157,9 +188,15 @@ test('presenting the same id again replaces the prompt quietly (no prompt-closed
   const off = presenter.on((e) => events.push(e));
   const first = formPrompt();
   const a1 = presenter.present(first, new AbortController().signal);
-  const a2 = presenter.present({ ...first, round: 2, issues: [{ code: 'required', path: '/name', severity: 'error', message: 'String is required' }] }, new AbortController().signal);
+  const a2 = presenter.present(
+    { ...first, round: 2, issues: [{ code: 'required', path: '/name', severity: 'error', message: 'String is required' }] },
+    new AbortController().signal,
+  );
   assert.deepEqual(await a1, { action: 'cancel' });
-  assert.deepEqual(events.map((e) => e.type), ['prompt', 'prompt']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['prompt', 'prompt'],
+  );
   assert.equal(presenter.pending().length, 1);
   assert.equal(presenter.pending()[0].prompt.round, 2);
   await call('POST', `/api/prompts/${first.id}/answer`, { action: 'decline' });
@@ -199,7 +236,9 @@ test('SSE: a snapshot of pending prompts and notices, then live prompt, notice a
 test('tools: list with inputSchema; call renders text, image, structured and error results', async () => {
   const tools = await call('GET', '/api/tools');
   assert.equal(tools.data.find((t: { name: string }) => t.name === 'echo').inputSchema.required[0], 'message');
-  assert.deepEqual((await call('POST', '/api/tools/call', { server: 'everything', tool: 'echo', arguments: { message: 'hi' } })).data, { content: [{ type: 'text', text: 'Echo: hi' }] });
+  assert.deepEqual((await call('POST', '/api/tools/call', { server: 'everything', tool: 'echo', arguments: { message: 'hi' } })).data, {
+    content: [{ type: 'text', text: 'Echo: hi' }],
+  });
   assert.equal((await call('POST', '/api/tools/call', { server: 'everything', tool: 'fail' })).data.isError, true);
   assert.equal((await call('POST', '/api/tools/call', { server: 'everything' })).status, 400);
   assert.equal((await call('POST', '/api/tools/call', { server: 'everything', tool: 'echo', arguments: [1] })).status, 400);
@@ -217,7 +256,10 @@ test('roots: add (health-checked, with scope), list, remove; bad URIs are 400', 
   assert.equal((await call('POST', '/api/roots', { uri: 'not a uri' })).status, 400);
   assert.equal((await call('POST', '/api/roots', { uri, lifetime: 'forever' })).status, 400);
   assert.deepEqual((await call('POST', '/api/roots/remove', { uri: pathToFileURL(join(dir, 'nope')).href })).data, { removed: true });
-  assert.deepEqual((await host.store.listRoots({ ...SCOPE, session: null })).map((r) => r.uri), [added.data.uri]);
+  assert.deepEqual(
+    (await host.store.listRoots({ ...SCOPE, session: null })).map((r) => r.uri),
+    [added.data.uri],
+  );
 });
 
 test('presets: save, list, load, export as a download; audit filters by server, kind and action', async () => {
@@ -235,7 +277,10 @@ test('presets: save, list, load, export as a download; audit filters by server, 
   await host.store.appendAudit({ ts: now, scope: SCOPE, server: 'everything', kind: 'answer', action: 'accept', requestId: 'r1' });
   await host.store.appendAudit({ ts: now, scope: SCOPE, server: 'everything', kind: 'answer', action: 'decline', requestId: 'r2' });
   await host.store.appendAudit({ ts: now, scope: SCOPE, server: 'files', kind: 'policy', action: 'refuse' });
-  assert.deepEqual((await call('GET', '/api/audit?server=everything&kind=answer&action=decline')).data.map((r: { requestId: string }) => r.requestId), ['r2']);
+  assert.deepEqual(
+    (await call('GET', '/api/audit?server=everything&kind=answer&action=decline')).data.map((r: { requestId: string }) => r.requestId),
+    ['r2'],
+  );
   assert.equal((await call('GET', '/api/audit?server=files')).data.length, 1);
   assert.ok((await call('GET', '/api/audit')).data.length >= 3);
 });

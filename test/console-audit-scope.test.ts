@@ -14,7 +14,7 @@ import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
-test('a single-user console lists only its own audit rows, not the gateway users\' (answers included)', async () => {
+test("a single-user console lists only its own audit rows, not the gateway users' (answers included)", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-console-audit-'));
   const store = openSqliteStore(join(dir, 'g.db'));
   const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs') });
@@ -28,15 +28,25 @@ test('a single-user console lists only its own audit rows, not the gateway users
     await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer pt_alice' } } }));
     assert.equal(text(await c.callTool({ name: 'v1__ask', arguments: {} })), 'hello Alice Secret-Answer');
     await c.close();
-    assert.ok((await store.queryAudit({ scope: { user: 'alice' } })).some((r) => r.kind === 'answer'), 'alice has audit rows');
+    assert.ok(
+      (await store.queryAudit({ scope: { user: 'alice' } })).some((r) => r.kind === 'answer'),
+      'alice has audit rows',
+    );
     // The console's own user calls a tool too (its row must show).
     await gw.space(DEFAULT_USER).host.callTool('v1', 'echo', {});
 
-    const rows = (await (await fetch(`${con.origin}/api/audit?limit=1000`, { headers: { authorization: `Bearer ${con.token}` } })).json()) as Array<{ scope: { user: string }; kind: string }>;
-    assert.ok(rows.some((r) => r.kind === 'tool-call'), 'the console user\'s own rows are shown');
+    const rows = (await (
+      await fetch(`${con.origin}/api/audit?limit=1000`, { headers: { authorization: `Bearer ${con.token}` } })
+    ).json()) as Array<{ scope: { user: string }; kind: string }>;
+    assert.ok(
+      rows.some((r) => r.kind === 'tool-call'),
+      "the console user's own rows are shown",
+    );
     assert.deepEqual([...new Set(rows.map((r) => r.scope.user))], [DEFAULT_USER]);
-    assert.ok(!JSON.stringify(rows).includes('Secret-Answer'), 'no other user\'s answer');
-    const answers = (await (await fetch(`${con.origin}/api/audit?kind=answer`, { headers: { authorization: `Bearer ${con.token}` } })).json()) as unknown[];
+    assert.ok(!JSON.stringify(rows).includes('Secret-Answer'), "no other user's answer");
+    const answers = (await (
+      await fetch(`${con.origin}/api/audit?kind=answer`, { headers: { authorization: `Bearer ${con.token}` } })
+    ).json()) as unknown[];
     assert.equal(answers.length, 0);
   } finally {
     await con.close();

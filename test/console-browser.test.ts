@@ -55,10 +55,17 @@ test('13-field server-everything form: every field kind filled in the browser, a
     assert.match(await field(s, prompt.id, 'firstLine').locator('.source').innerText(), /Prefilled from default/);
     assert.equal(await field(s, prompt.id, 'integer').locator('input').inputValue(), '42');
     // Every control has a label; the input types follow the formats.
-    const unlabeled = await c.locator('input, select, textarea').evaluateAll((els) => els.filter((e) => (e as HTMLInputElement).labels?.length === 0).length);
+    const unlabeled = await c
+      .locator('input, select, textarea')
+      .evaluateAll((els) => els.filter((e) => (e as HTMLInputElement).labels?.length === 0).length);
     assert.equal(unlabeled, 0);
     // req: ELIC-1125-FORMATS
-    for (const [name, type] of [['email', 'email'], ['homepage', 'url'], ['birthdate', 'date'], ['number', 'number']]) {
+    for (const [name, type] of [
+      ['email', 'email'],
+      ['homepage', 'url'],
+      ['birthdate', 'date'],
+      ['number', 'number'],
+    ]) {
       assert.equal(await field(s, prompt.id, name).locator('input').getAttribute('type'), type, name);
     }
     assert.equal(await field(s, prompt.id, 'integer').locator('input').getAttribute('type'), 'number');
@@ -117,7 +124,10 @@ test('an invalid value shows a per-field message (live and on Accept) and does n
     assert.equal(await integer.locator('input').getAttribute('aria-invalid'), 'true');
     await field(s, prompt.id, 'email').locator('input').fill('nope');
     await card(s, prompt.id).getByRole('button', { name: 'Accept and send' }).click();
-    await field(s, prompt.id, 'name').locator('.error').filter({ hasText: /required/ }).waitFor();
+    await field(s, prompt.id, 'name')
+      .locator('.error')
+      .filter({ hasText: /required/ })
+      .waitFor();
     await field(s, prompt.id, 'email').locator('.error').filter({ hasText: /email/ }).waitFor();
     assert.equal(await settledWithin(answer), 'pending');
     // Focus moved to the first invalid field.
@@ -132,7 +142,10 @@ test('an invalid value shows a per-field message (live and on Accept) and does n
 
 test('Decline and Cancel buttons resolve distinctly', { skip }, () =>
   withSession(async (s) => {
-    for (const [button, action] of [['Decline', 'decline'], ['Cancel', 'cancel']] as const) {
+    for (const [button, action] of [
+      ['Decline', 'decline'],
+      ['Cancel', 'cancel'],
+    ] as const) {
       const prompt = formPrompt();
       const answer = s.presenter.present(prompt, new AbortController().signal);
       await card(s, prompt.id).getByRole('button', { name: button, exact: true }).click();
@@ -152,7 +165,12 @@ test('a server abort closes the prompt in the page and says so', { skip }, () =>
     await card(s, prompt.id).waitFor({ state: 'detached' });
     await s.page.locator('#notices .notice[data-kind="withdrawn"]', { hasText: 'Which branch should be deployed?' }).waitFor();
     assert.deepEqual(await answer, { action: 'cancel' });
-    s.presenter.notify({ kind: 'refused', server: 'everything', message: 'Declined: the form asked for "password", which looks like a secret.', reason: 'sensitive-field' });
+    s.presenter.notify({
+      kind: 'refused',
+      server: 'everything',
+      message: 'Declined: the form asked for "password", which looks like a secret.',
+      reason: 'sensitive-field',
+    });
     const notice = s.page.locator('#notices .notice[data-kind="refused"]');
     await notice.waitFor();
     assert.match(await notice.innerText(), /Refused by policy: everything — Declined: .*password.*\(sensitive-field\)/);
@@ -163,7 +181,9 @@ test('a server abort closes the prompt in the page and says so', { skip }, () =>
 test('URL consent: full URL and host shown, nothing fetched, opened with noopener only after Open', { skip }, () =>
   withSession(async (s) => {
     const full = 'https://xn--pple-43d.com/oauth/authorize?state=abc&next=%2Fpay';
-    const prompt = urlPrompt(full, { url: { full, host: 'аpple.com', asciiHost: 'xn--pple-43d.com', warnings: ['punycode', 'mixed-script'] } });
+    const prompt = urlPrompt(full, {
+      url: { full, host: 'аpple.com', asciiHost: 'xn--pple-43d.com', warnings: ['punycode', 'mixed-script'] },
+    });
     const answer = s.presenter.present(prompt, new AbortController().signal);
     const c = card(s, prompt.id);
     await c.waitFor();
@@ -182,11 +202,19 @@ test('URL consent: full URL and host shown, nothing fetched, opened with noopene
     assert.equal(await settledWithin(answer), 'pending');
     // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
     assert.ok(!s.requests.some((u) => u.includes('pple')), 'nothing fetched before consent');
-    assert.equal(await c.getByRole('button', { name: /^Open / }).innerText(), 'Open xn--pple-43d.com', 'a look-alike name is not repeated on the button');
+    assert.equal(
+      await c.getByRole('button', { name: /^Open / }).innerText(),
+      'Open xn--pple-43d.com',
+      'a look-alike name is not repeated on the button',
+    );
     await c.getByRole('button', { name: /^Open / }).click();
     assert.deepEqual(await within(answer, 'open'), { action: 'accept' });
     await s.page.waitForFunction(() => (window as unknown as { opened: unknown[] }).opened.length === 1);
-    assert.deepEqual(await s.page.evaluate(() => (window as unknown as { opened: unknown[] }).opened[0]), [full, '_blank', 'noopener,noreferrer']);
+    assert.deepEqual(await s.page.evaluate(() => (window as unknown as { opened: unknown[] }).opened[0]), [
+      full,
+      '_blank',
+      'noopener,noreferrer',
+    ]);
 
     const second = urlPrompt('https://example.com/pay');
     const declined = s.presenter.present(second, new AbortController().signal);
@@ -236,15 +264,21 @@ test('two concurrent prompts from two servers are labelled and answered independ
 
 test('keyboard: Tab reaches every field and the three buttons in order, with a visible focus ring', { skip }, () =>
   withSession(async (s) => {
-    const prompt = formPrompt({ rawSchema: { type: 'object', properties: { who: { type: 'string', title: 'Who' }, ok: { type: 'boolean', title: 'OK' } } } });
+    const prompt = formPrompt({
+      rawSchema: { type: 'object', properties: { who: { type: 'string', title: 'Who' }, ok: { type: 'boolean', title: 'OK' } } },
+    });
     const answer = s.presenter.present(prompt, new AbortController().signal);
     await field(s, prompt.id, 'who').locator('input').focus();
     const seen: string[] = [];
     for (let i = 0; i < 8; i++) {
-      seen.push(await s.page.evaluate(() => {
-        const e = document.activeElement as HTMLElement;
-        return e.getAttribute('data-action') ?? e.closest('.field')?.getAttribute('data-field') ?? (e as HTMLInputElement).value ?? e.tagName;
-      }));
+      seen.push(
+        await s.page.evaluate(() => {
+          const e = document.activeElement as HTMLElement;
+          return (
+            e.getAttribute('data-action') ?? e.closest('.field')?.getAttribute('data-field') ?? (e as HTMLInputElement).value ?? e.tagName
+          );
+        }),
+      );
       await s.page.keyboard.press('Tab');
     }
     assert.deepEqual(seen.slice(0, 6), ['who', 'ok', 'once', 'accept', 'decline', 'cancel']);
@@ -299,7 +333,9 @@ test('tools panel: argument form from inputSchema; text, image, structured and e
   withSession(async (s) => {
     const tool = (name: string) => s.page.locator(`details.tool[data-tool="everything/${name}"]`);
     await tool('echo').locator('summary').click();
-    await tool('echo').getByLabel(/message/).fill('hello');
+    await tool('echo')
+      .getByLabel(/message/)
+      .fill('hello');
     await tool('echo').getByRole('button', { name: 'Call echo' }).click();
     await tool('echo').locator('.result pre.text').filter({ hasText: 'Echo: hello' }).waitFor();
     await tool('get-tiny-image').locator('summary').click();
@@ -316,7 +352,10 @@ test('tools panel: argument form from inputSchema; text, image, structured and e
     await tool('fail').locator('summary').click();
     await tool('fail').getByRole('button').click();
     await tool('fail').locator('.result.is-error').waitFor();
-    assert.deepEqual(s.host.calls.map((c) => c.tool), ['echo', 'get-tiny-image', 'structured', 'fail']);
+    assert.deepEqual(
+      s.host.calls.map((c) => c.tool),
+      ['echo', 'get-tiny-image', 'structured', 'fail'],
+    );
     await s.shot('tools');
   }),
 );
@@ -347,8 +386,22 @@ test('roots, presets and audit panels: add a root (health shown), save and expor
       await row.getByRole('button', { name: 'Remove root scratch' }).click();
       await row.waitFor({ state: 'detached' });
 
-      await s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'decline', requestId: 'r-dec' });
-      await s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'alpha', kind: 'answer', action: 'accept', requestId: 'r-acc' });
+      await s.host.store.appendAudit({
+        ts: Date.now(),
+        scope: SCOPE,
+        server: 'alpha',
+        kind: 'answer',
+        action: 'decline',
+        requestId: 'r-dec',
+      });
+      await s.host.store.appendAudit({
+        ts: Date.now(),
+        scope: SCOPE,
+        server: 'alpha',
+        kind: 'answer',
+        action: 'accept',
+        requestId: 'r-acc',
+      });
       await s.page.getByLabel('Server', { exact: true }).fill('alpha');
       await s.page.getByLabel('Action').selectOption('decline');
       await s.page.getByRole('button', { name: 'Filter' }).click();
@@ -366,8 +419,17 @@ test('a re-presented prompt (round 2) shows the previous issues per field, the r
     const prompt = formPrompt({
       round: 2,
       issues: [{ code: 'required', path: '/name', severity: 'error', message: 'String is required' }],
-      repairs: [{ code: 'drop-pattern', path: '/properties/name/pattern', message: 'Dropped "pattern", which is not in the 2025-11-25 subset' }],
-      lint: [{ code: 'pattern', path: '/properties/name/pattern', severity: 'warning', message: 'pattern is not part of the requestedSchema subset' }],
+      repairs: [
+        { code: 'drop-pattern', path: '/properties/name/pattern', message: 'Dropped "pattern", which is not in the 2025-11-25 subset' },
+      ],
+      lint: [
+        {
+          code: 'pattern',
+          path: '/properties/name/pattern',
+          severity: 'warning',
+          message: 'pattern is not part of the requestedSchema subset',
+        },
+      ],
     });
     await s.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     const answer = s.presenter.present(prompt, new AbortController().signal);
@@ -384,7 +446,13 @@ test('a re-presented prompt (round 2) shows the previous issues per field, the r
 
 test('date-time fields are sent as RFC 3339 UTC times; typed numbers survive the round trip', { skip }, () =>
   withSession(async (s) => {
-    const prompt = formPrompt({ rawSchema: { type: 'object', properties: { at: { type: 'string', format: 'date-time', title: 'When' }, n: { type: 'number', title: 'N', minimum: -5 } }, required: ['at'] } });
+    const prompt = formPrompt({
+      rawSchema: {
+        type: 'object',
+        properties: { at: { type: 'string', format: 'date-time', title: 'When' }, n: { type: 'number', title: 'N', minimum: -5 } },
+        required: ['at'],
+      },
+    });
     const answer = s.presenter.present(prompt, new AbortController().signal);
     assert.equal(await field(s, prompt.id, 'at').locator('input').getAttribute('type'), 'datetime-local');
     await field(s, prompt.id, 'at').locator('input').fill('2025-01-31T09:30');
@@ -402,7 +470,14 @@ test('date-time fields are sent as RFC 3339 UTC times; typed numbers survive the
 test('sensitive fields are masked; remember is offered only for the others and names the masked ones', { skip }, () =>
   withSession(async (s) => {
     const prompt = formPrompt({
-      rawSchema: { type: 'object', properties: { apiKey: { type: 'string', title: 'API key' }, pin: { type: 'integer', title: 'PIN' }, user: { type: 'string', title: 'User' } } },
+      rawSchema: {
+        type: 'object',
+        properties: {
+          apiKey: { type: 'string', title: 'API key' },
+          pin: { type: 'integer', title: 'PIN' },
+          user: { type: 'string', title: 'User' },
+        },
+      },
       warnings: ['sensitive:apiKey', 'sensitive:pin'],
     });
     assert.deepEqual(prompt.sensitiveFields, ['apiKey', 'pin']);

@@ -29,8 +29,16 @@ before(async () => {
   browser = await launch();
   s = await open(browser);
   client = new Client({ name: 'parley-console-e2e', version: '0.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
-  client.setRequestHandler('elicitation/create', async (req, ctx) =>
-    (await broker.elicit(req.params as ElicitParams, { server: 'everything', era: 'legacy', revision: client.getNegotiatedProtocolVersion?.() ?? '2025-11-25', signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id })) as never,
+  client.setRequestHandler(
+    'elicitation/create',
+    async (req, ctx) =>
+      (await broker.elicit(req.params as ElicitParams, {
+        server: 'everything',
+        era: 'legacy',
+        revision: client.getNegotiatedProtocolVersion?.() ?? '2025-11-25',
+        signal: ctx.mcpReq.signal,
+        requestId: ctx.mcpReq.id,
+      })) as never,
   );
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [SERVER, 'stdio'], stderr: 'pipe' }));
 });

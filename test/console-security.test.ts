@@ -14,14 +14,22 @@ const realOut = process.stdout.write.bind(process.stdout);
 const realErr = process.stderr.write.bind(process.stderr);
 
 /** Raw request (node:http) so Host and Origin can be set freely. */
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: con.port, method, path, headers: { host: `127.0.0.1:${con.port}`, ...headers }, timeout: 15_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: con.port, method, path, headers: { host: `127.0.0.1:${con.port}`, ...headers }, timeout: 15_000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end(body);
@@ -30,8 +38,12 @@ function raw(method: string, path: string, headers: Record<string, string> = {},
 
 before(async () => {
   // Capture everything written while the console starts and serves, to prove the token is not logged.
-  process.stdout.write = ((c: string | Uint8Array, ...a: unknown[]) => (written.push(String(c)), realOut(c, ...(a as [])))) as typeof process.stdout.write;
-  process.stderr.write = ((c: string | Uint8Array, ...a: unknown[]) => (written.push(String(c)), realErr(c, ...(a as [])))) as typeof process.stderr.write;
+  process.stdout.write = ((c: string | Uint8Array, ...a: unknown[]) => (
+    written.push(String(c)), realOut(c, ...(a as []))
+  )) as typeof process.stdout.write;
+  process.stderr.write = ((c: string | Uint8Array, ...a: unknown[]) => (
+    written.push(String(c)), realErr(c, ...(a as []))
+  )) as typeof process.stderr.write;
   host = createTestHost();
   con = await startConsole({ host, presenter: new WebPresenter(), port: 0 });
   const r = await raw('GET', `/?token=${con.token}`);
@@ -159,24 +171,57 @@ test('state-changing requests need the console origin: foreign Origin → 403, o
   const json = { 'content-type': 'application/json' };
   const evil = await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: 'http://evil.example' }, '{}');
   assert.equal(evil.status, 403);
-  assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: `http://127.0.0.1:${con.port + 1}` }, '{}')).status, 403);
+  assert.equal(
+    (await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: `http://127.0.0.1:${con.port + 1}` }, '{}')).status,
+    403,
+  );
   assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: 'null' }, '{}')).status, 403);
   // Cookie alone without Origin: refused (browsers always send Origin on POST).
   assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie }, '{}')).status, 403);
-  assert.equal((await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: `http://127.0.0.1:${con.port}`, 'sec-fetch-site': 'cross-site' }, '{}')).status, 403);
+  assert.equal(
+    (
+      await raw(
+        'POST',
+        '/api/servers/files/restart',
+        { ...json, cookie, origin: `http://127.0.0.1:${con.port}`, 'sec-fetch-site': 'cross-site' },
+        '{}',
+      )
+    ).status,
+    403,
+  );
   assert.equal(host.servers[1].state, 'failed', 'no refused request reached the host');
-  const ok = await raw('POST', '/api/servers/files/restart', { ...json, cookie, origin: `http://127.0.0.1:${con.port}`, 'sec-fetch-site': 'same-origin' }, '{}');
+  const ok = await raw(
+    'POST',
+    '/api/servers/files/restart',
+    { ...json, cookie, origin: `http://127.0.0.1:${con.port}`, 'sec-fetch-site': 'same-origin' },
+    '{}',
+  );
   assert.equal(ok.status, 200);
   assert.equal(host.servers[1].state, 'ready');
   // A script with the bearer token and no Origin may change state.
   assert.equal((await raw('POST', '/api/servers/everything/restart', { ...json, authorization: `Bearer ${con.token}` }, '{}')).status, 200);
   // Foreign Origin with a valid bearer is still refused.
-  assert.equal((await raw('POST', '/api/servers/everything/restart', { ...json, authorization: `Bearer ${con.token}`, origin: 'http://evil.example' }, '{}')).status, 403);
+  assert.equal(
+    (
+      await raw(
+        'POST',
+        '/api/servers/everything/restart',
+        { ...json, authorization: `Bearer ${con.token}`, origin: 'http://evil.example' },
+        '{}',
+      )
+    ).status,
+    403,
+  );
 });
 
 test('API bodies over 1 MiB are refused with 413', async () => {
   const big = JSON.stringify({ uri: 'file:///x', name: 'x'.repeat(1024 * 1024 + 10) });
-  const r = await raw('POST', '/api/roots', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)), authorization: `Bearer ${con.token}` }, big);
+  const r = await raw(
+    'POST',
+    '/api/roots',
+    { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)), authorization: `Bearer ${con.token}` },
+    big,
+  );
   assert.equal(r.status, 413);
   assert.equal(host.roots.list().length, 0);
 });

@@ -27,12 +27,17 @@ afterEach(async () => {
 
 /** True when the element's box overlaps the viewport. */
 const inViewport = (s: Session, selector: string) =>
-  s.page.locator(selector).first().evaluate((el) => {
-    const r = el.getBoundingClientRect();
-    return r.bottom > 0 && r.top < window.innerHeight && r.width > 0;
-  });
+  s.page
+    .locator(selector)
+    .first()
+    .evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight && r.width > 0;
+    });
 
-test('a request that arrives while the person is down the page shows a fixed notice that jumps to it; the title counts', { skip }, async () => {
+test('a request that arrives while the person is down the page shows a fixed notice that jumps to it; the title counts', {
+  skip,
+}, async () => {
   const s = session;
   await s.page.setViewportSize({ width: 1100, height: 400 });
   try {
@@ -72,7 +77,9 @@ async function call(s: Session, name: string): Promise<void> {
   await t.locator('.result h4').first().waitFor();
 }
 
-test('tool results: a chart is shown as an image, its SVG copy is offered (never printed); an SVG resource alone is an image', { skip }, async () => {
+test('tool results: a chart is shown as an image, its SVG copy is offered (never printed); an SVG resource alone is an image', {
+  skip,
+}, async () => {
   const s = session;
   await call(s, 'chart');
   const r = tool(s, 'chart').locator('.result');
@@ -121,7 +128,15 @@ test('restarting one server (its tools re-listed) keeps the results already show
 
 test('-32042 retry-or-cancel (a host decision) is a card with Retry and Cancel the call; the host can withdraw it', { skip }, async () => {
   const s = session;
-  const decision = (id: string) => ({ id, kind: 'url-retry' as const, server: 'everything', tool: 'trigger-url-elicitation', round: 1, urls: ['https://modelcontextprotocol.io'], message: 'everything needs the browser step at https://modelcontextprotocol.io before trigger-url-elicitation can run.' });
+  const decision = (id: string) => ({
+    id,
+    kind: 'url-retry' as const,
+    server: 'everything',
+    tool: 'trigger-url-elicitation',
+    round: 1,
+    urls: ['https://modelcontextprotocol.io'],
+    message: 'everything needs the browser step at https://modelcontextprotocol.io before trigger-url-elicitation can run.',
+  });
   const retry = s.presenter.decide(decision('d-1'), new AbortController().signal);
   const c = s.page.locator('article.prompt[data-id="d-1"]');
   await c.waitFor();
@@ -145,10 +160,23 @@ test('-32042 retry-or-cancel (a host decision) is a card with Retry and Cancel t
 test('the audit table fits its card, long details included', { skip }, async () => {
   const s = session;
   const { SCOPE } = await import('./fixtures/console/host.js');
-  s.host.store.appendAudit({ ts: Date.now(), scope: SCOPE, server: 'everything', kind: 'policy', action: 'decline', requestId: 'r-'.padEnd(60, 'x'), detail: { reason: 'sensitive-field', message: 'y'.repeat(400), url: 'https://example.com/' + 'z'.repeat(200) } });
+  s.host.store.appendAudit({
+    ts: Date.now(),
+    scope: SCOPE,
+    server: 'everything',
+    kind: 'policy',
+    action: 'decline',
+    requestId: 'r-'.padEnd(60, 'x'),
+    detail: { reason: 'sensitive-field', message: 'y'.repeat(400), url: 'https://example.com/' + 'z'.repeat(200) },
+  });
   s.host.emit({ type: 'audit' });
   await s.page.locator('#audit table td').filter({ hasText: 'r-xxxx' }).waitFor();
-  const fit = await s.page.locator('#audit-section').evaluate((sec) => ({ section: sec.clientWidth, table: sec.querySelector('table')!.scrollWidth, page: document.documentElement.scrollWidth, view: window.innerWidth }));
+  const fit = await s.page.locator('#audit-section').evaluate((sec) => ({
+    section: sec.clientWidth,
+    table: sec.querySelector('table')!.scrollWidth,
+    page: document.documentElement.scrollWidth,
+    view: window.innerWidth,
+  }));
   assert.ok(fit.table <= fit.section, `table ${fit.table} px in a ${fit.section} px card`);
   assert.ok(fit.page <= fit.view, `page ${fit.page} px wide in a ${fit.view} px window`);
 });
@@ -157,7 +185,11 @@ test('URL warnings are shown in words, never as raw codes (url:punycode, credent
   const s = session;
   const { urlPrompt } = await import('./fixtures/console/prompts.js');
   const base = urlPrompt('https://user@xn--e1afmkfd.example/login');
-  const prompt = { ...base, warnings: ['url:punycode', 'url:credentials-in-url'], url: { ...base.url!, warnings: ['punycode', 'credentials-in-url'] } };
+  const prompt = {
+    ...base,
+    warnings: ['url:punycode', 'url:credentials-in-url'],
+    url: { ...base.url!, warnings: ['punycode', 'credentials-in-url'] },
+  };
   const answer = s.presenter.present(prompt, new AbortController().signal);
   const c = s.page.locator(`article.prompt[data-id="${prompt.id}"]`);
   await c.waitFor();

@@ -28,7 +28,7 @@ async function consent(u: Up, page: Page, shot: string): Promise<{ full: string;
   const host = await card.locator('mark.url-host').innerText();
   // req: ELIC-1125-URL-CONSENT
   assert.equal(await card.locator('strong.url-site').innerText(), host, 'the site name is shown in bold');
-  assert.equal(new URL(full).host, host, 'the highlighted host is the URL\'s host');
+  assert.equal(new URL(full).host, host, "the highlighted host is the URL's host");
   assert.equal(await card.locator('a[href]').count(), 0, 'the URL is never a link');
   const open = card.getByRole('button', { name: `Open ${host}` });
   await open.waitFor();
@@ -41,13 +41,20 @@ async function consent(u: Up, page: Page, shot: string): Promise<{ full: string;
   return { full, host };
 }
 
-test('server-everything through parley up: the 13-field form and URL mode (-32042 path) in the browser', { skip, timeout: 180_000 }, async () => {
+test('server-everything through parley up: the 13-field form and URL mode (-32042 path) in the browser', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   const t0 = Date.now();
   let u: Up | undefined;
   try {
     u = await up(['--config', 'everything.json'], {
       expectReady: 1,
-      prepare: (dir) => writeFileSync(join(dir, 'everything.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } })),
+      prepare: (dir) =>
+        writeFileSync(
+          join(dir, 'everything.json'),
+          JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }),
+        ),
     });
     const { page } = u;
     assert.equal(u.events.find((e) => e.event === 'config')?.origin, 'flag');
@@ -64,7 +71,14 @@ test('server-everything through parley up: the 13-field form and URL mode (-3204
     assert.equal(await field('firstLine').locator('input').inputValue(), 'It was a dark and stormy night.');
     assert.equal(await field('integer').locator('input').inputValue(), '42');
     // req: ELIC-1125-FORMATS
-    for (const [name, type] of [['email', 'email'], ['homepage', 'url'], ['birthdate', 'date'], ['integer', 'number'], ['number', 'number'], ['check', 'checkbox']]) {
+    for (const [name, type] of [
+      ['email', 'email'],
+      ['homepage', 'url'],
+      ['birthdate', 'date'],
+      ['integer', 'number'],
+      ['number', 'number'],
+      ['check', 'checkbox'],
+    ]) {
       assert.equal(await field(name).locator('input').first().getAttribute('type'), type, name);
     }
     await field('name').locator('input').fill('Ada Lovelace');
@@ -110,14 +124,19 @@ test('server-everything through parley up: the 13-field form and URL mode (-3204
     await u.shot('8-url-retry');
     await retry.click();
     seen.push(await consent(u, page, '8-url-consent-2')); // the retried call's own elicitation
-    assert.deepEqual(seen, [{ full: 'https://modelcontextprotocol.io', host: 'modelcontextprotocol.io' }, { full: 'https://example.com/pay', host: 'example.com' }]);
+    assert.deepEqual(seen, [
+      { full: 'https://modelcontextprotocol.io', host: 'modelcontextprotocol.io' },
+      { full: 'https://example.com/pay', host: 'example.com' },
+    ]);
     const urlResult = await toolResult(urlTool);
     const urlText = await urlResult.innerText();
     assert.equal(await urlResult.locator('h4').first().innerText(), 'Result', urlText);
     assert.match(urlText, /User completed the URL elicitation flow/, urlText);
     assert.match(urlText, /URL: https:\/\/example\.com\/pay/);
     await u.shot('9-url-done', urlTool, 700);
-    console.log(`# timings: up+ready+page ${tReady - t0} ms, 13-field form ${tForm - tReady} ms, url flow ${Date.now() - tForm} ms; consent screens: ${JSON.stringify(seen)}`);
+    console.log(
+      `# timings: up+ready+page ${tReady - t0} ms, 13-field form ${tForm - tReady} ms, url flow ${Date.now() - tForm} ms; consent screens: ${JSON.stringify(seen)}`,
+    );
   } finally {
     await u?.stop();
   }

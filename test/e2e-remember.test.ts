@@ -12,7 +12,11 @@ import type { Locator, Page } from 'playwright-core';
 import { CHROMIUM, REPO, openTool, up, type Up } from './fixtures/e2e/up.js';
 
 const built = existsSync(join(REPO, 'dist/servers/sales/main.js')) && existsSync(join(REPO, 'dist/servers/charts/main.js'));
-const skip = !existsSync(CHROMIUM) ? `${CHROMIUM} is not installed` : !built ? 'dist/servers is not built: run npm run build (npm test does)' : false;
+const skip = !existsSync(CHROMIUM)
+  ? `${CHROMIUM} is not installed`
+  : !built
+    ? 'dist/servers is not built: run npm run build (npm test does)'
+    : false;
 
 async function api(u: Up, method: string, path: string, body?: unknown): Promise<{ status: number; data: any }> {
   const token = new URL(u.url).searchParams.get('token');
@@ -37,12 +41,18 @@ async function until(check: () => Promise<boolean>, what: string, ms = 60_000): 
 
 async function callQuery(page: Page): Promise<Locator> {
   const tool = await openTool(page, 'sales', 'query_sales');
-  await tool.locator('.result').evaluate((el) => el.replaceChildren()).catch(() => undefined);
+  await tool
+    .locator('.result')
+    .evaluate((el) => el.replaceChildren())
+    .catch(() => undefined);
   await tool.getByRole('button', { name: 'Call query_sales' }).click();
   return tool;
 }
 
-test('remember "answer automatically" across a restart, switch to prefill only, presets keep answers and survive', { skip, timeout: 300_000 }, async () => {
+test('remember "answer automatically" across a restart, switch to prefill only, presets keep answers and survive', {
+  skip,
+  timeout: 300_000,
+}, async () => {
   const keep = mkdtempSync(join(tmpdir(), 'parley-e2e-db-'));
   const db = join(keep, 'parley.db');
   let u: Up | undefined;
@@ -77,12 +87,18 @@ test('remember "answer automatically" across a restart, switch to prefill only, 
     page = u.page;
     await page.locator('#presets li[data-preset="scene"]', { hasText: 'answers for sales' }).waitFor();
     const presets = await api(u, 'GET', '/presets');
-    assert.deepEqual(presets.data.map((p: { name: string; servers: string[] }) => [p.name, p.servers]), [['scene', ['sales']]]);
+    assert.deepEqual(
+      presets.data.map((p: { name: string; servers: string[] }) => [p.name, p.servers]),
+      [['scene', ['sales']]],
+    );
     const tool = await callQuery(page);
     await tool.locator('.result pre.text', { hasText: /^products · .* · region 北京:/ }).waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('article.prompt').count(), 0, 'answered automatically: nobody was asked');
     const auto = (await api(u, 'GET', '/audit?kind=answer')).data as Array<{ detail?: { source?: string } }>;
-    assert.ok(auto.some((a) => a.detail?.source === 'remembered-auto'), JSON.stringify(auto));
+    assert.ok(
+      auto.some((a) => a.detail?.source === 'remembered-auto'),
+      JSON.stringify(auto),
+    );
 
     // Prefill only: after the server forgets its session configuration the form comes back, prefilled.
     const again = page.locator('#answers li[data-answer^="sales/"]');

@@ -13,7 +13,11 @@ import { CHROMIUM, REPO, openTool, up, type Up } from './fixtures/e2e/up.js';
 
 let callLine: string | null = null;
 const built = existsSync(join(REPO, 'dist/servers/sales/main.js')) && existsSync(join(REPO, 'dist/servers/charts/main.js'));
-const skip = !existsSync(CHROMIUM) ? `${CHROMIUM} is not installed` : !built ? 'dist/servers is not built: run npm run build (npm test does)' : false;
+const skip = !existsSync(CHROMIUM)
+  ? `${CHROMIUM} is not installed`
+  : !built
+    ? 'dist/servers is not built: run npm run build (npm test does)'
+    : false;
 
 /** The one pending card from `server` (waits for it). */
 async function pendingCard(page: Page, server: string): Promise<Locator> {
@@ -38,7 +42,9 @@ async function querySales(page: Page): Promise<{ tool: Locator; form: Locator }>
 
 /** Audit rows (text of each row) after the panel reloads with `action` present. */
 async function auditRow(page: Page, action: string, server = 'sales'): Promise<string> {
-  const row = page.locator('#audit tbody tr', { has: page.locator('td:nth-child(4)', { hasText: new RegExp(`^${action}$`) }) }).filter({ has: page.locator('td:nth-child(2)', { hasText: server }) });
+  const row = page
+    .locator('#audit tbody tr', { has: page.locator('td:nth-child(4)', { hasText: new RegExp(`^${action}$`) }) })
+    .filter({ has: page.locator('td:nth-child(2)', { hasText: server }) });
   await row.first().waitFor({ timeout: 15_000 });
   return row.first().innerText();
 }
@@ -67,7 +73,10 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     assert.match(await rootRow.innerText(), /reports/);
     // req: ROOTS-CLIENT-MONITOR
     // The row appears when the root is added (state "unchecked"); the health check then marks it ok.
-    await rootRow.locator('.state', { hasText: /^ok$/ }).waitFor({ timeout: 15_000 }).catch(() => undefined);
+    await rootRow
+      .locator('.state', { hasText: /^ok$/ })
+      .waitFor({ timeout: 15_000 })
+      .catch(() => undefined);
     assert.match(await rootRow.locator('.state').innerText(), /^ok$/);
     assert.equal(await page.locator('#root-error').innerText(), '');
     await u.shot('1-root-added');
@@ -107,11 +116,18 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     // (c) chart that result: data_source passed as the argument, chart type and title in the form
     const chart = await openTool(page, 'charts', 'generate_chart');
     await chart.locator('.field', { hasText: 'data_source' }).locator('input, textarea').fill(uri);
-    await chart.locator('.field', { hasText: 'chart_type' }).locator('select, input').first().evaluate((el) => el.tagName);
+    await chart
+      .locator('.field', { hasText: 'chart_type' })
+      .locator('select, input')
+      .first()
+      .evaluate((el) => el.tagName);
     const typeCtl = chart.locator('.field', { hasText: 'chart_type' }).locator('select, input').first();
     if ((await typeCtl.evaluate((el) => el.tagName)) === 'SELECT') await typeCtl.selectOption('bar');
     else await typeCtl.fill('bar');
-    await chart.locator('.field', { hasText: /^title/ }).locator('input').fill('北京: revenue by product, last month');
+    await chart
+      .locator('.field', { hasText: /^title/ })
+      .locator('input')
+      .fill('北京: revenue by product, last month');
     await chart.getByRole('button', { name: 'Call generate_chart' }).click();
     const chartResult = await toolResult(chart);
     assert.equal(await chartResult.locator('h4').first().innerText(), 'Result', await chartResult.innerText());
@@ -119,7 +135,11 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     const img = chartResult.locator('img');
     await img.waitFor();
     assert.match((await img.getAttribute('src')) ?? '', /^data:image\/png;base64,/);
-    const size = await img.evaluate((el) => ({ w: (el as HTMLImageElement).naturalWidth, h: (el as HTMLImageElement).naturalHeight, complete: (el as HTMLImageElement).complete }));
+    const size = await img.evaluate((el) => ({
+      w: (el as HTMLImageElement).naturalWidth,
+      h: (el as HTMLImageElement).naturalHeight,
+      complete: (el as HTMLImageElement).complete,
+    }));
     assert.ok(size.complete && size.w >= 200 && size.h >= 150, `a decoded chart of real size: ${JSON.stringify(size)}`);
     await img.scrollIntoViewIfNeeded();
     await u.shot('4-chart', chartResult, 572);
@@ -168,14 +188,20 @@ test('decline and cancel (Esc) on the sales form: the tool says so, the audit lo
     await page.keyboard.press('Escape');
     await form.waitFor({ state: 'detached' });
     result = await toolResult(first.tool);
-    await page.waitForFunction(() => !/Calling/.test(document.querySelector('details.tool[data-tool="sales/query_sales"] .result')?.textContent ?? 'Calling'), null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => !/Calling/.test(document.querySelector('details.tool[data-tool="sales/query_sales"] .result')?.textContent ?? 'Calling'),
+      null,
+      { timeout: 30_000 },
+    );
     const cancelled = await result.innerText();
     assert.match(cancelled, /the user chose cancel for configuration "sales"/, cancelled);
     assert.ok(await result.evaluate((el) => el.classList.contains('is-error')));
     const cancelRow = await auditRow(page, 'cancel');
     assert.match(cancelRow, /sales/);
     await u.shot('6-cancelled', result, 400);
-    console.log(`# decline text: ${JSON.stringify(declined)}\n# cancel text: ${JSON.stringify(cancelled)}\n# audit: ${JSON.stringify([declineRow, cancelRow])}`);
+    console.log(
+      `# decline text: ${JSON.stringify(declined)}\n# cancel text: ${JSON.stringify(cancelled)}\n# audit: ${JSON.stringify([declineRow, cancelRow])}`,
+    );
   } finally {
     await u?.stop();
   }

@@ -9,12 +9,19 @@ import { CHROMIUM, EVERYTHING, openTool, up, type Up } from './fixtures/e2e/up.j
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
 
-test('a -32042 URL consent card is withdrawn when its server restarts, and parley up still exits on SIGTERM', { skip, timeout: 180_000 }, async () => {
+test('a -32042 URL consent card is withdrawn when its server restarts, and parley up still exits on SIGTERM', {
+  skip,
+  timeout: 180_000,
+}, async () => {
   let u: Up | undefined;
   try {
     u = await up(['--config', 'everything.json'], {
       expectReady: 1,
-      prepare: (dir) => writeFileSync(join(dir, 'everything.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } })),
+      prepare: (dir) =>
+        writeFileSync(
+          join(dir, 'everything.json'),
+          JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }),
+        ),
     });
     const { page, child } = u;
     const tool = await openTool(page, 'everything', 'trigger-url-elicitation');
@@ -24,7 +31,10 @@ test('a -32042 URL consent card is withdrawn when its server restarts, and parle
     const card = page.locator('article.prompt[data-server="everything"]');
     await card.waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Restart everything' }).click();
-    const withdrawn = await card.waitFor({ state: 'detached', timeout: 15_000 }).then(() => true, () => false);
+    const withdrawn = await card.waitFor({ state: 'detached', timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    );
     const exited = new Promise<boolean>((r) => child.once('exit', () => r(true)));
     child.kill('SIGTERM');
     const exitedInTime = await Promise.race([exited, new Promise<boolean>((r) => setTimeout(() => r(false), 15_000))]);

@@ -43,12 +43,31 @@ function eraPeer(t: TestContext, era: string) {
   const logFile = join(dir, 'events.log');
   writeFileSync(state, era);
   const def = stdioDef('peer', [PEER, state, logFile]);
-  const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => { const [event, pid] = l.split(' '); return { event, pid }; }) : []);
-  return { dir, def, log, setEra: (e: string) => writeFileSync(state, e), count: (event: string) => log().filter((l) => l.event === event).length };
+  const log = () =>
+    existsSync(logFile)
+      ? readFileSync(logFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => {
+            const [event, pid] = l.split(' ');
+            return { event, pid };
+          })
+      : [];
+  return {
+    dir,
+    def,
+    log,
+    setEra: (e: string) => writeFileSync(state, e),
+    count: (event: string) => log().filter((l) => l.event === event).length,
+  };
 }
 
 /** A manager over `defs` whose `era` events are collected; stopped after the test. */
-function manager(t: TestContext, defs: Record<string, StdioServerDef>, extra: Partial<ConstructorParameters<typeof ServerManager>[1]> = {}) {
+function manager(
+  t: TestContext,
+  defs: Record<string, StdioServerDef>,
+  extra: Partial<ConstructorParameters<typeof ServerManager>[1]> = {},
+) {
   const m = new ServerManager(defs, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop, ...extra });
   const eras: EraEvent[] = [];
   m.events.on('era', (e) => eras.push(e));
@@ -72,18 +91,35 @@ describe('a cached verdict is reused', () => {
     // With the sibling probe, start() resolves once the session child is spawned, before it has said
     // anything (capabilities come from the sibling's DiscoverResult), so its log line may come later.
     await until(() => p.count('spawn'), 2, 'first start: probe sibling + session child');
-    assert.deepEqual(first.eras.map((e) => [e.era, e.negotiation]), [['modern', 'probed']]);
+    assert.deepEqual(
+      first.eras.map((e) => [e.era, e.negotiation]),
+      [['modern', 'probed']],
+    );
     assert.equal((await s.getEraVerdict(eraVerdictKey(p.def)))?.era, 'modern');
     await first.m.stopAll();
 
     const second = manager(t, { peer: p.def }, { eraVerdicts: s });
     await second.m.start('peer');
     const after = p.log().slice(3);
-    assert.deepEqual(p.log().slice(0, 3).map((l) => l.event), ['spawn', 'discover', 'spawn'], 'first run: sibling, its probe, session child');
-    assert.deepEqual(after.map((l) => l.event), ['spawn', 'discover'], 'one process; the probe ran on it');
+    assert.deepEqual(
+      p
+        .log()
+        .slice(0, 3)
+        .map((l) => l.event),
+      ['spawn', 'discover', 'spawn'],
+      'first run: sibling, its probe, session child',
+    );
+    assert.deepEqual(
+      after.map((l) => l.event),
+      ['spawn', 'discover'],
+      'one process; the probe ran on it',
+    );
     assert.equal(after[0].pid, after[1].pid, 'server/discover went to the session child itself');
     assert.equal(second.m.info('peer')?.pid, Number(after[0].pid));
-    assert.deepEqual(second.eras.map((e) => [e.era, e.negotiation]), [['modern', 'verdict']]);
+    assert.deepEqual(
+      second.eras.map((e) => [e.era, e.negotiation]),
+      [['modern', 'verdict']],
+    );
     assert.equal(text(await second.m.callTool('peer', 'era')), 'modern');
   });
 
@@ -98,7 +134,10 @@ describe('a cached verdict is reused', () => {
     const second = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await second.m.start('peer');
     assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [3, 1, 2], 'second start: one process, no probe');
-    assert.deepEqual(second.eras.map((e) => [e.era, e.negotiation]), [['legacy', 'verdict']]);
+    assert.deepEqual(
+      second.eras.map((e) => [e.era, e.negotiation]),
+      [['legacy', 'verdict']],
+    );
   });
 
   it('without a store, managers in one process share verdicts (process-wide memory)', async (t) => {
@@ -110,7 +149,10 @@ describe('a cached verdict is reused', () => {
     const b = manager(t, { peer: p.def });
     await b.m.start('peer');
     assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [3, 1, 2], 'second start: one spawn, no probe');
-    assert.deepEqual(b.eras.map((e) => [e.era, e.negotiation]), [['legacy', 'verdict']]);
+    assert.deepEqual(
+      b.eras.map((e) => [e.era, e.negotiation]),
+      [['legacy', 'verdict']],
+    );
     assert.equal(text(await b.m.callTool('peer', 'era')), 'legacy');
   });
 });
@@ -133,7 +175,10 @@ describe('a stale verdict falls back and is corrected', () => {
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
     assert.equal(p.count('spawn') - spawned, 1, 'no extra process');
-    assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['legacy', 'corrected']]);
+    assert.deepEqual(
+      eras.map((e) => [e.era, e.negotiation]),
+      [['legacy', 'corrected']],
+    );
     assert.equal((await verdicts.getEraVerdict(key))?.era, 'legacy');
     assert.equal(text(await m.callTool('peer', 'era')), 'legacy');
   });
@@ -145,7 +190,10 @@ describe('a stale verdict falls back and is corrected', () => {
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
     assert.equal(p.count('spawn') - spawned, 3, 'direct attempt (died on the probe) + probe sibling + session child');
-    assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['legacy', 'corrected']]);
+    assert.deepEqual(
+      eras.map((e) => [e.era, e.negotiation]),
+      [['legacy', 'corrected']],
+    );
     assert.equal((await verdicts.getEraVerdict(key))?.era, 'legacy');
     assert.equal(text(await m.callTool('peer', 'era')), 'legacy');
     // and the corrected verdict is then used as is
@@ -154,7 +202,10 @@ describe('a stale verdict falls back and is corrected', () => {
     const before = p.count('spawn');
     await again.m.start('peer');
     assert.equal(p.count('spawn') - before, 1);
-    assert.deepEqual(again.eras.map((e) => e.negotiation), ['verdict']);
+    assert.deepEqual(
+      again.eras.map((e) => e.negotiation),
+      ['verdict'],
+    );
   });
 
   it('legacy verdict, server now rejects initialize (2026-07-28 only): falls back to the probe, verdict becomes modern', async (t) => {
@@ -164,7 +215,10 @@ describe('a stale verdict falls back and is corrected', () => {
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
     await until(() => p.count('spawn') - spawned, 3, 'direct attempt (initialize refused) + probe sibling + session child');
-    assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['modern', 'corrected']]);
+    assert.deepEqual(
+      eras.map((e) => [e.era, e.negotiation]),
+      [['modern', 'corrected']],
+    );
     assert.equal((await verdicts.getEraVerdict(key))?.era, 'modern');
     assert.equal(text(await m.callTool('peer', 'era')), 'modern');
   });
@@ -177,7 +231,10 @@ describe('a stale verdict falls back and is corrected', () => {
     await verdicts.putEraVerdict({ defHash: key, era: 'legacy', verifiedAt: Date.now() - LEGACY_VERDICT_TTL_MS - 1000 });
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
-    assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['modern', 'probed']]);
+    assert.deepEqual(
+      eras.map((e) => [e.era, e.negotiation]),
+      [['modern', 'probed']],
+    );
     assert.equal((await verdicts.getEraVerdict(key))?.era, 'modern');
   });
 
@@ -188,13 +245,19 @@ describe('a stale verdict falls back and is corrected', () => {
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts, probeTimeoutMs: 300 });
     await m.start('peer');
     assert.equal(p.count('spawn') - spawned, 1, 'the in-place probe timed out; initialize ran on the same process');
-    assert.deepEqual(eras.map((e) => [e.era, e.negotiation]), [['legacy', 'corrected']]);
+    assert.deepEqual(
+      eras.map((e) => [e.era, e.negotiation]),
+      [['legacy', 'corrected']],
+    );
     assert.equal(m.info('peer')?.negotiation, 'corrected');
     assert.equal(await verdicts.getEraVerdict(key), undefined, 'neither kept modern nor stored legacy');
     await m.stopAll();
     const again = manager(t, { peer: p.def }, { eraVerdicts: verdicts, probeTimeoutMs: 300 });
     await again.m.start('peer');
-    assert.deepEqual(again.eras.map((e) => [e.era, e.negotiation]), [['legacy', 'probed']]);
+    assert.deepEqual(
+      again.eras.map((e) => [e.era, e.negotiation]),
+      [['legacy', 'probed']],
+    );
     assert.equal(await verdicts.getEraVerdict(key), undefined);
   });
 
@@ -233,7 +296,10 @@ describe('with real SDK servers', () => {
     const b = manager(t, { real: r.def }, { eraVerdicts: verdicts });
     await b.m.start('real');
     assert.equal(r.spawns(), 3);
-    assert.deepEqual(b.eras.map((e) => [e.era, e.revision, e.negotiation]), [['modern', '2026-07-28', 'verdict']]);
+    assert.deepEqual(
+      b.eras.map((e) => [e.era, e.revision, e.negotiation]),
+      [['modern', '2026-07-28', 'verdict']],
+    );
     assert.deepEqual((await b.m.listTools('real')).tools.map((x) => x.name).sort(), ['ask', 'roots']);
   });
 
@@ -245,7 +311,10 @@ describe('with real SDK servers', () => {
     const { m, eras } = manager(t, { real: r.def }, { eraVerdicts: verdicts });
     await m.start('real');
     assert.equal(r.spawns(), 1);
-    assert.deepEqual(eras.map((e) => [e.era, e.revision, e.negotiation]), [['legacy', '2025-11-25', 'corrected']]);
+    assert.deepEqual(
+      eras.map((e) => [e.era, e.revision, e.negotiation]),
+      [['legacy', '2025-11-25', 'corrected']],
+    );
     assert.equal(text(await m.callTool('real', 'echo')), 'echo');
   });
 });
@@ -264,8 +333,9 @@ describe('era verdict key', () => {
       { ...base, args: ['y.js'] },
       { ...base, command: 'bun' },
       { ...base, cwd: '/elsewhere' },
-    ]) assert.notEqual(eraVerdictKey(other, '/w'), key);
-    assert.notEqual(eraVerdictKey(base, '/other-cwd'), key, 'no cwd: the host\'s working directory counts');
+    ])
+      assert.notEqual(eraVerdictKey(other, '/w'), key);
+    assert.notEqual(eraVerdictKey(base, '/other-cwd'), key, "no cwd: the host's working directory counts");
     const http = { name: 'h', type: 'http' as const, url: 'http://127.0.0.1:1/mcp', headers: {}, origin: { file: '<t>', pointer: '' } };
     assert.notEqual(eraVerdictKey(http), eraVerdictKey({ ...http, url: 'http://127.0.0.1:2/mcp' }));
   });
@@ -278,8 +348,14 @@ describe('era_verdicts table', () => {
     await s.putEraVerdict({ defHash: 'v1:k', era: 'legacy', revision: '2025-11-25', verifiedAt: 5 });
     await s.putEraVerdict({ defHash: 'v1:k', era: 'modern', revision: '2026-07-28', verifiedAt: 6 });
     assert.deepEqual(await s.getEraVerdict('v1:k'), { defHash: 'v1:k', era: 'modern', revision: '2026-07-28', verifiedAt: 6 });
-    await assert.rejects(async () => await s.putEraVerdict({ defHash: 'v1:k', era: 'future' as never, verifiedAt: 1 }), /era must be 'legacy' or 'modern'/);
-    await assert.rejects(async () => await s.putEraVerdict({ defHash: '', era: 'legacy', verifiedAt: 1 }), /defHash must be a non-empty string/);
+    await assert.rejects(
+      async () => await s.putEraVerdict({ defHash: 'v1:k', era: 'future' as never, verifiedAt: 1 }),
+      /era must be 'legacy' or 'modern'/,
+    );
+    await assert.rejects(
+      async () => await s.putEraVerdict({ defHash: '', era: 'legacy', verifiedAt: 1 }),
+      /defHash must be a non-empty string/,
+    );
     assert.equal(await s.deleteEraVerdict('v1:k'), true);
     assert.equal(await s.deleteEraVerdict('v1:k'), false);
   });
@@ -289,13 +365,18 @@ describe('era_verdicts table', () => {
     const raw = new Database(file);
     for (const step of MIGRATIONS.filter((m) => m.version <= 2)) raw.exec(step.sql);
     raw.pragma('user_version = 2');
-    raw.prepare(`INSERT INTO roots (tenant, user, session, uri, name, lifetime, source) VALUES (?, ?, ?, ?, ?, ?, ?)`).run('acme', 'alice', null, 'file:///work', 'work', 'app', 'user');
+    raw
+      .prepare(`INSERT INTO roots (tenant, user, session, uri, name, lifetime, source) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+      .run('acme', 'alice', null, 'file:///work', 'work', 'app', 'user');
     raw.close();
 
     const s = openSqliteStore(file);
     assert.equal(s.schemaVersion, SCHEMA_VERSION);
     assert.ok(SCHEMA_VERSION >= 3);
-    assert.deepEqual((await s.listRoots({ tenant: 'acme', user: 'alice', session: null })).map((r) => r.uri), ['file:///work']);
+    assert.deepEqual(
+      (await s.listRoots({ tenant: 'acme', user: 'alice', session: null })).map((r) => r.uri),
+      ['file:///work'],
+    );
     await s.putEraVerdict({ defHash: 'v1:abc', era: 'modern', verifiedAt: 1 });
     s.close();
 
@@ -305,7 +386,9 @@ describe('era_verdicts table', () => {
     const check = new Database(file);
     t.after(() => check.close());
     assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION);
-    assert.throws(() => check.prepare(`INSERT INTO era_verdicts (def_hash, era, verified_at) VALUES ('x', 'other', 1)`).run(), /CHECK constraint/);
+    assert.throws(
+      () => check.prepare(`INSERT INTO era_verdicts (def_hash, era, verified_at) VALUES ('x', 'other', 1)`).run(),
+      /CHECK constraint/,
+    );
   });
 });
-

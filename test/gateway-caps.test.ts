@@ -29,14 +29,20 @@ describe('gateway caps per user', () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-gw-caps-'));
     store = openSqliteStore(join(dir, 'g.db'));
     const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs'), v2: fixture('v2', 'v2-dual.mjs') });
-    config.gateway = { users: { alice: { tokenSha256: hashToken(TOKENS.alice) }, bob: { tokenSha256: hashToken(TOKENS.bob) } }, maxSessionsPerUser: 2, maxPendingPerUser: 1, sessionIdleMs: 1500 };
+    config.gateway = {
+      users: { alice: { tokenSha256: hashToken(TOKENS.alice) }, bob: { tokenSha256: hashToken(TOKENS.bob) } },
+      maxSessionsPerUser: 2,
+      maxPendingPerUser: 1,
+      sessionIdleMs: 1500,
+    };
     gw = createGateway(config, { store });
     ({ url, stop } = await serveGateway(gw, {}, () => (store.close(), rmSync(dir, { recursive: true, force: true }))));
     await Promise.all([gw.space('alice').host.start(), gw.space('bob').host.start()]);
   });
   after(() => stop());
 
-  const transport = (user: keyof typeof TOKENS) => new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[user]}` } } });
+  const transport = (user: keyof typeof TOKENS) =>
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[user]}` } } });
 
   it('open 2025-era sessions: the third of alice is refused with 429 naming the setting; bob is not affected; DELETE frees one', async () => {
     const answer = (async () => ({ action: 'cancel' })) as never;
@@ -48,9 +54,25 @@ describe('gateway caps per user', () => {
     try {
       await a1.connect(t1);
       await a2.connect(transport('alice'));
-      await assert.rejects(a3.connect(transport('alice')), (e: Error) => /gateway\.maxSessionsPerUser/.test(e.message) && /the cap is 2/.test(e.message));
-      const init = { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
-      const raw = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(init) });
+      await assert.rejects(
+        a3.connect(transport('alice')),
+        (e: Error) => /gateway\.maxSessionsPerUser/.test(e.message) && /the cap is 2/.test(e.message),
+      );
+      const init = {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      };
+      const raw = await fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TOKENS.alice}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(init),
+      });
       assert.equal(raw.status, 429);
       const body = (await raw.json()) as { id: number; error: { message: string } };
       assert.equal(body.id, 7);
@@ -76,14 +98,20 @@ describe('gateway caps per user', () => {
     assert.ok(await waitUntil(() => gw.stats().sessions === 0, { ms: 15_000 }), `sessions left: ${gw.stats().sessions}`);
   });
 
-  for (const [label, mode] of [['2025-11-25', undefined], ['2026-07-28', 'auto']] as const) {
+  for (const [label, mode] of [
+    ['2025-11-25', undefined],
+    ['2026-07-28', 'auto'],
+  ] as const) {
     it(`${label}: a second elicitation waiting for alice over gateway.maxPendingPerUser fails with a clear error; bob's goes through`, async () => {
       assert.ok(await waitUntil(() => gw.stats().sessions === 0, { ms: 15_000 }), 'the earlier sessions have gone idle and closed');
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       let arrived!: () => void;
       const first = new Promise<void>((r) => (arrived = r));
-      const hold = v2Client((async () => (arrived(), await released, { action: 'accept', content: { name: 'held' } })) as never, mode ? { mode } : {});
+      const hold = v2Client(
+        (async () => (arrived(), await released, { action: 'accept', content: { name: 'held' } })) as never,
+        mode ? { mode } : {},
+      );
       const other = v2Client((async () => ({ action: 'accept', content: { name: 'second' } })) as never, mode ? { mode } : {});
       const bob = v2Client((async () => ({ action: 'accept', content: { name: 'bob' } })) as never, mode ? { mode } : {});
       await hold.connect(transport('alice'));

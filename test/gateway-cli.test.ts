@@ -31,10 +31,17 @@ describe('parley serve --stdio', () => {
   async function connect(caps: Record<string, unknown>, extra: string[] = []) {
     const stderr: string[] = [];
     // In `dir`, with `dir` as HOME: no project or user configuration file of this machine joins --config.
-    const t = new StdioClientTransport({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra], stderr: 'pipe', cwd: dir, env: isolatedEnv(dir) });
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra],
+      stderr: 'pipe',
+      cwd: dir,
+      env: isolatedEnv(dir),
+    });
     t.stderr?.on('data', (d) => stderr.push(String(d)));
     const c = new Client({ name: 'desktop', version: '1' }, { capabilities: caps as never });
-    if ('elicitation' in caps) c.setRequestHandler('elicitation/create', async (r) => ({ action: 'accept', content: { name: `via ${r.params.message}` } }) as never);
+    if ('elicitation' in caps)
+      c.setRequestHandler('elicitation/create', async (r) => ({ action: 'accept', content: { name: `via ${r.params.message}` } }) as never);
     await c.connect(t);
     return { c, stderr };
   }
@@ -81,7 +88,11 @@ describe('parley serve --stdio', () => {
       const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       const prompts = (await (await fetch(`${url.origin}/api/prompts`, { headers: auth })).json()) as Array<{ prompt: { id: string } }>;
       assert.equal(prompts.length, 1);
-      const r = await fetch(`${url.origin}/api/prompts/${prompts[0].prompt.id}/answer`, { method: 'POST', headers: auth, body: JSON.stringify({ action: 'accept', content: { name: 'Ada' } }) });
+      const r = await fetch(`${url.origin}/api/prompts/${prompts[0].prompt.id}/answer`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ action: 'accept', content: { name: 'Ada' } }),
+      });
       assert.equal(r.status, 200, await r.text());
       assert.equal(text(await call), 'hello Ada');
       assert.ok(!stderr.join('').includes(token), `the token is on no stderr line:\n${stderr.join('')}`);
@@ -103,13 +114,22 @@ describe('parley serve --stdio', () => {
     }
   });
 
-  it('a message over the transport\'s size limit ends the gateway instead of leaving it deaf', async () => {
+  it("a message over the transport's size limit ends the gateway instead of leaving it deaf", async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')], { stdio: ['pipe', 'pipe', 'pipe'], cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } });
+    const child = spawn(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')],
+      { stdio: ['pipe', 'pipe', 'pipe'], cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } },
+    );
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     child.stdin.on('error', () => undefined); // the gateway may close its stdin while we still write
     const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n');
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'v1__echo', arguments: { blob: 'x'.repeat(12 * 1024 * 1024) } } });
     const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
@@ -120,7 +140,10 @@ describe('parley serve --stdio', () => {
   it('an unknown tool is -32602 naming the scheme', async () => {
     const { c } = await connect({ elicitation: {} });
     try {
-      await assert.rejects(c.callTool({ name: 'ask', arguments: {} }), (e: Error & { code?: number }) => e.code === -32602 && /<server>__<tool>/.test(e.message));
+      await assert.rejects(
+        c.callTool({ name: 'ask', arguments: {} }),
+        (e: Error & { code?: number }) => e.code === -32602 && /<server>__<tool>/.test(e.message),
+      );
     } finally {
       await c.close();
     }
@@ -155,11 +178,24 @@ it('parley serve token <user> --tenant <t> writes the hash under gateway.tenants
 });
 
 it('gateway.tenants: a bad tenant name, a plaintext token or a bad servers list is an issue naming its pointer', () => {
-  const { issues } = loadConfigValue({ mcpServers: {}, gateway: { tenants: { 'a b': { users: {} }, ok: { users: { bob: { token: 'x' } }, servers: 'v1' } } } }, CTX, '<test>');
+  const { issues } = loadConfigValue(
+    { mcpServers: {}, gateway: { tenants: { 'a b': { users: {} }, ok: { users: { bob: { token: 'x' } }, servers: 'v1' } } } },
+    CTX,
+    '<test>',
+  );
   const codes = issues.map((i) => `${i.code} ${i.path}`);
-  assert.ok(codes.some((c) => /invalid-tenant-name .*a b/.test(c)), codes.join('; '));
-  assert.ok(codes.some((c) => /plaintext-token .*tenants\/ok\/users\/bob\/token/.test(c)), codes.join('; '));
-  assert.ok(issues.some((i) => i.path.endsWith('/tenants/ok/servers')), codes.join('; '));
+  assert.ok(
+    codes.some((c) => /invalid-tenant-name .*a b/.test(c)),
+    codes.join('; '),
+  );
+  assert.ok(
+    codes.some((c) => /plaintext-token .*tenants\/ok\/users\/bob\/token/.test(c)),
+    codes.join('; '),
+  );
+  assert.ok(
+    issues.some((i) => i.path.endsWith('/tenants/ok/servers')),
+    codes.join('; '),
+  );
   assert.match(issues.find((i) => i.code === 'plaintext-token')!.fix ?? '', /parley serve token bob --tenant ok/);
 });
 
@@ -168,7 +204,9 @@ it('a PARLEY_SECRET shorter than 32 bytes stops parley serve at start with a one
   try {
     const cfg = join(dir, 'parley.json');
     writeFileSync(cfg, JSON.stringify({ mcpServers: { v1: { command: process.execPath, args: [fixture('v1-push.mjs')] } } }));
-    const r = await runParley(['serve', '--http', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], { env: { PARLEY_SECRET: 'short' } });
+    const r = await runParley(['serve', '--http', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], {
+      env: { PARLEY_SECRET: 'short' },
+    });
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /PARLEY_SECRET must be at least 32 bytes \(got 5\)/);
   } finally {
@@ -186,8 +224,35 @@ it('a configuration that lists parley serve itself does not start parley inside 
   const dir = mkdtempSync(join(tmpdir(), 'parley-serve-loop-'));
   try {
     const cfg = join(dir, 'parley.json');
-    writeFileSync(cfg, JSON.stringify({ mcpServers: { me: { command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'inner.db')] } } }));
-    const t = new StdioClientTransport({ command: process.execPath, args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], stderr: 'pipe', cwd: dir, env: isolatedEnv(dir) });
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        mcpServers: {
+          me: {
+            command: process.execPath,
+            args: [
+              '--import',
+              import.meta.resolve('tsx'),
+              MAIN,
+              'serve',
+              '--stdio',
+              '--headless',
+              '--config',
+              cfg,
+              '--db',
+              join(dir, 'inner.db'),
+            ],
+          },
+        },
+      }),
+    );
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')],
+      stderr: 'pipe',
+      cwd: dir,
+      env: isolatedEnv(dir),
+    });
     const err: string[] = [];
     t.stderr?.on('data', (d) => err.push(String(d)));
     const c = new Client({ name: 'desktop', version: '1' });
@@ -213,7 +278,9 @@ it('parley serve --http on a port in use: exit 1 with a clear message', async ()
   try {
     const cfg = join(dir, 'parley.json');
     writeFileSync(cfg, JSON.stringify({ mcpServers: { v1: { command: process.execPath, args: [fixture('v1-push.mjs')] } } }));
-    const r = await runParley(['serve', '--http', '--port', String(port), '--config', cfg, '--db', join(dir, 'g.db')], { timeoutMs: 60_000 });
+    const r = await runParley(['serve', '--http', '--port', String(port), '--config', cfg, '--db', join(dir, 'g.db')], {
+      timeoutMs: 60_000,
+    });
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, new RegExp(`port ${port} is in use`));
   } finally {

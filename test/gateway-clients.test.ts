@@ -44,19 +44,34 @@ describe('gateway × upstream clients (v1, v2 default, v2 auto) × elicitation �
 
   async function connect(kind: 'v1' | 'v2' | 'v2-auto', elicit: boolean, root?: string): Promise<Peer> {
     if (kind === 'v1') {
-      const c = new V1Client({ name: 'v1', version: '1' }, { capabilities: { ...(elicit ? { elicitation: { form: {} } } : {}), ...(root ? { roots: { listChanged: true } } : {}) } });
+      const c = new V1Client(
+        { name: 'v1', version: '1' },
+        { capabilities: { ...(elicit ? { elicitation: { form: {} } } : {}), ...(root ? { roots: { listChanged: true } } : {}) } },
+      );
       if (elicit) c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'client' } }));
       if (root) c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: root }] }));
       const t = new V1Http(new URL(url));
       await c.connect(t);
-      return { call: (name, args = {}) => c.callTool({ name, arguments: args }), end: async () => (await t.terminateSession(), await c.close()) };
+      return {
+        call: (name, args = {}) => c.callTool({ name, arguments: args }),
+        end: async () => (await t.terminateSession(), await c.close()),
+      };
     }
-    const c = new Client({ name: kind, version: '1' }, { capabilities: { ...(elicit ? { elicitation: { form: {} } } : {}), ...(root ? { roots: { listChanged: true } } : {}) } as never, ...(kind === 'v2-auto' ? { versionNegotiation: { mode: 'auto' as const } } : {}) });
+    const c = new Client(
+      { name: kind, version: '1' },
+      {
+        capabilities: { ...(elicit ? { elicitation: { form: {} } } : {}), ...(root ? { roots: { listChanged: true } } : {}) } as never,
+        ...(kind === 'v2-auto' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+      },
+    );
     if (elicit) c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'client' } }));
     if (root) c.setRequestHandler('roots/list', async () => ({ roots: [{ uri: root }] }));
     const t = new StreamableHTTPClientTransport(new URL(url));
     await c.connect(t);
-    return { call: (name, args = {}) => c.callTool({ name, arguments: args }), end: async () => (await t.terminateSession().catch(() => undefined), await c.close()) };
+    return {
+      call: (name, args = {}) => c.callTool({ name, arguments: args }),
+      end: async () => (await t.terminateSession().catch(() => undefined), await c.close()),
+    };
   }
 
   for (const kind of ['v1', 'v2', 'v2-auto'] as const) {

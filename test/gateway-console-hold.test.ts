@@ -45,21 +45,34 @@ describe('gateway: calls waiting for the console', () => {
   });
   after(() => stop());
 
-  it('with a progressToken: progress names the console without its token and keeps a 1 s client timeout alive for 2.5 s', { timeout: 60_000 }, async () => {
+  it('with a progressToken: progress names the console without its token and keeps a 1 s client timeout alive for 2.5 s', {
+    timeout: 60_000,
+  }, async () => {
     const c = new Client({ name: 'no-elicit', version: '1' }, { capabilities: {} });
     const t = new StreamableHTTPClientTransport(new URL(url));
     await c.connect(t);
     try {
       const notes: Array<{ progress: number; message?: string }> = [];
-      const result = c.callTool({ name: 'v1__ask', arguments: { n: 1 } }, { onprogress: (p) => void notes.push(p), timeout: 1_000, resetTimeoutOnProgress: true, maxTotalTimeout: 30_000 });
+      const result = c.callTool(
+        { name: 'v1__ask', arguments: { n: 1 } },
+        { onprogress: (p) => void notes.push(p), timeout: 1_000, resetTimeoutOnProgress: true, maxTotalTimeout: 30_000 },
+      );
       await waitUntil(() => console.waiting.length === 1, { ms: 20_000 });
       await new Promise((r) => setTimeout(r, 2_500));
       console.waiting.shift()!.answer({ action: 'accept', content: { name: 'console' } });
       const r = await result;
       assert.equal(text(r as never), 'hello console');
       assert.ok(notes.length >= 5, `${notes.length} progress notifications`);
-      assert.ok(notes.every((n, i) => i === 0 || n.progress > notes[i - 1].progress), 'progress increases');
-      assert.match(notes[0].message ?? '', new RegExp(`v1 asks for fields name, which this client cannot show\\. Answer it in parley's console at ${CONSOLE.replace(/\//g, '\\/')}`));
+      assert.ok(
+        notes.every((n, i) => i === 0 || n.progress > notes[i - 1].progress),
+        'progress increases',
+      );
+      assert.match(
+        notes[0].message ?? '',
+        new RegExp(
+          `v1 asks for fields name, which this client cannot show\\. Answer it in parley's console at ${CONSOLE.replace(/\//g, '\\/')}`,
+        ),
+      );
       assert.doesNotMatch(notes.map((n) => n.message).join('\n'), /token=/);
     } finally {
       await t.terminateSession().catch(() => undefined);
@@ -67,7 +80,9 @@ describe('gateway: calls waiting for the console', () => {
     }
   });
 
-  it('without a progressToken: after the bound, "answer in the console, call again"; the second call picks up the same call', { timeout: 60_000 }, async () => {
+  it('without a progressToken: after the bound, "answer in the console, call again"; the second call picks up the same call', {
+    timeout: 60_000,
+  }, async () => {
     const c = new V1Client({ name: 'v1-no-elicit', version: '1' }, { capabilities: {} });
     const t = new V1Http(new URL(url));
     await c.connect(t);
@@ -75,7 +90,10 @@ describe('gateway: calls waiting for the console', () => {
     try {
       const first = (await c.callTool({ name: 'v1__ask', arguments: { n: 2 } })) as { isError?: boolean };
       assert.equal(first.isError, true);
-      assert.match(text(first as never), /Answer it in parley's console at http:\/\/127\.0\.0\.1:41999\/.*Then call v1__ask again with the same arguments/);
+      assert.match(
+        text(first as never),
+        /Answer it in parley's console at http:\/\/127\.0\.0\.1:41999\/.*Then call v1__ask again with the same arguments/,
+      );
       assert.equal(console.waiting.length, 1, 'the prompt still waits in the console');
       console.waiting.shift()!.answer({ action: 'accept', content: { name: 'later' } });
       const second = await c.callTool({ name: 'v1__ask', arguments: { n: 2 } });

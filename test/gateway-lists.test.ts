@@ -28,7 +28,10 @@ it('downstream tools/list_changed reaches the upstream session; the new tool is 
   try {
     assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__grow', 'grow__lists']);
     assert.equal(text(await c.callTool({ name: 'grow__grow', arguments: {} })), 'added extra1');
-    await Promise.race([changed, new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed within 15 s')), 15_000).unref())]);
+    await Promise.race([
+      changed,
+      new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed within 15 s')), 15_000).unref()),
+    ]);
     assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__extra1', 'grow__grow', 'grow__lists']);
     assert.equal(text(await c.callTool({ name: 'grow__extra1', arguments: {} })), 'extra1');
   } finally {
@@ -47,7 +50,10 @@ it('a tool registered before its list_changed arrives is still callable by name 
     assert.ok(!before.includes(`grow__${added}`), `${added} is new`);
     const r = await c.callTool({ name: `grow__${added}`, arguments: {} });
     assert.equal(text(r), added, JSON.stringify(r));
-    const miss = await c.callTool({ name: 'grow__nothing_here', arguments: {} }).then((x) => JSON.stringify(x), (e: Error) => e.message);
+    const miss = await c.callTool({ name: 'grow__nothing_here', arguments: {} }).then(
+      (x) => JSON.stringify(x),
+      (e: Error) => e.message,
+    );
     assert.match(miss, /grow__nothing_here/, 'an unknown name is still refused, naming it');
   } finally {
     await transport.terminateSession();
@@ -55,7 +61,7 @@ it('a tool registered before its list_changed arrives is still callable by name 
   }
 });
 
-it('2026-07-28 upstream: a downstream tools/list_changed reaches the client\'s subscriptions/listen stream', async () => {
+it("2026-07-28 upstream: a downstream tools/list_changed reaches the client's subscriptions/listen stream", async () => {
   let notified!: () => void;
   const changed = new Promise<void>((r) => (notified = r));
   const c = new Client({ name: 'ide-2607', version: '1' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
@@ -68,9 +74,15 @@ it('2026-07-28 upstream: a downstream tools/list_changed reaches the client\'s s
     const before = (await c.listTools()).tools.map((t) => t.name);
     const added = text(await c.callTool({ name: 'grow__grow', arguments: {} })).replace('added ', '');
     // req: LIST-2607-LISTEN-DELIVERY
-    await Promise.race([changed, new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed on the listen stream within 15 s')), 15_000).unref())]);
+    await Promise.race([
+      changed,
+      new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed on the listen stream within 15 s')), 15_000).unref()),
+    ]);
     const after = (await c.listTools()).tools.map((t) => t.name);
-    assert.ok(!before.includes(`grow__${added}`) && after.includes(`grow__${added}`), `${added} listed after the notification: ${after.join(', ')}`);
+    assert.ok(
+      !before.includes(`grow__${added}`) && after.includes(`grow__${added}`),
+      `${added} listed after the notification: ${after.join(', ')}`,
+    );
   } finally {
     await c.close();
   }
@@ -84,7 +96,14 @@ it('unknown names share one fresh downstream list: twenty concurrent misses list
     await c.listTools();
     await new Promise((r) => setTimeout(r, 1_100)); // past FRESH_LIST_MIN_MS since any earlier miss
     const before = Number(text(await c.callTool({ name: 'grow__lists', arguments: {} })));
-    const misses = await Promise.all(Array.from({ length: 20 }, (_, i) => c.callTool({ name: `grow__missing_${i}`, arguments: {} }).then((x) => JSON.stringify(x), (e: Error) => e.message)));
+    const misses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        c.callTool({ name: `grow__missing_${i}`, arguments: {} }).then(
+          (x) => JSON.stringify(x),
+          (e: Error) => e.message,
+        ),
+      ),
+    );
     for (const [i, m] of misses.entries()) assert.match(m, new RegExp(`grow__missing_${i}`), 'each unknown name is refused, naming it');
     const after = Number(text(await c.callTool({ name: 'grow__lists', arguments: {} })));
     assert.ok(after - before <= 1, `downstream tools/list requests for 20 misses: ${after - before}`);

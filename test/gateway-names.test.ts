@@ -9,7 +9,13 @@ const names = (pairs: Array<[string, string]>) => namespace(pairs.map(([server, 
 
 test('plain names are <server>__<name>, whatever the other servers offer', () => {
   assert.deepEqual(names([['sales', 'query_sales']]), ['sales__query_sales']);
-  assert.deepEqual(names([['sales', 'query_sales'], ['charts', 'generate_chart']]).sort(), ['charts__generate_chart', 'sales__query_sales']);
+  assert.deepEqual(
+    names([
+      ['sales', 'query_sales'],
+      ['charts', 'generate_chart'],
+    ]).sort(),
+    ['charts__generate_chart', 'sales__query_sales'],
+  );
 });
 
 test('other characters become _ with a stable hash suffix; results fit 64 characters and keep the tool part', () => {
@@ -23,13 +29,19 @@ test('other characters become _ with a stable hash suffix; results fit 64 charac
 });
 
 test('two plain names that meet: the second in server/name order gets the suffix; nothing collides', () => {
-  const out = names([['a__b', 'c'], ['a', 'b__c']]);
+  const out = names([
+    ['a__b', 'c'],
+    ['a', 'b__c'],
+  ]);
   assert.equal(new Set(out).size, 2);
   assert.ok(out.includes('a__b__c'));
-  assert.ok(out.some((n) => /^a__b__c_[0-9a-f]{6}$/.test(n)), out.join(', '));
+  assert.ok(
+    out.some((n) => /^a__b__c_[0-9a-f]{6}$/.test(n)),
+    out.join(', '),
+  );
 });
 
-test('namespace keeps each item\'s own fields', () => {
+test("namespace keeps each item's own fields", () => {
   const [n] = namespace([{ server: 's', name: 't', extra: 42 }]);
   assert.equal(n.extra, 42);
   assert.equal(n.exposed, 's__t');

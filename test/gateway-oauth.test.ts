@@ -25,7 +25,12 @@ const ALICE: IssuerClient = { id: 'alice-app', secret: 'alice-secret', claims: {
 const BOB: IssuerClient = { id: 'bob-app', secret: 'bob-secret', claims: { preferred_username: 'bob', tid: 'acme' } };
 const EVE: IssuerClient = { id: 'eve-app', secret: 'eve-secret', claims: { preferred_username: 'alice', tid: 'other' } };
 const SHORT: IssuerClient = { id: 'short-app', secret: 'short-secret', claims: { preferred_username: 'sam', tid: 'acme' }, ttl: 1 };
-const OPAQUE: IssuerClient = { id: 'opaque-app', secret: 'opaque-secret', claims: { preferred_username: 'olga', tid: 'acme' }, format: 'opaque' };
+const OPAQUE: IssuerClient = {
+  id: 'opaque-app',
+  secret: 'opaque-secret',
+  claims: { preferred_username: 'olga', tid: 'acme' },
+  format: 'opaque',
+};
 const STATIC = 'pt_static-carol-token';
 
 async function setup(oauth: (issuer: string) => Partial<GatewayOAuthDef>, env: Record<string, string> = {}) {
@@ -35,7 +40,15 @@ async function setup(oauth: (issuer: string) => Partial<GatewayOAuthDef>, env: R
   const config = gatewayConfig({ v2: fixture('v2', 'v2-dual.mjs') });
   config.gateway = {
     users: { carol: { tokenSha256: hashToken(STATIC) } },
-    oauth: { issuer: issuer.issuer, scopes: ['mcp'], userClaim: 'preferred_username', tenantClaim: 'tid', algorithms: ['RS256'], clockSkewMs: 0, ...oauth(issuer.issuer) },
+    oauth: {
+      issuer: issuer.issuer,
+      scopes: ['mcp'],
+      userClaim: 'preferred_username',
+      tenantClaim: 'tid',
+      algorithms: ['RS256'],
+      clockSkewMs: 0,
+      ...oauth(issuer.issuer),
+    },
   };
   const gw = createGateway(config, { store, env: { ...process.env, ...env } });
   const { url, stop } = await serveGateway(gw, {}, () => (store.close(), rmSync(dir, { recursive: true, force: true })));
@@ -45,8 +58,25 @@ async function setup(oauth: (issuer: string) => Partial<GatewayOAuthDef>, env: R
 const post = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+        },
+      },
+    }),
   });
 
 describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)', () => {
@@ -59,7 +89,7 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
   after(() => stop());
 
   const oauthClient = (c: IssuerClient, mode?: 'auto') => {
-    const client = new Client({ name: c.id, version: '1.0.0' }, mode ? { protocolVersion: '2026-07-28' } as never : undefined);
+    const client = new Client({ name: c.id, version: '1.0.0' }, mode ? ({ protocolVersion: '2026-07-28' } as never) : undefined);
     const provider = new ClientCredentialsProvider({ clientId: c.id, clientSecret: c.secret, expectedIssuer: issuer.issuer, scope: 'mcp' });
     return { client, connect: () => client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider })) };
   };
@@ -70,7 +100,12 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const res = await fetch(origin + path);
       assert.equal(res.status, 200, path);
-      const doc = (await res.json()) as { resource: string; authorization_servers: string[]; scopes_supported: string[]; bearer_methods_supported: string[] };
+      const doc = (await res.json()) as {
+        resource: string;
+        authorization_servers: string[];
+        scopes_supported: string[];
+        bearer_methods_supported: string[];
+      };
       assert.equal(doc.resource, url);
       assert.deepEqual(doc.authorization_servers, [issuer.issuer]);
       assert.deepEqual(doc.scopes_supported, ['mcp']);
@@ -82,7 +117,10 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
   it('answers a request without credentials 401 with resource_metadata and no error code', async () => {
     const res = await post(url);
     assert.equal(res.status, 401);
-    assert.equal(res.headers.get('www-authenticate'), `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource/mcp", scope="mcp"`);
+    assert.equal(
+      res.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource/mcp", scope="mcp"`,
+    );
   });
 
   it('an SDK v2 client with an OAuth provider discovers the issuer from the 401 and connects (2025-11-25 and 2026-07-28)', async () => {
@@ -90,14 +128,17 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
       const { client, connect } = oauthClient(ALICE, mode);
       await connect();
       const tools = await client.listTools();
-      assert.ok(tools.tools.some((t) => t.name === 'v2__ask'), JSON.stringify(tools.tools.map((t) => t.name)));
+      assert.ok(
+        tools.tools.some((t) => t.name === 'v2__ask'),
+        JSON.stringify(tools.tools.map((t) => t.name)),
+      );
       await client.close();
     }
     assert.ok(gw.space('acme/alice').host, 'alice of tenant acme has her own space');
     assert.equal(gw.space('acme/alice').tenant, 'acme');
   });
 
-  it('two users\' tokens map to two isolated users; the same name in another tenant is a third', async () => {
+  it("two users' tokens map to two isolated users; the same name in another tenant is a third", async () => {
     const a = oauthClient(ALICE);
     const b = oauthClient(BOB);
     const e = oauthClient(EVE);
@@ -109,15 +150,32 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
     const keys = [...['acme/alice', 'acme/bob', 'other/alice']];
     for (const k of keys) assert.ok(gw.stats().users >= 3 && gw.space(k).host, k);
     // Audit rows are keyed by tenant and user.
-    for (const [tenant, user] of [['acme', 'alice'], ['acme', 'bob'], ['other', 'alice']]) {
+    for (const [tenant, user] of [
+      ['acme', 'alice'],
+      ['acme', 'bob'],
+      ['other', 'alice'],
+    ]) {
       const rows = await store.queryAudit({ scope: { tenant, user }, limit: 100 });
       assert.ok(rows.length > 0, `${tenant}/${user} has audit rows`);
-      assert.ok(rows.every((r) => r.scope.tenant === tenant && r.scope.user === user), `${tenant}/${user} sees only their rows`);
+      assert.ok(
+        rows.every((r) => r.scope.tenant === tenant && r.scope.user === user),
+        `${tenant}/${user} sees only their rows`,
+      );
     }
     // alice's 2025-era session is not bob's: bob's token with alice's MCP-Session-Id gets 404.
     const sid = (a.client.transport as StreamableHTTPClientTransport).sessionId!;
     const bobToken = await issuer.token(BOB, url);
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bobToken}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${bobToken}`,
+        'mcp-session-id': sid,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
     assert.equal(res.status, 404);
     await Promise.all([a.client.close(), b.client.close(), e.client.close()]);
   });
@@ -145,7 +203,11 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
   it('refuses a token of another issuer, signed with the right key, with 401 invalid_token', async () => {
     const now = Math.floor(Date.now() / 1000);
     const good = { sub: 'alice-app', preferred_username: 'alice', tid: 'acme', aud: url, scope: 'mcp', iat: now, exp: now + 300 };
-    assert.equal((await post(url, { authorization: `Bearer ${await issuer.forge({ ...good, iss: issuer.issuer })}` })).status, 200, 'negative control: the forged token with the right iss passes');
+    assert.equal(
+      (await post(url, { authorization: `Bearer ${await issuer.forge({ ...good, iss: issuer.issuer })}` })).status,
+      200,
+      'negative control: the forged token with the right iss passes',
+    );
     const res = await post(url, { authorization: `Bearer ${await issuer.forge({ ...good, iss: 'http://127.0.0.1:9/evil' })}` });
     assert.equal(res.status, 401);
     assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token".*iss claim is not acceptable/);
@@ -159,7 +221,9 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
     assert.equal(res.status, 401);
     assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
     // A payload from elsewhere under the provider's header and signature.
-    const other = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), preferred_username: 'bob' })).toString('base64url');
+    const other = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), preferred_username: 'bob' }),
+    ).toString('base64url');
     assert.equal((await post(url, { authorization: `Bearer ${h}.${other}.${s}` })).status, 401);
   });
 
@@ -184,7 +248,12 @@ describe('gateway: OAuth access tokens checked by RFC 7662 introspection', () =>
   let issuer: Issuer;
   let url: string;
   let stop: () => Promise<void>;
-  before(async () => ({ issuer, url, stop } = await setup(() => ({ introspection: { clientId: 'gateway-rs', clientSecretEnv: 'TEST_RS_SECRET' } }), { TEST_RS_SECRET: 'rs-secret' })));
+  before(
+    async () =>
+      ({ issuer, url, stop } = await setup(() => ({ introspection: { clientId: 'gateway-rs', clientSecretEnv: 'TEST_RS_SECRET' } }), {
+        TEST_RS_SECRET: 'rs-secret',
+      })),
+  );
   after(() => stop());
 
   it('accepts an active opaque token for this resource and refuses one for another resource', async () => {
@@ -202,16 +271,31 @@ describe('gateway: OAuth access tokens checked by RFC 7662 introspection', () =>
 });
 
 describe('gateway.oauth configuration', () => {
-  const load = (oauth: unknown) => loadConfigValue({ mcpServers: { a: { command: 'x' } }, gateway: { oauth } }, { cwd: '/tmp', home: '/tmp', env: {} }, 'parley.json');
+  const load = (oauth: unknown) =>
+    loadConfigValue({ mcpServers: { a: { command: 'x' } }, gateway: { oauth } }, { cwd: '/tmp', home: '/tmp', env: {} }, 'parley.json');
 
   it('reads a full section with defaults', () => {
     const r = load({ issuer: 'https://login.example.com', tenantClaim: 'tid' });
     assert.deepEqual(r.issues, []);
-    assert.deepEqual(r.layer?.gateway.oauth, { issuer: 'https://login.example.com', scopes: [], userClaim: 'sub', tenantClaim: 'tid', algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'], clockSkewMs: 5000 });
+    assert.deepEqual(r.layer?.gateway.oauth, {
+      issuer: 'https://login.example.com',
+      scopes: [],
+      userClaim: 'sub',
+      tenantClaim: 'tid',
+      algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      clockSkewMs: 5000,
+    });
   });
 
   it('names the pointer, the rule and the fix for each bad field, and drops the section', () => {
-    const r = load({ issuer: 'http://login.example.com', resource: 'https://x/mcp#frag', algorithms: ['HS256'], introspection: { clientId: 'gw', clientSecret: 's3cret' }, userClaim: 'a b', clockSkewMs: -1 });
+    const r = load({
+      issuer: 'http://login.example.com',
+      resource: 'https://x/mcp#frag',
+      algorithms: ['HS256'],
+      introspection: { clientId: 'gw', clientSecret: 's3cret' },
+      userClaim: 'a b',
+      clockSkewMs: -1,
+    });
     const by = Object.fromEntries(r.issues.filter((i) => i.severity === 'error').map((i) => [i.path, i]));
     assert.match(by['/gateway/oauth/issuer'].message, /must be https/);
     assert.match(by['/gateway/oauth/resource'].message, /#fragment/);
@@ -230,8 +314,31 @@ describe('parley serve --http with gateway.oauth', () => {
     const issuer = await startIssuer([ALICE]);
     const dir = mkdtempSync(join(tmpdir(), 'parley-serve-oauth-'));
     const cfg = join(dir, 'parley.json');
-    writeFileSync(cfg, JSON.stringify({ mcpServers: { v2: { command: process.execPath, args: [fileURLToPath(new URL('./fixtures/servers-host/v2-dual.mjs', import.meta.url))] } }, gateway: { oauth: { issuer: issuer.issuer, userClaim: 'preferred_username' } } }));
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)), 'serve', '--http', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        mcpServers: {
+          v2: { command: process.execPath, args: [fileURLToPath(new URL('./fixtures/servers-host/v2-dual.mjs', import.meta.url))] },
+        },
+        gateway: { oauth: { issuer: issuer.issuer, userClaim: 'preferred_username' } },
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        import.meta.resolve('tsx'),
+        fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)),
+        'serve',
+        '--http',
+        '--headless',
+        '--config',
+        cfg,
+        '--db',
+        join(dir, 'g.db'),
+      ],
+      { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     try {
       let err = '';
       const url = await new Promise<string>((res, rej) => {
@@ -239,14 +346,20 @@ describe('parley serve --http with gateway.oauth', () => {
         child.stderr!.on('data', (d) => {
           err += d;
           const m = /serving MCP at (\S+)/.exec(err);
-          if (m && /accepting OAuth access tokens/.test(err)) (clearTimeout(t), res(m[1]));
+          if (m && /accepting OAuth access tokens/.test(err)) clearTimeout(t), res(m[1]);
         });
       });
       assert.match(err, new RegExp(`accepting OAuth access tokens of ${issuer.issuer} for resource ${url}`));
       const res = await post(url);
       assert.equal(res.status, 401);
-      assert.match(res.headers.get('www-authenticate') ?? '', /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
-      const doc = (await (await fetch(`${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+      assert.match(
+        res.headers.get('www-authenticate') ?? '',
+        /resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+      );
+      const doc = (await (await fetch(`${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`)).json()) as {
+        resource: string;
+        authorization_servers: string[];
+      };
       assert.deepEqual(doc, { ...doc, resource: url, authorization_servers: [issuer.issuer] });
       const token = await issuer.token(ALICE, url);
       assert.equal((await post(url, { authorization: `Bearer ${token}` })).status, 200);

@@ -20,7 +20,8 @@ describe('ParkingLot / ParkedCall', () => {
     const p = lot.open('ada');
     let finish!: (t: string) => void;
     p.run(() => new Promise((r) => (finish = (t) => r({ content: [{ type: 'text', text: t }] }))));
-    const a = p.ask(FORM, never), b = p.ask(FORM, never);
+    const a = p.ask(FORM, never),
+      b = p.ask(FORM, never);
     const round = await p.next(never);
     assert.equal(round.kind, 'input');
     assert.deepEqual(Object.keys(round.kind === 'input' ? round.inputRequests : {}), ['e1', 'e2']);
@@ -71,7 +72,10 @@ function parkingGateway(ttlMs: number) {
 async function manualClient(url: string) {
   const c = v2Client((async () => ({ action: 'cancel' })) as never, { mode: 'auto', manual: true });
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const call = (params: Record<string, unknown>) => c.callTool({ name: 'v1__ask', arguments: {}, ...params } as never, { allowInputRequired: true } as never) as Promise<Record<string, unknown>>;
+  const call = (params: Record<string, unknown>) =>
+    c.callTool({ name: 'v1__ask', arguments: {}, ...params } as never, { allowInputRequired: true } as never) as Promise<
+      Record<string, unknown>
+    >;
   return { c, call };
 }
 
@@ -92,7 +96,10 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
       assert.equal(reqs[key].method, 'elicitation/create');
       assert.equal(reqs[key].params.message, '[v1] Your name?');
       assert.equal(typeof first.requestState, 'string');
-      const done = await call({ inputResponses: { [key]: { action: 'accept', content: { name: 'lin' } } }, requestState: first.requestState });
+      const done = await call({
+        inputResponses: { [key]: { action: 'accept', content: { name: 'lin' } } },
+        requestState: first.requestState,
+      });
       assert.equal(text(done as never), 'hello lin');
       assert.equal(g.gw.stats().parked, 0);
     } finally {
@@ -106,7 +113,10 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
       const first = await call({});
       const key = Object.keys(first.inputRequests as object)[0];
       await assert.rejects(
-        c.callTool({ name: 'v1__echo', arguments: {}, inputResponses: {}, requestState: first.requestState } as never, { allowInputRequired: true } as never),
+        c.callTool(
+          { name: 'v1__echo', arguments: {}, inputResponses: {}, requestState: first.requestState } as never,
+          { allowInputRequired: true } as never,
+        ),
         (e: Error & { code?: number }) => e.code === -32602 && /minted for tool "v1__ask"/.test(e.message),
       );
       const retry = { inputResponses: { [key]: { action: 'accept', content: { name: 'once' } } }, requestState: first.requestState };
@@ -124,7 +134,10 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
   it('a forged requestState is -32602', async () => {
     const { c, call } = await manual();
     try {
-      await assert.rejects(call({ inputResponses: {}, requestState: '00000000-0000-4000-8000-000000000000' }), (e: Error & { code?: number }) => e.code === -32602 && /requestState/.test(e.message));
+      await assert.rejects(
+        call({ inputResponses: {}, requestState: '00000000-0000-4000-8000-000000000000' }),
+        (e: Error & { code?: number }) => e.code === -32602 && /requestState/.test(e.message),
+      );
     } finally {
       await c.close();
     }

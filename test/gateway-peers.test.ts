@@ -47,17 +47,26 @@ describe('gateway ↔ server-everything (2025-11-25 downstream)', () => {
 
     it(`${label}: URL mode reaches the client as a URL elicitation with the full URL`, async () => {
       const seen: Array<{ mode?: string; url?: string; message?: string }> = [];
-      const c = v2Client((async (r: { params: { mode?: string; url?: string; message?: string } }) => (seen.push(r.params), { action: 'accept' })) as never, mode ? { mode } : {});
+      const c = v2Client(
+        (async (r: { params: { mode?: string; url?: string; message?: string } }) => (seen.push(r.params), { action: 'accept' })) as never,
+        mode ? { mode } : {},
+      );
       await c.connect(new StreamableHTTPClientTransport(new URL(url)));
       try {
         // req: ELIC-1125-URL-CONSENT
-        const r = await c.callTool({ name: 'everything__trigger-url-elicitation', arguments: { url: 'https://example.com/oauth?state=abc' } });
+        const r = await c.callTool({
+          name: 'everything__trigger-url-elicitation',
+          arguments: { url: 'https://example.com/oauth?state=abc' },
+        });
         assert.ok(text(r).includes('User completed the URL elicitation flow'), text(r));
         assert.equal(seen.at(-1)?.mode, 'url');
         assert.equal(seen.at(-1)?.url, 'https://example.com/oauth?state=abc');
         assert.match(seen.at(-1)?.message ?? '', /^\[everything\] /);
         // -32042 from downstream: consent goes upstream, then the gateway retries once.
-        const viaError = await c.callTool({ name: 'everything__trigger-url-elicitation', arguments: { url: 'https://example.com/pay', errorPath: true } });
+        const viaError = await c.callTool({
+          name: 'everything__trigger-url-elicitation',
+          arguments: { url: 'https://example.com/pay', errorPath: true },
+        });
         assert.notEqual(viaError.isError, true, text(viaError));
         assert.equal(seen.at(-1)?.url, 'https://example.com/pay');
       } finally {
@@ -80,7 +89,7 @@ describe('gateway ↔ server-everything (2025-11-25 downstream)', () => {
   });
 });
 
-describe('gateway: the upstream client\'s roots reach server-filesystem', () => {
+describe("gateway: the upstream client's roots reach server-filesystem", () => {
   let dir: string;
   let gw: Gateway;
   let url: string;
@@ -109,7 +118,10 @@ describe('gateway: the upstream client\'s roots reach server-filesystem', () => 
         await new Promise((r) => setTimeout(r, 100));
       }
       assert.ok(allowed.includes(join(dir, 'ws')), allowed);
-      assert.match(text(await c.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, 'ws', 'hello.txt') } })), /hi from the client workspace/);
+      assert.match(
+        text(await c.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, 'ws', 'hello.txt') } })),
+        /hi from the client workspace/,
+      );
       assert.equal(gw.space('default').host.roots.get(ws)?.source, 'upstream');
     } finally {
       await transport.terminateSession(); // HTTP DELETE: the session ends
@@ -138,7 +150,8 @@ describe('gateway: a 2025-era HTTP session that vanishes without DELETE', () => 
       assert.equal(gw.stats().sessions, 1);
       await c.close(); // no terminateSession(): the server is never told
       const until = Date.now() + 10_000;
-      while ((gw.stats().sessions > 0 || gw.space('default').host.roots.get(ws)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      while ((gw.stats().sessions > 0 || gw.space('default').host.roots.get(ws)) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 50));
       assert.equal(gw.stats().sessions, 0);
       assert.equal(gw.space('default').host.roots.get(ws), undefined);
     } finally {

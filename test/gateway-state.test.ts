@@ -29,8 +29,13 @@ function gateway(secret: string, replicaId: string) {
 
 async function manual(url: string, user: keyof typeof TOKENS) {
   const c = v2Client((async () => ({ action: 'cancel' })) as never, { mode: 'auto', manual: true });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[user]}` } } }));
-  const call = (params: Record<string, unknown>) => c.callTool({ name: 'v1__ask', arguments: {}, ...params } as never, { allowInputRequired: true } as never) as Promise<Record<string, unknown>>;
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[user]}` } } }),
+  );
+  const call = (params: Record<string, unknown>) =>
+    c.callTool({ name: 'v1__ask', arguments: {}, ...params } as never, { allowInputRequired: true } as never) as Promise<
+      Record<string, unknown>
+    >;
   return { c, call };
 }
 
@@ -41,7 +46,7 @@ describe('gateway: sealed requestState', () => {
   const r2 = gateway(SECRET, 'r2');
   const other = gateway('another secret, also thirty-two bytes long', 'r3');
 
-  it('a sealed state resumes the call; tampered, another user\'s or another secret\'s state is -32602', async () => {
+  it("a sealed state resumes the call; tampered, another user's or another secret's state is -32602", async () => {
     const alice = await manual(r1.url, 'alice');
     const bob = await manual(r1.url, 'bob');
     const stranger = await manual(other.url, 'alice');
@@ -61,7 +66,7 @@ describe('gateway: sealed requestState', () => {
       await assert.rejects(stranger.call({ inputResponses: answers, requestState: state }), invalid(/Invalid or expired requestState/));
       // The call is still parked and completes with alice's own retry.
       assert.equal(r1.gw.stats().parked, 1);
-      assert.equal(text(await alice.call({ inputResponses: answers, requestState: state }) as never), 'hello sealed');
+      assert.equal(text((await alice.call({ inputResponses: answers, requestState: state })) as never), 'hello sealed');
     } finally {
       await Promise.all([alice.c.close(), bob.c.close(), stranger.c.close()]);
     }
@@ -76,9 +81,12 @@ describe('gateway: sealed requestState', () => {
       const key = Object.keys(first.inputRequests as object)[0];
       const answers = { [key]: { action: 'accept', content: { name: 'forwarded' } } };
       // Bound to alice on every replica: bob cannot use it through r2 either.
-      await assert.rejects(bob.call({ inputResponses: answers, requestState: first.requestState }), invalid(/Invalid or expired requestState/));
+      await assert.rejects(
+        bob.call({ inputResponses: answers, requestState: first.requestState }),
+        invalid(/Invalid or expired requestState/),
+      );
       assert.equal(r2.gw.stats().parked, 0, 'nothing is parked on r2');
-      assert.equal(text(await elsewhere.call({ inputResponses: answers, requestState: first.requestState }) as never), 'hello forwarded');
+      assert.equal(text((await elsewhere.call({ inputResponses: answers, requestState: first.requestState })) as never), 'hello forwarded');
       assert.equal(r1.gw.stats().parked, 0, 'the owner finished the call');
     } finally {
       await Promise.all([alice.c.close(), elsewhere.c.close(), bob.c.close()]);
@@ -98,7 +106,10 @@ describe('gateway: sealed requestState', () => {
       await alice.c.close();
       await served.stop();
       const t0 = Date.now();
-      const r = await elsewhere.call({ inputResponses: { [key]: { action: 'accept', content: { name: 'x' } } }, requestState: first.requestState });
+      const r = await elsewhere.call({
+        inputResponses: { [key]: { action: 'accept', content: { name: 'x' } } },
+        requestState: first.requestState,
+      });
       assert.equal(r.isError, true);
       assert.match(text(r as never), /replica r9 \(http:\/\/127\.0\.0\.1:\d+\/mcp\), where this call is parked, cannot be reached/);
       assert.ok(Date.now() - t0 < 10_000, `answered in ${Date.now() - t0} ms`);
@@ -116,7 +127,15 @@ describe('gateway: sealed requestState', () => {
         const round = await direct.call({});
         const k = Object.keys(round.inputRequests as object)[0];
         // A round the reborn replica parks resumes through r2.
-        assert.equal(text(await elsewhere.call({ inputResponses: { [k]: { action: 'accept', content: { name: 'back' } } }, requestState: round.requestState }) as never), 'hello back');
+        assert.equal(
+          text(
+            (await elsewhere.call({
+              inputResponses: { [k]: { action: 'accept', content: { name: 'back' } } },
+              requestState: round.requestState,
+            })) as never,
+          ),
+          'hello back',
+        );
       } finally {
         await direct.c.close();
         await again.stop();
@@ -135,7 +154,11 @@ describe('forwarding proofs and targets', () => {
     assert.equal(checkForwardProof(SECRET, p, now + 31_000), undefined, 'expired');
     assert.equal(checkForwardProof('another secret, also thirty-two bytes long', p, now), undefined, 'other secret');
     const [id, exp, mac] = p.split('.');
-    assert.equal(checkForwardProof(SECRET, `${Buffer.from('acme/bob').toString('base64url')}.${exp}.${mac}`, now), undefined, 'other identity');
+    assert.equal(
+      checkForwardProof(SECRET, `${Buffer.from('acme/bob').toString('base64url')}.${exp}.${mac}`, now),
+      undefined,
+      'other identity',
+    );
     assert.equal(checkForwardProof(SECRET, `${id}.${Number(exp) + 100}.${mac}`, now), undefined, 'longer life');
     assert.equal(checkForwardProof(SECRET, undefined, now), undefined);
     assert.equal(checkForwardProof(SECRET, 'x'.repeat(100_000), now), undefined);
@@ -144,6 +167,7 @@ describe('forwarding proofs and targets', () => {
   it('only loopback http URLs are forwarding targets', () => {
     assert.ok(isLoopbackUrl('http://127.0.0.1:8765/mcp'));
     assert.ok(isLoopbackUrl('http://[::1]:8765/mcp'));
-    for (const u of ['https://127.0.0.1/mcp', 'http://10.0.0.1/mcp', 'http://example.com/mcp', 'file:///etc/passwd', 'nonsense']) assert.equal(isLoopbackUrl(u), false, u);
+    for (const u of ['https://127.0.0.1/mcp', 'http://10.0.0.1/mcp', 'http://example.com/mcp', 'file:///etc/passwd', 'nonsense'])
+      assert.equal(isLoopbackUrl(u), false, u);
   });
 });

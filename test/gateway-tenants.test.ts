@@ -19,7 +19,10 @@ import type { PgServer } from './helpers/postgres.js';
 
 /** Identity → token. `alice` exists in both tenants; `globex` gets only the v2 server. */
 const TOKENS: Record<string, string> = {
-  'acme/alice': 'pt_acme-alice', 'acme/bob': 'pt_acme-bob', 'globex/alice': 'pt_globex-alice', 'globex/carol': 'pt_globex-carol',
+  'acme/alice': 'pt_acme-alice',
+  'acme/bob': 'pt_acme-bob',
+  'globex/alice': 'pt_globex-alice',
+  'globex/carol': 'pt_globex-carol',
 };
 const IDS = Object.keys(TOKENS);
 
@@ -57,7 +60,10 @@ for (const engine of engines) {
       const dir = mkdtempSync(join(tmpdir(), 'parley-gw-tenants-'));
       store = await engine.open(dir);
       const config = gatewayConfig({ v1: fixture('v1', 'v1-push.mjs'), v2: fixture('v2', 'v2-dual.mjs') });
-      const users = (t: string) => Object.fromEntries(IDS.filter((i) => i.startsWith(`${t}/`)).map((i) => [i.slice(t.length + 1), { tokenSha256: hashToken(TOKENS[i]) }]));
+      const users = (t: string) =>
+        Object.fromEntries(
+          IDS.filter((i) => i.startsWith(`${t}/`)).map((i) => [i.slice(t.length + 1), { tokenSha256: hashToken(TOKENS[i]) }]),
+        );
       config.gateway = { users: {}, tenants: { acme: { users: users('acme') }, globex: { users: users('globex'), servers: ['v2'] } } };
       gw = createGateway(config, { store, fallback });
       ({ url, stop } = await serveGateway(gw, {}, () => rmSync(dir, { recursive: true, force: true })));
@@ -73,21 +79,29 @@ for (const engine of engines) {
       let release!: () => void;
       const released = new Promise<void>((r) => (release = r));
       const arrived: Array<() => void> = [];
-      const c = v2Client((async (r: { params: { message: string } }) => {
-        asked.push(r.params.message);
-        arrived.shift()?.();
-        await released;
-        return { action: 'accept', content: { name: id } };
-      }) as never, mode ? { mode } : {});
-      const connect = () => c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[id]}` } } }));
-      const prompted = () => new Promise<void>((r, j) => {
-        arrived.push(r);
-        setTimeout(() => j(new Error(`${id} was not prompted within 60 s`)), 60_000).unref();
-      });
+      const c = v2Client(
+        (async (r: { params: { message: string } }) => {
+          asked.push(r.params.message);
+          arrived.shift()?.();
+          await released;
+          return { action: 'accept', content: { name: id } };
+        }) as never,
+        mode ? { mode } : {},
+      );
+      const connect = () =>
+        c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[id]}` } } }));
+      const prompted = () =>
+        new Promise<void>((r, j) => {
+          arrived.push(r);
+          setTimeout(() => j(new Error(`${id} was not prompted within 60 s`)), 60_000).unref();
+        });
       return { c, asked, release, connect, prompted };
     }
 
-    for (const [label, mode] of [['2025-11-25 clients', undefined], ['2026-07-28 clients', 'auto']] as const) {
+    for (const [label, mode] of [
+      ['2025-11-25 clients', undefined],
+      ['2026-07-28 clients', 'auto'],
+    ] as const) {
       it(`${label}: four users of two tenants, all prompts pending at once, each answer reaches its own caller`, (t) => {
         if (skipped) return t.skip(skipped);
         return (async () => {
@@ -114,9 +128,12 @@ for (const engine of engines) {
       });
     }
 
-    it('a tenant\'s servers list narrows what its users see; the others see every server', async (t) => {
+    it("a tenant's servers list narrows what its users see; the others see every server", async (t) => {
       if (skipped) return t.skip(skipped);
-      for (const [id, want] of [['acme/alice', ['v1', 'v2']], ['globex/alice', ['v2']]] as const) {
+      for (const [id, want] of [
+        ['acme/alice', ['v1', 'v2']],
+        ['globex/alice', ['v2']],
+      ] as const) {
         const x = client(id);
         await x.connect();
         try {
@@ -124,7 +141,7 @@ for (const engine of engines) {
           assert.deepEqual([...servers].sort(), want, id);
           if (id.startsWith('globex')) {
             const r = await x.c.callTool({ name: 'v1__ask', arguments: {} }).catch((e: Error) => e);
-            assert.ok(r instanceof Error && /Unknown tool/.test(r.message), 'globex cannot reach acme\'s server');
+            assert.ok(r instanceof Error && /Unknown tool/.test(r.message), "globex cannot reach acme's server");
           }
         } finally {
           await x.c.close();
@@ -132,12 +149,15 @@ for (const engine of engines) {
       }
     });
 
-    it('audit rows carry (tenant, user); a tenant\'s query returns only its own rows', async (t) => {
+    it("audit rows carry (tenant, user); a tenant's query returns only its own rows", async (t) => {
       if (skipped) return t.skip(skipped);
       for (const tenant of ['acme', 'globex']) {
         const rows = await store.queryAudit({ scope: { tenant }, limit: 10_000 });
         assert.ok(rows.length > 0, `${tenant} has rows`);
-        assert.ok(rows.every((r) => r.scope.tenant === tenant), `${tenant}'s query returned another tenant's row`);
+        assert.ok(
+          rows.every((r) => r.scope.tenant === tenant),
+          `${tenant}'s query returned another tenant's row`,
+        );
       }
       // The same user name in two tenants: two disjoint row sets, each with that user's tool calls.
       const a = await store.queryAudit({ scope: { tenant: 'acme', user: 'alice' }, kind: 'tool-call', limit: 10_000 });
@@ -149,11 +169,13 @@ for (const engine of engines) {
       assert.equal(gw.space('acme/alice').tenant, 'acme');
     });
 
-    it('an answer acme/alice remembers prefills acme/alice\'s next prompt, never globex/alice\'s', async (t) => {
+    it("an answer acme/alice remembers prefills acme/alice's next prompt, never globex/alice's", async (t) => {
       if (skipped) return t.skip(skipped);
       const call = async (id: string) => {
         const c = v2Client((() => ({ action: 'cancel' })) as never, { caps: {} });
-        await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[id]}` } } }));
+        await c.connect(
+          new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[id]}` } } }),
+        );
         try {
           return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
         } finally {
@@ -168,12 +190,12 @@ for (const engine of engines) {
         assert.equal(await call('acme/alice'), 'hello remembered acme/alice');
         const last = fallbackViews['acme/alice'].at(-1)!;
         if (last.prefill.name === 'remembered acme/alice') break;
-        assert.ok(Date.now() < deadline, 'acme/alice\'s remembered answer never came back as prefill');
+        assert.ok(Date.now() < deadline, "acme/alice's remembered answer never came back as prefill");
       }
       assert.equal(await call('globex/alice'), 'hello remembered globex/alice');
-      assert.deepEqual(fallbackViews['globex/alice'][0].prefill, {}, 'globex/alice was offered acme/alice\'s remembered answer');
+      assert.deepEqual(fallbackViews['globex/alice'][0].prefill, {}, "globex/alice was offered acme/alice's remembered answer");
       assert.equal(await call('acme/bob'), 'hello remembered acme/bob');
-      assert.deepEqual(fallbackViews['acme/bob'][0].prefill, {}, 'acme/bob was offered acme/alice\'s remembered answer');
+      assert.deepEqual(fallbackViews['acme/bob'][0].prefill, {}, "acme/bob was offered acme/alice's remembered answer");
     });
 
     // A gateway host's presets are kept under its own session (host scope has a random session id), so this
@@ -181,7 +203,10 @@ for (const engine of engines) {
     it('presets saved by acme/alice are invisible to globex/alice and acme/bob', async (t) => {
       if (skipped) return t.skip(skipped);
       await gw.space('acme/alice').host.presets.save('acme-secret', { answers: { x: { name: 'acme' } } as never });
-      assert.deepEqual((await gw.space('acme/alice').host.presets.list()).map((p) => p.name), ['acme-secret']);
+      assert.deepEqual(
+        (await gw.space('acme/alice').host.presets.list()).map((p) => p.name),
+        ['acme-secret'],
+      );
       for (const other of ['globex/alice', 'acme/bob', 'globex/carol']) {
         assert.deepEqual(await gw.space(other).host.presets.list(), [], other);
         await assert.rejects(gw.space(other).host.presets.load('acme-secret'), /no preset named/, other);

@@ -13,7 +13,6 @@ import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { fixture, fastStop } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 
-
 type Answer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 
 describe('gateway over HTTP: v1 (2025) and v2 (2026-07-28) downstream, every upstream era', () => {
@@ -80,7 +79,10 @@ describe('gateway over HTTP: v1 (2025) and v2 (2026-07-28) downstream, every ups
   it('an invalid answer from upstream never reaches the server: the broker re-asks with the issues', async () => {
     const c = await clients['SDK v2 default (2025-11-25)']();
     try {
-      queue = [{ action: 'accept', content: { name: 42 } }, { action: 'accept', content: { name: 'grace' } }];
+      queue = [
+        { action: 'accept', content: { name: 42 } },
+        { action: 'accept', content: { name: 'grace' } },
+      ];
       seen.length = 0;
       assert.equal(text(await c.call('v1__ask')), 'hello grace');
       assert.equal(seen.length, 2, 'asked twice: the first answer was invalid');

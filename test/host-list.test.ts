@@ -26,7 +26,7 @@ test('List: removing a node twice, or through another list, changes nothing', ()
   const other = new List<number>();
   const n = l.add(1);
   l.add(2);
-  assert.equal(other.remove(n), false, 'not that list\'s node');
+  assert.equal(other.remove(n), false, "not that list's node");
   assert.equal(l.remove(n), true);
   assert.equal(l.remove(n), false, 'already removed');
   assert.deepEqual([l.size, l.values()], [1, [2]]);
@@ -41,9 +41,18 @@ test('whenSettled: runs done once after a value, a plain value, a rejection or a
   const count = () => void done++;
   assert.equal(await whenSettled(() => Promise.resolve(1), count), 1);
   assert.equal(await whenSettled(() => 2, count), 2, 'a plain value');
-  await assert.rejects(whenSettled(() => Promise.reject(new Error('late')), count), /late/);
+  await assert.rejects(
+    whenSettled(() => Promise.reject(new Error('late')), count),
+    /late/,
+  );
   let thrown: Promise<unknown> | undefined;
-  assert.doesNotThrow(() => (thrown = whenSettled(() => { throw new Error('sync'); }, count)), 'a synchronous throw becomes a rejection');
+  assert.doesNotThrow(
+    () =>
+      (thrown = whenSettled(() => {
+        throw new Error('sync');
+      }, count)),
+    'a synchronous throw becomes a rejection',
+  );
   assert.equal(done, 4, 'done ran for the synchronous throw before the call returned');
   await assert.rejects(thrown!, /sync/);
   let seenBeforeSettle = -1;

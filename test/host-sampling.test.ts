@@ -83,7 +83,10 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
 
   it('2026-07-28: a declined sampling request abandons the call with a clear error (no decline result exists)', async () => {
     presenter.step = () => ({ action: 'decline' });
-    await assert.rejects(host.callTool('v2', 'sample', {}), /v2.*asked for a model reply \(sampling, inputRequests\.llm\).*the person declined.*abandoned/);
+    await assert.rejects(
+      host.callTool('v2', 'sample', {}),
+      /v2.*asked for a model reply \(sampling, inputRequests\.llm\).*the person declined.*abandoned/,
+    );
   });
 
   it('2025-11-25 (SDK v1 push): the reply reaches the server; a decline is a JSON-RPC error -1', async () => {
@@ -111,7 +114,10 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
     assert.match(text(r), /a joke/);
   });
 
-  for (const [label, server] of [['2026-07-28 (MRTR)', 'v2'], ['2025-11-25 (push)', 'v1']] as const) {
+  for (const [label, server] of [
+    ['2026-07-28 (MRTR)', 'v2'],
+    ['2025-11-25 (push)', 'v1'],
+  ] as const) {
     it(`${label}: overlapping calls, answered in reverse order, each get their own reply`, async () => {
       const waiting: Array<{ q: string; answer: (a: PresenterAnswer) => void }> = [];
       presenter.prompts.length = 0;
@@ -126,7 +132,8 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
 
     it(`${label}: cancelling the tool call withdraws the sampling prompt`, async () => {
       presenter.prompts.length = 0;
-      presenter.step = (_p, signal) => new Promise((res) => signal.addEventListener('abort', () => res({ action: 'cancel' }), { once: true }));
+      presenter.step = (_p, signal) =>
+        new Promise((res) => signal.addEventListener('abort', () => res({ action: 'cancel' }), { once: true }));
       const ctl = new AbortController();
       const call = host.callTool(server, 'sample', {}, { signal: ctl.signal });
       await prompted(presenter, 1);
@@ -149,11 +156,17 @@ describe('sampling: declined by policy', () => {
     const presenter = new TestPresenter();
     const host = createHost(config, { presenter, store });
     try {
-      assert.match(text(await host.callTool('v1', 'sample', {})), /^error -1: .*User rejected sampling request: Declined: v1 asked for a model reply \(sampling\); policy sampling is "decline"/);
+      assert.match(
+        text(await host.callTool('v1', 'sample', {})),
+        /^error -1: .*User rejected sampling request: Declined: v1 asked for a model reply \(sampling\); policy sampling is "decline"/,
+      );
       await assert.rejects(host.callTool('v2', 'sample', {}), /policy sampling is "decline"/);
       assert.equal(presenter.prompts.length, 0);
       const pol = await store.queryAudit({ kind: 'policy', limit: 10 });
-      assert.ok(pol.length >= 2 && pol.every((r) => r.action === 'decline' && (r.detail as { reason?: string }).reason === 'sampling-policy'), JSON.stringify(pol));
+      assert.ok(
+        pol.length >= 2 && pol.every((r) => r.action === 'decline' && (r.detail as { reason?: string }).reason === 'sampling-policy'),
+        JSON.stringify(pol),
+      );
     } finally {
       await host.close();
       store.close();
@@ -187,9 +200,15 @@ describe('sampling: the broker never leaves a request hanging', () => {
 
   it('refuses malformed params with -32602 naming the field, and bounds what it shows', async () => {
     const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([]) });
-    await assert.rejects(broker.sample({ messages: 'no', maxTokens: 1 }, ctx(new AbortController().signal)), (e: Error & { code?: number }) => e.code === -32602 && /params\.messages must be an array/.test(e.message));
+    await assert.rejects(
+      broker.sample({ messages: 'no', maxTokens: 1 }, ctx(new AbortController().signal)),
+      (e: Error & { code?: number }) => e.code === -32602 && /params\.messages must be an array/.test(e.message),
+    );
     await assert.rejects(broker.sample({ messages: [] }, ctx(new AbortController().signal)), /maxTokens must be a number/);
-    const long = { messages: Array.from({ length: 150 }, () => ({ role: 'user', content: { type: 'text', text: 'x'.repeat(1000) } })), maxTokens: 5 };
+    const long = {
+      messages: Array.from({ length: 150 }, () => ({ role: 'user', content: { type: 'text', text: 'x'.repeat(1000) } })),
+      maxTokens: 5,
+    };
     let seen: PromptView | undefined;
     const b2 = new ElicitationBroker({ presenter: new ScriptedPresenter([(p) => ((seen = p), reply('ok'))]) });
     const a = await b2.sample(long, ctx(new AbortController().signal));
@@ -204,7 +223,9 @@ describe('sampling over Streamable HTTP (server-everything, 2025-11-25)', () => 
   it('overlapping sampling requests on one HTTP connection each reach their own call', async () => {
     const peer = await startEverythingHttp('streamableHttp');
     const presenter = new TestPresenter();
-    const config = gatewayConfig({ http: { name: 'http', type: 'http', url: peer.url, headers: {}, origin: { file: '<test>', pointer: '/servers/http' } } as never });
+    const config = gatewayConfig({
+      http: { name: 'http', type: 'http', url: peer.url, headers: {}, origin: { file: '<test>', pointer: '/servers/http' } } as never,
+    });
     const host = createHost(config, { presenter });
     try {
       const waiting: Array<{ q: string; answer: (a: PresenterAnswer) => void }> = [];
@@ -228,8 +249,20 @@ describe('sampling from the SDK v2 server on a 2025 era (pushed by the SDK legac
     const presenter = new TestPresenter();
     const broker = new ElicitationBroker({ presenter });
     // A legacy verdict makes the runtime connect with plain initialize (no server/discover probe).
-    const legacy = { getEraVerdict: async (defHash: string) => ({ defHash, era: 'legacy' as const, verifiedAt: Date.now() }), putEraVerdict: async () => {}, deleteEraVerdict: async () => true };
-    const m = new ServerManager({ v2: fixture('v2', 'v2-sample.mjs') }, { handlers: { elicit: broker.elicit, listRoots: async () => ({ roots: [] }), sample: (p, c) => broker.sample(p, c) }, clientInfo, stop: fastStop, eraVerdicts: legacy });
+    const legacy = {
+      getEraVerdict: async (defHash: string) => ({ defHash, era: 'legacy' as const, verifiedAt: Date.now() }),
+      putEraVerdict: async () => {},
+      deleteEraVerdict: async () => true,
+    };
+    const m = new ServerManager(
+      { v2: fixture('v2', 'v2-sample.mjs') },
+      {
+        handlers: { elicit: broker.elicit, listRoots: async () => ({ roots: [] }), sample: (p, c) => broker.sample(p, c) },
+        clientInfo,
+        stop: fastStop,
+        eraVerdicts: legacy,
+      },
+    );
     try {
       const waiting: Array<{ q: string; ctx: PromptView; answer: (a: PresenterAnswer) => void }> = [];
       presenter.step = (p) => new Promise((res) => waiting.push({ q: p.sampling!.messages[0].text, ctx: p, answer: res }));
@@ -250,7 +283,9 @@ describe('sampling behind the gateway', () => {
   it('goes to the fallback console when it can show sampling (never upstream), and is declined headless', async () => {
     const consolePresenter = new TestPresenter();
     consolePresenter.step = () => reply('from the console');
-    const gw = createGateway(gatewayConfig({ v1: fixture('v1', 'v1-sample.mjs') }), { fallback: (user) => (user === 'default' ? consolePresenter : new HeadlessPresenter()) });
+    const gw = createGateway(gatewayConfig({ v1: fixture('v1', 'v1-sample.mjs') }), {
+      fallback: (user) => (user === 'default' ? consolePresenter : new HeadlessPresenter()),
+    });
     try {
       assert.equal(text(await gw.space('default').host.callTool('v1', 'sample', {})), 'reply: from the console (model parley/person)');
       assert.equal(consolePresenter.prompts.length, 1);

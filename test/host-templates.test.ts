@@ -8,7 +8,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHost, openSqliteStore, ResourceInputDeclinedError, ScriptedPresenter, type HostConfig, type PresenterAnswer, type PromptView, type ServerDef } from '../src/host/index.js';
+import {
+  createHost,
+  openSqliteStore,
+  ResourceInputDeclinedError,
+  ScriptedPresenter,
+  type HostConfig,
+  type PresenterAnswer,
+  type PromptView,
+  type ServerDef,
+} from '../src/host/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { runParley } from './helpers/cli.js';
 
@@ -18,7 +27,16 @@ const servers: Record<string, ServerDef> = {
   legacy: { name: 'legacy', origin, type: 'stdio', command: process.execPath, args: [SERVER, '--legacy'], env: {} } as ServerDef,
   modern: { name: 'modern', origin, type: 'stdio', command: process.execPath, args: [SERVER], env: {} } as ServerDef,
 };
-const config: HostConfig = { servers, routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] } as HostConfig;
+const config: HostConfig = {
+  servers,
+  routes: [],
+  policy: { ...DEFAULT_POLICY },
+  presets: {},
+  profile: {},
+  roots: [],
+  inputs: {},
+  sources: [],
+} as HostConfig;
 const textOf = (r: { contents: Array<object> }) => r.contents.map((c) => (c as { text?: string }).text ?? '').join('\n');
 const dir = mkdtempSync(join(tmpdir(), 'parley-templates-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,7 +50,7 @@ for (const era of ['legacy', 'modern'] as const) {
     presenter.present = async (p) => {
       seen.push(p);
       const next = answers.shift();
-      if (!next) throw new Error(`unexpected prompt: ${p.message} after ${seen.map((s) => s.message.slice(0, 40)).join(" | ")}`);
+      if (!next) throw new Error(`unexpected prompt: ${p.message} after ${seen.map((s) => s.message.slice(0, 40)).join(' | ')}`);
       return next(p);
     };
     const host = createHost(config, { presenter, store });
@@ -69,9 +87,18 @@ for (const era of ['legacy', 'modern'] as const) {
     });
 
     it('decline and cancel read nothing; an unknown URI keeps the server error without a prompt', async () => {
-      answers.push(() => ({ action: 'decline' }), () => ({ action: 'cancel' }));
-      await assert.rejects(host.readResource(era, 'sql-query://orders'), (e) => e instanceof ResourceInputDeclinedError && e.action === 'decline' && /needs range/.test(e.message));
-      await assert.rejects(host.readResource(era, 'sql-query://orders'), (e) => e instanceof ResourceInputDeclinedError && e.action === 'cancel');
+      answers.push(
+        () => ({ action: 'decline' }),
+        () => ({ action: 'cancel' }),
+      );
+      await assert.rejects(
+        host.readResource(era, 'sql-query://orders'),
+        (e) => e instanceof ResourceInputDeclinedError && e.action === 'decline' && /needs range/.test(e.message),
+      );
+      await assert.rejects(
+        host.readResource(era, 'sql-query://orders'),
+        (e) => e instanceof ResourceInputDeclinedError && e.action === 'cancel',
+      );
       const before = seen.length;
       await assert.rejects(host.readResource(era, 'nothing://here'), (e: { code?: number }) => e.code === -32602);
       assert.equal(seen.length, before);
@@ -101,7 +128,16 @@ for (const era of ['legacy', 'modern'] as const) {
 describe('parley read', () => {
   it('asks from --answers and prints the text; headless it fails fast naming the variable', { timeout: 120_000 }, async () => {
     const cfg = join(dir, 'parley.json');
-    writeFileSync(cfg, JSON.stringify({ mcpServers: { sql: { command: process.execPath, args: [SERVER] }, sales: { command: 'unused', disabled: true }, charts: { command: 'unused', disabled: true } } }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        mcpServers: {
+          sql: { command: process.execPath, args: [SERVER] },
+          sales: { command: 'unused', disabled: true },
+          charts: { command: 'unused', disabled: true },
+        },
+      }),
+    );
     const file = join(dir, 'range.json');
     writeFileSync(file, JSON.stringify({ range: 'last_month' }));
     const db = join(dir, 'cli.db');

@@ -17,10 +17,24 @@ const origin = { file: '<test>', pointer: '' };
 function config(servers: Record<string, Omit<ServerDef, 'name' | 'origin'>>, extra: Partial<HostConfig> = {}): HostConfig {
   const defs: Record<string, ServerDef> = {};
   for (const [name, d] of Object.entries(servers)) defs[name] = { name, origin, ...d } as ServerDef;
-  return { servers: defs, routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [], ...extra };
+  return {
+    servers: defs,
+    routes: [],
+    policy: { ...DEFAULT_POLICY },
+    presets: {},
+    profile: {},
+    roots: [],
+    inputs: {},
+    sources: [],
+    ...extra,
+  };
 }
 const stdio = (command: string, args: string[], env: Record<string, string> = {}) => ({ type: 'stdio' as const, command, args, env });
-const text = (r: any) => (r.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
+const text = (r: any) =>
+  (r.content ?? [])
+    .filter((c: any) => c.type === 'text')
+    .map((c: any) => c.text)
+    .join('\n');
 const tmp = () => mkdtempSync(join(tmpdir(), 'parley-host-'));
 
 test('server-everything through the host: accept, decline and cancel stay distinct; every step is audited', async () => {
@@ -60,15 +74,30 @@ test('server-everything: roots from the registry, and the -32042 URL path with c
   // req: ROOTS-CLIENT-CAPABILITY, ELIC-1125-URL-REQUIRED-ERROR, ELIC-1125-URL-CONSENT
   const dir = tmp();
   const consents: PromptView[] = [];
-  const presenter = new ScriptedPresenter([(p) => (consents.push(p), { action: 'accept' }), (p) => (consents.push(p), { action: 'accept' })]);
-  const host = createHost(config({ everything: stdio(process.execPath, [EVERYTHING, 'stdio']) }, { roots: [{ uri: pathToFileURL(dir).href, name: 'work' }, { uri: 'https://example.com/repo' }] }), { presenter });
+  const presenter = new ScriptedPresenter([
+    (p) => (consents.push(p), { action: 'accept' }),
+    (p) => (consents.push(p), { action: 'accept' }),
+  ]);
+  const host = createHost(
+    config(
+      { everything: stdio(process.execPath, [EVERYTHING, 'stdio']) },
+      { roots: [{ uri: pathToFileURL(dir).href, name: 'work' }, { uri: 'https://example.com/repo' }] },
+    ),
+    { presenter },
+  );
   try {
     const r = await host.callTool('everything', 'get-roots-list', {});
     assert.match(text(r), new RegExp(pathToFileURL(dir).href));
     assert.doesNotMatch(text(r), /example\.com/, 'virtual (non-file) roots never go on the wire');
     const url = await host.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/pay', errorPath: true });
     assert.match(text(url), /completed the URL elicitation/);
-    assert.deepEqual(consents.map((p) => [p.mode, p.url?.host]), [['url', 'modelcontextprotocol.io'], ['url', 'example.com']]);
+    assert.deepEqual(
+      consents.map((p) => [p.mode, p.url?.host]),
+      [
+        ['url', 'modelcontextprotocol.io'],
+        ['url', 'example.com'],
+      ],
+    );
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
@@ -81,7 +110,9 @@ test('server-filesystem started with no directories is driven by the host roots,
   mkdirSync(join(dir, 'a'));
   mkdirSync(join(dir, 'b'));
   writeFileSync(join(dir, 'a', 'hello.txt'), 'hi from a');
-  const host = createHost(config({ fs: stdio(process.execPath, [FILESYSTEM]) }, { roots: [{ uri: pathToFileURL(join(dir, 'a')).href }] }), { presenter: new ScriptedPresenter([]) });
+  const host = createHost(config({ fs: stdio(process.execPath, [FILESYSTEM]) }, { roots: [{ uri: pathToFileURL(join(dir, 'a')).href }] }), {
+    presenter: new ScriptedPresenter([]),
+  });
   const allowed = async () => text(await host.callTool('fs', 'list_allowed_directories', {}));
   const waitFor = async (re: RegExp) => {
     const until = Date.now() + 30_000; // bound: roots apply asynchronously and slowly on a loaded 2-core machine
@@ -112,7 +143,13 @@ test('the bundled sales server: the session configuration is negotiated once, re
   const store = openSqliteStore(join(dir, 'p.db'));
   const cfg = config({ sales: stdio(process.execPath, ['--import', 'tsx', SALES, '--db', join(dir, 'sales.db')]) });
   const asked: PromptView[] = [];
-  const host1 = createHost(cfg, { presenter: new ScriptedPresenter([(p) => (asked.push(p), { action: 'accept', content: { table: 'orders', range: 'last_month', region: '北京' }, remember: 'always' })]), store, scope: { user: 'ada' } });
+  const host1 = createHost(cfg, {
+    presenter: new ScriptedPresenter([
+      (p) => (asked.push(p), { action: 'accept', content: { table: 'orders', range: 'last_month', region: '北京' }, remember: 'always' }),
+    ]),
+    store,
+    scope: { user: 'ada' },
+  });
   try {
     const r = (await host1.callTool('sales', 'query_sales', {})) as any;
     assert.equal(r.isError, undefined, text(r));
@@ -124,7 +161,11 @@ test('the bundled sales server: the session configuration is negotiated once, re
     await host1.close();
   }
   const prefilled: PromptView[] = [];
-  const host2 = createHost(cfg, { presenter: new ScriptedPresenter([(p) => (prefilled.push(p), { action: 'accept', content: p.prefill })]), store, scope: { user: 'ada' } });
+  const host2 = createHost(cfg, {
+    presenter: new ScriptedPresenter([(p) => (prefilled.push(p), { action: 'accept', content: p.prefill })]),
+    store,
+    scope: { user: 'ada' },
+  });
   try {
     const r = (await host2.callTool('sales', 'query_sales', {})) as any;
     assert.equal(r.structuredContent.config.region, '北京');
@@ -143,10 +184,16 @@ test('${input:id} is asked once through the presenter, masked, and kept out of t
   const echo = new URL('./fixtures/host/env-server.mjs', import.meta.url).pathname;
   const def = (_name: string) => ({ ...stdio(process.execPath, [echo, secret], { API_KEY: '${input:api-key}' }), inputRefs: ['api-key'] });
   const prompts: PromptView[] = [];
-  const host = createHost(config({ one: def('one'), two: def('two') }, { inputs: { 'api-key': { id: 'api-key', type: 'promptString', description: 'Service API key', password: true } } }), {
-    presenter: new ScriptedPresenter([(p) => (prompts.push(p), { action: 'accept', content: { value: secret } })]),
-    store,
-  });
+  const host = createHost(
+    config(
+      { one: def('one'), two: def('two') },
+      { inputs: { 'api-key': { id: 'api-key', type: 'promptString', description: 'Service API key', password: true } } },
+    ),
+    {
+      presenter: new ScriptedPresenter([(p) => (prompts.push(p), { action: 'accept', content: { value: secret } })]),
+      store,
+    },
+  );
   try {
     assert.equal(text(await host.callTool('one', 'has_key', {})), 'key ok');
     assert.equal(text(await host.callTool('two', 'has_key', {})), 'key ok');
@@ -173,18 +220,29 @@ test('two users and two sessions interleave elicitations with zero cross-deliver
   const mk = (user: string, session: string) => {
     const seen: PromptView[] = [];
     // Each person answers with their own name after a short, different delay, so the requests overlap.
-    const presenter = new ScriptedPresenter(Array.from({ length: 3 }, () => async (p: PromptView) => {
-      seen.push(p);
-      await new Promise((r) => setTimeout(r, user === 'ada' ? 120 : 40));
-      return { action: 'accept' as const, content: { ...p.prefill, name: `${user}-${session}` } };
-    }));
+    const presenter = new ScriptedPresenter(
+      Array.from({ length: 3 }, () => async (p: PromptView) => {
+        seen.push(p);
+        await new Promise((r) => setTimeout(r, user === 'ada' ? 120 : 40));
+        return { action: 'accept' as const, content: { ...p.prefill, name: `${user}-${session}` } };
+      }),
+    );
     return { seen, host: createHost(cfg, { presenter, store, scope: { user, session } }) };
   };
   const people = [mk('ada', 's1'), mk('ada', 's2'), mk('bob', 's3')];
   try {
-    const results = await Promise.all(people.flatMap((p) => [p.host.callTool('everything', 'trigger-elicitation-request', {}), p.host.callTool('everything', 'trigger-elicitation-request', {})]));
+    const results = await Promise.all(
+      people.flatMap((p) => [
+        p.host.callTool('everything', 'trigger-elicitation-request', {}),
+        p.host.callTool('everything', 'trigger-elicitation-request', {}),
+      ]),
+    );
     const names = results.map((r) => /Name: (\S+)/.exec(text(r))?.[1]);
-    assert.deepEqual(names, ['ada-s1', 'ada-s1', 'ada-s2', 'ada-s2', 'bob-s3', 'bob-s3'], 'every answer went back to the call that caused it');
+    assert.deepEqual(
+      names,
+      ['ada-s1', 'ada-s1', 'ada-s2', 'ada-s2', 'bob-s3', 'bob-s3'],
+      'every answer went back to the call that caused it',
+    );
     for (const p of people) assert.equal(p.seen.length, 2, 'each person saw exactly their own two prompts');
     const bobAnswers = await store.queryAudit({ scope: { user: 'bob' }, kind: 'answer' });
     assert.equal(bobAnswers.length, 2);

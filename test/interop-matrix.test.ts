@@ -49,7 +49,8 @@ interface ToolkitPair extends PairInfo {
   client: ClientKind;
 }
 
-const form = (h: HostHarness | ToolkitClient, action: 'accept' | 'decline' | 'cancel') => Object.assign(h.next, { action, form: { name: 'Ada' } });
+const form = (h: HostHarness | ToolkitClient, action: 'accept' | 'decline' | 'cancel') =>
+  Object.assign(h.next, { action, form: { name: 'Ada' } });
 const lastPrompt = (h: HostHarness) => h.prompts.at(-1)!;
 
 /** The SDK peers' tools (test/helpers/peers/sdk-server.mjs): ask, login, roots. */
@@ -75,7 +76,12 @@ function sdkCases(): HostCases {
 
 function sdkPair(kind: SdkPeerKind, id: string, peer: string, revision: string, how: HostPair['how']): HostPair {
   return {
-    id, side: 'host', peer, revision: { stdio: revision, http: revision }, cases: sdkCases(), how,
+    id,
+    side: 'host',
+    peer,
+    revision: { stdio: revision, http: revision },
+    cases: sdkCases(),
+    how,
     server: async (t) => {
       if (t === 'stdio') return { def: { type: 'stdio', command: process.execPath, args: [SDK_SERVER, kind], env: {} } };
       const p = await startSdkHttpPeer(kind);
@@ -105,8 +111,14 @@ const PAIRS: Array<HostPair | ToolkitPair> = [
     http: "`sdk-server.mjs v2-modern --http`: `createMcpHandler(…, {legacy: 'reject'})` (2026-07-28 only), 127.0.0.1",
   }),
   {
-    id: 'host-everything', side: 'host', peer: 'server-everything 2026.8.31', revision: { stdio: '2025-11-25', http: '2025-11-25' },
-    how: { stdio: '`mcp-server-everything stdio`', http: '`mcp-server-everything streamableHttp` with `PORT` (binds all interfaces; the host connects to 127.0.0.1)' },
+    id: 'host-everything',
+    side: 'host',
+    peer: 'server-everything 2026.8.31',
+    revision: { stdio: '2025-11-25', http: '2025-11-25' },
+    how: {
+      stdio: '`mcp-server-everything stdio`',
+      http: '`mcp-server-everything streamableHttp` with `PORT` (binds all interfaces; the host connects to 127.0.0.1)',
+    },
     server: async (t) => {
       if (t === 'stdio') return { def: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: {} } };
       const p = await startEverythingHttp('streamableHttp');
@@ -131,9 +143,18 @@ const PAIRS: Array<HostPair | ToolkitPair> = [
     },
   },
   {
-    id: 'host-filesystem', side: 'host', peer: 'server-filesystem 2026.8.31 (no directory arguments)', revision: { stdio: '2025-11-25', http: '2025-11-25' },
+    id: 'host-filesystem',
+    side: 'host',
+    peer: 'server-filesystem 2026.8.31 (no directory arguments)',
+    revision: { stdio: '2025-11-25', http: '2025-11-25' },
     how: { stdio: '`mcp-server-filesystem` with no directories: allowed directories come from `roots/list`' },
-    na: { http: 'server-filesystem 2026.8.31 is stdio only (no HTTP transport)', accept: NEVER_ELICITS, decline: NEVER_ELICITS, cancel: NEVER_ELICITS, url: NEVER_ELICITS },
+    na: {
+      http: 'server-filesystem 2026.8.31 is stdio only (no HTTP transport)',
+      accept: NEVER_ELICITS,
+      decline: NEVER_ELICITS,
+      cancel: NEVER_ELICITS,
+      url: NEVER_ELICITS,
+    },
     server: async () => ({ def: { type: 'stdio', command: process.execPath, args: [FILESYSTEM], env: {} } }),
     cases: {
       // Its allowed directories come only from roots/list, applied asynchronously: poll (bounded).
@@ -146,9 +167,30 @@ const PAIRS: Array<HostPair | ToolkitPair> = [
       },
     },
   },
-  { id: 'toolkit-v1', side: 'toolkit', client: 'v1', peer: 'SDK v1 client (1.32.2)', revision: { stdio: '2025-11-25', http: '2025-11-25' }, how: TOOLKIT_HOW },
-  { id: 'toolkit-v2', side: 'toolkit', client: 'v2', peer: 'SDK v2 client, default (legacy negotiation)', revision: { stdio: '2025-11-25', http: '2025-11-25' }, how: TOOLKIT_HOW },
-  { id: 'toolkit-v2-auto', side: 'toolkit', client: 'v2-auto', peer: "SDK v2 client, `versionNegotiation: 'auto'`", revision: { stdio: '2026-07-28', http: '2026-07-28' }, how: { ...TOOLKIT_HOW, stdio: `${TOOLKIT_HOW.stdio}; the era probe runs in a second (sibling) child` } },
+  {
+    id: 'toolkit-v1',
+    side: 'toolkit',
+    client: 'v1',
+    peer: 'SDK v1 client (1.32.2)',
+    revision: { stdio: '2025-11-25', http: '2025-11-25' },
+    how: TOOLKIT_HOW,
+  },
+  {
+    id: 'toolkit-v2',
+    side: 'toolkit',
+    client: 'v2',
+    peer: 'SDK v2 client, default (legacy negotiation)',
+    revision: { stdio: '2025-11-25', http: '2025-11-25' },
+    how: TOOLKIT_HOW,
+  },
+  {
+    id: 'toolkit-v2-auto',
+    side: 'toolkit',
+    client: 'v2-auto',
+    peer: "SDK v2 client, `versionNegotiation: 'auto'`",
+    revision: { stdio: '2026-07-28', http: '2026-07-28' },
+    how: { ...TOOLKIT_HOW, stdio: `${TOOLKIT_HOW.stdio}; the era probe runs in a second (sibling) child` },
+  },
 ];
 const ROWS: Row[] = rowsOf(PAIRS);
 
@@ -165,7 +207,8 @@ async function toolkitCase(c: Case, cl: ToolkitClient, modern: boolean): Promise
     const p = cl.seen.at(-1)!;
     assert.equal(p.mode, 'url');
     assert.equal(p.url, 'https://example.com/connect');
-    if (modern) assert.equal(p.elicitationId, undefined); // req: ELIC-2607-URL-NO-ID
+    if (modern)
+      assert.equal(p.elicitationId, undefined); // req: ELIC-2607-URL-NO-ID
     else assert.equal(typeof p.elicitationId, 'string'); // req: ELIC-1125-URL-ID
   } else {
     assert.ok((await cl.call('roots')).includes(CLIENT_ROOTS[0].uri)); // req: ROOTS-CLIENT-CAPABILITY
@@ -196,7 +239,9 @@ async function open(pair: HostPair | ToolkitPair, t: Transport): Promise<Session
       // load ~20 a dual-era peer's sibling booted slower than that; try once more with a fresh host (a
       // restart would reuse the cached verdict) so the 2026-07-28 cells test 2026-07-28.
       if (attempt === 1 && h.revision() !== pair.revision[t] && pair.revision[t] === '2026-07-28') {
-        console.log(`interop matrix: ${pair.id} over ${t} negotiated ${h.revision()} (era probe timed out?); starting a fresh host once more`);
+        console.log(
+          `interop matrix: ${pair.id} over ${t} negotiated ${h.revision()} (era probe timed out?); starting a fresh host once more`,
+        );
         await h.close();
         continue;
       }
@@ -207,7 +252,11 @@ async function open(pair: HostPair | ToolkitPair, t: Transport): Promise<Session
   const shared = createShared();
   const server = t === 'http' ? await serve(() => demoServer(shared), { http: {} }) : undefined;
   const cl = await toolkitClient(pair.client, server?.url).catch(async (e) => (await server?.close(), Promise.reject(e)));
-  return { run: (c) => toolkitCase(c, cl, pair.revision[t] === '2026-07-28'), revision: cl.revision, close: async () => (await cl.close(), await server?.close()) };
+  return {
+    run: (c) => toolkitCase(c, cl, pair.revision[t] === '2026-07-28'),
+    revision: cl.revision,
+    close: async () => (await cl.close(), await server?.close()),
+  };
 }
 
 const results = new Map<string, 'pass' | 'fail'>();
@@ -217,7 +266,11 @@ describe('interop matrix', { concurrency: CONCURRENCY }, () => {
   after(() => {
     rmSync(ROOT_DIR, { recursive: true, force: true });
     console.log(`interop matrix: ${results.size} cells run in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    if (WRITE) writeFileSync(DOC, renderMatrix(ROWS, (r) => results.get(key(r)) ?? 'fail'));
+    if (WRITE)
+      writeFileSync(
+        DOC,
+        renderMatrix(ROWS, (r) => results.get(key(r)) ?? 'fail'),
+      );
   });
   for (const pair of PAIRS) {
     for (const t of TRANSPORTS) {
@@ -246,6 +299,12 @@ describe('interop matrix', { concurrency: CONCURRENCY }, () => {
   }
 });
 
-test('docs/interop.md is the matrix of this table with every applicable cell passing', { skip: WRITE ? 'PARLEY_WRITE_MATRIX=1 rewrites it' : false }, () => {
-  assert.equal(readFileSync(DOC, 'utf8'), renderMatrix(ROWS, () => 'pass'), 'regenerate: PARLEY_WRITE_MATRIX=1 node scripts/run-tests.mjs interop-matrix');
+test('docs/interop.md is the matrix of this table with every applicable cell passing', {
+  skip: WRITE ? 'PARLEY_WRITE_MATRIX=1 rewrites it' : false,
+}, () => {
+  assert.equal(
+    readFileSync(DOC, 'utf8'),
+    renderMatrix(ROWS, () => 'pass'),
+    'regenerate: PARLEY_WRITE_MATRIX=1 node scripts/run-tests.mjs interop-matrix',
+  );
 });

@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { detectSensitiveFields, normaliseWords } from '../src/schema/sensitive.js';
 import { fold } from '../src/schema/fold.js';
-import { checkMessageLimits, checkSchemaLimits, findRequestedSchemas, lintRequestedSchema, normalizeRequestedSchema, normalizeRootUri, validateContent } from '../src/schema/index.js';
+import {
+  checkMessageLimits,
+  checkSchemaLimits,
+  findRequestedSchemas,
+  lintRequestedSchema,
+  normalizeRequestedSchema,
+  normalizeRootUri,
+  validateContent,
+} from '../src/schema/index.js';
 import { checkUrl, escapeHidden, redactUrl, redactUrlsInText } from '../src/host/broker/policy.js';
 import { globToRegExp } from '../src/host/roots/glob.js';
 import { uriTemplateToRegExp } from '../src/host/roots/routing.js';
@@ -20,7 +28,40 @@ const RUNS = Number(process.env.PARLEY_LINEAR_RUNS ?? 2);
 /** Always tried: a run of capitals (the old quadratic split) and URL/template punctuation. */
 const EXAMPLES: Array<[string]> = [['A'], ['://{a}@']];
 
-const PIECES = ['A', 'a', 'Z', 'P', '2', 'F', ' ', '_', '-', '\u200B', '\u00AD', '\u0430', 'pin', 'password', 'token', ':', '/', '//', '@', '://', '.', 'é', '密码', '\u202E', '%', '{', '}', '{a}', '#', '?', '*', 'x'];
+const PIECES = [
+  'A',
+  'a',
+  'Z',
+  'P',
+  '2',
+  'F',
+  ' ',
+  '_',
+  '-',
+  '\u200B',
+  '\u00AD',
+  '\u0430',
+  'pin',
+  'password',
+  'token',
+  ':',
+  '/',
+  '//',
+  '@',
+  '://',
+  '.',
+  'é',
+  '密码',
+  '\u202E',
+  '%',
+  '{',
+  '}',
+  '{a}',
+  '#',
+  '?',
+  '*',
+  'x',
+];
 const unit = fc.oneof(
   fc.constantFrom('A', 'aA', '2F', 'pin ', '://', 'a.', '\u200B', 'a@', '{x}', 'Aa1'),
   fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 6 }).map((p) => p.join('')),
@@ -53,18 +94,65 @@ function perChar(fn: (s: string) => unknown, s: string): number {
 const str = (title: string) => ({ type: 'object', properties: { field: { type: 'string', title } } });
 const CHECKS: Array<[string, (s: string) => unknown]> = [
   ['detectSensitiveFields (title)', (s) => detectSensitiveFields(str(s))],
-  ['detectSensitiveFields (name and description)', (s) => detectSensitiveFields({ type: 'object', properties: { [s]: { type: 'string', description: s } } })],
+  [
+    'detectSensitiveFields (name and description)',
+    (s) => detectSensitiveFields({ type: 'object', properties: { [s]: { type: 'string', description: s } } }),
+  ],
   ['normaliseWords / fold', (s) => (normaliseWords(s), fold(s))],
-  ['lintRequestedSchema', (s) => lintRequestedSchema({ type: 'object', title: s, properties: { f: { type: 'string', description: s, enum: [s] } } })],
-  ['normalizeRequestedSchema', (s) => normalizeRequestedSchema({ type: 'object', properties: { f: { $ref: `#/$defs/${s}` }, g: { type: 'string', format: s, description: s } }, $defs: {} })],
+  [
+    'lintRequestedSchema',
+    (s) => lintRequestedSchema({ type: 'object', title: s, properties: { f: { type: 'string', description: s, enum: [s] } } }),
+  ],
+  [
+    'normalizeRequestedSchema',
+    (s) =>
+      normalizeRequestedSchema({
+        type: 'object',
+        properties: { f: { $ref: `#/$defs/${s}` }, g: { type: 'string', format: s, description: s } },
+        $defs: {},
+      }),
+  ],
   ['size caps', (s) => (checkSchemaLimits(str(s)), checkMessageLimits({ message: s, url: s }))],
-  ['findRequestedSchemas (url mode)', (s) => findRequestedSchemas({ method: 'elicitation/create', params: { mode: 'url', message: s, url: `https://example.com/${s}`, elicitationId: 'e' } }, { revision: '2025-11-25' })],
-  ['validateContent (email, uri, date-time)', (s) => validateContent({ type: 'object', properties: { e: { type: 'string', format: 'email' }, u: { type: 'string', format: 'uri' }, d: { type: 'string', format: 'date-time' } } }, { e: `${s}@${s}`, u: `https://${s}`, d: s })],
+  [
+    'findRequestedSchemas (url mode)',
+    (s) =>
+      findRequestedSchemas(
+        { method: 'elicitation/create', params: { mode: 'url', message: s, url: `https://example.com/${s}`, elicitationId: 'e' } },
+        { revision: '2025-11-25' },
+      ),
+  ],
+  [
+    'validateContent (email, uri, date-time)',
+    (s) =>
+      validateContent(
+        {
+          type: 'object',
+          properties: {
+            e: { type: 'string', format: 'email' },
+            u: { type: 'string', format: 'uri' },
+            d: { type: 'string', format: 'date-time' },
+          },
+        },
+        { e: `${s}@${s}`, u: `https://${s}`, d: s },
+      ),
+  ],
   ['checkUrl', (s) => checkUrl(`https://user:pw@example.com/${s}?q=${s}#${s}`, { urlSchemes: ['https'] })],
   ['redactUrl / redactUrlsInText / escapeHidden', (s) => (redactUrl(s), redactUrlsInText(s), escapeHidden(s))],
-  ['URI template match (server-supplied)', (s) => uriTemplateToRegExp('x://{a}{b}{c}{d}{e}/{+f}{#g}{/h}{.i}{;j}{?k}{&l}/z')!.test(`x://${s}`)],
+  [
+    'URI template match (server-supplied)',
+    (s) => uriTemplateToRegExp('x://{a}{b}{c}{d}{e}/{+f}{#g}{/h}{.i}{;j}{?k}{&l}/z')!.test(`x://${s}`),
+  ],
   ['glob match', (s) => globToRegExp('file:///a*b*c*d/**/e?f/**').test(`file:///${s}`)],
-  ['normalizeRootUri', (s) => { try { normalizeRootUri(`file:///${s}`); } catch { /* refused is fine */ } }],
+  [
+    'normalizeRootUri',
+    (s) => {
+      try {
+        normalizeRootUri(`file:///${s}`);
+      } catch {
+        /* refused is fine */
+      }
+    },
+  ],
 ];
 
 for (const [name, fn] of CHECKS) {

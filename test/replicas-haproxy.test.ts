@@ -32,13 +32,23 @@ const MAIN = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/servers-host/v2-dual.mjs', import.meta.url));
 const HAPROXY = '/usr/sbin/haproxy';
 const SECRET = 'replicas share this secret: 32+ bytes';
-const TOKENS: Record<string, string> = { 'acme/alice': 'pt_r-acme-alice', 'acme/bob': 'pt_r-acme-bob', 'globex/alice': 'pt_r-globex-alice', 'globex/carol': 'pt_r-globex-carol' };
+const TOKENS: Record<string, string> = {
+  'acme/alice': 'pt_r-acme-alice',
+  'acme/bob': 'pt_r-acme-bob',
+  'globex/alice': 'pt_r-globex-alice',
+  'globex/carol': 'pt_r-globex-carol',
+};
 const IDS = Object.keys(TOKENS);
 const PER_ID = 25;
 const START_MS = 30_000;
 
 // Skipped on a developer machine without HAProxy; in CI (.ci/run installs it) a missing HAProxy fails.
-const skipReason = !existsSync(HAPROXY) && !process.env.CI ? `${HAPROXY} not found: install Debian package haproxy` : !existsSync(MAIN) ? 'dist/ missing: run npm run build' : undefined;
+const skipReason =
+  !existsSync(HAPROXY) && !process.env.CI
+    ? `${HAPROXY} not found: install Debian package haproxy`
+    : !existsSync(MAIN)
+      ? 'dist/ missing: run npm run build'
+      : undefined;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -68,15 +78,24 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
   let skipped: string | undefined;
 
   async function startReplica(port: number): Promise<{ port: number; child: ChildProcess; log: string[] }> {
-    const child = spawn(process.execPath, [MAIN, 'serve', '--http', '--headless', '--port', String(port), '--config', cfg, '--store', storeUrl], {
-      env: { ...process.env, ...isolatedEnv(dir), PARLEY_SECRET: SECRET }, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [MAIN, 'serve', '--http', '--headless', '--port', String(port), '--config', cfg, '--store', storeUrl],
+      {
+        env: { ...process.env, ...isolatedEnv(dir), PARLEY_SECRET: SECRET },
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const log: string[] = [];
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`replica on ${port} did not serve within ${START_MS} ms:\n${log.join('')}`)), START_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`replica on ${port} did not serve within ${START_MS} ms:\n${log.join('')}`)),
+        START_MS,
+      );
       child.stderr!.on('data', (d) => {
         log.push(String(d));
-        if (/serving MCP at /.test(log.join(''))) (clearTimeout(timer), resolve());
+        if (/serving MCP at /.test(log.join(''))) clearTimeout(timer), resolve();
       });
       child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`replica exited ${code}:\n${log.join('')}`))));
     });
@@ -90,25 +109,50 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
     dir = mkdtempSync(join(tmpdir(), 'parley-replicas-'));
     storeUrl = await pg.createDatabase();
     cfg = join(dir, 'parley.json');
-    const users = (t: string) => Object.fromEntries(IDS.filter((i) => i.startsWith(`${t}/`)).map((i) => [i.slice(t.length + 1), { tokenSha256: hashToken(TOKENS[i]) }]));
+    const users = (t: string) =>
+      Object.fromEntries(
+        IDS.filter((i) => i.startsWith(`${t}/`)).map((i) => [i.slice(t.length + 1), { tokenSha256: hashToken(TOKENS[i]) }]),
+      );
     // The broker's limits are per user per replica (5 pending, burst 10 by default); raised so the load
     // below measures delivery, not rate limiting (a declined prompt would read "no name (decline)").
-    writeFileSync(cfg, JSON.stringify({ mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } }, policy: { maxPendingPerServer: 200, burst: 200, ratePerMinute: 6000 }, gateway: { tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } } } }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } },
+        policy: { maxPendingPerServer: 200, burst: 200, ratePerMinute: 6000 },
+        gateway: { tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } } },
+      }),
+    );
     // The first replica migrates the empty database; the others start once it serves.
     replicas.push(await startReplica(await freePort()));
     replicas.push(...(await Promise.all([freePort().then(startReplica), freePort().then(startReplica)])));
     const lbPort = await freePort();
     const hcfg = join(dir, 'haproxy.cfg');
-    writeFileSync(hcfg, [
-      'global', '  maxconn 512',
-      'defaults', '  mode http', '  timeout connect 2s', '  timeout client 120s', '  timeout server 120s', '  retries 2', '  option redispatch',
-      'frontend mcp', `  bind 127.0.0.1:${lbPort}`, '  default_backend replicas',
-      'backend replicas', '  balance roundrobin',
-      // 2025-era sessions stay where they were created (docs/scaling.md); 2026-07-28 requests have no header.
-      '  stick-table type string len 64 size 100k expire 30m', '  stick on req.hdr(mcp-session-id)', '  stick store-response res.hdr(mcp-session-id)',
-      ...replicas.map((r, i) => `  server r${i + 1} 127.0.0.1:${r.port} check inter 500 fall 1 rise 1`),
-      '',
-    ].join('\n'));
+    writeFileSync(
+      hcfg,
+      [
+        'global',
+        '  maxconn 512',
+        'defaults',
+        '  mode http',
+        '  timeout connect 2s',
+        '  timeout client 120s',
+        '  timeout server 120s',
+        '  retries 2',
+        '  option redispatch',
+        'frontend mcp',
+        `  bind 127.0.0.1:${lbPort}`,
+        '  default_backend replicas',
+        'backend replicas',
+        '  balance roundrobin',
+        // 2025-era sessions stay where they were created (docs/scaling.md); 2026-07-28 requests have no header.
+        '  stick-table type string len 64 size 100k expire 30m',
+        '  stick on req.hdr(mcp-session-id)',
+        '  stick store-response res.hdr(mcp-session-id)',
+        ...replicas.map((r, i) => `  server r${i + 1} 127.0.0.1:${r.port} check inter 500 fall 1 rise 1`),
+        '',
+      ].join('\n'),
+    );
     const checked = spawnSync(HAPROXY, ['-c', '-f', hcfg], { encoding: 'utf8' });
     assert.equal(checked.status, 0, checked.stdout + checked.stderr);
     haproxy = spawn(HAPROXY, ['-db', '-f', hcfg], { stdio: 'ignore' });
@@ -116,7 +160,10 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
     // Ready when the balancer answers.
     const deadline = Date.now() + START_MS;
     for (;;) {
-      const ok = await fetch(lbUrl, { method: 'GET' }).then((r) => r.status > 0, () => false);
+      const ok = await fetch(lbUrl, { method: 'GET' }).then(
+        (r) => r.status > 0,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error('haproxy did not answer');
       await new Promise((r) => setTimeout(r, 100));
@@ -132,83 +179,115 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
 
   const connect = async (id: string, answer: (name: string) => unknown, manual = false) => {
     const c = v2Client((async () => answer(id)) as never, { mode: 'auto', manual });
-    await c.connect(new StreamableHTTPClientTransport(new URL(lbUrl), { requestInit: { headers: { authorization: `Bearer ${TOKENS[id]}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(lbUrl), { requestInit: { headers: { authorization: `Bearer ${TOKENS[id]}` } } }),
+    );
     return c;
   };
 
   it(`${IDS.length} users of 2 tenants × ${PER_ID} concurrent elicitations through the balancer: every answer reaches its own call`, async (t) => {
     if (skipped) return t.skip(skipped);
     const runs = IDS.flatMap((id) => Array.from({ length: PER_ID }, (_, k) => ({ id, k })));
-    const results = await Promise.all(runs.map(async ({ id, k }) => {
-      const c = await connect(id, () => ({ action: 'accept', content: { name: `${id}#${k}` } }));
-      try {
-        return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
-      } finally {
-        await c.close();
-      }
-    }));
-    const wrong = runs.filter(({ id, k }, i) => results[i] !== `hello ${id}#${k}`);
-    assert.deepEqual(wrong, [], `cross-deliveries or lost answers: ${JSON.stringify(results)}`);
-  });
-
-  it('2025-era sessions of SDK v1 and v2 clients, pinned by the balancer\'s stick table, get their own prompts', async (t) => {
-    if (skipped) return t.skip(skipped);
-    const runs = IDS.flatMap((id) => [0, 1].map((k) => ({ id, k, sdk: k === 0 ? 'v1' : 'v2' })));
-    const results = await Promise.all(runs.map(async ({ id, k, sdk }) => {
-      const name = `${id}#${sdk}${k}`;
-      const headers = { authorization: `Bearer ${TOKENS[id]}` };
-      if (sdk === 'v1') {
-        const c = new V1Client({ name: 'v1', version: '1' }, { capabilities: { elicitation: {} } });
-        c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name } }));
-        await c.connect(new V1Transport(new URL(lbUrl), { requestInit: { headers } }));
+    const results = await Promise.all(
+      runs.map(async ({ id, k }) => {
+        const c = await connect(id, () => ({ action: 'accept', content: { name: `${id}#${k}` } }));
         try {
           return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
         } finally {
           await c.close();
         }
-      }
-      const c = v2Client((async () => ({ action: 'accept', content: { name } })) as never);
-      await c.connect(new StreamableHTTPClientTransport(new URL(lbUrl), { requestInit: { headers } }));
-      try {
-        return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
-      } finally {
-        await c.close();
-      }
-    }));
-    assert.deepEqual(results, runs.map(({ id, k, sdk }) => `hello ${id}#${sdk}${k}`));
+      }),
+    );
+    const wrong = runs.filter(({ id, k }, i) => results[i] !== `hello ${id}#${k}`);
+    assert.deepEqual(wrong, [], `cross-deliveries or lost answers: ${JSON.stringify(results)}`);
+  });
+
+  it("2025-era sessions of SDK v1 and v2 clients, pinned by the balancer's stick table, get their own prompts", async (t) => {
+    if (skipped) return t.skip(skipped);
+    const runs = IDS.flatMap((id) => [0, 1].map((k) => ({ id, k, sdk: k === 0 ? 'v1' : 'v2' })));
+    const results = await Promise.all(
+      runs.map(async ({ id, k, sdk }) => {
+        const name = `${id}#${sdk}${k}`;
+        const headers = { authorization: `Bearer ${TOKENS[id]}` };
+        if (sdk === 'v1') {
+          const c = new V1Client({ name: 'v1', version: '1' }, { capabilities: { elicitation: {} } });
+          c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name } }));
+          await c.connect(new V1Transport(new URL(lbUrl), { requestInit: { headers } }));
+          try {
+            return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
+          } finally {
+            await c.close();
+          }
+        }
+        const c = v2Client((async () => ({ action: 'accept', content: { name } })) as never);
+        await c.connect(new StreamableHTTPClientTransport(new URL(lbUrl), { requestInit: { headers } }));
+        try {
+          return text(await c.callTool({ name: 'v2__ask', arguments: {} }));
+        } finally {
+          await c.close();
+        }
+      }),
+    );
+    assert.deepEqual(
+      results,
+      runs.map(({ id, k, sdk }) => `hello ${id}#${sdk}${k}`),
+    );
   });
 
   it('SIGKILL of a replica mid-round: its calls fail with a clear error at once, the others complete; restarted, it serves again', async (t) => {
     if (skipped) return t.skip(skipped);
     // Manual clients: each round's requestState says which replica parks the call.
-    const rounds = await Promise.all(Array.from({ length: 9 }, async (_, i) => {
-      const id = IDS[i % IDS.length];
-      const c = await connect(id, () => ({ action: 'cancel' }), true);
-      const first = (await c.callTool({ name: 'v2__ask', arguments: {} } as never, { allowInputRequired: true } as never)) as Record<string, unknown>;
-      assert.equal(first.resultType, 'input_required');
-      return { id, c, first, owner: ownerOf(first.requestState as string) };
-    }));
+    const rounds = await Promise.all(
+      Array.from({ length: 9 }, async (_, i) => {
+        const id = IDS[i % IDS.length];
+        const c = await connect(id, () => ({ action: 'cancel' }), true);
+        const first = (await c.callTool({ name: 'v2__ask', arguments: {} } as never, { allowInputRequired: true } as never)) as Record<
+          string,
+          unknown
+        >;
+        assert.equal(first.resultType, 'input_required');
+        return { id, c, first, owner: ownerOf(first.requestState as string) };
+      }),
+    );
     const victim = replicas[0];
     const victimUrl = `http://127.0.0.1:${victim.port}/mcp`;
     const onVictim = rounds.filter((r) => r.owner === victimUrl);
-    assert.ok(onVictim.length > 0 && onVictim.length < rounds.length, `round-robin spread the calls: ${rounds.map((r) => r.owner).join(', ')}`);
+    assert.ok(
+      onVictim.length > 0 && onVictim.length < rounds.length,
+      `round-robin spread the calls: ${rounds.map((r) => r.owner).join(', ')}`,
+    );
     victim.child.kill('SIGKILL');
     await new Promise<void>((r) => victim.child.once('exit', () => r()));
     const t0 = Date.now();
-    const outcomes = await Promise.all(rounds.map(async (r) => {
-      const key = Object.keys(r.first.inputRequests as object)[0];
-      try {
-        const res = await r.c.callTool({ name: 'v2__ask', arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: r.id } } }, requestState: r.first.requestState } as never, { allowInputRequired: true } as never);
-        return text(res);
-      } catch (e) {
-        return `threw: ${(e as Error).message}`;
-      } finally {
-        await r.c.close();
-      }
-    }));
+    const outcomes = await Promise.all(
+      rounds.map(async (r) => {
+        const key = Object.keys(r.first.inputRequests as object)[0];
+        try {
+          const res = await r.c.callTool(
+            {
+              name: 'v2__ask',
+              arguments: {},
+              inputResponses: { [key]: { action: 'accept', content: { name: r.id } } },
+              requestState: r.first.requestState,
+            } as never,
+            { allowInputRequired: true } as never,
+          );
+          return text(res);
+        } catch (e) {
+          return `threw: ${(e as Error).message}`;
+        } finally {
+          await r.c.close();
+        }
+      }),
+    );
     const elapsed = Date.now() - t0;
     rounds.forEach((r, i) => {
-      if (r.owner === victimUrl) assert.match(outcomes[i], /replica .* where this call is parked, cannot be reached/, `call parked on the killed replica: ${outcomes[i]}`);
+      if (r.owner === victimUrl)
+        assert.match(
+          outcomes[i],
+          /replica .* where this call is parked, cannot be reached/,
+          `call parked on the killed replica: ${outcomes[i]}`,
+        );
       else assert.equal(outcomes[i], `hello ${r.id}`, `call parked on a live replica: ${outcomes[i]}`);
     });
     assert.ok(elapsed < 15_000, `every retry answered within 15 s (took ${elapsed} ms)`);
@@ -219,7 +298,10 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
     for (let i = 0; i < 6; i++) {
       const c = await connect(IDS[0], () => ({ action: 'cancel' }), true);
       try {
-        const first = (await c.callTool({ name: 'v2__ask', arguments: {} } as never, { allowInputRequired: true } as never)) as Record<string, unknown>;
+        const first = (await c.callTool({ name: 'v2__ask', arguments: {} } as never, { allowInputRequired: true } as never)) as Record<
+          string,
+          unknown
+        >;
         owners.add(ownerOf(first.requestState as string));
       } finally {
         await c.close();

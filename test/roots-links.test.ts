@@ -30,20 +30,27 @@ function tree() {
 
 function server(shared = createShared()) {
   const p = createParleyServer({ name: 'files', version: '1.0.0', shared });
-  p.tool('read', { description: 'Reads a file inside the roots', inputSchema: z.object({ path: z.string(), strict: z.boolean().optional() }) }, async ({ path, strict }, ctx) => {
-    try {
-      const real = await ctx.resolveInRoots(path, strict ? { hardLinks: 'refuse' } : {});
-      return { content: [{ type: 'text', text: `ok:${readFileSync(real, 'utf8')}` }] };
-    } catch (e) {
-      if (!(e instanceof RootsAccessError)) throw e;
-      return { content: [{ type: 'text', text: `refused:${e.code}:${e.message}` }], isError: true };
-    }
-  });
+  p.tool(
+    'read',
+    { description: 'Reads a file inside the roots', inputSchema: z.object({ path: z.string(), strict: z.boolean().optional() }) },
+    async ({ path, strict }, ctx) => {
+      try {
+        const real = await ctx.resolveInRoots(path, strict ? { hardLinks: 'refuse' } : {});
+        return { content: [{ type: 'text', text: `ok:${readFileSync(real, 'utf8')}` }] };
+      } catch (e) {
+        if (!(e instanceof RootsAccessError)) throw e;
+        return { content: [{ type: 'text', text: `refused:${e.code}:${e.message}` }], isError: true };
+      }
+    },
+  );
   return p;
 }
 
 function client(rootUri: string, modern: boolean) {
-  const c = new Client({ name: 'ide', version: '1' }, { capabilities: { roots: { listChanged: true } }, ...(modern ? { versionNegotiation: { mode: 'auto' } } : {}) } as never);
+  const c = new Client({ name: 'ide', version: '1' }, {
+    capabilities: { roots: { listChanged: true } },
+    ...(modern ? { versionNegotiation: { mode: 'auto' } } : {}),
+  } as never);
   c.setRequestHandler('roots/list', async () => ({ roots: [{ uri: rootUri, name: 'work' }] }));
   return c;
 }
@@ -56,7 +63,9 @@ for (const era of ['2025-11-25', '2026-07-28'] as const) {
     if (era === '2026-07-28') {
       const shared = createShared(); // one per server, not per request: it seals requestState
       const handler = createMcpHandler(() => server(shared).mcp, { legacy: 'reject' });
-      await c.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (u, i) => handler.fetch(new Request(u, i)) }));
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (u, i) => handler.fetch(new Request(u, i)) }),
+      );
       close = async () => (await c.close(), await handler.close?.());
     } else {
       const p = server();

@@ -22,7 +22,14 @@ const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string 
 const BOUND = 20_000; // a debounced fs event, a check, a list_changed and a roots/list round trip, on a loaded machine
 
 function stdio(name: string, args: string[]): ServerDef {
-  return { name, type: 'stdio', command: process.execPath, args, env: {}, origin: { file: '<test>', pointer: `/mcpServers/${name}` } } as ServerDef;
+  return {
+    name,
+    type: 'stdio',
+    command: process.execPath,
+    args,
+    env: {},
+    origin: { file: '<test>', pointer: `/mcpServers/${name}` },
+  } as ServerDef;
 }
 
 function setup() {
@@ -34,7 +41,15 @@ function setup() {
   writeFileSync(join(gone, 'a.txt'), 'a');
   const config: HostConfig = {
     servers: { fs: stdio('fs', [FS]), modern: stdio('modern', [FIXTURE, '--sdk', 'v2']) },
-    routes: [], presets: {}, profile: {}, inputs: {}, sources: [], roots: [{ uri: uri(keep), name: 'keep' }, { uri: uri(gone), name: 'gone' }],
+    routes: [],
+    presets: {},
+    profile: {},
+    inputs: {},
+    sources: [],
+    roots: [
+      { uri: uri(keep), name: 'keep' },
+      { uri: uri(gone), name: 'gone' },
+    ],
     policy: { sensitiveFields: 'decline', ratePerMinute: 600, burst: 100, maxPendingPerServer: 5, urlSchemes: ['https'], sampling: 'ask' },
   };
   return { base, keep, gone, config, cleanup: () => rmSync(base, { recursive: true, force: true }) };
@@ -56,24 +71,51 @@ for (const how of ['fs.watch events', 'the schedule'] as const) {
       await host.start();
       assert.equal(host.servers.info('fs')?.era, 'legacy');
       assert.equal(host.servers.info('modern')?.era, 'modern');
-      assert.match(await allowed(host), new RegExp(`${s.keep}\n${s.gone}|${s.gone}\n${s.keep}`), 'both roots reach server-filesystem at start');
+      assert.match(
+        await allowed(host),
+        new RegExp(`${s.keep}\n${s.gone}|${s.gone}\n${s.keep}`),
+        'both roots reach server-filesystem at start',
+      );
       assert.deepEqual((await modernRoots(host)).map((r) => r.uri).sort(), [uri(s.gone), uri(s.keep)].sort());
       if (how === 'fs.watch events') assert.ok(host.roots.watchedFolders >= 2, 'the parents of both roots are watched');
 
       rmSync(s.gone, { recursive: true, force: true });
-      const missing = await pollUntil(() => host.roots.get(uri(s.gone))?.health?.status, (st) => st === 'missing', { ms: BOUND });
+      const missing = await pollUntil(
+        () => host.roots.get(uri(s.gone))?.health?.status,
+        (st) => st === 'missing',
+        { ms: BOUND },
+      );
       assert.equal(missing, 'missing', 'the deleted root is found missing without anyone calling check()');
-      assert.ok(changes.some((c) => c.reason === 'health' && c.uris.includes(uri(s.gone)) && c.servers.includes('fs')), 'the change names fs, which had received the root');
-      const after = await pollUntil(() => allowed(host), (t) => !t.includes(s.gone), { ms: BOUND });
+      assert.ok(
+        changes.some((c) => c.reason === 'health' && c.uris.includes(uri(s.gone)) && c.servers.includes('fs')),
+        'the change names fs, which had received the root',
+      );
+      const after = await pollUntil(
+        () => allowed(host),
+        (t) => !t.includes(s.gone),
+        { ms: BOUND },
+      );
       assert.equal(after.trim(), `Allowed directories:\n${s.keep}`, 'server-filesystem re-listed its roots after roots/list_changed');
-      assert.deepEqual((await modernRoots(host)).map((r) => r.uri), [uri(s.keep)], "the 2026 server's next input_required round has no missing root");
+      assert.deepEqual(
+        (await modernRoots(host)).map((r) => r.uri),
+        [uri(s.keep)],
+        "the 2026 server's next input_required round has no missing root",
+      );
       const shown = (await api.listRoots()).find((r) => r.uri === uri(s.gone));
       assert.equal(shown?.health?.status, 'missing', 'the console API shows it');
 
       mkdirSync(s.gone, { recursive: true });
-      const back = await pollUntil(() => host.roots.get(uri(s.gone))?.health?.status, (st) => st === 'ok', { ms: BOUND });
+      const back = await pollUntil(
+        () => host.roots.get(uri(s.gone))?.health?.status,
+        (st) => st === 'ok',
+        { ms: BOUND },
+      );
       assert.equal(back, 'ok', 'the folder made again is healthy again');
-      const again = await pollUntil(() => allowed(host), (t) => t.includes(s.gone), { ms: BOUND });
+      const again = await pollUntil(
+        () => allowed(host),
+        (t) => t.includes(s.gone),
+        { ms: BOUND },
+      );
       assert.match(again, new RegExp(s.gone), 'and server-filesystem has it again');
       assert.deepEqual((await modernRoots(host)).map((r) => r.uri).sort(), [uri(s.gone), uri(s.keep)].sort());
     } finally {
@@ -83,19 +125,53 @@ for (const how of ['fs.watch events', 'the schedule'] as const) {
   });
 }
 
-test('a whole parent folder removed and made again: the root comes back (the watcher re-arms on the new folder)', { timeout: 120_000 }, async () => {
+test('a whole parent folder removed and made again: the root comes back (the watcher re-arms on the new folder)', {
+  timeout: 120_000,
+}, async () => {
   const s = setup();
-  const host = createHost({ ...s.config, servers: {} }, { presenter: new HeadlessPresenter(true), rootPolicy: { healthIntervalMs: 1_000, watch: true } });
+  const host = createHost(
+    { ...s.config, servers: {} },
+    { presenter: new HeadlessPresenter(true), rootPolicy: { healthIntervalMs: 1_000, watch: true } },
+  );
   try {
-    await pollUntil(() => host.roots.get(uri(s.gone))?.health?.status, (st) => st === 'ok', { ms: BOUND });
+    await pollUntil(
+      () => host.roots.get(uri(s.gone))?.health?.status,
+      (st) => st === 'ok',
+      { ms: BOUND },
+    );
     rmSync(join(s.base, 'projects'), { recursive: true, force: true });
-    assert.equal(await pollUntil(() => host.roots.get(uri(s.gone))?.health?.status, (st) => st === 'missing', { ms: BOUND }), 'missing');
+    assert.equal(
+      await pollUntil(
+        () => host.roots.get(uri(s.gone))?.health?.status,
+        (st) => st === 'missing',
+        { ms: BOUND },
+      ),
+      'missing',
+    );
     mkdirSync(s.gone, { recursive: true });
-    assert.equal(await pollUntil(() => host.roots.get(uri(s.gone))?.health?.status, (st) => st === 'ok', { ms: BOUND }), 'ok');
+    assert.equal(
+      await pollUntil(
+        () => host.roots.get(uri(s.gone))?.health?.status,
+        (st) => st === 'ok',
+        { ms: BOUND },
+      ),
+      'ok',
+    );
     // Once the schedule has seen the new parent, its events are watched again.
-    await pollUntil(() => host.roots.watchedFolders, (n) => n === 2, { ms: BOUND });
+    await pollUntil(
+      () => host.roots.watchedFolders,
+      (n) => n === 2,
+      { ms: BOUND },
+    );
     rmSync(s.gone, { recursive: true });
-    assert.equal(await pollUntil(() => host.roots.get(uri(s.gone))?.health?.status, (st) => st === 'missing', { ms: BOUND }), 'missing');
+    assert.equal(
+      await pollUntil(
+        () => host.roots.get(uri(s.gone))?.health?.status,
+        (st) => st === 'missing',
+        { ms: BOUND },
+      ),
+      'missing',
+    );
   } finally {
     await host.close();
     s.cleanup();
@@ -112,7 +188,10 @@ test('`parley roots` checks health and shows a missing root as invalid', { timeo
     assert.match(r.stdout, new RegExp(`^${uri(s.keep)}\\tapp\\tconfig\\tok$`, 'm'));
     assert.match(r.stdout, new RegExp(`^${uri(s.gone)}\\tapp\\tconfig\\tmissing \\(invalid: not sent to servers; ENOENT\\)$`, 'm'));
     assert.match(r.stdout, /^postgres:\/\/sales-db\tapp\tconfig\tvirtual$/m);
-    const json = JSON.parse((await runParley(['roots', '--json', '--config', join(s.base, 'parley.json'), '--db', join(s.base, 'p.db')], { timeoutMs: 90_000 })).stdout);
+    const json = JSON.parse(
+      (await runParley(['roots', '--json', '--config', join(s.base, 'parley.json'), '--db', join(s.base, 'p.db')], { timeoutMs: 90_000 }))
+        .stdout,
+    );
     assert.equal(json.find((x: { uri: string }) => x.uri === uri(s.gone)).health.status, 'missing');
   } finally {
     s.cleanup();

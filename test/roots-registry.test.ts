@@ -39,7 +39,10 @@ test('RT2 (host side): non-file roots stay virtual and never reach roots/list', 
   reg.add('https://example.com/repo', { name: 'repo' });
   reg.add('sales://emea');
   assert.deepEqual(reg.rootsForServer('fs'), [{ uri: 'file:///home/u/project', name: 'project' }]);
-  assert.deepEqual(reg.list({ virtual: true }).map((r) => r.uri), ['https://example.com/repo', 'sales://emea']);
+  assert.deepEqual(
+    reg.list({ virtual: true }).map((r) => r.uri),
+    ['https://example.com/repo', 'sales://emea'],
+  );
   assert.equal(reg.get('HTTPS://example.com/repo/')?.virtual, true);
   assert.throws(() => reg.add('no scheme'), UriError);
 });
@@ -51,18 +54,27 @@ test('add/remove/list with lifetime and source; URIs are normalised; requests en
   reg.add('file:///c%3A/temp/', { lifetime: 'app', source: 'config' });
   reg.add('file:///C:/temp', { lifetime: 'app', source: 'config' }); // same root, nothing new
   reg.add('file:///tmp/req', { lifetime: 'request', source: 'tool', requestId: 'r1' });
-  assert.deepEqual(reg.list().map((r) => [r.uri, r.lifetime, r.source]), [
-    ['file:///C:/temp', 'app', 'config'],
-    ['file:///tmp/req', 'request', 'tool'],
-  ]);
-  assert.deepEqual(changes.map((c) => c.reason), ['add', 'add']);
+  assert.deepEqual(
+    reg.list().map((r) => [r.uri, r.lifetime, r.source]),
+    [
+      ['file:///C:/temp', 'app', 'config'],
+      ['file:///tmp/req', 'request', 'tool'],
+    ],
+  );
+  assert.deepEqual(
+    changes.map((c) => c.reason),
+    ['add', 'add'],
+  );
   reg.add('file:///C:/temp', { lifetime: 'app', source: 'user', name: 'temp' });
   assert.equal(changes.at(-1)!.reason, 'update');
   assert.equal(reg.endRequest('r1'), 1);
   assert.equal(reg.remove('file:///c:/temp/'), true);
   assert.equal(reg.remove('file:///C:/temp'), false);
   assert.deepEqual(reg.list(), []);
-  assert.deepEqual(changes.map((c) => c.reason), ['add', 'add', 'update', 'remove', 'remove']);
+  assert.deepEqual(
+    changes.map((c) => c.reason),
+    ['add', 'add', 'update', 'remove', 'remove'],
+  );
 });
 
 test('least privilege: routed roots only reach their servers; defaultRootsToAll decides unrouted roots', async () => {
@@ -78,9 +90,19 @@ test('least privilege: routed roots only reach their servers; defaultRootsToAll 
     reg.add('file:///home/u/scratch'); // no route
     reg.add('file:///srv/data2'); // a prefix sibling is not routed by file:///srv/data/**
     const shared = defaultRootsToAll ? ['file:///home/u/scratch', 'file:///srv/data2'] : [];
-    assert.deepEqual(reg.rootsForServer('fs').map((r) => r.uri), ['file:///srv/data', ...shared], `fs, defaultRootsToAll=${defaultRootsToAll}`);
-    assert.deepEqual(reg.rootsForServer('crm').map((r) => r.uri), ['file:///srv/crm/exports', ...shared]);
-    assert.deepEqual(reg.rootsForServer('other').map((r) => r.uri), shared);
+    assert.deepEqual(
+      reg.rootsForServer('fs').map((r) => r.uri),
+      ['file:///srv/data', ...shared],
+      `fs, defaultRootsToAll=${defaultRootsToAll}`,
+    );
+    assert.deepEqual(
+      reg.rootsForServer('crm').map((r) => r.uri),
+      ['file:///srv/crm/exports', ...shared],
+    );
+    assert.deepEqual(
+      reg.rootsForServer('other').map((r) => r.uri),
+      shared,
+    );
   }
   // A route for a sub-directory does not grant the parent root.
   const reg = new RootRegistry({ routes: [{ match: 'file:///srv/data/reports/**', servers: ['reports'] }], defaultRootsToAll: false });
@@ -163,7 +185,14 @@ test('health: a removed directory emits a change, leaves roots/list, and comes b
     const changes: RootsChange[] = [];
     reg.on('change', (c) => changes.push(c));
     const first = await reg.check();
-    assert.deepEqual([...first.values()].map((h) => [h.status, h.kind]), [['ok', 'directory'], ['ok', 'file'], ['virtual', undefined]]);
+    assert.deepEqual(
+      [...first.values()].map((h) => [h.status, h.kind]),
+      [
+        ['ok', 'directory'],
+        ['ok', 'file'],
+        ['virtual', undefined],
+      ],
+    );
     assert.equal(reg.rootsForServer('fs').length, 2);
     const n = changes.length;
     await reg.check();
@@ -172,7 +201,10 @@ test('health: a removed directory emits a change, leaves roots/list, and comes b
     const second = await reg.check(uri(dir));
     assert.equal(second.get(uri(dir))!.status, 'missing');
     assert.deepEqual(changes.at(-1), { reason: 'health', uris: [uri(dir)], servers: ['fs'] });
-    assert.deepEqual(reg.rootsForServer('fs').map((r) => r.uri), [uri(join(base, 'file.txt'))]);
+    assert.deepEqual(
+      reg.rootsForServer('fs').map((r) => r.uri),
+      [uri(join(base, 'file.txt'))],
+    );
     mkdirSync(dir);
     await reg.check();
     assert.equal(reg.rootsForServer('fs').length, 2);
@@ -189,7 +221,11 @@ test('health: a removed directory emits a change, leaves roots/list, and comes b
 test('a hung file system yields status timeout within the bound', async () => {
   const hung = { stat: () => new Promise<never>(() => {}), access: async () => {} } as never;
   // The stat never settles: only the 30 ms check bound ends the check.
-  const h = await bounded(checkRootHealth('file:///mnt/hung', { timeoutMs: 30, fs: hung }), 15_000, 'the health check of a hung file system');
+  const h = await bounded(
+    checkRootHealth('file:///mnt/hung', { timeoutMs: 30, fs: hung }),
+    15_000,
+    'the health check of a hung file system',
+  );
   assert.equal(h.status, 'timeout');
   assert.match(h.error!, /30 ms/);
   assert.equal((await checkRootHealth('file:///%zz')).status, 'unreadable');
@@ -223,10 +259,24 @@ test('persistence: app and session roots go through the Store seam; request and 
   reg.add('file:///cfg', { lifetime: 'app', source: 'config' });
   reg.add('sales://emea', { lifetime: 'app', source: 'upstream' });
   await reg.flush();
-  assert.deepEqual(store.rows.map((r) => [r.uri, r.scope.session]), [['file:///app', null], ['file:///sess', 's1'], ['sales://emea', null]]);
+  assert.deepEqual(
+    store.rows.map((r) => [r.uri, r.scope.session]),
+    [
+      ['file:///app', null],
+      ['file:///sess', 's1'],
+      ['sales://emea', null],
+    ],
+  );
   reg.add('file:///sess', { lifetime: 'app' }); // moves from session to app scope
   await reg.flush();
-  assert.deepEqual(store.rows.map((r) => [r.uri, r.scope.session]), [['file:///app', null], ['sales://emea', null], ['file:///sess', null]]);
+  assert.deepEqual(
+    store.rows.map((r) => [r.uri, r.scope.session]),
+    [
+      ['file:///app', null],
+      ['sales://emea', null],
+      ['file:///sess', null],
+    ],
+  );
   reg.remove('file:///app');
   await reg.flush();
   // A new registry for another session sees app roots only; the same session would see its own too.
@@ -234,8 +284,18 @@ test('persistence: app and session roots go through the Store seam; request and 
   await store.putRoot({ scope: { ...scope, session: null }, uri: 'not a uri', lifetime: 'app', source: 'user' }); // corrupt row: skipped
   const other = new RootRegistry({ store, scope: { ...scope, session: 's2' } });
   await other.ready;
-  assert.deepEqual(other.list().map((r) => r.uri), ['sales://emea', 'file:///sess']);
+  assert.deepEqual(
+    other.list().map((r) => r.uri),
+    ['sales://emea', 'file:///sess'],
+  );
   const same = new RootRegistry({ store, scope });
   await same.ready;
-  assert.deepEqual(same.list().map((r) => [r.uri, r.virtual]), [['sales://emea', true], ['file:///sess', false], ['file:///other-sess', false]]);
+  assert.deepEqual(
+    same.list().map((r) => [r.uri, r.virtual]),
+    [
+      ['sales://emea', true],
+      ['file:///sess', false],
+      ['file:///other-sess', false],
+    ],
+  );
 });

@@ -2,7 +2,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { globToRegExp } from '../src/host/roots/glob.js';
-import { declaredSchemes, MAX_MATCH_URI_CHARS, MAX_TEMPLATE_CHARS, RouteError, uriTemplateToRegExp, UriRouter, URI_SCHEMES_CAPABILITY } from '../src/host/roots/routing.js';
+import {
+  declaredSchemes,
+  MAX_MATCH_URI_CHARS,
+  MAX_TEMPLATE_CHARS,
+  RouteError,
+  uriTemplateToRegExp,
+  UriRouter,
+  URI_SCHEMES_CAPABILITY,
+} from '../src/host/roots/routing.js';
 
 test('glob: ** crosses segments, * and ? do not, /** also matches the directory itself', () => {
   const cases: Array<[string, string, boolean]> = [
@@ -61,9 +69,22 @@ test('glob routes are matched in canonical spelling (scheme, host, drive letter)
 });
 
 test('bad routes fail with the JSON pointer and the fix', () => {
-  assert.throws(() => new UriRouter([{ match: 'ok/**', servers: ['a'] }, { match: '(', regex: true, servers: ['a'] }]), (e: unknown) => e instanceof RouteError && e.pointer === '/routes/1/match' && /regex/.test(e.message));
-  assert.throws(() => new UriRouter([{ match: 'x', servers: 'a' as unknown as string[] }]), (e: RouteError) => e.pointer === '/routes/0/servers');
-  assert.throws(() => new UriRouter([{ match: '', servers: [] }]), (e: RouteError) => e.pointer === '/routes/0/match');
+  assert.throws(
+    () =>
+      new UriRouter([
+        { match: 'ok/**', servers: ['a'] },
+        { match: '(', regex: true, servers: ['a'] },
+      ]),
+    (e: unknown) => e instanceof RouteError && e.pointer === '/routes/1/match' && /regex/.test(e.message),
+  );
+  assert.throws(
+    () => new UriRouter([{ match: 'x', servers: 'a' as unknown as string[] }]),
+    (e: RouteError) => e.pointer === '/routes/0/servers',
+  );
+  assert.throws(
+    () => new UriRouter([{ match: '', servers: [] }]),
+    (e: RouteError) => e.pointer === '/routes/0/match',
+  );
 });
 
 test('RFC 6570 templates compile to matchers for every operator', () => {
@@ -90,9 +111,17 @@ test('template matching is linear: a hostile template from a server cannot stall
   assert.equal(wide.test('h://' + 'a/'.repeat(12) + 'x'), true);
   assert.ok(performance.now() - t0 < 2000, `took ${performance.now() - t0} ms`);
   assert.equal(uriTemplateToRegExp('h://' + 'a'.repeat(MAX_TEMPLATE_CHARS)), undefined, 'too long: ignored');
-  assert.equal(uriTemplateToRegExp('h://{+p}')!.test('h://' + 'a'.repeat(MAX_MATCH_URI_CHARS)), false, 'a URI past the bound matches nothing');
+  assert.equal(
+    uriTemplateToRegExp('h://{+p}')!.test('h://' + 'a'.repeat(MAX_MATCH_URI_CHARS)),
+    false,
+    'a URI past the bound matches nothing',
+  );
   const r = new UriRouter();
-  assert.deepEqual(r.setDiscovery('greedy', { uriTemplates: ['{+anything}', 'ok://{x}'] }), ['{+anything}'], 'a template without a literal scheme would claim every root');
+  assert.deepEqual(
+    r.setDiscovery('greedy', { uriTemplates: ['{+anything}', 'ok://{x}'] }),
+    ['{+anything}'],
+    'a template without a literal scheme would claim every root',
+  );
   assert.deepEqual(r.serversFor('file:///home/u'), []);
   assert.deepEqual(r.serversFor('ok://1'), ['greedy']);
 });
@@ -114,5 +143,6 @@ test('dynamic discovery: templates and declared schemes; static routes take prec
 
 test('declaredSchemes tolerates any capability shape', () => {
   assert.deepEqual(declaredSchemes({ experimental: { [URI_SCHEMES_CAPABILITY]: ['HTTPS', 3, 'sales'] } }), ['https', 'sales']);
-  for (const c of [undefined, null, {}, { experimental: null }, { experimental: { [URI_SCHEMES_CAPABILITY]: 'sales' } }]) assert.deepEqual(declaredSchemes(c), []);
+  for (const c of [undefined, null, {}, { experimental: null }, { experimental: { [URI_SCHEMES_CAPABILITY]: 'sales' } }])
+    assert.deepEqual(declaredSchemes(c), []);
 });

@@ -5,7 +5,15 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync, realpathSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { isPathInside, parseRootsList, requestRoots, resolveInRoots, RootsAccessError, RootsCache, rootsFromInputResponses } from '../src/server/roots.js';
+import {
+  isPathInside,
+  parseRootsList,
+  requestRoots,
+  resolveInRoots,
+  RootsAccessError,
+  RootsCache,
+  rootsFromInputResponses,
+} from '../src/server/roots.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 
 const vectors = JSON.parse(readFileSync('/work/shared/vectors/roots.json', 'utf8')) as Array<{ id: string; input: any }>;
@@ -41,7 +49,10 @@ test('RT2 kind: every bad entry is dropped on its own, with a reason', () => {
   };
   const { roots, dropped } = parseRootsList(raw, undefined, posix);
   assert.deepEqual(roots, [{ uri: 'file:///a%20b', name: 'A B', path: '/a b' }]);
-  assert.deepEqual(dropped.map((d) => d.index), [0, 1, 2, 3, 4, 5, 6, 8, 9]);
+  assert.deepEqual(
+    dropped.map((d) => d.index),
+    [0, 1, 2, 3, 4, 5, 6, 8, 9],
+  );
   assert.match(dropped.find((d) => d.index === 8)!.reason, /duplicate/);
   assert.match(dropped.find((d) => d.index === 3)!.reason, /name/);
   assert.equal(parseRootsList([{ uri: 'file:///x' }, { uri: 'file:///x/' }], undefined, posix).dropped.length, 1);
@@ -87,7 +98,10 @@ test('RT3: ../ escapes, absolute outside paths and a symlink pointing outside ar
       await assert.rejects(resolveInRoots(p, roots), refused('OUTSIDE_ROOTS'), p); // the literal too
     }
     // The error names the candidate and the roots.
-    await assert.rejects(resolveInRoots('/etc/passwd', roots), (e: Error) => e.message.includes('"/etc/passwd"') && e.message.includes(data));
+    await assert.rejects(
+      resolveInRoots('/etc/passwd', roots),
+      (e: Error) => e.message.includes('"/etc/passwd"') && e.message.includes(data),
+    );
   } finally {
     cleanup();
   }
@@ -168,7 +182,10 @@ test('requestRoots over real SDK v2 peers keeps the good roots where server.list
     await server.connect(st);
     await client.connect(ct);
     // Measured SDK behaviour (v2 2.4): the strict path rejects the whole list.
-    await assert.rejects(server.server.listRoots(), (e: Error & { code?: unknown }) => e.code === 'INVALID_RESULT' && /file:\/\//.test(e.message));
+    await assert.rejects(
+      server.server.listRoots(),
+      (e: Error & { code?: unknown }) => e.code === 'INVALID_RESULT' && /file:\/\//.test(e.message),
+    );
     const logged: string[] = [];
     const r = await requestRoots(server.server, (m) => logged.push(m), { ...posix, timeoutMs: 5000 });
     assert.deepEqual(r.roots, [{ uri: 'file:///home/u/project', path: '/home/u/project' }]);
@@ -199,7 +216,9 @@ test('rootsFromInputResponses filters what the SDK passes through unvalidated on
   const client = new Client({ name: 'host', version: '0.0.0' }, { capabilities: { roots: {} }, versionNegotiation: { mode: 'auto' } });
   client.setRequestHandler('roots/list', async () => ({ roots: vec('RT2-non-file-root').input }));
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (u, i) => handler.fetch(new Request(u, i)) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (u, i) => handler.fetch(new Request(u, i)) }),
+    );
     assert.equal(client.getProtocolEra(), 'modern');
     const r = (await client.callTool({ name: 'where', arguments: {} })) as { content: Array<{ text: string }> };
     assert.equal(r.content[0].text, JSON.stringify(['/home/u/project']));

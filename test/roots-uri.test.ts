@@ -16,7 +16,15 @@ test('RT1: file:///c%3A/temp resolves to C:\\temp with win32 semantics on any OS
 });
 
 test('RT1 kind: every spelling of a drive letter maps to one Windows path', () => {
-  for (const u of ['file:///c%3A/temp', 'file:///C:/temp', 'file:///c:/temp', 'file:///c%3a/temp', 'file:///c|/temp', 'FILE:///C:/temp', 'file://localhost/C:/temp']) {
+  for (const u of [
+    'file:///c%3A/temp',
+    'file:///C:/temp',
+    'file:///c:/temp',
+    'file:///c%3a/temp',
+    'file:///c|/temp',
+    'FILE:///C:/temp',
+    'file://localhost/C:/temp',
+  ]) {
     assert.equal(fileUriToPath(u, win), 'C:\\temp', u);
   }
   assert.equal(fileUriToPath('file:///C:', win), 'C:\\');
@@ -28,7 +36,10 @@ test('win32 UNC: file://server/share/x and the four-slash form', () => {
   assert.equal(fileUriToPath('file://server/share/x', win), '\\\\server\\share\\x');
   assert.equal(fileUriToPath('file:////server/share/x', win), '\\\\server\\share\\x');
   assert.equal(pathToFileUri('\\\\server\\share\\x y', win), 'file://server/share/x%20y');
-  assert.throws(() => fileUriToPath('file://server', win), (e: UriError) => e.code === 'MALFORMED_URI');
+  assert.throws(
+    () => fileUriToPath('file://server', win),
+    (e: UriError) => e.code === 'MALFORMED_URI',
+  );
 });
 
 test('posix: decodes escapes; a remote host is refused', () => {
@@ -36,7 +47,10 @@ test('posix: decodes escapes; a remote host is refused', () => {
   assert.equal(fileUriToPath('file:/home/u', posix), '/home/u');
   assert.equal(fileUriToPath('file://localhost/etc', posix), '/etc');
   assert.equal(fileUriToPath('file:///C:/x', posix), '/C:/x');
-  assert.throws(() => fileUriToPath('file://server/share', posix), (e: UriError) => e.code === 'UNSUPPORTED_HOST' && /server/.test(e.message));
+  assert.throws(
+    () => fileUriToPath('file://server/share', posix),
+    (e: UriError) => e.code === 'UNSUPPORTED_HOST' && /server/.test(e.message),
+  );
 });
 
 test('non-file schemes and malformed URIs are refused with a clear error', () => {
@@ -56,21 +70,46 @@ test('non-file schemes and malformed URIs are refused with a clear error', () =>
     ['file://user@host/a', 'MALFORMED_URI', /user info/],
   ];
   for (const [u, code, msg] of bad) {
-    assert.throws(() => fileUriToPath(u, posix), (e: unknown) => e instanceof UriError && e.code === code && msg.test(e.message) && e.message.includes(JSON.stringify(u)), u);
+    assert.throws(
+      () => fileUriToPath(u, posix),
+      (e: unknown) => e instanceof UriError && e.code === code && msg.test(e.message) && e.message.includes(JSON.stringify(u)),
+      u,
+    );
   }
-  assert.throws(() => fileUriToPath('file:///temp', win), (e: UriError) => e.code === 'RELATIVE_PATH');
-  assert.throws(() => fileUriToPath('file:///C:/a%5Cb', win), (e: UriError) => e.code === 'MALFORMED_URI');
+  assert.throws(
+    () => fileUriToPath('file:///temp', win),
+    (e: UriError) => e.code === 'RELATIVE_PATH',
+  );
+  assert.throws(
+    () => fileUriToPath('file:///C:/a%5Cb', win),
+    (e: UriError) => e.code === 'MALFORMED_URI',
+  );
 });
 
 test('pathToFileUri encodes per RFC 3986 and refuses relative paths', () => {
   assert.equal(pathToFileUri('/a b/100%/#?/é', posix), 'file:///a%20b/100%25/%23%3F/%C3%A9');
   assert.equal(pathToFileUri('C:\\temp', win), 'file:///C:/temp');
   assert.equal(pathToFileUri('c:/temp/', win), 'file:///C:/temp/');
-  for (const [p, o] of [['rel/x', posix], ['C:rel', win], ['\\temp', win], ['', posix]] as const) {
-    assert.throws(() => pathToFileUri(p, o), (e: UriError) => e.code === 'RELATIVE_PATH', p);
+  for (const [p, o] of [
+    ['rel/x', posix],
+    ['C:rel', win],
+    ['\\temp', win],
+    ['', posix],
+  ] as const) {
+    assert.throws(
+      () => pathToFileUri(p, o),
+      (e: UriError) => e.code === 'RELATIVE_PATH',
+      p,
+    );
   }
-  assert.throws(() => pathToFileUri('\\\\?\\C:\\x', win), (e: UriError) => e.code === 'INVALID_PATH');
-  assert.throws(() => pathToFileUri('/a\u0000', posix), (e: UriError) => e.code === 'INVALID_PATH');
+  assert.throws(
+    () => pathToFileUri('\\\\?\\C:\\x', win),
+    (e: UriError) => e.code === 'INVALID_PATH',
+  );
+  assert.throws(
+    () => pathToFileUri('/a\u0000', posix),
+    (e: UriError) => e.code === 'INVALID_PATH',
+  );
 });
 
 test('isFileUri checks the scheme only', () => {
@@ -92,8 +131,14 @@ test('normalizeRootUri: one canonical spelling per root', () => {
   assert.equal(normalizeRootUri('HTTPS://Example.COM/Repo/'), 'https://example.com/Repo');
   assert.equal(normalizeRootUri('sales://EMEA/q%33'), 'sales://emea/q3');
   assert.equal(normalizeRootUri('https://example.com/'), 'https://example.com');
-  assert.throws(() => normalizeRootUri('no-scheme'), (e: UriError) => e.code === 'MALFORMED_URI');
-  assert.throws(() => normalizeRootUri('file:///%zz'), (e: UriError) => e.code === 'MALFORMED_URI');
+  assert.throws(
+    () => normalizeRootUri('no-scheme'),
+    (e: UriError) => e.code === 'MALFORMED_URI',
+  );
+  assert.throws(
+    () => normalizeRootUri('file:///%zz'),
+    (e: UriError) => e.code === 'MALFORMED_URI',
+  );
 });
 
 // Path segments without separators or NUL; any Unicode (whole code points), '%', spaces, '#', '?'.

@@ -15,16 +15,24 @@ const FS = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/in
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>) ?? []).map((c) => c.text ?? '').join('');
 
-test('virtual roots from parley.json and presets stay host-side, route, and survive a preset save and load', { timeout: 180_000 }, async () => {
+test('virtual roots from parley.json and presets stay host-side, route, and survive a preset save and load', {
+  timeout: 180_000,
+}, async () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'parley-virtual-')));
   mkdirSync(join(dir, 'work'));
-  writeFileSync(join(dir, 'parley.json'), JSON.stringify({
-    mcpServers: { fs: { command: process.execPath, args: [FS] }, modern: { command: process.execPath, args: [FIXTURE, '--sdk', 'v2'] } },
-    roots: ['work', 'postgres://sales-db'],
-    routes: [{ match: 'postgres://**', servers: ['fs', 'modern'] }, { match: 'chart://**', servers: ['modern'] }],
-    rootPolicy: { unrouted: 'all' },
-    presets: { charts: { roots: ['chart://monthly'] } },
-  }));
+  writeFileSync(
+    join(dir, 'parley.json'),
+    JSON.stringify({
+      mcpServers: { fs: { command: process.execPath, args: [FS] }, modern: { command: process.execPath, args: [FIXTURE, '--sdk', 'v2'] } },
+      roots: ['work', 'postgres://sales-db'],
+      routes: [
+        { match: 'postgres://**', servers: ['fs', 'modern'] },
+        { match: 'chart://**', servers: ['modern'] },
+      ],
+      rootPolicy: { unrouted: 'all' },
+      presets: { charts: { roots: ['chart://monthly'] } },
+    }),
+  );
   const { config, issues } = loadHostConfig({ cwd: dir, home: dir, env: {} });
   assert.deepEqual(issues, []);
   const store = openSqliteStore(join(dir, 'parley.db'));
@@ -38,11 +46,23 @@ test('virtual roots from parley.json and presets stay host-side, route, and surv
     assert.ok(one.roots.get('chart://monthly')?.virtual, "a config preset's virtual root is loaded");
     one.roots.add('postgres://reports-db', { name: 'reports' });
     await one.start();
-    assert.equal(text(await one.callTool('fs', 'list_allowed_directories')).trim(), `Allowed directories:\n${join(dir, 'work')}`, 'the 2025 server got the file root only (a non-file root would have made it reject the list)');
+    assert.equal(
+      text(await one.callTool('fs', 'list_allowed_directories')).trim(),
+      `Allowed directories:\n${join(dir, 'work')}`,
+      'the 2025 server got the file root only (a non-file root would have made it reject the list)',
+    );
     const modern = JSON.parse(text(await one.callTool('modern', 'roots'))) as Array<{ uri: string }>;
-    assert.deepEqual(modern.map((r) => r.uri), [pathToFileUri(join(dir, 'work'), { platform: 'posix' })], 'the 2026 server too');
+    assert.deepEqual(
+      modern.map((r) => r.uri),
+      [pathToFileUri(join(dir, 'work'), { platform: 'posix' })],
+      'the 2026 server too',
+    );
     const saved = await one.presets.save('scene');
-    assert.deepEqual(saved.roots.map((r) => r.uri).sort(), ['chart://monthly', 'postgres://reports-db'], 'the preset keeps the virtual roots (config roots stay in config)');
+    assert.deepEqual(
+      saved.roots.map((r) => r.uri).sort(),
+      ['chart://monthly', 'postgres://reports-db'],
+      'the preset keeps the virtual roots (config roots stay in config)',
+    );
   } finally {
     await one.close();
   }
@@ -50,7 +70,11 @@ test('virtual roots from parley.json and presets stay host-side, route, and surv
   try {
     assert.equal(three.roots.get('postgres://reports-db'), undefined, 'a session root of the first host is not in a new host ...');
     await three.presets.load('scene');
-    assert.deepEqual(['chart://monthly', 'postgres://reports-db'].map((u) => three.roots.get(u)?.virtual), [true, true], '... loading the preset brings them back');
+    assert.deepEqual(
+      ['chart://monthly', 'postgres://reports-db'].map((u) => three.roots.get(u)?.virtual),
+      [true, true],
+      '... loading the preset brings them back',
+    );
   } finally {
     await three.close();
     store.close();

@@ -5,7 +5,16 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import Database from 'better-sqlite3';
-import { openSalesDb, SalesDbError, newestOrderDate, regionNames, days, SALES_DB_VERSION, FIRST_DAY, LAST_DAY } from '../servers/sales/data.js';
+import {
+  openSalesDb,
+  SalesDbError,
+  newestOrderDate,
+  regionNames,
+  days,
+  SALES_DB_VERSION,
+  FIRST_DAY,
+  LAST_DAY,
+} from '../servers/sales/data.js';
 import { mulberry32 } from '../servers/sales/prng.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-sales-'));
@@ -18,8 +27,12 @@ test('mulberry32 gives a fixed sequence for a fixed seed (machine independent in
   const r = mulberry32(1);
   const first = [r(), r(), r()];
   assert.deepEqual(first, [0.6270739405881613, 0.002735721180215478, 0.5274470399599522]);
-  const a = mulberry32(42), b = mulberry32(42), c = mulberry32(43);
-  const sa = Array.from({ length: 100 }, a), sb = Array.from({ length: 100 }, b), sc = Array.from({ length: 100 }, c);
+  const a = mulberry32(42),
+    b = mulberry32(42),
+    c = mulberry32(43);
+  const sa = Array.from({ length: 100 }, a),
+    sb = Array.from({ length: 100 }, b),
+    sc = Array.from({ length: 100 }, c);
   assert.deepEqual(sa, sb);
   assert.notDeepEqual(sa, sc);
   assert.ok(sa.every((x) => x >= 0 && x < 1));
@@ -37,7 +50,9 @@ test('two generations into two files from the same seed are identical; another s
     // Golden values: the default seed gives exactly this data on every machine.
     assert.deepEqual({ ...(one.db.prepare(COUNTS).get() as object) }, { n: 60374, rev: 4622415565, units: 124969 });
   } finally {
-    one.db.close(); two.db.close(); other.db.close();
+    one.db.close();
+    two.db.close();
+    other.db.close();
   }
 });
 
@@ -50,8 +65,16 @@ test('the database holds >= 50,000 orders over two full years, all regions, cate
     assert.deepEqual(span, { lo: FIRST_DAY, hi: LAST_DAY, d: 731 });
     assert.equal(newestOrderDate(db), '2025-12-31');
     const names = db.prepare('SELECT name_zh, name_en FROM regions').all() as { name_zh: string; name_en: string }[];
-    for (const [zh, en] of [['北京', 'Beijing'], ['上海', 'Shanghai'], ['广州', 'Guangzhou'], ['深圳', 'Shenzhen']]) {
-      assert.ok(names.some((r) => r.name_zh === zh && r.name_en === en), `region ${zh}/${en} missing`);
+    for (const [zh, en] of [
+      ['北京', 'Beijing'],
+      ['上海', 'Shanghai'],
+      ['广州', 'Guangzhou'],
+      ['深圳', 'Shenzhen'],
+    ]) {
+      assert.ok(
+        names.some((r) => r.name_zh === zh && r.name_en === en),
+        `region ${zh}/${en} missing`,
+      );
     }
     assert.ok(names.length >= 8);
     assert.deepEqual(regionNames(db).slice(0, 4), ['北京', '上海', '广州', '深圳']);
@@ -62,7 +85,9 @@ test('the database holds >= 50,000 orders over two full years, all regions, cate
     for (const c of ['online', 'retail', 'partner']) assert.ok(channels.includes(c));
     const cats = db.prepare('SELECT COUNT(DISTINCT category) AS k FROM products').get() as { k: number };
     assert.ok(cats.k >= 3);
-    const bad = db.prepare('SELECT COUNT(*) AS k FROM orders WHERE revenue_fen != unit_price_fen * quantity OR quantity < 1').get() as { k: number };
+    const bad = db.prepare('SELECT COUNT(*) AS k FROM orders WHERE revenue_fen != unit_price_fen * quantity OR quantity < 1').get() as {
+      k: number;
+    };
     assert.equal(bad.k, 0);
   } finally {
     db.close();
@@ -74,7 +99,9 @@ test('an existing complete database is reopened read-only, not regenerated', () 
   try {
     assert.equal(again.created, false);
     assert.throws(() => again.db.prepare('DELETE FROM orders').run(), /readonly/i);
-    const meta = Object.fromEntries((again.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const meta = Object.fromEntries(
+      (again.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]),
+    );
     assert.equal(meta.version, String(SALES_DB_VERSION));
     assert.equal(meta.complete, '1');
   } finally {
@@ -94,7 +121,10 @@ test('a stale parley database (older version) is regenerated; an unrelated file 
 
   const foreign = join(dir, 'foreign.db');
   writeFileSync(foreign, 'not a database at all');
-  assert.throws(() => openSalesDb(foreign), (e: unknown) => e instanceof SalesDbError && /not a parley sales database/.test(e.message) && e.message.includes(foreign));
+  assert.throws(
+    () => openSalesDb(foreign),
+    (e: unknown) => e instanceof SalesDbError && /not a parley sales database/.test(e.message) && e.message.includes(foreign),
+  );
   assert.ok(existsSync(foreign));
 });
 

@@ -17,8 +17,23 @@ test('host + presenter answering once: a custom range in a fresh session is aske
   const dir = mkdtempSync(join(tmpdir(), 'parley-sales-host-'));
   const origin = { file: '<test>', pointer: '/servers/sales' };
   const cfg: HostConfig = {
-    servers: { sales: { name: 'sales', origin, type: 'stdio', command: process.execPath, args: ['--import', 'tsx', SALES, '--db', join(dir, 'sales.db')], env: {} } as never },
-    routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [],
+    servers: {
+      sales: {
+        name: 'sales',
+        origin,
+        type: 'stdio',
+        command: process.execPath,
+        args: ['--import', 'tsx', SALES, '--db', join(dir, 'sales.db')],
+        env: {},
+      } as never,
+    },
+    routes: [],
+    policy: { ...DEFAULT_POLICY },
+    presets: {},
+    profile: {},
+    roots: [],
+    inputs: {},
+    sources: [],
   };
   const seen: PromptView[] = [];
   // Exactly two steps: a third prompt (a re-ask) finds no step and fails the call.
@@ -30,10 +45,23 @@ test('host + presenter answering once: a custom range in a fresh session is aske
   try {
     const r = (await host.callTool('sales', 'query_sales', { limit: 2 })) as any;
     assert.equal(r.isError, undefined, JSON.stringify(r.content));
-    assert.deepEqual(seen.map((p) => Object.keys(p.schema?.properties ?? {}).sort().join(',')), ['range,region,table', 'from,to']);
-    assert.ok(seen.every((p) => p.round === 1 && !p.issues?.length), 'no prompt was re-presented with issues');
+    assert.deepEqual(
+      seen.map((p) =>
+        Object.keys(p.schema?.properties ?? {})
+          .sort()
+          .join(','),
+      ),
+      ['range,region,table', 'from,to'],
+    );
+    assert.ok(
+      seen.every((p) => p.round === 1 && !p.issues?.length),
+      'no prompt was re-presented with issues',
+    );
     assert.equal(presenter.prompts.length, 2, 'the presenter was asked twice in all');
-    assert.deepEqual([r.structuredContent.from, r.structuredContent.to, r.structuredContent.config.region], ['2025-02-01', '2025-02-28', '广州']);
+    assert.deepEqual(
+      [r.structuredContent.from, r.structuredContent.to, r.structuredContent.config.region],
+      ['2025-02-01', '2025-02-28', '广州'],
+    );
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

@@ -16,7 +16,13 @@ const args = { table: 'regions', range: 'last_month', region: 'all' };
 
 test('stdio: generates the database at --db and answers query_sales', async () => {
   const client = new Client({ name: 't', version: '1' }, { capabilities: {} });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'servers/sales/main.ts', '--db', join(dir, 'a', 'sales.db')], stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'servers/sales/main.ts', '--db', join(dir, 'a', 'sales.db')],
+      stderr: 'pipe',
+    }),
+  );
   try {
     const r = (await client.callTool({ name: 'query_sales', arguments: args })) as any;
     assert.equal(r.isError, undefined, textOf(r));
@@ -37,10 +43,14 @@ test('--http: serves on 127.0.0.1 and refuses a foreign Host header', async () =
     await client.close();
     // fetch cannot set Host; node:http can (DNS-rebinding shape: right address, foreign Host).
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(s.url, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' }, timeout: 10_000 }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        s.url,
+        { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' }, timeout: 10_000 },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
       req.on('error', reject);
       req.end('{}');
@@ -53,7 +63,10 @@ test('--http: serves on 127.0.0.1 and refuses a foreign Host header', async () =
 
 test('bad flags exit non-zero with usage', async () => {
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'servers/sales/main.ts', '--port', 'x', '--http'], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'servers/sales/main.ts', '--port', 'x', '--http'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 1);
   assert.match(r.stderr, /--port x: expected 0\.\.65535\nusage: parley-sales/);
 });

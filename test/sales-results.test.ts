@@ -59,13 +59,25 @@ test('unknown, malformed or evicted URIs read as undefined', () => {
   store.save(q.run({ table: 'products', range: 'last_month', region: 'all' }));
   assert.equal(store.read(a.uri), undefined, 'oldest evicted');
   assert.equal(store.list().length, 2);
-  for (const uri of ['sales://results/', 'sales://results/zzzz', 'sales://results/0123456789abcdef', `${store.list()[0].uri}/xml`, `file:///etc/passwd`]) {
+  for (const uri of [
+    'sales://results/',
+    'sales://results/zzzz',
+    'sales://results/0123456789abcdef',
+    `${store.list()[0].uri}/xml`,
+    `file:///etc/passwd`,
+  ]) {
     assert.equal(store.read(uri), undefined, uri);
   }
 });
 
 test('toCsv quotes commas, quotes and newlines (RFC 4180) and writes null as empty', () => {
-  const csv = toCsv(['a', 'b', 'c'], [{ a: 'x,y', b: 'say "hi"', c: null }, { a: 'line\nbreak', b: 1.5, c: '' }]);
+  const csv = toCsv(
+    ['a', 'b', 'c'],
+    [
+      { a: 'x,y', b: 'say "hi"', c: null },
+      { a: 'line\nbreak', b: 1.5, c: '' },
+    ],
+  );
   assert.equal(csv, 'a,b,c\r\n"x,y","say ""hi""",\r\n"line\nbreak",1.5,\r\n');
 });
 
@@ -77,14 +89,25 @@ test('results persist in a directory, so another process opening the same databa
   const dir = mkdtempSync(join(tmpdir(), 'parley-results-'));
   try {
     const writer = new ResultStore(10, dir);
-    const saved = writer.save({ config: { table: 'orders', range: 'last_month', region: '北京' }, from: '2025-12-01', to: '2025-12-31', columns: ['region', 'revenue'], rows: [{ region: '北京', revenue: 12.5 }], summary: { count: 1 } } as never);
+    const saved = writer.save({
+      config: { table: 'orders', range: 'last_month', region: '北京' },
+      from: '2025-12-01',
+      to: '2025-12-31',
+      columns: ['region', 'revenue'],
+      rows: [{ region: '北京', revenue: 12.5 }],
+      summary: { count: 1 },
+    } as never);
     const reader = new ResultStore(10, dir); // a second process: nothing in memory
     assert.equal(reader.get(saved.id)?.rows.length, 1);
     assert.match(reader.read(saved.uri)!.text, /北京/);
     assert.match(reader.read(saved.csvUri)!.text, /region,revenue/);
     assert.equal(reader.get('0000000000000000'), undefined);
     assert.equal(reader.get('../../etc/passwd'), undefined, 'ids are validated before touching the file system');
-    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [], 'writes are atomic (no temp files left)');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [],
+      'writes are atomic (no temp files left)',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

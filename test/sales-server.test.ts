@@ -68,7 +68,10 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
     assert.ok(listed.resources.some((r) => r.uri === sc.uri));
     // SDK v2 2.4 answers a resources/read miss with -32602 on every revision (it maps -32002 at its era
     // encode seam, following 2026-07-28); 2025-11-25 resources.mdx names -32002. Measured, not chosen here.
-    await assert.rejects(c.client.readResource({ uri: 'sales://results/0000000000000000' }), (e: any) => e.code === -32602 && /no saved sales result/.test(e.message));
+    await assert.rejects(
+      c.client.readResource({ uri: 'sales://results/0000000000000000' }),
+      (e: any) => e.code === -32602 && /no saved sales result/.test(e.message),
+    );
     // After configuration the tool's description names the session settings.
     const tools = await c.client.listTools();
     assert.match(tools.tools.find((t) => t.name === 'query_sales')!.description!, /regions, last_quarter, region all/);
@@ -84,7 +87,8 @@ test('custom range: from/to are asked in a second form (swapped dates asked agai
   let dateForms = 0;
   const c = await legacyConnect(factory, {
     answer: (req) => {
-      if ('table' in req.requestedSchema.properties) return { action: 'accept', content: { table: 'orders', range: 'custom', region: '北京' } };
+      if ('table' in req.requestedSchema.properties)
+        return { action: 'accept', content: { table: 'orders', range: 'custom', region: '北京' } };
       dateForms++;
       assert.deepEqual(Object.keys(req.requestedSchema.properties).sort(), ['from', 'to']);
       assert.equal(req.requestedSchema.properties.from.format, 'date');
@@ -138,7 +142,10 @@ test('injection attempts in arguments are refused by the enum before any SQL run
 test('all fields as arguments: no elicitation needed, even for a client without the elicitation capability', async () => {
   const c = await legacyConnect(factory, {});
   try {
-    const r = (await c.client.callTool({ name: 'query_sales', arguments: { table: 'channels', range: 'last_month', region: '上海' } })) as any;
+    const r = (await c.client.callTool({
+      name: 'query_sales',
+      arguments: { table: 'channels', range: 'last_month', region: '上海' },
+    })) as any;
     assert.equal(r.isError, undefined, textOf(r));
     assert.equal(r.structuredContent.rows.length, 4);
     // Arguments are a one-off override: they never become the negotiated configuration without a
@@ -166,7 +173,10 @@ test('2026-07-28: the configuration arrives through input_required and the query
     const r = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
     assert.equal(r.isError, undefined, textOf(r));
     assert.ok(c.seen.length >= 1);
-    assert.deepEqual([r.structuredContent.config.table, r.structuredContent.config.region, r.structuredContent.from], ['products', '广州', '2025-12-01']);
+    assert.deepEqual(
+      [r.structuredContent.config.table, r.structuredContent.config.region, r.structuredContent.from],
+      ['products', '广州', '2025-12-01'],
+    );
     const res = await c.client.readResource({ uri: r.structuredContent.uri });
     assert.equal(JSON.parse((res.contents[0] as any).text).config.region, '广州');
   } finally {
@@ -179,13 +189,18 @@ test('2026-07-28: the configuration arrives through input_required and the query
 const SALES_MAIN = ['--import', 'tsx', 'servers/sales/main.ts'];
 async function stdioSales(mode: 'auto' | undefined, answer: (req: SeenElicitation) => unknown) {
   const seen: SeenElicitation[] = [];
-  const c = new Client({ name: 'sales-stdio-test', version: '1' }, { capabilities: { elicitation: { form: {} } }, ...(mode ? { versionNegotiation: { mode } } : {}) });
+  const c = new Client(
+    { name: 'sales-stdio-test', version: '1' },
+    { capabilities: { elicitation: { form: {} } }, ...(mode ? { versionNegotiation: { mode } } : {}) },
+  );
   c.setRequestHandler('elicitation/create', async (r) => {
     const req = r.params as unknown as SeenElicitation;
     seen.push(req);
     return (await answer(req)) as never;
   });
-  await c.connect(new StdioClientTransport({ command: process.execPath, args: [...SALES_MAIN, '--db', join(dir, 'sales.db')], stderr: 'ignore' }));
+  await c.connect(
+    new StdioClientTransport({ command: process.execPath, args: [...SALES_MAIN, '--db', join(dir, 'sales.db')], stderr: 'ignore' }),
+  );
   assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
   return { client: c, seen };
 }
@@ -193,15 +208,27 @@ async function stdioSales(mode: 'auto' | undefined, answer: (req: SeenElicitatio
 for (const mode of [undefined, 'auto'] as const) {
   const era = mode ? '2026-07-28' : '2025-11-25';
   test(`${era} over stdio, fresh session, range custom: from/to are asked once and the first answer is used (issue 12 #2)`, async () => {
-    const { client, seen } = await stdioSales(mode, (req) => 'table' in req.requestedSchema.properties
-      ? { action: 'accept', content: { table: 'orders', range: 'custom', region: '上海' } }
-      : { action: 'accept', content: { from: '2024-03-01', to: '2024-03-31' } });
+    const { client, seen } = await stdioSales(mode, (req) =>
+      'table' in req.requestedSchema.properties
+        ? { action: 'accept', content: { table: 'orders', range: 'custom', region: '上海' } }
+        : { action: 'accept', content: { from: '2024-03-01', to: '2024-03-31' } },
+    );
     try {
       const r = (await client.callTool({ name: 'query_sales', arguments: { limit: 3 } })) as any;
       assert.equal(r.isError, undefined, textOf(r));
-      assert.deepEqual(seen.map((s) => Object.keys(s.requestedSchema.properties).sort().join(',')), ['range,region,table', 'from,to'], 'the configuration, then the dates: nothing asked twice');
-      assert.ok(seen.every((s) => !/Please correct/.test(s.message)), seen.map((s) => s.message).join(' | '));
-      assert.deepEqual([r.structuredContent.from, r.structuredContent.to, r.structuredContent.config.region], ['2024-03-01', '2024-03-31', '上海']);
+      assert.deepEqual(
+        seen.map((s) => Object.keys(s.requestedSchema.properties).sort().join(',')),
+        ['range,region,table', 'from,to'],
+        'the configuration, then the dates: nothing asked twice',
+      );
+      assert.ok(
+        seen.every((s) => !/Please correct/.test(s.message)),
+        seen.map((s) => s.message).join(' | '),
+      );
+      assert.deepEqual(
+        [r.structuredContent.from, r.structuredContent.to, r.structuredContent.config.region],
+        ['2024-03-01', '2024-03-31', '上海'],
+      );
       // The session remembers range custom and its dates (issue 15 item 5): the next call asks nothing.
       const again = (await client.callTool({ name: 'query_sales', arguments: { limit: 1 } })) as any;
       assert.equal(again.isError, undefined, textOf(again));
@@ -215,13 +242,25 @@ for (const mode of [undefined, 'auto'] as const) {
   test(`${era} over stdio: two concurrent query_sales calls answered 北京 and 深圳 each run with their own answer, in either order (issue 12 #1)`, async () => {
     // Call "T" gives the table (asked: range, region); call "R" gives the range (asked: table, region).
     const held = new Map<'T' | 'R', (region: string) => void>();
-    const { client } = await stdioSales(mode, (req) => new Promise((resolve) => {
-      const who = 'table' in req.requestedSchema.properties ? 'R' : 'T';
-      held.set(who, (region) => resolve({ action: 'accept', content: who === 'R' ? { table: 'regions', region } : { range: 'last_month', region } }));
-    }));
+    const { client } = await stdioSales(
+      mode,
+      (req) =>
+        new Promise((resolve) => {
+          const who = 'table' in req.requestedSchema.properties ? 'R' : 'T';
+          held.set(who, (region) =>
+            resolve({ action: 'accept', content: who === 'R' ? { table: 'regions', region } : { range: 'last_month', region } }),
+          );
+        }),
+    );
     try {
-      for (const [first, second] of [['T', 'R'], ['R', 'T']] as const) {
-        await client.callTool({ name: 'query_sales', arguments: { reconfigure: true, table: 'orders', range: 'last_month', region: 'all' } });
+      for (const [first, second] of [
+        ['T', 'R'],
+        ['R', 'T'],
+      ] as const) {
+        await client.callTool({
+          name: 'query_sales',
+          arguments: { reconfigure: true, table: 'orders', range: 'last_month', region: 'all' },
+        });
         const calls = {
           T: client.callTool({ name: 'query_sales', arguments: { table: 'regions', reconfigure: true } }) as Promise<any>,
           R: Promise.resolve(undefined as any),
@@ -237,7 +276,10 @@ for (const mode of [undefined, 'auto'] as const) {
         held.get(second)!(region[second]);
         held.delete(second);
         const r2 = await bounded(calls[second], 15_000, `call ${second}`);
-        for (const [who, r] of [[first, r1], [second, r2]] as const) {
+        for (const [who, r] of [
+          [first, r1],
+          [second, r2],
+        ] as const) {
           assert.equal(r.isError, undefined, textOf(r));
           assert.equal(r.structuredContent.config.region, region[who], `call ${who} (${first} answered first) runs with its own answer`);
         }

@@ -23,8 +23,18 @@ after(async () => {
 
 async function samplingView(): Promise<PromptView> {
   let seen: PromptView | undefined;
-  const b = new ElicitationBroker({ presenter: { interactive: true, sampling: true, present: async (p) => ((seen = p), { action: 'cancel' } as PresenterAnswer), notify: () => {} } });
-  await b.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Name a colour.' } }], systemPrompt: 'One word.', maxTokens: 5 }, { server: 'paint', era: 'modern', revision: '2026-07-28', signal: new AbortController().signal });
+  const b = new ElicitationBroker({
+    presenter: {
+      interactive: true,
+      sampling: true,
+      present: async (p) => ((seen = p), { action: 'cancel' } as PresenterAnswer),
+      notify: () => {},
+    },
+  });
+  await b.sample(
+    { messages: [{ role: 'user', content: { type: 'text', text: 'Name a colour.' } }], systemPrompt: 'One word.', maxTokens: 5 },
+    { server: 'paint', era: 'modern', revision: '2026-07-28', signal: new AbortController().signal },
+  );
   return seen!;
 }
 

@@ -9,22 +9,46 @@ import { TerminalPresenter } from '../src/ui/terminal/index.js';
 import { WebPresenter } from '../src/ui/web/index.js';
 import { promptPayload } from '../src/ui/web/fields.js';
 
-const params = { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }, { role: 'assistant', content: { type: 'image', data: 'AAAA', mimeType: 'image/png' } }], systemPrompt: 'Be brief.', maxTokens: 20 };
+const params = {
+  messages: [
+    { role: 'user', content: { type: 'text', text: 'What is the capital of France?' } },
+    { role: 'assistant', content: { type: 'image', data: 'AAAA', mimeType: 'image/png' } },
+  ],
+  systemPrompt: 'Be brief.',
+  maxTokens: 20,
+};
 const ctx = { server: 'geo', era: 'legacy' as const, revision: '2025-11-25', signal: new AbortController().signal };
 
 /** The PromptView the broker builds for `params`, captured from a one-shot presenter. */
 async function samplingView(): Promise<PromptView> {
   let seen: PromptView | undefined;
-  const b = new ElicitationBroker({ presenter: { interactive: true, sampling: true, present: async (p) => ((seen = p), { action: 'cancel' } as PresenterAnswer), notify: () => {} } });
+  const b = new ElicitationBroker({
+    presenter: {
+      interactive: true,
+      sampling: true,
+      present: async (p) => ((seen = p), { action: 'cancel' } as PresenterAnswer),
+      notify: () => {},
+    },
+  });
   await b.sample(params, ctx);
   return seen!;
 }
 
 describe('sampling prompts in the UIs', () => {
-  it('terminal: shows who asks and the conversation, takes the reply, Send returns it (no remember step)', { timeout: 10_000 }, async () => {
+  it('terminal: shows who asks and the conversation, takes the reply, Send returns it (no remember step)', {
+    timeout: 10_000,
+  }, async () => {
     const input = new PassThrough();
     let screen = '';
-    const output = Object.assign(new Writable({ write(c, _e, cb) { screen += c.toString(); cb(); } }), { columns: 120, rows: 40 });
+    const output = Object.assign(
+      new Writable({
+        write(c, _e, cb) {
+          screen += c.toString();
+          cb();
+        },
+      }),
+      { columns: 120, rows: 40 },
+    );
     const presenter = new TerminalPresenter({ input, output, colour: false });
     const answer = presenter.present(await samplingView(), new AbortController().signal);
     for (const c of ['Paris', '\r', '\r']) {
@@ -45,7 +69,10 @@ describe('sampling prompts in the UIs', () => {
     const view = await samplingView();
     const payload = promptPayload(view, 0);
     assert.equal(payload.rememberable, false);
-    assert.deepEqual(payload.fields.map((f) => [f.name, f.multiline, f.required, f.maxLength]), [['reply', true, true, 100_000]]);
+    assert.deepEqual(
+      payload.fields.map((f) => [f.name, f.multiline, f.required, f.maxLength]),
+      [['reply', true, true, 100_000]],
+    );
     const web = new WebPresenter();
     const answer = web.present(view, new AbortController().signal);
     assert.equal(web.answer(view.id, { action: 'accept', content: { reply: '' } }).status, 422, 'an empty reply is not sent');

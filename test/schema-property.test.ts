@@ -3,7 +3,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { applyDefaults, coerceFormValues, detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, readElicitResult, validateContent, type RequestedSchema } from '../src/schema/index.js';
+import {
+  applyDefaults,
+  coerceFormValues,
+  detectSensitiveFields,
+  lintRequestedSchema,
+  normalizeRequestedSchema,
+  readElicitResult,
+  validateContent,
+  type RequestedSchema,
+} from '../src/schema/index.js';
 
 const RUNS = Number(process.env.PARLEY_FC_RUNS ?? 300);
 const title = fc.constantFrom('Name', 'Colour', 'Amount', 'When', 'Choice', '城市', 'Région');
@@ -21,14 +30,23 @@ const formatValue: Record<string, fc.Arbitrary<string>> = {
 };
 
 const stringGen: fc.Arbitrary<Gen> = fc.oneof(
-  fc.tuple(meta, fc.nat(5), fc.nat(10)).map(([m, min, extra]) => ({ prop: { type: 'string', ...m, minLength: min, maxLength: min + extra }, value: fc.string({ minLength: min, maxLength: min + extra }) })),
-  fc.tuple(meta, fc.constantFrom('email', 'uri', 'date', 'date-time')).map(([m, f]) => ({ prop: { type: 'string', ...m, format: f }, value: formatValue[f] })),
+  fc.tuple(meta, fc.nat(5), fc.nat(10)).map(([m, min, extra]) => ({
+    prop: { type: 'string', ...m, minLength: min, maxLength: min + extra },
+    value: fc.string({ minLength: min, maxLength: min + extra }),
+  })),
+  fc
+    .tuple(meta, fc.constantFrom('email', 'uri', 'date', 'date-time'))
+    .map(([m, f]) => ({ prop: { type: 'string', ...m, format: f }, value: formatValue[f] })),
 );
-const numberGen: fc.Arbitrary<Gen> = fc.tuple(meta, fc.constantFrom('number', 'integer'), fc.integer({ min: -1000, max: 1000 }), fc.nat(1000)).map(([m, t, min, span]) => ({
-  prop: { type: t, ...m, minimum: min, maximum: min + span },
-  value: t === 'integer' ? fc.integer({ min, max: min + span }) : fc.double({ min, max: min + span, noNaN: true }),
-}));
-const boolGen: fc.Arbitrary<Gen> = fc.tuple(meta, fc.option(fc.boolean(), { nil: undefined })).map(([m, d]) => ({ prop: { type: 'boolean', ...m, ...(d === undefined ? {} : { default: d }) }, value: fc.boolean() }));
+const numberGen: fc.Arbitrary<Gen> = fc
+  .tuple(meta, fc.constantFrom('number', 'integer'), fc.integer({ min: -1000, max: 1000 }), fc.nat(1000))
+  .map(([m, t, min, span]) => ({
+    prop: { type: t, ...m, minimum: min, maximum: min + span },
+    value: t === 'integer' ? fc.integer({ min, max: min + span }) : fc.double({ min, max: min + span, noNaN: true }),
+  }));
+const boolGen: fc.Arbitrary<Gen> = fc
+  .tuple(meta, fc.option(fc.boolean(), { nil: undefined }))
+  .map(([m, d]) => ({ prop: { type: 'boolean', ...m, ...(d === undefined ? {} : { default: d }) }, value: fc.boolean() }));
 const enumGen: fc.Arbitrary<Gen> = fc.tuple(meta, uniqueWords, fc.constantFrom('plain', 'legacy', 'titled')).map(([m, vals, shape]) => ({
   prop:
     shape === 'titled'
@@ -40,7 +58,13 @@ const multiGen: fc.Arbitrary<Gen> = fc.tuple(meta, uniqueWords, fc.boolean()).ch
   fc.tuple(fc.nat(vals.length), fc.nat(vals.length)).map(([a, b]) => {
     const [minItems, maxItems] = [Math.min(a, b), Math.max(a, b)];
     return {
-      prop: { type: 'array', ...m, minItems, maxItems, items: titled ? { anyOf: vals.map((v) => ({ const: v, title: v })) } : { type: 'string', enum: vals } },
+      prop: {
+        type: 'array',
+        ...m,
+        minItems,
+        maxItems,
+        items: titled ? { anyOf: vals.map((v) => ({ const: v, title: v })) } : { type: 'string', enum: vals },
+      },
       value: fc.shuffledSubarray(vals, { minLength: minItems, maxLength: maxItems }),
     };
   }),
@@ -49,7 +73,11 @@ const multiGen: fc.Arbitrary<Gen> = fc.tuple(meta, uniqueWords, fc.boolean()).ch
 const schemaWithContent = fc
   .array(fc.oneof(stringGen, numberGen, boolGen, enumGen, multiGen), { minLength: 1, maxLength: 6 })
   .chain((gens) =>
-    fc.tuple(fc.constant(gens), fc.array(fc.boolean(), { minLength: gens.length, maxLength: gens.length }), fc.tuple(...gens.map((g) => fc.option(g.value, { nil: undefined })))),
+    fc.tuple(
+      fc.constant(gens),
+      fc.array(fc.boolean(), { minLength: gens.length, maxLength: gens.length }),
+      fc.tuple(...gens.map((g) => fc.option(g.value, { nil: undefined }))),
+    ),
   )
   .map(([gens, req, values]) => {
     const schema: RequestedSchema = { type: 'object', properties: {} };
@@ -68,7 +96,11 @@ const schemaWithContent = fc
 test('generated valid schemas lint clean (2025-11-25, 2026-07-28) and accept their generated valid content', () => {
   fc.assert(
     fc.property(schemaWithContent, ({ schema, content }) => {
-      for (const revision of ['2025-11-25', '2026-07-28'] as const) assert.deepEqual(lintRequestedSchema(schema, { revision }).filter((i) => i.severity === 'error'), []);
+      for (const revision of ['2025-11-25', '2026-07-28'] as const)
+        assert.deepEqual(
+          lintRequestedSchema(schema, { revision }).filter((i) => i.severity === 'error'),
+          [],
+        );
       const n = normalizeRequestedSchema(schema);
       assert.ok(n.ok);
       assert.deepEqual(n.repairs, [], 'a valid schema needs no repair');
@@ -101,15 +133,50 @@ test('content a person types as text round-trips through coerceFormValues', () =
   );
 });
 
-const junk = fc.oneof(fc.anything(), fc.jsonValue(), fc.record({ type: fc.anything(), properties: fc.dictionary(fc.string(), fc.anything()), required: fc.anything() }, { requiredKeys: [] }), fc.record({ type: fc.constant('object'), properties: fc.dictionary(word, fc.record({ type: fc.constantFrom('string', 'array', 'object', 'integer', undefined, 7), enum: fc.anything(), oneOf: fc.anything(), items: fc.anything(), minLength: fc.anything(), maxLength: fc.anything(), minimum: fc.anything(), maximum: fc.anything(), minItems: fc.anything(), maxItems: fc.anything(), default: fc.anything(), format: fc.anything(), enumNames: fc.anything(), anyOf: fc.anything() }, { requiredKeys: [] })), required: fc.array(fc.oneof(word, fc.constantFrom('constructor', 'toString', '__proto__'))) }));
+const junk = fc.oneof(
+  fc.anything(),
+  fc.jsonValue(),
+  fc.record({ type: fc.anything(), properties: fc.dictionary(fc.string(), fc.anything()), required: fc.anything() }, { requiredKeys: [] }),
+  fc.record({
+    type: fc.constant('object'),
+    properties: fc.dictionary(
+      word,
+      fc.record(
+        {
+          type: fc.constantFrom('string', 'array', 'object', 'integer', undefined, 7),
+          enum: fc.anything(),
+          oneOf: fc.anything(),
+          items: fc.anything(),
+          minLength: fc.anything(),
+          maxLength: fc.anything(),
+          minimum: fc.anything(),
+          maximum: fc.anything(),
+          minItems: fc.anything(),
+          maxItems: fc.anything(),
+          default: fc.anything(),
+          format: fc.anything(),
+          enumNames: fc.anything(),
+          anyOf: fc.anything(),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    required: fc.array(fc.oneof(word, fc.constantFrom('constructor', 'toString', '__proto__'))),
+  }),
+);
 
 test('junk schemas and junk content give issues and never throw', () => {
   fc.assert(
     fc.property(junk, fc.anything(), (schema, content) => {
-      for (const revision of ['2025-06-18', '2025-11-25', '2026-07-28'] as const) assert.ok(Array.isArray(lintRequestedSchema(schema, { revision })));
+      for (const revision of ['2025-06-18', '2025-11-25', '2026-07-28'] as const)
+        assert.ok(Array.isArray(lintRequestedSchema(schema, { revision })));
       const n = normalizeRequestedSchema(schema);
       if (n.ok) {
-        assert.deepEqual(lintRequestedSchema(n.schema).filter((i) => i.severity === 'error'), [], 'normalised output always lints clean');
+        assert.deepEqual(
+          lintRequestedSchema(n.schema).filter((i) => i.severity === 'error'),
+          [],
+          'normalised output always lints clean',
+        );
         const v = validateContent(n.schema, content);
         assert.ok(v.ok || v.issues.length > 0);
         applyDefaults(n.schema, {});

@@ -25,8 +25,16 @@ test('primitives, cycles, mixed nesting, inherited and non-enumerable members', 
   cycle.self = { back: cycle };
   assert.equal(tooDeep(cycle), true, 'a cycle counts as too deep');
   // root 0, list 1, {x} 2, x 3, {y} 4, then nest(n)'s objects at 5 … 4 + n
-  assert.equal(tooDeep({ list: [{ x: [1, 2, { y: nest(MAX_DEPTH - 5) }] }] }), false, 'depth counts through arrays and objects (deepest at MAX_DEPTH - 1)');
-  assert.equal(tooDeep({ list: [{ x: [1, 2, { y: nest(MAX_DEPTH - 4) }] }] }), true, 'depth counts through arrays and objects (deepest at MAX_DEPTH)');
+  assert.equal(
+    tooDeep({ list: [{ x: [1, 2, { y: nest(MAX_DEPTH - 5) }] }] }),
+    false,
+    'depth counts through arrays and objects (deepest at MAX_DEPTH - 1)',
+  );
+  assert.equal(
+    tooDeep({ list: [{ x: [1, 2, { y: nest(MAX_DEPTH - 4) }] }] }),
+    true,
+    'depth counts through arrays and objects (deepest at MAX_DEPTH)',
+  );
   const inherited = Object.create({ deep: nest(MAX_DEPTH + 5) }) as object;
   assert.equal(tooDeep(inherited), false, 'inherited members are not walked (like Object.values)');
   const hidden = {};

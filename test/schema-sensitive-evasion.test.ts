@@ -28,38 +28,131 @@ test('abbreviations and the digit/capital split: pwd, passwd, PIN, OTP, 2FA code
   assert.equal(normaliseWords('enter2FACode'), ' enter 2fa code ');
   assert.equal(normaliseWords('APIKey'), ' api key ');
   assert.equal(normaliseWords('cvv2'), ' cvv 2 ');
-  const hits = { pwd: str(), user_passwd: str(), PIN: str(), userPIN: str(), OTP: str(), twofa: str({ title: '2FA code' }), enter2FACode: str(), CVV: str(), cvv2: str(), SSN: str(), mfaCode: str(), newPassword1: str(), benutzerpasswort: str(), totpSecret: str() };
+  const hits = {
+    pwd: str(),
+    user_passwd: str(),
+    PIN: str(),
+    userPIN: str(),
+    OTP: str(),
+    twofa: str({ title: '2FA code' }),
+    enter2FACode: str(),
+    CVV: str(),
+    cvv2: str(),
+    SSN: str(),
+    mfaCode: str(),
+    newPassword1: str(),
+    benutzerpasswort: str(),
+    totpSecret: str(),
+  };
   assert.deepEqual(fields(hits), Object.keys(hits));
 });
 
 test('other languages: German, French, Spanish, Russian, Japanese, Korean (and Chinese)', () => {
   const hits = {
-    de1: str({ title: 'Passwort' }), de2: str({ title: 'Kennwort' }), de3: str({ title: 'Geheimzahl' }), de4: str({ title: 'Bestätigungscode' }), de5: str({ title: 'Kreditkartennummer' }), de6: str({ title: 'API-Schlüssel' }),
-    fr1: str({ title: 'Mot de passe' }), fr2: str({ title: 'Clé API' }), fr3: str({ title: 'Code de vérification' }), fr4: str({ title: 'Numéro de carte' }),
-    es1: str({ title: 'Contraseña' }), es2: str({ title: 'Clave secreta' }), es3: str({ title: 'Código de verificación' }), es4: str({ title: 'Número de tarjeta' }),
-    ru1: str({ title: 'Пароль' }), ru2: str({ title: 'Введите пароль' }), ru3: str({ title: 'Код подтверждения' }), ru4: str({ title: 'Секретный ключ' }), ru5: str({ title: 'Номер карты' }), ru6: str({ title: 'ПИН-код' }),
-    ja1: str({ title: 'パスワード' }), ja2: str({ title: '暗証番号' }), ja3: str({ title: '認証コード' }), ja4: str({ title: 'APIキー' }), ja5: str({ title: 'アクセストークン' }),
-    ko1: str({ title: '비밀번호' }), ko2: str({ title: '인증번호' }), ko3: str({ title: '카드 번호' }), ko4: str({ title: 'API 키' }), ko5: str({ title: '주민등록번호' }),
-    zh1: str({ title: '密码' }), zh2: str({ title: '驗證碼' }),
+    de1: str({ title: 'Passwort' }),
+    de2: str({ title: 'Kennwort' }),
+    de3: str({ title: 'Geheimzahl' }),
+    de4: str({ title: 'Bestätigungscode' }),
+    de5: str({ title: 'Kreditkartennummer' }),
+    de6: str({ title: 'API-Schlüssel' }),
+    fr1: str({ title: 'Mot de passe' }),
+    fr2: str({ title: 'Clé API' }),
+    fr3: str({ title: 'Code de vérification' }),
+    fr4: str({ title: 'Numéro de carte' }),
+    es1: str({ title: 'Contraseña' }),
+    es2: str({ title: 'Clave secreta' }),
+    es3: str({ title: 'Código de verificación' }),
+    es4: str({ title: 'Número de tarjeta' }),
+    ru1: str({ title: 'Пароль' }),
+    ru2: str({ title: 'Введите пароль' }),
+    ru3: str({ title: 'Код подтверждения' }),
+    ru4: str({ title: 'Секретный ключ' }),
+    ru5: str({ title: 'Номер карты' }),
+    ru6: str({ title: 'ПИН-код' }),
+    ja1: str({ title: 'パスワード' }),
+    ja2: str({ title: '暗証番号' }),
+    ja3: str({ title: '認証コード' }),
+    ja4: str({ title: 'APIキー' }),
+    ja5: str({ title: 'アクセストークン' }),
+    ko1: str({ title: '비밀번호' }),
+    ko2: str({ title: '인증번호' }),
+    ko3: str({ title: '카드 번호' }),
+    ko4: str({ title: 'API 키' }),
+    ko5: str({ title: '주민등록번호' }),
+    zh1: str({ title: '密码' }),
+    zh2: str({ title: '驗證碼' }),
   };
   assert.deepEqual(fields(hits), Object.keys(hits));
 });
 
 test('false-positive guard set: ordinary fields and metadata about secrets are no hits', () => {
   const clear = {
-    username: str(), user_name: str(), userName: str(), email: str(), token_budget: { type: 'integer' }, max_tokens: { type: 'integer' }, maxTokens: { type: 'integer' },
-    tokenCount: { type: 'integer' }, tokenizer: str(), tokens: { type: 'integer' }, pinned: str(), spinner: str(), opinion: str(), pinyin: str(), keyboard: str(),
-    monkey: str(), passenger: str(), passport: str({ title: 'Passport number' }), secretary: str(), author: str(), authority: str(), compass: str(), bypass: str(),
-    zip: str({ title: 'Postal code' }), country: str({ title: 'Country code' }), m: { type: 'integer', title: 'Minimum password length' }, policy: str({ title: 'Password policy' }),
-    tokenType: str(), designToken: str(), secretSanta: str(), dir: str({ title: 'pwd', description: 'Working directory' }), pwd: str({ title: 'Working directory' }),
-    note: str({ description: 'We will never ask for your password.' }), cookieConsent: { type: 'boolean' }, passwordless: str(), city: str({ title: '城市' }),
-    ru: str({ title: 'Количество токенов' }), ja: { type: 'integer', title: 'トークン数' }, ko: str({ title: '암호화 방식' }), de: str({ title: 'Passwortlänge' }),
-    fr: str({ title: 'Nom d\'utilisateur' }), es: str({ title: 'Correo electrónico' }), mode: { type: 'string', enum: ['password', 'oauth'] },
+    username: str(),
+    user_name: str(),
+    userName: str(),
+    email: str(),
+    token_budget: { type: 'integer' },
+    max_tokens: { type: 'integer' },
+    maxTokens: { type: 'integer' },
+    tokenCount: { type: 'integer' },
+    tokenizer: str(),
+    tokens: { type: 'integer' },
+    pinned: str(),
+    spinner: str(),
+    opinion: str(),
+    pinyin: str(),
+    keyboard: str(),
+    monkey: str(),
+    passenger: str(),
+    passport: str({ title: 'Passport number' }),
+    secretary: str(),
+    author: str(),
+    authority: str(),
+    compass: str(),
+    bypass: str(),
+    zip: str({ title: 'Postal code' }),
+    country: str({ title: 'Country code' }),
+    m: { type: 'integer', title: 'Minimum password length' },
+    policy: str({ title: 'Password policy' }),
+    tokenType: str(),
+    designToken: str(),
+    secretSanta: str(),
+    dir: str({ title: 'pwd', description: 'Working directory' }),
+    pwd: str({ title: 'Working directory' }),
+    note: str({ description: 'We will never ask for your password.' }),
+    cookieConsent: { type: 'boolean' },
+    passwordless: str(),
+    city: str({ title: '城市' }),
+    ru: str({ title: 'Количество токенов' }),
+    ja: { type: 'integer', title: 'トークン数' },
+    ko: str({ title: '암호화 방식' }),
+    de: str({ title: 'Passwortlänge' }),
+    fr: str({ title: "Nom d'utilisateur" }),
+    es: str({ title: 'Correo electrónico' }),
+    mode: { type: 'string', enum: ['password', 'oauth'] },
   };
   assert.deepEqual(fields(clear), []);
 });
 
 test('fields the server marks as secret are hits whatever their names: format password, writeOnly, x-sensitive, x-secret', () => {
-  const hits = detectSensitiveFields({ type: 'object', properties: { a: str({ format: 'password' }), b: str({ writeOnly: true }), c: str({ 'x-sensitive': true }), d: str({ 'x-secret': true }), e: { type: 'boolean', writeOnly: true } } });
-  assert.deepEqual(hits.map((h) => [h.field, h.rule, h.where]), [['a', 'password', 'name'], ['b', 'marked-secret', 'mark'], ['c', 'marked-secret', 'mark'], ['d', 'marked-secret', 'mark'], ['e', 'marked-secret', 'mark']]);
+  const hits = detectSensitiveFields({
+    type: 'object',
+    properties: {
+      a: str({ format: 'password' }),
+      b: str({ writeOnly: true }),
+      c: str({ 'x-sensitive': true }),
+      d: str({ 'x-secret': true }),
+      e: { type: 'boolean', writeOnly: true },
+    },
+  });
+  assert.deepEqual(
+    hits.map((h) => [h.field, h.rule, h.where]),
+    [
+      ['a', 'password', 'name'],
+      ['b', 'marked-secret', 'mark'],
+      ['c', 'marked-secret', 'mark'],
+      ['d', 'marked-secret', 'mark'],
+      ['e', 'marked-secret', 'mark'],
+    ],
+  );
 });

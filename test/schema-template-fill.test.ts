@@ -9,8 +9,14 @@ const fill = (t: string, uri: string) => fillFromUri(new UriTemplate(t), uri);
 
 test('the smallest left-out set, with decoded values, checked by re-expansion', () => {
   assert.deepEqual(fill('sql-query://{table}{?range}', 'sql-query://orders'), { known: { table: 'orders' }, missing: ['range'] });
-  assert.deepEqual(fill('sql-query://{table}{?range}', 'sql-query://orders?range=2024'), { known: { table: 'orders', range: '2024' }, missing: [] });
-  assert.deepEqual(fill('sql-query://{table}{?range,region}', 'sql-query://orders?region=%E5%8C%97%E4%BA%AC'), { known: { table: 'orders', region: '北京' }, missing: ['range'] });
+  assert.deepEqual(fill('sql-query://{table}{?range}', 'sql-query://orders?range=2024'), {
+    known: { table: 'orders', range: '2024' },
+    missing: [],
+  });
+  assert.deepEqual(fill('sql-query://{table}{?range,region}', 'sql-query://orders?region=%E5%8C%97%E4%BA%AC'), {
+    known: { table: 'orders', region: '北京' },
+    missing: ['range'],
+  });
   assert.deepEqual(fill('sales://results/{id}', 'sales://results/'), { known: {}, missing: ['id'] });
   assert.equal(fill('db://{schema}/{table}', 'db://public'), undefined, 'a literal that is missing too does not match');
   assert.equal(fill('sales://results/{id}', 'other://x'), undefined);

@@ -20,7 +20,9 @@ const BOUND_MS = 10_000;
 
 function within<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${BOUND_MS} ms`)), BOUND_MS)));
+  const bound = new Promise<never>(
+    (_r, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${BOUND_MS} ms`)), BOUND_MS)),
+  );
   return Promise.race([p, bound]).finally(() => clearTimeout(timer));
 }
 
@@ -46,11 +48,15 @@ function peer(c: Client, name: string): Peer {
       for (const w of waiters) w();
     });
   }
-  const wait = (kind: ListKind, n = 1) => within(new Promise<void>((resolve) => {
-    const check = () => seen[kind] >= n && (waiters.delete(check), resolve());
-    waiters.add(check);
-    check();
-  }), `${name}: notifications/${kind}/list_changed #${n}`);
+  const wait = (kind: ListKind, n = 1) =>
+    within(
+      new Promise<void>((resolve) => {
+        const check = () => seen[kind] >= n && (waiters.delete(check), resolve());
+        waiters.add(check);
+        check();
+      }),
+      `${name}: notifications/${kind}/list_changed #${n}`,
+    );
   return { c, seen, wait };
 }
 
@@ -65,14 +71,24 @@ async function legacyPeer(h: ServeHandle, name: string, user?: string): Promise<
   };
   const c = new Client({ name, version: '1' }, { capabilities: {} });
   const p = peer(c, name);
-  await c.connect(new StreamableHTTPClientTransport(new URL(h.url), { fetch: watching, ...(user ? { requestInit: { headers: { 'x-test-user': user } } } : {}) }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(h.url), {
+      fetch: watching,
+      ...(user ? { requestInit: { headers: { 'x-test-user': user } } } : {}),
+    }),
+  );
   assert.equal(c.getProtocolEra(), 'legacy', `${name} speaks a 2025 revision`);
   await within(getOpen, `${name}: GET stream`);
   return p;
 }
 
 /** A 2026-07-28 client with a subscriptions/listen stream for `filter` (ack received). */
-async function modernPeer(h: ServeHandle, name: string, filter: { toolsListChanged?: true; promptsListChanged?: true; resourcesListChanged?: true }, user?: string): Promise<Peer> {
+async function modernPeer(
+  h: ServeHandle,
+  name: string,
+  filter: { toolsListChanged?: true; promptsListChanged?: true; resourcesListChanged?: true },
+  user?: string,
+): Promise<Peer> {
   const c = new Client({ name, version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
   c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { host: `${user}-db` } }));
   const p = peer(c, name);
@@ -107,7 +123,9 @@ test('2026-07-28: a tool added during a request reaches the listen streams that 
     assert.equal(a.seen.prompts, 0, 'a stream that asked only for tools got no prompts/list_changed');
     assert.equal(caller.seen.tools, 0, 'a client without a listen stream is told nothing');
     await closeAll([a, b, caller]);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('2025 eras: a tool added on a session is announced to that session and to the listen streams; both lists show it', async () => {
@@ -122,7 +140,9 @@ test('2025 eras: a tool added on a session is announced to that session and to t
     await modern.wait('tools');
     assert.ok((await names(modern.c)).includes('gamma'), 'a 2026-07-28 client lists it too');
     await closeAll([legacy, modern]);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('shared.listChanged and handle.listChanged reach every 2025-era session and the listen streams of that kind', async () => {
@@ -131,7 +151,8 @@ test('shared.listChanged and handle.listChanged reach every 2025-era session and
   const h = await serve(listsServer(shared, lists), { http: {} });
   const uris = async (c: Client) => (await c.listResources()).resources.map((r) => r.uri);
   try {
-    const l1 = await legacyPeer(h, 'legacy-1'), l2 = await legacyPeer(h, 'legacy-2');
+    const l1 = await legacyPeer(h, 'legacy-1'),
+      l2 = await legacyPeer(h, 'legacy-2');
     const res = await modernPeer(h, 'resources-listener', { resourcesListChanged: true });
     const tools = await modernPeer(h, 'tools-listener', { toolsListChanged: true });
     lists.items.add('one');
@@ -142,7 +163,11 @@ test('shared.listChanged and handle.listChanged reach every 2025-era session and
     lists.prompts.add('later');
     for (const s of h.connections()) ('mcp' in s ? s.mcp : s).registerPrompt('later', { description: 'later' }, () => ({ messages: [] }));
     await Promise.all([l1.wait('prompts'), l2.wait('prompts')]);
-    for (const p of [l1, l2]) assert.ok((await p.c.listPrompts()).prompts.some((x) => x.name === 'later'), 'the session lists the new prompt');
+    for (const p of [l1, l2])
+      assert.ok(
+        (await p.c.listPrompts()).prompts.some((x) => x.name === 'later'),
+        'the session lists the new prompt',
+      );
     h.listChanged(['tools', 'resources']);
     await tools.wait('tools');
     assert.equal(tools.seen.resources, 0, 'the tools-only stream got no resources/list_changed');
@@ -150,7 +175,9 @@ test('shared.listChanged and handle.listChanged reach every 2025-era session and
     assert.equal(res.seen.prompts + res.seen.tools, 0, 'the resources-only stream got nothing else');
     assert.throws(() => shared.listChanged('roots' as ListKind), /unknown list kind "roots"; use one of tools, prompts, resources/);
     await closeAll([l1, l2, res, tools]);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test("scope.user: an announcement for one user reaches that user's sessions and streams only", async () => {
@@ -158,8 +185,10 @@ test("scope.user: an announcement for one user reaches that user's sessions and 
   const h = await serve(listsServer(createShared(), lists), { http: { authenticate: byHeader } });
   try {
     const both = { toolsListChanged: true, promptsListChanged: true } as const;
-    const aliceOld = await legacyPeer(h, 'alice-legacy', 'alice'), bobOld = await legacyPeer(h, 'bob-legacy', 'bob');
-    const aliceNew = await modernPeer(h, 'alice-modern', both, 'alice'), bobNew = await modernPeer(h, 'bob-modern', both, 'bob');
+    const aliceOld = await legacyPeer(h, 'alice-legacy', 'alice'),
+      bobOld = await legacyPeer(h, 'bob-legacy', 'bob');
+    const aliceNew = await modernPeer(h, 'alice-modern', both, 'alice'),
+      bobNew = await modernPeer(h, 'bob-modern', both, 'bob');
     h.listChanged('tools', { user: 'alice' });
     await Promise.all([aliceOld.wait('tools'), aliceNew.wait('tools')]);
     h.listChanged('prompts');
@@ -175,7 +204,9 @@ test("scope.user: an announcement for one user reaches that user's sessions and 
     await bobNew.wait('prompts', 3);
     assert.equal(bobNew.seen.tools, 0, 'era legacy did not reach a 2026-07-28 stream');
     await closeAll([aliceOld, bobOld, aliceNew, bobNew]);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test("2026-07-28: completing a user-scope configuration re-announces the tool list on that user's listen streams", async () => {
@@ -194,21 +225,30 @@ test("2026-07-28: completing a user-scope configuration re-announces the tool li
     await other.wait('resources');
     assert.equal(other.seen.tools, 0, 'another user is not told');
     await closeAll([watcher, other, doer]);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('stdio, both eras: a tool added on the connection is announced on it (2026-07-28: on the listen subscription)', async () => {
   const fixture = ['--import', 'tsx', 'test/fixtures/toolkit/lists-server.ts'];
-  await Promise.all((['legacy', 'auto'] as const).map(async (mode) => {
-    const c = new Client({ name: `stdio-${mode}`, version: '1' }, { capabilities: {}, ...(mode === 'auto' ? { versionNegotiation: { mode } } : {}) });
-    const p = peer(c, `stdio-${mode}`);
-    await c.connect(new StdioClientTransport({ command: process.execPath, args: fixture, stderr: 'ignore' }));
-    try {
-      assert.equal(c.getProtocolEra(), mode === 'auto' ? 'modern' : 'legacy', `stdio ${mode} era`);
-      if (mode === 'auto') await c.listen({ promptsListChanged: true, toolsListChanged: true });
-      assert.equal(text(await c.callTool({ name: 'add_tool', arguments: { name: 'delta' } })), 'added delta');
-      await p.wait('tools');
-      assert.ok((await names(c)).includes('delta'), `stdio ${mode}: the next tools/list shows the tool`);
-    } finally { await c.close(); }
-  }));
+  await Promise.all(
+    (['legacy', 'auto'] as const).map(async (mode) => {
+      const c = new Client(
+        { name: `stdio-${mode}`, version: '1' },
+        { capabilities: {}, ...(mode === 'auto' ? { versionNegotiation: { mode } } : {}) },
+      );
+      const p = peer(c, `stdio-${mode}`);
+      await c.connect(new StdioClientTransport({ command: process.execPath, args: fixture, stderr: 'ignore' }));
+      try {
+        assert.equal(c.getProtocolEra(), mode === 'auto' ? 'modern' : 'legacy', `stdio ${mode} era`);
+        if (mode === 'auto') await c.listen({ promptsListChanged: true, toolsListChanged: true });
+        assert.equal(text(await c.callTool({ name: 'add_tool', arguments: { name: 'delta' } })), 'added delta');
+        await p.wait('tools');
+        assert.ok((await names(c)).includes('delta'), `stdio ${mode}: the next tools/list shows the tool`);
+      } finally {
+        await c.close();
+      }
+    }),
+  );
 });

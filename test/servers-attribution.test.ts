@@ -17,7 +17,7 @@ function gate(n: number, ms = 10_000) {
     seen,
     async wait(ctx: InputContext) {
       seen.push(ctx);
-      if (seen.length >= n) (clearTimeout(timer), open());
+      if (seen.length >= n) clearTimeout(timer), open();
       await opened;
     },
   };

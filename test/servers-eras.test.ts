@@ -59,7 +59,13 @@ describe('SDK v1 1.32.2 stdio server', () => {
   });
 });
 
-const httpDef = (name: string, type: 'http' | 'sse', url: string): HttpServerDef => ({ name, type, url, headers: {}, origin: { file: '<test>', pointer: `/servers/${name}` } });
+const httpDef = (name: string, type: 'http' | 'sse', url: string): HttpServerDef => ({
+  name,
+  type,
+  url,
+  headers: {},
+  origin: { file: '<test>', pointer: `/servers/${name}` },
+});
 
 // server-everything's HTTP modes call app.listen(PORT) without a host, so they bind all interfaces
 // (peers-and-tests.md §ii.1). Acceptable for a short-lived test peer; we only ever connect to 127.0.0.1.
@@ -96,7 +102,10 @@ describe('server-everything over legacy HTTP+SSE', () => {
   it("type 'http' falls back to SSE when Streamable HTTP fails; type 'sse' connects directly", async () => {
     peer = await startEverythingHttp('sse');
     const url = peer.url;
-    m = new ServerManager({ viaHttp: httpDef('viaHttp', 'http', url), direct: httpDef('direct', 'sse', url) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+    m = new ServerManager(
+      { viaHttp: httpDef('viaHttp', 'http', url), direct: httpDef('direct', 'sse', url) },
+      { handlers: h.handlers, clientInfo, stop: fastStop },
+    );
     const r = await m.callTool('viaHttp', 'trigger-elicitation-request', {});
     assert.equal(m.info('viaHttp')?.transport, 'sse');
     assert.equal(m.info('viaHttp')?.era, 'legacy');

@@ -50,7 +50,11 @@ describe('server-everything over stdio', () => {
     assert.ok(names.includes('trigger-url-elicitation'), 'URL tool registered because url mode was declared');
   });
 
-  for (const [action, expected] of [['accept', '✅ User provided the requested information!'], ['decline', '❌ User declined'], ['cancel', '⚠️ User cancelled']] as const) {
+  for (const [action, expected] of [
+    ['accept', '✅ User provided the requested information!'],
+    ['decline', '❌ User declined'],
+    ['cancel', '⚠️ User cancelled'],
+  ] as const) {
     it(`form elicitation answered ${action}`, async () => {
       // req: ELIC-RESULT-ACTIONS
       h.state.answer = (p) => (action === 'accept' ? { action, content: { name: 'Ada', check: true } } : { action });
@@ -127,7 +131,10 @@ describe('server-everything over stdio', () => {
     await waitUntil(() => h.rootsCalls.length > n);
     assert.ok(h.rootsCalls.length > n, 'the server re-fetched the roots');
     // The answer reaches the server's roots store asynchronously: poll the tool (bounded).
-    const listed = await pollUntil(async () => text(await m.callTool('everything', 'get-roots-list', {})), (t) => t.includes(second.uri));
+    const listed = await pollUntil(
+      async () => text(await m.callTool('everything', 'get-roots-list', {})),
+      (t) => t.includes(second.uri),
+    );
     assert.ok(listed.includes(second.uri), listed);
     assert.ok(!listed.includes('example.com/repo'), listed);
   });
@@ -148,6 +155,9 @@ describe('server-everything over stdio', () => {
   });
 
   it('server log messages arrive as log events', () => {
-    assert.ok(logs.some((d) => String(d).includes('Roots updated')), JSON.stringify(logs));
+    assert.ok(
+      logs.some((d) => String(d).includes('Roots updated')),
+      JSON.stringify(logs),
+    );
   });
 });

@@ -35,35 +35,69 @@ function processesWith(marker: string): number[] {
 }
 
 function def(name: string, args: string[], extra: Partial<ServerDef> = {}): ServerDef {
-  return { name, type: 'stdio', command: process.execPath, args: [FIXTURE, ...args], env: {}, origin: { file: '<test>', pointer: `/mcpServers/${name}` }, ...extra } as ServerDef;
+  return {
+    name,
+    type: 'stdio',
+    command: process.execPath,
+    args: [FIXTURE, ...args],
+    env: {},
+    origin: { file: '<test>', pointer: `/mcpServers/${name}` },
+    ...extra,
+  } as ServerDef;
 }
 
 function config(servers: ServerDef[], more: Partial<HostConfig> = {}): HostConfig {
   return {
-    servers: Object.fromEntries(servers.map((s) => [s.name, s])), routes: [], presets: {}, profile: {}, inputs: {}, roots: [], sources: [],
-    policy: { sensitiveFields: 'decline', ratePerMinute: 600, burst: 100, maxPendingPerServer: 5, urlSchemes: ['https'], sampling: 'ask' }, ...more,
+    servers: Object.fromEntries(servers.map((s) => [s.name, s])),
+    routes: [],
+    presets: {},
+    profile: {},
+    inputs: {},
+    roots: [],
+    sources: [],
+    policy: { sensitiveFields: 'decline', ratePerMinute: 600, burst: 100, maxPendingPerServer: 5, urlSchemes: ['https'], sampling: 'ask' },
+    ...more,
   };
 }
 
 const text = (r: { content?: unknown }) => ((r.content as Array<{ text?: string }>) ?? []).map((c) => c.text ?? '').join('');
 
 for (const sdk of ['v1', 'v2'] as const) {
-  test(`a lazy server (${sdk === 'v1' ? '2025' : '2026-07-28'}) has no process until its first call; concurrent first calls start it once`, { timeout: 120_000 }, async () => {
+  test(`a lazy server (${sdk === 'v1' ? '2025' : '2026-07-28'}) has no process until its first call; concurrent first calls start it once`, {
+    timeout: 120_000,
+  }, async () => {
     const marker = `lazy-${randomUUID()}`;
     const eager = `eager-${randomUUID()}`;
-    const host = createHost(config([def('lazy', ['--sdk', sdk, '--marker', marker], { lazy: true }), def('eager', ['--sdk', sdk, '--marker', eager])]), { presenter: new HeadlessPresenter(true) });
+    const host = createHost(
+      config([def('lazy', ['--sdk', sdk, '--marker', marker], { lazy: true }), def('eager', ['--sdk', sdk, '--marker', eager])]),
+      { presenter: new HeadlessPresenter(true) },
+    );
     const starts: string[] = [];
     host.on((e) => e.type === 'server' && e.state.status === 'starting' && starts.push(e.server));
     try {
       const started = await host.start();
-      assert.deepEqual(started.map((r) => [r.name, r.ok]), [['eager', true]], 'host.start() starts the eager servers only');
+      assert.deepEqual(
+        started.map((r) => [r.name, r.ok]),
+        [['eager', true]],
+        'host.start() starts the eager servers only',
+      );
       assert.equal(processesWith(eager).length, 1);
       assert.deepEqual(processesWith(marker), [], 'no process for the lazy server before its first use');
-      assert.deepEqual(host.listServers().map((s) => [s.name, s.state.status, s.lazy]), [['lazy', 'stopped', true], ['eager', 'running', false]]);
+      assert.deepEqual(
+        host.listServers().map((s) => [s.name, s.state.status, s.lazy]),
+        [
+          ['lazy', 'stopped', true],
+          ['eager', 'running', false],
+        ],
+      );
       const results = await Promise.all(Array.from({ length: 6 }, () => host.callTool('lazy', 'pid')));
       const pids = new Set(results.map(text));
       assert.equal(pids.size, 1, `every concurrent first call reached one process (got ${[...pids].join(', ')})`);
-      assert.deepEqual(starts.filter((s) => s === 'lazy'), ['lazy'], 'started once');
+      assert.deepEqual(
+        starts.filter((s) => s === 'lazy'),
+        ['lazy'],
+        'started once',
+      );
       assert.deepEqual(processesWith(marker), [Number([...pids][0])], 'exactly one process, the one that answered');
     } finally {
       await host.close();
@@ -72,8 +106,15 @@ for (const sdk of ['v1', 'v2'] as const) {
   });
 }
 
-test('lazy by default when routes exist and none names the server; first use by a resource read and by a route', { timeout: 120_000 }, async () => {
-  const m = { routed: `routed-${randomUUID()}`, reader: `reader-${randomUUID()}`, viaRoute: `via-${randomUUID()}`, forced: `forced-${randomUUID()}` };
+test('lazy by default when routes exist and none names the server; first use by a resource read and by a route', {
+  timeout: 120_000,
+}, async () => {
+  const m = {
+    routed: `routed-${randomUUID()}`,
+    reader: `reader-${randomUUID()}`,
+    viaRoute: `via-${randomUUID()}`,
+    forced: `forced-${randomUUID()}`,
+  };
   const cfg = config(
     [
       def('routed', ['--marker', m.routed]), // named in a route: eager
@@ -81,11 +122,21 @@ test('lazy by default when routes exist and none names the server; first use by 
       def('viaRoute', ['--marker', m.viaRoute]), // routed, but "lazy": true wins
       def('forced', ['--marker', m.forced], { lazy: false }), // no route, "lazy": false wins
     ].map((d) => (d.name === 'viaRoute' ? { ...d, lazy: true } : d)),
-    { routes: [{ match: 'file:///srv/**', servers: ['routed'] }, { match: 'chart://**', servers: ['viaRoute'] }] },
+    {
+      routes: [
+        { match: 'file:///srv/**', servers: ['routed'] },
+        { match: 'chart://**', servers: ['viaRoute'] },
+      ],
+    },
   );
   const host = createHost(cfg, { presenter: new HeadlessPresenter(true) });
   try {
-    assert.deepEqual(Object.fromEntries(host.listServers().map((s) => [s.name, s.lazy])), { routed: false, reader: true, viaRoute: true, forced: false });
+    assert.deepEqual(Object.fromEntries(host.listServers().map((s) => [s.name, s.lazy])), {
+      routed: false,
+      reader: true,
+      viaRoute: true,
+      forced: false,
+    });
     assert.deepEqual((await host.start()).map((r) => r.name).sort(), ['forced', 'routed']);
     assert.deepEqual([processesWith(m.reader), processesWith(m.viaRoute)], [[], []]);
     const read = await host.servers.readResource('reader', 'sales-query://orders');
@@ -100,24 +151,42 @@ test('lazy by default when routes exist and none names the server; first use by 
   }
 });
 
-test('`parley servers` shows "not started (lazy)"; `parley up` counts only the eager servers in its cold start', { timeout: 180_000 }, async () => {
+test('`parley servers` shows "not started (lazy)"; `parley up` counts only the eager servers in its cold start', {
+  timeout: 180_000,
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-lazy-up-'));
   const marker = `up-lazy-${randomUUID()}`;
-  writeFileSync(join(dir, 'parley.json'), JSON.stringify({
-    mcpServers: {
-      now: { command: process.execPath, args: [FIXTURE] },
-      later: { command: process.execPath, args: [FIXTURE, '--marker', marker], lazy: true },
-    },
-  }));
+  writeFileSync(
+    join(dir, 'parley.json'),
+    JSON.stringify({
+      mcpServers: {
+        now: { command: process.execPath, args: [FIXTURE] },
+        later: { command: process.execPath, args: [FIXTURE, '--marker', marker], lazy: true },
+      },
+    }),
+  );
   try {
     const list = await runParley(['servers', '--config', join(dir, 'parley.json'), '--db', join(dir, 'p.db')], { timeoutMs: 120_000 });
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /^later\tstdio\tnot started \(lazy\)$/m);
     assert.match(list.stdout, /^now\tstdio\tstopped$/m);
-    const json = JSON.parse((await runParley(['servers', '--json', '--config', join(dir, 'parley.json'), '--db', join(dir, 'p.db')], { timeoutMs: 120_000 })).stdout);
-    assert.deepEqual(json.map((s: { name: string; lazy: boolean }) => [s.name, s.lazy]), [['now', false], ['later', true]]);
+    const json = JSON.parse(
+      (await runParley(['servers', '--json', '--config', join(dir, 'parley.json'), '--db', join(dir, 'p.db')], { timeoutMs: 120_000 }))
+        .stdout,
+    );
+    assert.deepEqual(
+      json.map((s: { name: string; lazy: boolean }) => [s.name, s.lazy]),
+      [
+        ['now', false],
+        ['later', true],
+      ],
+    );
 
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0', '--no-console'], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0', '--no-console'], {
+      cwd: dir,
+      env: { ...process.env, ...isolatedEnv(dir) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const events: Array<Record<string, unknown>> = [];
     let buf = '';
     let stderr = '';
@@ -139,7 +208,11 @@ test('`parley servers` shows "not started (lazy)"; `parley up` counts only the e
     });
     try {
       const r = await ready;
-      assert.deepEqual([r.ready, r.failed, r.lazy], [1, 0, 1], 'the cold start counts the one eager server; the lazy one is reported apart');
+      assert.deepEqual(
+        [r.ready, r.failed, r.lazy],
+        [1, 0, 1],
+        'the cold start counts the one eager server; the lazy one is reported apart',
+      );
       assert.ok(events.some((e) => e.event === 'server' && e.server === 'later' && e.status === 'lazy'));
       assert.ok(!events.some((e) => e.event === 'server' && e.server === 'later' && e.status === 'starting'));
       assert.deepEqual(processesWith(marker), [], 'parley up did not spawn the lazy server');
@@ -156,11 +229,12 @@ test('`parley servers` shows "not started (lazy)"; `parley up` counts only the e
 /** A counting pass-through in front of an HTTP MCP server on 127.0.0.1: which JSON-RPC methods it saw. */
 async function countingProxy(target: string) {
   const methods: string[] = [];
-  const body = (req: IncomingMessage) => new Promise<Buffer>((r) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => r(Buffer.concat(chunks)));
-  });
+  const body = (req: IncomingMessage) =>
+    new Promise<Buffer>((r) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => r(Buffer.concat(chunks)));
+    });
   const server = createServer(async (req, res) => {
     const b = await body(req);
     if (b.length) {
@@ -171,7 +245,10 @@ async function countingProxy(target: string) {
         methods.push('?');
       }
     } else methods.push(req.method ?? '?');
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<string, string>;
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<
+      string,
+      string
+    >;
     try {
       const up = await fetch(target, { method: req.method, headers, ...(b.length ? { body: new Uint8Array(b) } : {}) });
       const out: Record<string, string> = {};
@@ -192,18 +269,33 @@ async function countingProxy(target: string) {
 }
 
 for (const kind of ['v1', 'v2-modern'] as const) {
-  test(`a lazy HTTP server (${kind}) is not connected until its first call; concurrent first calls connect once`, { timeout: 120_000 }, async () => {
+  test(`a lazy HTTP server (${kind}) is not connected until its first call; concurrent first calls connect once`, {
+    timeout: 120_000,
+  }, async () => {
     const peer = await startSdkHttpPeer(kind);
     const proxy = await countingProxy(peer.url);
-    const h = { name: 'h', type: 'http', url: proxy.url, headers: {}, lazy: true, origin: { file: '<test>', pointer: '/mcpServers/h' } } as ServerDef;
+    const h = {
+      name: 'h',
+      type: 'http',
+      url: proxy.url,
+      headers: {},
+      lazy: true,
+      origin: { file: '<test>', pointer: '/mcpServers/h' },
+    } as ServerDef;
     const host = createHost(config([h]), { presenter: new HeadlessPresenter(true) });
     try {
       assert.deepEqual(await host.start(), []);
       assert.deepEqual(proxy.methods, [], 'no request before the first use');
       const results = await Promise.all(Array.from({ length: 6 }, () => host.callTool('h', 'roots')));
-      assert.ok(results.every((r) => !r.isError), JSON.stringify(results));
+      assert.ok(
+        results.every((r) => !r.isError),
+        JSON.stringify(results),
+      );
       const handshakes = proxy.methods.filter((m) => m === 'initialize' || m === 'server/discover');
-      assert.ok(proxy.methods.filter((m) => m === 'initialize').length <= 1 && proxy.methods.filter((m) => m === 'server/discover').length <= 1, `one connect: ${handshakes.join(', ')}`);
+      assert.ok(
+        proxy.methods.filter((m) => m === 'initialize').length <= 1 && proxy.methods.filter((m) => m === 'server/discover').length <= 1,
+        `one connect: ${handshakes.join(', ')}`,
+      );
       assert.equal(proxy.methods.filter((m) => m === 'tools/call').length >= 6, true);
     } finally {
       await host.close();

@@ -5,7 +5,18 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { ServerManager, ServerUnavailableError, ToolCallTimeoutError, type ServerState } from '../src/host/servers/index.js';
 import { systemClock, type Clock } from '../src/host/servers/clock.js';
-import { everything, fixture, scriptedHandlers, stdioDef, text, untilAborted, waitForState, clientInfo, fastStop, sleep } from './fixtures/servers-host/helpers.js';
+import {
+  everything,
+  fixture,
+  scriptedHandlers,
+  stdioDef,
+  text,
+  untilAborted,
+  waitForState,
+  clientInfo,
+  fastStop,
+  sleep,
+} from './fixtures/servers-host/helpers.js';
 import { bounded, pollUntil, waitUntil } from './helpers/wait.js';
 
 function recordingClock(): Clock & { delays: number[] } {
@@ -30,9 +41,16 @@ describe('crash and restart', () => {
       return { action: 'cancel' };
     });
     const clock = recordingClock();
-    const m = new ServerManager({ crash: fixture('crash', 'raw-peer.mjs', ['crash']) }, {
-      handlers: h.handlers, clientInfo, clock, stop: fastStop, restart: { baseMs: 50, factor: 2, capMs: 1000, maxAttempts: 3 },
-    });
+    const m = new ServerManager(
+      { crash: fixture('crash', 'raw-peer.mjs', ['crash']) },
+      {
+        handlers: h.handlers,
+        clientInfo,
+        clock,
+        stop: fastStop,
+        restart: { baseMs: 50, factor: 2, capMs: 1000, maxAttempts: 3 },
+      },
+    );
     const states: ServerState[] = [];
     m.events.on('state', (e) => states.push(e.state));
     const lines: string[] = [];
@@ -58,17 +76,34 @@ describe('crash and restart', () => {
 
   it('backoff grows by factor and stops after maxAttempts; ensureRunning then refuses', async () => {
     const clock = recordingClock();
-    const m = new ServerManager({ exit: fixture('exit', 'raw-peer.mjs', ['exit']) }, {
-      handlers: scriptedHandlers().handlers, clientInfo, clock, stop: fastStop, restart: { baseMs: 40, factor: 3, capMs: 100, maxAttempts: 3 },
-    });
+    const m = new ServerManager(
+      { exit: fixture('exit', 'raw-peer.mjs', ['exit']) },
+      {
+        handlers: scriptedHandlers().handlers,
+        clientInfo,
+        clock,
+        stop: fastStop,
+        restart: { baseMs: 40, factor: 3, capMs: 100, maxAttempts: 3 },
+      },
+    );
     const errors: Array<ServerState & { status: 'error' }> = [];
     m.events.on('state', (e) => e.state.status === 'error' && errors.push(e.state));
     try {
       await m.start('exit');
       await waitForState(m, 'exit', (s) => s.status === 'error' && s.attempts === 3, 20_000);
-      assert.deepEqual(errors.map((e) => e.attempts), [1, 2, 3]);
-      assert.deepEqual(errors.map((e) => e.nextRetryAt !== undefined), [true, true, false]);
-      assert.deepEqual(clock.delays.filter((d) => d === 40 || d === 100 || d === 120), [40, 100], '40, min(100, 120)');
+      assert.deepEqual(
+        errors.map((e) => e.attempts),
+        [1, 2, 3],
+      );
+      assert.deepEqual(
+        errors.map((e) => e.nextRetryAt !== undefined),
+        [true, true, false],
+      );
+      assert.deepEqual(
+        clock.delays.filter((d) => d === 40 || d === 100 || d === 120),
+        [40, 100],
+        '40, min(100, 120)',
+      );
       await assert.rejects(m.ensureRunning('exit'), (e: unknown) => e instanceof ServerUnavailableError && /not retrying/.test(e.message));
     } finally {
       await m.stopAll();
@@ -79,7 +114,10 @@ describe('crash and restart', () => {
 
 describe('start', () => {
   it('is lazy: nothing runs until first use, and only the used server starts', async () => {
-    const m = new ServerManager({ a: fixture('a', 'v1-push.mjs'), b: fixture('b', 'raw-peer.mjs', ['slow']) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+    const m = new ServerManager(
+      { a: fixture('a', 'v1-push.mjs'), b: fixture('b', 'raw-peer.mjs', ['slow']) },
+      { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop },
+    );
     try {
       assert.equal(m.state('a').status, 'stopped');
       assert.equal(text(await m.callTool('a', 'echo', {})), 'echo');
@@ -92,21 +130,37 @@ describe('start', () => {
 
   it('startMany starts in parallel and reports each outcome; stopAll leaves no child', async () => {
     const bad = stdioDef('bad', ['-e', 'process.exit(7)']);
-    const m = new ServerManager({ a: fixture('a', 'v1-push.mjs'), b: fixture('b', 'raw-peer.mjs', ['slow']), bad }, {
-      handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop, restart: { maxAttempts: 1 },
-    });
+    const m = new ServerManager(
+      { a: fixture('a', 'v1-push.mjs'), b: fixture('b', 'raw-peer.mjs', ['slow']), bad },
+      {
+        handlers: scriptedHandlers().handlers,
+        clientInfo,
+        stop: fastStop,
+        restart: { maxAttempts: 1 },
+      },
+    );
     const order: string[] = [];
     m.events.on('state', (e) => order.push(`${e.server}:${e.state.status}`));
     try {
       const res = await m.startMany(['a', 'b', 'bad']);
-      assert.deepEqual(res.map((r) => [r.name, r.ok]), [['a', true], ['b', true], ['bad', false]]);
+      assert.deepEqual(
+        res.map((r) => [r.name, r.ok]),
+        [
+          ['a', true],
+          ['b', true],
+          ['bad', false],
+        ],
+      );
       const firstRunning = order.findIndex((s) => s.endsWith(':running'));
       assert.ok(order.indexOf('a:starting') < firstRunning && order.indexOf('b:starting') < firstRunning, order.join(' '));
       assert.equal(m.state('bad').status, 'error');
       const pids = [m.info('a')!.pid!, m.info('b')!.pid!];
       assert.ok(pids.every(alive));
       await m.stopAll();
-      assert.ok(pids.every((p) => !alive(p)), 'children are gone after stopAll');
+      assert.ok(
+        pids.every((p) => !alive(p)),
+        'children are gone after stopAll',
+      );
     } finally {
       await m.stopAll();
     }
@@ -114,14 +168,24 @@ describe('start', () => {
 
   it('startupMs bounds a server that never answers, and the abandoned child is killed', async () => {
     const token = `parley-hang-${process.pid}-${Date.now()}`;
-    const m = new ServerManager({ hang: stdioDef('hang', ['-e', 'setInterval(() => {}, 1000)', token], { startupMs: 400 }) }, {
-      handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop, restart: { maxAttempts: 1 },
-    });
+    const m = new ServerManager(
+      { hang: stdioDef('hang', ['-e', 'setInterval(() => {}, 1000)', token], { startupMs: 400 }) },
+      {
+        handlers: scriptedHandlers().handlers,
+        clientInfo,
+        stop: fastStop,
+        restart: { maxAttempts: 1 },
+      },
+    );
     try {
       await assert.rejects(m.start('hang'), /startupMs = 400 ms/);
       const s = m.state('hang');
       assert.equal(s.status === 'error' && s.code, 'START_TIMEOUT');
-      const left = await pollUntil(() => running(token), (l) => !l, { everyMs: 100 });
+      const left = await pollUntil(
+        () => running(token),
+        (l) => !l,
+        { everyMs: 100 },
+      );
       assert.equal(left, false, 'no orphan child after a start-up timeout');
     } finally {
       await m.stopAll();
@@ -133,15 +197,24 @@ describe('stop during start', () => {
   it('gives up the start at once, kills the child and ends stopped', async () => {
     const token = `parley-hang2-${process.pid}-${Date.now()}`;
     // startupMs 120 s: a stop that waited for it would overrun the 30 s race below.
-    const m = new ServerManager({ hang: stdioDef('hang', ['-e', 'setInterval(() => {}, 1000)', token], { startupMs: 120_000 }) }, {
-      handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop,
-    });
+    const m = new ServerManager(
+      { hang: stdioDef('hang', ['-e', 'setInterval(() => {}, 1000)', token], { startupMs: 120_000 }) },
+      {
+        handlers: scriptedHandlers().handlers,
+        clientInfo,
+        stop: fastStop,
+      },
+    );
     const starting = m.start('hang');
     await sleep(300);
     await bounded(m.stop('hang'), 30_000, 'stop during start');
     await assert.rejects(starting, (e: unknown) => (e as { code?: string }).code === 'START_ABORTED');
     assert.equal(m.state('hang').status, 'stopped');
-    const left = await pollUntil(() => running(token), (l) => !l, { everyMs: 100 });
+    const left = await pollUntil(
+      () => running(token),
+      (l) => !l,
+      { everyMs: 100 },
+    );
     assert.equal(left, false, 'no orphan child');
   });
 });
@@ -149,7 +222,10 @@ describe('stop during start', () => {
 describe('stop of a server that ignores the end of stdin and SIGTERM', () => {
   for (const how of ['stop', 'stopAll'] as const) {
     it(`${how}() ends it with SIGKILL and resolves once the child is gone`, async () => {
-      const m = new ServerManager({ s: fixture('s', 'raw-peer.mjs', ['stubborn']) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+      const m = new ServerManager(
+        { s: fixture('s', 'raw-peer.mjs', ['stubborn']) },
+        { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop },
+      );
       try {
         await m.start('s');
         const pid = m.info('s')!.pid!;
@@ -185,10 +261,16 @@ describe('tool-call clock (Q1)', () => {
   });
 
   it('still fires on a tool that is merely slow (control)', async () => {
-    const m = new ServerManager({ slow: fixture('slow', 'raw-peer.mjs', ['slow'], { toolCallMs: 1000 }) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+    const m = new ServerManager(
+      { slow: fixture('slow', 'raw-peer.mjs', ['slow'], { toolCallMs: 1000 }) },
+      { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop },
+    );
     try {
       await m.start('slow');
-      await assert.rejects(m.callTool('slow', 'sleep', { ms: 4000 }), (e: unknown) => e instanceof ToolCallTimeoutError && e.budget === 'toolCallMs');
+      await assert.rejects(
+        m.callTool('slow', 'sleep', { ms: 4000 }),
+        (e: unknown) => e instanceof ToolCallTimeoutError && e.budget === 'toolCallMs',
+      );
       assert.equal(text(await m.callTool('slow', 'sleep', { ms: 0 })), 'slept', 'the connection survives a timed-out call');
     } finally {
       await m.stopAll();
@@ -203,10 +285,16 @@ describe('tool-call clock (Q1)', () => {
       await untilAborted(ctx.signal, 30_000);
       return { action: 'cancel' };
     });
-    const m = new ServerManager({ everything: everything({ toolCallMs: 5000, maxTotalMs: 500 }) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+    const m = new ServerManager(
+      { everything: everything({ toolCallMs: 5000, maxTotalMs: 500 }) },
+      { handlers: h.handlers, clientInfo, stop: fastStop },
+    );
     try {
       await m.start('everything');
-      await assert.rejects(m.callTool('everything', 'trigger-elicitation-request', {}), (e: unknown) => e instanceof ToolCallTimeoutError && e.budget === 'maxTotalMs');
+      await assert.rejects(
+        m.callTool('everything', 'trigger-elicitation-request', {}),
+        (e: unknown) => e instanceof ToolCallTimeoutError && e.budget === 'maxTotalMs',
+      );
     } finally {
       await m.stopAll();
     }
@@ -237,21 +325,27 @@ describe('server-side cancel (Q2)', () => {
 
   // The request and its cancellation in one read: the Connection sees the cancel before the SDK has
   // called the request's handler (a microtask later), so it must still reach the request once it exists.
-  for (const [label, id] of [['request id 0', '0'], ['a string request id', '"q-7"']] as const) {
+  for (const [label, id] of [
+    ['request id 0', '0'],
+    ['a string request id', '"q-7"'],
+  ] as const) {
     it(`notifications/cancelled read together with its request (${label}) still aborts the handler signal`, async () => {
       // req: CANCEL-SERVER-REQUEST
       const h = scriptedHandlers(async (_p, ctx) => {
         const how = await untilAborted(ctx.signal, 5000);
         return { action: how === 'aborted' ? 'cancel' : 'decline' };
       });
-      const m = new ServerManager({ cn: fixture('cn', 'raw-peer.mjs', ['cancelnow', id]) }, { handlers: h.handlers, clientInfo, stop: fastStop });
+      const m = new ServerManager(
+        { cn: fixture('cn', 'raw-peer.mjs', ['cancelnow', id]) },
+        { handlers: h.handlers, clientInfo, stop: fastStop },
+      );
       try {
         const r = await m.callTool('cn', 'ask', {});
         assert.equal(text(r), 'cancel-sent');
         assert.equal(h.calls.length, 1, 'the request reached the broker');
         assert.equal(h.calls[0].ctx.requestId, JSON.parse(id));
         await waitUntil(() => h.calls[0].aborted === true, { ms: 8000 });
-        assert.equal(h.calls[0].aborted, true, 'the cancellation reached the broker\'s signal');
+        assert.equal(h.calls[0].aborted, true, "the cancellation reached the broker's signal");
         assert.equal(String(h.calls[0].ctx.signal.reason?.message ?? h.calls[0].ctx.signal.reason), 'server gave up at once');
       } finally {
         await m.stopAll();

@@ -20,13 +20,28 @@ const ZOD_DUMP = /invalid_type|"code":|Invalid elicitation request/;
 
 function host(def: ServerDef) {
   const store = new MemoryStore();
-  const presenter = new ScriptedPresenter([(p) => ({ action: 'accept', content: { colour: (p.schema?.properties.colour as { enum?: string[] })?.enum?.[0] } })]);
+  const presenter = new ScriptedPresenter([
+    (p) => ({ action: 'accept', content: { colour: (p.schema?.properties.colour as { enum?: string[] })?.enum?.[0] } }),
+  ]);
   const broker = new ElicitationBroker({ presenter, store });
-  const m = new ServerManager({ hostile: def }, {
-    handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
-    clientInfo, stop: fastStop,
-  });
-  const call = async (c: string) => JSON.parse(text(await bounded(m.callTool('hostile', `push-${c}`, {}), 25_000, `push-${c}`))) as { result?: any; error?: { code: number; message: string } };
+  const m = new ServerManager(
+    { hostile: def },
+    {
+      handlers: {
+        elicit: broker.elicit,
+        elicitationComplete: broker.elicitationComplete,
+        malformedMessage: broker.malformedMessage,
+        listRoots: async () => ({ roots: [ROOT] }),
+      },
+      clientInfo,
+      stop: fastStop,
+    },
+  );
+  const call = async (c: string) =>
+    JSON.parse(text(await bounded(m.callTool('hostile', `push-${c}`, {}), 25_000, `push-${c}`))) as {
+      result?: any;
+      error?: { code: number; message: string };
+    };
   return { m, store, presenter, call };
 }
 
@@ -39,7 +54,13 @@ for (const transport of ['stdio', 'http'] as const) {
       if (transport === 'http') {
         const { child, match } = await spawnListening([def.args[0], '--http'], /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
         peer = child;
-        def = { name: 'hostile', type: 'http', url: match, headers: {}, origin: { file: '<test>', pointer: '/servers/hostile' } } satisfies HttpServerDef;
+        def = {
+          name: 'hostile',
+          type: 'http',
+          url: match,
+          headers: {},
+          origin: { file: '<test>', pointer: '/servers/hostile' },
+        } satisfies HttpServerDef;
       }
       h = host(def);
       await h.m.start('hostile');
@@ -54,7 +75,10 @@ for (const transport of ['stdio', 'http'] as const) {
       const r = await h.call('ref');
       assert.deepEqual(r.result, { action: 'accept', content: { colour: 'red' } });
       const prompt = h.presenter.prompts.at(-1)!;
-      assert.ok(prompt.repairs.some((x) => x.code === 'ref-inlined'), JSON.stringify(prompt.repairs));
+      assert.ok(
+        prompt.repairs.some((x) => x.code === 'ref-inlined'),
+        JSON.stringify(prompt.repairs),
+      );
     });
 
     it('a nested object is refused with a short -32602 naming the rule and pointer; audited; the person is told', async () => {
@@ -65,10 +89,16 @@ for (const transport of ['stdio', 'http'] as const) {
       assert.doesNotMatch(r.error!.message, ZOD_DUMP);
       assert.ok(r.error!.message.length < 600, r.error!.message);
       const told = h.presenter.notices.slice(notices);
-      assert.deepEqual(told.map((n) => [n.kind, n.server, n.reason]), [['refused', 'hostile', 'invalid-request']]);
+      assert.deepEqual(
+        told.map((n) => [n.kind, n.server, n.reason]),
+        [['refused', 'hostile', 'invalid-request']],
+      );
       assert.match(told[0].message, /hostile sent a request parley could not show/);
       const rows = h.store.audit.filter((a) => a.requestId === told[0].requestId);
-      assert.deepEqual(rows.map((a) => a.kind), ['request', 'error']);
+      assert.deepEqual(
+        rows.map((a) => a.kind),
+        ['request', 'error'],
+      );
       assert.equal(rows[1].detail?.code, -32602);
     });
 
@@ -96,8 +126,11 @@ for (const transport of ['stdio', 'http'] as const) {
     });
 
     if (transport === 'http') {
-      it('params null or an array get -32602 too (repaired past the transport\'s parse by wire-repair.ts), audited and told', async () => {
-        for (const [c, got] of [['null-params', 'null'], ['array-params', 'an array']] as const) {
+      it("params null or an array get -32602 too (repaired past the transport's parse by wire-repair.ts), audited and told", async () => {
+        for (const [c, got] of [
+          ['null-params', 'null'],
+          ['array-params', 'an array'],
+        ] as const) {
           const notices = h.presenter.notices.length;
           const r = await h.call(c);
           assert.equal(r.error?.code, -32602, `${c}: ${JSON.stringify(r)}`);
@@ -116,7 +149,9 @@ for (const transport of ['stdio', 'http'] as const) {
           const told = h.presenter.notices.slice(notices).filter((n) => n.reason === 'invalid-request');
           assert.equal(told.length, 1, `${c}: the person is told once`);
           assert.match(told[0].message, /hostile sent a request or notification whose "params" is not an object/);
-          assert.ok(h.store.audit.some((a) => a.requestId === told[0].requestId && a.kind === 'error' && a.detail?.reason === 'malformed-message'));
+          assert.ok(
+            h.store.audit.some((a) => a.requestId === told[0].requestId && a.kind === 'error' && a.detail?.reason === 'malformed-message'),
+          );
         }
       });
     }

@@ -24,9 +24,15 @@ test('a one-shot `parley call fs list_allowed_directories` shows the configured 
   const p = project();
   try {
     for (let i = 0; i < 2; i++) {
-      const r = await runParley(['call', 'fs', 'list_allowed_directories', '--config', p.config, '--db', join(p.base, 'parley.db')], { timeoutMs: 120_000 });
+      const r = await runParley(['call', 'fs', 'list_allowed_directories', '--config', p.config, '--db', join(p.base, 'parley.db')], {
+        timeoutMs: 120_000,
+      });
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /Allowed directories:\n.*work folder/, `run ${i + 1}: the start-up roots/list answer reached the server before the call\n${r.stdout}`);
+      assert.match(
+        r.stdout,
+        /Allowed directories:\n.*work folder/,
+        `run ${i + 1}: the start-up roots/list answer reached the server before the call\n${r.stdout}`,
+      );
     }
   } finally {
     p.cleanup();

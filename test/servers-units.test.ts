@@ -102,7 +102,12 @@ describe('ToolClock and PauseGate', () => {
     const untrack = gate.track(k);
     assert.deepEqual(await gate.during(() => ({ action: 'decline' }) as never), { action: 'decline' }, 'a plain value comes back');
     assert.equal(gate.paused, false, 'not left paused after a plain value');
-    await assert.rejects(gate.during(() => { throw new Error('boom'); }), /boom/);
+    await assert.rejects(
+      gate.during(() => {
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
     assert.equal(gate.paused, false, 'not left paused');
     c.advance(1000);
     assert.equal(k.signal.aborted, true, 'the running-time budget still fires');
@@ -149,7 +154,10 @@ describe('ToolClock and PauseGate', () => {
 
 describe('backoff', () => {
   it('is base × factor^(n−1), capped', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(n)), [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(n)),
+      [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000],
+    );
     assert.equal(backoffDelay(3, { ...DEFAULT_RESTART_POLICY, baseMs: 10, factor: 3, capMs: 50 }), 50);
   });
 });

@@ -7,12 +7,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServerManager } from '../src/host/servers/index.js';
 import { childEnv } from '../src/host/servers/child-env.js';
-import { fixture, scriptedHandlers, text, waitForState, clientInfo, fastStop, stdioDef, untilAborted } from './fixtures/servers-host/helpers.js';
+import {
+  fixture,
+  scriptedHandlers,
+  text,
+  waitForState,
+  clientInfo,
+  fastStop,
+  stdioDef,
+  untilAborted,
+} from './fixtures/servers-host/helpers.js';
 import { bounded, waitUntil } from './helpers/wait.js';
 
 describe('child environment (vector C2-env-merge)', () => {
   it('merges def.env over the inherited environment', () => {
-    const env = childEnv(stdioDef('x', [], undefined, { MEMORY_FILE_PATH: '/data/memory.json', HOME: '/h2' }), { PATH: '/bin', HOME: '/h', UNSET: undefined });
+    const env = childEnv(stdioDef('x', [], undefined, { MEMORY_FILE_PATH: '/data/memory.json', HOME: '/h2' }), {
+      PATH: '/bin',
+      HOME: '/h',
+      UNSET: undefined,
+    });
     assert.deepEqual(env, { PATH: '/bin', HOME: '/h2', MEMORY_FILE_PATH: '/data/memory.json' });
   });
 
@@ -37,7 +50,10 @@ describe('era verdict cache', () => {
     const probes = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
     const def = fixture('exit', 'raw-peer.mjs', ['exit']);
     def.env = { PARLEY_PROBE_LOG: log };
-    const m = new ServerManager({ exit: def }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop, restart: { baseMs: 30, maxAttempts: 3 } });
+    const m = new ServerManager(
+      { exit: def },
+      { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop, restart: { baseMs: 30, maxAttempts: 3 } },
+    );
     try {
       await m.start('exit');
       await waitForState(m, 'exit', (s) => s.status === 'error' && s.attempts === 3, 20_000);
@@ -57,7 +73,10 @@ describe('-32042 with notifications/elicitation/complete', () => {
     // req: ELIC-1125-URL-COMPLETE
     const h = scriptedHandlers(() => ({ action: 'accept' }));
     // The completion arrives 100 ms after the -32042; waiting for the whole 120 s bound would overrun the 30 s race.
-    const m = new ServerManager({ pay: fixture('pay', 'raw-peer.mjs', ['urlreq']) }, { handlers: h.handlers, clientInfo, stop: fastStop, urlCompleteWaitMs: 120_000 });
+    const m = new ServerManager(
+      { pay: fixture('pay', 'raw-peer.mjs', ['urlreq']) },
+      { handlers: h.handlers, clientInfo, stop: fastStop, urlCompleteWaitMs: 120_000 },
+    );
     try {
       await m.start('pay');
       const r = await bounded(m.callTool('pay', 'pay', {}), 30_000, 'the retry after notifications/elicitation/complete');
@@ -71,14 +90,20 @@ describe('-32042 with notifications/elicitation/complete', () => {
 });
 
 describe('caller abort', () => {
-  it('rejects promptly with the caller\'s reason', async () => {
-    const m = new ServerManager({ slow: fixture('slow', 'raw-peer.mjs', ['slow']) }, { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop });
+  it("rejects promptly with the caller's reason", async () => {
+    const m = new ServerManager(
+      { slow: fixture('slow', 'raw-peer.mjs', ['slow']) },
+      { handlers: scriptedHandlers().handlers, clientInfo, stop: fastStop },
+    );
     try {
       await m.start('slow');
       const ac = new AbortController();
       setTimeout(() => ac.abort(new Error('user pressed stop')), 100);
       // The tool would answer after 120 s: only the abort can end the call within the 30 s race.
-      await assert.rejects(bounded(m.callTool('slow', 'sleep', { ms: 120_000 }, { signal: ac.signal }), 30_000, 'the aborted call'), /user pressed stop/);
+      await assert.rejects(
+        bounded(m.callTool('slow', 'sleep', { ms: 120_000 }, { signal: ac.signal }), 30_000, 'the aborted call'),
+        /user pressed stop/,
+      );
     } finally {
       await m.stopAll();
     }
@@ -86,10 +111,15 @@ describe('caller abort', () => {
 });
 
 describe('no orphan prompt when the tool call that asked ends (vector Q3, host side)', () => {
-  for (const [file, era] of [['v2-dual.mjs', 'modern'], ['v1-push.mjs', 'legacy']] as const) {
+  for (const [file, era] of [
+    ['v2-dual.mjs', 'modern'],
+    ['v1-push.mjs', 'legacy'],
+  ] as const) {
     it(`${era}: aborting the call aborts the pending elicit handler`, async () => {
       // req: ASSOC-1125-SERVER-REQUESTS
-      const h = scriptedHandlers(async (_p, ctx) => ((await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' }));
+      const h = scriptedHandlers(async (_p, ctx) =>
+        (await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' },
+      );
       const m = new ServerManager({ s: fixture('s', file) }, { handlers: h.handlers, clientInfo, stop: fastStop });
       try {
         await m.start('s');
@@ -111,7 +141,9 @@ describe('no orphan prompt when the tool call that asked ends (vector Q3, host s
 
 describe('stop with a person still answering', () => {
   it('aborts the pending elicit handler and rejects the tool call', async () => {
-    const h = scriptedHandlers(async (_p, ctx) => ((await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' }));
+    const h = scriptedHandlers(async (_p, ctx) =>
+      (await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' },
+    );
     const m = new ServerManager({ s: fixture('s', 'v1-push.mjs') }, { handlers: h.handlers, clientInfo, stop: fastStop });
     try {
       const p = m.callTool('s', 'ask', {});

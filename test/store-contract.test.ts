@@ -7,7 +7,19 @@ import { createHash, randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { AUDIT_DETAIL_MAX, AUDIT_TEXT_MAX, openPostgresStore, openSqliteStore, openStore, REDACTED, SCHEMA_VERSION, StoreError, type AuditRecord, type Scope, type Store } from '../src/host/store/index.js';
+import {
+  AUDIT_DETAIL_MAX,
+  AUDIT_TEXT_MAX,
+  openPostgresStore,
+  openSqliteStore,
+  openStore,
+  REDACTED,
+  SCHEMA_VERSION,
+  StoreError,
+  type AuditRecord,
+  type Scope,
+  type Store,
+} from '../src/host/store/index.js';
 import { forEachEngine, type Engine } from './helpers/store-engines.js';
 
 const alice: Scope = { tenant: 'acme', user: 'alice', session: 's1' };
@@ -66,10 +78,22 @@ forEachEngine((engine) => {
     assert.equal(store.schemaVersion, SCHEMA_VERSION);
     const ids: number[] = [];
     const base = Date.now();
-    for (let i = 0; i < 5; i++) ids.push(await store.appendAudit(rec({ ts: base + i, requestId: `r${i % 2}`, kind: i < 3 ? 'request' : 'answer', scope: i === 4 ? bob : alice, durationMs: 1.5 })));
-    assert.deepEqual([...ids].sort((a, b) => a - b), ids, 'ids increase');
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        await store.appendAudit(
+          rec({ ts: base + i, requestId: `r${i % 2}`, kind: i < 3 ? 'request' : 'answer', scope: i === 4 ? bob : alice, durationMs: 1.5 }),
+        ),
+      );
+    assert.deepEqual(
+      [...ids].sort((a, b) => a - b),
+      ids,
+      'ids increase',
+    );
     const all = await store.queryAudit();
-    assert.deepEqual(all.map((r) => r.id), [...ids].reverse());
+    assert.deepEqual(
+      all.map((r) => r.id),
+      [...ids].reverse(),
+    );
     assert.equal(all[0].durationMs, 1.5);
     assert.equal((await store.queryAudit({ scope: { tenant: 'acme', user: 'alice' } })).length, 4);
     assert.equal((await store.queryAudit({ kind: 'answer' })).length, 2);
@@ -85,7 +109,11 @@ forEachEngine((engine) => {
     assert.equal(new Set(ids).size, 50);
     const rows = await store.queryAudit({ limit: 100 });
     assert.equal(rows.length, 50);
-    if (engine.name === 'sqlite') assert.deepEqual(rows.map((r) => r.requestId).reverse(), ids.map((_, i) => `q${i}`));
+    if (engine.name === 'sqlite')
+      assert.deepEqual(
+        rows.map((r) => r.requestId).reverse(),
+        ids.map((_, i) => `q${i}`),
+      );
   });
 
   test('the audit log is append-only in the database: UPDATE and DELETE from any client raise', async (t) => {
@@ -99,7 +127,9 @@ forEachEngine((engine) => {
 
   test('redactKeys replace the secret at every depth before it is written', async (t) => {
     const store = await engine.open(t);
-    await store.appendAudit(rec({ detail: { content: { password: 'hunter2', nested: [{ password: 'x' }] }, password: 'y' }, redactKeys: ['password'] }));
+    await store.appendAudit(
+      rec({ detail: { content: { password: 'hunter2', nested: [{ password: 'x' }] }, password: 'y' }, redactKeys: ['password'] }),
+    );
     const [r] = await store.queryAudit();
     assert.deepEqual(r.detail, { content: { password: REDACTED, nested: [{ password: REDACTED }] }, password: REDACTED });
   });
@@ -131,7 +161,18 @@ forEachEngine((engine) => {
     // Random text per row: a repeated character would be compressed away by PostgreSQL's TOAST and
     // hide the growth this bound prevents.
     for (let i = 0; i < 1000; i += 100) {
-      await Promise.all(Array.from({ length: 100 }, (_, k) => store.appendAudit(rec({ kind: 'policy', action: 'decline', requestId: `in-${i + k}`, detail: { reason: 'rate-limited', message: randomBytes(32 * 1024).toString('hex') } }))));
+      await Promise.all(
+        Array.from({ length: 100 }, (_, k) =>
+          store.appendAudit(
+            rec({
+              kind: 'policy',
+              action: 'decline',
+              requestId: `in-${i + k}`,
+              detail: { reason: 'rate-limited', message: randomBytes(32 * 1024).toString('hex') },
+            }),
+          ),
+        ),
+      );
     }
     const grown = (await dbBytes(engine, location)) - before;
     t.diagnostic(`${engine.name}: grew ${(grown / 1e6).toFixed(2)} MB for 1,000 rows`);
@@ -148,13 +189,22 @@ forEachEngine((engine) => {
     await a.close();
     // Reopened with a 7-day age bound: the old rows go at open.
     const b = await openAt(engine, location, t, { retention: { maxAgeMs: 7 * 86_400_000, maxRows: 0 } });
-    assert.deepEqual((await b.queryAudit()).map((r) => r.requestId), ['new4', 'new3', 'new2', 'new1', 'new0']);
+    assert.deepEqual(
+      (await b.queryAudit()).map((r) => r.requestId),
+      ['new4', 'new3', 'new2', 'new1', 'new0'],
+    );
     await b.close();
     const c = await openAt(engine, location, t, { retention: { maxAgeMs: 0, maxRows: 3 } });
-    assert.deepEqual((await c.queryAudit()).map((r) => r.requestId), ['new4', 'new3', 'new2']);
+    assert.deepEqual(
+      (await c.queryAudit()).map((r) => r.requestId),
+      ['new4', 'new3', 'new2'],
+    );
     await c.appendAudit(rec({ requestId: 'new5' }));
     assert.equal(await c.enforceRetention(), 1);
-    assert.deepEqual((await c.queryAudit()).map((r) => r.requestId), ['new5', 'new4', 'new3']);
+    assert.deepEqual(
+      (await c.queryAudit()).map((r) => r.requestId),
+      ['new5', 'new4', 'new3'],
+    );
     assert.throws(() => openSqliteStore(':memory:', { retention: { maxRows: -1 } }), /retention.maxRows must be a non-negative integer/);
   });
 
@@ -166,7 +216,14 @@ forEachEngine((engine) => {
       await store.appendAudit(rec({ scope }));
       await store.remember({ scope, server: 'files', schemaHash: 'h', content: { a: 1 }, remember: 'session', updatedAt: 1 });
     }
-    await store.remember({ scope: { ...alice, session: null }, server: 'files', schemaHash: 'h', content: { a: 2 }, remember: 'always', updatedAt: 2 });
+    await store.remember({
+      scope: { ...alice, session: null },
+      server: 'files',
+      schemaHash: 'h',
+      content: { a: 2 },
+      remember: 'always',
+      updatedAt: 2,
+    });
     assert.deepEqual(await store.purgeUser('acme', 'alice'), { audit: 2, answers: 3 });
     assert.equal((await store.queryAudit({ scope: { tenant: 'acme', user: 'alice' } })).length, 0);
     assert.equal(await store.recall(alice, 'files', 'h'), undefined);
@@ -189,14 +246,28 @@ forEachEngine((engine) => {
 
   test('invalid arguments reject with TypeErrors naming the field; a closed store rejects with STORE_CLOSED', async (t) => {
     const store = await engine.open(t);
-    await assert.rejects(store.appendAudit(rec({ scope: { tenant: '', user: 'u', session: null } })), /scope.tenant must be a non-empty string/);
+    await assert.rejects(
+      store.appendAudit(rec({ scope: { tenant: '', user: 'u', session: null } })),
+      /scope.tenant must be a non-empty string/,
+    );
     await assert.rejects(store.appendAudit(rec({ ts: NaN })), /ts must be epoch milliseconds/);
     await assert.rejects(store.queryAudit({ limit: 0 }), /limit must be a positive integer/);
-    await assert.rejects(store.remember({ scope: { ...alice, session: null }, server: 'x', schemaHash: 'h', content: {}, remember: 'session', updatedAt: 1 }), /needs scope.session/);
-    await assert.rejects(store.putRoot({ scope: alice, uri: 'file:///x', lifetime: 'forever' as never, source: 'user' }), /lifetime must be/);
+    await assert.rejects(
+      store.remember({ scope: { ...alice, session: null }, server: 'x', schemaHash: 'h', content: {}, remember: 'session', updatedAt: 1 }),
+      /needs scope.session/,
+    );
+    await assert.rejects(
+      store.putRoot({ scope: alice, uri: 'file:///x', lifetime: 'forever' as never, source: 'user' }),
+      /lifetime must be/,
+    );
     await store.close();
     await store.close();
-    for (const call of [() => store.appendAudit(rec()), () => store.queryAudit(), () => store.listRoots(alice), () => store.purgeUser('a', 'b')]) {
+    for (const call of [
+      () => store.appendAudit(rec()),
+      () => store.queryAudit(),
+      () => store.listRoots(alice),
+      () => store.purgeUser('a', 'b'),
+    ]) {
       await assert.rejects(call(), (e: unknown) => StoreError.is(e) && e.code === 'STORE_CLOSED');
     }
   });
@@ -223,14 +294,18 @@ forEachEngine((engine) => {
     test('postgres: unreachable at open is STORE_UNAVAILABLE; while down calls fail clearly; the pool reconnects', async (t) => {
       await assert.rejects(
         openPostgresStore('postgres://parley:secret@127.0.0.1:1/nowhere', { connectTimeoutMs: 2000 }),
-        (e: unknown) => StoreError.is(e) && e.code === 'STORE_UNAVAILABLE' && !e.message.includes('secret') && /unavailable/.test(e.message),
+        (e: unknown) =>
+          StoreError.is(e) && e.code === 'STORE_UNAVAILABLE' && !e.message.includes('secret') && /unavailable/.test(e.message),
       );
       const store = await engine.open(t, {});
       await store.appendAudit(rec());
       const server = engine.server!();
       server.halt();
       try {
-        await assert.rejects(store.appendAudit(rec()), (e: unknown) => StoreError.is(e) && e.code === 'STORE_UNAVAILABLE' && /reconnects/.test(e.message));
+        await assert.rejects(
+          store.appendAudit(rec()),
+          (e: unknown) => StoreError.is(e) && e.code === 'STORE_UNAVAILABLE' && /reconnects/.test(e.message),
+        );
       } finally {
         server.start();
       }
@@ -244,13 +319,21 @@ forEachEngine((engine) => {
       const c = new pg.Client({ connectionString: location });
       await c.connect();
       t.after(() => c.end());
-      const tables = (await c.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`)).rows.map((r) => r.table_name);
+      const tables = (
+        await c.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`)
+      ).rows.map((r) => r.table_name);
       const lite = openSqliteStore(':memory:');
       t.after(() => lite.close());
-      assert.deepEqual(tables.filter((n: string) => n !== 'parley_schema'), ['answers', 'audit', 'audit_purge_gate', 'era_verdicts', 'presets', 'roots']);
+      assert.deepEqual(
+        tables.filter((n: string) => n !== 'parley_schema'),
+        ['answers', 'audit', 'audit_purge_gate', 'era_verdicts', 'presets', 'roots'],
+      );
       await store.close();
       await c.query('UPDATE parley_schema SET version = $1', [SCHEMA_VERSION + 1]);
-      await assert.rejects(openPostgresStore(location), (e: unknown) => StoreError.is(e) && e.code === 'STORE_VERSION' && /upgrade parley/.test(e.message));
+      await assert.rejects(
+        openPostgresStore(location),
+        (e: unknown) => StoreError.is(e) && e.code === 'STORE_VERSION' && /upgrade parley/.test(e.message),
+      );
     });
   }
 });

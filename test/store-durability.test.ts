@@ -63,7 +63,7 @@ test('audit records survive SIGKILL of the writing process: clean open, integrit
     assert.equal(typeof r.ts, 'number');
     assert.deepEqual(r.detail?.content, { password: REDACTED, n: i });
     assert.equal(r.detail?.i, i);
-    assert.equal((r.detail?.pad as string[]).join('').length, 6000, 'a multi-page record is complete');
+    assert.equal((r.detail!.pad as string[]).join('').length, 6000, 'a multi-page record is complete');
   });
   assert.deepEqual(await store.integrityCheck(), ['ok']);
 });

@@ -15,19 +15,34 @@ function makeV1(file: string): void {
   db.pragma('user_version = 1');
   db.prepare(`INSERT INTO audit (ts, tenant, user, session, server, kind, detail) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
     // A recent ts: older rows fall to the default 90-day retention at open.
-    Date.now(), 'acme', 'alice', 's1', 'files', 'request', JSON.stringify({ note: 'from v1' }),
+    Date.now(),
+    'acme',
+    'alice',
+    's1',
+    'files',
+    'request',
+    JSON.stringify({ note: 'from v1' }),
   );
-  db.prepare(`INSERT INTO answers (tenant, user, session, server, schema_hash, remember, content, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    'acme', 'alice', null, 'files', 'h1', 'always', JSON.stringify({ name: 'Ada' }), 20,
-  );
+  db.prepare(
+    `INSERT INTO answers (tenant, user, session, server, schema_hash, remember, content, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run('acme', 'alice', null, 'files', 'h1', 'always', JSON.stringify({ name: 'Ada' }), 20);
   db.prepare(`INSERT INTO roots (tenant, user, session, uri, name, lifetime, source) VALUES (?, ?, ?, ?, ?, ?, ?)`).run(
-    'acme', 'alice', null, 'file:///work', 'work', 'app', 'user',
+    'acme',
+    'alice',
+    null,
+    'file:///work',
+    'work',
+    'app',
+    'user',
   );
   db.close();
 }
 
 test('migration list is ordered 1..N without gaps and the fixture equals the released v1 step', async () => {
-  assert.deepEqual(MIGRATIONS.map((m) => m.version), MIGRATIONS.map((_, i) => i + 1));
+  assert.deepEqual(
+    MIGRATIONS.map((m) => m.version),
+    MIGRATIONS.map((_, i) => i + 1),
+  );
   assert.equal(SCHEMA_VERSION, MIGRATIONS.length);
   const norm = (s: string) => s.replace(/--.*$/gm, '').replace(/\s+/g, ' ').trim();
   assert.equal(norm(V1_SQL), norm(MIGRATIONS[0].sql), 'migration 1 was edited after release; add a new step instead');
@@ -40,9 +55,15 @@ test('a v1 database upgrades to the latest version, keeping its rows and gaining
   t.after(() => store.close());
   assert.equal(store.schemaVersion, SCHEMA_VERSION);
   const alice = { tenant: 'acme', user: 'alice', session: 's9' };
-  assert.deepEqual((await store.queryAudit()).map((r) => r.detail), [{ note: 'from v1' }]);
+  assert.deepEqual(
+    (await store.queryAudit()).map((r) => r.detail),
+    [{ note: 'from v1' }],
+  );
   assert.deepEqual((await store.recall(alice, 'files', 'h1'))?.content, { name: 'Ada' });
-  assert.deepEqual((await store.listRoots({ ...alice, session: null })).map((r) => r.uri), ['file:///work']);
+  assert.deepEqual(
+    (await store.listRoots({ ...alice, session: null })).map((r) => r.uri),
+    ['file:///work'],
+  );
   await store.appendAudit({ ts: 30, scope: alice, server: 'files', kind: 'answer' });
   assert.equal((await store.queryAudit()).length, 2);
 
@@ -52,7 +73,12 @@ test('a v1 database upgrades to the latest version, keeping its rows and gaining
   assert.throws(() => raw.prepare('DELETE FROM audit').run(), /append-only/);
   // v2 unique keys: a second user-scoped (NULL session) answer with the same key is refused
   assert.throws(
-    () => raw.prepare(`INSERT INTO answers (tenant, user, session, server, schema_hash, remember, content, updated_at) VALUES ('acme','alice',NULL,'files','h1','always','{}',1)`).run(),
+    () =>
+      raw
+        .prepare(
+          `INSERT INTO answers (tenant, user, session, server, schema_hash, remember, content, updated_at) VALUES ('acme','alice',NULL,'files','h1','always','{}',1)`,
+        )
+        .run(),
     /UNIQUE/,
   );
 });
@@ -91,10 +117,17 @@ test('a failing step is rolled back whole: the file stays at the previous versio
   // A schema parley did not write: migration 2 creates a trigger of this name and must fail.
   raw.exec(`CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT 1; END;`);
   raw.close();
-  assert.throws(() => openSqliteStore(file), (err: unknown) => StoreError.is(err) && err.code === 'STORE_CORRUPT' && /migration 2/.test(err.message));
+  assert.throws(
+    () => openSqliteStore(file),
+    (err: unknown) => StoreError.is(err) && err.code === 'STORE_CORRUPT' && /migration 2/.test(err.message),
+  );
   const after = new Database(file);
   t.after(() => after.close());
   assert.equal(after.pragma('user_version', { simple: true }), 1);
-  const names = (after.prepare(`SELECT name FROM sqlite_master WHERE name IN ('audit_no_update', 'answers_key', 'audit_request')`).all() as Array<{ name: string }>).map((r) => r.name);
+  const names = (
+    after.prepare(`SELECT name FROM sqlite_master WHERE name IN ('audit_no_update', 'answers_key', 'audit_request')`).all() as Array<{
+      name: string;
+    }>
+  ).map((r) => r.name);
   assert.deepEqual(names, [], 'no part of migration 2 remains');
 });

@@ -7,7 +7,6 @@ import { exportPresets, importPresets, type Preset, type Scope, type Store } fro
 const alice: Scope = { tenant: 'acme', user: 'alice', session: null };
 const bob: Scope = { tenant: 'acme', user: 'bob', session: null };
 
-
 const work: Preset = {
   name: 'work',
   scope: alice,
@@ -26,7 +25,10 @@ forEachEngine((engine) => {
     const doc = JSON.parse(json);
     assert.equal(doc.format, 'parley-presets');
     assert.equal(doc.version, 1);
-    assert.deepEqual(doc.presets.map((p: Preset) => p.name), ['home', 'work']);
+    assert.deepEqual(
+      doc.presets.map((p: Preset) => p.name),
+      ['home', 'work'],
+    );
     assert.ok(!json.includes('"tenant"'), 'scope is not exported');
     assert.deepEqual(await importPresets(store, bob, json), { imported: 2, issues: [] });
     assert.deepEqual(await store.loadPreset(bob, 'work'), { ...work, scope: bob });
@@ -70,12 +72,22 @@ forEachEngine((engine) => {
     const store = await engine.open(t);
     const entry = { name: 'work', roots: [], answers: {}, config: {} };
     const dup = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry, entry] }));
-    assert.deepEqual(dup.issues.map((i) => [i.code, i.path]), [['duplicate', '/presets/1/name']]);
+    assert.deepEqual(
+      dup.issues.map((i) => [i.code, i.path]),
+      [['duplicate', '/presets/1/name']],
+    );
     await store.savePreset(work);
-    const clash = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), { replace: false });
-    assert.deepEqual(clash.issues.map((i) => [i.code, i.path]), [['exists', '/presets/0/name']]);
+    const clash = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), {
+      replace: false,
+    });
+    assert.deepEqual(
+      clash.issues.map((i) => [i.code, i.path]),
+      [['exists', '/presets/0/name']],
+    );
     assert.deepEqual((await store.loadPreset(alice, 'work'))?.roots, work.roots, 'existing preset untouched');
-    const replaced = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), { now: 42 });
+    const replaced = await importPresets(store, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets: [entry] }), {
+      now: 42,
+    });
     assert.equal(replaced.imported, 1);
     assert.deepEqual(await store.loadPreset(alice, 'work'), { ...entry, scope: alice, updatedAt: 42 });
   });
@@ -103,7 +115,10 @@ forEachEngine((engine) => {
       },
     });
     const presets = ['a', 'b', 'c'].map((name) => ({ name, roots: [], answers: {}, config: {} }));
-    await assert.rejects(async () => await importPresets(failing, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets })), /disk went away/);
+    await assert.rejects(
+      async () => await importPresets(failing, alice, JSON.stringify({ format: 'parley-presets', version: 1, presets })),
+      /disk went away/,
+    );
     assert.deepEqual(await store.listPresets(alice), [], 'preset "a" was rolled back');
   });
 });

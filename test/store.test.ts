@@ -82,20 +82,59 @@ test('audit: append returns increasing ids; query filters and returns newest fir
     await store.appendAudit(rec({ ts: 400, kind: 'policy', scope: bob })),
     await store.appendAudit(rec({ ts: 500, kind: 'request', scope: { ...alice, session: 's2' } })),
   ];
-  assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a, b) => a - b),
+  );
   assert.equal(new Set(ids).size, 5);
-  assert.deepEqual((await store.queryAudit()).map((r) => r.ts), [500, 400, 300, 200, 100]);
-  assert.deepEqual((await store.queryAudit({ requestId: 'r1' })).map((r) => r.kind), ['answer', 'request']);
-  assert.deepEqual((await store.queryAudit({ server: 'git' })).map((r) => r.requestId), ['r2']);
-  assert.deepEqual((await store.queryAudit({ kind: 'request' })).map((r) => r.ts), [500, 300, 100]);
-  assert.deepEqual((await store.queryAudit({ since: 300 })).map((r) => r.ts), [500, 400, 300]);
-  assert.deepEqual((await store.queryAudit({ limit: 2 })).map((r) => r.ts), [500, 400]);
-  assert.deepEqual((await store.queryAudit({ scope: { user: 'bob' } })).map((r) => r.ts), [400]);
-  assert.deepEqual((await store.queryAudit({ scope: { session: null } })).map((r) => r.ts), [400]);
-  assert.deepEqual((await store.queryAudit({ scope: { tenant: 'acme', user: 'alice', session: 's1' } })).map((r) => r.ts), [300, 200, 100]);
+  assert.deepEqual(
+    (await store.queryAudit()).map((r) => r.ts),
+    [500, 400, 300, 200, 100],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ requestId: 'r1' })).map((r) => r.kind),
+    ['answer', 'request'],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ server: 'git' })).map((r) => r.requestId),
+    ['r2'],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ kind: 'request' })).map((r) => r.ts),
+    [500, 300, 100],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ since: 300 })).map((r) => r.ts),
+    [500, 400, 300],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ limit: 2 })).map((r) => r.ts),
+    [500, 400],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ scope: { user: 'bob' } })).map((r) => r.ts),
+    [400],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ scope: { session: null } })).map((r) => r.ts),
+    [400],
+  );
+  assert.deepEqual(
+    (await store.queryAudit({ scope: { tenant: 'acme', user: 'alice', session: 's1' } })).map((r) => r.ts),
+    [300, 200, 100],
+  );
   assert.deepEqual(await store.queryAudit({ scope: { tenant: 'other' } }), []);
   const answer = (await store.queryAudit({ kind: 'answer' }))[0];
-  assert.deepEqual(answer, { id: ids[1], ts: 200, scope: alice, server: 'files', kind: 'answer', requestId: 'r1', action: 'accept', durationMs: 1234 });
+  assert.deepEqual(answer, {
+    id: ids[1],
+    ts: 200,
+    scope: alice,
+    server: 'files',
+    kind: 'answer',
+    requestId: 'r1',
+    action: 'accept',
+    durationMs: 1234,
+  });
   await assert.rejects(async () => await store.queryAudit({ limit: 0 }), TypeError);
 });
 
@@ -128,7 +167,12 @@ test('redactKeys: the secret is replaced at every depth and appears nowhere in t
   );
   const [got] = await store.queryAudit({ kind: 'answer' });
   assert.equal(got.id, id);
-  assert.deepEqual(got.detail, { password: REDACTED, note: marker, content: { password: REDACTED, user: 'alice' }, nested: [{ password: REDACTED }] });
+  assert.deepEqual(got.detail, {
+    password: REDACTED,
+    note: marker,
+    content: { password: REDACTED, user: 'alice' },
+    nested: [{ password: REDACTED }],
+  });
   const bytes = () => Buffer.concat([file, `${file}-wal`].filter(existsSync).map((f) => readFileSync(f)));
   const open = bytes();
   assert.ok(open.includes(marker), 'the non-secret marker is in the bytes read (so the search can fail)');
@@ -174,8 +218,11 @@ test('a lock held past busyTimeoutMs gives STORE_IO that names the lock and the 
   t.after(() => other.close());
   other.exec('BEGIN IMMEDIATE');
   const started = Date.now();
-  await assert.rejects(async () => await store.appendAudit(rec()), (err: unknown) => StoreError.is(err) && err.code === 'STORE_IO' && /busyTimeoutMs/.test(err.message));
+  await assert.rejects(
+    async () => await store.appendAudit(rec()),
+    (err: unknown) => StoreError.is(err) && err.code === 'STORE_IO' && /busyTimeoutMs/.test(err.message),
+  );
   assert.ok(Date.now() - started >= 40, 'waited about the busy timeout');
   other.exec('ROLLBACK');
-  assert.equal(typeof await store.appendAudit(rec()), 'number', 'works again once the lock is released');
+  assert.equal(typeof (await store.appendAudit(rec())), 'number', 'works again once the lock is released');
 });

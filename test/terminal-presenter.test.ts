@@ -37,12 +37,31 @@ function rig() {
   };
 }
 
-const view = (schema: Record<string, unknown>, extra: Partial<PromptView> = {}): PromptView => ({ id: 'r1', server: 'srv', message: 'Please answer', mode: 'form', schema: schema as unknown as RequestedSchema, prefill: {}, prefillSources: {}, repairs: [], warnings: [], sensitiveFields: [], round: 1, ...extra });
+const view = (schema: Record<string, unknown>, extra: Partial<PromptView> = {}): PromptView => ({
+  id: 'r1',
+  server: 'srv',
+  message: 'Please answer',
+  mode: 'form',
+  schema: schema as unknown as RequestedSchema,
+  prefill: {},
+  prefillSources: {},
+  repairs: [],
+  warnings: [],
+  sensitiveFields: [],
+  round: 1,
+  ...extra,
+});
 
 describe('TerminalPresenter', () => {
   it('masks sensitive fields and never offers to remember them', { timeout: 10_000 }, async () => {
     const t = rig();
-    const answer = t.presenter.present(view({ type: 'object', properties: { apiKey: { type: 'string', title: 'API key' } }, required: ['apiKey'] }, { sensitiveFields: ['apiKey'], warnings: ['Field "apiKey" looks sensitive'] }), new AbortController().signal);
+    const answer = t.presenter.present(
+      view(
+        { type: 'object', properties: { apiKey: { type: 'string', title: 'API key' } }, required: ['apiKey'] },
+        { sensitiveFields: ['apiKey'], warnings: ['Field "apiKey" looks sensitive'] },
+      ),
+      new AbortController().signal,
+    );
     await t.type('s3cret', '\r', '\r');
     assert.deepEqual(await answer, { action: 'accept', content: { apiKey: 's3cret' } });
     assert.ok(!t.screen().includes('s3cret'), 'the secret is never echoed');
@@ -60,10 +79,23 @@ describe('TerminalPresenter', () => {
     assert.match(t.screen(), /Accept[\s\S]*Decline[\s\S]*Cancel/);
   });
 
-  it('a re-presented prompt asks only the fields with issues, keeps the rest, and returns the remember choice', { timeout: 10_000 }, async () => {
+  it('a re-presented prompt asks only the fields with issues, keeps the rest, and returns the remember choice', {
+    timeout: 10_000,
+  }, async () => {
     const t = rig();
-    const schema = { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } }, required: ['name'] };
-    const answer = t.presenter.present(view(schema, { prefill: { name: 'Ada', email: 'bad' }, issues: [{ code: 'format', path: '/email', severity: 'error', message: 'email must be a valid email' }], round: 2 }), new AbortController().signal);
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } },
+      required: ['name'],
+    };
+    const answer = t.presenter.present(
+      view(schema, {
+        prefill: { name: 'Ada', email: 'bad' },
+        issues: [{ code: 'format', path: '/email', severity: 'error', message: 'email must be a valid email' }],
+        round: 2,
+      }),
+      new AbortController().signal,
+    );
     await t.type(BACKSPACE.repeat(3), 'ada@example.com', '\r', '\r', DOWN + DOWN, '\r');
     assert.deepEqual(await answer, { action: 'accept', content: { name: 'Ada', email: 'ada@example.com' }, remember: 'always' });
     assert.doesNotMatch(t.screen(), /◆\s+name/, 'name was not asked again');
@@ -72,7 +104,10 @@ describe('TerminalPresenter', () => {
 
   it('checks bounds as typed: an integer out of range is refused until fixed', { timeout: 10_000 }, async () => {
     const t = rig();
-    const answer = t.presenter.present(view({ type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 100 } } }), new AbortController().signal);
+    const answer = t.presenter.present(
+      view({ type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 100 } } }),
+      new AbortController().signal,
+    );
     await t.type('500', '\r', BACKSPACE.repeat(3), '42', '\r', '\r', '\r');
     assert.deepEqual(await answer, { action: 'accept', content: { n: 42 }, remember: 'once' });
     assert.match(t.screen(), /1\.\.100/);
@@ -94,11 +129,18 @@ describe('TerminalPresenter', () => {
 
 describe('terminal field helpers', () => {
   it('labels show title, requiredness, bounds and format hints', () => {
-    assert.equal(fieldLabel('age', { type: 'integer', title: 'Age', minimum: 0, maximum: 150 }, true), 'Age (age) * [0..150, whole number]');
+    assert.equal(
+      fieldLabel('age', { type: 'integer', title: 'Age', minimum: 0, maximum: 150 }, true),
+      'Age (age) * [0..150, whole number]',
+    );
     assert.equal(fieldLabel('d', { type: 'string', format: 'date' }, false), 'd [YYYY-MM-DD]');
   });
   it('checkField validates one field with the schema core', () => {
-    const s = { type: 'object', properties: { e: { type: 'string', format: 'email' }, n: { type: 'number', maximum: 5 } }, required: ['e'] } as unknown as RequestedSchema;
+    const s = {
+      type: 'object',
+      properties: { e: { type: 'string', format: 'email' }, n: { type: 'number', maximum: 5 } },
+      required: ['e'],
+    } as unknown as RequestedSchema;
     assert.match(checkField(s, 'e', 'nope') ?? '', /email/);
     assert.match(checkField(s, 'e', '') ?? '', /required/);
     assert.equal(checkField(s, 'e', 'a@b.co'), undefined);
@@ -106,7 +148,9 @@ describe('terminal field helpers', () => {
     assert.equal(checkField(s, 'n', ''), undefined);
   });
 
-  it('a long form adds no abort listener per field to the request signal (no MaxListenersExceededWarning)', { timeout: 30_000 }, async () => {
+  it('a long form adds no abort listener per field to the request signal (no MaxListenersExceededWarning)', {
+    timeout: 30_000,
+  }, async () => {
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
     process.on('warning', onWarning);
@@ -121,7 +165,10 @@ describe('terminal field helpers', () => {
       assert.equal(r.action, 'accept');
       assert.equal((r as { content: Record<string, unknown> }).content.f14, 'v14');
       await sleep(50); // warnings are emitted on the next tick
-      assert.deepEqual(warnings.map((w) => w.name), []);
+      assert.deepEqual(
+        warnings.map((w) => w.name),
+        [],
+      );
     } finally {
       process.off('warning', onWarning);
     }

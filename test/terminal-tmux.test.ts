@@ -59,7 +59,16 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
       tmux('send-keys', '-t', s, 'BSpace', 'BSpace', 'BSpace', 'BSpace', 'ada@example.com', 'Enter');
       await waitFor(s, /\(homepage\)/);
       // Keep every other default, field by field, until the final choice.
-      for (const field of ['birthdate', 'integer', 'number', 'untitledSingleSelectEnum', 'untitledMultipleSelectEnum', 'titledSingleSelectEnum', 'titledMultipleSelectEnum', 'legacyTitledEnum']) {
+      for (const field of [
+        'birthdate',
+        'integer',
+        'number',
+        'untitledSingleSelectEnum',
+        'untitledMultipleSelectEnum',
+        'titledSingleSelectEnum',
+        'titledMultipleSelectEnum',
+        'legacyTitledEnum',
+      ]) {
         tmux('send-keys', '-t', s, 'Enter');
         await waitFor(s, new RegExp(`\\(${field}\\)`));
       }
@@ -111,7 +120,9 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
     }
   });
 
-  it('-32042: after consent the person chooses Retry or Cancel; Cancel ends the call with a sentence, not a bare error', { timeout: T }, async () => {
+  it('-32042: after consent the person chooses Retry or Cancel; Cancel ends the call with a sentence, not a bare error', {
+    timeout: T,
+  }, async () => {
     for (const pick of ['retry', 'cancel'] as const) {
       const s = start('trigger-url-elicitation', 'url=https://example.com/pay', 'errorPath=true');
       try {

@@ -45,12 +45,13 @@ function gate() {
     held,
     prompts,
     setKind: (k: Kind) => void (kind = k),
-    answer: (r: { params: { message: string } }) => new Promise((resolve) => {
-      prompts.push(r.params.message);
-      const tag = /\b(alpha|beta)\b/.exec(r.params.message)?.[1] as Tag | undefined;
-      if (!tag) return resolve({ action: 'cancel' });
-      held.set(tag, () => resolve(ANSWER[kind][tag]));
-    }),
+    answer: (r: { params: { message: string } }) =>
+      new Promise((resolve) => {
+        prompts.push(r.params.message);
+        const tag = /\b(alpha|beta)\b/.exec(r.params.message)?.[1] as Tag | undefined;
+        if (!tag) return resolve({ action: 'cancel' });
+        held.set(tag, () => resolve(ANSWER[kind][tag]));
+      }),
     release(tag: Tag) {
       const r = this.held.get(tag);
       assert.ok(r, `a prompt for ${tag} is waiting`);
@@ -63,7 +64,8 @@ function gate() {
 /** A client whose elicitation and sampling requests both go through the gate. */
 function gatedClient(g: ReturnType<typeof gate>, mode: 'auto' | undefined): Client {
   const c = v2Client(g.answer as never, { mode, caps: CAPS });
-  c.setRequestHandler('sampling/createMessage', (async (r: { params: { messages: Array<{ content: { text?: string } }> } }) => g.answer({ params: { message: r.params.messages[0]?.content.text ?? '' } })) as never);
+  c.setRequestHandler('sampling/createMessage', (async (r: { params: { messages: Array<{ content: { text?: string } }> } }) =>
+    g.answer({ params: { message: r.params.messages[0]?.content.text ?? '' } })) as never);
   return c;
 }
 
@@ -103,39 +105,61 @@ for (const mode of [undefined, 'auto'] as const) {
     try {
       assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
       await crossedPairs(c, g, `${era} stdio`);
-    } finally { await c.close(); }
+    } finally {
+      await c.close();
+    }
   });
 
   test(`concurrent calls, ${era} over HTTP (serve(), one authenticated user): each call runs with its own answer`, async () => {
     const shared = createShared();
-    const h = await serve(() => demoServer(shared), { http: { authenticate: () => ({ token: 't', clientId: 'c', scopes: [], extra: { sub: 'ada' } }) } });
+    const h = await serve(() => demoServer(shared), {
+      http: { authenticate: () => ({ token: 't', clientId: 'c', scopes: [], extra: { sub: 'ada' } }) },
+    });
     const g = gate();
     const c = gatedClient(g, mode);
     await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
     try {
       assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
       await crossedPairs(c, g, `${era} HTTP`);
-    } finally { await c.close(); await h.close(); }
+    } finally {
+      await c.close();
+      await h.close();
+    }
   });
 }
 
 test('2026-07-28: the keys of a call stay stable when another call resets or completes the configuration between its rounds (issue 12 #2)', async () => {
   const shared = createShared();
-  const h = await serve(() => demoServer(shared), { http: { authenticate: () => ({ token: 't', clientId: 'c', scopes: [], extra: { sub: 'ada' } }) } });
+  const h = await serve(() => demoServer(shared), {
+    http: { authenticate: () => ({ token: 't', clientId: 'c', scopes: [], extra: { sub: 'ada' } }) },
+  });
   const c = v2Client((() => ({ action: 'accept', content: { host: 'first-db' } })) as never, { mode: 'auto', manual: true });
   await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
   const raw = (params: Record<string, unknown>) => c.callTool(params as never, { allowInputRequired: true } as never) as Promise<any>;
   try {
     // The configuration is complete (answered in an earlier call), so round 1 asks only the table.
     const q1 = await raw({ name: 'query', arguments: { q: 'x' } });
-    await raw({ name: 'query', arguments: { q: 'x' }, inputResponses: { [Object.keys(q1.inputRequests)[0]]: { action: 'accept', content: { host: 'first-db' } } }, requestState: q1.requestState });
+    await raw({
+      name: 'query',
+      arguments: { q: 'x' },
+      inputResponses: { [Object.keys(q1.inputRequests)[0]]: { action: 'accept', content: { host: 'first-db' } } },
+      requestState: q1.requestState,
+    });
     const r1 = await raw({ name: 'cfgask', arguments: {} });
     const [key] = Object.keys(r1.inputRequests);
     assert.match(r1.inputRequests[key].params.message, /^Table\?/);
     // Another call of the same user forgets the configuration before this call's next round.
     await c.callTool({ name: 'forget', arguments: {} });
-    const r2 = await raw({ name: 'cfgask', arguments: {}, inputResponses: { [key]: { action: 'accept', content: { table: 'orders' } } }, requestState: r1.requestState });
+    const r2 = await raw({
+      name: 'cfgask',
+      arguments: {},
+      inputResponses: { [key]: { action: 'accept', content: { table: 'orders' } } },
+      requestState: r1.requestState,
+    });
     assert.notEqual(r2.resultType, 'input_required', `the answered key was not re-purposed: ${JSON.stringify(r2.inputRequests)}`);
     assert.equal(text(r2), 'first-db:orders');
-  } finally { await c.close(); await h.close(); }
+  } finally {
+    await c.close();
+    await h.close();
+  }
 });

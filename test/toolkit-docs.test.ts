@@ -14,7 +14,8 @@ test('the example in docs/server.md is byte-identical to test/fixtures/toolkit/e
 });
 
 test('the example deploys after elicit + confirm on both eras', async () => {
-  const answer = (r: any) => (r.params.message.startsWith('Where') ? { action: 'accept', content: { env: 'staging' } } : { action: 'accept', content: {} });
+  const answer = (r: any) =>
+    r.params.message.startsWith('Where') ? { action: 'accept', content: { env: 'staging' } } : { action: 'accept', content: {} };
   const [a, b] = InMemoryTransport.createLinkedPair();
   const s = factory();
   await s.mcp.connect(b);

@@ -14,19 +14,27 @@ for (const era of ['legacy', 'modern'] as const) {
       assert.equal(text(await p.client.callTool({ name: 'greet', arguments: {} })), 'no:decline');
       action = 'cancel';
       assert.equal(text(await p.client.callTool({ name: 'greet', arguments: {} })), 'no:cancel');
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
   test(`${era}: a handler that catches errors still suspends when it rethrows isSuspendSignal`, async () => {
     const p = await pair(() => ({ action: 'accept', content: { name: 'Ada' } }));
     try {
       assert.equal(text(await p.client.callTool({ name: 'careful', arguments: {} })), 'careful Ada');
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
   test(`${era}: two asks in order`, async () => {
-    const p = await pair((r) => (r.params.message === 'First?' ? { action: 'accept', content: { first: 'Ada' } } : { action: 'accept', content: { last: 'Lovelace' } }));
+    const p = await pair((r) =>
+      r.params.message === 'First?' ? { action: 'accept', content: { first: 'Ada' } } : { action: 'accept', content: { last: 'Lovelace' } },
+    );
     try {
       assert.equal(text(await p.client.callTool({ name: 'two', arguments: { x: 1 } })), 'Ada Lovelace 1');
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
 }
 
@@ -35,5 +43,7 @@ test('resource passthrough reaches the underlying McpServer', async () => {
   try {
     const r: any = await p.client.readResource({ uri: 'parley://readme' });
     assert.equal(r.contents[0].text, 'hello');
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });

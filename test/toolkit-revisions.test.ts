@@ -28,13 +28,29 @@ async function rawPeer(protocolVersion: string, capabilities: Record<string, unk
       const idx = inbox.findIndex(pred);
       if (idx >= 0) return inbox.splice(idx, 1)[0];
       if (Date.now() >= end) throw new Error(`raw peer: no matching message within ${WAIT_MS} ms`);
-      await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 10); });
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 10);
+      });
     }
   };
-  await a.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } } });
+  await a.send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion, capabilities, clientInfo: { name: 'raw', version: '1' } },
+  });
   const init = await next((m) => m.id === 1);
   await a.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return { a, next, init, close: async () => { await a.close(); await server.mcp.close(); } };
+  return {
+    a,
+    next,
+    init,
+    close: async () => {
+      await a.close();
+      await server.mcp.close();
+    },
+  };
 }
 
 test('2025-06-18: form elicitation is sent without a mode key and answered', async () => {
@@ -48,7 +64,9 @@ test('2025-06-18: form elicitation is sent without a mode key and answered', asy
     await p.a.send({ jsonrpc: '2.0', id: req.id, result: { action: 'accept', content: { name: 'Ada' } } });
     const res = await p.next((m) => m.id === 2);
     assert.equal(text(res.result), 'hello Ada');
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('R4 legacy 2025-11-25 (raw peer): an unknown action on the wire ends the call with an error naming the allowed actions', async () => {
@@ -61,7 +79,9 @@ test('R4 legacy 2025-11-25 (raw peer): an unknown action on the wire ends the ca
     const res = await p.next((m) => m.id === 2);
     assert.equal(res.result.isError, true);
     assert.match(text(res.result), /unknown elicitation action "reject"; allowed actions: accept, decline, cancel/);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('2025-06-18: a multi-select field is refused before sending (lint for the connection revision); 2025-11-25 sends it', async () => {
@@ -72,14 +92,18 @@ test('2025-06-18: a multi-select field is refused before sending (lint for the c
     assert.equal(res.id, 2); // nothing was sent
     assert.equal(res.result.isError, true);
     assert.match(text(res.result), /2025-06-18.*fruits|fruits.*2025-06-18/s);
-  } finally { await old.close(); }
+  } finally {
+    await old.close();
+  }
   const now = await rawPeer('2025-11-25', { elicitation: {} });
   try {
     await now.a.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'multi', arguments: {} } });
     const req = await now.next((m) => m.method === 'elicitation/create');
     await now.a.send({ jsonrpc: '2.0', id: req.id, result: { action: 'accept', content: { fruits: ['pear'] } } });
     assert.deepEqual(JSON.parse(text((await now.next((m) => m.id === 2)).result)).content, { fruits: ['pear'] });
-  } finally { await now.close(); }
+  } finally {
+    await now.close();
+  }
 });
 
 test('a zod shape the wire cannot carry (nested object) is refused with the field named; nothing is sent', async () => {
@@ -90,7 +114,9 @@ test('a zod shape the wire cannot carry (nested object) is refused with the fiel
     assert.equal(res.id, 2);
     assert.equal(res.result.isError, true);
     assert.match(text(res.result), /address/);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('2025-06-18: URL mode does not exist, so nothing is sent and the tool explains', async () => {
@@ -100,7 +126,9 @@ test('2025-06-18: URL mode does not exist, so nothing is sent and the tool expla
     const res = await p.next((m) => m.id === 2 || m.method === 'elicitation/create');
     assert.equal(res.id, 2);
     assert.equal(res.result.isError, true);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('2026-07-28: re-asks stop after maxReasks with an error naming the field', async () => {
@@ -109,7 +137,9 @@ test('2026-07-28: re-asks stop after maxReasks with an error naming the field', 
     const r: any = await p.client.callTool({ name: 'raw', arguments: {} });
     assert.equal(r.isError, true);
     assert.match(text(r), /after 2 re-asks.*"name" is required/);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('Q3 with an SDK v1 client over HTTP: cancelling the call aborts the pending elicitation', async () => {
@@ -119,14 +149,27 @@ test('Q3 with an SDK v1 client over HTTP: cancelling the call aborts the pending
   const done = new Promise<void>((r) => (aborted = r));
   // The toolkit's first push on this connection: without the id-0 ping the v1 client would ignore the cancel.
   const ac = new AbortController();
-  c.setRequestHandler(ElicitRequestSchema, (_r, extra) => new Promise((resolve) => {
-    extra.signal.addEventListener('abort', () => { aborted(); resolve({ action: 'cancel' }); });
-    setTimeout(() => ac.abort('user'), 20); // the person is looking at the prompt when the call is cancelled
-  }));
+  c.setRequestHandler(
+    ElicitRequestSchema,
+    (_r, extra) =>
+      new Promise((resolve) => {
+        extra.signal.addEventListener('abort', () => {
+          aborted();
+          resolve({ action: 'cancel' });
+        });
+        setTimeout(() => ac.abort('user'), 20); // the person is looking at the prompt when the call is cancelled
+      }),
+  );
   try {
     await c.connect(new V1Http(new URL(h.url)));
     const call = c.callTool({ name: 'greet', arguments: {} }, undefined, { signal: ac.signal });
     await assert.rejects(call);
-    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error(`elicitation not cancelled within ${WAIT_MS} ms`)), WAIT_MS).unref())]); // req: CANCEL-SERVER-REQUEST
-  } finally { await c.close(); await h.close(); }
+    await Promise.race([
+      done,
+      new Promise((_r, j) => setTimeout(() => j(new Error(`elicitation not cancelled within ${WAIT_MS} ms`)), WAIT_MS).unref()),
+    ]); // req: CANCEL-SERVER-REQUEST
+  } finally {
+    await c.close();
+    await h.close();
+  }
 });

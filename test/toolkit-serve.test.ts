@@ -37,25 +37,39 @@ test('HTTP: v2 legacy, v2 auto (2026-07-28) and v1 clients all elicit', async ()
     await v1.connect(new V1Http(new URL(h.url)));
     assert.equal(text(await v1.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
     await v1.close();
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 test('HTTP: foreign Host or Origin gets 403', async () => {
   const h = await serve(() => demoServer(createShared()), { http: {} });
   try {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    const r1 = await fetch(h.url, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, body });
+    const r1 = await fetch(h.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body,
+    });
     assert.equal(r1.status, 403); // req: TRANS-1125-ORIGIN-403
     const port = new URL(h.url).port;
     const r2 = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {
-        const q = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+        const q = request(
+          { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         q.on('error', reject);
         q.end(body);
       });
     });
     assert.equal(r2, 403);
-  } finally { await h.close(); }
+  } finally {
+    await h.close();
+  }
 });
 
 const fixture = ['--import', 'tsx', 'test/fixtures/toolkit/server.ts'];
@@ -69,14 +83,18 @@ test('stdio: v2 legacy, v2 auto and v1 clients elicit through the fixture server
       try {
         assert.equal(c.getProtocolEra(), mode ? 'modern' : 'legacy');
         assert.equal(text(await c.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
-      } finally { await c.close(); }
+      } finally {
+        await c.close();
+      }
     }),
     (async () => {
       const v1 = v1Client();
       await v1.connect(new V1Stdio({ command: process.execPath, args: fixture, stderr: 'ignore' }));
       try {
         assert.equal(text(await v1.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
-      } finally { await v1.close(); }
+      } finally {
+        await v1.close();
+      }
     })(),
   ]);
 });

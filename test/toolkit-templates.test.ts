@@ -15,10 +15,15 @@ import { templatesServer, RANGES } from './fixtures/templates/toolkit-templates.
 const factory = () => templatesServer();
 const textOf = (r: { contents: Array<object> }) => r.contents.map((c) => (c as { text?: string }).text ?? '').join('\n');
 
-for (const [era, connect] of [['2025-11-25', legacyConnect], ['2026-07-28', modernConnect]] as const) {
+for (const [era, connect] of [
+  ['2025-11-25', legacyConnect],
+  ['2026-07-28', modernConnect],
+] as const) {
   describe(`toolkit template resources, ${era}`, () => {
     it('a read without {?range} reaches the handler with missing=[range]; ctx.elicit asks; the answer completes the read', async () => {
-      const c = await connect(factory, { answer: (req) => ({ action: 'accept', content: { range: req.message.includes('products') ? 'all' : 'last_month' } }) });
+      const c = await connect(factory, {
+        answer: (req) => ({ action: 'accept', content: { range: req.message.includes('products') ? 'all' : 'last_month' } }),
+      });
       try {
         const r = await c.client.readResource({ uri: 'sql-query://orders' });
         assert.equal(textOf(r), 'rows of orders for last_month');
@@ -31,11 +36,21 @@ for (const [era, connect] of [['2025-11-25', legacyConnect], ['2026-07-28', mode
         assert.equal(c.seen.length, 1);
         // Listed as a template; completions come from the config's complete callbacks.
         const { resourceTemplates } = await c.client.listResourceTemplates();
-        assert.ok(resourceTemplates.some((t) => t.uriTemplate === 'sql-query://{table}{?range}' && t.description === 'Rows of a table for a date range'));
-        const done = await c.client.complete({ ref: { type: 'ref/resource', uri: 'sql-query://{table}{?range}' }, argument: { name: 'range', value: '' } });
+        assert.ok(
+          resourceTemplates.some(
+            (t) => t.uriTemplate === 'sql-query://{table}{?range}' && t.description === 'Rows of a table for a date range',
+          ),
+        );
+        const done = await c.client.complete({
+          ref: { type: 'ref/resource', uri: 'sql-query://{table}{?range}' },
+          argument: { name: 'range', value: '' },
+        });
         assert.deepEqual(done.completion.values, RANGES);
         // Overlapping reads of two tables: each answer goes to its own read.
-        const [a, b] = await Promise.all([c.client.readResource({ uri: 'sql-query://orders' }), c.client.readResource({ uri: 'sql-query://products' })]);
+        const [a, b] = await Promise.all([
+          c.client.readResource({ uri: 'sql-query://orders' }),
+          c.client.readResource({ uri: 'sql-query://products' }),
+        ]);
         assert.deepEqual([textOf(a), textOf(b)], ['rows of orders for last_month', 'rows of products for all']);
       } finally {
         await c.close();
@@ -45,7 +60,11 @@ for (const [era, connect] of [['2025-11-25', legacyConnect], ['2026-07-28', mode
     it('a decline reads nothing and says why (ElicitationRefusedError → -32602 naming the URI)', async () => {
       const c = await connect(factory, { answer: () => ({ action: 'decline' }) });
       try {
-        await assert.rejects(c.client.readResource({ uri: 'sql-query://orders' }), (e: { code?: number; message: string }) => e.code === -32602 && /sql-query:\/\/orders: the user chose decline for the date range/.test(e.message));
+        await assert.rejects(
+          c.client.readResource({ uri: 'sql-query://orders' }),
+          (e: { code?: number; message: string }) =>
+            e.code === -32602 && /sql-query:\/\/orders: the user chose decline for the date range/.test(e.message),
+        );
       } finally {
         await c.close();
       }
@@ -56,10 +75,23 @@ for (const [era, connect] of [['2025-11-25', legacyConnect], ['2026-07-28', mode
 describe('toolkit template resource through the parley host (stdio, dual-era)', () => {
   const SERVER = fileURLToPath(new URL('./fixtures/templates/toolkit-templates-main.ts', import.meta.url));
   const origin = { file: '<test>', pointer: '' };
-  const servers = { tk: { name: 'tk', origin, type: 'stdio', command: process.execPath, args: ['--import', 'tsx', SERVER], env: {} } as ServerDef };
-  const config = { servers, routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] } as HostConfig;
+  const servers = {
+    tk: { name: 'tk', origin, type: 'stdio', command: process.execPath, args: ['--import', 'tsx', SERVER], env: {} } as ServerDef,
+  };
+  const config = {
+    servers,
+    routes: [],
+    policy: { ...DEFAULT_POLICY },
+    presets: {},
+    profile: {},
+    roots: [],
+    inputs: {},
+    sources: [],
+  } as HostConfig;
   const seen: PromptView[] = [];
-  const host = createHost(config, { presenter: new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { range: 'last_quarter' } })]) });
+  const host = createHost(config, {
+    presenter: new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { range: 'last_quarter' } })]),
+  });
   after(() => host.close());
 
   it('the server asks (its own form, not the host fallback) and the host answers through the broker', { timeout: 60_000 }, async () => {
@@ -78,9 +110,20 @@ describe('toolkit template resource over HTTP (serve({http}) on 127.0.0.1): parl
   it('both eras ask for the missing variable and read the completed URI', { timeout: 60_000 }, async () => {
     srv = await serve(() => templatesServer(), { http: { port: 0 } });
     const origin = { file: '<test>', pointer: '' };
-    const config = { servers: { tk: { name: 'tk', origin, type: 'http', url: srv.url, headers: {} } as ServerDef }, routes: [], policy: { ...DEFAULT_POLICY }, presets: {}, profile: {}, roots: [], inputs: {}, sources: [] } as HostConfig;
+    const config = {
+      servers: { tk: { name: 'tk', origin, type: 'http', url: srv.url, headers: {} } as ServerDef },
+      routes: [],
+      policy: { ...DEFAULT_POLICY },
+      presets: {},
+      profile: {},
+      roots: [],
+      inputs: {},
+      sources: [],
+    } as HostConfig;
     const seen: PromptView[] = [];
-    const host = createHost(config, { presenter: new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { range: 'all' } })]) });
+    const host = createHost(config, {
+      presenter: new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { range: 'all' } })]),
+    });
     try {
       assert.equal(textOf(await host.readResource('tk', 'sql-query://regions')), 'rows of regions for all');
       assert.equal(host.servers.info('tk')?.era, 'modern');
@@ -90,7 +133,11 @@ describe('toolkit template resource over HTTP (serve({http}) on 127.0.0.1): parl
     }
     const client = new Client({ name: 'legacy-http', version: '1' }, { capabilities: { elicitation: { form: {} } } });
     const asked: string[] = [];
-    client.setRequestHandler('elicitation/create', async (r) => (asked.push((r.params as { message: string }).message), { action: 'accept', content: { range: 'last_quarter' } }) as never);
+    client.setRequestHandler(
+      'elicitation/create',
+      async (r) =>
+        (asked.push((r.params as { message: string }).message), { action: 'accept', content: { range: 'last_quarter' } }) as never,
+    );
     await client.connect(new StreamableHTTPClientTransport(new URL(srv.url)));
     try {
       assert.equal(client.getProtocolEra?.() ?? 'legacy', 'legacy');

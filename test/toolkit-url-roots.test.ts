@@ -7,7 +7,10 @@ import { pollUntil, waitUntil } from './helpers/wait.js';
 test('URL mode legacy 2025-11-25: elicitationId, consent, and notifications/elicitation/complete', async () => {
   const seen: any[] = [];
   const completed: string[] = [];
-  const p = await legacyPair((r) => { seen.push(r.params); return { action: 'accept' }; });
+  const p = await legacyPair((r) => {
+    seen.push(r.params);
+    return { action: 'accept' };
+  });
   p.client.setNotificationHandler('notifications/elicitation/complete', (n: any) => void completed.push(n.params.elicitationId));
   try {
     assert.equal(text(await p.client.callTool({ name: 'login', arguments: {} })), 'accept:true:true');
@@ -16,7 +19,9 @@ test('URL mode legacy 2025-11-25: elicitationId, consent, and notifications/elic
     assert.equal(typeof seen[0].elicitationId, 'string'); // req: ELIC-1125-URL-ID
     await waitUntil(() => completed.length > 0);
     assert.deepEqual(completed, [seen[0].elicitationId]); // req: ELIC-1125-URL-COMPLETE
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('URL mode legacy: requireUrlElicitation answers -32042 with the elicitation listed', async () => {
@@ -30,18 +35,28 @@ test('URL mode legacy: requireUrlElicitation answers -32042 with the elicitation
       assert.equal(typeof el.elicitationId, 'string');
       return true;
     });
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('URL mode legacy: a client with form-only elicitation gets nothing and an isError result', async () => {
   let asked = 0;
-  const p = await legacyPair(() => { asked++; return { action: 'accept' }; }, { caps: { elicitation: {} } });
+  const p = await legacyPair(
+    () => {
+      asked++;
+      return { action: 'accept' };
+    },
+    { caps: { elicitation: {} } },
+  );
   try {
     const r: any = await p.client.callTool({ name: 'login', arguments: {} });
     assert.equal(r.isError, true);
     assert.match(text(r), /URL-mode/);
     assert.equal(asked, 0);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('URL mode modern: input_required without elicitationId; the id stays stable through requestState', async () => {
@@ -52,27 +67,42 @@ test('URL mode modern: input_required without elicitationId; the id stays stable
     const req = r1.inputRequests.u0;
     assert.equal(req.params.mode, 'url');
     assert.equal(req.params.elicitationId, undefined); // req: ELIC-2607-URL-NO-ID
-    const r2: any = await p.client.callTool({ name: 'needlogin', arguments: {}, inputResponses: { u0: { action: 'accept' } }, requestState: r1.requestState } as any, { allowInputRequired: true });
+    const r2: any = await p.client.callTool(
+      { name: 'needlogin', arguments: {}, inputResponses: { u0: { action: 'accept' } }, requestState: r1.requestState } as any,
+      { allowInputRequired: true },
+    );
     assert.equal(text(r2), 'url:accept');
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
   const auto = await modernPair(() => ({ action: 'accept' }));
   try {
     assert.equal(text(await auto.client.callTool({ name: 'login', arguments: {} })), 'accept:true:true');
-  } finally { await auto.close(); }
+  } finally {
+    await auto.close();
+  }
 });
 
 test('roots legacy: file:// only, cached per connection, invalidated by notifications/roots/list_changed', async () => {
   let lists = 0;
   const p = await legacyPair(() => ({ action: 'cancel' }));
-  p.client.setRequestHandler('roots/list', async () => { lists++; return { roots: [{ uri: `file:///tmp/ws${lists}` }, { uri: 'https://bad.example/x' }] }; });
+  p.client.setRequestHandler('roots/list', async () => {
+    lists++;
+    return { roots: [{ uri: `file:///tmp/ws${lists}` }, { uri: 'https://bad.example/x' }] };
+  });
   try {
     assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws1');
     assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws1');
     assert.equal(lists, 1);
     await p.client.sendRootsListChanged();
-    await pollUntil(async () => text(await p.client.callTool({ name: 'roots', arguments: {} })), (t) => t === 'file:///tmp/ws2');
+    await pollUntil(
+      async () => text(await p.client.callTool({ name: 'roots', arguments: {} })),
+      (t) => t === 'file:///tmp/ws2',
+    );
     assert.equal(lists, 2); // req: ROOTS-LIST-CHANGED-INVALIDATE
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 for (const era of ['legacy', 'modern'] as const) {
@@ -84,9 +114,14 @@ for (const era of ['legacy', 'modern'] as const) {
         assert.equal(r.isError, true);
         assert.match(text(r), /roots capability/);
       } else {
-        await assert.rejects(p.client.callTool({ name: 'roots', arguments: {} }), (e: any) => e.code === -32021 && e.data?.requiredCapabilities?.roots !== undefined && /roots capability/.test(e.message));
+        await assert.rejects(
+          p.client.callTool({ name: 'roots', arguments: {} }),
+          (e: any) => e.code === -32021 && e.data?.requiredCapabilities?.roots !== undefined && /roots capability/.test(e.message),
+        );
       }
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
 }
 
@@ -94,14 +129,26 @@ test('roots modern: listRoots through input_required', async () => {
   const p = await modernPair(() => ({ action: 'cancel' }));
   try {
     assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws'); // req: ROOTS-2607-INPUT-REQUEST
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
   const m = await modernPair(() => ({ action: 'cancel' }), { autoFulfill: false });
   try {
     const r: any = await m.client.callTool({ name: 'roots', arguments: {} }, { allowInputRequired: true });
     assert.deepEqual(r.inputRequests.r0, { method: 'roots/list' });
-    const done: any = await m.client.callTool({ name: 'roots', arguments: {}, inputResponses: { r0: { roots: [{ uri: 'file:///a' }, { uri: 'https://x/y' }] } }, requestState: r.requestState } as any, { allowInputRequired: true });
+    const done: any = await m.client.callTool(
+      {
+        name: 'roots',
+        arguments: {},
+        inputResponses: { r0: { roots: [{ uri: 'file:///a' }, { uri: 'https://x/y' }] } },
+        requestState: r.requestState,
+      } as any,
+      { allowInputRequired: true },
+    );
     assert.equal(text(done), 'file:///a'); // the non-file root is dropped, not the list
-  } finally { await m.close(); }
+  } finally {
+    await m.close();
+  }
 });
 
 test('a roots/list that never answers times out naming rootsTimeoutMs, not elicitationTimeoutMs', async () => {
@@ -112,5 +159,7 @@ test('a roots/list that never answers times out naming rootsTimeoutMs, not elici
     assert.equal(r.isError, true);
     assert.match(text(r), /no answer to the roots\/list request within 200 ms \(raise rootsTimeoutMs on createParleyServer\)/);
     assert.doesNotMatch(text(r), /elicitationTimeoutMs/);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });

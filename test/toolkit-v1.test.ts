@@ -16,7 +16,14 @@ async function v1Pair(answer: (params: any) => unknown, capabilities: Record<str
   const client = new V1Client({ name: 'v1', version: '1' }, { capabilities });
   if ('elicitation' in capabilities) client.setRequestHandler(ElicitRequestSchema, async (r) => answer(r.params) as never);
   await client.connect(a);
-  return { client, server, close: async () => { await client.close(); await server.mcp.close(); } };
+  return {
+    client,
+    server,
+    close: async () => {
+      await client.close();
+      await server.mcp.close();
+    },
+  };
 }
 
 test('v1 client: accept, and an invalid answer ends the call naming the field', async () => {
@@ -28,20 +35,27 @@ test('v1 client: accept, and an invalid answer ends the call naming the field', 
     const r: any = await p.client.callTool({ name: 'greet', arguments: {} });
     assert.equal(r.isError, true);
     assert.match(text(r), /"age" must be >= 0/);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('v1 client: URL mode gets an elicitationId and the completion notification', async () => {
   const seen: any[] = [];
   const completed: string[] = [];
-  const p = await v1Pair((params) => { seen.push(params); return { action: 'accept' }; });
+  const p = await v1Pair((params) => {
+    seen.push(params);
+    return { action: 'accept' };
+  });
   p.client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => void completed.push(n.params.elicitationId));
   try {
     assert.equal(text(await p.client.callTool({ name: 'login', arguments: {} })), 'accept:true:true');
     assert.equal(seen[0].mode, 'url');
     await waitUntil(() => completed.length > 0);
     assert.deepEqual(completed, [seen[0].elicitationId]);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });
 
 test('v1 client without elicitation: nothing sent, isError lists the fields', async () => {
@@ -50,5 +64,7 @@ test('v1 client without elicitation: nothing sent, isError lists the fields', as
     const r: any = await p.client.callTool({ name: 'greet', arguments: {} });
     assert.equal(r.isError, true);
     assert.match(text(r), /name \(Your name\)/);
-  } finally { await p.close(); }
+  } finally {
+    await p.close();
+  }
 });

@@ -29,7 +29,9 @@ for (const [era, pair] of Object.entries(pairs)) {
       assert.equal(text(r), 'email:ada@example.com');
       assert.equal(s.seen.length, 2);
       assert.match(s.seen[1], /^Your email\?\n\nPlease correct: field "email": Invalid email address \(invalid_format email\)$/);
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
 
   test(`${era}: field and cross-field .refine() are enforced by asking again with their messages, never dropped`, async () => {
@@ -44,9 +46,14 @@ for (const [era, pair] of Object.entries(pairs)) {
       assert.equal(text(r), 'window:w-1:1..5');
       assert.equal(s.seen.length, 3);
       // Every failing check is named at once: the field refine and the cross-field one.
-      assert.match(s.seen[1], /Please correct: field "label": label must start with "w-" \(refine\); field "to": to is before from \(refine\)$/);
+      assert.match(
+        s.seen[1],
+        /Please correct: field "label": label must start with "w-" \(refine\); field "to": to is before from \(refine\)$/,
+      );
       assert.match(s.seen[2], /Please correct: field "to": to is before from \(refine\)$/);
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
 
   test(`${era}: a configuration with a .refine() is asked (no .pick() error) and re-asked when the refine fails`, async () => {
@@ -57,7 +64,9 @@ for (const [era, pair] of Object.entries(pairs)) {
       assert.equal(text(r), 'windowcfg:2..9');
       assert.equal(s.seen.length, 2);
       assert.match(s.seen[1], /^Configure window\n\nPlease correct: field "to": to is before from \(refine\)$/);
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
 
   test(`${era}: an answer that keeps failing a zod check ends the call after maxReasks, naming the field and the check`, async () => {
@@ -68,6 +77,8 @@ for (const [era, pair] of Object.entries(pairs)) {
       assert.equal(r.isError, true);
       assert.match(text(r), /invalid answer after 2 re-asks: field "email": Invalid email address \(invalid_format email\)/);
       assert.equal(s.seen.length, 3, 'asked once and re-asked twice');
-    } finally { await p.close(); }
+    } finally {
+      await p.close();
+    }
   });
 }

@@ -13,7 +13,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ServerManager } from '../../src/host/servers/index.js';
 import { ElicitationBroker } from '../../src/host/broker/index.js';
-import { ScriptedPresenter, type Presenter, type PresenterAnswer, type PresenterNotice, type PromptView } from '../../src/host/presenter.js';
+import {
+  ScriptedPresenter,
+  type Presenter,
+  type PresenterAnswer,
+  type PresenterNotice,
+  type PromptView,
+} from '../../src/host/presenter.js';
 import type { HttpServerDef } from '../../src/host/config/types.js';
 import { CallbackServer, MemoryCredentialStore } from '../../src/host/auth/index.js';
 
@@ -26,7 +32,10 @@ export const CONFORMANCE_CIMD_URL = 'https://conformance-test.local/client-metad
  * Resolves with the last response's status. Only for authorization servers that redirect at once
  * (the suite's, or an OpenID provider test double with an auto-consenting interaction).
  */
-export async function followRedirects(url: string, opts: { maxHops?: number; timeoutMs?: number; cookies?: Map<string, string> } = {}): Promise<number> {
+export async function followRedirects(
+  url: string,
+  opts: { maxHops?: number; timeoutMs?: number; cookies?: Map<string, string> } = {},
+): Promise<number> {
   let next = url;
   const jar = opts.cookies ?? new Map<string, string>();
   for (let hop = 0; hop < (opts.maxHops ?? 10); hop++) {
@@ -83,7 +92,11 @@ function firstText(r: CallToolResult): string | undefined {
 }
 
 /** Arguments for a tool the scenario server lists, from the scenario context or a per-tool rule. */
-function argsFor(name: string, schema: Record<string, unknown> | undefined, tools: Map<string, Record<string, unknown>>): Record<string, unknown> {
+function argsFor(
+  name: string,
+  schema: Record<string, unknown> | undefined,
+  tools: Map<string, Record<string, unknown>>,
+): Record<string, unknown> {
   if (name === 'add_numbers') return { a: 5, b: 3 };
   // json-schema-2020-12-preservation: echo the focal tool's inputSchema back verbatim.
   const props = (schema?.properties ?? {}) as Record<string, unknown>;
@@ -115,7 +128,12 @@ async function exerciseResourcesAndPrompts(manager: ServerManager, log: (m: stri
  * Runs one scenario against `url`: connect (initialize or the 2026-07-28 handshake, whichever the
  * runtime negotiates), list tools, call the tools the scenario expects, stop.
  */
-export async function runScenario(scenario: string, url: string, context: Record<string, unknown> = {}, log: (m: string) => void = () => {}): Promise<ClientRun> {
+export async function runScenario(
+  scenario: string,
+  url: string,
+  context: Record<string, unknown> = {},
+  log: (m: string) => void = () => {},
+): Promise<ClientRun> {
   const presenter = new ConformancePresenter(log);
   const broker = new ElicitationBroker({ presenter, policy: { sensitiveFields: 'ask' } });
   // Pre-registered credentials come in the scenario context (auth/pre-registration); the CIMD URL is the
@@ -123,18 +141,37 @@ export async function runScenario(scenario: string, url: string, context: Record
   const oauth: HttpServerDef['oauth'] = { clientMetadataUrl: CONFORMANCE_CIMD_URL };
   if (typeof context.client_id === 'string') oauth.clientId = context.client_id;
   if (typeof context.client_secret === 'string') oauth.clientSecret = context.client_secret;
-  const def: HttpServerDef = { name: SERVER, type: 'http', url, headers: {}, oauth, origin: { file: '<conformance>', pointer: '' }, timeouts: { startupMs: 40_000, toolCallMs: 20_000, maxTotalMs: 25_000 } };
+  const def: HttpServerDef = {
+    name: SERVER,
+    type: 'http',
+    url,
+    headers: {},
+    oauth,
+    origin: { file: '<conformance>', pointer: '' },
+    timeouts: { startupMs: 40_000, toolCallMs: 20_000, maxTotalMs: 25_000 },
+  };
   const callback = new CallbackServer();
-  const manager = new ServerManager({ [SERVER]: def }, {
-    auth: { store: new MemoryCredentialStore(), callback, presenter, scope: { tenant: 'default', user: 'default' }, signInTimeoutMs: 15_000, allowLoopbackUrls: true, log: (level, m) => log(`[auth ${level}] ${m}`) },
-    handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, listRoots: async () => ({ roots: [] }) },
-    clientInfo: { name: 'parley-conformance-client', version: '0.1.0' },
-    restart: { maxAttempts: 0 },
-    // Up to 14 clients start at once in the auth suite run; on a loaded 2-core machine server/discover
-    // alone has taken more than the default 10 s.
-    probeTimeoutMs: 30_000,
-    log: (level, m) => log(`[${level}] ${m}`),
-  });
+  const manager = new ServerManager(
+    { [SERVER]: def },
+    {
+      auth: {
+        store: new MemoryCredentialStore(),
+        callback,
+        presenter,
+        scope: { tenant: 'default', user: 'default' },
+        signInTimeoutMs: 15_000,
+        allowLoopbackUrls: true,
+        log: (level, m) => log(`[auth ${level}] ${m}`),
+      },
+      handlers: { elicit: broker.elicit, elicitationComplete: broker.elicitationComplete, listRoots: async () => ({ roots: [] }) },
+      clientInfo: { name: 'parley-conformance-client', version: '0.1.0' },
+      restart: { maxAttempts: 0 },
+      // Up to 14 clients start at once in the auth suite run; on a loaded 2-core machine server/discover
+      // alone has taken more than the default 10 s.
+      probeTimeoutMs: 30_000,
+      log: (level, m) => log(`[${level}] ${m}`),
+    },
+  );
   const run: ClientRun = { scenario, calls: [] };
   try {
     await manager.ensureRunning(SERVER);
@@ -143,7 +180,9 @@ export async function runScenario(scenario: string, url: string, context: Record
     if (scenario === 'initialize') return run;
     const listed = (await manager.listTools(SERVER)).tools;
     const tools = new Map(listed.map((t) => [t.name, t.inputSchema as Record<string, unknown>]));
-    const planned: ToolCall[] = Array.isArray(context.toolCalls) ? (context.toolCalls as ToolCall[]) : [...tools.keys()].map((name) => ({ name, arguments: argsFor(name, tools.get(name), tools) }));
+    const planned: ToolCall[] = Array.isArray(context.toolCalls)
+      ? (context.toolCalls as ToolCall[])
+      : [...tools.keys()].map((name) => ({ name, arguments: argsFor(name, tools.get(name), tools) }));
     for (const call of planned) {
       try {
         const r = await manager.callTool(SERVER, call.name, call.arguments ?? {});
@@ -165,7 +204,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const url = process.argv.at(-1) ?? '';
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   let context: Record<string, unknown> = {};
-  try { context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, unknown>; } catch { /* no context */ }
+  try {
+    context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, unknown>;
+  } catch {
+    /* no context */
+  }
   if (!/^https?:\/\//.test(url) || !scenario) {
     console.error('usage: MCP_CONFORMANCE_SCENARIO=<name> node --import tsx scripts/conformance/client.ts <serverUrl>');
     process.exit(2);
@@ -173,6 +216,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const log = (m: string) => console.error(`parley-conformance-client: ${m}`);
   runScenario(scenario, url, context, log).then(
     () => process.exit(0),
-    (e: unknown) => { log(`failed: ${(e as Error).stack ?? String(e)}`); process.exit(1); },
+    (e: unknown) => {
+      log(`failed: ${(e as Error).stack ?? String(e)}`);
+      process.exit(1);
+    },
   );
 }

@@ -9,12 +9,23 @@ export default fs;
 
 function segmentRegExp(seg) {
   if (/[?[\]{}!]/.test(seg)) throw new Error(`node20-fs globSync: unsupported pattern segment "${seg}"`);
-  return new RegExp('^' + seg.split('*').map((s) => s.replace(/[.+^$()|\\]/g, '\\$&')).join('[^/]*') + '$');
+  return new RegExp(
+    '^' +
+      seg
+        .split('*')
+        .map((s) => s.replace(/[.+^$()|\\]/g, '\\$&'))
+        .join('[^/]*') +
+      '$',
+  );
 }
 
 function walk(dir, out) {
   let entries;
-  try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
   for (const e of entries) {
     const p = join(dir, e.name);
     out.push(p);
@@ -25,10 +36,15 @@ function walk(dir, out) {
 /** `globSync(pattern, {cwd})` → paths relative to cwd, like Node 22's `fs.globSync`. */
 export function globSync(pattern, opts = {}) {
   const cwd = opts.cwd ?? process.cwd();
-  const parts = String(pattern).split('/').map((s) => (s === '**' ? null : segmentRegExp(s)));
+  const parts = String(pattern)
+    .split('/')
+    .map((s) => (s === '**' ? null : segmentRegExp(s)));
   const match = (segs, i, j) => {
     if (i === parts.length) return j === segs.length;
-    if (parts[i] === null) { for (let k = j; k <= segs.length; k++) if (match(segs, i + 1, k)) return true; return false; }
+    if (parts[i] === null) {
+      for (let k = j; k <= segs.length; k++) if (match(segs, i + 1, k)) return true;
+      return false;
+    }
     return j < segs.length && parts[i].test(segs[j]) && match(segs, i + 1, j + 1);
   };
   const all = [];

@@ -69,7 +69,9 @@ export function requiredSummary(sets, results) {
     const total = set.server.length + set.client.length;
     // Names of scenarios not run are listed up to 10 (a --only/--line run leaves out whole sides).
     const skipped = notRun.length > 10 ? `${notRun.length} (${notRun.slice(0, 3).join(', ')}, …)` : notRun.join(', ');
-    lines.push(`required ${rev}: ${total - failing.length - notRun.length}/${total} scenarios pass (server ${tally.server}, client ${tally.client})${failing.length ? `; failing: ${failing.join(', ')}` : ''}${notRun.length ? `; not run: ${skipped}` : ''}`);
+    lines.push(
+      `required ${rev}: ${total - failing.length - notRun.length}/${total} scenarios pass (server ${tally.server}, client ${tally.client})${failing.length ? `; failing: ${failing.join(', ')}` : ''}${notRun.length ? `; not run: ${skipped}` : ''}`,
+    );
   }
   return lines;
 }

@@ -35,7 +35,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const toolsDir = process.env.PARLEY_CONFORMANCE_TOOLS ? resolve(process.env.PARLEY_CONFORMANCE_TOOLS) : undefined;
 const PACKAGE = '@modelcontextprotocol/conformance';
-const LINES = { '0.1': '0.1.16', '0.2': '0.2.0-alpha.12' };
+const LINES = { 0.1: '0.1.16', 0.2: '0.2.0-alpha.12' };
 const PRELOAD = join(here, 'node20-preload.mjs');
 const SERVER_START_MS = 60_000;
 // The suite default is 30 s; a client run took up to 27 s on this 2-core machine at load average ~15.
@@ -44,7 +44,10 @@ const CLIENT_TIMEOUT_MS = 60_000;
 const SERIAL_CLIENT_SCENARIOS = new Set(['sse-retry']);
 
 const args = process.argv.slice(2);
-const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const opt = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 const only = opt('--only');
 const lines = opt('--line') ? [opt('--line')] : Object.keys(LINES);
 const keep = opt('--keep');
@@ -66,7 +69,9 @@ function suiteBin(line) {
   const pkgFile = join(pkgDir, 'package.json');
   const pkg = existsSync(pkgFile) ? JSON.parse(readFileSync(pkgFile, 'utf8')) : undefined;
   if (pkg?.name !== PACKAGE || pkg.version !== version) {
-    const fix = toolsDir ? `npm install --prefix ${join(toolsDir, `conformance-${line}`)} ${PACKAGE}@${version}` : 'npm ci (the suites are devDependencies)';
+    const fix = toolsDir
+      ? `npm install --prefix ${join(toolsDir, `conformance-${line}`)} ${PACKAGE}@${version}`
+      : 'npm ci (the suites are devDependencies)';
     throw new Error(`${PACKAGE}@${version} not found at ${pkgDir} (found ${pkg ? `${pkg.name}@${pkg.version}` : 'nothing'}); run ${fix}`);
   }
   return join(pkgDir, 'dist', 'index.js');
@@ -76,11 +81,22 @@ function suiteBin(line) {
 function cli(bin, argv, timeoutMs) {
   return new Promise((resolvePromise) => {
     const child = spawn(process.execPath, ['--import', PRELOAD, bin, ...argv], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { stderr += `\n[killed after ${timeoutMs} ms]`; child.kill('SIGKILL'); }, timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); resolvePromise({ code, stdout, stderr }); });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      stderr += `\n[killed after ${timeoutMs} ms]`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
   });
 }
 
@@ -88,19 +104,34 @@ function cli(bin, argv, timeoutMs) {
 function startServer() {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'server.ts')], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let buf = '', errBuf = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`conformance server did not start within ${SERVER_START_MS} ms: ${errBuf}`)); }, SERVER_START_MS);
-    child.stderr.on('data', (d) => { errBuf += d; });
+    let buf = '',
+      errBuf = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`conformance server did not start within ${SERVER_START_MS} ms: ${errBuf}`));
+    }, SERVER_START_MS);
+    child.stderr.on('data', (d) => {
+      errBuf += d;
+    });
     child.stdout.on('data', (d) => {
       buf += d;
       const m = /listening on (http:\/\/\S+)/.exec(buf);
       if (m) {
         clearTimeout(timer);
-        const stop = () => new Promise((r) => { if (child.exitCode !== null) return r(); child.once('close', () => r()); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 3000).unref(); });
+        const stop = () =>
+          new Promise((r) => {
+            if (child.exitCode !== null) return r();
+            child.once('close', () => r());
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+          });
         resolvePromise({ url: m[1], stop });
       }
     });
-    child.on('close', (code) => { clearTimeout(timer); reject(new Error(`conformance server exited (${code}) before listening: ${errBuf}`)); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`conformance server exited (${code}) before listening: ${errBuf}`));
+    });
   });
 }
 
@@ -130,29 +161,42 @@ async function listClientScenarios(bin) {
 }
 
 const baseline = parseJsonc(readFileSync(join(here, 'baseline.jsonc'), 'utf8'));
-const inBaseline = (line, side, name) => (baseline[line]?.[side] ?? []).some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : p === name));
+const inBaseline = (line, side, name) =>
+  (baseline[line]?.[side] ?? []).some((p) => (p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : p === name));
 
 /** scenario results: {line, side, name, checks, problem?} */
 const results = [];
 
 /** Server runs per suite line: [selection, suffix for the scenario names]. */
 const SERVER_RUNS = {
-  '0.1': [[['--suite', 'active'], '']],
+  0.1: [[['--suite', 'active'], '']],
   // The 2026-07-28 set, then the alpha's (newer) 2025-era scenarios, e.g. server-session-lifecycle.
-  '0.2': [[['--requirements', '2026-07-28'], ''], [['--suite', 'active', '--spec-version', '2025-11-25'], ' @2025-11-25']],
+  0.2: [
+    [['--requirements', '2026-07-28'], ''],
+    [['--suite', 'active', '--spec-version', '2025-11-25'], ' @2025-11-25'],
+  ],
 };
 
 /** The server runs: one task per (line, selection). */
 function serverTasks(url) {
-  return lines.flatMap((line) => SERVER_RUNS[line].map(([sel, suffix], i) => async () => {
-    const dir = join(out, `server-${line}-${i}`);
-    const t0 = Date.now();
-    const r = await cli(suiteBin(line), ['server', '--url', url, ...sel, '-o', dir], 300_000);
-    log(`server ${LINES[line]} ${sel.join(' ')}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    const got = readResults(dir, 'server-');
-    if (got.size === 0) results.push({ line, side: 'server', name: `(suite ${sel.join(' ')})`, checks: [], problem: `no results (exit ${r.code}): ${r.stderr.slice(-500)}` });
-    for (const [name, checks] of got) results.push({ line, side: 'server', name: name + suffix, checks });
-  }));
+  return lines.flatMap((line) =>
+    SERVER_RUNS[line].map(([sel, suffix], i) => async () => {
+      const dir = join(out, `server-${line}-${i}`);
+      const t0 = Date.now();
+      const r = await cli(suiteBin(line), ['server', '--url', url, ...sel, '-o', dir], 300_000);
+      log(`server ${LINES[line]} ${sel.join(' ')}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const got = readResults(dir, 'server-');
+      if (got.size === 0)
+        results.push({
+          line,
+          side: 'server',
+          name: `(suite ${sel.join(' ')})`,
+          checks: [],
+          problem: `no results (exit ${r.code}): ${r.stderr.slice(-500)}`,
+        });
+      for (const [name, checks] of got) results.push({ line, side: 'server', name: name + suffix, checks });
+    }),
+  );
 }
 
 /**
@@ -163,10 +207,18 @@ function serverTasks(url) {
  * report is a failure ("no results").
  */
 const SUITE_RUNS = {
-  '0.1': [{ args: ['--suite', 'auth'], covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25') }],
-  '0.2': [
+  0.1: [
+    {
+      args: ['--suite', 'auth'],
+      covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25'),
+    },
+  ],
+  0.2: [
     { args: ['--suite', 'draft', '--spec-version', '2026-07-28'], covers: (s) => s.tags.length === 1 && s.tags[0] === '2026-07-28' },
-    { args: ['--suite', 'auth', '--spec-version', '2026-07-28'], covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25') },
+    {
+      args: ['--suite', 'auth', '--spec-version', '2026-07-28'],
+      covers: (s) => s.name.startsWith('auth/') && s.tags.some((t) => t === '2025-06-18' || t === '2025-11-25'),
+    },
   ],
 };
 
@@ -174,58 +226,109 @@ const SUITE_RUNS = {
 async function bundleClient() {
   const { build } = await import('esbuild');
   const outfile = join(root, 'dist', 'conformance', 'client.mjs');
-  await build({ entryPoints: [join(here, 'client.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' });
+  await build({
+    entryPoints: [join(here, 'client.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile,
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
 /** The client scenarios: [{serial, run}] — one task per scenario not in the baseline, plus one per auth suite run. */
 async function clientTasks() {
   const command = `"${process.execPath}" "${await bundleClient()}"`;
-  const perLine = await Promise.all(lines.map(async (line) => {
-    const bin = suiteBin(line);
-    const all = await listClientScenarios(bin);
-    const picked = all.filter((s) => (line === '0.1' || s.tags.includes('2026-07-28')) && !inBaseline(line, 'client', s.name));
-    const suites = SUITE_RUNS[line].map((run) => ({ ...run, scenarios: picked.filter(run.covers) }));
-    const single = picked.filter((s) => !suites.some((r) => r.covers(s)));
-    const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
-    const tasks = single.map((s) => ({ serial: SERIAL_CLIENT_SCENARIOS.has(s.name), run: async () => {
-      const dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'));
-      const t0 = Date.now();
-      const r = await cli(bin, ['client', '--command', command, '--scenario', s.name, '--timeout', String(CLIENT_TIMEOUT_MS), ...extra, '-o', dir], CLIENT_TIMEOUT_MS + 30_000);
-      const got = [...readResults(dir).values()][0];
-      log(`client ${LINES[line]} ${s.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      // The checks decide; a non-zero runner exit without failed checks (warnings only, or the client
-      // exiting non-zero after its checks passed) is reported as a warning.
-      const note = got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
-      results.push({ line, side: 'client', name: s.name, checks: got ?? [], problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`, note });
-    } }));
-    const suiteRuns = suites.filter((r) => r.scenarios.length).map((r, i) => async () => {
-      const dir = join(out, `client-${line}`, `suite-${i}`);
-      const t0 = Date.now();
-      const res = await cli(bin, ['client', '--command', command, ...r.args, '--timeout', String(CLIENT_TIMEOUT_MS), '-o', dir], CLIENT_TIMEOUT_MS + 60_000);
-      const got = readResults(dir);
-      log(`client ${LINES[line]} ${r.args.join(' ')} (${r.scenarios.length} scenarios in parallel): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      for (const s of r.scenarios) {
-        const checks = got.get(s.name);
-        results.push({ line, side: 'client', name: s.name, checks: checks ?? [], problem: checks ? undefined : `no results from ${r.args.join(' ')} (exit ${res.code}): ${res.stdout.slice(-300)}` });
-      }
-    });
-    return { tasks, suiteRuns };
-  }));
+  const perLine = await Promise.all(
+    lines.map(async (line) => {
+      const bin = suiteBin(line);
+      const all = await listClientScenarios(bin);
+      const picked = all.filter((s) => (line === '0.1' || s.tags.includes('2026-07-28')) && !inBaseline(line, 'client', s.name));
+      const suites = SUITE_RUNS[line].map((run) => ({ ...run, scenarios: picked.filter(run.covers) }));
+      const single = picked.filter((s) => !suites.some((r) => r.covers(s)));
+      const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
+      const tasks = single.map((s) => ({
+        serial: SERIAL_CLIENT_SCENARIOS.has(s.name),
+        run: async () => {
+          const dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'));
+          const t0 = Date.now();
+          const r = await cli(
+            bin,
+            ['client', '--command', command, '--scenario', s.name, '--timeout', String(CLIENT_TIMEOUT_MS), ...extra, '-o', dir],
+            CLIENT_TIMEOUT_MS + 30_000,
+          );
+          const got = [...readResults(dir).values()][0];
+          log(`client ${LINES[line]} ${s.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+          // The checks decide; a non-zero runner exit without failed checks (warnings only, or the client
+          // exiting non-zero after its checks passed) is reported as a warning.
+          const note =
+            got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
+          results.push({
+            line,
+            side: 'client',
+            name: s.name,
+            checks: got ?? [],
+            problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`,
+            note,
+          });
+        },
+      }));
+      const suiteRuns = suites
+        .filter((r) => r.scenarios.length)
+        .map((r, i) => async () => {
+          const dir = join(out, `client-${line}`, `suite-${i}`);
+          const t0 = Date.now();
+          const res = await cli(
+            bin,
+            ['client', '--command', command, ...r.args, '--timeout', String(CLIENT_TIMEOUT_MS), '-o', dir],
+            CLIENT_TIMEOUT_MS + 60_000,
+          );
+          const got = readResults(dir);
+          log(
+            `client ${LINES[line]} ${r.args.join(' ')} (${r.scenarios.length} scenarios in parallel): ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+          );
+          for (const s of r.scenarios) {
+            const checks = got.get(s.name);
+            results.push({
+              line,
+              side: 'client',
+              name: s.name,
+              checks: checks ?? [],
+              problem: checks ? undefined : `no results from ${r.args.join(' ')} (exit ${res.code}): ${res.stdout.slice(-300)}`,
+            });
+          }
+        });
+      return { tasks, suiteRuns };
+    }),
+  );
   // The suite runs go one after another, after the pool and alone: each starts 14-17 clients together,
   // and beside other runs a loaded 2-core machine starved those (a 25 s tool-call bound passed in a
   // scenario that takes 2 s alone).
   const chain = perLine.flatMap((p) => p.suiteRuns).reverse();
-  const suiteTask = chain.length ? [{ suite: true, serial: false, run: async () => { for (const run of chain) await run(); } }] : [];
+  const suiteTask = chain.length
+    ? [
+        {
+          suite: true,
+          serial: false,
+          run: async () => {
+            for (const run of chain) await run();
+          },
+        },
+      ]
+    : [];
   return [...suiteTask, ...perLine.flatMap((p) => p.tasks)];
 }
 
 /** Runs `tasks` with at most `n` at a time. */
 async function pool(tasks, n) {
   const queue = [...tasks];
-  await Promise.all(Array.from({ length: Math.min(n, queue.length) }, async () => {
-    for (let t = queue.shift(); t; t = queue.shift()) await t();
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, queue.length) }, async () => {
+      for (let t = queue.shift(); t; t = queue.shift()) await t();
+    }),
+  );
 }
 
 let server;
@@ -243,10 +346,19 @@ try {
     const last = results.at(-1);
     if (last && (last.problem || last.checks.some((x) => x.status === 'FAILURE'))) {
       results.pop();
-      log(`client ${LINES[last.line]} ${last.name}: failed (${last.problem ?? last.checks.filter((x) => x.status === 'FAILURE').map((x) => x.errorMessage).join('; ')}); retrying once`);
+      log(
+        `client ${LINES[last.line]} ${last.name}: failed (${
+          last.problem ??
+          last.checks
+            .filter((x) => x.status === 'FAILURE')
+            .map((x) => x.errorMessage)
+            .join('; ')
+        }); retrying once`,
+      );
       await c.run();
       const again = results.at(-1);
-      if (again && !again.problem && !again.checks.some((x) => x.status === 'FAILURE')) again.note = [again.note, 'passed only on the retry (timing-sensitive scenario)'].filter(Boolean).join('; ');
+      if (again && !again.problem && !again.checks.some((x) => x.status === 'FAILURE'))
+        again.note = [again.note, 'passed only on the retry (timing-sensitive scenario)'].filter(Boolean).join('; ');
     }
   }
 } finally {
@@ -254,8 +366,13 @@ try {
 }
 
 // Tally.
-let passed = 0, failed = 0, warnings = 0;
-const unexpected = [], expected = [], stale = [], warned = [];
+let passed = 0,
+  failed = 0,
+  warnings = 0;
+const unexpected = [],
+  expected = [],
+  stale = [],
+  warned = [];
 for (const r of results) {
   const fails = r.checks.filter((c) => c.status === 'FAILURE');
   const warns = r.checks.filter((c) => c.status === 'WARNING');
@@ -275,20 +392,35 @@ for (const r of results) {
 }
 const scenarios = results.filter((r) => !inBaseline(r.line, r.side, r.name));
 const removeResults = !keep && unexpected.length === 0 && stale.length === 0;
-console.log(`scenarios run: ${results.length} (${scenarios.length} scored, ${results.length - scenarios.length} in the baseline); results ${removeResults ? 'removed (use --keep <dir>)' : `in ${out}`}`);
+console.log(
+  `scenarios run: ${results.length} (${scenarios.length} scored, ${results.length - scenarios.length} in the baseline); results ${removeResults ? 'removed (use --keep <dir>)' : `in ${out}`}`,
+);
 for (const l of expected) console.log(`  expected failure (baseline): ${l}`);
 for (const l of stale) console.log(`  STALE baseline entry (passes now; remove it): ${l}`);
 for (const l of warned) console.log(`  warning: ${l}`);
 for (const l of unexpected) console.log(`  FAILED: ${l}`);
 // Required scenarios per revision (required.mjs): what the baseline leaves out counts as not passing here.
-const sets = await requiredSets((argv) => cli(suiteBin('0.2'), argv, 60_000)).catch((e) => (log(`cannot list the required scenarios: ${e.message}`), undefined));
+const sets = await requiredSets((argv) => cli(suiteBin('0.2'), argv, 60_000)).catch(
+  (e) => (log(`cannot list the required scenarios: ${e.message}`), undefined),
+);
 if (sets) {
   for (const l of requiredSummary(sets, results)) console.log(l);
   // The baseline is for what no revision requires; an entry that names a required scenario is listed.
-  const required = new Set(Object.values(sets).flatMap((s) => [...s.server.map((n) => `server ${n}`), ...s.client.map((n) => `client ${n}`)]));
-  const owed = Object.entries(baseline).flatMap(([line, sides]) => Object.entries(sides).flatMap(([side, names]) => names
-    .filter((p) => [...required].some((r) => r.startsWith(`${side} `) && (p.endsWith('*') ? r.slice(side.length + 1).startsWith(p.slice(0, -1)) : r === `${side} ${p}`)))
-    .map((p) => `${LINES[line]} ${side} ${p}`)));
+  const required = new Set(
+    Object.values(sets).flatMap((s) => [...s.server.map((n) => `server ${n}`), ...s.client.map((n) => `client ${n}`)]),
+  );
+  const owed = Object.entries(baseline).flatMap(([line, sides]) =>
+    Object.entries(sides).flatMap(([side, names]) =>
+      names
+        .filter((p) =>
+          [...required].some(
+            (r) =>
+              r.startsWith(`${side} `) && (p.endsWith('*') ? r.slice(side.length + 1).startsWith(p.slice(0, -1)) : r === `${side} ${p}`),
+          ),
+        )
+        .map((p) => `${LINES[line]} ${side} ${p}`),
+    ),
+  );
   if (owed.length) console.log(`baseline entries that a revision requires (they must pass, not be excused): ${owed.join(', ')}`);
 }
 console.log(`time: ${((Date.now() - started) / 1000).toFixed(0)} s; warnings: ${warnings}`);

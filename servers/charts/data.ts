@@ -22,7 +22,11 @@ export interface Table {
 /** Bad input: `line` (1-based, in the CSV text) and `column` (1-based) when known. */
 export class ChartDataError extends Error {
   override name = 'ChartDataError';
-  constructor(message: string, readonly line?: number, readonly column?: number) {
+  constructor(
+    message: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
     super(message);
   }
 }
@@ -50,9 +54,14 @@ export function splitCsv(text: string): Array<{ line: number; fields: string[] }
       const openLine = line;
       i++;
       for (;;) {
-        if (i >= src.length) throw new ChartDataError(`line ${openLine}: quoted field is never closed; add the closing "`, openLine, fields.length + 1);
+        if (i >= src.length)
+          throw new ChartDataError(`line ${openLine}: quoted field is never closed; add the closing "`, openLine, fields.length + 1);
         if (src[i] === '"') {
-          if (src[i + 1] === '"') { field += '"'; i += 2; continue; }
+          if (src[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
@@ -61,12 +70,22 @@ export function splitCsv(text: string): Array<{ line: number; fields: string[] }
       }
       const next = src[i];
       if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
-        throw new ChartDataError(`line ${line}: text after a closing quote in field ${fields.length + 1}; quote the whole field and write inner quotes as ""`, line, fields.length + 1);
+        throw new ChartDataError(
+          `line ${line}: text after a closing quote in field ${fields.length + 1}; quote the whole field and write inner quotes as ""`,
+          line,
+          fields.length + 1,
+        );
       }
       started = true;
       continue;
     }
-    if (ch === ',') { fields.push(field); field = ''; i++; started = true; continue; }
+    if (ch === ',') {
+      fields.push(field);
+      field = '';
+      i++;
+      started = true;
+      continue;
+    }
     if (ch === '\r' || ch === '\n') {
       endRecord();
       i += ch === '\r' && src[i + 1] === '\n' ? 2 : 1;
@@ -74,7 +93,12 @@ export function splitCsv(text: string): Array<{ line: number; fields: string[] }
       recordLine = line;
       continue;
     }
-    if (ch === '"') throw new ChartDataError(`line ${line}: a quote inside an unquoted field ${fields.length + 1}; quote the whole field and write inner quotes as ""`, line, fields.length + 1);
+    if (ch === '"')
+      throw new ChartDataError(
+        `line ${line}: a quote inside an unquoted field ${fields.length + 1}; quote the whole field and write inner quotes as ""`,
+        line,
+        fields.length + 1,
+      );
     field += ch;
     started = true;
     i++;
@@ -92,19 +116,26 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?$/;
 export function parseCsv(text: string): Table {
   const records = splitCsv(text);
   const header = records.shift();
-  if (!header || header.fields.every((f) => f === '')) throw new ChartDataError('CSV has no header row; the first line must name the columns', 1);
+  if (!header || header.fields.every((f) => f === ''))
+    throw new ChartDataError('CSV has no header row; the first line must name the columns', 1);
   const columns = header.fields.map((f) => f.trim());
   columns.forEach((c, k) => {
     if (c === '') throw new ChartDataError(`line ${header.line}: column ${k + 1} has an empty name; name every column`, header.line, k + 1);
-    if (columns.indexOf(c) !== k) throw new ChartDataError(`line ${header.line}: column name '${c}' appears twice; names must be unique`, header.line, k + 1);
+    if (columns.indexOf(c) !== k)
+      throw new ChartDataError(`line ${header.line}: column name '${c}' appears twice; names must be unique`, header.line, k + 1);
   });
   const body = records.filter((r) => !(r.fields.length === 1 && r.fields[0] === '' && columns.length > 1));
   for (const r of body) {
     if (r.fields.length !== columns.length) {
-      throw new ChartDataError(`line ${r.line}: ${r.fields.length} fields, but the header has ${columns.length}; every record needs one field per column`, r.line);
+      throw new ChartDataError(
+        `line ${r.line}: ${r.fields.length} fields, but the header has ${columns.length}; every record needs one field per column`,
+        r.line,
+      );
     }
   }
-  const numeric = columns.map((_, k) => body.some((r) => r.fields[k] !== '') && body.every((r) => r.fields[k] === '' || NUMBER.test(r.fields[k])));
+  const numeric = columns.map(
+    (_, k) => body.some((r) => r.fields[k] !== '') && body.every((r) => r.fields[k] === '' || NUMBER.test(r.fields[k])),
+  );
   const rows = body.map((r) => {
     const row: DataRow = {};
     columns.forEach((c, k) => {
@@ -123,7 +154,8 @@ export function parseCsv(text: string): Table {
  */
 export async function readCsvFile(path: string, maxBytes = 10_000_000): Promise<Table> {
   const size = (await stat(path)).size;
-  if (size > maxBytes) throw new ChartDataError(`${path}: ${size} bytes is over the ${maxBytes}-byte limit for chart data; filter the data first`);
+  if (size > maxBytes)
+    throw new ChartDataError(`${path}: ${size} bytes is over the ${maxBytes}-byte limit for chart data; filter the data first`);
   try {
     return parseCsv(await readFile(path, 'utf8'));
   } catch (e) {
@@ -159,7 +191,9 @@ export function tableFromSalesResult(text: string, source = 'sales result'): Tab
   const r = SalesResultJson.safeParse(json);
   if (!r.success) {
     const i = r.error.issues[0];
-    throw new ChartDataError(`${source}: /${i.path.map(String).join('/')}: ${i.message}; expected {rows: [{column: string | number | null}]}`);
+    throw new ChartDataError(
+      `${source}: /${i.path.map(String).join('/')}: ${i.message}; expected {rows: [{column: string | number | null}]}`,
+    );
   }
   // A truncated result (the orders table shows its newest rows only): a chart of the rows shown would
   // mislead, so the chart uses the whole result's monthly totals and says so.

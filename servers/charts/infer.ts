@@ -44,7 +44,12 @@ export function columnKinds(columns: readonly string[], rows: readonly DataRow[]
 /**
  * @throws ChartDataError when a named field is not a column, y is not numeric, or no x/y pair exists
  */
-export function chooseFields(type: ChartType, columns: readonly string[], rows: readonly DataRow[], want: { x?: string; y?: string } = {}): ChosenFields {
+export function chooseFields(
+  type: ChartType,
+  columns: readonly string[],
+  rows: readonly DataRow[],
+  want: { x?: string; y?: string } = {},
+): ChosenFields {
   const kinds = columnKinds(columns, rows);
   const list = `columns: ${columns.join(', ') || '(none)'}`;
   for (const k of ['x', 'y'] as const) {
@@ -56,17 +61,28 @@ export function chooseFields(type: ChartType, columns: readonly string[], rows: 
   let y = want.y;
   if (y === undefined) {
     if (quant.includes('y')) y = 'y';
-    else y = MEASURES.map((re) => quant.find((c) => re.test(c))).find((c) => c !== undefined) ?? (type === 'scatter' && quant.length > 1 ? quant[1] : quant[0]);
+    else
+      y =
+        MEASURES.map((re) => quant.find((c) => re.test(c))).find((c) => c !== undefined) ??
+        (type === 'scatter' && quant.length > 1 ? quant[1] : quant[0]);
   }
   if (y === undefined) throw new ChartDataError(`no numeric column to plot as y; ${list}`);
-  if (kinds.get(y) !== 'quantitative') throw new ChartDataError(`y field '${y}' is not numeric (it is ${kinds.get(y)}); choose a numeric column; ${list}`);
+  if (kinds.get(y) !== 'quantitative')
+    throw new ChartDataError(`y field '${y}' is not numeric (it is ${kinds.get(y)}); choose a numeric column; ${list}`);
 
   let x = want.x;
   if (x === undefined) {
     const order: FieldKind[] =
-      type === 'line' ? ['temporal', 'nominal', 'quantitative'] : type === 'scatter' ? ['quantitative', 'temporal', 'nominal'] : ['nominal', 'temporal', 'quantitative'];
+      type === 'line'
+        ? ['temporal', 'nominal', 'quantitative']
+        : type === 'scatter'
+          ? ['quantitative', 'temporal', 'nominal']
+          : ['nominal', 'temporal', 'quantitative'];
     const y0 = y;
-    x = columns.includes('x') && y0 !== 'x' ? 'x' : order.map((k) => of(k, y0).filter((c) => k !== 'quantitative' || !isId(c))[0]).find((c) => c !== undefined);
+    x =
+      columns.includes('x') && y0 !== 'x'
+        ? 'x'
+        : order.map((k) => of(k, y0).filter((c) => k !== 'quantitative' || !isId(c))[0]).find((c) => c !== undefined);
   }
   if (x === undefined) throw new ChartDataError(`a ${type} chart needs a second column for x besides '${y}'; ${list}`);
   return { x, y, xKind: kinds.get(x) as FieldKind };

@@ -16,15 +16,21 @@ async function main(): Promise<void> {
   try {
     ({ values } = parseArgs({
       options: {
-        'with-sales': { type: 'boolean' }, 'sales-db': { type: 'string' }, font: { type: 'string', multiple: true },
-        http: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' },
+        'with-sales': { type: 'boolean' },
+        'sales-db': { type: 'string' },
+        font: { type: 'string', multiple: true },
+        http: { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean' },
       },
     }));
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${USAGE}`);
   }
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
-  if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new Error(`--port and --host only apply with --http (without it the server speaks stdio)\n${USAGE}`);
+  if (!values.http && (values.port !== undefined || values.host !== undefined))
+    throw new Error(`--port and --host only apply with --http (without it the server speaks stdio)\n${USAGE}`);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port}: expected 0..65535\n${USAGE}`);
   // Sales modules (and the better-sqlite3 addon) load only when asked for: a faster plain start.

@@ -25,7 +25,10 @@ export async function resolveCsvInRoots(pathOrUri: string, rootUris: readonly st
     real = await resolveInRoots(pathOrUri, rootUris);
   } catch (e) {
     if (!(e instanceof RootsAccessError)) throw e;
-    const hint = e.code === 'NO_ROOTS' ? 'the client shares no roots; add the folder holding the CSV as a root' : 'give a CSV file inside one of the client\'s roots, or a sales://results/{id} URI';
+    const hint =
+      e.code === 'NO_ROOTS'
+        ? 'the client shares no roots; add the folder holding the CSV as a root'
+        : "give a CSV file inside one of the client's roots, or a sales://results/{id} URI";
     throw new DataPathError(`${e.message}; ${hint}`);
   }
   const st = await stat(real).catch(() => undefined);
@@ -40,5 +43,8 @@ export async function resolveCsvInRoots(pathOrUri: string, rootUris: readonly st
  */
 export async function resolveDataPath(ctx: ParleyContext, pathOrUri: string): Promise<string> {
   const roots = await ctx.roots();
-  return resolveCsvInRoots(pathOrUri, roots.map((r) => r.uri));
+  return resolveCsvInRoots(
+    pathOrUri,
+    roots.map((r) => r.uri),
+  );
 }

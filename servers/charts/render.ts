@@ -45,10 +45,15 @@ export interface RenderedChart {
 const field = (name: string) => name.replace(/[.[\]\\]/g, (c) => `\\${c}`);
 
 /** Builds the vega-lite spec for `rows` (exported for tests and for clients that render themselves). */
-export function buildSpec(columns: readonly string[], rows: readonly DataRow[], opts: ChartOptions): { spec: vl.TopLevelSpec; fields: ChosenFields } {
+export function buildSpec(
+  columns: readonly string[],
+  rows: readonly DataRow[],
+  opts: ChartOptions,
+): { spec: vl.TopLevelSpec; fields: ChosenFields } {
   const max = opts.maxRows ?? 10_000;
   if (rows.length === 0) throw new ChartDataError('no rows to chart; the data source is empty');
-  if (rows.length > max) throw new ChartDataError(`${rows.length} rows is over the ${max}-row chart limit; aggregate or filter the data first`);
+  if (rows.length > max)
+    throw new ChartDataError(`${rows.length} rows is over the ${max}-row chart limit; aggregate or filter the data first`);
   const fields = chooseFields(opts.type, columns, rows, { x: opts.x, y: opts.y });
   const { x, y, xKind } = fields;
   const pie = opts.type === 'pie';
@@ -68,7 +73,11 @@ export function buildSpec(columns: readonly string[], rows: readonly DataRow[], 
   const xEnc = { field: field(x), type: xType, title: x, ...(xKind === 'temporal' ? temporal : {}) };
   let spec: vl.TopLevelSpec;
   if (pie) {
-    spec = { ...base, mark: { type: 'arc' }, encoding: { theta: { ...yEnc, aggregate: 'sum' }, color: { field: field(x), type: 'nominal', title: x } } };
+    spec = {
+      ...base,
+      mark: { type: 'arc' },
+      encoding: { theta: { ...yEnc, aggregate: 'sum' }, color: { field: field(x), type: 'nominal', title: x } },
+    };
   } else if (opts.type === 'scatter') {
     spec = { ...base, mark: { type: 'point', filled: true }, encoding: { x: xEnc, y: yEnc } };
   } else {
@@ -99,7 +108,12 @@ export async function renderChart(columns: readonly string[], rows: readonly Dat
   try {
     const svg = await view.toSVG();
     const sans = opts.sansSerifFamily ?? 'DejaVu Sans';
-    const png = new Resvg(svg, { font: { loadSystemFonts: true, fontFiles: opts.fontFiles ?? [], sansSerifFamily: sans, defaultFontFamily: sans }, background: 'white' }).render().asPng();
+    const png = new Resvg(svg, {
+      font: { loadSystemFonts: true, fontFiles: opts.fontFiles ?? [], sansSerifFamily: sans, defaultFontFamily: sans },
+      background: 'white',
+    })
+      .render()
+      .asPng();
     return { svg, png, spec, fields };
   } finally {
     view.finalize();

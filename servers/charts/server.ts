@@ -46,7 +46,13 @@ export interface ChartsBackend extends Required<Pick<ChartsBackendOptions, 'maxC
 }
 
 export function openChartsBackend(opts: ChartsBackendOptions = {}): ChartsBackend {
-  return { opts, shared: opts.shared ?? opts.sales?.shared ?? createShared(), svgs: new Map(), maxCsvBytes: opts.maxCsvBytes ?? 10_000_000, maxCharts: opts.maxCharts ?? 50 };
+  return {
+    opts,
+    shared: opts.shared ?? opts.sales?.shared ?? createShared(),
+    svgs: new Map(),
+    maxCsvBytes: opts.maxCsvBytes ?? 10_000_000,
+    maxCharts: opts.maxCharts ?? 50,
+  };
 }
 
 export function createChartsServer(backend: ChartsBackend): ParleyServer {
@@ -57,7 +63,10 @@ export function createChartsServer(backend: ChartsBackend): ParleyServer {
 }
 
 const chartType = z.enum(CHART_TYPES).describe('Chart type: line, bar, scatter or pie');
-const dataSource = z.string().min(1).describe('CSV file inside your roots (relative to the first root, absolute, or file://), or sales://results/{id}');
+const dataSource = z
+  .string()
+  .min(1)
+  .describe('CSV file inside your roots (relative to the first root, absolute, or file://), or sales://results/{id}');
 const title = z.string().max(200).describe('Chart title (optional)');
 
 function errorResult(text: string): CallToolResult {
@@ -69,7 +78,10 @@ async function loadTable(backend: ChartsBackend, ctx: ParleyContext, source: str
     const { sales, readResource } = backend.opts;
     const text = sales ? sales.store.read(source)?.text : readResource ? await readResource(source) : undefined;
     if (text === undefined) {
-      const why = sales || readResource ? 'no such saved result; run query_sales first' : 'this charts server has no sales backend; start it with --with-sales or give a CSV path';
+      const why =
+        sales || readResource
+          ? 'no such saved result; run query_sales first'
+          : 'this charts server has no sales backend; start it with --with-sales or give a CSV path';
       throw new ChartDataError(`${source}: ${why}`);
     }
     return source.endsWith('/csv') ? parseCsv(text) : tableFromSalesResult(text, source);
@@ -83,7 +95,8 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
     'generate_chart',
     {
       title: 'Generate chart',
-      description: 'Draws a line, bar, scatter or pie chart from a CSV file in your roots or a sales://results/{id} resource; asks for what is not given. Returns PNG and SVG.',
+      description:
+        'Draws a line, bar, scatter or pie chart from a CSV file in your roots or a sales://results/{id} resource; asks for what is not given. Returns PNG and SVG.',
       inputSchema: z.object({
         data_source: dataSource.optional(),
         chart_type: chartType.optional(),
@@ -99,10 +112,17 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
         if (source === undefined) shape.data_source = dataSource;
         if (type === undefined) shape.chart_type = chartType;
         if (heading === undefined) shape.title = title.optional();
-        const recent = backend.opts.sales?.store.list().slice(-5).map((r) => `${r.uri} (${r.config.table} ${r.from}..${r.to})`) ?? [];
+        const recent =
+          backend.opts.sales?.store
+            .list()
+            .slice(-5)
+            .map((r) => `${r.uri} (${r.config.table} ${r.from}..${r.to})`) ?? [];
         const message = `Which chart? Give the data source, the chart type and an optional title.${recent.length ? ` Recent sales results: ${recent.join('; ')}.` : ''}`;
         const answer = await ctx.elicit(message, z.object(shape));
-        if (answer.action !== 'accept') return errorResult(`generate_chart: the chart settings were ${answer.action === 'decline' ? 'declined' : 'cancelled'}; no chart was drawn.`);
+        if (answer.action !== 'accept')
+          return errorResult(
+            `generate_chart: the chart settings were ${answer.action === 'decline' ? 'declined' : 'cancelled'}; no chart was drawn.`,
+          );
         const c = answer.content as { data_source?: string; chart_type?: (typeof CHART_TYPES)[number]; title?: string };
         source ??= c.data_source;
         type ??= c.chart_type;
@@ -113,7 +133,13 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
         const table = await loadTable(backend, ctx, source);
         // vega, vega-lite and resvg load on the first chart, not at server start (lazy start).
         const { renderChart } = await import('./render.js');
-        const chart = await renderChart(table.columns, table.rows, { type, title: heading || undefined, x: args.x, y: args.y, fontFiles: backend.opts.fontFiles });
+        const chart = await renderChart(table.columns, table.rows, {
+          type,
+          title: heading || undefined,
+          x: args.x,
+          y: args.y,
+          fontFiles: backend.opts.fontFiles,
+        });
         const id = createHash('sha256').update(chart.svg).digest('hex').slice(0, 16);
         backend.svgs.delete(id);
         backend.svgs.set(id, chart.svg);
@@ -124,12 +150,25 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
           content: [
             { type: 'image', data: chart.png.toString('base64'), mimeType: 'image/png' },
             { type: 'resource', resource: { uri, mimeType: 'image/svg+xml', text: chart.svg } },
-            { type: 'text', text: `${type} chart of ${y} by ${x} from ${source} (${table.rows.length} rows)${heading ? `: ${heading}` : ''}.${table.note ? ` Note: ${table.note}.` : ''} SVG: ${uri}` },
+            {
+              type: 'text',
+              text: `${type} chart of ${y} by ${x} from ${source} (${table.rows.length} rows)${heading ? `: ${heading}` : ''}.${table.note ? ` Note: ${table.note}.` : ''} SVG: ${uri}`,
+            },
           ],
-          structuredContent: { data_source: source, chart_type: type, title: heading ?? null, x, y, rows: table.rows.length, svgUri: uri, ...(table.note ? { note: table.note } : {}) },
+          structuredContent: {
+            data_source: source,
+            chart_type: type,
+            title: heading ?? null,
+            x,
+            y,
+            rows: table.rows.length,
+            svgUri: uri,
+            ...(table.note ? { note: table.note } : {}),
+          },
         };
       } catch (e) {
-        if (e instanceof ChartDataError || e instanceof DataPathError || (e as Error)?.name === 'RootsAccessError') return errorResult(`generate_chart: ${(e as Error).message}`);
+        if (e instanceof ChartDataError || e instanceof DataPathError || (e as Error)?.name === 'RootsAccessError')
+          return errorResult(`generate_chart: ${(e as Error).message}`);
         throw e;
       }
     },

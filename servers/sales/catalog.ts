@@ -3,9 +3,23 @@
  * Weights are relative shares of orders; prices are in fen (1/100 CNY) so money stays integer.
  */
 
-export interface RegionDef { readonly nameZh: string; readonly nameEn: string; readonly weight: number }
-export interface ChannelDef { readonly code: string; readonly name: string; readonly weight: number }
-export interface ProductDef { readonly sku: string; readonly name: string; readonly category: string; readonly priceFen: number; readonly weight: number }
+export interface RegionDef {
+  readonly nameZh: string;
+  readonly nameEn: string;
+  readonly weight: number;
+}
+export interface ChannelDef {
+  readonly code: string;
+  readonly name: string;
+  readonly weight: number;
+}
+export interface ProductDef {
+  readonly sku: string;
+  readonly name: string;
+  readonly category: string;
+  readonly priceFen: number;
+  readonly weight: number;
+}
 
 /** Ten regions; the first four are the ones the seed essay names. `nameZh` is the value users pick. */
 export const REGIONS: readonly RegionDef[] = [

@@ -38,7 +38,8 @@ export function isIsoDate(s: string): boolean {
 
 // A string with JSON Schema `format: date`; checked in the refinement (no regex, which a flat
 // requestedSchema cannot carry).
-const dateField = (what: string) => z.string().meta({ format: 'date' }).describe(`${what} (YYYY-MM-DD, inclusive); required when range is custom`);
+const dateField = (what: string) =>
+  z.string().meta({ format: 'date' }).describe(`${what} (YYYY-MM-DD, inclusive); required when range is custom`);
 
 /**
  * The plain config object for the regions present in the data: what `ctx.config` negotiates (the toolkit
@@ -63,12 +64,21 @@ export function checkSalesConfig(v: { range: SalesRange; from?: string; to?: str
   for (const key of ['from', 'to'] as const) {
     const value = v[key];
     if (value !== undefined && !isIsoDate(value)) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `${key}: '${value}' is not a calendar date; write it as YYYY-MM-DD, e.g. 2025-03-31` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `${key}: '${value}' is not a calendar date; write it as YYYY-MM-DD, e.g. 2025-03-31`,
+      });
     }
   }
   if (v.range !== 'custom') return;
   for (const key of ['from', 'to'] as const) {
-    if (v[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is required when range is 'custom'; give a date (YYYY-MM-DD) or choose last_quarter / last_month` });
+    if (v[key] === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `${key} is required when range is 'custom'; give a date (YYYY-MM-DD) or choose last_quarter / last_month`,
+      });
   }
   if (v.from && v.to && isIsoDate(v.from) && isIsoDate(v.to) && v.from > v.to) {
     ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${v.to}) is before from (${v.from}); swap them` });
@@ -85,7 +95,8 @@ export function createSalesConfigSchema(regions: readonly string[]) {
  * rule cannot travel in a requestedSchema; the toolkit runs it on the answer and asks again with its message.
  */
 export const customRangeSchema = z.object({ from: dateField('First day'), to: dateField('Last day') }).superRefine((v, ctx) => {
-  if (isIsoDate(v.from) && isIsoDate(v.to) && v.from > v.to) ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${v.to}) is before from (${v.from}); swap them` });
+  if (isIsoDate(v.from) && isIsoDate(v.to) && v.from > v.to)
+    ctx.addIssue({ code: 'custom', path: ['to'], message: `to (${v.to}) is before from (${v.from}); swap them` });
 });
 export type SalesConfigSchema = ReturnType<typeof createSalesConfigSchema>;
 
@@ -116,7 +127,8 @@ export function parseSalesConfig(schema: SalesConfigSchema, input: unknown): Sal
  */
 export function resolveRange(config: Pick<SalesConfig, 'range' | 'from' | 'to'>, newest: string): { from: string; to: string } {
   if (config.range === 'custom') {
-    if (!config.from || !config.to) throw new SalesConfigError([{ path: config.from ? '/to' : '/from', message: 'required when range is custom' }]);
+    if (!config.from || !config.to)
+      throw new SalesConfigError([{ path: config.from ? '/to' : '/from', message: 'required when range is custom' }]);
     return { from: config.from, to: config.to };
   }
   const year = Number(newest.slice(0, 4));

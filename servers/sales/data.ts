@@ -56,7 +56,9 @@ export function openSalesDb(path: string = DEFAULT_DB_PATH, opts: OpenSalesDbOpt
     const state = inspect(abs, seed);
     if (state === 'current') return { db: new Database(abs, { readonly: true, fileMustExist: true }), path: abs, created: false };
     if (state === 'foreign') {
-      throw new SalesDbError(`${abs}: exists but is not a parley sales database (no meta.format = '${FORMAT}'); move it away or pass another path`);
+      throw new SalesDbError(
+        `${abs}: exists but is not a parley sales database (no meta.format = '${FORMAT}'); move it away or pass another path`,
+      );
     }
   }
   mkdirSync(dirname(abs), { recursive: true });
@@ -78,7 +80,9 @@ function inspect(abs: string, seed: number): 'current' | 'stale' | 'foreign' {
     db = new Database(abs, { readonly: true, fileMustExist: true });
     const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
     if (!hasMeta) return 'foreign';
-    const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    const meta = new Map(
+      (db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]),
+    );
     if (meta.get('format') !== FORMAT) return 'foreign';
     const ok = meta.get('version') === String(SALES_DB_VERSION) && meta.get('seed') === String(seed) && meta.get('complete') === '1';
     return ok ? 'current' : 'stale';
@@ -122,7 +126,9 @@ function generate(db: SalesDb, seed: number): void {
     CHANNELS.forEach((c, i) => ch.run(i + 1, c.code, c.name));
     const pr = ins('INSERT INTO products (id, sku, name, category, price_fen) VALUES (?, ?, ?, ?, ?)');
     PRODUCTS.forEach((p, i) => pr.run(i + 1, p.sku, p.name, p.category, p.priceFen));
-    const ord = ins('INSERT INTO orders (order_date, region_id, channel_id, product_id, quantity, unit_price_fen, revenue_fen) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const ord = ins(
+      'INSERT INTO orders (order_date, region_id, channel_id, product_id, quantity, unit_price_fen, revenue_fen) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     let count = 0;
     for (const day of days(FIRST_DAY, LAST_DAY)) {
       const month = Number(day.slice(5, 7));
@@ -142,7 +148,14 @@ function generate(db: SalesDb, seed: number): void {
     }
     db.exec(INDEXES);
     const meta = ins('INSERT INTO meta (key, value) VALUES (?, ?)');
-    for (const [k, v] of [['format', FORMAT], ['version', String(SALES_DB_VERSION)], ['seed', String(seed)], ['orders', String(count)], ['complete', '1']]) meta.run(k, v);
+    for (const [k, v] of [
+      ['format', FORMAT],
+      ['version', String(SALES_DB_VERSION)],
+      ['seed', String(seed)],
+      ['orders', String(count)],
+      ['complete', '1'],
+    ])
+      meta.run(k, v);
   });
   run();
 }

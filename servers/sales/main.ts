@@ -14,12 +14,22 @@ const USAGE = 'usage: parley-sales [--db PATH] [--seed N] [--http [--port N] [--
 async function main(): Promise<void> {
   let values;
   try {
-    ({ values } = parseArgs({ options: { db: { type: 'string' }, seed: { type: 'string' }, http: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } } }));
+    ({ values } = parseArgs({
+      options: {
+        db: { type: 'string' },
+        seed: { type: 'string' },
+        http: { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    }));
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${USAGE}`);
   }
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
-  if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new Error(`--port and --host only apply with --http (without it the server speaks stdio)\n${USAGE}`);
+  if (!values.http && (values.port !== undefined || values.host !== undefined))
+    throw new Error(`--port and --host only apply with --http (without it the server speaks stdio)\n${USAGE}`);
   const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(seed)) throw new Error(`--seed ${values.seed}: expected an integer\n${USAGE}`);

@@ -39,7 +39,8 @@ export interface QueryOptions {
 }
 
 const WHERE = 'o.order_date BETWEEN @from AND @to AND (@region IS NULL OR r.name_zh = @region)';
-const FROM = 'FROM orders o JOIN regions r ON r.id = o.region_id JOIN channels c ON c.id = o.channel_id JOIN products p ON p.id = o.product_id';
+const FROM =
+  'FROM orders o JOIN regions r ON r.id = o.region_id JOIN channels c ON c.id = o.channel_id JOIN products p ON p.id = o.product_id';
 const AGG = 'COUNT(*) AS orders, SUM(o.quantity) AS units, ROUND(SUM(o.revenue_fen) / 100.0, 2) AS revenue';
 
 /** One constant statement per queryable table. */

@@ -40,7 +40,10 @@ export class ResultStore {
    *   a miss, so every process that opens the same database (the sales server, and the charts server
    *   started with `--with-sales`) can resolve `sales://results/{id}`.
    */
-  constructor(private readonly maxEntries = 100, private readonly dir?: string) {}
+  constructor(
+    private readonly maxEntries = 100,
+    private readonly dir?: string,
+  ) {}
 
   /** Stores `result` and returns it with its `id`, `uri` and `csvUri`. */
   save(result: SalesResult): StoredResult {

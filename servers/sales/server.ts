@@ -66,7 +66,11 @@ export function openSalesBackend(opts: SalesBackendOptions = {}): SalesBackend {
   });
   const resultsDir = opts.resultsDir === false ? undefined : (opts.resultsDir ?? join(dirname(opts.dbPath ?? DEFAULT_DB_PATH), 'results'));
   const backend: SalesBackend = {
-    db, query, store: new ResultStore(opts.maxResults ?? 100, resultsDir), shared: opts.shared ?? createShared(), config,
+    db,
+    query,
+    store: new ResultStore(opts.maxResults ?? 100, resultsDir),
+    shared: opts.shared ?? createShared(),
+    config,
     register: (p) => registerSales(p, backend),
     close: () => db.close(),
   };
@@ -107,7 +111,10 @@ export function registerSales(p: ParleyServer, backend: SalesBackend): void {
       description:
         'Query the sales database (orders 2024-2025, regions 北京/上海/广州/深圳 and more). Asks once per session for table, date range and region; arguments given here override the negotiated values.',
       inputSchema: input,
-      dependsOn: { config, describe: (c) => `Query sales (${c.table}, ${c.range}, region ${c.region}); arguments override these session settings.` },
+      dependsOn: {
+        config,
+        describe: (c) => `Query sales (${c.table}, ${c.range}, region ${c.region}); arguments override these session settings.`,
+      },
     },
     async (args, ctx) => {
       const { limit, reconfigure, ...given } = args;
@@ -123,7 +130,10 @@ export function registerSales(p: ParleyServer, backend: SalesBackend): void {
         try {
           Object.assign(values, await ctx.config({ ...customRange, defaults: stripUndefined({ from: values.from, to: values.to }) }));
         } catch (e) {
-          if (e instanceof ElicitationRefusedError) return errorResult(`query_sales: the custom date range was ${e.action === 'decline' ? 'declined' : 'cancelled'}; nothing was queried. Choose last_quarter or last_month, or pass from/to.`);
+          if (e instanceof ElicitationRefusedError)
+            return errorResult(
+              `query_sales: the custom date range was ${e.action === 'decline' ? 'declined' : 'cancelled'}; nothing was queried. Choose last_quarter or last_month, or pass from/to.`,
+            );
           throw e;
         }
       }
@@ -146,7 +156,13 @@ export function registerSales(p: ParleyServer, backend: SalesBackend): void {
       return {
         content: [
           { type: 'text', text: `${describeResult(result)}\nSaved as ${saved.uri} (CSV: ${saved.csvUri}).` },
-          { type: 'resource_link', uri: saved.uri, name: `sales-${saved.id}`, mimeType: 'application/json', description: `${result.config.table} ${result.from}..${result.to}` },
+          {
+            type: 'resource_link',
+            uri: saved.uri,
+            name: `sales-${saved.id}`,
+            mimeType: 'application/json',
+            description: `${result.config.table} ${result.from}..${result.to}`,
+          },
         ],
         structuredContent: structured as unknown as Record<string, unknown>,
       };
@@ -155,12 +171,26 @@ export function registerSales(p: ParleyServer, backend: SalesBackend): void {
 
   const read = (uri: URL): ReadResourceResult => {
     const content = store.read(uri.href);
-    if (!content) throw new ResourceNotFoundError(uri.href, `no saved sales result at ${uri.href}; run query_sales first (results live in this server process only)`);
+    if (!content)
+      throw new ResourceNotFoundError(
+        uri.href,
+        `no saved sales result at ${uri.href}; run query_sales first (results live in this server process only)`,
+      );
     return { contents: [content] };
   };
   const list = () => ({ resources: store.list().map((r) => ({ uri: r.uri, name: `sales-${r.id}`, mimeType: 'application/json' })) });
-  p.resourceTemplate('sales-result', new ResourceTemplate(RESULT_URI_TEMPLATE, { list }), { title: 'Sales query result (JSON)', mimeType: 'application/json' }, read);
-  p.resourceTemplate('sales-result-csv', new ResourceTemplate(RESULT_CSV_URI_TEMPLATE, { list: undefined }), { title: 'Sales query result (CSV)', mimeType: 'text/csv' }, read);
+  p.resourceTemplate(
+    'sales-result',
+    new ResourceTemplate(RESULT_URI_TEMPLATE, { list }),
+    { title: 'Sales query result (JSON)', mimeType: 'application/json' },
+    read,
+  );
+  p.resourceTemplate(
+    'sales-result-csv',
+    new ResourceTemplate(RESULT_CSV_URI_TEMPLATE, { list: undefined }),
+    { title: 'Sales query result (CSV)', mimeType: 'text/csv' },
+    read,
+  );
 }
 
 function stripUndefined(o: Record<string, unknown>): Record<string, unknown> {

@@ -15,13 +15,18 @@ const USER: Scope = { ...CLI_SCOPE, session: null };
 function pick(list: RememberedAnswerEntry[], server: string, form: string | undefined, action: string): RememberedAnswerEntry {
   if (!form) throw new CliError(`answers ${action}: give <server> <form> (the form id printed by parley answers)`);
   const hits = list.filter((a) => a.server === server && a.schemaHash.startsWith(form));
-  if (hits.length === 0) throw new CliError(`answers ${action}: no remembered answer of ${server} for form ${form} (see parley answers)`, EXIT.FAILED);
+  if (hits.length === 0)
+    throw new CliError(`answers ${action}: no remembered answer of ${server} for form ${form} (see parley answers)`, EXIT.FAILED);
   if (hits.length > 1) throw new CliError(`answers ${action}: form id ${form} matches ${hits.length} forms of ${server}; give more of it`);
   return hits[0];
 }
 
 export const answersCommand = defineCommand({
-  meta: { name: 'answers', description: 'List remembered answers; `answers auto|prefill <server> <form>` (answer automatically next time, or prefill only), `answers forget <server> [<form>]`' },
+  meta: {
+    name: 'answers',
+    description:
+      'List remembered answers; `answers auto|prefill <server> <form>` (answer automatically next time, or prefill only), `answers forget <server> [<form>]`',
+  },
   args: {
     action: { type: 'positional', required: false, description: 'list (default) | auto | prefill | forget' },
     server: { type: 'positional', required: false, description: 'server name' },
@@ -34,14 +39,22 @@ export const answersCommand = defineCommand({
     if (extra.length) throw new CliError(`answers: unexpected arguments ${extra.join(' ')}`);
     const store = await openStore(args);
     try {
-      if (!store.listAnswers || !store.setAnswerMode || !store.forgetAnswer) throw new CliError('answers: this store cannot list remembered answers yet (the PostgreSQL store keeps them, but only the SQLite store lists them)', EXIT.FAILED);
+      if (!store.listAnswers || !store.setAnswerMode || !store.forgetAnswer)
+        throw new CliError(
+          'answers: this store cannot list remembered answers yet (the PostgreSQL store keeps them, but only the SQLite store lists them)',
+          EXIT.FAILED,
+        );
       const list = await store.listAnswers(USER);
       if (action === 'list') {
         if (args.json) return printJson(list.map(({ scope: _s, ...a }) => a));
         if (!list.length) return void process.stdout.write('no remembered answers\n');
         for (const a of list) {
-          const fields = Object.entries(a.content).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ');
-          process.stdout.write(`${a.server}\t${a.schemaHash.slice(0, 12)}\t${a.auto ? 'auto' : 'prefill'}\t${a.label ? JSON.stringify(a.label) : '-'}\t${fields}\n`);
+          const fields = Object.entries(a.content)
+            .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+            .join(' ');
+          process.stdout.write(
+            `${a.server}\t${a.schemaHash.slice(0, 12)}\t${a.auto ? 'auto' : 'prefill'}\t${a.label ? JSON.stringify(a.label) : '-'}\t${fields}\n`,
+          );
         }
         return;
       }
@@ -49,7 +62,9 @@ export const answersCommand = defineCommand({
       if (action === 'auto' || action === 'prefill') {
         const a = pick(list, server, form, action);
         await store.setAnswerMode(USER, a.server, a.schemaHash, action === 'auto');
-        process.stdout.write(`${a.server} ${a.schemaHash.slice(0, 12)}: ${action === 'auto' ? 'answered automatically next time' : 'prefill only'}\n`);
+        process.stdout.write(
+          `${a.server} ${a.schemaHash.slice(0, 12)}: ${action === 'auto' ? 'answered automatically next time' : 'prefill only'}\n`,
+        );
       } else if (action === 'forget') {
         if (form === undefined) {
           const n = await store.forget(USER, server);

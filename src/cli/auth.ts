@@ -7,7 +7,7 @@
  * @module
  */
 import { defineCommand } from 'citty';
-import { CLI_SCOPE, commonArgs, openCredentials, parseFlags, printJson, storeArgs, storeTarget } from './context.js';
+import { CLI_SCOPE, openCredentials, parseFlags, printJson, storeArgs, storeTarget } from './context.js';
 import { CliError, EXIT } from './output.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
@@ -29,12 +29,17 @@ export const authCommand = defineCommand({
         const rows = await credentials.list(CLI_SCOPE);
         if (args.json) return printJson(rows);
         if (rows.length === 0) return void process.stdout.write('no stored sign-ins\n');
-        for (const r of rows) process.stdout.write(`${r.server}\t${r.url}\t${r.issuer ?? '-'}\tscope=${r.scope ?? '-'}\texpires=${iso(r.expiresAt)}\t${r.refreshable ? 'refreshable' : 'no refresh token'}\n`);
+        for (const r of rows)
+          process.stdout.write(
+            `${r.server}\t${r.url}\t${r.issuer ?? '-'}\tscope=${r.scope ?? '-'}\texpires=${iso(r.expiresAt)}\t${r.refreshable ? 'refreshable' : 'no refresh token'}\n`,
+          );
       } else if (action === 'logout') {
         if (!server) throw new CliError('auth logout: give a server name (see parley auth list)');
         const removed = await credentials.delete({ ...CLI_SCOPE, server });
         if (!removed) throw new CliError(`auth logout: no stored sign-in for "${server}" (see parley auth list)`, EXIT.FAILED);
-        args.json ? printJson({ removed: server }) : process.stdout.write(`signed out of ${server} (stored tokens and client registration deleted)\n`);
+        args.json
+          ? printJson({ removed: server })
+          : process.stdout.write(`signed out of ${server} (stored tokens and client registration deleted)\n`);
       } else throw new CliError(`auth: unknown action "${action}" (list, logout)`);
     } finally {
       await credentials.close();

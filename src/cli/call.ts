@@ -70,13 +70,18 @@ class Watched implements Presenter {
   failure: Error | undefined;
   /** How to answer from the command line, added to a {@link UserInteractionRequiredError}. */
   static hint(e: UserInteractionRequiredError): string {
-    if (e.prompt.signIn) return `${e.message} Run parley call on a terminal (or parley up) to sign in once; the tokens are then kept (docs/auth.md).`;
+    if (e.prompt.signIn)
+      return `${e.message} Run parley call on a terminal (or parley up) to sign in once; the tokens are then kept (docs/auth.md).`;
     return `${e.message} Supply answers with --answers <file> ({"${e.prompt.server}": {...}}), a preset (--preset), or run on a terminal.`;
   }
   readonly interactive: boolean;
   readonly autoSubmitPrefill?: boolean;
   readonly sampling?: boolean;
-  constructor(private readonly inner: Presenter, private readonly abort: AbortController, private readonly rememberAs?: RememberChoice) {
+  constructor(
+    private readonly inner: Presenter,
+    private readonly abort: AbortController,
+    private readonly rememberAs?: RememberChoice,
+  ) {
     this.interactive = inner.interactive;
     this.autoSubmitPrefill = inner.autoSubmitPrefill;
     this.sampling = inner.sampling;
@@ -114,7 +119,15 @@ function failureText(e: Error): string {
 type RememberChoice = 'once' | 'session' | 'always' | 'auto';
 const REMEMBER_CHOICES: readonly RememberChoice[] = ['once', 'session', 'always', 'auto'];
 
-const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'audio/wav': 'wav', 'audio/mpeg': 'mp3' };
+const EXT: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'audio/wav': 'wav',
+  'audio/mpeg': 'mp3',
+};
 
 /** Renders a result for the terminal; binary parts are written to a fresh temp directory. */
 export function renderResult(result: CallToolResult): string {
@@ -128,11 +141,16 @@ export function renderResult(result: CallToolResult): string {
   };
   result.content.forEach((c, i) => {
     if (c.type === 'text') lines.push(c.text);
-    else if (c.type === 'image' || c.type === 'audio') lines.push(`[${c.type} ${c.mimeType}] saved to ${save(c.data, c.mimeType, `${c.type}-${i + 1}`)}`);
+    else if (c.type === 'image' || c.type === 'audio')
+      lines.push(`[${c.type} ${c.mimeType}] saved to ${save(c.data, c.mimeType, `${c.type}-${i + 1}`)}`);
     else if (c.type === 'resource_link') lines.push(`[resource link] ${c.uri}${c.name ? ` (${c.name})` : ''}`);
     else if (c.type === 'resource') {
       const r = c.resource as { uri: string; text?: string; blob?: string; mimeType?: string };
-      lines.push(r.text !== undefined ? `[resource ${r.uri}]\n${r.text}` : `[resource ${r.uri}] saved to ${save(r.blob ?? '', r.mimeType, `resource-${i + 1}`)}`);
+      lines.push(
+        r.text !== undefined
+          ? `[resource ${r.uri}]\n${r.text}`
+          : `[resource ${r.uri}] saved to ${save(r.blob ?? '', r.mimeType, `resource-${i + 1}`)}`,
+      );
     }
   });
   if (!result.content.length && result.structuredContent !== undefined) lines.push(JSON.stringify(result.structuredContent, null, 2));
@@ -140,27 +158,60 @@ export function renderResult(result: CallToolResult): string {
 }
 
 export const callCommand = defineCommand({
-  meta: { name: 'call', description: 'Call a tool; answer its input requests on the terminal, from --answers, or headlessly (exit 1 when the tool fails)' },
+  meta: {
+    name: 'call',
+    description: 'Call a tool; answer its input requests on the terminal, from --answers, or headlessly (exit 1 when the tool fails)',
+  },
   args: {
     server: { type: 'positional', description: 'server name from the configuration', required: true },
     tool: { type: 'positional', description: 'tool name', required: true },
-    arguments: { type: 'positional', description: 'a JSON object, or key=value pairs (values parsed as JSON when they parse)', required: false },
+    arguments: {
+      type: 'positional',
+      description: 'a JSON object, or key=value pairs (values parsed as JSON when they parse)',
+      required: false,
+    },
     ...commonArgs,
-    answers: { type: 'string', description: 'answer input requests from a JSON file: {"<field>": value} or {"<server>": {...}}, "$decline" / "$cancel"; never waits for a person' },
-    'non-interactive': { type: 'boolean', description: 'never ask a person: answer from presets and remembered answers only, else fail (default when stdin is not a terminal)' },
+    answers: {
+      type: 'string',
+      description:
+        'answer input requests from a JSON file: {"<field>": value} or {"<server>": {...}}, "$decline" / "$cancel"; never waits for a person',
+    },
+    'non-interactive': {
+      type: 'boolean',
+      description: 'never ask a person: answer from presets and remembered answers only, else fail (default when stdin is not a terminal)',
+    },
     json: { type: 'boolean', description: 'print structuredContent (or the whole result) as JSON' },
-    preset: { type: 'string', description: 'load a preset first (saved, or from the configuration): its roots are added and its answers prefill forms; with --non-interactive they answer' },
-    remember: { type: 'string', description: 'remember the answers given in this call: once (default), session, always (prefill next time) or auto (always; answered automatically next time; see parley answers)' },
+    preset: {
+      type: 'string',
+      description:
+        'load a preset first (saved, or from the configuration): its roots are added and its answers prefill forms; with --non-interactive they answer',
+    },
+    remember: {
+      type: 'string',
+      description:
+        'remember the answers given in this call: once (default), session, always (prefill next time) or auto (always; answered automatically next time; see parley answers)',
+    },
   },
   async run({ args, rawArgs }) {
-    const pos = parseFlags('call', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false, '--preset': true, '--remember': true });
+    const pos = parseFlags('call', rawArgs, {
+      '--answers': true,
+      '--non-interactive': false,
+      '--json': false,
+      '--preset': true,
+      '--remember': true,
+    });
     const rememberAs = args.remember === undefined ? undefined : (String(args.remember) as RememberChoice);
-    if (rememberAs !== undefined && !REMEMBER_CHOICES.includes(rememberAs)) throw new CliError(`call: --remember must be ${REMEMBER_CHOICES.join(', ')} (got ${JSON.stringify(args.remember)})`);
+    if (rememberAs !== undefined && !REMEMBER_CHOICES.includes(rememberAs))
+      throw new CliError(`call: --remember must be ${REMEMBER_CHOICES.join(', ')} (got ${JSON.stringify(args.remember)})`);
     if (pos.length < 2) throw new CliError('call: expected <server> <tool> [json | key=value …]');
     const [server, tool, ...rest] = pos;
     const toolArgs = parseToolArgs(rest);
     const abort = new AbortController();
-    const inner: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
+    const inner: Presenter = args.answers
+      ? new ScriptedPresenter(readAnswers(String(args.answers)))
+      : args['non-interactive'] || !process.stdin.isTTY
+        ? new HeadlessPresenter(true)
+        : new TerminalPresenter();
     const presenter = new Watched(inner, abort, rememberAs);
     const ctx = await openHost(args, presenter);
     if (Object.hasOwn(ctx.invalid, server)) {

@@ -11,7 +11,11 @@ import { CliError, EXIT } from './output.js';
 
 export const configCheckCommand = defineCommand({
   meta: { name: 'check', description: 'Load the configuration and print its issues (exit 1 on errors)' },
-  args: { file: { type: 'positional', required: false, description: 'file to check (default: the search order, like parley up)' }, config: commonArgs.config, json: { type: 'boolean', description: 'print {servers, issues} as JSON' } },
+  args: {
+    file: { type: 'positional', required: false, description: 'file to check (default: the search order, like parley up)' },
+    config: commonArgs.config,
+    json: { type: 'boolean', description: 'print {servers, issues} as JSON' },
+  },
   run({ args, rawArgs }) {
     const pos = parseFlags('config check', rawArgs, { '--json': false });
     if (pos.length > 1) throw new CliError(`config check: expected at most one file, got ${pos.join(' ')}`);
@@ -22,7 +26,9 @@ export const configCheckCommand = defineCommand({
     else {
       if (issues.length) process.stdout.write(formatConfigIssues(issues) + '\n');
       const errors = issues.filter((i) => i.severity === 'error').length;
-      process.stdout.write(`${origin === 'embedded' ? 'no configuration file found; the embedded default: ' : ''}${Object.keys(config.servers).length} server(s): ${Object.keys(config.servers).join(', ') || 'none'}; ${errors} error(s), ${issues.length - errors} warning(s)\n`);
+      process.stdout.write(
+        `${origin === 'embedded' ? 'no configuration file found; the embedded default: ' : ''}${Object.keys(config.servers).length} server(s): ${Object.keys(config.servers).join(', ') || 'none'}; ${errors} error(s), ${issues.length - errors} warning(s)\n`,
+      );
     }
     process.exitCode = bad ? EXIT.FAILED : EXIT.OK;
   },

@@ -21,13 +21,19 @@ export const STORE_ENV = 'PARLEY_STORE';
 
 /** citty definition of `--store` (and its older spelling `--db`, a SQLite path). */
 export const storeArgs = {
-  store: { type: 'string', description: `store: a postgres://user:pw@host:port/db URL or a SQLite file path (default $${STORE_ENV}, else ${DEFAULT_DB})` },
+  store: {
+    type: 'string',
+    description: `store: a postgres://user:pw@host:port/db URL or a SQLite file path (default $${STORE_ENV}, else ${DEFAULT_DB})`,
+  },
   db: { type: 'string', description: 'SQLite store file (older spelling of --store)' },
 } as const;
 
 /** citty definitions of the flags every host command takes. */
 export const commonArgs = {
-  config: { type: 'string', description: 'configuration file (highest precedence over parley.json, .mcp.json, .vscode/mcp.json, ~/.config/parley/parley.json)' },
+  config: {
+    type: 'string',
+    description: 'configuration file (highest precedence over parley.json, .mcp.json, .vscode/mcp.json, ~/.config/parley/parley.json)',
+  },
   ...storeArgs,
 } as const;
 
@@ -36,7 +42,8 @@ export const commonArgs = {
  * @throws CliError (exit 2) when both `--store` and `--db` are given.
  */
 export function storeTarget(args: { store?: unknown; db?: unknown }, fallback: string = DEFAULT_DB): string {
-  if (args.store !== undefined && args.db !== undefined) throw new CliError('give the store once: --store (or its older spelling --db), not both', EXIT.USAGE);
+  if (args.store !== undefined && args.db !== undefined)
+    throw new CliError('give the store once: --store (or its older spelling --db), not both', EXIT.USAGE);
   const flag = (args.store ?? args.db) as string | undefined;
   if (flag !== undefined && flag === '') throw new CliError('--store needs a value: a postgres:// URL or a SQLite file path', EXIT.USAGE);
   return flag ?? (process.env[STORE_ENV] || fallback);
@@ -62,7 +69,8 @@ export function parseFlags(command: string, rawArgs: string[], flags: Record<str
     }
     const flag = a.split('=')[0];
     const base = flag.startsWith('--no-') ? '--' + flag.slice(5) : flag;
-    if (!(flag in known) && !(base in known && known[base] === false)) throw new CliError(`${command}: unknown option ${flag} (see parley ${command} --help)`);
+    if (!(flag in known) && !(base in known && known[base] === false))
+      throw new CliError(`${command}: unknown option ${flag} (see parley ${command} --help)`);
     if (known[flag] && !a.includes('=')) {
       if (i + 1 >= rawArgs.length) throw new CliError(`${command}: ${flag} needs a value`);
       i++;
@@ -94,7 +102,8 @@ export function loadConfig(flagFile: string | undefined): { config: HostConfig; 
   const loaded = resolveConfig({ flagFile });
   if (loaded.issues.length) process.stderr.write(formatConfigIssues(loaded.issues) + '\n');
   if (hasErrors(loaded.issues)) {
-    if (Object.keys(loaded.config.servers).length === 0) throw new CliError('configuration has errors and no valid server (see above; run parley config check)', EXIT.FAILED);
+    if (Object.keys(loaded.config.servers).length === 0)
+      throw new CliError('configuration has errors and no valid server (see above; run parley config check)', EXIT.FAILED);
     const bad = loaded.config.invalidServers ?? [];
     if (bad.length) process.stderr.write(`parley: running without ${bad.length} invalid server(s): ${bad.join(', ')} (see above)\n`);
   }
@@ -170,7 +179,14 @@ export async function openHost(args: { config?: string; db?: string; store?: str
   const invalid = invalidReasons(config, issues);
   const store = await openStore(args);
   const credentials = openCredentials(storeTarget(args));
-  const host = createHost(config, { presenter, store, credentials, scope: { ...CLI_SCOPE }, stop: ONE_SHOT_STOP, log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`) });
+  const host = createHost(config, {
+    presenter,
+    store,
+    credentials,
+    scope: { ...CLI_SCOPE },
+    stop: ONE_SHOT_STOP,
+    log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`),
+  });
   return {
     host,
     store,

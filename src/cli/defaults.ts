@@ -39,7 +39,12 @@ export interface ResolvedConfig {
 
 /** Resolves configuration for any command (see the module doc for the order). Never throws. */
 export function resolveConfig(opts: { flagFile?: string; cwd?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): ResolvedConfig {
-  const ctx = { flagFile: opts.flagFile, cwd: opts.cwd ?? process.cwd(), home: opts.home ?? homedir(), env: (opts.env ?? process.env) as Record<string, string | undefined> };
+  const ctx = {
+    flagFile: opts.flagFile,
+    cwd: opts.cwd ?? process.cwd(),
+    home: opts.home ?? homedir(),
+    env: (opts.env ?? process.env) as Record<string, string | undefined>,
+  };
   const files = loadHostConfig(ctx);
   if (opts.flagFile || files.config.sources.length > 0 || files.issues.some((i) => i.severity === 'error')) {
     return { ...files, origin: opts.flagFile ? 'flag' : 'files' };

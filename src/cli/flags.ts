@@ -78,7 +78,9 @@ export async function resolveCommand(root: CommandDef<any>, rawArgs: string[], s
   const names: string[] = [];
   let rest = rawArgs;
   for (;;) {
-    const subs = (typeof leaf.subCommands === 'function' ? await leaf.subCommands() : await leaf.subCommands) as Record<string, unknown> | undefined;
+    const subs = (typeof leaf.subCommands === 'function' ? await leaf.subCommands() : await leaf.subCommands) as
+      | Record<string, unknown>
+      | undefined;
     const args = (typeof leaf.args === 'function' ? await leaf.args() : await leaf.args) as ArgsDef | undefined;
     const idx = subs ? rest.findIndex((a) => !a.startsWith('-')) : -1;
     const loader = idx === -1 ? undefined : subs?.[rest[idx]];

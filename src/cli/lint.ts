@@ -6,7 +6,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { defineCommand } from 'citty';
-import { findRequestedSchemas, lintRequestedSchema, normalizeRequestedSchema, REVISIONS, type Issue, type Repair, type Revision } from '../schema/index.js';
+import {
+  findRequestedSchemas,
+  lintRequestedSchema,
+  normalizeRequestedSchema,
+  REVISIONS,
+  type Issue,
+  type Repair,
+  type Revision,
+} from '../schema/index.js';
 import { CliError, EXIT, palette, useColour } from './output.js';
 
 export interface LintedSchema {
@@ -48,10 +56,15 @@ export function lintFile(file: string, revision: Revision): LintReport {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new CliError(`${file}: not valid JSON (${(e as Error).message}); give a requestedSchema, an elicitation/create message or an input_required result`);
+    throw new CliError(
+      `${file}: not valid JSON (${(e as Error).message}); give a requestedSchema, an elicitation/create message or an input_required result`,
+    );
   }
   const { kind, found, issues: docIssues } = findRequestedSchemas(doc, { revision });
-  if (kind === 'unknown') throw new CliError(`${file}: no requestedSchema found; expected a JSON Schema object, an elicitation/create request, or an input_required result with inputRequests`);
+  if (kind === 'unknown')
+    throw new CliError(
+      `${file}: no requestedSchema found; expected a JSON Schema object, an elicitation/create request, or an input_required result with inputRequests`,
+    );
   const schemas = found.map((f): LintedSchema => {
     if (f.mode === 'url') return { path: f.path, mode: 'url', issues: f.requestIssues, repairs: [], refused: [] };
     const prefix = (i: Issue) => ({ ...i, path: f.path + i.path });
@@ -65,7 +78,15 @@ export function lintFile(file: string, revision: Revision): LintReport {
     };
   });
   const all = [...docIssues, ...schemas.flatMap((s) => s.issues)];
-  return { file, revision, kind, issues: docIssues, schemas, errors: all.filter((i) => i.severity === 'error').length, warnings: all.filter((i) => i.severity === 'warning').length };
+  return {
+    file,
+    revision,
+    kind,
+    issues: docIssues,
+    schemas,
+    errors: all.filter((i) => i.severity === 'error').length,
+    warnings: all.filter((i) => i.severity === 'warning').length,
+  };
 }
 
 /** Human-readable report, one line per issue. */
@@ -85,7 +106,11 @@ export function formatLintReport(r: LintReport, colour = false): string {
   }
   if (r.schemas.length === 0) lines.push(`${r.file}: ${r.kind} with no form elicitation in it`);
   for (const s of r.schemas) {
-    lines.push(p.bold(`${r.file}${s.path || ' (root)'}: ${s.mode === 'url' ? `URL-mode request, revision ${r.revision}` : `requestedSchema, revision ${r.revision}`}`));
+    lines.push(
+      p.bold(
+        `${r.file}${s.path || ' (root)'}: ${s.mode === 'url' ? `URL-mode request, revision ${r.revision}` : `requestedSchema, revision ${r.revision}`}`,
+      ),
+    );
     issueLines(s.issues);
     if (s.repairs.length > 0) {
       lines.push('  the host would repair:');
@@ -101,7 +126,11 @@ export function formatLintReport(r: LintReport, colour = false): string {
 }
 
 export const lintCommand = defineCommand({
-  meta: { name: 'lint', description: 'Lint a requestedSchema, an elicitation/create message or an input_required result (exit 1 on errors, 2 on unreadable input)' },
+  meta: {
+    name: 'lint',
+    description:
+      'Lint a requestedSchema, an elicitation/create message or an input_required result (exit 1 on errors, 2 on unreadable input)',
+  },
   args: {
     file: { type: 'positional', description: 'JSON file to lint', required: true },
     revision: { type: 'string', description: `protocol revision: ${REVISIONS.join(' | ')}`, default: '2026-07-28' },
@@ -118,9 +147,11 @@ export const lintCommand = defineCommand({
         if (flag === '--revision' && !a.includes('=')) i++;
       } else positionals.push(a);
     }
-    if (positionals.length !== 1) throw new CliError(`lint: expected exactly one file, got ${positionals.length} (${positionals.join(' ') || 'none'})`);
+    if (positionals.length !== 1)
+      throw new CliError(`lint: expected exactly one file, got ${positionals.length} (${positionals.join(' ') || 'none'})`);
     const revision = args.revision as Revision;
-    if (!REVISIONS.includes(revision)) throw new CliError(`--revision must be one of ${REVISIONS.join(', ')} (got ${JSON.stringify(args.revision)})`);
+    if (!REVISIONS.includes(revision))
+      throw new CliError(`--revision must be one of ${REVISIONS.join(', ')} (got ${JSON.stringify(args.revision)})`);
     const report = lintFile(String(args.file), revision);
     process.stdout.write((args.json ? JSON.stringify(report, null, 2) : formatLintReport(report, useColour())) + '\n');
     process.exitCode = report.errors > 0 ? EXIT.FAILED : EXIT.OK;

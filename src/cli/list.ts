@@ -16,23 +16,50 @@ const json = { type: 'boolean', description: 'print JSON' } as const;
 const USER: Scope = { ...CLI_SCOPE, session: null };
 
 const healthText = (h: { status: string; error?: string } | undefined) =>
-  !h ? 'unchecked' : h.status === 'ok' ? 'ok' : `${h.status === 'timeout' ? 'timeout' : h.status} (invalid: not sent to servers${h.error ? `; ${h.error}` : ''})`;
+  !h
+    ? 'unchecked'
+    : h.status === 'ok'
+      ? 'ok'
+      : `${h.status === 'timeout' ? 'timeout' : h.status} (invalid: not sent to servers${h.error ? `; ${h.error}` : ''})`;
 const stateText = (s: { status: string; message?: string }, lazy = false) =>
-  s.status === 'error' || s.status === 'invalid' ? `${s.status}: ${s.message}` : s.status === 'stopped' && lazy ? 'not started (lazy)' : s.status;
+  s.status === 'error' || s.status === 'invalid'
+    ? `${s.status}: ${s.message}`
+    : s.status === 'stopped' && lazy
+      ? 'not started (lazy)'
+      : s.status;
 
 export const serversCommand = defineCommand({
-  meta: { name: 'servers', description: 'List configured servers (name, type, state; a lazy server shows "not started (lazy)"); --start starts them to show revision and capabilities' },
-  args: { ...commonArgs, start: { type: 'boolean', description: 'start every server, lazy ones too (bounded by its startup timeout)' }, json },
+  meta: {
+    name: 'servers',
+    description:
+      'List configured servers (name, type, state; a lazy server shows "not started (lazy)"); --start starts them to show revision and capabilities',
+  },
+  args: {
+    ...commonArgs,
+    start: { type: 'boolean', description: 'start every server, lazy ones too (bounded by its startup timeout)' },
+    json,
+  },
   async run({ args, rawArgs }) {
     parseFlags('servers', rawArgs, { '--start': false, '--json': false });
     const ctx = await openHost(args, new HeadlessPresenter(true));
     try {
       if (args.start) await ctx.host.start(ctx.host.servers.names());
-      const list: Array<{ name: string; type: string; state: { status: string; message?: string }; lazy?: boolean; revision?: string; capabilities?: unknown }> = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
-      for (const [name, why] of Object.entries(ctx.invalid)) list.push({ name, type: 'invalid', state: { status: 'invalid', message: why } });
+      const list: Array<{
+        name: string;
+        type: string;
+        state: { status: string; message?: string };
+        lazy?: boolean;
+        revision?: string;
+        capabilities?: unknown;
+      }> = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
+      for (const [name, why] of Object.entries(ctx.invalid))
+        list.push({ name, type: 'invalid', state: { status: 'invalid', message: why } });
       process.exitCode = list.some((s) => s.state.status === 'error' || s.state.status === 'invalid') ? EXIT.FAILED : EXIT.OK;
       if (args.json) return printJson(list);
-      for (const s of list) process.stdout.write(`${s.name}\t${s.type}\t${stateText(s.state as never, s.lazy)}${s.revision ? `\trevision ${s.revision}` : ''}${s.capabilities ? `\tcapabilities ${Object.keys(s.capabilities as object).join(',')}` : ''}\n`);
+      for (const s of list)
+        process.stdout.write(
+          `${s.name}\t${s.type}\t${stateText(s.state as never, s.lazy)}${s.revision ? `\trevision ${s.revision}` : ''}${s.capabilities ? `\tcapabilities ${Object.keys(s.capabilities as object).join(',')}` : ''}\n`,
+        );
     } finally {
       await ctx.close();
     }
@@ -47,14 +74,22 @@ export const toolsCommand = defineCommand({
     const ctx = await openHost(args, new HeadlessPresenter(true));
     try {
       const names = pos.length ? pos : [...ctx.host.servers.names(), ...Object.keys(ctx.invalid)];
-      for (const n of names) if (!ctx.host.servers.names().includes(n) && !Object.hasOwn(ctx.invalid, n)) throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.servers.names().join(', ')})`, EXIT.FAILED);
+      for (const n of names)
+        if (!ctx.host.servers.names().includes(n) && !Object.hasOwn(ctx.invalid, n))
+          throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.servers.names().join(', ')})`, EXIT.FAILED);
       const out: Record<string, { tools?: Array<{ name: string; description?: string }>; error?: string }> = {};
       await Promise.all(
         names.map(async (n) => {
           if (Object.hasOwn(ctx.invalid, n)) return void (out[n] = { error: `invalid configuration: ${ctx.invalid[n]}` });
           try {
             const r = await ctx.host.servers.listTools(n);
-            out[n] = { tools: r.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema })) };
+            out[n] = {
+              tools: r.tools.map((t) => ({
+                name: t.name,
+                ...(t.description ? { description: t.description } : {}),
+                inputSchema: t.inputSchema,
+              })),
+            };
           } catch (e) {
             out[n] = { error: (e as Error).message };
           }
@@ -64,7 +99,8 @@ export const toolsCommand = defineCommand({
       else
         for (const n of names) {
           process.stdout.write(`${n}${out[n].error ? `: error: ${out[n].error}` : ''}\n`);
-          for (const t of out[n].tools ?? []) process.stdout.write(`  ${t.name}${t.description ? `  ${t.description.split('\n')[0]}` : ''}\n`);
+          for (const t of out[n].tools ?? [])
+            process.stdout.write(`  ${t.name}${t.description ? `  ${t.description.split('\n')[0]}` : ''}\n`);
         }
       process.exitCode = Object.values(out).some((o) => o.error) ? EXIT.FAILED : EXIT.OK;
     } finally {
@@ -75,7 +111,14 @@ export const toolsCommand = defineCommand({
 
 export const rootsCommand = defineCommand({
   meta: { name: 'roots', description: 'List roots; `roots add <path|uri> [--name N] [--scope app]`, `roots remove <uri>`' },
-  args: { action: { type: 'positional', required: false, description: 'list (default) | add | remove' }, target: { type: 'positional', required: false, description: 'path or URI' }, name: { type: 'string', description: 'root name (add)' }, scope: { type: 'string', description: 'app (kept in the store; the default and only scope a one-shot command can give)' }, ...commonArgs, json },
+  args: {
+    action: { type: 'positional', required: false, description: 'list (default) | add | remove' },
+    target: { type: 'positional', required: false, description: 'path or URI' },
+    name: { type: 'string', description: 'root name (add)' },
+    scope: { type: 'string', description: 'app (kept in the store; the default and only scope a one-shot command can give)' },
+    ...commonArgs,
+    json,
+  },
   async run({ args, rawArgs }) {
     const [action = 'list', target, ...extra] = parseFlags('roots', rawArgs, { '--name': true, '--scope': true, '--json': false });
     if (extra.length) throw new CliError(`roots: unexpected arguments ${extra.join(' ')}`);
@@ -87,10 +130,16 @@ export const rootsCommand = defineCommand({
       for (const r of config.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
       if (action === 'add' || action === 'remove') {
         if (!target) throw new CliError(`roots ${action}: give a path or URI`);
-        const uri = /^[a-z][a-z0-9+.-]*:/i.test(target) && !/^[a-z]:[\\/]/i.test(target) ? target : pathToFileUri(resolve(target), { platform: process.platform === 'win32' ? 'win32' : 'posix' });
+        const uri =
+          /^[a-z][a-z0-9+.-]*:/i.test(target) && !/^[a-z]:[\\/]/i.test(target)
+            ? target
+            : pathToFileUri(resolve(target), { platform: process.platform === 'win32' ? 'win32' : 'posix' });
         if (action === 'add') {
           const lifetime = (args.scope ?? 'app') as string;
-          if (lifetime === 'session') throw new CliError('roots add: --scope session would end with this command (each parley command is its own session); use --scope app (kept in the store), add the root in the console of a running `parley up`, or put it in a preset');
+          if (lifetime === 'session')
+            throw new CliError(
+              'roots add: --scope session would end with this command (each parley command is its own session); use --scope app (kept in the store), add the root in the console of a running `parley up`, or put it in a preset',
+            );
           if (lifetime !== 'app') throw new CliError(`roots add: --scope must be app (got ${JSON.stringify(lifetime)})`);
           let root;
           try {
@@ -98,7 +147,9 @@ export const rootsCommand = defineCommand({
           } catch (e) {
             throw new CliError(`roots add: ${(e as Error).message}`);
           }
-          args.json ? printJson(root) : process.stdout.write(`added ${root.uri}${root.virtual ? ' (virtual: routing only)' : ''}${isFileUri(root.uri) ? '' : ''}\n`);
+          args.json
+            ? printJson(root)
+            : process.stdout.write(`added ${root.uri}${root.virtual ? ' (virtual: routing only)' : ''}${isFileUri(root.uri) ? '' : ''}\n`);
         } else {
           const ok = reg.remove(uri);
           if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);
@@ -110,7 +161,11 @@ export const rootsCommand = defineCommand({
         await reg.check();
         const list = reg.list();
         if (args.json) printJson(list);
-        else for (const r of list) process.stdout.write(`${r.uri}${r.name ? `\t${r.name}` : ''}\t${r.lifetime}\t${r.source}\t${r.virtual ? 'virtual' : healthText(r.health)}\n`);
+        else
+          for (const r of list)
+            process.stdout.write(
+              `${r.uri}${r.name ? `\t${r.name}` : ''}\t${r.lifetime}\t${r.source}\t${r.virtual ? 'virtual' : healthText(r.health)}\n`,
+            );
       } else throw new CliError(`roots: unknown action "${action}" (list, add, remove)`);
       await reg.flush();
       reg.close();
@@ -122,37 +177,76 @@ export const rootsCommand = defineCommand({
 
 export const presetsCommand = defineCommand({
   meta: { name: 'presets', description: 'List presets; `presets save <name>`, `load <name>`, `export [file]`, `import <file>`' },
-  args: { action: { type: 'positional', required: false, description: 'list (default) | save | load | export | import' }, target: { type: 'positional', required: false, description: 'preset name or file' }, ...commonArgs, json },
+  args: {
+    action: { type: 'positional', required: false, description: 'list (default) | save | load | export | import' },
+    target: { type: 'positional', required: false, description: 'preset name or file' },
+    ...commonArgs,
+    json,
+  },
   async run({ args, rawArgs }) {
     const [action = 'list', target] = parseFlags('presets', rawArgs, { '--json': false });
     const { config } = loadConfig(args.config);
     const store = await openStore(args);
     try {
       if (action === 'list') {
-        const stored = (await store.listPresets(USER)).map((p) => ({ name: p.name, source: 'store', roots: p.roots.length, answers: Object.keys(p.answers), updatedAt: p.updatedAt }));
-        const fromConfig = Object.entries(config.presets).map(([name, p]) => ({ name, source: 'config', roots: p.roots?.length ?? 0, answers: Object.keys(p.answers ?? {}) }));
+        const stored = (await store.listPresets(USER)).map((p) => ({
+          name: p.name,
+          source: 'store',
+          roots: p.roots.length,
+          answers: Object.keys(p.answers),
+          updatedAt: p.updatedAt,
+        }));
+        const fromConfig = Object.entries(config.presets).map(([name, p]) => ({
+          name,
+          source: 'config',
+          roots: p.roots?.length ?? 0,
+          answers: Object.keys(p.answers ?? {}),
+        }));
         const all = [...stored, ...fromConfig];
         if (args.json) return printJson(all);
-        for (const p of all) process.stdout.write(`${p.name}\t${p.source}\t${p.roots} root(s)\tanswers for: ${p.answers.join(', ') || '-'}\n`);
+        for (const p of all)
+          process.stdout.write(`${p.name}\t${p.source}\t${p.roots} root(s)\tanswers for: ${p.answers.join(', ') || '-'}\n`);
       } else if (action === 'save') {
         if (!target) throw new CliError('presets save: give a name');
         const reg = new RootRegistry({ store, scope: USER });
         await reg.ready;
         const earlier = await store.loadPreset(USER, target);
-        const preset: Preset = { name: target, scope: USER, roots: reg.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers: mergeAnswers(earlier?.answers, await rememberedAnswers(store, USER)), config: earlier?.config ?? {}, updatedAt: Date.now() };
+        const preset: Preset = {
+          name: target,
+          scope: USER,
+          roots: reg
+            .list()
+            .filter((r) => r.source !== 'config')
+            .map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })),
+          answers: mergeAnswers(earlier?.answers, await rememberedAnswers(store, USER)),
+          config: earlier?.config ?? {},
+          updatedAt: Date.now(),
+        };
         reg.close();
         await store.savePreset(preset);
-        args.json ? printJson(preset) : process.stdout.write(`saved preset ${target} (${preset.roots.length} root(s); answers for ${Object.keys(preset.answers).join(', ') || 'no server'})\n`);
+        args.json
+          ? printJson(preset)
+          : process.stdout.write(
+              `saved preset ${target} (${preset.roots.length} root(s); answers for ${Object.keys(preset.answers).join(', ') || 'no server'})\n`,
+            );
       } else if (action === 'load') {
         if (!target) throw new CliError('presets load: give a name');
-        const p = (await store.loadPreset(USER, target)) ?? (config.presets[target] ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} } : undefined);
+        const p =
+          (await store.loadPreset(USER, target)) ??
+          (config.presets[target]
+            ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} }
+            : undefined);
         if (!p) throw new CliError(`presets load: no preset named "${target}" (see parley presets)`, EXIT.FAILED);
         const reg = new RootRegistry({ store, scope: USER });
         await reg.ready;
         for (const r of p.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'user' });
         await reg.flush();
         reg.close();
-        args.json ? printJson(p) : process.stdout.write(`loaded preset ${target}: added ${p.roots.length} root(s) to the app roots; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`);
+        args.json
+          ? printJson(p)
+          : process.stdout.write(
+              `loaded preset ${target}: added ${p.roots.length} root(s) to the app roots; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`,
+            );
       } else if (action === 'export') {
         const text = (await exportPresets(store, USER)) + '\n';
         if (target) writeFileSync(target, text);
@@ -166,7 +260,8 @@ export const presetsCommand = defineCommand({
           throw new CliError(`presets import: cannot read ${target} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         }
         const r = await importPresets(store, USER, text);
-        for (const i of r.issues) process.stderr.write(`${target} ${i.path || '(root)'}: ${i.severity}: ${i.message}${i.fix ? ` (${i.fix})` : ''}\n`);
+        for (const i of r.issues)
+          process.stderr.write(`${target} ${i.path || '(root)'}: ${i.severity}: ${i.message}${i.fix ? ` (${i.fix})` : ''}\n`);
         if (r.issues.some((i) => i.severity === 'error')) return void (process.exitCode = EXIT.FAILED);
         process.stdout.write(`imported ${r.imported} preset(s)\n`);
       } else throw new CliError(`presets: unknown action "${action}" (list, save, load, export, import)`);
@@ -177,23 +272,53 @@ export const presetsCommand = defineCommand({
 });
 
 export const auditCommand = defineCommand({
-  meta: { name: 'audit', description: 'Show the audit log, newest first (--server, --kind, --action, --limit); `audit purge --user <name> [--tenant <t>]` deletes a user\'s audit rows and remembered answers' },
-  args: { op: { type: 'positional', required: false, description: 'list (default) | purge' }, server: { type: 'string', description: 'only this server' }, kind: { type: 'string', description: 'e.g. request, answer, tool-call, policy' }, action: { type: 'string', description: 'e.g. accept, decline, cancel, ok, error' }, limit: { type: 'string', description: 'maximum records (default 50)' }, user: { type: 'string', description: 'purge: the user whose rows are deleted' }, tenant: { type: 'string', description: 'purge: the user\'s tenant (default "default")' }, ...commonArgs, json },
+  meta: {
+    name: 'audit',
+    description:
+      "Show the audit log, newest first (--server, --kind, --action, --limit); `audit purge --user <name> [--tenant <t>]` deletes a user's audit rows and remembered answers",
+  },
+  args: {
+    op: { type: 'positional', required: false, description: 'list (default) | purge' },
+    server: { type: 'string', description: 'only this server' },
+    kind: { type: 'string', description: 'e.g. request, answer, tool-call, policy' },
+    action: { type: 'string', description: 'e.g. accept, decline, cancel, ok, error' },
+    limit: { type: 'string', description: 'maximum records (default 50)' },
+    user: { type: 'string', description: 'purge: the user whose rows are deleted' },
+    tenant: { type: 'string', description: 'purge: the user\'s tenant (default "default")' },
+    ...commonArgs,
+    json,
+  },
   async run({ args, rawArgs }) {
-    const [sub = 'list', ...extra] = parseFlags('audit', rawArgs, { '--server': true, '--kind': true, '--action': true, '--limit': true, '--json': false, '--user': true, '--tenant': true });
+    const [sub = 'list', ...extra] = parseFlags('audit', rawArgs, {
+      '--server': true,
+      '--kind': true,
+      '--action': true,
+      '--limit': true,
+      '--json': false,
+      '--user': true,
+      '--tenant': true,
+    });
     if (extra.length) throw new CliError(`audit: unexpected arguments ${extra.join(' ')}`);
     if (sub === 'purge') return purgeUser(args);
     if (sub !== 'list') throw new CliError(`audit: unknown action "${sub}" (list, purge)`);
     const action = args.action as string | undefined;
     const limit = args.limit === undefined ? 50 : Number(args.limit);
-    if (!Number.isInteger(limit) || limit < 1) throw new CliError(`audit: --limit must be a positive integer (got ${JSON.stringify(args.limit)})`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new CliError(`audit: --limit must be a positive integer (got ${JSON.stringify(args.limit)})`);
     const store = await openStore(args);
     try {
       const q = { server: args.server as string | undefined, kind: args.kind as string | undefined };
-      let rows = await store.queryAudit({ ...q, scope: { tenant: CLI_SCOPE.tenant, user: CLI_SCOPE.user }, limit: action ? Math.max(limit, 1000) : limit });
+      let rows = await store.queryAudit({
+        ...q,
+        scope: { tenant: CLI_SCOPE.tenant, user: CLI_SCOPE.user },
+        limit: action ? Math.max(limit, 1000) : limit,
+      });
       if (action) rows = rows.filter((r) => r.action === action).slice(0, limit);
       if (args.json) return printJson(rows);
-      for (const r of rows) process.stdout.write(`${new Date(r.ts).toISOString()}\t${r.server}\t${r.kind}${r.action ? `\t${r.action}` : ''}${r.durationMs !== undefined ? `\t${r.durationMs}ms` : ''}${r.detail ? `\t${JSON.stringify(r.detail)}` : ''}\n`);
+      for (const r of rows)
+        process.stdout.write(
+          `${new Date(r.ts).toISOString()}\t${r.server}\t${r.kind}${r.action ? `\t${r.action}` : ''}${r.durationMs !== undefined ? `\t${r.durationMs}ms` : ''}${r.detail ? `\t${JSON.stringify(r.detail)}` : ''}\n`,
+        );
     } finally {
       await store.close();
     }

@@ -18,7 +18,11 @@ function tone(text: string, stream: NodeJS.WriteStream = process.stdout): string
 }
 
 export const main = defineCommand({
-  meta: { name: 'parley', version: '0.1.0', description: 'MCP host, gateway and server toolkit: elicitation, roots and configuration negotiation' },
+  meta: {
+    name: 'parley',
+    version: '0.1.0',
+    description: 'MCP host, gateway and server toolkit: elicitation, roots and configuration negotiation',
+  },
   subCommands: {
     lint: () => import('./lint.js').then((m) => m.lintCommand),
     up: () => import('./up.js').then((m) => m.upCommand),

@@ -27,18 +27,26 @@ export interface Palette {
   bold: Paint;
   green: Paint;
 }
-const code = (open: number, close: number): Paint => (s) => `\x1b[${open}m${s}\x1b[${close}m`;
+const code =
+  (open: number, close: number): Paint =>
+  (s) =>
+    `\x1b[${open}m${s}\x1b[${close}m`;
 const plain: Paint = (s) => s;
 
 /** ANSI colours when `on`, identity functions otherwise. */
 export function palette(on: boolean): Palette {
-  return on ? { red: code(31, 39), yellow: code(33, 39), dim: code(2, 22), bold: code(1, 22), green: code(32, 39) } : { red: plain, yellow: plain, dim: plain, bold: plain, green: plain };
+  return on
+    ? { red: code(31, 39), yellow: code(33, 39), dim: code(2, 22), bold: code(1, 22), green: code(32, 39) }
+    : { red: plain, yellow: plain, dim: plain, bold: plain, green: plain };
 }
 
 /** Thrown by commands for an expected failure: printed as one line, then exit with `exitCode`. */
 export class CliError extends Error {
   override readonly name = 'CliError';
-  constructor(message: string, readonly exitCode: number = EXIT.USAGE) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.USAGE,
+  ) {
     super(message);
   }
 }

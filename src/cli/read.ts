@@ -16,7 +16,10 @@ import { commonArgs, openHost, parseFlags, printJson } from './context.js';
 import { CliError, EXIT } from './output.js';
 
 export const readCommand = defineCommand({
-  meta: { name: 'read', description: 'Read a resource; missing resource-template variables are asked (terminal, --answers, or fail fast headless)' },
+  meta: {
+    name: 'read',
+    description: 'Read a resource; missing resource-template variables are asked (terminal, --answers, or fail fast headless)',
+  },
   args: {
     server: { type: 'positional', description: 'server name from the configuration', required: true },
     uri: { type: 'positional', description: 'resource URI, e.g. sql-query://orders', required: true },
@@ -29,7 +32,11 @@ export const readCommand = defineCommand({
     const pos = parseFlags('read', rawArgs, { '--answers': true, '--non-interactive': false, '--json': false });
     if (pos.length !== 2) throw new CliError('read: expected <server> <uri>');
     const [server, uri] = pos;
-    const presenter: Presenter = args.answers ? new ScriptedPresenter(readAnswers(String(args.answers))) : args['non-interactive'] || !process.stdin.isTTY ? new HeadlessPresenter(true) : new TerminalPresenter();
+    const presenter: Presenter = args.answers
+      ? new ScriptedPresenter(readAnswers(String(args.answers)))
+      : args['non-interactive'] || !process.stdin.isTTY
+        ? new HeadlessPresenter(true)
+        : new TerminalPresenter();
     const ctx = await openHost(args, presenter);
     try {
       let result;

@@ -36,7 +36,8 @@ const checkCommand = defineCommand({
     const state = v === SCHEMA_VERSION ? 'current' : v < SCHEMA_VERSION ? 'behind' : 'ahead';
     if (args.json) printJson({ engine, location, version: v, latest: SCHEMA_VERSION, state });
     else {
-      const hint = state === 'behind' ? ' (run parley store migrate)' : state === 'ahead' ? ' (written by a newer parley: upgrade parley)' : '';
+      const hint =
+        state === 'behind' ? ' (run parley store migrate)' : state === 'ahead' ? ' (written by a newer parley: upgrade parley)' : '';
       process.stdout.write(`${engine} ${location}: schema version ${v} of ${SCHEMA_VERSION}${hint}\n`);
     }
     process.exitCode = state === 'current' ? EXIT.OK : EXIT.FAILED;
@@ -60,12 +61,17 @@ const migrateCommand = defineCommand({
     const out = { engine: store.engine, location: store.location, from: before, version: store.schemaVersion, latest: SCHEMA_VERSION };
     await store.close();
     if (args.json) return printJson(out);
-    process.stdout.write(`${out.engine} ${out.location}: schema version ${out.version}${before === out.version ? ' (already current)' : ` (migrated from ${before})`}\n`);
+    process.stdout.write(
+      `${out.engine} ${out.location}: schema version ${out.version}${before === out.version ? ' (already current)' : ` (migrated from ${before})`}\n`,
+    );
   },
 });
 
 export const storeCommand = defineCommand({
-  meta: { name: 'store', description: 'The store (SQLite file or PostgreSQL): `store check` and `store migrate` report its schema version' },
+  meta: {
+    name: 'store',
+    description: 'The store (SQLite file or PostgreSQL): `store check` and `store migrate` report its schema version',
+  },
   subCommands: { check: checkCommand, migrate: migrateCommand },
   run({ rawArgs }) {
     if (rawArgs.length === 0) throw new CliError('store: choose check or migrate (see parley store --help)', EXIT.USAGE);

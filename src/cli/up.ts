@@ -17,7 +17,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import { createHost, formatConfigIssues, HeadlessPresenter, type HostEvent } from '../host/index.js';
 import { openCredentials, openStore, stateDir, storeArgs, storeTarget } from './context.js';
@@ -42,7 +42,9 @@ function openBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
   const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
   try {
-    spawn(cmd, args, { stdio: 'ignore', detached: true }).on('error', () => undefined).unref();
+    spawn(cmd, args, { stdio: 'ignore', detached: true })
+      .on('error', () => undefined)
+      .unref();
   } catch {
     // no browser opener on this machine: the URL is printed anyway
   }
@@ -74,7 +76,11 @@ export function writeConsoleUrlFile(dir: string, handle: { url: string; port: nu
 export const upCommand = defineCommand({
   meta: { name: 'up', description: 'Run the host: start the configured servers and serve the web console on 127.0.0.1' },
   args: {
-    config: { type: 'string', description: 'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)' },
+    config: {
+      type: 'string',
+      description:
+        'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)',
+    },
     port: { type: 'string', description: 'console port (0 = any free port)', default: '0' },
     ...storeArgs,
     open: { type: 'boolean', description: 'open the console in a browser', default: false },
@@ -83,16 +89,26 @@ export const upCommand = defineCommand({
   },
   async run({ args }) {
     const port = Number(args.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new CliError(`--port must be 0..65535 (got ${JSON.stringify(args.port)})`);
     const p = palette(useColour() && !args.json);
     const log = logger(Boolean(args.json));
 
     const { config, issues, origin } = resolveConfig({ flagFile: args.config });
     if (issues.length > 0) process.stderr.write(formatConfigIssues(issues) + '\n');
     const names = Object.keys(config.servers);
-    if (names.length === 0) throw new CliError(`no servers to run (configuration from ${origin}${issues.some((i) => i.severity === 'error') ? ', with errors above' : ''})`, EXIT.FAILED);
-    log('config', { origin, sources: config.sources, servers: names }, `parley: configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')}; servers: ${names.join(', ')}`);
-    for (const [name, why] of Object.entries(invalidReasons(config, issues))) log('invalid', { server: name, reason: why }, `  ${name}: ${p.red('not started')}: its configuration has errors (${why})`);
+    if (names.length === 0)
+      throw new CliError(
+        `no servers to run (configuration from ${origin}${issues.some((i) => i.severity === 'error') ? ', with errors above' : ''})`,
+        EXIT.FAILED,
+      );
+    log(
+      'config',
+      { origin, sources: config.sources, servers: names },
+      `parley: configuration from ${origin === 'embedded' ? 'the embedded default' : config.sources.join(', ')}; servers: ${names.join(', ')}`,
+    );
+    for (const [name, why] of Object.entries(invalidReasons(config, issues)))
+      log('invalid', { server: name, reason: why }, `  ${name}: ${p.red('not started')}: its configuration has errors (${why})`);
 
     const store = await openStore(args);
     const dataDir = stateDir(storeTarget(args), '.parley');
@@ -102,7 +118,8 @@ export const upCommand = defineCommand({
       presenter: web ?? new HeadlessPresenter(true),
       store,
       credentials,
-      log: (level, message) => (level === 'error' || level === 'warn' ? log('log', { level, message }, `${p.dim(level)} ${message}`) : undefined),
+      log: (level, message) =>
+        level === 'error' || level === 'warn' ? log('log', { level, message }, `${p.dim(level)} ${message}`) : undefined,
     });
 
     let consoleHandle: Awaited<ReturnType<typeof startConsole>> | undefined;
@@ -114,13 +131,22 @@ export const upCommand = defineCommand({
         await host.close().catch(() => undefined);
         store.close();
         const code = (e as NodeJS.ErrnoException).code;
-        throw new CliError(code === 'EADDRINUSE' ? `port ${port} is in use; choose another with --port, or 0 for any free port` : `cannot serve the console: ${(e as Error).message}`, EXIT.FAILED);
+        throw new CliError(
+          code === 'EADDRINUSE'
+            ? `port ${port} is in use; choose another with --port, or 0 for any free port`
+            : `cannot serve the console: ${(e as Error).message}`,
+          EXIT.FAILED,
+        );
       }
       urlFile = writeConsoleUrlFile(dataDir, consoleHandle);
       // The full address only where a person reads it once: a terminal (not a log), the browser, the file.
       const tty = !args.json && process.stdout.isTTY === true;
       const where = `the address with its token is in ${urlFile.path}`;
-      log('console', { origin: consoleHandle.origin, urlFile: urlFile.path }, tty ? `parley: console at ${p.bold(consoleHandle.url)}` : `parley: console at ${consoleHandle.origin}/ (${where})`);
+      log(
+        'console',
+        { origin: consoleHandle.origin, urlFile: urlFile.path },
+        tty ? `parley: console at ${p.bold(consoleHandle.url)}` : `parley: console at ${consoleHandle.origin}/ (${where})`,
+      );
       if (args.open) openBrowser(consoleHandle.url);
     }
 
@@ -128,16 +154,31 @@ export const upCommand = defineCommand({
     host.on((e: HostEvent) => {
       if (e.type !== 'server') return;
       const s = e.state;
-      if (s.status === 'starting') log('server', { server: e.server, status: 'starting', attempt: s.attempt }, `  ${e.server}: starting${s.attempt > 1 ? ` (attempt ${s.attempt})` : ''}…`);
-      else if (s.status === 'running') log('server', { server: e.server, status: 'running', era: s.era, revision: s.revision, ms: Date.now() - started }, `  ${e.server}: ${p.green('ready')} (${s.revision}, ${Date.now() - started} ms)`);
-      else if (s.status === 'error') log('server', { server: e.server, status: 'error', message: s.message }, `  ${e.server}: ${p.red('error')} ${s.message}`);
+      if (s.status === 'starting')
+        log(
+          'server',
+          { server: e.server, status: 'starting', attempt: s.attempt },
+          `  ${e.server}: starting${s.attempt > 1 ? ` (attempt ${s.attempt})` : ''}…`,
+        );
+      else if (s.status === 'running')
+        log(
+          'server',
+          { server: e.server, status: 'running', era: s.era, revision: s.revision, ms: Date.now() - started },
+          `  ${e.server}: ${p.green('ready')} (${s.revision}, ${Date.now() - started} ms)`,
+        );
+      else if (s.status === 'error')
+        log('server', { server: e.server, status: 'error', message: s.message }, `  ${e.server}: ${p.red('error')} ${s.message}`);
     });
     // Cold start counts the eager servers only: a lazy one starts on first use (a call, a read, a route).
     const lazy = names.filter((n) => host.isLazy(n));
     for (const n of lazy) log('server', { server: n, status: 'lazy' }, `  ${n}: not started (lazy: starts on first use)`);
     const results = await host.start();
     const ok = results.filter((r) => r.ok).length;
-    log('ready', { ready: ok, failed: results.length - ok, lazy: lazy.length, ms: Date.now() - started }, `parley: ${ok}/${results.length} server(s) ready in ${Date.now() - started} ms${lazy.length ? ` (${lazy.length} lazy)` : ''}${web ? '; press Ctrl-C to stop' : ''}`);
+    log(
+      'ready',
+      { ready: ok, failed: results.length - ok, lazy: lazy.length, ms: Date.now() - started },
+      `parley: ${ok}/${results.length} server(s) ready in ${Date.now() - started} ms${lazy.length ? ` (${lazy.length} lazy)` : ''}${web ? '; press Ctrl-C to stop' : ''}`,
+    );
 
     await new Promise<void>((done) => {
       let stopping = false;

@@ -58,11 +58,21 @@ export class PendingCapError extends Error {
 
 /** Builds the params sent upstream: the downstream server is named, prefill becomes defaults. */
 export function upstreamParams(prompt: PromptView, revision: string): UpstreamElicitParams {
-  const again = prompt.issues?.length ? `\n(The previous answer was not accepted: ${prompt.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')})` : '';
+  const again = prompt.issues?.length
+    ? `\n(The previous answer was not accepted: ${prompt.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')})`
+    : '';
   const message = `[${prompt.server}] ${prompt.message}${again}`;
   // elicitationId exists on 2025-11-25 only (removed in 2026-07-28).
-  if (prompt.mode === 'url') return { mode: 'url', message, url: prompt.url!.full, ...(revision === '2025-11-25' ? { elicitationId: prompt.id } : {}) } as UpstreamElicitParams;
-  const schema = structuredClone(prompt.schema ?? { type: 'object', properties: {} }) as { properties: Record<string, Record<string, unknown>> };
+  if (prompt.mode === 'url')
+    return {
+      mode: 'url',
+      message,
+      url: prompt.url!.full,
+      ...(revision === '2025-11-25' ? { elicitationId: prompt.id } : {}),
+    } as UpstreamElicitParams;
+  const schema = structuredClone(prompt.schema ?? { type: 'object', properties: {} }) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
   if (revision >= '2025-11-25') {
     for (const [k, v] of Object.entries(prompt.prefill)) {
       const p = schema.properties[k];
@@ -128,7 +138,10 @@ export class BridgePresenter implements Presenter {
       return await this.o.fallback.present(prompt, signal);
     } catch (e) {
       if (e instanceof UserInteractionRequiredError && up) {
-        const why = up.modes.form || up.modes.url ? `the client did not declare ${prompt.mode}-mode elicitation` : 'the client did not declare elicitation';
+        const why =
+          up.modes.form || up.modes.url
+            ? `the client did not declare ${prompt.mode}-mode elicitation`
+            : 'the client did not declare elicitation';
         up.failures.push(`${e.message} (${why}, and this gateway runs without a console).`);
       }
       throw e;

@@ -61,19 +61,31 @@ export class Catalog {
   /** Every server's tools under exposed names; `fresh` also bypasses the host's per-server list cache. */
   listTools(fresh = false): Promise<Named<Tool>> {
     if (fresh) this.tools = undefined;
-    this.tools ??= this.named('tools', (s) => this.host.servers.listTools(s, { fresh }).then((r) => r.tools), (t, server, exposed) => ({ ...t, name: exposed, title: t.title ?? t.name, description: `[${server}] ${t.description ?? ''}`.trim() }));
+    this.tools ??= this.named(
+      'tools',
+      (s) => this.host.servers.listTools(s, { fresh }).then((r) => r.tools),
+      (t, server, exposed) => ({ ...t, name: exposed, title: t.title ?? t.name, description: `[${server}] ${t.description ?? ''}`.trim() }),
+    );
     return this.tools;
   }
 
   /** Every server's prompts under exposed names; `fresh` as for {@link listTools}. */
   listPrompts(fresh = false): Promise<Named<Prompt>> {
     if (fresh) this.prompts = undefined;
-    this.prompts ??= this.named('prompts', (s) => this.host.servers.listPrompts(s, { fresh }).then((r) => r.prompts), (p, server, exposed) => ({ ...p, name: exposed, description: `[${server}] ${p.description ?? ''}`.trim() }));
+    this.prompts ??= this.named(
+      'prompts',
+      (s) => this.host.servers.listPrompts(s, { fresh }).then((r) => r.prompts),
+      (p, server, exposed) => ({ ...p, name: exposed, description: `[${server}] ${p.description ?? ''}`.trim() }),
+    );
     return this.prompts;
   }
 
   /** Every server's tools or prompts under their exposed names, and where each name goes. */
-  private named<T extends { name: string }>(kind: 'tools' | 'prompts', list: (server: string) => Promise<T[]>, expose: (item: T, server: string, exposed: string) => T): Promise<Named<T>> {
+  private named<T extends { name: string }>(
+    kind: 'tools' | 'prompts',
+    list: (server: string) => Promise<T[]>,
+    expose: (item: T, server: string, exposed: string) => T,
+  ): Promise<Named<T>> {
     return this.each(kind, async (s) => {
       await this.host.servers.ensureRunning(s);
       return this.capable(s, kind) ? list(s) : [];
@@ -171,7 +183,8 @@ export class Catalog {
     if (listed) return listed;
     const routed = await this.host.serversFor(uri).catch(() => [] as string[]);
     if (routed.length) return { server: routed[0], name: uri };
-    for (const { server, template } of await this.templatesByServer()) if (matchesTemplate(template.uriTemplate, uri)) return { server, name: uri };
+    for (const { server, template } of await this.templatesByServer())
+      if (matchesTemplate(template.uriTemplate, uri)) return { server, name: uri };
     return undefined;
   }
 }

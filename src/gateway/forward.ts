@@ -32,7 +32,8 @@ export function checkForwardProof(secret: string | Uint8Array, header: string | 
   const identity = Buffer.from(m[1], 'base64url').toString('utf8');
   const exp = Number(m[2]);
   if (exp < Math.floor(now / 1000)) return undefined;
-  const want = Buffer.from(mac(secret, identity, exp)), got = Buffer.from(m[3]);
+  const want = Buffer.from(mac(secret, identity, exp)),
+    got = Buffer.from(m[3]);
   return want.length === got.length && timingSafeEqual(want, got) ? identity : undefined;
 }
 
@@ -76,7 +77,10 @@ export async function forwardRetry(f: ForwardCall): Promise<CallToolResult> {
   const proof = forwardProof(f.secret, f.identity);
   try {
     await c.connect(new StreamableHTTPClientTransport(new URL(f.url), { requestInit: { headers: { [FORWARD_HEADER]: proof } } }));
-    return (await c.callTool({ name: f.name, arguments: f.args, inputResponses: f.inputResponses, requestState: f.requestState } as never, { allowInputRequired: true, signal: f.signal, timeout: f.timeoutMs } as never)) as CallToolResult;
+    return (await c.callTool(
+      { name: f.name, arguments: f.args, inputResponses: f.inputResponses, requestState: f.requestState } as never,
+      { allowInputRequired: true, signal: f.signal, timeout: f.timeoutMs } as never,
+    )) as CallToolResult;
   } finally {
     await c.close().catch(() => undefined);
   }

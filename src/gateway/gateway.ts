@@ -35,7 +35,7 @@ import type { ParkOptions } from './park.js';
 import { UpstreamRoots } from './roots.js';
 import { identityOf, ResourceGuard } from './oauth.js';
 import type { Identity } from './oauth.js';
-import { gatewayIdentities, parseIdentity, userForAuthorization } from './users.js';
+import { gatewayIdentities, parseIdentity } from './users.js';
 import { checkForwardProof, FORWARD_HEADER, forwardRetry, isLoopbackUrl } from './forward.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
@@ -163,10 +163,19 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
     // Tenant scope: the store rows, broker limits and server processes of this host are the tenant's
     // user's own; a tenant's `servers` list narrows the configuration it gets.
-    const { tenant, user: name } = who?.key === user && who.tenant !== 'default' ? { tenant: who.tenant, user: who.user } : parseIdentity(user);
+    const { tenant, user: name } =
+      who?.key === user && who.tenant !== 'default' ? { tenant: who.tenant, user: who.user } : parseIdentity(user);
     const pending = { n: 0 };
     const cap = { user, max: maxPending, setting: 'gateway.maxPendingPerUser in parley.json', pending };
-    const host = createHost(tenantConfig(tenant), { presenter: new BridgePresenter({ calls, fallback, cap }), store: opts.store, credentials: opts.credentials, scope: { tenant, user: name }, log, env: opts.env, clientInfo: { name: 'parley-gateway', version: '0.1.0' } });
+    const host = createHost(tenantConfig(tenant), {
+      presenter: new BridgePresenter({ calls, fallback, cap }),
+      store: opts.store,
+      credentials: opts.credentials,
+      scope: { tenant, user: name },
+      log,
+      env: opts.env,
+      clientInfo: { name: 'parley-gateway', version: '0.1.0' },
+    });
     const catalog = new Catalog(host, log);
     s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
     const sp = s;
@@ -181,7 +190,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       catalog.invalidate(e.kind);
       for (const m of sp.sessions) {
         if (!m.isConnected()) continue;
-        const send = e.kind === 'tools' ? m.sendToolListChanged() : e.kind === 'prompts' ? m.sendPromptListChanged() : m.sendResourceListChanged();
+        const send =
+          e.kind === 'tools' ? m.sendToolListChanged() : e.kind === 'prompts' ? m.sendPromptListChanged() : m.sendResourceListChanged();
         void Promise.resolve(send).catch(() => undefined);
       }
       // 2026-07-28 clients: on their subscriptions/listen streams that asked for this kind (this user's only).
@@ -197,7 +207,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
       // The handler sees the verified payload plus the sealed text (`raw`), which a forwarded retry carries on.
-      requestState: { verify: async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state }) },
+      requestState: {
+        verify: async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state }),
+      },
     } as never);
     const sessionId = randomUUID();
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
@@ -215,26 +227,42 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       await sessionRoots(sdk);
       return { tools: (await sp.catalog.listTools()).list } as never;
     });
-    srv.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: Record<string, unknown> } }, sdk: ServerContext) => {
+    srv.setRequestHandler('tools/call', (async (
+      req: { params: { name: string; arguments?: Record<string, unknown> } },
+      sdk: ServerContext,
+    ) => {
       const sp = spaceOf(sdk);
       await sessionRoots(sdk);
       return callTool(mcp, sp, sessionId, req.params.name, req.params.arguments ?? {}, sdk);
     }) as never);
     srv.setRequestHandler('prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list }) as never);
-    srv.setRequestHandler('prompts/get', (async (req: { params: { name: string; arguments?: Record<string, string> } }, sdk: ServerContext) => {
+    srv.setRequestHandler('prompts/get', (async (
+      req: { params: { name: string; arguments?: Record<string, string> } },
+      sdk: ServerContext,
+    ) => {
       const sp = spaceOf(sdk);
       const t = await sp.catalog.prompt(req.params.name);
       if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
       return sp.host.servers.getPrompt(t.server, t.name, req.params.arguments);
     }) as never);
-    srv.setRequestHandler('resources/list', async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list }) as never);
-    srv.setRequestHandler('resources/templates/list', async (_req, sdk) => ({ resourceTemplates: await spaceOf(sdk).catalog.listTemplates() }) as never);
+    srv.setRequestHandler(
+      'resources/list',
+      async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list }) as never,
+    );
+    srv.setRequestHandler(
+      'resources/templates/list',
+      async (_req, sdk) => ({ resourceTemplates: await spaceOf(sdk).catalog.listTemplates() }) as never,
+    );
     srv.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
       const sp = spaceOf(sdk);
       const t = await sp.catalog.resource(req.params.uri);
       // Resource not found: -32602 with data {uri} on every revision, as the SDK sends it (2026-07-28
       // requires -32602; earlier revisions named -32002, which SDK v1 never emitted either).
-      if (!t) throw new ResourceNotFoundError(req.params.uri, `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`);
+      if (!t)
+        throw new ResourceNotFoundError(
+          req.params.uri,
+          `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`,
+        );
       // Through the host facade: a template URI with variables left out asks for them (essay §3.2; a
       // 2025-era client gets the prompt in the console, as prompts not tied to a tool call), and the
       // read is audited like tool calls.
@@ -245,16 +273,21 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     // first roots/list is sent related to the session's first request (on HTTP a request outside one
     // may find no stream to travel on), and again on notifications/roots/list_changed. Bound: 10 s.
     let rootsRead: Promise<void> | undefined;
-    const readRoots = (send: (r: { method: 'roots/list' }, o: { timeout: number }) => Promise<{ roots: Array<{ uri: string; name?: string }> }>) => {
+    const readRoots = (
+      send: (r: { method: 'roots/list' }, o: { timeout: number }) => Promise<{ roots: Array<{ uri: string; name?: string }> }>,
+    ) => {
       const sp = owner ? space(owner, ownerWho) : undefined;
       // 2026-07-28 has no pushed roots/list (roots are deprecated there); only 2025-era sessions.
       if (!sp || srv.getNegotiatedProtocolVersion?.() === '2026-07-28' || !srv.getClientCapabilities()?.roots) return Promise.resolve();
-      return Promise.resolve().then(() => send({ method: 'roots/list' }, { timeout: 10_000 })).then(
-        (r) => sp.roots.set(sessionId, Array.isArray(r?.roots) ? r.roots : []),
-        (e) => log('warn', `roots/list to the upstream client failed: ${(e as Error).message}`),
-      );
+      return Promise.resolve()
+        .then(() => send({ method: 'roots/list' }, { timeout: 10_000 }))
+        .then(
+          (r) => sp.roots.set(sessionId, Array.isArray(r?.roots) ? r.roots : []),
+          (e) => log('warn', `roots/list to the upstream client failed: ${(e as Error).message}`),
+        );
     };
-    sessionRoots = (sdk) => (readEra(mcp, sdk).modern ? Promise.resolve() : (rootsRead ??= readRoots((r, o) => sdk.mcpReq.send(r, o) as never)));
+    sessionRoots = (sdk) =>
+      readEra(mcp, sdk).modern ? Promise.resolve() : (rootsRead ??= readRoots((r, o) => sdk.mcpReq.send(r, o) as never));
     srv.oninitialized = () => {
       if (!owner) return;
       space(owner, ownerWho).sessions.add(mcp);
@@ -271,14 +304,28 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     return mcp;
   }
 
-  async function callTool(mcp: McpServer, sp: UserSpace, sessionId: string, exposed: string, args: Record<string, unknown>, sdk: ServerContext): Promise<CallToolResult> {
+  async function callTool(
+    mcp: McpServer,
+    sp: UserSpace,
+    sessionId: string,
+    exposed: string,
+    args: Record<string, unknown>,
+    sdk: ServerContext,
+  ): Promise<CallToolResult> {
     const target = await sp.catalog.tool(exposed);
     if (!target) throw new ProtocolError(-32602, `Unknown tool "${exposed}"; tools/list names them as <server>__<tool>`);
     const era = readEra(mcp, sdk);
     const modes = elicitModes(era);
     const finish = (r: CallToolResult, up: UpstreamCall) =>
-      up.failures.length ? { ...r, isError: true, content: [{ type: 'text' as const, text: `parley: ${up.failures.join(' ')}` }, ...(r.content ?? [])] } : r;
-    const failed = (e: unknown, up: UpstreamCall) => errorResult([...up.failures.map((f) => `parley: ${f}`), `${target.server}.${target.name} failed: ${(e as Error)?.message ?? String(e)}`].join('\n'));
+      up.failures.length
+        ? { ...r, isError: true, content: [{ type: 'text' as const, text: `parley: ${up.failures.join(' ')}` }, ...(r.content ?? [])] }
+        : r;
+    const failed = (e: unknown, up: UpstreamCall) =>
+      errorResult(
+        [...up.failures.map((f) => `parley: ${f}`), `${target.server}.${target.name} failed: ${(e as Error)?.message ?? String(e)}`].join(
+          '\n',
+        ),
+      );
 
     if (!era.modern) {
       // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).
@@ -288,7 +335,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       let entry = sp.calls.get(sessionId) as SessionCalls | undefined;
       if (!entry) {
         const e: SessionCalls = {
-          modes, revision: era.revision, failures: [], active: [], watches: [],
+          modes,
+          revision: era.revision,
+          failures: [],
+          active: [],
+          watches: [],
           ask: (params, signal) => {
             const carrier = e.active.at(-1);
             if (!carrier) return Promise.reject(new Error('the upstream call ended'));
@@ -305,7 +356,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // Sent related to this tools/call so it travels on the call's own response stream over HTTP
       // (SDK 2.4's elicitInput does not relate it: a client without a GET stream would never see it).
       const carrier = (params: UpstreamElicitParams, signal: AbortSignal) =>
-        sdk.mcpReq.send({ method: 'elicitation/create', params: params as unknown as Record<string, unknown> }, { signal, timeout: answerMs }) as Promise<ElicitResult>;
+        sdk.mcpReq.send(
+          { method: 'elicitation/create', params: params as unknown as Record<string, unknown> },
+          { signal, timeout: answerMs },
+        ) as Promise<ElicitResult>;
       entry.active.push(carrier);
       const up = entry;
       // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
@@ -315,7 +369,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const onCancel = () => down.abort(sdk.mcpReq.signal.reason);
       sdk.mcpReq.signal.addEventListener('abort', onCancel, { once: true });
       const run = holds.take(key) ?? sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: down.signal });
-      const held = holds.watch(key, run, { progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined, notify: (n) => sdk.mcpReq.notify(n as never), tool: exposed });
+      const held = holds.watch(key, run, {
+        progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
+        notify: (n) => sdk.mcpReq.notify(n as never),
+        tool: exposed,
+      });
       up.watches.push(held.watch);
       try {
         return finish(await held.outcome, up);
@@ -335,30 +393,62 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown; a?: unknown; raw?: unknown } | undefined;
     let parked;
     if (state !== undefined) {
-      if (typeof state !== 'object' || state === null || typeof state.p !== 'string') throw new ProtocolError(-32602, 'Invalid requestState: not one this gateway minted; call the tool again without requestState');
+      if (typeof state !== 'object' || state === null || typeof state.p !== 'string')
+        throw new ProtocolError(-32602, 'Invalid requestState: not one this gateway minted; call the tool again without requestState');
       if (state.r !== replicaId) {
         // Parked on another replica: only replicas holding the shared secret can mint this state, so the
         // owner's URL in it is trusted, and still must be loopback http.
         const owner = typeof state.a === 'string' ? state.a : '';
         // The owner's URL is ours when the replica that parked the call restarted on the same port: its
         // parked calls died with it (forwarding to ourselves would loop).
-        if (owner && owner === selfUrl) throw new ProtocolError(-32602, `Invalid requestState: its call was parked on replica ${String(state.r)}, which has since restarted at this address as ${replicaId}; parked calls do not survive a restart; call the tool again without requestState`);
-        if (!opts.secret || !isLoopbackUrl(owner)) throw new ProtocolError(-32602, `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), which cannot reach it; call the tool again without requestState`);
+        if (owner && owner === selfUrl)
+          throw new ProtocolError(
+            -32602,
+            `Invalid requestState: its call was parked on replica ${String(state.r)}, which has since restarted at this address as ${replicaId}; parked calls do not survive a restart; call the tool again without requestState`,
+          );
+        if (!opts.secret || !isLoopbackUrl(owner))
+          throw new ProtocolError(
+            -32602,
+            `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), which cannot reach it; call the tool again without requestState`,
+          );
         try {
           return await forwardRetry({
-            url: owner, identity: sp.user, secret: opts.secret, name: exposed, args, inputResponses: sdk.mcpReq.inputResponses,
-            requestState: String(state.raw), modes, signal: sdk.mcpReq.signal, timeoutMs: (opts.park?.ttlMs ?? 300_000) + 10_000,
+            url: owner,
+            identity: sp.user,
+            secret: opts.secret,
+            name: exposed,
+            args,
+            inputResponses: sdk.mcpReq.inputResponses,
+            requestState: String(state.raw),
+            modes,
+            signal: sdk.mcpReq.signal,
+            timeoutMs: (opts.park?.ttlMs ?? 300_000) + 10_000,
           });
         } catch (e) {
-          if (e instanceof ProtocolError || (typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code < 0)) throw e;
-          return errorResult(`parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(e as Error).message}. The call is lost; call the tool again without requestState.`);
+          if (e instanceof ProtocolError || (typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code < 0))
+            throw e;
+          return errorResult(
+            `parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(e as Error).message}. The call is lost; call the tool again without requestState.`,
+          );
         }
       }
       parked = lot.get(state.p, sp.user);
-      if (!parked) throw new ProtocolError(-32602, 'Invalid requestState: unknown, expired, or minted for another user; call the tool again without requestState');
+      if (!parked)
+        throw new ProtocolError(
+          -32602,
+          'Invalid requestState: unknown, expired, or minted for another user; call the tool again without requestState',
+        );
       // Bound to the call it was minted for (basic/patterns/mrtr: state names the originating request).
-      if (parked.tool !== exposed) throw new ProtocolError(-32602, `Invalid requestState: it was minted for tool "${parked.tool}", not "${exposed}"; call the tool again without requestState`);
-      if (parked.busy) throw new ProtocolError(-32602, 'Invalid requestState: a retry of this round is already in progress; each requestState is answered once');
+      if (parked.tool !== exposed)
+        throw new ProtocolError(
+          -32602,
+          `Invalid requestState: it was minted for tool "${parked.tool}", not "${exposed}"; call the tool again without requestState`,
+        );
+      if (parked.busy)
+        throw new ProtocolError(
+          -32602,
+          'Invalid requestState: a retry of this round is already in progress; each requestState is answered once',
+        );
       const up = sp.calls.get(parked.id);
       if (up) up.modes = modes;
       parked.answer(sdk.mcpReq.inputResponses);
@@ -370,7 +460,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
-    if (out.kind === 'input') return inputRequired({ inputRequests: out.inputRequests as never, requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never) }) as never;
+    if (out.kind === 'input')
+      return inputRequired({
+        inputRequests: out.inputRequests as never,
+        requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never),
+      }) as never;
     lot.close(parked);
     sp.calls.delete(parked.id);
     if (out.kind === 'result') return finish(out.result, up);

@@ -34,7 +34,10 @@ export interface HoldOptions {
 /** What one upstream call needs for progress: its token and a way to notify on its stream. */
 export interface HoldContext {
   progressToken?: string | number;
-  notify(n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message: string } }): Promise<void>;
+  notify(n: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; message: string };
+  }): Promise<void>;
   /** The exposed tool name (`<server>__<tool>`), for the "call again" text. */
   tool: string;
 }
@@ -59,7 +62,10 @@ export class ConsoleHolds {
   private readonly keepMs: number;
 
   /** @param address the console's address without its token, or `undefined` when there is no console. */
-  constructor(private readonly address: () => string | undefined, o: HoldOptions = {}) {
+  constructor(
+    private readonly address: () => string | undefined,
+    o: HoldOptions = {},
+  ) {
     this.every = o.progressEveryMs ?? 5_000;
     this.hold = o.holdMs ?? 20_000;
     this.progressHold = o.progressHoldMs ?? 600_000;
@@ -100,7 +106,12 @@ export class ConsoleHolds {
     const tell = () => {
       const p = [...open].at(-1);
       if (!p || ctx.progressToken === undefined) return;
-      void ctx.notify({ method: 'notifications/progress', params: { progressToken: ctx.progressToken, progress: ++progress, message: this.where(p) } }).catch(() => undefined);
+      void ctx
+        .notify({
+          method: 'notifications/progress',
+          params: { progressToken: ctx.progressToken, progress: ++progress, message: this.where(p) },
+        })
+        .catch(() => undefined);
     };
     const watch: ConsoleWatch = {
       opened: (p) => {
@@ -110,11 +121,22 @@ export class ConsoleHolds {
           tell();
           ticker ??= setInterval(tell, this.every);
         }
-        bound ??= setTimeout(() => {
-          stop();
-          this.keep(key, run);
-          held({ isError: true, content: [{ type: 'text', text: `parley: ${this.where([...open].at(-1) ?? p)} Then call ${ctx.tool} again with the same arguments to get the result (the call is kept ${Math.round(this.keepMs / 60_000)} min).` }] });
-        }, ctx.progressToken !== undefined ? this.progressHold : this.hold);
+        bound ??= setTimeout(
+          () => {
+            stop();
+            this.keep(key, run);
+            held({
+              isError: true,
+              content: [
+                {
+                  type: 'text',
+                  text: `parley: ${this.where([...open].at(-1) ?? p)} Then call ${ctx.tool} again with the same arguments to get the result (the call is kept ${Math.round(this.keepMs / 60_000)} min).`,
+                },
+              ],
+            });
+          },
+          ctx.progressToken !== undefined ? this.progressHold : this.hold,
+        );
       },
       closed: (p) => {
         open.delete(p);
@@ -150,6 +172,11 @@ export class ConsoleHolds {
 /** `value` with object keys sorted, so equal arguments give one key. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   return value;
 }

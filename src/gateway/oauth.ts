@@ -11,7 +11,13 @@ import type { IncomingMessage } from 'node:http';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, verifyBearerToken } from '@modelcontextprotocol/server';
+import {
+  bearerAuthChallengeResponse,
+  getOAuthProtectedResourceMetadataUrl,
+  OAuthError,
+  OAuthErrorCode,
+  verifyBearerToken,
+} from '@modelcontextprotocol/server';
 import type { AuthInfo, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import type { GatewayOAuthDef } from '../host/index.js';
@@ -44,7 +50,8 @@ export function identityOf(a: AuthInfo | undefined): Identity | undefined {
 
 const invalid = (message: string) => new OAuthError(OAuthErrorCode.InvalidToken, message);
 const sameUrl = (a: string, b: string) => a.replace(/#.*$/, '').replace(/\/$/, '') === b.replace(/#.*$/, '').replace(/\/$/, '');
-const timed = (input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(ISSUER_FETCH_MS) });
+const timed = (input: string | URL | Request, init?: RequestInit) =>
+  fetch(input, { ...init, signal: AbortSignal.timeout(ISSUER_FETCH_MS) });
 
 /** A claim value usable as a user or tenant name: a string of 1-256 characters without control characters. */
 function claimValue(payload: Record<string, unknown>, name: string, what: string): string {
@@ -114,7 +121,11 @@ export class ResourceGuard {
     const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, OPTIONS' };
     if (req.method === 'OPTIONS') return new HttpDenial(204, cors, '');
     if (req.method !== 'GET') return new HttpDenial(405, { ...cors, allow: 'GET, OPTIONS' }, '');
-    return new HttpDenial(200, { ...cors, 'content-type': 'application/json', 'cache-control': 'max-age=300' }, JSON.stringify(this.metadata()));
+    return new HttpDenial(
+      200,
+      { ...cors, 'content-type': 'application/json', 'cache-control': 'max-age=300' },
+      JSON.stringify(this.metadata()),
+    );
   }
 
   /** The challenge of a request without credentials (RFC 6750 §3.1: no error code). */
@@ -129,7 +140,12 @@ export class ResourceGuard {
     const user = userForAuthorization(header, this.users);
     if (user) return { token: 'static', clientId: user, scopes: [], extra: { sub: user, user, tenant: 'default' } };
     if (!this.oauth || !header) return undefined;
-    const o = { verifier: { verifyAccessToken: (t: string) => this.verify(t) }, expectedResource: this.resource, requiredScopes: this.oauth.scopes, resourceMetadataUrl: this.metadataUrl };
+    const o = {
+      verifier: { verifyAccessToken: (t: string) => this.verify(t) },
+      expectedResource: this.resource,
+      requiredScopes: this.oauth.scopes,
+      resourceMetadataUrl: this.metadataUrl,
+    };
     try {
       return await verifyBearerToken(header, o);
     } catch (e) {
@@ -146,12 +162,18 @@ export class ResourceGuard {
     if (o.introspection) return this.introspect(token);
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, await this.keys(), { issuer: o.issuer, algorithms: o.algorithms, clockTolerance: o.clockSkewMs / 1000, requiredClaims: ['exp'] }));
+      ({ payload } = await jwtVerify(token, await this.keys(), {
+        issuer: o.issuer,
+        algorithms: o.algorithms,
+        clockTolerance: o.clockSkewMs / 1000,
+        requiredClaims: ['exp'],
+      }));
     } catch (e) {
       if (e instanceof OAuthError) throw e;
       if (e instanceof joseErrors.JWTExpired) throw invalid('the token has expired');
       if (e instanceof joseErrors.JWTClaimValidationFailed) throw invalid(`the token's ${e.claim} claim is not acceptable (${e.reason})`);
-      if (e instanceof joseErrors.JWKSTimeout || e instanceof joseErrors.JWKSInvalid) throw new OAuthError(OAuthErrorCode.ServerError, `cannot read the issuer's keys: ${(e as Error).message}`);
+      if (e instanceof joseErrors.JWKSTimeout || e instanceof joseErrors.JWKSInvalid)
+        throw new OAuthError(OAuthErrorCode.ServerError, `cannot read the issuer's keys: ${(e as Error).message}`);
       if (e instanceof joseErrors.JOSEError) throw invalid(`the token is not a valid JWT of ${o.issuer} (${e.code})`);
       throw new OAuthError(OAuthErrorCode.ServerError, `cannot verify the token: ${(e as Error).message}`);
     }
@@ -166,13 +188,21 @@ export class ResourceGuard {
     const o = this.oauth!;
     const i = o.introspection!;
     const endpoint = i.endpoint ?? (await this.meta()).introspection_endpoint;
-    if (typeof endpoint !== 'string') throw new OAuthError(OAuthErrorCode.ServerError, `${o.issuer} advertises no introspection_endpoint; set gateway.oauth.introspection.endpoint`);
-    const secret = i.clientSecretEnv ? this.env[i.clientSecretEnv] ?? '' : '';
+    if (typeof endpoint !== 'string')
+      throw new OAuthError(
+        OAuthErrorCode.ServerError,
+        `${o.issuer} advertises no introspection_endpoint; set gateway.oauth.introspection.endpoint`,
+      );
+    const secret = i.clientSecretEnv ? (this.env[i.clientSecretEnv] ?? '') : '';
     let body: Record<string, unknown>;
     try {
       const res = await timed(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${Buffer.from(`${encodeURIComponent(i.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(i.clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
       });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
@@ -197,7 +227,12 @@ export class ResourceGuard {
     const user = claimValue(p, o.userClaim, 'user');
     const tenant = o.tenantClaim ? claimValue(p, o.tenantClaim, 'tenant') : 'default';
     const key = o.tenantClaim ? `${encodeURIComponent(tenant)}/${user}` : user;
-    const scopes = typeof p.scope === 'string' ? p.scope.split(' ').filter(Boolean) : Array.isArray(p.scp) ? p.scp.filter((s): s is string => typeof s === 'string') : [];
+    const scopes =
+      typeof p.scope === 'string'
+        ? p.scope.split(' ').filter(Boolean)
+        : Array.isArray(p.scp)
+          ? p.scp.filter((s): s is string => typeof s === 'string')
+          : [];
     const clientId = typeof p.client_id === 'string' ? p.client_id : typeof p.azp === 'string' ? p.azp : user;
     return {
       token,
@@ -224,7 +259,8 @@ export class ResourceGuard {
   private async keys(): Promise<ReturnType<typeof createRemoteJWKSet>> {
     if (this.jwks) return this.jwks;
     const uri = this.oauth!.jwksUri ?? (await this.meta()).jwks_uri;
-    if (typeof uri !== 'string') throw new OAuthError(OAuthErrorCode.ServerError, `${this.oauth!.issuer} advertises no jwks_uri; set gateway.oauth.jwksUri`);
+    if (typeof uri !== 'string')
+      throw new OAuthError(OAuthErrorCode.ServerError, `${this.oauth!.issuer} advertises no jwks_uri; set gateway.oauth.jwksUri`);
     this.jwks = createRemoteJWKSet(new URL(uri), { timeoutDuration: ISSUER_FETCH_MS });
     return this.jwks;
   }

@@ -91,7 +91,14 @@ export class ParkedCall {
       const r = inputResponses?.[key] as { action?: unknown; content?: unknown } | undefined;
       const ok = r && (r.action === 'accept' || r.action === 'decline' || r.action === 'cancel');
       if (!ok) missing.push(key);
-      need.resolve(ok ? ({ action: r.action, ...(r.action === 'accept' ? { content: (r.content ?? {}) as ElicitResult['content'] } : {}) } as ElicitResult) : { action: 'cancel' });
+      need.resolve(
+        ok
+          ? ({
+              action: r.action,
+              ...(r.action === 'accept' ? { content: (r.content ?? {}) as ElicitResult['content'] } : {}),
+            } as ElicitResult)
+          : { action: 'cancel' },
+      );
     }
     this.asked.clear();
     return missing;
@@ -119,7 +126,10 @@ export class ParkedCall {
             if (this.settled && !this.waiting.length) return done(this.settled);
             const batch = this.waiting.splice(0);
             for (const n of batch) this.asked.set(n.key, n);
-            done({ kind: 'input', inputRequests: Object.fromEntries(batch.map((n) => [n.key, { method: 'elicitation/create' as const, params: n.params }])) });
+            done({
+              kind: 'input',
+              inputRequests: Object.fromEntries(batch.map((n) => [n.key, { method: 'elicitation/create' as const, params: n.params }])),
+            });
           }, this.o.batchMs);
         }
       };

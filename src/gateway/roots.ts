@@ -24,7 +24,9 @@ export class UpstreamRoots {
       if (typeof r?.uri !== 'string' || !r.uri.startsWith('file://')) continue;
       let added;
       try {
-        added = this.registry.get(r.uri) ?? this.registry.add(r.uri, { name: r.name, lifetime: 'request', source: 'upstream', requestId: 'upstream' });
+        added =
+          this.registry.get(r.uri) ??
+          this.registry.add(r.uri, { name: r.name, lifetime: 'request', source: 'upstream', requestId: 'upstream' });
       } catch {
         continue; // not a usable file URI: left out, like any malformed root
       }

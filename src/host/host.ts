@@ -104,7 +104,12 @@ export interface Host {
    * runtime can attribute them (`servers/calls.ts`); a gateway puts its upstream session id there.
    * @throws UnknownServerError, ServerUnavailableError, ToolCallTimeoutError
    */
-  callTool(server: string, tool: string, args?: Record<string, unknown>, opts?: { signal?: AbortSignal; tag?: string }): Promise<CallToolResult>;
+  callTool(
+    server: string,
+    tool: string,
+    args?: Record<string, unknown>,
+    opts?: { signal?: AbortSignal; tag?: string },
+  ): Promise<CallToolResult>;
   /**
    * Reads a resource, starting the server lazily. When the server does not find `uri` and it is one of
    * the server's resource templates with variables left out, the missing variables are asked of a
@@ -171,13 +176,21 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   const given = Object.fromEntries(Object.entries(opts.rootPolicy ?? {}).filter(([, v]) => v !== undefined)) as RootPolicyDef;
   const rootPolicy = { ...effectiveRootPolicy(config), ...given };
   const roots = new RootRegistry({
-    store: opts.store, scope: { ...scope, session: null }, routes: config.routes, defaultRootsToAll: rootPolicy.unrouted === 'all',
-    healthIntervalMs: rootPolicy.healthIntervalMs, onStoreError: (e) => opts.log?.('error', `roots store write failed: ${String(e)}`), ...(opts.rootPolicy?.watchDebounceMs !== undefined ? { watchDebounceMs: opts.rootPolicy.watchDebounceMs } : {}),
+    store: opts.store,
+    scope: { ...scope, session: null },
+    routes: config.routes,
+    defaultRootsToAll: rootPolicy.unrouted === 'all',
+    healthIntervalMs: rootPolicy.healthIntervalMs,
+    onStoreError: (e) => opts.log?.('error', `roots store write failed: ${String(e)}`),
+    ...(opts.rootPolicy?.watchDebounceMs !== undefined ? { watchDebounceMs: opts.rootPolicy.watchDebounceMs } : {}),
   });
   for (const r of config.roots) roots.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
   // Live root health (§5.3): checked now (a server's first roots/list waits for this, bounded by the
   // 2000 ms check bound), then on a schedule and on file-system events.
-  const firstCheck = roots.check().then(() => undefined, () => undefined);
+  const firstCheck = roots.check().then(
+    () => undefined,
+    () => undefined,
+  );
   roots.startHealthChecks({ watch: rootPolicy.watch });
 
   const broker = new ElicitationBroker({
@@ -218,9 +231,13 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
       malformedMessage: (server, detail) => broker.malformedMessage(server, detail),
       // A host decision, through the presenter seam; headless presenters have no `decide`.
-      decideUrlRetry: (decision, signal) => (opts.presenter.interactive && opts.presenter.decide ? opts.presenter.decide(decision, signal) : undefined),
+      decideUrlRetry: (decision, signal) =>
+        opts.presenter.interactive && opts.presenter.decide ? opts.presenter.decide(decision, signal) : undefined,
     },
-    prepare: (def) => (def.inputRefs?.length ? resolveInputs(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache) : Promise.resolve(def)),
+    prepare: (def) =>
+      def.inputRefs?.length
+        ? resolveInputs(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache)
+        : Promise.resolve(def),
   });
   servers.events.on('state', (e: { server: string; state: ServerState }) => emit({ type: 'server', server: e.server, state: e.state }));
   const discovered = feedDiscovery(roots, servers, opts.log);
@@ -230,7 +247,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   roots.on('change', (change) => {
     emit({ type: 'roots', change });
     for (const s of change.servers) {
-      if (servers.state(s).status === 'running') void servers.sendRootsListChanged(s).catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`));
+      if (servers.state(s).status === 'running')
+        void servers.sendRootsListChanged(s).catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`));
     }
   });
 
@@ -254,7 +272,17 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     listServers: () =>
       servers.names().map((name) => {
         const info = servers.info(name);
-        return { name, type: config.servers[name].type, state: servers.state(name), revision: info?.negotiatedRevision, era: info?.era, capabilities: info?.serverCapabilities, serverInfo: info?.serverInfo, stderr: servers.stderr(name), lazy: lazy(name) };
+        return {
+          name,
+          type: config.servers[name].type,
+          state: servers.state(name),
+          revision: info?.negotiatedRevision,
+          era: info?.era,
+          capabilities: info?.serverCapabilities,
+          serverInfo: info?.serverInfo,
+          stderr: servers.stderr(name),
+          lazy: lazy(name),
+        };
       }),
     start: async (names) => {
       await roots.ready; // servers ask roots/list as soon as they start
@@ -293,8 +321,19 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       async save(name, body = {}) {
         await roots.ready;
         // Virtual roots (postgres://…, chart://…) are part of the scene too; they stay host-side.
-        const answers = body.answers ?? mergeAnswers(activePreset?.answers, await rememberedAnswers(opts.store, scope), broker.recentAnswers(scope));
-        const preset: Preset = { name, scope: userScope, roots: roots.list().filter((r) => r.source !== 'config').map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })), answers, config: body.config ?? activePreset?.config ?? {}, updatedAt: Date.now() };
+        const answers =
+          body.answers ?? mergeAnswers(activePreset?.answers, await rememberedAnswers(opts.store, scope), broker.recentAnswers(scope));
+        const preset: Preset = {
+          name,
+          scope: userScope,
+          roots: roots
+            .list()
+            .filter((r) => r.source !== 'config')
+            .map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })),
+          answers,
+          config: body.config ?? activePreset?.config ?? {},
+          updatedAt: Date.now(),
+        };
         await opts.store?.savePreset(preset);
         audit({ server: '*', kind: 'preset', action: 'save', detail: { name, servers: Object.keys(answers) } });
         return preset;
@@ -305,8 +344,20 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         const preset: Preset | undefined =
           (await opts.store?.loadPreset(userScope, name)) ??
           (await opts.store?.loadPreset(scope, name)) ??
-          (fromConfig ? { name, scope: userScope, roots: fromConfig.roots ?? [], answers: (fromConfig.answers ?? {}) as Record<string, Content>, config: {}, updatedAt: 0 } : undefined);
-        if (!preset) throw new PresetNotFoundError(`no preset named "${name}" (saved: ${[...(opts.store ? await opts.store.listPresets(userScope) : []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`);
+          (fromConfig
+            ? {
+                name,
+                scope: userScope,
+                roots: fromConfig.roots ?? [],
+                answers: (fromConfig.answers ?? {}) as Record<string, Content>,
+                config: {},
+                updatedAt: 0,
+              }
+            : undefined);
+        if (!preset)
+          throw new PresetNotFoundError(
+            `no preset named "${name}" (saved: ${[...(opts.store ? await opts.store.listPresets(userScope) : []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`,
+          );
         await roots.ready;
         for (const r of preset.roots) roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
         activePreset = preset;
@@ -335,7 +386,11 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
  * marked sensitive (masked, never remembered); the value lives only in the host's memory.
  */
 async function askInput(presenter: Presenter, server: string, input: InputDef): Promise<string | undefined> {
-  const field: Record<string, unknown> = { type: 'string', title: input.id, ...(input.description ? { description: input.description } : {}) };
+  const field: Record<string, unknown> = {
+    type: 'string',
+    title: input.id,
+    ...(input.description ? { description: input.description } : {}),
+  };
   if (input.type === 'pickString' && input.options?.length) field.enum = input.options;
   const schema = { type: 'object', properties: { value: field }, required: ['value'] } as unknown as RequestedSchema;
   const answer = await presenter.present(

@@ -180,7 +180,8 @@ export class UserInteractionRequiredError extends Error {
       return `sign-in required for ${prompt.server} (at ${prompt.signIn.issuer}), but no person can sign in here.`;
     }
     const fields = prompt.schema ? Object.keys(prompt.schema.properties) : [];
-    const what = prompt.mode === 'url' ? `consent to open ${prompt.url?.full}` : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
+    const what =
+      prompt.mode === 'url' ? `consent to open ${prompt.url?.full}` : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
     // Surface-neutral: each surface (the CLI, the gateway) says how to supply answers there.
     return `Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here.`;
   }
@@ -219,7 +220,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Resolves one prompt against an {@link AnswersFile}. Server keys win over field keys of the same name. */
 export function answerFromFile(file: AnswersFile, prompt: PromptView): PresenterAnswer {
   let level: unknown = file;
-  if (isRecord(file) && prompt.server in file && (isRecord(file[prompt.server]) || typeof file[prompt.server] === 'string')) level = file[prompt.server];
+  if (isRecord(file) && prompt.server in file && (isRecord(file[prompt.server]) || typeof file[prompt.server] === 'string'))
+    level = file[prompt.server];
   if (level === '$decline') return { action: 'decline' };
   if (level === '$cancel') return { action: 'cancel' };
   const values = isRecord(level) ? level : {};

@@ -25,7 +25,11 @@ export const COMPLETION_ENUM_MAX = 50;
 /** The person declined or cancelled the form for a template's missing variables. */
 export class ResourceInputDeclinedError extends Error {
   override readonly name = 'ResourceInputDeclinedError';
-  constructor(readonly uri: string, readonly action: 'decline' | 'cancel', readonly missing: string[]) {
+  constructor(
+    readonly uri: string,
+    readonly action: 'decline' | 'cancel',
+    readonly missing: string[],
+  ) {
     super(`Reading ${uri} needs ${missing.join(', ')}; the person chose ${action}, so nothing was read.`);
   }
 }
@@ -47,7 +51,12 @@ const notFound = (e: unknown) => {
  * @throws ResourceInputDeclinedError when the person declines or cancels; the server's own error when
  *   no template fits; whatever the broker throws (e.g. `UserInteractionRequiredError` headless).
  */
-export async function readResourceAsking(deps: ReadDeps, server: string, uri: string, opts: { signal?: AbortSignal } = {}): Promise<ReadResourceResult> {
+export async function readResourceAsking(
+  deps: ReadDeps,
+  server: string,
+  uri: string,
+  opts: { signal?: AbortSignal } = {},
+): Promise<ReadResourceResult> {
   try {
     return await deps.servers.readResource(server, uri);
   } catch (e) {
@@ -78,7 +87,11 @@ async function completeUri(deps: ReadDeps, server: string, uri: string, signal: 
 
   const properties: Record<string, Record<string, unknown>> = {};
   for (const name of missing) {
-    const field: Record<string, unknown> = { type: 'string', title: name, description: `${name} in ${def.uriTemplate}${def.description ? ` (${def.title ?? def.name}: ${def.description})` : ''}` };
+    const field: Record<string, unknown> = {
+      type: 'string',
+      title: name,
+      description: `${name} in ${def.uriTemplate}${def.description ? ` (${def.title ?? def.name}: ${def.description})` : ''}`,
+    };
     const values = info.serverCapabilities.completions ? await completions(deps, server, def.uriTemplate, name, known) : undefined;
     if (values?.complete && values.values.length > 0 && values.values.length <= COMPLETION_ENUM_MAX) field.enum = values.values;
     else if (values?.values.length) field.description += `; e.g. ${values.values.slice(0, 5).join(', ')}`;
@@ -91,7 +104,11 @@ async function completeUri(deps: ReadDeps, server: string, uri: string, signal: 
   else signal?.addEventListener('abort', abort, { once: true });
   try {
     const answer = await deps.broker.elicit(
-      { mode: 'form', message: `${server} needs ${missing.join(', ')} to read ${uri} (resource template ${def.uriTemplate}).`, requestedSchema },
+      {
+        mode: 'form',
+        message: `${server} needs ${missing.join(', ')} to read ${uri} (resource template ${def.uriTemplate}).`,
+        requestedSchema,
+      },
       { server, era: info.era, revision: info.negotiatedRevision, signal: controller.signal },
     );
     if (answer.action !== 'accept') {
@@ -109,11 +126,21 @@ async function completeUri(deps: ReadDeps, server: string, uri: string, signal: 
 }
 
 /** `completion/complete` for one template variable; undefined when the server fails or is slow. */
-async function completions(deps: ReadDeps, server: string, template: string, name: string, known: Record<string, string>): Promise<{ values: string[]; complete: boolean } | undefined> {
+async function completions(
+  deps: ReadDeps,
+  server: string,
+  template: string,
+  name: string,
+  known: Record<string, string>,
+): Promise<{ values: string[]; complete: boolean } | undefined> {
   try {
     const conn = await deps.servers.ensureRunning(server);
     const r = await conn.client.complete(
-      { ref: { type: 'ref/resource', uri: template }, argument: { name, value: '' }, ...(Object.keys(known).length ? { context: { arguments: known } } : {}) },
+      {
+        ref: { type: 'ref/resource', uri: template },
+        argument: { name, value: '' },
+        ...(Object.keys(known).length ? { context: { arguments: known } } : {}),
+      },
       { timeout: COMPLETION_TIMEOUT_MS },
     );
     const values = r.completion.values.filter((v): v is string => typeof v === 'string');

@@ -21,7 +21,8 @@ export function applyDefaults(schema: RequestedSchema, content: Content = {}): C
   for (const [k, v] of Object.entries(content ?? {})) setOwn(out, k, v);
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     const d = hasOwn(prop, 'default') ? (prop as { default?: unknown }).default : undefined;
-    if ((!hasOwn(out, name) || out[name] === undefined) && d !== undefined) setOwn(out, name, (Array.isArray(d) ? [...d] : d) as ContentValue);
+    if ((!hasOwn(out, name) || out[name] === undefined) && d !== undefined)
+      setOwn(out, name, (Array.isArray(d) ? [...d] : d) as ContentValue);
   }
   return out;
 }
@@ -50,7 +51,8 @@ function pickOption(prop: Obj, typed: string): string | undefined {
 export function coerceFormValues(schema: RequestedSchema, raw: Record<string, unknown>): Checked<Content> {
   const value: Content = {};
   const issues: Issue[] = [];
-  const bad = (field: string, code: string, message: string, fix?: string) => issues.push({ code, path: child('', field), severity: 'error', message, ...(fix ? { fix } : {}) });
+  const bad = (field: string, code: string, message: string, fix?: string) =>
+    issues.push({ code, path: child('', field), severity: 'error', message, ...(fix ? { fix } : {}) });
   const set = (field: string, v: ContentValue) => setOwn(value, field, v);
   const props = (schema.properties ?? {}) as Record<string, unknown>;
   for (const [field, input] of Object.entries(raw ?? {})) {
@@ -74,8 +76,10 @@ export function coerceFormValues(schema: RequestedSchema, raw: Record<string, un
       case 'number':
       case 'integer': {
         const n = typeof input === 'number' ? input : text !== undefined && DECIMAL.test(text.trim()) ? Number(text.trim()) : NaN;
-        if (!Number.isFinite(n)) bad(field, 'not-a-number', `"${field}" must be a number (got ${show(input)})`, 'type digits, e.g. 42 or 3.5');
-        else if (kind === 'integer' && !Number.isInteger(n)) bad(field, 'not-an-integer', `"${field}" must be a whole number (got ${show(input)})`, 'type a whole number');
+        if (!Number.isFinite(n))
+          bad(field, 'not-a-number', `"${field}" must be a number (got ${show(input)})`, 'type digits, e.g. 42 or 3.5');
+        else if (kind === 'integer' && !Number.isInteger(n))
+          bad(field, 'not-an-integer', `"${field}" must be a whole number (got ${show(input)})`, 'type a whole number');
         else set(field, n);
         break;
       }
@@ -90,18 +94,41 @@ export function coerceFormValues(schema: RequestedSchema, raw: Record<string, un
       case 'legacy-titled-enum':
       case 'titled-enum': {
         const v = pickOption(prop, String(input));
-        if (v === undefined) bad(field, 'not-an-option', `"${field}" must be one of ${enumOptions(prop).map((o) => o.label).join(', ')} (got ${show(input)})`, 'pick one of the options');
+        if (v === undefined)
+          bad(
+            field,
+            'not-an-option',
+            `"${field}" must be one of ${enumOptions(prop)
+              .map((o) => o.label)
+              .join(', ')} (got ${show(input)})`,
+            'pick one of the options',
+          );
         else set(field, v);
         break;
       }
       case 'multi-enum':
       case 'titled-multi-enum': {
         // A whole typed string that names one option (even one containing commas) wins over splitting.
-        const list = Array.isArray(input) ? input.map(String) : pickOption(prop, String(input)) !== undefined ? [String(input)] : String(input).split(',').map((s) => s.trim()).filter(Boolean);
+        const list = Array.isArray(input)
+          ? input.map(String)
+          : pickOption(prop, String(input)) !== undefined
+            ? [String(input)]
+            : String(input)
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean);
         const picked: string[] = [];
         for (const item of list) {
           const v = pickOption(prop, item);
-          if (v === undefined) bad(field, 'not-an-option', `"${field}": ${show(item)} is not one of ${enumOptions(prop).map((o) => o.label).join(', ')}`, 'pick from the options');
+          if (v === undefined)
+            bad(
+              field,
+              'not-an-option',
+              `"${field}": ${show(item)} is not one of ${enumOptions(prop)
+                .map((o) => o.label)
+                .join(', ')}`,
+              'pick from the options',
+            );
           else if (!picked.includes(v)) picked.push(v);
         }
         set(field, picked);

@@ -13,12 +13,15 @@ const MAX_CANON_DEPTH = 64;
 
 function canon(value: unknown, depth: number): string {
   if (typeof value === 'bigint') return JSON.stringify(`${value}n`);
-  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON: () => unknown }).toJSON();
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    value = (value as { toJSON: () => unknown }).toJSON();
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (depth >= MAX_CANON_DEPTH) return '"[too deep]"';
   if (Array.isArray(value)) return '[' + value.map((v) => canon(v === undefined ? null : v, depth + 1)).join(',') + ']';
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
   return '{' + keys.map((k) => JSON.stringify(k) + ':' + canon(obj[k], depth + 1)).join(',') + '}';
 }
 

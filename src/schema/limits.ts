@@ -65,8 +65,23 @@ function token(name: string, max: number): string {
   return name.length <= max ? name : `${name.slice(0, 32)}…(${name.length} characters)`;
 }
 
-function over(out: Issue[], path: string, what: string, size: number, unit: string, cap: number, key: keyof RequestLimits, fix: string): void {
-  out.push({ code: 'too-large', path, severity: 'error', message: `${what} has ${size} ${unit}, over the cap of ${cap} (limits.${key})`, fix });
+function over(
+  out: Issue[],
+  path: string,
+  what: string,
+  size: number,
+  unit: string,
+  cap: number,
+  key: keyof RequestLimits,
+  fix: string,
+): void {
+  out.push({
+    code: 'too-large',
+    path,
+    severity: 'error',
+    message: `${what} has ${size} ${unit}, over the cap of ${cap} (limits.${key})`,
+    fix,
+  });
 }
 
 /**
@@ -84,10 +99,12 @@ export function checkSchemaLimits(schema: unknown, limits: Readonly<RequestLimit
   }
   if (text !== undefined) {
     const bytes = utf8Bytes(text);
-    if (bytes > limits.requestBytes) over(out, '', 'requestedSchema', bytes, 'bytes', limits.requestBytes, 'requestBytes', 'send a smaller form');
+    if (bytes > limits.requestBytes)
+      over(out, '', 'requestedSchema', bytes, 'bytes', limits.requestBytes, 'requestBytes', 'send a smaller form');
   }
   const text1 = (v: unknown, path: string, what: string, cap: number, key: keyof RequestLimits) => {
-    if (typeof v === 'string' && v.length > cap) over(out, path, what, v.length, 'characters', cap, key, `shorten the ${what.split(' ').pop()}`);
+    if (typeof v === 'string' && v.length > cap)
+      over(out, path, what, v.length, 'characters', cap, key, `shorten the ${what.split(' ').pop()}`);
   };
   text1(schema.title, '/title', 'the form title', limits.titleChars, 'titleChars');
   text1(schema.description, '/description', 'the form description', limits.descriptionChars, 'descriptionChars');
@@ -97,20 +114,39 @@ export function checkSchemaLimits(schema: unknown, limits: Readonly<RequestLimit
   for (const name in props) {
     if (!Object.prototype.hasOwnProperty.call(props, name)) continue;
     if (++count > limits.properties) {
-      over(out, '/properties', 'the form', Object.keys(props).length, 'properties', limits.properties, 'properties', 'ask for fewer fields, or split the form');
+      over(
+        out,
+        '/properties',
+        'the form',
+        Object.keys(props).length,
+        'properties',
+        limits.properties,
+        'properties',
+        'ask for fewer fields, or split the form',
+      );
       break;
     }
     const path = pointer('properties', token(name, limits.nameChars));
-    if (name.length > limits.nameChars) over(out, path, 'a property name', name.length, 'characters', limits.nameChars, 'nameChars', 'use a shorter field name');
+    if (name.length > limits.nameChars)
+      over(out, path, 'a property name', name.length, 'characters', limits.nameChars, 'nameChars', 'use a shorter field name');
     const p = props[name];
     if (!isObj(p)) continue;
     text1(p.title, `${path}/title`, 'a property title', limits.titleChars, 'titleChars');
     text1(p.description, `${path}/description`, 'a property description', limits.descriptionChars, 'descriptionChars');
     text1(p.default, `${path}/default`, 'a default', limits.descriptionChars, 'descriptionChars');
     const items = isObj(p.items) ? p.items : undefined;
-    for (const [list, at] of [[p.enum, 'enum'], [p.enumNames, 'enumNames'], [p.oneOf, 'oneOf'], [p.anyOf, 'anyOf'], [items?.enum, 'items/enum'], [items?.anyOf, 'items/anyOf'], [items?.oneOf, 'items/oneOf']] as const) {
+    for (const [list, at] of [
+      [p.enum, 'enum'],
+      [p.enumNames, 'enumNames'],
+      [p.oneOf, 'oneOf'],
+      [p.anyOf, 'anyOf'],
+      [items?.enum, 'items/enum'],
+      [items?.anyOf, 'items/anyOf'],
+      [items?.oneOf, 'items/oneOf'],
+    ] as const) {
       if (!Array.isArray(list)) continue;
-      if (list.length > limits.enumOptions) over(out, `${path}/${at}`, 'an option list', list.length, 'options', limits.enumOptions, 'enumOptions', 'offer fewer options');
+      if (list.length > limits.enumOptions)
+        over(out, `${path}/${at}`, 'an option list', list.length, 'options', limits.enumOptions, 'enumOptions', 'offer fewer options');
       for (let i = 0; i < list.length && i < limits.enumOptions; i++) {
         const o: unknown = list[i];
         if (typeof o === 'string') text1(o, `${path}/${at}/${i}`, 'an option', limits.titleChars, 'titleChars');
@@ -129,10 +165,24 @@ export function checkSchemaLimits(schema: unknown, limits: Readonly<RequestLimit
  * Cap findings of the text fields of `elicitation/create` params other than the schema: `message`
  * and `url` (pointers relative to the params). Constant time.
  */
-export function checkMessageLimits(params: { message?: unknown; url?: unknown }, limits: Readonly<RequestLimits> = DEFAULT_LIMITS): Issue[] {
+export function checkMessageLimits(
+  params: { message?: unknown; url?: unknown },
+  limits: Readonly<RequestLimits> = DEFAULT_LIMITS,
+): Issue[] {
   const out: Issue[] = [];
-  if (typeof params.message === 'string' && params.message.length > limits.messageChars) over(out, '/message', 'the message', params.message.length, 'characters', limits.messageChars, 'messageChars', 'send a shorter message');
-  if (typeof params.url === 'string' && params.url.length > limits.urlChars) over(out, '/url', 'the URL', params.url.length, 'characters', limits.urlChars, 'urlChars', 'send a shorter URL');
+  if (typeof params.message === 'string' && params.message.length > limits.messageChars)
+    over(
+      out,
+      '/message',
+      'the message',
+      params.message.length,
+      'characters',
+      limits.messageChars,
+      'messageChars',
+      'send a shorter message',
+    );
+  if (typeof params.url === 'string' && params.url.length > limits.urlChars)
+    over(out, '/url', 'the URL', params.url.length, 'characters', limits.urlChars, 'urlChars', 'send a shorter URL');
   return out;
 }
 

@@ -34,7 +34,8 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
   const revision = opts.revision ?? LATEST_REVISION;
   const repairs: Repair[] = [];
   const issues: Issue[] = [];
-  const fail = (code: string, path: string, message: string, fix?: string) => issues.push({ code, path, severity: 'error', message, ...(fix ? { fix } : {}) });
+  const fail = (code: string, path: string, message: string, fix?: string) =>
+    issues.push({ code, path, severity: 'error', message, ...(fix ? { fix } : {}) });
   const repair = (code: string, path: string, message: string) => repairs.push({ code, path, message });
 
   if (!isObj(schema)) {
@@ -65,7 +66,12 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
   const out: RequestedSchema = { type: 'object', properties: {} };
   for (const key of Object.keys(schema)) {
     if (key === 'type' || key === 'properties' || key === 'required') continue;
-    if (key === '$schema' && rootKeys(revision).includes('$schema') && typeof schema.$schema === 'string' && isDialect2020(schema.$schema)) {
+    if (
+      key === '$schema' &&
+      rootKeys(revision).includes('$schema') &&
+      typeof schema.$schema === 'string' &&
+      isDialect2020(schema.$schema)
+    ) {
       out.$schema = schema.$schema;
       continue;
     }
@@ -75,7 +81,12 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
   for (const [name, raw] of Object.entries(propsIn)) {
     const path = child('/properties', name);
     if (name === '__proto__') {
-      fail('reserved-name', path, 'a field named "__proto__" cannot be validated safely (JSON Schema validators in JavaScript drop it)', 'ask the server to rename the field');
+      fail(
+        'reserved-name',
+        path,
+        'a field named "__proto__" cannot be validated safely (JSON Schema validators in JavaScript drop it)',
+        'ask the server to rename the field',
+      );
       continue;
     }
     const resolved = resolveRefs(raw, defs, path, repair, fail, 0);
@@ -91,7 +102,12 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
       const req: string[] = [];
       schema.required.forEach((n, i) => {
         if (typeof n === 'string' && hasOwn(out.properties, n) && !req.includes(n)) req.push(n);
-        else repair('required-entry-dropped', child('/required', i), `dropped "required" entry ${show(n)} (${typeof n === 'string' && req.includes(n) ? 'listed twice' : 'not a property of the form'})`);
+        else
+          repair(
+            'required-entry-dropped',
+            child('/required', i),
+            `dropped "required" entry ${show(n)} (${typeof n === 'string' && req.includes(n) ? 'listed twice' : 'not a property of the form'})`,
+          );
       });
       if (req.length > 0) out.required = req;
     }
@@ -111,7 +127,12 @@ function resolveRefs(raw: unknown, defs: Obj, path: string, repair: RepairFn, fa
   const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(raw.$ref);
   const target = m ? getOwn(defs, m[2].replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
   if (!m || !isObj(target)) {
-    fail('ref-unresolvable', child(path, '$ref'), `cannot resolve "$ref": ${show(raw.$ref)} (only local #/$defs/… references are inlined)`, 'inline the referenced schema');
+    fail(
+      'ref-unresolvable',
+      child(path, '$ref'),
+      `cannot resolve "$ref": ${show(raw.$ref)} (only local #/$defs/… references are inlined)`,
+      'inline the referenced schema',
+    );
     return undefined;
   }
   if (depth >= MAX_REF_DEPTH) {
@@ -159,9 +180,15 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
       return undefined;
     }
     for (const key of Object.keys(items)) {
-      if (!['type', 'enum', 'anyOf', 'oneOf'].includes(key)) repair('keyword-dropped', child(path, 'items', key), `dropped keyword "${key}" of the "${name}" items (outside the subset)`);
+      if (!['type', 'enum', 'anyOf', 'oneOf'].includes(key))
+        repair('keyword-dropped', child(path, 'items', key), `dropped keyword "${key}" of the "${name}" items (outside the subset)`);
     }
-    if (!Array.isArray(items.enum) && items.type !== undefined) repair('keyword-dropped', child(path, 'items', 'type'), `dropped "items.type" of titled multi-select "${name}" (items.anyOf carries the options)`);
+    if (!Array.isArray(items.enum) && items.type !== undefined)
+      repair(
+        'keyword-dropped',
+        child(path, 'items', 'type'),
+        `dropped "items.type" of titled multi-select "${name}" (items.anyOf carries the options)`,
+      );
     if (Array.isArray(items.enum) && items.type !== 'string') {
       items.type = 'string';
       repair('items-type-added', child(path, 'items', 'type'), 'added "type": "string" to the multi-select items');
@@ -184,11 +211,21 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
   }
   const kind = fieldKind(p);
   if (!kind) {
-    fail('property-type', path, `property "${name}" (type ${show(p.type)}) is not a string, number, integer, boolean or enum`, 'use one of the subset\'s field shapes');
+    fail(
+      'property-type',
+      path,
+      `property "${name}" (type ${show(p.type)}) is not a string, number, integer, boolean or enum`,
+      "use one of the subset's field shapes",
+    );
     return undefined;
   }
   if ((kind === 'number' || kind === 'integer' || kind === 'boolean') && hasOwn(p, 'enum')) {
-    fail('enum-values', child(path, 'enum'), `enum on ${kind} field "${name}": only string enums can be shown as choices`, 'use "type": "string" with string values');
+    fail(
+      'enum-values',
+      child(path, 'enum'),
+      `enum on ${kind} field "${name}": only string enums can be shown as choices`,
+      'use "type": "string" with string values',
+    );
     return undefined;
   }
   // Keep every keyword any revision allows for this kind (liberal), drop the rest.
@@ -200,7 +237,11 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
     }
   }
   if (hasOwn(p, 'format') && !(FORMATS as readonly unknown[]).includes(p.format)) {
-    repair('format-dropped', child(path, 'format'), `dropped unknown format ${show(p.format)} of "${name}"; validated as a plain ${p.type}`);
+    repair(
+      'format-dropped',
+      child(path, 'format'),
+      `dropped unknown format ${show(p.format)} of "${name}"; validated as a plain ${p.type}`,
+    );
     delete p.format;
   }
   for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum'] as const) {
@@ -220,31 +261,56 @@ function normalizeProperty(name: string, input: Obj, path: string, revision: str
       delete p[key];
     }
   }
-  if (kind === 'legacy-titled-enum' && (!Array.isArray(p.enumNames) || p.enumNames.length !== (p.enum as unknown[]).length || p.enumNames.some((n) => typeof n !== 'string'))) {
+  if (
+    kind === 'legacy-titled-enum' &&
+    (!Array.isArray(p.enumNames) || p.enumNames.length !== (p.enum as unknown[]).length || p.enumNames.some((n) => typeof n !== 'string'))
+  ) {
     repair('enum-names-dropped', child(path, 'enumNames'), `dropped "enumNames" of "${name}": it does not match "enum"`);
     delete p.enumNames;
   }
-  if ((kind === 'enum' || kind === 'legacy-titled-enum' || kind === 'multi-enum') && !validValues(kind === 'multi-enum' ? (p.items as Obj).enum : p.enum)) {
+  if (
+    (kind === 'enum' || kind === 'legacy-titled-enum' || kind === 'multi-enum') &&
+    !validValues(kind === 'multi-enum' ? (p.items as Obj).enum : p.enum)
+  ) {
     fail('enum-values', path, `enum "${name}" needs a non-empty list of unique strings`, 'list at least one string option, each once');
     return undefined;
   }
   if ((kind === 'titled-enum' || kind === 'titled-multi-enum') && !validTitled(kind === 'titled-enum' ? p.oneOf : (p.items as Obj).anyOf)) {
-    fail('enum-values', path, `titled enum "${name}" needs a non-empty list of {"const": string, "title": string} with unique consts`, 'give each option a unique string "const"');
+    fail(
+      'enum-values',
+      path,
+      `titled enum "${name}" needs a non-empty list of {"const": string, "title": string} with unique consts`,
+      'give each option a unique string "const"',
+    );
     return undefined;
   }
   if (kind === 'titled-enum' || kind === 'titled-multi-enum') {
     const list = (kind === 'titled-enum' ? p.oneOf : (p.items as Obj).anyOf) as Obj[];
     const fixed = list.map((o, i) => {
       if (typeof o.title === 'string' && Object.keys(o).length === 2) return o;
-      if (typeof o.title === 'string') repair('keyword-dropped', child(path, kind === 'titled-enum' ? 'oneOf' : 'items', ...(kind === 'titled-enum' ? [i] : ['anyOf', i])), `dropped extra keys of option ${show(o.const)} of "${name}"`);
-      else repair('option-title-added', child(path, kind === 'titled-enum' ? 'oneOf' : 'items', ...(kind === 'titled-enum' ? [i] : ['anyOf', i])), `option ${show(o.const)} of "${name}" had no title; its value is shown`);
+      if (typeof o.title === 'string')
+        repair(
+          'keyword-dropped',
+          child(path, kind === 'titled-enum' ? 'oneOf' : 'items', ...(kind === 'titled-enum' ? [i] : ['anyOf', i])),
+          `dropped extra keys of option ${show(o.const)} of "${name}"`,
+        );
+      else
+        repair(
+          'option-title-added',
+          child(path, kind === 'titled-enum' ? 'oneOf' : 'items', ...(kind === 'titled-enum' ? [i] : ['anyOf', i])),
+          `option ${show(o.const)} of "${name}" had no title; its value is shown`,
+        );
       return { const: o.const, title: typeof o.title === 'string' ? o.title : (o.const as string) };
     });
     if (kind === 'titled-enum') p.oneOf = fixed;
     else p.items = { anyOf: fixed };
   }
   if (hasOwn(p, 'default') && defaultProblem(p, kind, p.default)) {
-    repair('default-dropped', child(path, 'default'), `dropped default ${show(p.default)} of "${name}": it ${defaultProblem(p, kind, p.default)}`);
+    repair(
+      'default-dropped',
+      child(path, 'default'),
+      `dropped default ${show(p.default)} of "${name}": it ${defaultProblem(p, kind, p.default)}`,
+    );
     delete p.default;
   }
   void revision;
@@ -257,17 +323,24 @@ function validValues(v: unknown): boolean {
 
 function validTitled(v: unknown): boolean {
   if (!Array.isArray(v) || v.length === 0) return false;
-  const consts = v.map((o) => (isObj(o) && typeof o.const === 'string' && (o.title === undefined || typeof o.title === 'string') ? o.const : null));
+  const consts = v.map((o) =>
+    isObj(o) && typeof o.const === 'string' && (o.title === undefined || typeof o.title === 'string') ? o.const : null,
+  );
   return consts.every((c) => c !== null) && new Set(consts).size === consts.length;
 }
 
 /** Drops bound pairs no value can satisfy (the host would show a form that can never be sent). */
 function dropUnsatisfiableBounds(name: string, p: Obj, kind: string, path: string, repair: RepairFn): void {
-  const pairs: Array<[string, string]> = [['minLength', 'maxLength'], ['minimum', 'maximum'], ['minItems', 'maxItems']];
+  const pairs: Array<[string, string]> = [
+    ['minLength', 'maxLength'],
+    ['minimum', 'maximum'],
+    ['minItems', 'maxItems'],
+  ];
   for (const [lo, hi] of pairs) {
     const a = p[lo] as number | undefined;
     const b = p[hi] as number | undefined;
-    const empty = typeof a === 'number' && typeof b === 'number' && (a > b || (kind === 'integer' && lo === 'minimum' && Math.ceil(a) > Math.floor(b)));
+    const empty =
+      typeof a === 'number' && typeof b === 'number' && (a > b || (kind === 'integer' && lo === 'minimum' && Math.ceil(a) > Math.floor(b)));
     if (empty) {
       repair('bounds-dropped', child(path, lo), `dropped "${lo}" ${a} and "${hi}" ${b} of "${name}": no value satisfies both`);
       delete p[lo];
@@ -276,9 +349,15 @@ function dropUnsatisfiableBounds(name: string, p: Obj, kind: string, path: strin
   }
   if (kind === 'multi-enum' || kind === 'titled-multi-enum') {
     const items = p.items as Obj;
-    const count = (Array.isArray(items.enum) ? items.enum : Array.isArray(items.anyOf) ? items.anyOf : Array.isArray(items.oneOf) ? items.oneOf : []).length;
+    const count = (
+      Array.isArray(items.enum) ? items.enum : Array.isArray(items.anyOf) ? items.anyOf : Array.isArray(items.oneOf) ? items.oneOf : []
+    ).length;
     if (typeof p.minItems === 'number' && p.minItems > count) {
-      repair('bounds-dropped', child(path, 'minItems'), `lowered "minItems" ${p.minItems} of "${name}" to ${count}: there are only ${count} option(s)`);
+      repair(
+        'bounds-dropped',
+        child(path, 'minItems'),
+        `lowered "minItems" ${p.minItems} of "${name}" to ${count}: there are only ${count} option(s)`,
+      );
       p.minItems = count;
     }
   }

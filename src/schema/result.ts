@@ -19,7 +19,9 @@ export type ElicitOutcome = { action: 'accept'; content: Content } | { action: '
 /** JSON-RPC Invalid params. */
 export const INVALID_PARAMS = -32602;
 
-export type ReadElicitResult = { ok: true; result: ElicitOutcome } | { ok: false; code: typeof INVALID_PARAMS; message: string; issues: Issue[] };
+export type ReadElicitResult =
+  | { ok: true; result: ElicitOutcome }
+  | { ok: false; code: typeof INVALID_PARAMS; message: string; issues: Issue[] };
 
 /**
  * Reads `raw` as an elicitation result. Decline and cancel ignore any `content` (R1, R2). An
@@ -30,23 +32,40 @@ export type ReadElicitResult = { ok: true; result: ElicitOutcome } | { ok: false
  */
 export function readElicitResult(raw: unknown, schema?: RequestedSchema): ReadElicitResult {
   const invalid = (message: string, issues: Issue[] = []): ReadElicitResult => ({ ok: false, code: INVALID_PARAMS, message, issues });
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return invalid('elicitation result must be an object with an "action"');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return invalid('elicitation result must be an object with an "action"');
   if (tooDeep(raw)) return invalid('elicitation result nests far too deeply');
   const r = raw as { action?: unknown; content?: unknown };
   if (r.action === 'decline' || r.action === 'cancel') return { ok: true, result: { action: r.action } };
   if (r.action !== 'accept') {
-    return invalid(`unknown elicitation action ${show(r.action)}; allowed actions: accept, decline, cancel`, [{ code: 'action', path: '/action', severity: 'error', message: 'action must be accept, decline or cancel' }]);
+    return invalid(`unknown elicitation action ${show(r.action)}; allowed actions: accept, decline, cancel`, [
+      { code: 'action', path: '/action', severity: 'error', message: 'action must be accept, decline or cancel' },
+    ]);
   }
   const content = r.content === undefined || r.content === null ? {} : r.content;
   if (schema) {
     const v = validateContent(schema, content);
-    if (!v.ok) return invalid(`accepted content does not match the requestedSchema: ${v.issues.map((i) => i.message).join('; ')}`, v.issues.map((i) => ({ ...i, path: '/content' + i.path })));
+    if (!v.ok)
+      return invalid(
+        `accepted content does not match the requestedSchema: ${v.issues.map((i) => i.message).join('; ')}`,
+        v.issues.map((i) => ({ ...i, path: '/content' + i.path })),
+      );
     return { ok: true, result: { action: 'accept', content: v.value } };
   }
-  if (typeof content !== 'object' || Array.isArray(content)) return invalid('accepted content must be an object', [{ code: 'type', path: '/content', severity: 'error', message: 'content must be an object' }]);
+  if (typeof content !== 'object' || Array.isArray(content))
+    return invalid('accepted content must be an object', [
+      { code: 'type', path: '/content', severity: 'error', message: 'content must be an object' },
+    ]);
   for (const [k, v] of Object.entries(content as Record<string, unknown>)) {
-    const okValue = typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
-    if (!okValue) return invalid(`content field "${k}" must be a string, finite number, boolean or array of strings`, [{ code: 'type', path: '/content/' + k, severity: 'error', message: 'not a primitive value' }]);
+    const okValue =
+      typeof v === 'string' ||
+      typeof v === 'boolean' ||
+      (typeof v === 'number' && Number.isFinite(v)) ||
+      (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+    if (!okValue)
+      return invalid(`content field "${k}" must be a string, finite number, boolean or array of strings`, [
+        { code: 'type', path: '/content/' + k, severity: 'error', message: 'not a primitive value' },
+      ]);
   }
   return { ok: true, result: { action: 'accept', content: content as Content } };
 }

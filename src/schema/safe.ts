@@ -17,7 +17,8 @@ export function hasOwn(obj: object, key: PropertyKey): boolean {
  * fast layout (defineProperty per key costs more and can turn it into a dictionary).
  */
 export function setOwn<T extends object>(obj: T, key: string, value: unknown): void {
-  if (key === '__proto__' || !hasOwn(obj, key) && key in obj) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__' || (!hasOwn(obj, key) && key in obj))
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else (obj as Record<string, unknown>)[key] = value;
 }
 

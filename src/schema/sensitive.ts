@@ -35,30 +35,208 @@ export interface SensitiveHit {
 
 /** Latin-script phrases (words after folding, lower case, accents dropped) by rule. */
 const LATIN: Record<string, string[]> = {
-  password: ['password', 'passwords', 'passwd', 'pwd', 'pw', 'passcode', 'passwort', 'passworter', 'kennwort', 'mot de passe', 'mdp', 'contrasena', 'contrasenya', 'senha', 'login password'],
-  passphrase: ['passphrase', 'pass phrase', 'seed phrase', 'recovery phrase', 'secret phrase', 'mnemonic', 'mnemonic phrase', 'seed words', 'phrase secrete', 'frase semilla'],
+  password: [
+    'password',
+    'passwords',
+    'passwd',
+    'pwd',
+    'pw',
+    'passcode',
+    'passwort',
+    'passworter',
+    'kennwort',
+    'mot de passe',
+    'mdp',
+    'contrasena',
+    'contrasenya',
+    'senha',
+    'login password',
+  ],
+  passphrase: [
+    'passphrase',
+    'pass phrase',
+    'seed phrase',
+    'recovery phrase',
+    'secret phrase',
+    'mnemonic',
+    'mnemonic phrase',
+    'seed words',
+    'phrase secrete',
+    'frase semilla',
+  ],
   secret: ['secret', 'secrets', 'client secret', 'shared secret', 'app secret', 'api secret', 'geheimnis', 'secreto'],
-  'access-token': ['access token', 'refresh token', 'api token', 'auth token', 'bearer token', 'session token', 'id token', 'oauth token', 'personal access token', 'github token', 'slack token', 'jwt token', 'csrf token', 'zugriffstoken', 'jeton', 'jeton d acces', 'jeton dacces', 'token de acceso', 'token d acces'],
+  'access-token': [
+    'access token',
+    'refresh token',
+    'api token',
+    'auth token',
+    'bearer token',
+    'session token',
+    'id token',
+    'oauth token',
+    'personal access token',
+    'github token',
+    'slack token',
+    'jwt token',
+    'csrf token',
+    'zugriffstoken',
+    'jeton',
+    'jeton d acces',
+    'jeton dacces',
+    'token de acceso',
+    'token d acces',
+  ],
   token: ['token'],
   bearer: ['bearer', 'jwt', 'authorization header', 'authorization'],
   cookie: ['cookie', 'cookies', 'session cookie'],
-  'api-key': ['api key', 'api keys', 'apikey', 'x api key', 'access key', 'secret key', 'license key', 'subscription key', 'api schlussel', 'api schluessel', 'cle api', 'cle d api', 'clave api', 'clave de api', 'clave secreta', 'clave de acceso', 'cle secrete', 'geheimer schlussel'],
+  'api-key': [
+    'api key',
+    'api keys',
+    'apikey',
+    'x api key',
+    'access key',
+    'secret key',
+    'license key',
+    'subscription key',
+    'api schlussel',
+    'api schluessel',
+    'cle api',
+    'cle d api',
+    'clave api',
+    'clave de api',
+    'clave secreta',
+    'clave de acceso',
+    'cle secrete',
+    'geheimer schlussel',
+  ],
   'private-key': ['private key', 'privkey', 'ssh key', 'signing key', 'privater schlussel', 'cle privee', 'clave privada'],
-  credential: ['credential', 'credentials', 'connection string', 'conn string', 'dsn', 'session id', 'sessionid', 'session key', 'zugangsdaten', 'anmeldedaten', 'identifiants', 'credenciales'],
-  'bank-account': ['iban', 'bank account', 'bank account number', 'routing number', 'account number', 'kontonummer', 'numero de compte', 'numero de cuenta'],
-  'card-number': ['card number', 'card numbers', 'card no', 'card num', 'credit card', 'debit card', 'credit card number', 'pan number', 'cc number', 'cc num', 'ccnum', 'kreditkartennummer', 'kreditkarte', 'kartennummer', 'numero de carte', 'carte bancaire', 'carte de credit', 'numero de tarjeta', 'tarjeta de credito'],
-  cvv: ['cvv', 'cvv2', 'cvc', 'cvc2', 'csc', 'card security code', 'security code', 'sicherheitscode', 'prufnummer', 'pruefnummer', 'cryptogramme', 'code de securite', 'codigo de seguridad'],
+  credential: [
+    'credential',
+    'credentials',
+    'connection string',
+    'conn string',
+    'dsn',
+    'session id',
+    'sessionid',
+    'session key',
+    'zugangsdaten',
+    'anmeldedaten',
+    'identifiants',
+    'credenciales',
+  ],
+  'bank-account': [
+    'iban',
+    'bank account',
+    'bank account number',
+    'routing number',
+    'account number',
+    'kontonummer',
+    'numero de compte',
+    'numero de cuenta',
+  ],
+  'card-number': [
+    'card number',
+    'card numbers',
+    'card no',
+    'card num',
+    'credit card',
+    'debit card',
+    'credit card number',
+    'pan number',
+    'cc number',
+    'cc num',
+    'ccnum',
+    'kreditkartennummer',
+    'kreditkarte',
+    'kartennummer',
+    'numero de carte',
+    'carte bancaire',
+    'carte de credit',
+    'numero de tarjeta',
+    'tarjeta de credito',
+  ],
+  cvv: [
+    'cvv',
+    'cvv2',
+    'cvc',
+    'cvc2',
+    'csc',
+    'card security code',
+    'security code',
+    'sicherheitscode',
+    'prufnummer',
+    'pruefnummer',
+    'cryptogramme',
+    'code de securite',
+    'codigo de seguridad',
+  ],
   pin: ['pin', 'pins', 'pin code', 'pin number', 'pincode', 'geheimzahl', 'code pin', 'numero pin'],
-  'one-time-code': ['one time code', 'onetime code', 'one time password', 'one time passcode', 'one time pin', 'otp', 'totp', 'hotp', '2fa', '2fa code', 'mfa', 'mfa code', 'verification code', 'auth code', 'authentication code', 'authorization code', 'sms code', 'recovery code', 'recovery codes', 'backup code', 'backup codes', 'tan', 'einmalpasswort', 'einmalkennwort', 'bestatigungscode', 'bestaetigungscode', 'verifizierungscode', 'code de verification', 'code de confirmation', 'codigo de verificacion', 'codigo de confirmacion'],
-  ssn: ['ssn', 'social security', 'social security number', 'national insurance number', 'tax id', 'sozialversicherungsnummer', 'steuer id', 'steueridentifikationsnummer', 'numero de securite sociale', 'numero de seguro social'],
+  'one-time-code': [
+    'one time code',
+    'onetime code',
+    'one time password',
+    'one time passcode',
+    'one time pin',
+    'otp',
+    'totp',
+    'hotp',
+    '2fa',
+    '2fa code',
+    'mfa',
+    'mfa code',
+    'verification code',
+    'auth code',
+    'authentication code',
+    'authorization code',
+    'sms code',
+    'recovery code',
+    'recovery codes',
+    'backup code',
+    'backup codes',
+    'tan',
+    'einmalpasswort',
+    'einmalkennwort',
+    'bestatigungscode',
+    'bestaetigungscode',
+    'verifizierungscode',
+    'code de verification',
+    'code de confirmation',
+    'codigo de verificacion',
+    'codigo de confirmacion',
+  ],
+  ssn: [
+    'ssn',
+    'social security',
+    'social security number',
+    'national insurance number',
+    'tax id',
+    'sozialversicherungsnummer',
+    'steuer id',
+    'steueridentifikationsnummer',
+    'numero de securite sociale',
+    'numero de seguro social',
+  ],
 };
 
 /** Parts of one Latin word that make it a hit on their own (compounds: `newpassword`, `Benutzerpasswort`). */
 const LATIN_STEMS: Array<[string, string]> = [
-  ['password', 'password'], ['passwort', 'password'], ['kennwort', 'password'], ['passwd', 'password'], ['contrasena', 'password'],
-  ['passphrase', 'passphrase'], ['apikey', 'api-key'], ['secretkey', 'api-key'], ['privatekey', 'private-key'], ['clientsecret', 'secret'],
-  ['accesstoken', 'access-token'], ['authtoken', 'access-token'], ['refreshtoken', 'access-token'], ['apitoken', 'access-token'],
-  ['kreditkarte', 'card-number'], ['creditcard', 'card-number'], ['geheimzahl', 'pin'],
+  ['password', 'password'],
+  ['passwort', 'password'],
+  ['kennwort', 'password'],
+  ['passwd', 'password'],
+  ['contrasena', 'password'],
+  ['passphrase', 'passphrase'],
+  ['apikey', 'api-key'],
+  ['secretkey', 'api-key'],
+  ['privatekey', 'private-key'],
+  ['clientsecret', 'secret'],
+  ['accesstoken', 'access-token'],
+  ['authtoken', 'access-token'],
+  ['refreshtoken', 'access-token'],
+  ['apitoken', 'access-token'],
+  ['kreditkarte', 'card-number'],
+  ['creditcard', 'card-number'],
+  ['geheimzahl', 'pin'],
 ];
 /** Words that contain a stem but ask for no secret. */
 const STEM_GUARD = new Set(['passwordless', 'passwortlos']);
@@ -101,7 +279,35 @@ const CJK: Array<[string, RegExp]> = [
 ];
 
 /** A word right after a hit that makes it metadata about a secret, not the secret ("password length"). */
-const EXEMPT_AFTER = new Set(['length', 'count', 'counts', 'limit', 'limits', 'policy', 'strength', 'minimum', 'maximum', 'min', 'max', 'type', 'types', 'expiry', 'expires', 'expiration', 'hint', 'santa', 'budget', 'usage', 'estimate', 'total', 'consent', 'banner', 'lange', 'longueur', 'longitud']);
+const EXEMPT_AFTER = new Set([
+  'length',
+  'count',
+  'counts',
+  'limit',
+  'limits',
+  'policy',
+  'strength',
+  'minimum',
+  'maximum',
+  'min',
+  'max',
+  'type',
+  'types',
+  'expiry',
+  'expires',
+  'expiration',
+  'hint',
+  'santa',
+  'budget',
+  'usage',
+  'estimate',
+  'total',
+  'consent',
+  'banner',
+  'lange',
+  'longueur',
+  'longitud',
+]);
 /** A word right before a hit that does the same ("minimum password length", "design token"). */
 const EXEMPT_BEFORE = new Set(['min', 'max', 'minimum', 'maximum', 'design']);
 /** Extra words after `token` that make it a quantity ("token number" is a count in LLM settings). */
@@ -180,7 +386,12 @@ function findCjk(text: string): Match | undefined {
 
 /** Judges one folded text. `negatable`: a description, where "we never ask for your password" is no hit. */
 function judge(f: Folded, negatable: boolean): Match | undefined {
-  return findPhrase(f.latin, LATIN_TABLE, negatable) ?? findStem(f.latin) ?? findPhrase(f.native, RUSSIAN_TABLE, negatable) ?? findCjk(f.nativeText);
+  return (
+    findPhrase(f.latin, LATIN_TABLE, negatable) ??
+    findStem(f.latin) ??
+    findPhrase(f.native, RUSSIAN_TABLE, negatable) ??
+    findCjk(f.nativeText)
+  );
 }
 
 /** Longest text whose verdicts are memoised (characters); longer ones are judged every time. */
@@ -245,7 +456,13 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
     const path = pointer('properties', field);
     const mark = secretMark(prop);
     if (mark) {
-      hits.push({ field, path, rule: mark === 'format: password' ? 'password' : 'marked-secret', matched: mark, where: mark === 'format: password' ? 'name' : 'mark' });
+      hits.push({
+        field,
+        path,
+        rule: mark === 'format: password' ? 'password' : 'marked-secret',
+        matched: mark,
+        where: mark === 'format: password' ? 'name' : 'mark',
+      });
       continue;
     }
     // A yes/no answer or a choice among fixed options cannot carry a secret.
@@ -269,6 +486,7 @@ export function detectSensitiveFields(schema: unknown): SensitiveHit[] {
 
 /** `pwd` next to "directory"/"path"/… in the title or description is the working directory. */
 function explainsDirectory(prop: Record<string, unknown>): boolean {
-  for (const t of [prop.title, prop.description]) if (typeof t === 'string' && foldMemo(t).latin.some((w) => PWD_CONTEXT.has(w))) return true;
+  for (const t of [prop.title, prop.description])
+    if (typeof t === 'string' && foldMemo(t).latin.some((w) => PWD_CONTEXT.has(w))) return true;
   return false;
 }

@@ -85,12 +85,17 @@ export function fieldKind(prop: unknown): FieldKind | undefined {
 export function enumOptions(prop: PrimitiveSchemaDefinition | Record<string, unknown>): Array<{ value: string; label: string }> {
   const p = prop as Record<string, any>;
   const titled = (list: unknown): Array<{ value: string; label: string }> =>
-    Array.isArray(list) ? list.filter(isObj).map((o) => ({ value: String(o.const), label: typeof o.title === 'string' ? o.title : String(o.const) })) : [];
+    Array.isArray(list)
+      ? list.filter(isObj).map((o) => ({ value: String(o.const), label: typeof o.title === 'string' ? o.title : String(o.const) }))
+      : [];
   switch (fieldKind(p)) {
     case 'enum':
       return (p.enum as unknown[]).map((v) => ({ value: String(v), label: String(v) }));
     case 'legacy-titled-enum':
-      return (p.enum as unknown[]).map((v, i) => ({ value: String(v), label: typeof p.enumNames[i] === 'string' ? p.enumNames[i] : String(v) }));
+      return (p.enum as unknown[]).map((v, i) => ({
+        value: String(v),
+        label: typeof p.enumNames[i] === 'string' ? p.enumNames[i] : String(v),
+      }));
     case 'titled-enum':
       return titled(Array.isArray(p.oneOf) ? p.oneOf : p.anyOf);
     case 'multi-enum':

@@ -55,7 +55,8 @@ export function encodeSegment(segment: string, input = segment): string {
       continue;
     }
     const cp = ch.codePointAt(0)!;
-    if (cp >= 0xd800 && cp <= 0xdfff) throw new UriError('INVALID_PATH', input, 'The path contains a lone UTF-16 surrogate, which has no UTF-8 encoding');
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      throw new UriError('INVALID_PATH', input, 'The path contains a lone UTF-16 surrogate, which has no UTF-8 encoding');
     for (const b of new TextEncoder().encode(ch)) out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
   }
   return out;
@@ -64,7 +65,11 @@ export function encodeSegment(segment: string, input = segment): string {
 /** Decodes one segment's percent-escapes. Throws `MALFORMED_URI` on a bad escape or invalid UTF-8. */
 export function decodeSegment(segment: string, input: string): string {
   if (/%(?![0-9A-Fa-f]{2})/.test(segment)) {
-    throw new UriError('MALFORMED_URI', input, `Bad percent-escape in "${segment}": '%' must be followed by two hex digits (write '%25' for a literal '%')`);
+    throw new UriError(
+      'MALFORMED_URI',
+      input,
+      `Bad percent-escape in "${segment}": '%' must be followed by two hex digits (write '%25' for a literal '%')`,
+    );
   }
   try {
     return decodeURIComponent(segment);
@@ -83,9 +88,15 @@ interface ParsedFileUri {
 function parseFileUri(uri: string): ParsedFileUri {
   if (typeof uri !== 'string') throw new UriError('MALFORMED_URI', String(uri), 'A URI must be a string');
   const scheme = uriScheme(uri);
-  if (scheme === undefined) throw new UriError('MALFORMED_URI', uri, 'Not a URI: no scheme (expected "file:///absolute/path"); convert a plain path with pathToFileUri()');
+  if (scheme === undefined)
+    throw new UriError(
+      'MALFORMED_URI',
+      uri,
+      'Not a URI: no scheme (expected "file:///absolute/path"); convert a plain path with pathToFileUri()',
+    );
   if (scheme !== 'file') throw new UriError('NOT_FILE_URI', uri, `Scheme "${scheme}:" is not "file:"; only file:// URIs name local paths`);
-  if (/[?#]/.test(uri)) throw new UriError('MALFORMED_URI', uri, "A file URI must not carry a query or fragment; percent-encode '?' as %3F and '#' as %23");
+  if (/[?#]/.test(uri))
+    throw new UriError('MALFORMED_URI', uri, "A file URI must not carry a query or fragment; percent-encode '?' as %3F and '#' as %23");
   if (/[\s\\]/.test(uri) || /[\u0000-\u001f\u007f]/.test(uri)) {
     throw new UriError('MALFORMED_URI', uri, 'Whitespace, control characters and backslashes must be percent-encoded in a URI');
   }
@@ -95,7 +106,8 @@ function parseFileUri(uri: string): ParsedFileUri {
     const slash = rest.indexOf('/', 2);
     const host = (slash === -1 ? rest.slice(2) : rest.slice(2, slash)).toLowerCase();
     const rawPath = slash === -1 ? '/' : rest.slice(slash);
-    if (/[@]/.test(host) || /:\d*$/.test(host)) throw new UriError('MALFORMED_URI', uri, 'A file URI authority must be a plain host name: no user info and no port');
+    if (/[@]/.test(host) || /:\d*$/.test(host))
+      throw new UriError('MALFORMED_URI', uri, 'A file URI authority must be a plain host name: no user info and no port');
     return { host: host === 'localhost' ? '' : decodeSegment(host, uri), rawPath };
   }
   if (rest.startsWith('/')) return { host: '', rawPath: rest }; // RFC 8089 minimal form `file:/path`
@@ -109,9 +121,14 @@ function decodedSegments(rawPath: string, uri: string, platform: PathPlatform): 
     .map((s) => {
       const d = decodeSegment(s, uri);
       if (d.includes('/') || (platform === 'win32' && d.includes('\\'))) {
-        throw new UriError('MALFORMED_URI', uri, `Segment "${s}" decodes to a path separator; an encoded separator would change which directory the URI names`);
+        throw new UriError(
+          'MALFORMED_URI',
+          uri,
+          `Segment "${s}" decodes to a path separator; an encoded separator would change which directory the URI names`,
+        );
       }
-      if (d.includes('\u0000')) throw new UriError('MALFORMED_URI', uri, `Segment "${s}" decodes to a NUL character, which no file system accepts`);
+      if (d.includes('\u0000'))
+        throw new UriError('MALFORMED_URI', uri, `Segment "${s}" decodes to a NUL character, which no file system accepts`);
       return d;
     });
 }
@@ -133,17 +150,28 @@ export function fileUriToPath(uri: string, opts: UriOptions): string {
   const { host, rawPath } = parseFileUri(uri);
   const segs = decodedSegments(rawPath, uri, opts.platform);
   if (opts.platform === 'posix') {
-    if (host !== '') throw new UriError('UNSUPPORTED_HOST', uri, `Host "${host}" cannot be mapped to a POSIX path; use file:///path (empty host) or file://localhost/path`);
+    if (host !== '')
+      throw new UriError(
+        'UNSUPPORTED_HOST',
+        uri,
+        `Host "${host}" cannot be mapped to a POSIX path; use file:///path (empty host) or file://localhost/path`,
+      );
     return '/' + segs.join('/');
   }
   if (host !== '') {
-    if (segs.length === 0 || segs[0] === '') throw new UriError('MALFORMED_URI', uri, 'A UNC file URI needs a share name: file://server/share/path');
+    if (segs.length === 0 || segs[0] === '')
+      throw new UriError('MALFORMED_URI', uri, 'A UNC file URI needs a share name: file://server/share/path');
     return `\\\\${host}\\${segs.join('\\')}`;
   }
   // file:////server/share → UNC written with an empty authority.
   if (segs[0] === '' && segs.length > 2 && segs[1] !== '') return `\\\\${segs[1]}\\${segs.slice(2).join('\\')}`;
   const drive = DRIVE.exec(segs[0] ?? '');
-  if (!drive) throw new UriError('RELATIVE_PATH', uri, 'A Windows file URI must start with a drive letter (file:///C:/dir) or a UNC host (file://server/share/dir)');
+  if (!drive)
+    throw new UriError(
+      'RELATIVE_PATH',
+      uri,
+      'A Windows file URI must start with a drive letter (file:///C:/dir) or a UNC host (file://server/share/dir)',
+    );
   const rest = segs.slice(1);
   return `${drive[1].toUpperCase()}:\\${rest.join('\\')}`;
 }
@@ -164,16 +192,27 @@ export function pathToFileUri(path: string, opts: UriOptions): string {
   if (path.includes('\u0000')) throw new UriError('INVALID_PATH', path, 'The path contains a NUL character');
   const enc = (segs: string[]) => segs.map((s) => encodeSegment(s, path)).join('/');
   if (opts.platform === 'posix') {
-    if (!path.startsWith('/')) throw new UriError('RELATIVE_PATH', path, 'A POSIX path must be absolute (start with "/"); resolve it first');
+    if (!path.startsWith('/'))
+      throw new UriError('RELATIVE_PATH', path, 'A POSIX path must be absolute (start with "/"); resolve it first');
     return 'file:///' + enc(path.slice(1).split('/'));
   }
-  if (/^[\\/][\\/][?.][\\/]/.test(path)) throw new UriError('INVALID_PATH', path, 'Win32 device and long-path prefixes (\\\\?\\, \\\\.\\) cannot be written as file URIs; strip the prefix');
+  if (/^[\\/][\\/][?.][\\/]/.test(path))
+    throw new UriError(
+      'INVALID_PATH',
+      path,
+      'Win32 device and long-path prefixes (\\\\?\\, \\\\.\\) cannot be written as file URIs; strip the prefix',
+    );
   const segs = path.split(/[\\/]/);
   if (segs[0] === '' && segs[1] === '' && segs.length > 3 && segs[2] !== '') {
     return `file://${encodeSegment(segs[2].toLowerCase(), path)}/${enc(segs.slice(3))}`;
   }
   const drive = /^([A-Za-z]):$/.exec(segs[0]);
-  if (!drive || segs.length < 2) throw new UriError('RELATIVE_PATH', path, 'A Windows path must be absolute: a drive and separator (C:\\dir) or UNC (\\\\server\\share\\dir)');
+  if (!drive || segs.length < 2)
+    throw new UriError(
+      'RELATIVE_PATH',
+      path,
+      'A Windows path must be absolute: a drive and separator (C:\\dir) or UNC (\\\\server\\share\\dir)',
+    );
   return `file:///${drive[1].toUpperCase()}:/${enc(segs.slice(1))}`;
 }
 

@@ -26,7 +26,15 @@ const Ajv2020 = ((_Ajv2020 as unknown as { default?: AjvCtor }).default ?? _Ajv2
 
 // ownProperties: inherited keys (`constructor`, `toString`) never satisfy `required`.
 // strictNumbers: NaN and ±Infinity are not numbers (they become null on the wire).
-const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, validateFormats: true, ownProperties: true, strictNumbers: true });
+const ajv = new Ajv2020({
+  allErrors: true,
+  strict: false,
+  coerceTypes: false,
+  useDefaults: false,
+  validateFormats: true,
+  ownProperties: true,
+  strictNumbers: true,
+});
 for (const [name, check] of Object.entries(FORMAT_CHECKS)) ajv.addFormat(name, { type: 'string', validate: check });
 
 /** Most compiled validators kept; beyond it the oldest is evicted. */
@@ -69,7 +77,10 @@ export function validationSchema(schema: RequestedSchema): Obj {
         Object.assign(out, { type: 'string', enum: p.enum });
         break;
       case 'titled-enum':
-        Object.assign(out, { type: 'string', enum: ((Array.isArray(p.oneOf) ? p.oneOf : Array.isArray(p.anyOf) ? p.anyOf : []) as Obj[]).map((o) => o?.const) });
+        Object.assign(out, {
+          type: 'string',
+          enum: ((Array.isArray(p.oneOf) ? p.oneOf : Array.isArray(p.anyOf) ? p.anyOf : []) as Obj[]).map((o) => o?.const),
+        });
         break;
       case 'multi-enum':
       case 'titled-multi-enum': {
@@ -130,15 +141,50 @@ export function compileUncached(schema: RequestedSchema): ValidateFunction {
  * (validate a changed copy, not the same object mutated).
  */
 export function validateContent(schema: RequestedSchema, content: unknown): Checked<Content> {
-  if (!isObj(schema)) return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: 'no requestedSchema to validate against', fix: 'pass the requestedSchema the answer is for' }] };
+  if (!isObj(schema))
+    return {
+      ok: false,
+      issues: [
+        {
+          code: 'schema',
+          path: '',
+          severity: 'error',
+          message: 'no requestedSchema to validate against',
+          fix: 'pass the requestedSchema the answer is for',
+        },
+      ],
+    };
   // A schema object already compiled passed the depth check then (schemas are immutable once validated).
   const known = byObject.get(schema);
-  if ((!known && tooDeep(schema)) || tooDeep(content)) return { ok: false, issues: [{ code: 'too-deep', path: '', severity: 'error', message: 'the schema or the content nests too deeply to be an elicitation form', fix: 'send a flat object' }] };
+  if ((!known && tooDeep(schema)) || tooDeep(content))
+    return {
+      ok: false,
+      issues: [
+        {
+          code: 'too-deep',
+          path: '',
+          severity: 'error',
+          message: 'the schema or the content nests too deeply to be an elicitation form',
+          fix: 'send a flat object',
+        },
+      ],
+    };
   let fn: ValidateFunction;
   try {
     fn = known ?? compiled(schema);
   } catch (e) {
-    return { ok: false, issues: [{ code: 'schema', path: '', severity: 'error', message: `the requestedSchema cannot be compiled (${(e as Error).message}); normalise it first`, fix: 'run normalizeRequestedSchema on it' }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          code: 'schema',
+          path: '',
+          severity: 'error',
+          message: `the requestedSchema cannot be compiled (${(e as Error).message}); normalise it first`,
+          fix: 'run normalizeRequestedSchema on it',
+        },
+      ],
+    };
   }
   if (fn(content)) return { ok: true, value: content as Content };
   return { ok: false, issues: (fn.errors ?? []).map((e) => toIssue(e, schema)) };
@@ -167,7 +213,12 @@ function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
     }
     case 'additionalProperties': {
       const f = String(p.additionalProperty);
-      return { ...base, path: child('', f), message: `"${f}" was not asked for; only fields of the requestedSchema may be sent`, fix: `remove "${f}"` };
+      return {
+        ...base,
+        path: child('', f),
+        message: `"${f}" was not asked for; only fields of the requestedSchema may be sent`,
+        fix: `remove "${f}"`,
+      };
     }
     case 'type':
       if (e.instancePath === '') return { ...base, path: '', message: 'content must be an object of field values' };
@@ -175,7 +226,11 @@ function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
     case 'enum':
       return { ...base, path: e.instancePath, message: `${label} must be one of ${JSON.stringify(p.allowedValues)}` };
     case 'format':
-      return { ...base, path: e.instancePath, message: `${label} must be a valid ${p.format}${p.format === 'date-time' ? ' (RFC 3339 with a time zone, e.g. 2025-01-31T09:00:00Z)' : p.format === 'date' ? ' (YYYY-MM-DD, a real calendar date)' : ''}` };
+      return {
+        ...base,
+        path: e.instancePath,
+        message: `${label} must be a valid ${p.format}${p.format === 'date-time' ? ' (RFC 3339 with a time zone, e.g. 2025-01-31T09:00:00Z)' : p.format === 'date' ? ' (YYYY-MM-DD, a real calendar date)' : ''}`,
+      };
     case 'not':
       return { ...base, path: e.instancePath, message: `${label} cannot be answered: its schema is outside the subset` };
     default:

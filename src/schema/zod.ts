@@ -22,7 +22,12 @@ export class UnsupportedSchemaError extends Error {
    *   'exclusive-bound' | 'nullable' | 'union' | 'type' | 'keyword' | 'lint'`
    * @param path JSON pointer into the produced JSON Schema (e.g. `/properties/address`)
    */
-  constructor(readonly code: string, readonly path: string, message: string, readonly issues: Issue[] = []) {
+  constructor(
+    readonly code: string,
+    readonly path: string,
+    message: string,
+    readonly issues: Issue[] = [],
+  ) {
     super(message);
   }
 }
@@ -32,32 +37,61 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 
 function titledOptions(list: unknown[], path: string): Array<{ const: string; title: string }> {
   return list.map((o, i) => {
-    if (!isObj(o) || typeof o.const !== 'string') throw new UnsupportedSchemaError('union', child(path, i), `${path}: only unions of string literals (titled options) are supported`);
+    if (!isObj(o) || typeof o.const !== 'string')
+      throw new UnsupportedSchemaError('union', child(path, i), `${path}: only unions of string literals (titled options) are supported`);
     return { const: o.const, title: typeof o.title === 'string' ? o.title : o.const };
   });
 }
 
 /** Keywords zod emits that the wire subset can carry (everything else throws). */
-const CARRIED = new Set(['type', 'title', 'description', 'minLength', 'maxLength', 'format', 'pattern', 'minimum', 'maximum', 'enum', 'anyOf', 'oneOf', 'items', 'minItems', 'maxItems', 'default']);
+const CARRIED = new Set([
+  'type',
+  'title',
+  'description',
+  'minLength',
+  'maxLength',
+  'format',
+  'pattern',
+  'minimum',
+  'maximum',
+  'enum',
+  'anyOf',
+  'oneOf',
+  'items',
+  'minItems',
+  'maxItems',
+  'default',
+]);
 
 function convertProperty(name: string, p: Obj, revision: string): Obj {
   const path = child('/properties', name);
   const fail = (code: string, what: string): never => {
     throw new UnsupportedSchemaError(code, path, `field "${name}": ${what}`);
   };
-  if (hasOwn(p, 'enum') && p.type !== 'string') fail('type', 'enum values must be strings (z.enum of strings); numeric or native enums cannot be sent');
-  if (p.format === 'date-time' && typeof p.pattern === 'string' && !p.pattern.includes('[+-]')) fail('datetime-offset', 'z.iso.datetime() refuses time-zone offsets, but hosts send any RFC 3339 date-time; use z.iso.datetime({ offset: true })');
+  if (hasOwn(p, 'enum') && p.type !== 'string')
+    fail('type', 'enum values must be strings (z.enum of strings); numeric or native enums cannot be sent');
+  if (p.format === 'date-time' && typeof p.pattern === 'string' && !p.pattern.includes('[+-]'))
+    fail(
+      'datetime-offset',
+      'z.iso.datetime() refuses time-zone offsets, but hosts send any RFC 3339 date-time; use z.iso.datetime({ offset: true })',
+    );
   if (Array.isArray(p.type) && p.type.includes('null')) fail('nullable', 'nullable types cannot be sent; make the field optional instead');
   if (Array.isArray(p.type)) fail('union', `a union of types ${JSON.stringify(p.type)} cannot be sent; use one type per field`);
   if (p.type === 'object' || isObj(p.properties)) fail('nested-object', 'nested objects are not allowed; flatten into top-level fields');
-  if ('exclusiveMinimum' in p || 'exclusiveMaximum' in p) fail('exclusive-bound', 'exclusive bounds (positive(), gt(), lt()) cannot be sent; use min()/max()');
-  if ('pattern' in p && !(FORMATS as readonly unknown[]).includes(p.format)) fail('regex', 'regular expressions (regex(), startsWith(), …) cannot be sent; validate in the tool instead');
-  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format)) fail('keyword', `format "${p.format}" cannot be sent (allowed: ${FORMATS.join(', ')})`);
+  if ('exclusiveMinimum' in p || 'exclusiveMaximum' in p)
+    fail('exclusive-bound', 'exclusive bounds (positive(), gt(), lt()) cannot be sent; use min()/max()');
+  if ('pattern' in p && !(FORMATS as readonly unknown[]).includes(p.format))
+    fail('regex', 'regular expressions (regex(), startsWith(), …) cannot be sent; validate in the tool instead');
+  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format))
+    fail('keyword', `format "${p.format}" cannot be sent (allowed: ${FORMATS.join(', ')})`);
   for (const key of Object.keys(p)) {
     if (CARRIED.has(key)) continue;
     if (key === 'const') fail('keyword', 'a single literal cannot be sent; use z.enum([value]) or a default');
     if (key === 'allOf') fail('regex', 'combined checks (e.g. .regex() on top of a format) cannot be sent; validate in the tool instead');
-    fail('keyword', `"${key}" (${key === 'multipleOf' ? '.multipleOf()' : 'a zod check'}) cannot be sent in a requestedSchema; validate it in the tool instead`);
+    fail(
+      'keyword',
+      `"${key}" (${key === 'multipleOf' ? '.multipleOf()' : 'a zod check'}) cannot be sent in a requestedSchema; validate it in the tool instead`,
+    );
   }
   const out: Obj = {};
   if (typeof p.title === 'string') out.title = p.title;
@@ -68,7 +102,8 @@ function convertProperty(name: string, p: Obj, revision: string): Obj {
   } else if (p.type === 'array') {
     const items = p.items;
     if (isObj(items) && Array.isArray(items.enum)) out.items = { type: 'string', enum: items.enum };
-    else if (isObj(items) && (Array.isArray(items.anyOf) || Array.isArray(items.oneOf))) out.items = { anyOf: titledOptions(items.anyOf ?? items.oneOf, child(path, 'items', 'anyOf')) };
+    else if (isObj(items) && (Array.isArray(items.anyOf) || Array.isArray(items.oneOf)))
+      out.items = { anyOf: titledOptions(items.anyOf ?? items.oneOf, child(path, 'items', 'anyOf')) };
     else fail('array-not-enum', 'arrays are allowed only as multi-selects of string enums (z.array(z.enum([...])))');
     out.type = 'array';
     if (typeof p.minItems === 'number') out.minItems = p.minItems;
@@ -112,12 +147,19 @@ export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {})
   } catch (e) {
     throw new UnsupportedSchemaError('type', '', `schema cannot be expressed as JSON Schema: ${(e as Error).message}`);
   }
-  if (json.type !== 'object' || !isObj(json.properties)) throw new UnsupportedSchemaError('not-object', '', 'requestedSchema must come from a z.object({...})');
+  if (json.type !== 'object' || !isObj(json.properties))
+    throw new UnsupportedSchemaError('not-object', '', 'requestedSchema must come from a z.object({...})');
   const out: RequestedSchema = { type: 'object', properties: {} };
   for (const [name, prop] of Object.entries(json.properties)) setOwn(out.properties, name, convertProperty(name, prop as Obj, revision));
   if (Array.isArray(json.required) && json.required.length > 0) out.required = [...json.required];
   const errors = lintRequestedSchema(out, { revision }).filter((i) => i.severity === 'error');
-  if (errors.length > 0) throw new UnsupportedSchemaError(errors[0].code === 'revision' ? 'revision' : 'lint', errors[0].path, `schema is outside the ${revision} subset: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length > 0)
+    throw new UnsupportedSchemaError(
+      errors[0].code === 'revision' ? 'revision' : 'lint',
+      errors[0].path,
+      `schema is outside the ${revision} subset: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      errors,
+    );
   return out;
 }
 
@@ -127,6 +169,11 @@ export function parseAccepted<T extends z.ZodType>(schema: T, content: unknown):
   if (r.success) return { ok: true, value: r.data };
   return {
     ok: false,
-    issues: r.error.issues.map((i) => ({ code: i.code, path: pointer(...i.path.map(String)), severity: 'error' as const, message: `${i.path.join('.') || 'content'}: ${i.message}` })),
+    issues: r.error.issues.map((i) => ({
+      code: i.code,
+      path: pointer(...i.path.map(String)),
+      severity: 'error' as const,
+      message: `${i.path.join('.') || 'content'}: ${i.message}`,
+    })),
   };
 }

@@ -28,8 +28,22 @@ export interface ConfigDef<S extends z.ZodObject = z.ZodObject> {
  * Declares a configuration. `ctx.config(def)` returns it complete (vector: session layer).
  * @example defineConfig({ name: 'db', schema: z.object({ host: z.string() }), scope: 'user', ttlMs: 600_000 })
  */
-export function defineConfig<S extends z.ZodObject>(d: { name: string; schema: S; scope?: 'session' | 'user'; ttlMs?: number; defaults?: Partial<z.infer<S>>; message?: string }): ConfigDef<S> {
-  return { name: d.name, schema: d.schema, scope: d.scope ?? 'session', ttlMs: d.ttlMs ?? 3_600_000, defaults: d.defaults ?? {}, message: d.message };
+export function defineConfig<S extends z.ZodObject>(d: {
+  name: string;
+  schema: S;
+  scope?: 'session' | 'user';
+  ttlMs?: number;
+  defaults?: Partial<z.infer<S>>;
+  message?: string;
+}): ConfigDef<S> {
+  return {
+    name: d.name,
+    schema: d.schema,
+    scope: d.scope ?? 'session',
+    ttlMs: d.ttlMs ?? 3_600_000,
+    defaults: d.defaults ?? {},
+    message: d.message,
+  };
 }
 
 /** One cached (possibly partial) configuration. */
@@ -45,7 +59,10 @@ export class ConfigCache {
   get(key: string): Record<string, unknown> | undefined {
     const e = this.map.get(key);
     if (!e) return undefined;
-    if (e.expiresAt <= this.now()) { this.map.delete(key); return undefined; }
+    if (e.expiresAt <= this.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
     return e.values;
   }
   set(key: string, values: Record<string, unknown>, ttlMs: number): void {

@@ -13,7 +13,13 @@ import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } f
 import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
 import type { Content, RequestedSchema } from '../schema/types.js';
 import { detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
-import { ElicitationAnswerError, ElicitationRefusedError, ElicitationSchemaError, ElicitationTimeoutError, InputUnavailableError } from './errors.js';
+import {
+  ElicitationAnswerError,
+  ElicitationRefusedError,
+  ElicitationSchemaError,
+  ElicitationTimeoutError,
+  InputUnavailableError,
+} from './errors.js';
 import type { NeededField } from './errors.js';
 import { elicitModes } from './era.js';
 import type { RequestEra } from './era.js';
@@ -166,27 +172,48 @@ const LENIENT_ROOTS = z.looseObject({ roots: z.array(z.unknown()) });
 /** Any object: `readElicitResult` (schema core) judges the action and content, with field-level issues. */
 const LENIENT_ELICIT = z.looseObject({});
 
-async function push<T>(st: CallState, method: string, params: Record<string, unknown> | undefined, timeoutMs: number, what: string, lenient?: z.ZodType): Promise<T> {
+async function push<T>(
+  st: CallState,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  timeoutMs: number,
+  what: string,
+  lenient?: z.ZodType,
+): Promise<T> {
   const options = { signal: st.sdk.mcpReq.signal, timeout: timeoutMs };
   // A connection's first server→client request gets JSON-RPC id 0, and SDK v1 clients ignore
   // notifications/cancelled for id 0 (sdk.md §3 #1): the prompt would outlive a cancelled tool call.
   // Spend id 0 on a ping (exempt from SEP-2260 association) once per connection.
-  st.idZero.burnt ??= st.sdk.mcpReq.send({ method: 'ping' } as never, { signal: st.sdk.mcpReq.signal, timeout: 5_000 }).then(() => undefined, () => undefined);
+  st.idZero.burnt ??= st.sdk.mcpReq.send({ method: 'ping' } as never, { signal: st.sdk.mcpReq.signal, timeout: 5_000 }).then(
+    () => undefined,
+    () => undefined,
+  );
   await st.idZero.burnt;
   // While a person answers, tell a client that sent a progressToken that the call is alive, so a host
   // using resetTimeoutOnProgress does not time the tool call out (vector Q1).
   const token = (st.sdk.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
   let beat = 0;
-  const timer = token !== undefined && st.progressIntervalMs > 0
-    ? setInterval(() => void st.sdk.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++beat, message: `waiting for the user (${what})` } }).catch(() => undefined), st.progressIntervalMs)
-    : undefined;
+  const timer =
+    token !== undefined && st.progressIntervalMs > 0
+      ? setInterval(
+          () =>
+            void st.sdk.mcpReq
+              .notify({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: ++beat, message: `waiting for the user (${what})` },
+              })
+              .catch(() => undefined),
+          st.progressIntervalMs,
+        )
+      : undefined;
   try {
     if (lenient) return (await st.sdk.mcpReq.send({ method, params } as never, lenient as never, options)) as T;
     return (await st.sdk.mcpReq.send({ method, params } as never, options)) as T;
   } catch (e) {
     if (st.sdk.mcpReq.signal.aborted) throw e; // the tool call itself was cancelled (vector Q3)
     if (e instanceof SdkError && String(e.code) === 'REQUEST_TIMEOUT') throw new ElicitationTimeoutError(timeoutMs, what);
-    if (e instanceof ProtocolError) throw new ElicitationAnswerError(`the client answered the ${what} with JSON-RPC error ${e.code}: ${e.message}`, []);
+    if (e instanceof ProtocolError)
+      throw new ElicitationAnswerError(`the client answered the ${what} with JSON-RPC error ${e.code}: ${e.message}`, []);
     throw e;
   } finally {
     clearInterval(timer);
@@ -196,17 +223,27 @@ async function push<T>(st: CallState, method: string, params: Record<string, unk
 function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpty: boolean): RequestedSchema {
   let req: RequestedSchema;
   try {
-    req = schema instanceof z.ZodType ? toRequestedSchema(schema as z.ZodObject, { revision: st.era.revision }) : (schema as RequestedSchema);
+    req =
+      schema instanceof z.ZodType ? toRequestedSchema(schema as z.ZodObject, { revision: st.era.revision }) : (schema as RequestedSchema);
   } catch (e) {
     throw new ElicitationSchemaError(`requestedSchema cannot be sent: ${(e as Error).message}`);
   }
   // Sensitive fields get their own error below (pointing to URL mode).
-  const errors = lintRequestedSchema(req, { revision: st.era.revision }).filter((i) => i.severity === 'error' && i.code !== 'sensitive-field');
-  if (errors.length) throw new ElicitationSchemaError(`requestedSchema is invalid for revision ${st.era.revision}: ${errors.map((i) => `${i.path}: ${i.message}`).join('; ')}`, errors);
-  if (!allowEmpty && Object.keys(req.properties ?? {}).length === 0) throw new ElicitationSchemaError('requestedSchema has no properties; use ctx.confirm(message) for a confirm-only prompt');
+  const errors = lintRequestedSchema(req, { revision: st.era.revision }).filter(
+    (i) => i.severity === 'error' && i.code !== 'sensitive-field',
+  );
+  if (errors.length)
+    throw new ElicitationSchemaError(
+      `requestedSchema is invalid for revision ${st.era.revision}: ${errors.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      errors,
+    );
+  if (!allowEmpty && Object.keys(req.properties ?? {}).length === 0)
+    throw new ElicitationSchemaError('requestedSchema has no properties; use ctx.confirm(message) for a confirm-only prompt');
   const sensitive = detectSensitiveFields(req);
   if (sensitive.length) {
-    throw new ElicitationSchemaError(`form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.where} matched "${s.matched}")`).join(', ')}; collect it out of band with ctx.elicitUrl(message, url)`);
+    throw new ElicitationSchemaError(
+      `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.where} matched "${s.matched}")`).join(', ')}; collect it out of band with ctx.elicitUrl(message, url)`,
+    );
   }
   return req;
 }
@@ -219,7 +256,10 @@ const KEY_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 function keyFor(st: CallState, kind: string, name: string | undefined): string {
   const pos = `${kind}${st.seq++}`;
   if (name === undefined) return pos;
-  if (!KEY_NAME.test(name) || /^[a-z]\d+$/.test(name)) throw new ElicitationSchemaError(`input key ${JSON.stringify(name)} is not allowed: use 1-64 characters [A-Za-z0-9_.-] starting with a letter or _, not a lower-case letter followed by digits (the toolkit's own keys)`);
+  if (!KEY_NAME.test(name) || /^[a-z]\d+$/.test(name))
+    throw new ElicitationSchemaError(
+      `input key ${JSON.stringify(name)} is not allowed: use 1-64 characters [A-Za-z0-9_.-] starting with a letter or _, not a lower-case letter followed by digits (the toolkit's own keys)`,
+    );
   st.named ??= new Set();
   if (st.named.has(name)) throw new ElicitationSchemaError(`input key "${name}" is used twice in one call; each ask needs its own key`);
   st.named.add(name);
@@ -234,11 +274,18 @@ type ContentCheck = (content: Content) => string | undefined;
 
 /** `field "email": Invalid email address (invalid_format email)`: zod issues as one reason sentence. */
 export function zodReason(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((i) => {
-    const where = i.path.length ? `field "${i.path.map(String).join('.')}"` : 'the answer';
-    const check = i.code === 'custom' ? 'refine' : i.code === 'invalid_format' ? `invalid_format ${(i as { format?: string }).format ?? ''}`.trim() : i.code;
-    return `${where}: ${i.message} (${check})`;
-  }).join('; ');
+  return issues
+    .map((i) => {
+      const where = i.path.length ? `field "${i.path.map(String).join('.')}"` : 'the answer';
+      const check =
+        i.code === 'custom'
+          ? 'refine'
+          : i.code === 'invalid_format'
+            ? `invalid_format ${(i as { format?: string }).format ?? ''}`.trim()
+            : i.code;
+      return `${where}: ${i.message} (${check})`;
+    })
+    .join('; ');
 }
 
 /**
@@ -247,8 +294,21 @@ export function zodReason(issues: readonly z.core.$ZodIssue[]): string {
  * On 2026-07-28 an answer the wire schema refuses is re-asked the same way; on 2025 eras the client should
  * have validated it, so it ends the call (`ElicitationAnswerError`).
  */
-async function elicitForm(st: CallState, key: string, message: string, req: RequestedSchema, opts?: ElicitOptions, check?: ContentCheck): Promise<ElicitOutcome<Content>> {
-  if (!elicitModes(st.era).form) throw new InputUnavailableError('the client declared no form-mode elicitation capability, so nothing was asked', fieldsOf(req), st.howToSupply, { elicitation: { form: {} } });
+async function elicitForm(
+  st: CallState,
+  key: string,
+  message: string,
+  req: RequestedSchema,
+  opts?: ElicitOptions,
+  check?: ContentCheck,
+): Promise<ElicitOutcome<Content>> {
+  if (!elicitModes(st.era).form)
+    throw new InputUnavailableError(
+      'the client declared no form-mode elicitation capability, so nothing was asked',
+      fieldsOf(req),
+      st.howToSupply,
+      { elicitation: { form: {} } },
+    );
   const judge = (read: Awaited<ReturnType<Awaited<ReturnType<typeof loadElicitResultReader>>>>): string | undefined => {
     if (!read.ok) return read.message;
     return read.result.action === 'accept' && check ? check(read.result.content as Content) : undefined;
@@ -261,8 +321,11 @@ async function elicitForm(st: CallState, key: string, message: string, req: Requ
       if (reason === undefined && read.ok) return read.result as ElicitOutcome<Content>;
       const n = (st.reasks[key] = (st.reasks[key] ?? 0) + 1);
       delete st.answers[key];
-      if (n > st.maxReasks) throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${reason}`, read.ok ? [] : read.issues);
-      throw new Suspend({ [key]: inputRequired.elicit({ message: `${message}\n\nPlease correct: ${reason}`, requestedSchema: req as never }) });
+      if (n > st.maxReasks)
+        throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${reason}`, read.ok ? [] : read.issues);
+      throw new Suspend({
+        [key]: inputRequired.elicit({ message: `${message}\n\nPlease correct: ${reason}`, requestedSchema: req as never }),
+      });
     }
     throw new Suspend({ [key]: inputRequired.elicit({ message, requestedSchema: req as never }) });
   }
@@ -270,7 +333,14 @@ async function elicitForm(st: CallState, key: string, message: string, req: Requ
   for (let n = 0; ; n++) {
     const params: Record<string, unknown> = { message: asked, requestedSchema: req };
     if (st.era.revision !== '2025-06-18') params.mode = 'form';
-    const raw = await push<unknown>(st, 'elicitation/create', params, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'elicitation', LENIENT_ELICIT);
+    const raw = await push<unknown>(
+      st,
+      'elicitation/create',
+      params,
+      opts?.timeoutMs ?? st.elicitationTimeoutMs,
+      'elicitation',
+      LENIENT_ELICIT,
+    );
     const read = (await loadElicitResultReader())(raw, req);
     if (!read.ok) throw new ElicitationAnswerError(`invalid elicitation answer (-32602): ${read.message}`, read.issues);
     const reason = judge(read);
@@ -283,7 +353,8 @@ async function elicitForm(st: CallState, key: string, message: string, req: Requ
 function flowFor(st: CallState, id: string) {
   const f = st.shared.urlFlows.get(id);
   // On 2026-07-28 there is no session: the flow travels in the sealed requestState, bound to the user.
-  if (!f || f.user !== st.user || (!st.era.modern && !st.user && f.session !== st.session)) throw new ElicitationSchemaError(`unknown URL elicitation "${id}" for this user`);
+  if (!f || f.user !== st.user || (!st.era.modern && !st.user && f.session !== st.session))
+    throw new ElicitationSchemaError(`unknown URL elicitation "${id}" for this user`);
   return f;
 }
 
@@ -297,19 +368,32 @@ export function checkElicitationUrl(url: string): void {
   try {
     u = new URL(url);
   } catch {
-    throw new ElicitationSchemaError(`elicitUrl: ${JSON.stringify(url)} is not a valid absolute URL; give the full https:// address to open`);
+    throw new ElicitationSchemaError(
+      `elicitUrl: ${JSON.stringify(url)} is not a valid absolute URL; give the full https:// address to open`,
+    );
   }
   const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) throw new ElicitationSchemaError(`elicitUrl: scheme "${u.protocol}" is not allowed; use https (http only for localhost)`);
-  if (u.username || u.password) throw new ElicitationSchemaError('elicitUrl: the URL carries credentials (user:password@); servers MUST NOT put credentials in elicitation URLs');
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback))
+    throw new ElicitationSchemaError(`elicitUrl: scheme "${u.protocol}" is not allowed; use https (http only for localhost)`);
+  if (u.username || u.password)
+    throw new ElicitationSchemaError(
+      'elicitUrl: the URL carries credentials (user:password@); servers MUST NOT put credentials in elicitation URLs',
+    );
 }
 
 async function elicitUrl(st: CallState, message: string, url: string, require: boolean, name?: string): Promise<UrlOutcome> {
   checkElicitationUrl(url);
   const key = keyFor(st, 'u', name);
-  if (!elicitModes(st.era).url) throw new InputUnavailableError('the client declared no URL-mode elicitation capability, so nothing was asked', [{ name: 'url', description: message }], st.howToSupply, { elicitation: { url: {} } });
+  if (!elicitModes(st.era).url)
+    throw new InputUnavailableError(
+      'the client declared no URL-mode elicitation capability, so nothing was asked',
+      [{ name: 'url', description: message }],
+      st.howToSupply,
+      { elicitation: { url: {} } },
+    );
   const id = (st.ids[key] ??= randomUUID());
-  if (!st.shared.urlFlows.has(id)) st.shared.addUrlFlow(id, { user: st.user, session: st.session, complete: false, createdAt: st.shared.now() });
+  if (!st.shared.urlFlows.has(id))
+    st.shared.addUrlFlow(id, { user: st.user, session: st.session, complete: false, createdAt: st.shared.now() });
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw === undefined) throw new Suspend({ [key]: inputRequired.elicitUrl({ message, url }) });
@@ -321,7 +405,14 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   const server = st.mcp.server;
   flow.notify = () => server.createElicitationCompletionNotifier(id)();
   if (require) throw new UrlElicitationRequiredError([{ mode: 'url', message, url, elicitationId: id }], message);
-  const raw = await push<unknown>(st, 'elicitation/create', { mode: 'url', message, url, elicitationId: id }, st.elicitationTimeoutMs, 'URL elicitation', LENIENT_ELICIT);
+  const raw = await push<unknown>(
+    st,
+    'elicitation/create',
+    { mode: 'url', message, url, elicitationId: id },
+    st.elicitationTimeoutMs,
+    'URL elicitation',
+    LENIENT_ELICIT,
+  );
   const read = (await loadElicitResultReader())(raw);
   if (!read.ok) throw new ElicitationAnswerError(read.message, read.issues);
   return { action: read.result.action, elicitationId: id };
@@ -329,7 +420,13 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
 
 async function roots(st: CallState, name?: string): Promise<ParleyRoot[]> {
   const key = keyFor(st, 'r', name);
-  if (!st.era.caps.roots) throw new InputUnavailableError('the client declared no roots capability, so roots/list was not sent', [{ name: 'roots', description: 'directories to work in' }], 'Pass paths as tool arguments or in the server configuration.', { roots: {} });
+  if (!st.era.caps.roots)
+    throw new InputUnavailableError(
+      'the client declared no roots capability, so roots/list was not sent',
+      [{ name: 'roots', description: 'directories to work in' }],
+      'Pass paths as tool arguments or in the server configuration.',
+      { roots: {} },
+    );
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw === undefined) throw new Suspend({ [key]: inputRequired.listRoots() });
@@ -347,20 +444,39 @@ const LENIENT_SAMPLE = z.looseObject({});
 function readSample(raw: unknown, key: string): CreateMessageResult {
   const r = raw as { role?: unknown; content?: unknown } | null;
   if (!r || typeof r !== 'object' || (r.role !== 'assistant' && r.role !== 'user') || !r.content || typeof r.content !== 'object') {
-    throw new ElicitationAnswerError(`the client answered the sampling request ${key} with ${JSON.stringify(raw)?.slice(0, 80)}; expected a CreateMessageResult {role, content, model}`, []);
+    throw new ElicitationAnswerError(
+      `the client answered the sampling request ${key} with ${JSON.stringify(raw)?.slice(0, 80)}; expected a CreateMessageResult {role, content, model}`,
+      [],
+    );
   }
   return raw as CreateMessageResult;
 }
 
 async function sample(st: CallState, params: CreateMessageRequestParams, opts?: ElicitOptions): Promise<CreateMessageResult> {
   const key = keyFor(st, 's', opts?.key);
-  if (!st.era.caps.sampling) throw new InputUnavailableError('the client declared no sampling capability, so sampling/createMessage was not sent', [{ name: 'sampling', description: 'a completion from the client\'s model' }], st.howToSupply, { sampling: {} });
+  if (!st.era.caps.sampling)
+    throw new InputUnavailableError(
+      'the client declared no sampling capability, so sampling/createMessage was not sent',
+      [{ name: 'sampling', description: "a completion from the client's model" }],
+      st.howToSupply,
+      { sampling: {} },
+    );
   if (st.era.modern) {
     const raw = st.answers[key];
     if (raw === undefined) throw new Suspend({ [key]: inputRequired.createMessage(params) });
     return readSample(raw, key);
   }
-  return readSample(await push<unknown>(st, 'sampling/createMessage', params as never, opts?.timeoutMs ?? st.elicitationTimeoutMs, 'sampling request', LENIENT_SAMPLE), key);
+  return readSample(
+    await push<unknown>(
+      st,
+      'sampling/createMessage',
+      params as never,
+      opts?.timeoutMs ?? st.elicitationTimeoutMs,
+      'sampling request',
+      LENIENT_SAMPLE,
+    ),
+    key,
+  );
 }
 
 /** Builds the ctx for one call. */
@@ -371,15 +487,16 @@ export function makeContext(st: CallState): ParleyContext {
     const zod = schema instanceof z.ZodType ? (schema as z.ZodObject) : undefined;
     // The zod schema's own checks (refine, stricter formats, transforms) run on every accepted answer;
     // one the wire form could not express is asked again with zod's reason, never dropped.
-    const check: ContentCheck | undefined = zod || extra
-      ? (content) => {
-        if (zod) {
-          const parsed = zod.safeParse(content);
-          if (!parsed.success) return zodReason(parsed.error.issues);
-        }
-        return extra?.(content);
-      }
-      : undefined;
+    const check: ContentCheck | undefined =
+      zod || extra
+        ? (content) => {
+            if (zod) {
+              const parsed = zod.safeParse(content);
+              if (!parsed.success) return zodReason(parsed.error.issues);
+            }
+            return extra?.(content);
+          }
+        : undefined;
     const key = keyFor(st, 'e', opts?.key);
     const out = await elicitForm(st, key, message, req, opts, check);
     if (out.action !== 'accept' || !zod) return { out, key };
@@ -389,7 +506,8 @@ export function makeContext(st: CallState): ParleyContext {
     mcp: st.sdk,
     modern: st.era.modern,
     user: st.user,
-    elicit: (async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions) => (await ask(message, schema, opts)).out) as ParleyContext['elicit'],
+    elicit: (async (message: string, schema: z.ZodObject | RequestedSchema, opts?: ElicitOptions) =>
+      (await ask(message, schema, opts)).out) as ParleyContext['elicit'],
     confirm: async (message, opts) => {
       const req = prepare({ type: 'object', properties: {} }, st, true);
       return (await elicitForm(st, keyFor(st, 'e', opts?.key), message, req, opts)).action === 'accept';
@@ -439,7 +557,9 @@ export function makeContext(st: CallState): ParleyContext {
       // shared cache between two rounds. Pin what this call read in its first round (sealed in the
       // requestState), so it asks the same fields under the same keys and its own answer wins.
       const slot = st.era.modern ? `c${st.seq++}` : undefined;
-      const cached = slot ? ((st.pins[slot] ??= { ...(st.shared.config.get(key) ?? {}) }) as Record<string, unknown>) : (st.shared.config.get(key) ?? {});
+      const cached = slot
+        ? ((st.pins[slot] ??= { ...(st.shared.config.get(key) ?? {}) }) as Record<string, unknown>)
+        : (st.shared.config.get(key) ?? {});
       const values: Record<string, unknown> = { ...def.defaults, ...cached };
       const missing = missingFields(def, values);
       let answered: string | undefined;
@@ -453,12 +573,14 @@ export function makeContext(st: CallState): ParleyContext {
           return mine.length ? zodReason(mine) : undefined;
         };
         const { out, key: k } = await ask(def.message ?? `Configure ${def.name}`, pick, undefined, whole);
-        if (out.action !== 'accept') throw new ElicitationRefusedError(out.action, `configuration "${def.name}" (fields: ${missing.join(', ')})`);
+        if (out.action !== 'accept')
+          throw new ElicitationRefusedError(out.action, `configuration "${def.name}" (fields: ${missing.join(', ')})`);
         Object.assign(values, out.content);
         answered = k;
       }
       const parsed = def.schema.safeParse(values);
-      if (!parsed.success) throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${zodReason(parsed.error.issues)}`, []);
+      if (!parsed.success)
+        throw new ElicitationAnswerError(`configuration "${def.name}" is invalid: ${zodReason(parsed.error.issues)}`, []);
       // Stored only when a person answered: values supplied by the call (tool arguments passed as
       // defaults) are a one-off override and never become the negotiated configuration on their own.
       // The TTL runs from the answer, not from the last use. On 2026-07-28 only in the round the answer

@@ -39,7 +39,8 @@ export function elicitModes(era: RequestEra): { form: boolean; url: boolean } {
   const e = era.caps.elicitation as Record<string, unknown> | undefined;
   if (!e || !era.elicitation) return { form: false, url: false };
   if (era.revision === '2025-06-18') return { form: true, url: false };
-  const hasForm = 'form' in e, hasUrl = 'url' in e;
+  const hasForm = 'form' in e,
+    hasUrl = 'url' in e;
   return { form: hasForm || !hasUrl, url: hasUrl };
 }
 
@@ -52,5 +53,5 @@ export function userOf(ctx: ServerContext): string {
 export function userOfAuth(a: AuthInfo | undefined): string {
   if (!a) return '';
   const sub = (a.extra as Record<string, unknown> | undefined)?.sub;
-  return typeof sub === 'string' && sub ? sub : a.clientId ?? '';
+  return typeof sub === 'string' && sub ? sub : (a.clientId ?? '');
 }

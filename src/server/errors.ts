@@ -6,7 +6,10 @@ import type { Issue } from '../schema/types.js';
 
 /** Base class: every toolkit error has a stable `code` string. */
 export class ParleyServerError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -18,21 +21,30 @@ export class ParleyServerError extends Error {
  * (spec 2025-11-25 client/elicitation §User Interaction Model: form mode MUST NOT ask for secrets).
  */
 export class ElicitationSchemaError extends ParleyServerError {
-  constructor(message: string, readonly issues: Issue[] = []) {
+  constructor(
+    message: string,
+    readonly issues: Issue[] = [],
+  ) {
     super('elicitation-schema', message);
   }
 }
 
 /** An accepted answer failed validation against the `requestedSchema` (vectors R3-R7). */
 export class ElicitationAnswerError extends ParleyServerError {
-  constructor(message: string, readonly issues: Issue[]) {
+  constructor(
+    message: string,
+    readonly issues: Issue[],
+  ) {
     super('elicitation-answer', message);
   }
 }
 
 /** No answer arrived within `elicitationTimeoutMs` (or `rootsTimeoutMs`). */
 export class ElicitationTimeoutError extends ParleyServerError {
-  constructor(readonly timeoutMs: number, what = 'elicitation') {
+  constructor(
+    readonly timeoutMs: number,
+    what = 'elicitation',
+  ) {
     const setting = /^roots/.test(what) ? 'rootsTimeoutMs' : 'elicitationTimeoutMs';
     super('timeout', `no answer to the ${what} within ${timeoutMs} ms (raise ${setting} on createParleyServer)`);
   }
@@ -53,14 +65,25 @@ export class InputUnavailableError extends ParleyServerError {
    * @param requiredCapabilities the client capability that was missing, e.g. `{elicitation: {form: {}}}`;
    *   on 2026-07-28 it becomes `data.requiredCapabilities` of a -32021 MissingRequiredClientCapabilityError.
    */
-  constructor(readonly reason: string, readonly fields: NeededField[], readonly howToSupply: string, readonly requiredCapabilities?: Record<string, unknown>) {
-    super('input-unavailable', `${reason}. Needed: ${fields.map((f) => (f.description ? `${f.name} (${f.description})` : f.name)).join(', ') || 'input'}. ${howToSupply}`);
+  constructor(
+    readonly reason: string,
+    readonly fields: NeededField[],
+    readonly howToSupply: string,
+    readonly requiredCapabilities?: Record<string, unknown>,
+  ) {
+    super(
+      'input-unavailable',
+      `${reason}. Needed: ${fields.map((f) => (f.description ? `${f.name} (${f.description})` : f.name)).join(', ') || 'input'}. ${howToSupply}`,
+    );
   }
 }
 
 /** The person declined or cancelled a configuration or a required answer. */
 export class ElicitationRefusedError extends ParleyServerError {
-  constructor(readonly action: 'decline' | 'cancel', what: string) {
+  constructor(
+    readonly action: 'decline' | 'cancel',
+    what: string,
+  ) {
     super('refused', `the user chose ${action} for ${what}`);
   }
 }

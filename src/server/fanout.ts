@@ -75,7 +75,10 @@ export class ListFanout<P = unknown> {
   watch(product: unknown): void {
     const shared = (product as { shared?: Shared } | null)?.shared;
     if (!shared?.lists || this.hubs.has(shared)) return;
-    this.hubs.set(shared, shared.lists.subscribe((c) => this.announce(c)));
+    this.hubs.set(
+      shared,
+      shared.lists.subscribe((c) => this.announce(c)),
+    );
   }
 
   /** Records a long-lived instance until its connection closes. */

@@ -16,9 +16,24 @@ export { ListChanges } from './lists.js';
 export type { ListKind, ListChange, ListChangeScope } from './lists.js';
 export { StateSealer, argsDigest } from './seal.js';
 export type { StatePayload } from './seal.js';
-export { ParleyServerError, ElicitationSchemaError, ElicitationAnswerError, ElicitationTimeoutError, InputUnavailableError, ElicitationRefusedError } from './errors.js';
+export {
+  ParleyServerError,
+  ElicitationSchemaError,
+  ElicitationAnswerError,
+  ElicitationTimeoutError,
+  InputUnavailableError,
+  ElicitationRefusedError,
+} from './errors.js';
 export type { NeededField } from './errors.js';
-export { parseRootsList, resolveInRoots, requestRoots, rootsFromInputResponses, isPathInside, RootsAccessError, RootsCache } from './roots.js';
+export {
+  parseRootsList,
+  resolveInRoots,
+  requestRoots,
+  rootsFromInputResponses,
+  isPathInside,
+  RootsAccessError,
+  RootsCache,
+} from './roots.js';
 export type { ParsedRoot, DroppedRoot, RootsLog, RootsAccessErrorCode, RootsRequester, ResolveInRootsOptions } from './roots.js';
 export { readEra, elicitModes, userOf } from './era.js';
 export type { RequestEra } from './era.js';

@@ -44,7 +44,8 @@ export class ListChanges {
   announce(kinds: ListKind | readonly ListKind[], scope: ListChangeScope = {}): void {
     const list = typeof kinds === 'string' ? [kinds] : [...kinds];
     const bad = list.find((k) => !LIST_KINDS.includes(k));
-    if (bad !== undefined) throw new TypeError(`listChanged: unknown list kind ${JSON.stringify(bad)}; use one of ${LIST_KINDS.join(', ')}`);
+    if (bad !== undefined)
+      throw new TypeError(`listChanged: unknown list kind ${JSON.stringify(bad)}; use one of ${LIST_KINDS.join(', ')}`);
     for (const kind of list) {
       for (const l of this.listeners) {
         try {

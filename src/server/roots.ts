@@ -46,7 +46,11 @@ const hostPlatform = (): PathPlatform => (process.platform === 'win32' ? 'win32'
  * @param log called once per dropped entry.
  * @param opts.platform path syntax; @default the host OS.
  */
-export function parseRootsList(raw: unknown, log?: RootsLog, opts: { platform?: PathPlatform } = {}): { roots: ParsedRoot[]; dropped: DroppedRoot[] } {
+export function parseRootsList(
+  raw: unknown,
+  log?: RootsLog,
+  opts: { platform?: PathPlatform } = {},
+): { roots: ParsedRoot[]; dropped: DroppedRoot[] } {
   const platform = opts.platform ?? hostPlatform();
   const roots: ParsedRoot[] = [];
   const dropped: DroppedRoot[] = [];
@@ -62,7 +66,8 @@ export function parseRootsList(raw: unknown, log?: RootsLog, opts: { platform?: 
   }
   const seen = new Set<string>();
   list.forEach((entry, index) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return drop(index, entry, 'a Root must be an object {uri, name?}');
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      return drop(index, entry, 'a Root must be an object {uri, name?}');
     const { uri, name } = entry as { uri?: unknown; name?: unknown };
     if (typeof uri !== 'string') return drop(index, entry, '"uri" must be a string');
     if (name !== undefined && typeof name !== 'string') return drop(index, entry, '"name" must be a string when present');
@@ -87,7 +92,11 @@ const LooseListRootsResult = z.looseObject({ roots: z.unknown() });
 
 /** The part of an SDK `Server` (v2 `@modelcontextprotocol/server`, or v1) that {@link requestRoots} uses. */
 export interface RootsRequester {
-  request(req: { method: 'roots/list' }, resultSchema: typeof LooseListRootsResult, options?: { timeout?: number; signal?: AbortSignal }): Promise<unknown>;
+  request(
+    req: { method: 'roots/list' },
+    resultSchema: typeof LooseListRootsResult,
+    options?: { timeout?: number; signal?: AbortSignal },
+  ): Promise<unknown>;
 }
 
 /**
@@ -145,7 +154,9 @@ export class RootsAccessError extends Error {
     readonly roots: string[],
     detail: string,
   ) {
-    super(`${detail}: ${JSON.stringify(candidate)} (allowed roots: ${roots.length ? roots.map((r) => JSON.stringify(r)).join(', ') : 'none'})`);
+    super(
+      `${detail}: ${JSON.stringify(candidate)} (allowed roots: ${roots.length ? roots.map((r) => JSON.stringify(r)).join(', ') : 'none'})`,
+    );
   }
 }
 
@@ -231,10 +242,20 @@ export async function resolveInRoots(
   }
   if (rootPaths.length === 0) throw new RootsAccessError('NO_ROOTS', pathOrUri, [], 'No roots are available, so no path is allowed');
   if (typeof pathOrUri !== 'string' || pathOrUri === '' || pathOrUri.includes('\u0000')) {
-    throw new RootsAccessError('INVALID_PATH', String(pathOrUri), rootPaths, 'Expected a non-empty path or file:// URI without NUL characters');
+    throw new RootsAccessError(
+      'INVALID_PATH',
+      String(pathOrUri),
+      rootPaths,
+      'Expected a non-empty path or file:// URI without NUL characters',
+    );
   }
   if (!isFileUri(pathOrUri) && /^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(pathOrUri)) {
-    throw new RootsAccessError('INVALID_PATH', pathOrUri, rootPaths, 'Only file:// URIs name local paths; other schemes are never inside a root');
+    throw new RootsAccessError(
+      'INVALID_PATH',
+      pathOrUri,
+      rootPaths,
+      'Only file:// URIs name local paths; other schemes are never inside a root',
+    );
   }
   let candidate: string;
   try {
@@ -249,18 +270,33 @@ export async function resolveInRoots(
       realRoots = await Promise.all(rootPaths.map((r) => realpathLoose(r)));
       target = await realpathLoose(target);
     } catch (e) {
-      throw new RootsAccessError('UNRESOLVABLE', pathOrUri, rootPaths, `Cannot resolve the real path (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new RootsAccessError(
+        'UNRESOLVABLE',
+        pathOrUri,
+        rootPaths,
+        `Cannot resolve the real path (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      );
     }
   }
   if (!realRoots.some((r) => isPathInside(r, target, platform))) {
     // The real target is not named: it may be a file outside the roots that a link inside points to.
     const viaLink = target !== P.resolve(rootPaths[0], candidate);
-    throw new RootsAccessError('OUTSIDE_ROOTS', pathOrUri, realRoots, `Access denied: the path ${viaLink ? 'resolves (through a symbolic link) to a place' : 'is'} outside every root`);
+    throw new RootsAccessError(
+      'OUTSIDE_ROOTS',
+      pathOrUri,
+      realRoots,
+      `Access denied: the path ${viaLink ? 'resolves (through a symbolic link) to a place' : 'is'} outside every root`,
+    );
   }
   if (real && opts.hardLinks === 'refuse') {
     const st = await fs.stat(target).catch(() => undefined);
     if (st?.isFile() && st.nlink > 1) {
-      throw new RootsAccessError('HARD_LINK', pathOrUri, realRoots, `Access denied: the file has ${st.nlink} names (hard links), and another may lie outside the roots (hardLinks: 'refuse')`);
+      throw new RootsAccessError(
+        'HARD_LINK',
+        pathOrUri,
+        realRoots,
+        `Access denied: the file has ${st.nlink} names (hard links), and another may lie outside the roots (hardLinks: 'refuse')`,
+      );
     }
   }
   return target;

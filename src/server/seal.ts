@@ -36,13 +36,19 @@ export interface StatePayload {
 /** Canonical JSON (sorted keys) so the digest does not depend on key order. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
 /** SHA-256 (base64url) of the canonical JSON of a tool call's arguments. */
 export function argsDigest(args: unknown): string {
-  return createHash('sha256').update(canonical(args ?? {})).digest('base64url');
+  return createHash('sha256')
+    .update(canonical(args ?? {}))
+    .digest('base64url');
 }
 
 /** Seals and opens request states with one key. */
@@ -68,7 +74,11 @@ export class StateSealer {
     const got = Buffer.from(mac, 'base64url');
     if (got.length !== want.length || !timingSafeEqual(got, want)) return 'mac';
     let p: StatePayload;
-    try { p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')); } catch { return 'malformed'; }
+    try {
+      p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      return 'malformed';
+    }
     if (typeof p?.exp !== 'number' || p.exp < expect.now) return 'expired';
     if (p.t !== expect.tool) return 'tool';
     if (p.d !== expect.digest) return 'arguments';

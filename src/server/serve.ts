@@ -90,7 +90,11 @@ export interface ServeHandle {
 
 /** A complete HTTP answer: thrown by `HttpOptions.authenticate`, returned by `HttpOptions.routes`. */
 export class HttpDenial extends Error {
-  constructor(readonly status: number, readonly headers: Record<string, string>, readonly body: string) {
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string>,
+    readonly body: string,
+  ) {
     super(`HTTP ${status}`);
     this.name = 'HttpDenial';
   }
@@ -107,11 +111,17 @@ function listMembers(fanout: ListFanout<ParleyServer | McpServer>): Pick<ServeHa
 }
 
 function deny(res: ServerResponse, status: number, message: string, id: string | number | null = null): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
 }
 
 function hostnameOf(v: string): string | undefined {
-  try { return new URL(v.includes('://') ? v : `http://${v}`).hostname; } catch { return undefined; }
+  try {
+    return new URL(v.includes('://') ? v : `http://${v}`).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -138,34 +148,41 @@ function cancelOnDisconnect(t: NodeStreamableHTTPServerTransport, res: ServerRes
   if (!ids.length) return;
   res.once('close', () => {
     if (res.writableFinished) return;
-    for (const requestId of ids) t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
+    for (const requestId of ids)
+      t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
   });
 }
 
 /** Serves over stdio (dual-era) or HTTP (dual-era, sessionful legacy leg). */
-export async function serve(factory: ServerFactory, opts: { stdio: true; onClose?: () => void } | { http: HttpOptions }): Promise<ServeHandle> {
+export async function serve(
+  factory: ServerFactory,
+  opts: { stdio: true; onClose?: () => void } | { http: HttpOptions },
+): Promise<ServeHandle> {
   if ('stdio' in opts) {
     const processSession = `stdio:${randomUUID()}`;
     const fanout = new ListFanout<ParleyServer | McpServer>();
-    const h = serveStdio((ctx) => {
-      const s = factory({ era: ctx.era });
-      if ('useProcessSession' in s) s.useProcessSession(processSession);
-      const m = toMcp(s);
-      // The pinned instance tells its connection itself, on both eras (the SDK's stdio listen router
-      // moves a 2026-07-28 connection's change notifications onto its subscriptions).
-      fanout.watch(s);
-      fanout.addLive(m, { user: '', era: ctx.era, product: s });
-      // The one instance serveStdio pins for the connection: its close is the connection's end (stdin
-      // closed, or the transport gave up, e.g. on an oversized message).
-      if (opts.onClose) {
-        const prev = m.server.onclose;
-        m.server.onclose = () => {
-          prev?.();
-          opts.onClose?.();
-        };
-      }
-      return m;
-    }, { onerror: () => undefined });
+    const h = serveStdio(
+      (ctx) => {
+        const s = factory({ era: ctx.era });
+        if ('useProcessSession' in s) s.useProcessSession(processSession);
+        const m = toMcp(s);
+        // The pinned instance tells its connection itself, on both eras (the SDK's stdio listen router
+        // moves a 2026-07-28 connection's change notifications onto its subscriptions).
+        fanout.watch(s);
+        fanout.addLive(m, { user: '', era: ctx.era, product: s });
+        // The one instance serveStdio pins for the connection: its close is the connection's end (stdin
+        // closed, or the transport gave up, e.g. on an oversized message).
+        if (opts.onClose) {
+          const prev = m.server.onclose;
+          m.server.onclose = () => {
+            prev?.();
+            opts.onClose?.();
+          };
+        }
+        return m;
+      },
+      { onerror: () => undefined },
+    );
     return {
       url: 'stdio:',
       close: async () => {
@@ -180,13 +197,16 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
   const path = o.path ?? '/mcp';
   const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
   const fanout = new ListFanout<ParleyServer | McpServer>();
-  const modern = createMcpHandler((ctx) => {
-    const s = factory({ authInfo: ctx.authInfo, era: 'modern' });
-    fanout.watch(s);
-    // A toolkit server's own list change has no connection of its own here: it goes to the listen streams.
-    if (isParley(s)) fanout.hookInstance(s.mcp, false);
-    return toMcp(s);
-  }, { legacy: 'reject', bus: fanout.bus });
+  const modern = createMcpHandler(
+    (ctx) => {
+      const s = factory({ authInfo: ctx.authInfo, era: 'modern' });
+      fanout.watch(s);
+      // A toolkit server's own list change has no connection of its own here: it goes to the listen streams.
+      if (isParley(s)) fanout.hookInstance(s.mcp, false);
+      return toMcp(s);
+    },
+    { legacy: 'reject', bus: fanout.bus },
+  );
   const modernNode = toNodeHandler(modern);
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
   const owners = new Map<string, string>();
@@ -196,17 +216,20 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
   /** Sessions of each user being initialised (not yet in `owners`), so parallel initializes count too. */
   const opening = new Map<string, number>();
   const openSessions = (user: string) => (opening.get(user) ?? 0) + [...owners.values()].filter((u) => u === user).length;
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [sid, a] of activity) {
-      if (a.open > 0 || now - a.last <= idleMs) continue;
-      const t = sessions.get(sid);
-      sessions.delete(sid);
-      owners.delete(sid);
-      activity.delete(sid);
-      void t?.close().catch(() => undefined);
-    }
-  }, Math.min(idleMs, 60_000));
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [sid, a] of activity) {
+        if (a.open > 0 || now - a.last <= idleMs) continue;
+        const t = sessions.get(sid);
+        sessions.delete(sid);
+        owners.delete(sid);
+        activity.delete(sid);
+        void t?.close().catch(() => undefined);
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
   sweeper.unref();
 
   const server = createServer(async (req, res) => {
@@ -222,7 +245,9 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
         return deny(res, 404, `no MCP endpoint here; use ${path}`);
       }
       let auth: AuthInfo | undefined;
-      try { auth = await o.authenticate?.(req); } catch (e) {
+      try {
+        auth = await o.authenticate?.(req);
+      } catch (e) {
         if (e instanceof HttpDenial) return void res.writeHead(e.status, e.headers).end(e.body);
         throw e;
       }
@@ -233,7 +258,11 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
       }
       let body: unknown;
       if (req.method === 'POST') {
-        try { body = await readJson(req); } catch (e) { return deny(res, (e as { status?: number }).status ?? 400, `invalid JSON body: ${(e as Error).message}`); }
+        try {
+          body = await readJson(req);
+        } catch (e) {
+          return deny(res, (e as { status?: number }).status ?? 400, `invalid JSON body: ${(e as Error).message}`);
+        }
       }
       const sid = req.headers['mcp-session-id'];
       const legacy = typeof sid === 'string' || (await isLegacyRequest(await toWebRequest(req, body ?? null), body));
@@ -259,7 +288,12 @@ export async function serve(factory: ServerFactory, opts: { stdio: true; onClose
       const user = userOfAuth(auth);
       if (openSessions(user) >= maxSessions) {
         const who = user ? `user "${user}"` : 'this server';
-        return deny(res, 429, `too many open MCP sessions for ${who}: the cap is ${maxSessions} (${o.maxSessionsSetting ?? 'maxSessionsPerUser'}); end one with HTTP DELETE, or wait until idle ones close (after ${idleMs} ms without a request)`, (body as { id?: string | number }).id ?? null);
+        return deny(
+          res,
+          429,
+          `too many open MCP sessions for ${who}: the cap is ${maxSessions} (${o.maxSessionsSetting ?? 'maxSessionsPerUser'}); end one with HTTP DELETE, or wait until idle ones close (after ${idleMs} ms without a request)`,
+          (body as { id?: string | number }).id ?? null,
+        );
       }
       opening.set(user, (opening.get(user) ?? 0) + 1);
       const opened = () => {

@@ -5,7 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod/v4';
-import { McpServer, ProtocolError, ResourceTemplate, UriTemplate, UrlElicitationRequiredError, inputRequired } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  ProtocolError,
+  ResourceTemplate,
+  UriTemplate,
+  UrlElicitationRequiredError,
+  inputRequired,
+} from '@modelcontextprotocol/server';
 import type { CallToolResult, McpServerOptions, ServerContext, RegisteredTool } from '@modelcontextprotocol/server';
 import { makeContext, Suspend } from './context.js';
 import type { CallState, ParleyContext, ParleyRoot } from './context.js';
@@ -20,7 +27,6 @@ import { configKey } from './config.js';
 import { sendOwn } from './fanout.js';
 import { fillFromUri } from '../schema/template-fill.js';
 import type { ParleyResourceConfig, ParleyResourceHandler } from './templates.js';
-
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
 export interface ParleyServerOptions {
@@ -73,14 +79,24 @@ export interface ParleyServer {
   /** The shared state (config cache, URL flows, requestState key). */
   readonly shared: Shared;
   /** Resolved timing settings (ms), defaults applied. */
-  readonly settings: { elicitationTimeoutMs: number; rootsTimeoutMs: number; requestStateTtlMs: number; maxReasks: number; progressIntervalMs: number };
+  readonly settings: {
+    elicitationTimeoutMs: number;
+    rootsTimeoutMs: number;
+    requestStateTtlMs: number;
+    maxReasks: number;
+    progressIntervalMs: number;
+  };
   /**
    * Marks this instance as serving over stdio, where the process is the session: configuration and
    * URL flows are cached per process on both eras. `serve({stdio: true})` calls it.
    */
   useProcessSession(id: string): void;
   /** Registers a tool whose handler gets a `ParleyContext`. */
-  tool<I extends z.ZodObject>(name: string, config: ParleyToolConfig<I, z.ZodObject | undefined>, handler: ParleyToolHandler<I>): RegisteredTool;
+  tool<I extends z.ZodObject>(
+    name: string,
+    config: ParleyToolConfig<I, z.ZodObject | undefined>,
+    handler: ParleyToolHandler<I>,
+  ): RegisteredTool;
   /**
    * `resource(template, handler)` or `resource(template, config, handler)`: a resource template whose
    * handler gets a `ParleyContext` (`ctx.elicit` on every era) and the variables a read leaves out in
@@ -118,7 +134,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const shared = opts.shared ?? defaultShared();
   // 2026-07-28: tool lists may depend on the user's configuration, so they must not be cached (SEP-2549).
   const cacheHints = { 'tools/list': { ttlMs: 0, cacheScope: 'private' as const }, ...opts.mcpOptions?.cacheHints };
-  const mcp = new McpServer({ name: opts.name, version: opts.version }, { ...opts.mcpOptions, cacheHints, capabilities: { tools: { listChanged: true }, ...opts.mcpOptions?.capabilities } });
+  const mcp = new McpServer(
+    { name: opts.name, version: opts.version },
+    { ...opts.mcpOptions, cacheHints, capabilities: { tools: { listChanged: true }, ...opts.mcpOptions?.capabilities } },
+  );
   const connectionId = randomUUID();
   const rootsCache: { value?: ParleyRoot[] } = {};
   const idZero: { burnt?: Promise<void> } = {};
@@ -152,15 +171,23 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   function interceptList(): void {
     if (listIntercepted) return;
     listIntercepted = true;
-    const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<{ tools: Array<{ name: string; description?: string }> }> })._getRequestHandler('tools/list');
+    const inner = (
+      mcp.server as unknown as {
+        _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<{ tools: Array<{ name: string; description?: string }> }>;
+      }
+    )._getRequestHandler('tools/list');
     if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/list handler to wrap');
     mcp.server.setRequestHandler('tools/list', (async (req: unknown, sdk: ServerContext) => {
       const res = await inner(req, sdk);
       const era = readEra(mcp, sdk);
-      const user = userOf(sdk), session = sessionOf(sdk, era.modern);
+      const user = userOf(sdk),
+        session = sessionOf(sdk, era.modern);
       if (!era.modern) watchConfig(user, session);
       for (const d of dependents) {
-        const parsed = d.dep.config.schema.safeParse({ ...d.dep.config.defaults, ...(shared.config.get(configKey(d.dep.config, user, session)) ?? {}) });
+        const parsed = d.dep.config.schema.safeParse({
+          ...d.dep.config.defaults,
+          ...(shared.config.get(configKey(d.dep.config, user, session)) ?? {}),
+        });
         const listed = res.tools.find((t) => t.name === d.name);
         if (parsed.success && listed) listed.description = d.dep.describe(parsed.data as Record<string, unknown>);
       }
@@ -196,7 +223,9 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   function intercept(): void {
     if (intercepted) return;
     intercepted = true;
-    const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> })._getRequestHandler('tools/call');
+    const inner = (
+      mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> }
+    )._getRequestHandler('tools/call');
     if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/call handler to wrap');
     mcp.server.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: unknown } }, sdk: ServerContext) => {
       const entry: CallEntry = { rawArgs: req.params.arguments ?? {} };
@@ -204,7 +233,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       if (opened) entry.state = opened;
       calls.set(sdk.mcpReq.signal, entry);
       const result = await inner(req, sdk);
-      if (entry.missingCapability) throw new ProtocolError(-32021, `Missing required client capability: ${entry.missingCapability.message}`, { requiredCapabilities: entry.missingCapability.requiredCapabilities });
+      if (entry.missingCapability)
+        throw new ProtocolError(-32021, `Missing required client capability: ${entry.missingCapability.message}`, {
+          requiredCapabilities: entry.missingCapability.requiredCapabilities,
+        });
       return result;
     }) as never);
   }
@@ -223,10 +255,25 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       }
     }
     const st: CallState = {
-      mcp, sdk, era, user: userOf(sdk), session: sessionOf(sdk, era.modern), shared,
-      answers, fresh, reasks: { ...(prior?.n ?? {}) }, ids: { ...(prior?.ids ?? {}) }, pins: { ...(prior?.c ?? {}) }, seq: 0,
-      elicitationTimeoutMs: settings.elicitationTimeoutMs, rootsTimeoutMs: settings.rootsTimeoutMs,
-      maxReasks: settings.maxReasks, progressIntervalMs: settings.progressIntervalMs, howToSupply: opts.howToSupply ?? DEFAULT_HOW, rootsCache, idZero,
+      mcp,
+      sdk,
+      era,
+      user: userOf(sdk),
+      session: sessionOf(sdk, era.modern),
+      shared,
+      answers,
+      fresh,
+      reasks: { ...(prior?.n ?? {}) },
+      ids: { ...(prior?.ids ?? {}) },
+      pins: { ...(prior?.c ?? {}) },
+      seq: 0,
+      elicitationTimeoutMs: settings.elicitationTimeoutMs,
+      rootsTimeoutMs: settings.rootsTimeoutMs,
+      maxReasks: settings.maxReasks,
+      progressIntervalMs: settings.progressIntervalMs,
+      howToSupply: opts.howToSupply ?? DEFAULT_HOW,
+      rootsCache,
+      idZero,
       onConfig: (def) => {
         // Tell every connection the configuration applies to that its tool list changed (the next
         // tools/list, never cached on 2026-07-28: ttlMs 0, shows the new description):
@@ -239,7 +286,8 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         const key = configKey(def, st.user, st.session);
         if (dependents.some((d) => d.dep.config.name === def.name)) {
           if ((!era.modern || processSession) && !watching) sendOwn(mcp, 'tools');
-          if (st.user && !processSession && (era.modern || def.scope === 'user')) shared.lists.announce('tools', { user: st.user, era: 'modern' });
+          if (st.user && !processSession && (era.modern || def.scope === 'user'))
+            shared.lists.announce('tools', { user: st.user, era: 'modern' });
         }
         for (const l of shared.configChanged) l(key);
       },
@@ -252,21 +300,39 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     const raw = sdk.mcpReq.requestState();
     if (typeof raw !== 'string') return undefined;
     const opened = shared.sealer.open(raw, { tool: name, digest: argsDigest(rawArgs), user: userOf(sdk), now: shared.now() });
-    if (typeof opened === 'string') throw new ProtocolError(-32602, `Invalid requestState (${opened}): it was tampered with, expired, or minted for another tool, arguments or user; start the call again without requestState`, { reason: opened });
+    if (typeof opened === 'string')
+      throw new ProtocolError(
+        -32602,
+        `Invalid requestState (${opened}): it was tampered with, expired, or minted for another tool, arguments or user; start the call again without requestState`,
+        { reason: opened },
+      );
     for (const k of opened.p) {
       const r = sdk.mcpReq.inputResponses?.[k] as { action?: unknown } | undefined;
       // The method each key was asked with (states sealed before named keys: from the key's letter).
       const method = opened.m?.[k] ?? (k[0] === 'e' || k[0] === 'u' ? 'elicitation/create' : k[0] === 'r' ? 'roots/list' : undefined);
       if (r !== undefined && method === 'elicitation/create' && !['accept', 'decline', 'cancel'].includes(r?.action as string)) {
-        throw new ProtocolError(-32602, `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`);
+        throw new ProtocolError(
+          -32602,
+          `inputResponses.${k}: unknown elicitation action ${JSON.stringify(r?.action)}; allowed: accept, decline, cancel`,
+        );
       }
       const sampled = r as { role?: unknown; content?: unknown } | null | undefined;
-      if (r !== undefined && method === 'sampling/createMessage' && (!sampled || typeof sampled !== 'object' || typeof sampled.content !== 'object' || !sampled.content)) {
-        throw new ProtocolError(-32602, `inputResponses.${k}: expected a sampling/createMessage result {role, content, model} for the sampling request, got ${JSON.stringify(r).slice(0, 80)}`);
+      if (
+        r !== undefined &&
+        method === 'sampling/createMessage' &&
+        (!sampled || typeof sampled !== 'object' || typeof sampled.content !== 'object' || !sampled.content)
+      ) {
+        throw new ProtocolError(
+          -32602,
+          `inputResponses.${k}: expected a sampling/createMessage result {role, content, model} for the sampling request, got ${JSON.stringify(r).slice(0, 80)}`,
+        );
       }
       // A roots/list answer must be a ListRootsResult; anything else is not "no roots".
       if (r !== undefined && method === 'roots/list' && !Array.isArray((r as { roots?: unknown } | null)?.roots)) {
-        throw new ProtocolError(-32602, `inputResponses.${k}: expected a roots/list result {roots: [{uri, name?}]} for the roots request, got ${JSON.stringify(r).slice(0, 80)}; answer it with the client's roots (an empty list if none)`);
+        throw new ProtocolError(
+          -32602,
+          `inputResponses.${k}: expected a roots/list result {roots: [{uri, name?}]} for the roots request, got ${JSON.stringify(r).slice(0, 80)}; answer it with the client's roots (an empty list if none)`,
+        );
       }
     }
     return opened;
@@ -275,7 +341,18 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   /** Seals the state of a suspended request: the 2026-07-28 `input_required` result. */
   function suspended(name: string, entry: CallEntry, st: CallState, e: Suspend) {
     const keys = Object.keys(e.requests);
-    const state = shared.sealer.seal({ t: name, d: argsDigest(entry.rawArgs), u: st.user, exp: shared.now() + ttl, a: st.answers, p: keys, n: st.reasks, ids: st.ids, c: st.pins, m: Object.fromEntries(keys.map((k) => [k, e.requests[k].method])) });
+    const state = shared.sealer.seal({
+      t: name,
+      d: argsDigest(entry.rawArgs),
+      u: st.user,
+      exp: shared.now() + ttl,
+      a: st.answers,
+      p: keys,
+      n: st.reasks,
+      ids: st.ids,
+      c: st.pins,
+      m: Object.fromEntries(keys.map((k) => [k, e.requests[k].method])),
+    });
     return inputRequired({ inputRequests: e.requests, requestState: state });
   }
 
@@ -290,7 +367,8 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       // 2026-07-28: a capability the request did not declare is a protocol error, -32021 with
       // data.requiredCapabilities (changelog "Capabilities"); raised by the tools/call wrapper because
       // the SDK turns errors thrown inside a tool into isError results.
-      if (e instanceof InputUnavailableError && st.era.modern && e.requiredCapabilities) entry.missingCapability = { message: e.message, requiredCapabilities: e.requiredCapabilities };
+      if (e instanceof InputUnavailableError && st.era.modern && e.requiredCapabilities)
+        entry.missingCapability = { message: e.message, requiredCapabilities: e.requiredCapabilities };
       if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError) return errorResult(e.message);
       if (e instanceof ParleyServerError) return errorResult(`${name}: ${e.message}`);
       throw e;
@@ -305,20 +383,32 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     const t = new UriTemplate(template); // throws on a template the SDK cannot parse
     templates.push({ template, t, handler });
     const complete = config.complete
-      ? Object.fromEntries(Object.entries(config.complete).map(([k, fn]) => [k, (value: string, ctx?: { arguments?: Record<string, string> }) => fn(value, ctx)]))
+      ? Object.fromEntries(
+          Object.entries(config.complete).map(([k, fn]) => [
+            k,
+            (value: string, ctx?: { arguments?: Record<string, string> }) => fn(value, ctx),
+          ]),
+        )
       : undefined;
     // Listed and completed by the SDK; reads are answered by the wrapper below (the SDK would call
     // this callback only for URIs that give every variable).
-    mcp.registerResource(config.name ?? template, new ResourceTemplate(template, { list: undefined, ...(complete ? { complete } : {}) }), { title: config.title, description: config.description, mimeType: config.mimeType } as never, (() => {
-      throw new ProtocolError(-32603, 'parley template resource read outside its wrapper');
-    }) as never);
+    mcp.registerResource(
+      config.name ?? template,
+      new ResourceTemplate(template, { list: undefined, ...(complete ? { complete } : {}) }),
+      { title: config.title, description: config.description, mimeType: config.mimeType } as never,
+      (() => {
+        throw new ProtocolError(-32603, 'parley template resource read outside its wrapper');
+      }) as never,
+    );
     interceptRead();
   }
 
   function interceptRead(): void {
     if (readIntercepted) return;
     readIntercepted = true;
-    const inner = (mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> })._getRequestHandler('resources/read');
+    const inner = (
+      mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> }
+    )._getRequestHandler('resources/read');
     if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no resources/read handler to wrap');
     mcp.server.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
       const uri = req.params.uri;
@@ -334,12 +424,17 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       if (opened) call.state = opened;
       const st = stateFor(call, sdk);
       const { t } = hit.entry;
-      const ctx = Object.assign(makeContext(st), { uri, missing: hit.missing, expand: (v: Record<string, string | string[]>) => t.expand(v) });
+      const ctx = Object.assign(makeContext(st), {
+        uri,
+        missing: hit.missing,
+        expand: (v: Record<string, string | string[]>) => t.expand(v),
+      });
       try {
         return await hit.entry.handler({ ...hit.known }, ctx);
       } catch (e) {
         if (e instanceof Suspend) return suspended(name, call, st, e);
-        if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError || e instanceof ParleyServerError) throw new ProtocolError(-32602, `${uri}: ${e.message}`);
+        if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError || e instanceof ParleyServerError)
+          throw new ProtocolError(-32602, `${uri}: ${e.message}`);
         throw e;
       }
     }) as never);
@@ -353,7 +448,16 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       processSession = id;
     },
     tool(name, config, handler) {
-      const registered = mcp.registerTool(name, { title: config.title, description: config.description, inputSchema: config.inputSchema, outputSchema: config.outputSchema } as never, ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never);
+      const registered = mcp.registerTool(
+        name,
+        {
+          title: config.title,
+          description: config.description,
+          inputSchema: config.inputSchema,
+          outputSchema: config.outputSchema,
+        } as never,
+        ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never,
+      );
       intercept();
       if (config.dependsOn) {
         dependents.push({ name, dep: config.dependsOn });
@@ -363,7 +467,11 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     },
     resource: ((...a: unknown[]) => {
       if (typeof a[0] === 'string' && (typeof a[1] === 'function' || (a.length === 3 && typeof a[2] === 'function'))) {
-        return addTemplate(a[0], (typeof a[1] === 'function' ? {} : a[1]) as ParleyResourceConfig, (typeof a[1] === 'function' ? a[1] : a[2]) as ParleyResourceHandler);
+        return addTemplate(
+          a[0],
+          (typeof a[1] === 'function' ? {} : a[1]) as ParleyResourceConfig,
+          (typeof a[1] === 'function' ? a[1] : a[2]) as ParleyResourceHandler,
+        );
       }
       return (mcp.registerResource as (...x: unknown[]) => unknown)(...a);
     }) as ParleyServer['resource'],

@@ -22,7 +22,10 @@ export interface ParleyResourceContext extends ParleyContext {
 }
 
 /** The handler: `vars` holds the variables the URI gives (decoded); `ctx.missing` the ones it leaves out. */
-export type ParleyResourceHandler = (vars: Record<string, string>, ctx: ParleyResourceContext) => ReadResourceResult | Promise<ReadResourceResult>;
+export type ParleyResourceHandler = (
+  vars: Record<string, string>,
+  ctx: ParleyResourceContext,
+) => ReadResourceResult | Promise<ReadResourceResult>;
 
 /** Metadata of a template resource; `name` defaults to the template text. */
 export interface ParleyResourceConfig {

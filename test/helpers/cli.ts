@@ -25,15 +25,22 @@ export function isolatedEnv(dir: string): { HOME: string; XDG_CONFIG_HOME: strin
  * Runs `parley <args>`; kills it after `timeoutMs` (default 60000 ms: one run took ~3 s here with the
  * whole suite running, tsx compiling the CLI on a cold cache included; CI machines can be 3× slower).
  */
-export function runParley(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string; cwd?: string } = {}): Promise<CliRun> {
+export function runParley(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string; cwd?: string } = {},
+): Promise<CliRun> {
   const home = mkdtempSync(join(tmpdir(), 'parley-cli-home-'));
   const done = () => rmSync(home, { recursive: true, force: true });
   return new Promise<CliRun>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), new URL('../../src/cli/main.ts', import.meta.url).pathname, ...args], {
-      env: { ...process.env, ...isolatedEnv(home), ...opts.env },
-      cwd: opts.cwd ?? home,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), new URL('../../src/cli/main.ts', import.meta.url).pathname, ...args],
+      {
+        env: { ...process.env, ...isolatedEnv(home), ...opts.env },
+        cwd: opts.cwd ?? home,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

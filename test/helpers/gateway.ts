@@ -17,7 +17,11 @@ type GatewayHttp = Extract<Parameters<Gateway['serve']>[0], { http: unknown }>['
  * Serves `gw` over HTTP on 127.0.0.1 (port 0). `stop()` closes the server, then the gateway, then runs
  * `cleanup` (temp folders, stores).
  */
-export async function serveGateway(gw: Gateway, http: GatewayHttp = {}, cleanup?: () => void): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function serveGateway(
+  gw: Gateway,
+  http: GatewayHttp = {},
+  cleanup?: () => void,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const h = await gw.serve({ http });
   return {
     url: h.url,

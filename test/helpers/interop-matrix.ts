@@ -54,7 +54,12 @@ export function renderMatrix(rows: Row[], status: (r: Row) => Exclude<Status, 'n
     return String.fromCharCode(97 + i);
   };
   const section = (side: 'host' | 'toolkit', title: string, other: string) => {
-    const lines = [`## ${title}`, '', `| ${other} | Transport | Revision | ${CASES.map((c) => HEADINGS[c]).join(' | ')} |`, `|---|---|---|${CASES.map(() => '---').join('|')}|`];
+    const lines = [
+      `## ${title}`,
+      '',
+      `| ${other} | Transport | Revision | ${CASES.map((c) => HEADINGS[c]).join(' | ')} |`,
+      `|---|---|---|${CASES.map(() => '---').join('|')}|`,
+    ];
     const pairs = [...new Map(rows.filter((r) => r.pair.side === side).map((r) => [r.pair.id, r.pair])).values()];
     for (const pair of pairs) {
       for (const t of TRANSPORTS) {
@@ -97,7 +102,9 @@ export function renderMatrix(rows: Row[], status: (r: Row) => Exclude<Status, 'n
     '',
     '| Pair | stdio | http |',
     '|---|---|---|',
-    ...[...new Map(rows.map((r) => [r.pair.id, r.pair])).values()].map((p) => `| ${p.peer} | ${TRANSPORTS.map((t) => p.how[t] ?? '—').join(' | ')} |`),
+    ...[...new Map(rows.map((r) => [r.pair.id, r.pair])).values()].map(
+      (p) => `| ${p.peer} | ${TRANSPORTS.map((t) => p.how[t] ?? '—').join(' | ')} |`,
+    ),
     '',
   ].join('\n');
 }

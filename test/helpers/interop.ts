@@ -22,7 +22,10 @@ export interface NextAnswer {
 }
 
 export const textOf = (r: unknown) =>
-  (((r as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  (((r as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>)
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
 
 /** A tools/call bound: a case that hangs fails instead of stalling the matrix (calls take < 1 s unloaded). */
 export const CALL_TIMEOUT_MS = 45_000;
@@ -126,9 +129,18 @@ export async function toolkitClient(kind: ClientKind, url: string | undefined): 
     const t = url ? new V1Http(new URL(url)) : new V1Stdio(stdio);
     watchInitialize(t as never, init);
     await c.connect(t);
-    return { next, seen, call: async (tool) => textOf(await c.callTool({ name: tool, arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS })), revision: () => init.version, close: () => c.close() };
+    return {
+      next,
+      seen,
+      call: async (tool) => textOf(await c.callTool({ name: tool, arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS })),
+      revision: () => init.version,
+      close: () => c.close(),
+    };
   }
-  const c = new Client({ name: `interop-${kind}`, version: '0.0.0' }, { capabilities, ...(kind === 'v2-auto' ? { versionNegotiation: { mode: 'auto' as const } } : {}) });
+  const c = new Client(
+    { name: `interop-${kind}`, version: '0.0.0' },
+    { capabilities, ...(kind === 'v2-auto' ? { versionNegotiation: { mode: 'auto' as const } } : {}) },
+  );
   c.setRequestHandler('elicitation/create', async (r) => elicit(r.params as Record<string, unknown>) as never);
   c.setRequestHandler('roots/list', async () => ({ roots: CLIENT_ROOTS }));
   await c.connect(url ? new StreamableHTTPClientTransport(new URL(url)) : new StdioClientTransport(stdio));

@@ -34,7 +34,11 @@ export interface OidcStackOptions {
 }
 
 const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
-const closeServer = (s: Server) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); });
+const closeServer = (s: Server) =>
+  new Promise<void>((r) => {
+    s.closeAllConnections();
+    s.close(() => r());
+  });
 
 export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcStack> {
   const opServer = createServer();
@@ -56,7 +60,13 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, resourceIndicator: string) => {
           if (resourceIndicator !== mcpUrl) throw new errors.InvalidTarget();
-          return { scope: 'mcp:read mcp:write', audience: mcpUrl, accessTokenTTL: opts.accessTokenTtl ?? 3600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
+          return {
+            scope: 'mcp:read mcp:write',
+            audience: mcpUrl,
+            accessTokenTTL: opts.accessTokenTtl ?? 3600,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
         },
       },
     },
@@ -68,8 +78,14 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     cookies: { keys: ['parley-test-cookie-key'] },
   });
   // Token-endpoint outcomes, e.g. 'authorization_code', 'refresh_token', 'error:refresh_token (invalid_grant)'.
-  provider.on('grant.success', (ctx: { oidc: { params?: Record<string, unknown> } }) => tokenGrants.push(String(ctx.oidc.params?.grant_type)));
-  provider.on('grant.error', (ctx: { oidc: { params?: Record<string, unknown> } }, err: Error) => tokenGrants.push(`error:${String(ctx.oidc.params?.grant_type)} (${(err as { error?: string }).error ?? err.message}: ${(err as { error_detail?: string }).error_detail ?? ""})`));
+  provider.on('grant.success', (ctx: { oidc: { params?: Record<string, unknown> } }) =>
+    tokenGrants.push(String(ctx.oidc.params?.grant_type)),
+  );
+  provider.on('grant.error', (ctx: { oidc: { params?: Record<string, unknown> } }, err: Error) =>
+    tokenGrants.push(
+      `error:${String(ctx.oidc.params?.grant_type)} (${(err as { error?: string }).error ?? err.message}: ${(err as { error_detail?: string }).error_detail ?? ''})`,
+    ),
+  );
   const opHandler = provider.callback();
   opServer.on('request', async (req: IncomingMessage, res: ServerResponse) => {
     try {
@@ -80,12 +96,19 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
         if (details.prompt.name === 'login') {
           return await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false });
         }
-        const grant = details.grantId ? (await provider.Grant.find(details.grantId))! : new provider.Grant({ accountId: 'alice', clientId: String(details.params.client_id) });
+        const grant = details.grantId
+          ? (await provider.Grant.find(details.grantId))!
+          : new provider.Grant({ accountId: 'alice', clientId: String(details.params.client_id) });
         // Grant exactly what the consent prompt says is missing (the provider's usual consent pattern).
-        const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+        const missing = details.prompt.details as {
+          missingOIDCScope?: string[];
+          missingOIDCClaims?: string[];
+          missingResourceScopes?: Record<string, string[]>;
+        };
         if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
         if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-        for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+        for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+          grant.addResourceScope(indicator, scopes.join(' '));
         const grantId = await grant.save();
         return await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
       }
@@ -105,7 +128,15 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
       verifyAccessToken: async (token: string) => {
         try {
           const { payload } = await jwtVerify(token, jwks, { issuer, audience: mcpUrl });
-          return { token, clientId: String(payload.client_id ?? ''), scopes: String(payload.scope ?? '').split(' ').filter(Boolean), expiresAt: payload.exp, resource: new URL(mcpUrl) };
+          return {
+            token,
+            clientId: String(payload.client_id ?? ''),
+            scopes: String(payload.scope ?? '')
+              .split(' ')
+              .filter(Boolean),
+            expiresAt: payload.exp,
+            resource: new URL(mcpUrl),
+          };
         } catch (err) {
           throw new OAuthError(OAuthErrorCode.InvalidToken, `token refused: ${(err as Error).message}`);
         }
@@ -114,7 +145,9 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
   });
   const mcp = createMcpHandler(() => {
     const s = new McpServer({ name: 'protected', version: '1.0.0' });
-    s.registerTool('whoami', { inputSchema: z.object({}) }, async (_a, ctx) => ({ content: [{ type: 'text', text: `hello ${ctx.http?.authInfo?.clientId ? 'client' : 'nobody'}` }] }));
+    s.registerTool('whoami', { inputSchema: z.object({}) }, async (_a, ctx) => ({
+      content: [{ type: 'text', text: `hello ${ctx.http?.authInfo?.clientId ? 'client' : 'nobody'}` }],
+    }));
     return s;
   });
   const stack: OidcStack = { issuer, mcpUrl, provider, tokenGrants, authorizations, unauthorized: 0, close: async () => {} };
@@ -123,7 +156,12 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
       const url = new URL(request.url);
       if (url.pathname === '/.well-known/oauth-protected-resource/mcp') {
         const resource = opts.advertisedResource ? opts.advertisedResource(mcpUrl) : mcpUrl;
-        return Response.json({ resource, authorization_servers: [issuer], scopes_supported: ['mcp:read'], bearer_methods_supported: ['header'] });
+        return Response.json({
+          resource,
+          authorization_servers: [issuer],
+          scopes_supported: ['mcp:read'],
+          bearer_methods_supported: ['header'],
+        });
       }
       if (url.pathname !== '/mcp') return new Response('not found', { status: 404 });
       const auth = await gate(request);

@@ -36,7 +36,14 @@ export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: st
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const byId = new Map(clients.map((c) => [c.id, c]));
   const provider = new Provider(issuer, {
-    clients: [...clients, ...extra].map((c) => ({ client_id: c.id, client_secret: c.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' })),
+    clients: [...clients, ...extra].map((c) => ({
+      client_id: c.id,
+      client_secret: c.secret,
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })),
     jwks: { keys: [jwk] },
     scopes: ['openid', 'mcp', 'admin'],
     features: {
@@ -49,7 +56,13 @@ export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: st
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: unknown, resource: string, client: { clientId: string }) => {
           const c = byId.get(client.clientId);
-          return { scope: 'mcp admin', audience: resource, accessTokenTTL: c?.ttl ?? 300, accessTokenFormat: c?.format ?? 'jwt', jwt: { sign: { alg: 'RS256' } } };
+          return {
+            scope: 'mcp admin',
+            audience: resource,
+            accessTokenTTL: c?.ttl ?? 300,
+            accessTokenFormat: c?.format ?? 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
         },
       },
     },
@@ -61,7 +74,10 @@ export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: st
     async token(client, resource, scope = 'mcp') {
       const res = await fetch(`${issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials', resource, scope }),
       });
       const body = (await res.json()) as { access_token?: string };
@@ -69,9 +85,10 @@ export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: st
       return body.access_token;
     },
     forge: (payload) => new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'at+jwt' }).sign(privateKey),
-    close: () => new Promise<void>((r) => {
-      http.closeAllConnections();
-      http.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        http.closeAllConnections();
+        http.close(() => r());
+      }),
   };
 }

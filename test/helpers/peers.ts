@@ -35,21 +35,33 @@ export function stopChild(child: ChildProcess, graceMs = 2000): Promise<void> {
  * Spawns `node <args>` and waits (at most `timeoutMs`, default 30000) until its stdout or stderr
  * matches `pattern`; resolves with the first capture group.
  */
-export async function spawnListening(args: string[], pattern: RegExp, opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ child: ChildProcess; match: string }> {
+export async function spawnListening(
+  args: string[],
+  pattern: RegExp,
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<{ child: ChildProcess; match: string }> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   try {
     const match = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`node ${args.join(' ')}: no ${pattern} within ${timeoutMs} ms; output: ${out}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`node ${args.join(' ')}: no ${pattern} within ${timeoutMs} ms; output: ${out}`)),
+        timeoutMs,
+      );
       const onData = (d: Buffer) => {
         out += d.toString();
         const m = pattern.exec(out);
-        if (m) (clearTimeout(timer), resolve(m[1]));
+        if (m) clearTimeout(timer), resolve(m[1]);
       };
       child.stdout!.on('data', onData);
       child.stderr!.on('data', onData);
-      child.once('exit', (code) => (clearTimeout(timer), reject(Object.assign(new Error(`node ${args.join(' ')} exited with ${code}: ${out}`), { output: out }))));
+      child.once(
+        'exit',
+        (code) => (
+          clearTimeout(timer), reject(Object.assign(new Error(`node ${args.join(' ')} exited with ${code}: ${out}`), { output: out }))
+        ),
+      );
     });
     // Keep draining so a chatty peer never blocks on a full pipe.
     child.stdout!.resume();
@@ -89,7 +101,9 @@ export async function startEverythingHttp(mode: 'streamableHttp' | 'sse' = 'stre
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     try {
-      const { child } = await spawnListening([EVERYTHING, mode], /(?:listening on port|running on port) (\d+)/, { env: { PORT: String(port) } });
+      const { child } = await spawnListening([EVERYTHING, mode], /(?:listening on port|running on port) (\d+)/, {
+        env: { PORT: String(port) },
+      });
       return { port, url: `http://127.0.0.1:${port}${mode === 'sse' ? '/sse' : '/mcp'}`, child, stop: () => stopChild(child) };
     } catch (e) {
       if (attempt >= 3 || !/EADDRINUSE|already in use/.test(String((e as { output?: string }).output ?? ''))) throw e;

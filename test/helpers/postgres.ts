@@ -31,7 +31,10 @@ export interface PgServer {
 }
 
 /** Why PostgreSQL tests are skipped here, or `undefined` when the binaries are present. */
-export const pgSkipReason: string | undefined = findBin('initdb') && findBin('pg_ctl') ? undefined : 'PostgreSQL binaries (initdb, pg_ctl) not found: install Debian package postgresql to run the PostgreSQL store tests';
+export const pgSkipReason: string | undefined =
+  findBin('initdb') && findBin('pg_ctl')
+    ? undefined
+    : 'PostgreSQL binaries (initdb, pg_ctl) not found: install Debian package postgresql to run the PostgreSQL store tests';
 
 const inCi = () => /^(1|true|yes)$/i.test(process.env.CI ?? '');
 

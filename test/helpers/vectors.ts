@@ -9,7 +9,9 @@ export interface Vector<I = any> {
   expect: string;
 }
 export function vectors(name: 'schemas' | 'results' | 'roots' | 'config' | 'sequences'): Vector[] {
-  return JSON.parse(readFileSync(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'vectors', `${name}.json`), 'utf8'));
+  return JSON.parse(
+    readFileSync(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..', 'vectors', `${name}.json`), 'utf8'),
+  );
 }
 export function vector(name: Parameters<typeof vectors>[0], id: string): Vector {
   const v = vectors(name).find((x) => x.id === id);

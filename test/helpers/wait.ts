@@ -12,7 +12,11 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * Calls `probe` every `everyMs` (default 20) until `ok(value)` holds or `ms` (default {@link WAIT_MS})
  * have passed; resolves with the last value either way. `probe` may be async (one call at a time).
  */
-export async function pollUntil<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean, o: { ms?: number; everyMs?: number } = {}): Promise<T> {
+export async function pollUntil<T>(
+  probe: () => T | Promise<T>,
+  ok: (v: T) => boolean,
+  o: { ms?: number; everyMs?: number } = {},
+): Promise<T> {
   const end = Date.now() + (o.ms ?? WAIT_MS);
   for (;;) {
     const v = await probe();

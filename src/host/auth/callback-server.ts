@@ -24,7 +24,10 @@ export const MAX_CALLBACK_URL_CHARS = 8192;
 /** The wait for a callback ended without one. `code`: `SIGN_IN_TIMEOUT` or `SIGN_IN_ABORTED`. */
 export class CallbackWaitError extends Error {
   override readonly name = 'CallbackWaitError';
-  constructor(readonly code: 'SIGN_IN_TIMEOUT' | 'SIGN_IN_ABORTED', message: string) {
+  constructor(
+    readonly code: 'SIGN_IN_TIMEOUT' | 'SIGN_IN_ABORTED',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -117,7 +120,12 @@ export class CallbackServer {
 
   #handle(method: string, target: string, host: string | undefined, res: import('node:http').ServerResponse): void {
     const reply = (status: number, title: string, body: string) => {
-      res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' });
+      res.writeHead(status, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'x-content-type-options': 'nosniff',
+      });
       res.end(page(title, body));
     };
     if (host !== `127.0.0.1:${this.#port}`) {
@@ -138,10 +146,19 @@ export class CallbackServer {
     const waiter = state ? [...this.#waiters].find((w) => sameState(w.state, state)) : undefined;
     if (!waiter) {
       this.refused++;
-      return reply(400, 'Sign-in refused', 'This sign-in answer does not belong to a sign-in parley started (unknown or expired state). Nothing was done.');
+      return reply(
+        400,
+        'Sign-in refused',
+        'This sign-in answer does not belong to a sign-in parley started (unknown or expired state). Nothing was done.',
+      );
     }
     waiter.resolve(url.searchParams);
-    if (url.searchParams.has('error')) return reply(200, 'Sign-in not completed', 'The authorization server did not grant access. You can close this tab; parley shows what happened.');
+    if (url.searchParams.has('error'))
+      return reply(
+        200,
+        'Sign-in not completed',
+        'The authorization server did not grant access. You can close this tab; parley shows what happened.',
+      );
     reply(200, 'Signed in', 'You can close this tab and return to parley.');
   }
 

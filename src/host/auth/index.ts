@@ -4,7 +4,15 @@
  */
 export { AuthDefaults, AuthSession, SignInError, type AuthContext, type SignInErrorCode } from './session.js';
 export { CallbackServer, CallbackWaitError, CALLBACK_PATH, MAX_CALLBACK_URL_CHARS } from './callback-server.js';
-export { MemoryCredentialStore, summarize, type CredentialKey, type CredentialRecord, type CredentialSecrets, type CredentialStore, type CredentialSummary } from './credential-store.js';
+export {
+  MemoryCredentialStore,
+  summarize,
+  type CredentialKey,
+  type CredentialRecord,
+  type CredentialSecrets,
+  type CredentialStore,
+  type CredentialSummary,
+} from './credential-store.js';
 export { openSqliteCredentialStore, CREDENTIAL_MIGRATIONS, type SqliteCredentialStoreOptions } from './sqlite-credentials.js';
 export { CredentialDecryptError, CredentialKeyError, KEY_FILE, MIN_SECRET_CHARS, loadCredentialKey } from './secret.js';
 export { ParleyOAuthProvider } from './provider.js';

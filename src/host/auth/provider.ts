@@ -127,7 +127,8 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
     // Registered for another callback: re-register. The loopback port may differ (RFC 8252 §7.3: the
     // authorization server allows any port), so it is not compared; keeping the client keeps its refresh tokens.
     const uris = (info as { redirect_uris?: unknown }).redirect_uris;
-    if (Array.isArray(uris) && !uris.some((u) => typeof u === 'string' && withoutPort(u) === withoutPort(this.redirectUrl))) return undefined;
+    if (Array.isArray(uris) && !uris.some((u) => typeof u === 'string' && withoutPort(u) === withoutPort(this.redirectUrl)))
+      return undefined;
     return info;
   }
 

@@ -23,7 +23,10 @@ export const KEY_FILE = 'credentials.key';
 /** A missing, weak or unreadable key. `code` names the rule. */
 export class CredentialKeyError extends Error {
   override readonly name = 'CredentialKeyError';
-  constructor(readonly code: 'SECRET_TOO_SHORT' | 'KEY_FILE_MODE' | 'KEY_FILE_INVALID' | 'NO_KEY_LOCATION', message: string) {
+  constructor(
+    readonly code: 'SECRET_TOO_SHORT' | 'KEY_FILE_MODE' | 'KEY_FILE_INVALID' | 'NO_KEY_LOCATION',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -41,11 +44,19 @@ export class CredentialDecryptError extends Error {
 export function loadCredentialKey(opts: { env?: Record<string, string | undefined>; dbFile?: string; keyFile?: string }): Buffer {
   const secret = opts.env?.PARLEY_SECRET;
   if (secret !== undefined && secret !== '') {
-    if (secret.length < MIN_SECRET_CHARS) throw new CredentialKeyError('SECRET_TOO_SHORT', `PARLEY_SECRET has ${secret.length} characters; at least ${MIN_SECRET_CHARS} are required (e.g. \`openssl rand -base64 32\`).`);
+    if (secret.length < MIN_SECRET_CHARS)
+      throw new CredentialKeyError(
+        'SECRET_TOO_SHORT',
+        `PARLEY_SECRET has ${secret.length} characters; at least ${MIN_SECRET_CHARS} are required (e.g. \`openssl rand -base64 32\`).`,
+      );
     return createHash('sha256').update(secret, 'utf8').digest();
   }
   const file = opts.keyFile ?? (opts.dbFile && opts.dbFile !== ':memory:' ? join(dirname(opts.dbFile), KEY_FILE) : undefined);
-  if (!file) throw new CredentialKeyError('NO_KEY_LOCATION', 'No key for stored credentials: set PARLEY_SECRET (32+ characters) or use a database file (the key file goes beside it).');
+  if (!file)
+    throw new CredentialKeyError(
+      'NO_KEY_LOCATION',
+      'No key for stored credentials: set PARLEY_SECRET (32+ characters) or use a database file (the key file goes beside it).',
+    );
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     try {
@@ -59,7 +70,11 @@ export function loadCredentialKey(opts: { env?: Record<string, string | undefine
     throw new CredentialKeyError('KEY_FILE_MODE', `${file} is readable by others (mode ${mode.toString(8)}); run \`chmod 600 ${file}\`.`);
   }
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new CredentialKeyError('KEY_FILE_INVALID', `${file} does not hold a 32-byte base64 key; delete it to make a new one (stored sign-ins are then lost).`);
+  if (key.length !== 32)
+    throw new CredentialKeyError(
+      'KEY_FILE_INVALID',
+      `${file} does not hold a 32-byte base64 key; delete it to make a new one (stored sign-ins are then lost).`,
+    );
   return key;
 }
 
@@ -84,6 +99,8 @@ export function open(key: Buffer, sealed: string, aad: string): string {
     d.setAuthTag(Buffer.from(parts[2]!, 'base64url'));
     return Buffer.concat([d.update(Buffer.from(parts[3]!, 'base64url')), d.final()]).toString('utf8');
   } catch {
-    throw new CredentialDecryptError('stored credential does not open with this key (PARLEY_SECRET or the key file changed, or the row was altered)');
+    throw new CredentialDecryptError(
+      'stored credential does not open with this key (PARLEY_SECRET or the key file changed, or the row was altered)',
+    );
   }
 }

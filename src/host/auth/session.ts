@@ -60,12 +60,22 @@ export interface AuthContext {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
-export type SignInErrorCode = 'SIGN_IN_REQUIRED' | 'SIGN_IN_DECLINED' | 'SIGN_IN_DENIED' | 'SIGN_IN_URL_REFUSED' | 'SIGN_IN_FAILED' | 'SIGN_IN_DEFERRED';
+export type SignInErrorCode =
+  | 'SIGN_IN_REQUIRED'
+  | 'SIGN_IN_DECLINED'
+  | 'SIGN_IN_DENIED'
+  | 'SIGN_IN_URL_REFUSED'
+  | 'SIGN_IN_FAILED'
+  | 'SIGN_IN_DEFERRED';
 
 /** A sign-in that could not complete. The message never carries tokens or callback text. */
 export class SignInError extends Error {
   override readonly name = 'SignInError';
-  constructor(readonly code: SignInErrorCode, readonly server: string, message: string) {
+  constructor(
+    readonly code: SignInErrorCode,
+    readonly server: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -188,7 +198,14 @@ export class AuthSession {
       (err: unknown) => {
         // Name the server and the step; the SDK's error (OAuth error code, issuer or resource mismatch) stays the cause.
         this.failure =
-          err instanceof SignInError ? err : Object.assign(new Error(`authorization for server "${this.#server}" failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }), { code: 'AUTHORIZATION_FAILED' });
+          err instanceof SignInError
+            ? err
+            : Object.assign(
+                new Error(`authorization for server "${this.#server}" failed: ${err instanceof Error ? err.message : String(err)}`, {
+                  cause: err,
+                }),
+                { code: 'AUTHORIZATION_FAILED' },
+              );
         this.#inflight = undefined;
         throw this.failure;
       },
@@ -207,7 +224,8 @@ export class AuthSession {
     if (r === 'AUTHORIZED') return;
     const cb = this.provider.takeCallback();
     const code = cb?.get('code');
-    if (!cb || !code) throw new SignInError('SIGN_IN_FAILED', this.#server, `sign-in for ${this.#server} ended without an authorization code`);
+    if (!cb || !code)
+      throw new SignInError('SIGN_IN_FAILED', this.#server, `sign-in for ${this.#server} ended without an authorization code`);
     const iss = cb.get('iss');
     await auth(this.provider, { ...common, authorizationCode: code, ...(iss !== null ? { iss } : {}) });
     this.signIns++;
@@ -228,7 +246,10 @@ export class AuthSession {
     if (!(await this.provider.tokens())?.refresh_token) return;
     await this.authorize({}).catch((err: unknown) => {
       if (err instanceof SignInError) throw err;
-      this.#ctx.log?.('warn', `server "${this.#server}": refreshing the access token failed (${(err as Error).message}); trying the request as is`);
+      this.#ctx.log?.(
+        'warn',
+        `server "${this.#server}": refreshing the access token failed (${(err as Error).message}); trying the request as is`,
+      );
     });
   }
 
@@ -263,12 +284,23 @@ export class AuthSession {
       const answer = await this.#during(() =>
         Promise.race([this.#ctx.presenter.present(view, ac.signal), callback.then((): PresenterAnswer => ({ action: 'accept' }))]),
       );
-      if (answer.action !== 'accept') throw new SignInError('SIGN_IN_DECLINED', server, `sign-in for ${server} was ${answer.action === 'decline' ? 'declined' : 'cancelled'}`);
+      if (answer.action !== 'accept')
+        throw new SignInError(
+          'SIGN_IN_DECLINED',
+          server,
+          `sign-in for ${server} was ${answer.action === 'decline' ? 'declined' : 'cancelled'}`,
+        );
       const params = await this.#during(() => callback);
-      if (params.has('error')) throw new SignInError('SIGN_IN_DENIED', server, `${issuer} did not grant access to ${server} (${safeCode(params.get('error'))})`);
+      if (params.has('error'))
+        throw new SignInError('SIGN_IN_DENIED', server, `${issuer} did not grant access to ${server} (${safeCode(params.get('error'))})`);
       return params;
     } catch (err) {
-      if (err instanceof UserInteractionRequiredError) throw new SignInError('SIGN_IN_REQUIRED', server, `sign-in required for ${server} (at ${issuer}); run interactively once to sign in`);
+      if (err instanceof UserInteractionRequiredError)
+        throw new SignInError(
+          'SIGN_IN_REQUIRED',
+          server,
+          `sign-in required for ${server} (at ${issuer}); run interactively once to sign in`,
+        );
       if (err instanceof SignInError) throw err;
       throw new SignInError('SIGN_IN_FAILED', server, `sign-in for ${server} did not complete: ${(err as Error).message}`);
     } finally {

@@ -99,7 +99,10 @@ export function openSqliteCredentialStore(path: string | ':memory:', opts: Sqlit
       try {
         secrets = JSON.parse(open(key, row.secrets, aad(k))) as CredentialSecrets;
       } catch (err) {
-        opts.log?.('warn', `stored sign-in for server "${k.server}" is unusable (${(err as Error).message}); a new sign-in will replace it`);
+        opts.log?.(
+          'warn',
+          `stored sign-in for server "${k.server}" is unusable (${(err as Error).message}); a new sign-in will replace it`,
+        );
         return undefined;
       }
       return { ...summaryOf(row), secrets };
@@ -135,7 +138,10 @@ function migrate(db: Database.Database): void {
   const step = db.transaction(() => {
     const row = db.prepare('SELECT version FROM oauth_credentials_schema').get() as { version: number } | undefined;
     const have = row?.version ?? 0;
-    if (have > CREDENTIAL_MIGRATIONS.length) throw new Error(`oauth_credentials schema version ${have} is newer than this parley knows (${CREDENTIAL_MIGRATIONS.length}); upgrade parley`);
+    if (have > CREDENTIAL_MIGRATIONS.length)
+      throw new Error(
+        `oauth_credentials schema version ${have} is newer than this parley knows (${CREDENTIAL_MIGRATIONS.length}); upgrade parley`,
+      );
     for (let v = have; v < CREDENTIAL_MIGRATIONS.length; v++) db.exec(CREDENTIAL_MIGRATIONS[v]!);
     if (!row) db.prepare('INSERT INTO oauth_credentials_schema (version) VALUES (?)').run(CREDENTIAL_MIGRATIONS.length);
     else db.prepare('UPDATE oauth_credentials_schema SET version = ?').run(CREDENTIAL_MIGRATIONS.length);

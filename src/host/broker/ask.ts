@@ -145,7 +145,15 @@ function sweep(q: Deadlines): void {
  * the abort. (An async function with a loop and a race promise per round allocated ~2 KB per
  * elicitation, most of the broker's garbage.)
  */
-export function ask(presenter: Presenter, view: PromptView, schema: RequestedSchema | undefined, ctx: AskSignals, answerMs: number, maxRounds: number, now: () => number): Promise<AskOutcome> {
+export function ask(
+  presenter: Presenter,
+  view: PromptView,
+  schema: RequestedSchema | undefined,
+  ctx: AskSignals,
+  answerMs: number,
+  maxRounds: number,
+  now: () => number,
+): Promise<AskOutcome> {
   let wait: AnswerSignal | undefined;
   let rounds: Rounds;
   try {
@@ -248,7 +256,13 @@ class Rounds {
     if (answer.action !== 'accept' || view.mode === 'url' || !schema) return { kind: 'answer', answer, rounds: round, durationMs };
     const content = answer.content ?? {};
     const checked = validateContent(schema, content);
-    if (checked.ok) return { kind: 'answer', answer: checked.value === answer.content ? answer : { ...answer, content: checked.value }, rounds: round, durationMs };
+    if (checked.ok)
+      return {
+        kind: 'answer',
+        answer: checked.value === answer.content ? answer : { ...answer, content: checked.value },
+        rounds: round,
+        durationMs,
+      };
     if (round >= this.maxRounds) return { kind: 'invalid', issues: checked.issues, rounds: round, durationMs };
     this.round = round + 1;
     return { ...view, prefill: { ...view.prefill, ...(content as PromptView['prefill']) }, issues: checked.issues, round: round + 1 };

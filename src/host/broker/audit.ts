@@ -29,19 +29,27 @@ export class Auditor {
   /** Settles when the newest write so far has committed or failed (never rejects). */
   #last: Promise<void> = Promise.resolve();
   #pending = 0;
-  constructor(private readonly store: Store | undefined, private readonly now: () => number) {}
+  constructor(
+    private readonly store: Store | undefined,
+    private readonly now: () => number,
+  ) {}
 
   /** Whether writes go anywhere (a store is set); callers may skip building a record's detail when not. */
   get enabled(): boolean {
     return this.store !== undefined;
   }
 
-  write(req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>, kind: AuditKind, rest: { action?: string; durationMs?: number; detail?: Record<string, unknown>; sensitive?: string[] } = {}): void {
+  write(
+    req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>,
+    kind: AuditKind,
+    rest: { action?: string; durationMs?: number; detail?: Record<string, unknown>; sensitive?: string[] } = {},
+  ): void {
     if (!this.store) return;
     const keys = rest.sensitive ?? [];
     const detail = rest.detail ? { ...rest.detail } : undefined;
     // Sensitive fields become `[redacted]`; URL credentials inside any kept value too (policy.ts).
-    if (detail && typeof detail.content === 'object' && detail.content !== null) detail.content = redactUrlsInContent(redact(detail.content as Record<string, unknown>, keys)!);
+    if (detail && typeof detail.content === 'object' && detail.content !== null)
+      detail.content = redactUrlsInContent(redact(detail.content as Record<string, unknown>, keys)!);
     if (detail && typeof detail.message === 'string') detail.message = redactUrlsInText(detail.message);
     const rec: AuditRecord = {
       ts: this.now(),

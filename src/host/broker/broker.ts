@@ -6,7 +6,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Content, Issue, Repair, Revision } from '../../schema/index.js';
+import type { Issue, Repair, Revision } from '../../schema/index.js';
 import type { PolicyDef } from '../config/types.js';
 import type { Presenter, PresenterNotice, PromptView, UrlView, WarningDetail } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
@@ -20,7 +20,16 @@ import { buildPrefill, recallContent, type Remembered } from './prefill.js';
 import { DEFAULT_POLICY } from '../config/policy.js';
 import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
 import type { ElicitAnswer } from '../servers/handlers.js';
-import type { BrokerElicitParams, BrokerEvent, BrokerInputContext, BrokerTimeouts, ElicitUrlParams, InputRequest, PrefillSources, RefusalReason } from './types.js';
+import type {
+  BrokerElicitParams,
+  BrokerEvent,
+  BrokerInputContext,
+  BrokerTimeouts,
+  ElicitUrlParams,
+  InputRequest,
+  PrefillSources,
+  RefusalReason,
+} from './types.js';
 import { UrlElicitationRegistry } from './urls.js';
 import { samplingPrompt, samplingResult, samplingSchema } from './sampling.js';
 import type { SampleAnswer } from '../servers/handlers.js';
@@ -141,17 +150,29 @@ export class ElicitationBroker {
     const built = samplingPrompt(params, ctx.server);
     const req = { id: `in-${++this.seq}`, server: ctx.server, scope: ctx.scope ?? this.scope, receivedAt: this.now() };
     if ('error' in built) {
-      this.audit.write(req, 'request', { detail: { method: 'sampling/createMessage', wireId: ctx.requestId, era: ctx.era, call: ctx.call } });
+      this.audit.write(req, 'request', {
+        detail: { method: 'sampling/createMessage', wireId: ctx.requestId, era: ctx.era, call: ctx.call },
+      });
       this.audit.write(req, 'error', { detail: { code: -32602, message: built.error } });
       throw new InvalidElicitationError(built.error, []);
     }
     const presenter = this.opts.presenter;
     const why = this.policy.sampling === 'decline' ? 'sampling-policy' : !presenter.sampling ? 'sampling-no-presenter' : undefined;
     if (why) {
-      this.audit.write(req, 'request', { detail: { method: 'sampling/createMessage', wireId: ctx.requestId, era: ctx.era, call: ctx.call, messages: built.view.messages.length, maxTokens: built.view.maxTokens } });
-      const message = why === 'sampling-policy'
-        ? `Declined: ${ctx.server} asked for a model reply (sampling); policy sampling is "decline".`
-        : `Declined: ${ctx.server} asked for a model reply (sampling), and nobody here can write one (this presenter shows no sampling requests).`;
+      this.audit.write(req, 'request', {
+        detail: {
+          method: 'sampling/createMessage',
+          wireId: ctx.requestId,
+          era: ctx.era,
+          call: ctx.call,
+          messages: built.view.messages.length,
+          maxTokens: built.view.maxTokens,
+        },
+      });
+      const message =
+        why === 'sampling-policy'
+          ? `Declined: ${ctx.server} asked for a model reply (sampling); policy sampling is "decline".`
+          : `Declined: ${ctx.server} asked for a model reply (sampling), and nobody here can write one (this presenter shows no sampling requests).`;
       this.refuse({ ...req, era: ctx.era, revision: revisionOf(ctx.revision, ctx.era), mode: 'form', message: '' }, why, message, {});
       return { action: 'decline', reason: message };
     }
@@ -179,12 +200,32 @@ export class ElicitationBroker {
     };
     if (ctx.call) req.call = ctx.call;
     if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
-    if (this.audit.enabled) this.audit.write(req, 'request', { detail: { ...(ctx.sampling ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens } : {}), mode, message: req.message, wireId: ctx.requestId, era: ctx.era, revision, call: ctx.call, url: typeof p.url === 'string' ? redactUrl(excerpt(p.url, DEFAULT_LIMITS.urlChars)) : p.url, elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId } });
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) throw this.invalid(req, `elicitation/create params must be an object (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`);
+    if (this.audit.enabled)
+      this.audit.write(req, 'request', {
+        detail: {
+          ...(ctx.sampling
+            ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens }
+            : {}),
+          mode,
+          message: req.message,
+          wireId: ctx.requestId,
+          era: ctx.era,
+          revision,
+          call: ctx.call,
+          url: typeof p.url === 'string' ? redactUrl(excerpt(p.url, DEFAULT_LIMITS.urlChars)) : p.url,
+          elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId,
+        },
+      });
+    if (typeof params !== 'object' || params === null || Array.isArray(params))
+      throw this.invalid(
+        req,
+        `elicitation/create params must be an object (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`,
+      );
     if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
     const tooLarge = checkMessageLimits(p);
     if (tooLarge.length) throw this.invalid(req, `Request too large: ${describeIssues(tooLarge, 'params')}`, tooLarge);
-    if (mode !== 'form' && mode !== 'url') throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
+    if (mode !== 'form' && mode !== 'url')
+      throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
     if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
 
     // The prompt's parts; the PromptView is built once, below.
@@ -220,12 +261,20 @@ export class ElicitationBroker {
       url = u.view;
       warnings = u.view.warnings.map((w) => `url:${w}`);
       details = u.view.warningDetails.map((d) => ({ code: `url:${d.code}`, text: d.text }));
-      if (u.view.warnings.length) this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
-      if (req.elicitationId && !this.urls.add(req.server, req.elicitationId)) this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
+      if (u.view.warnings.length)
+        this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
+      if (req.elicitationId && !this.urls.add(req.server, req.elicitationId))
+        this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
     } else if (sensitive.length) {
       warnings = sensitive.map((f) => `sensitive:${f}`);
-      details = sensitive.map((f) => ({ code: `sensitive:${f}`, text: `"${f}" looks like it asks for a secret: its value is masked, kept out of the audit log and never remembered.` }));
-      this.audit.write(req, 'policy', { action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow', detail: { reason: 'sensitive-field', fields: sensitive } });
+      details = sensitive.map((f) => ({
+        code: `sensitive:${f}`,
+        text: `"${f}" looks like it asks for a secret: its value is masked, kept out of the audit log and never remembered.`,
+      }));
+      this.audit.write(req, 'policy', {
+        action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow',
+        detail: { reason: 'sensitive-field', fields: sensitive },
+      });
     }
 
     let src: PrefillSources = {};
@@ -241,17 +290,40 @@ export class ElicitationBroker {
     // The remembered answer is the one store read before the prompt; the request already counts as
     // waiting meanwhile (so the pending cap holds across the await). Sampling prompts are never prefilled.
     if (req.requestedSchema && form && this.opts.store && !ctx.sampling) {
-      return recallContent(this.opts.store, req.scope, req.server, form).then((remembered) => this.present(req, ctx, place, form, parts, remembered));
+      return recallContent(this.opts.store, req.scope, req.server, form).then((remembered) =>
+        this.present(req, ctx, place, form, parts, remembered),
+      );
     }
     return this.present(req, ctx, place, form, parts, undefined);
   }
 
   /** Builds the prompt (with its prefill) and hands it to the presenter, or auto-submits the prefill. */
-  private present(req: InputRequest, ctx: BrokerInputContext, place: ListNode<InputRequest>, form: FormCheck | undefined, parts: PromptParts, remembered: Remembered | undefined): ElicitAnswer | Promise<ElicitAnswer> {
+  private present(
+    req: InputRequest,
+    ctx: BrokerInputContext,
+    place: ListNode<InputRequest>,
+    form: FormCheck | undefined,
+    parts: PromptParts,
+    remembered: Remembered | undefined,
+  ): ElicitAnswer | Promise<ElicitAnswer> {
     const { repairs, lint, warnings, details, sensitive, url, src } = parts;
-    const prefill = req.requestedSchema && form && !ctx.sampling ? buildPrefill(req.requestedSchema, req.server, remembered, src, form) : { values: {}, sources: {} };
+    const prefill =
+      req.requestedSchema && form && !ctx.sampling
+        ? buildPrefill(req.requestedSchema, req.server, remembered, src, form)
+        : { values: {}, sources: {} };
     // Same keys, in the same order, as the spread-built view it replaces.
-    const prompt = { id: req.id, server: req.server, message: req.message, mode: req.mode, repairs, lint, warnings, warningDetails: details, sensitiveFields: sensitive, round: 1 } as PromptView;
+    const prompt = {
+      id: req.id,
+      server: req.server,
+      message: req.message,
+      mode: req.mode,
+      repairs,
+      lint,
+      warnings,
+      warningDetails: details,
+      sensitiveFields: sensitive,
+      round: 1,
+    } as PromptView;
     if (ctx.call) prompt.call = ctx.call;
     if (req.requestedSchema) prompt.schema = req.requestedSchema;
     if (url) prompt.url = url;
@@ -259,18 +331,41 @@ export class ElicitationBroker {
     prompt.prefill = prefill.values;
     prompt.prefillSources = prefill.sources;
 
-    if ('auto' in prefill && prefill.auto && req.mode === 'form' && sensitive.length === 0 && validateContent(req.requestedSchema!, prefill.values).ok) {
+    if (
+      'auto' in prefill &&
+      prefill.auto &&
+      req.mode === 'form' &&
+      sensitive.length === 0 &&
+      validateContent(req.requestedSchema!, prefill.values).ok
+    ) {
       // The person chose "answer automatically next time (for this server and form)": no prompt.
-      this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'remembered-auto', sources: prefill.sources } });
-      this.notify({ kind: 'auto-answered', server: req.server, requestId: req.id, message: `Answered ${req.server}'s "${req.message}" automatically with your remembered answer (forget it or set it to prefill only in the remembered answers).` });
+      this.audit.write(req, 'answer', {
+        action: 'accept',
+        detail: { content: prefill.values, source: 'remembered-auto', sources: prefill.sources },
+      });
+      this.notify({
+        kind: 'auto-answered',
+        server: req.server,
+        requestId: req.id,
+        message: `Answered ${req.server}'s "${req.message}" automatically with your remembered answer (forget it or set it to prefill only in the remembered answers).`,
+      });
       if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
       this.keepRecent(req, prefill.values, form!.hash(), sensitive);
       this.leave(req, place, 'accept');
       return { action: 'accept', content: prefill.values };
     }
     const presenter = this.opts.presenter;
-    if (req.mode === 'form' && !presenter.interactive && presenter.autoSubmitPrefill && validateContent(req.requestedSchema!, prefill.values).ok) {
-      this.audit.write(req, 'answer', { action: 'accept', detail: { content: prefill.values, source: 'auto-submit', sources: prefill.sources }, sensitive });
+    if (
+      req.mode === 'form' &&
+      !presenter.interactive &&
+      presenter.autoSubmitPrefill &&
+      validateContent(req.requestedSchema!, prefill.values).ok
+    ) {
+      this.audit.write(req, 'answer', {
+        action: 'accept',
+        detail: { content: prefill.values, source: 'auto-submit', sources: prefill.sources },
+        sensitive,
+      });
       if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
       this.leave(req, place, 'accept');
       return { action: 'accept', content: prefill.values };
@@ -283,30 +378,65 @@ export class ElicitationBroker {
   }
 
   /** The presenter loop ended: audit, notify and build the answer (or throw the cancellation). */
-  private answered(req: InputRequest, place: ListNode<InputRequest>, form: FormCheck | undefined, sensitive: string[], result: AskOutcome): ElicitAnswer {
+  private answered(
+    req: InputRequest,
+    place: ListNode<InputRequest>,
+    form: FormCheck | undefined,
+    sensitive: string[],
+    result: AskOutcome,
+  ): ElicitAnswer {
     let outcome: PendingOutcome = 'error';
     try {
       if (result.kind === 'cancelled-by-server') {
         this.audit.write(req, 'cancelled', { durationMs: result.durationMs, detail: { reason: 'cancelled by server' } });
-        this.notify({ kind: 'cancelled-by-server', server: req.server, requestId: req.id, message: `${req.server} withdrew its request: "${req.message}"` });
+        this.notify({
+          kind: 'cancelled-by-server',
+          server: req.server,
+          requestId: req.id,
+          message: `${req.server} withdrew its request: "${req.message}"`,
+        });
         outcome = 'cancelled-by-server';
         throw new ElicitationCancelledError(req.server, req.id);
       }
       let answer: ElicitAnswer;
       if (result.kind === 'timeout' || result.kind === 'invalid') {
-        const why = result.kind === 'timeout' ? `no answer within ${this.timeouts.answerMs} ms` : `answer still invalid after ${result.rounds} rounds: ${describeIssues(result.issues)}`;
+        const why =
+          result.kind === 'timeout'
+            ? `no answer within ${this.timeouts.answerMs} ms`
+            : `answer still invalid after ${result.rounds} rounds: ${describeIssues(result.issues)}`;
         this.audit.write(req, 'error', { durationMs: result.durationMs, action: 'cancel', detail: { reason: result.kind, message: why } });
-        this.notify({ kind: result.kind === 'timeout' ? 'timeout' : 'invalid-answer', server: req.server, requestId: req.id, message: `Answered "cancel" to ${req.server}: ${why}.` });
+        this.notify({
+          kind: result.kind === 'timeout' ? 'timeout' : 'invalid-answer',
+          server: req.server,
+          requestId: req.id,
+          message: `Answered "cancel" to ${req.server}: ${why}.`,
+        });
         answer = { action: 'cancel' };
       } else {
         const a = result.answer;
         // Fields the person masked are treated like detected secrets: redacted and never remembered.
         const masked = a.action === 'accept' && Array.isArray(a.masked) ? a.masked.filter((f): f is string => typeof f === 'string') : [];
         if (masked.length) sensitive = [...new Set([...sensitive, ...masked])];
-        answer = a.action === 'accept' ? (req.mode === 'url' ? { action: 'accept' } : { action: 'accept', content: a.content ?? {} }) : { action: a.action };
-        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && form && this.opts.store) this.remember(req, answer.content!, a.remember, form.hash(), sensitive, a.auto === true);
+        answer =
+          a.action === 'accept'
+            ? req.mode === 'url'
+              ? { action: 'accept' }
+              : { action: 'accept', content: a.content ?? {} }
+            : { action: a.action };
+        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && form && this.opts.store)
+          this.remember(req, answer.content!, a.remember, form.hash(), sensitive, a.auto === true);
         if (a.action === 'accept' && req.requestedSchema && form) this.keepRecent(req, answer.content!, form.hash(), sensitive);
-        if (this.audit.enabled) this.audit.write(req, 'answer', { action: answer.action, durationMs: result.durationMs, detail: { rounds: result.rounds, remember: a.action === 'accept' ? a.remember : undefined, ...(answer.content ? { content: answer.content } : {}) }, sensitive });
+        if (this.audit.enabled)
+          this.audit.write(req, 'answer', {
+            action: answer.action,
+            durationMs: result.durationMs,
+            detail: {
+              rounds: result.rounds,
+              remember: a.action === 'accept' ? a.remember : undefined,
+              ...(answer.content ? { content: answer.content } : {}),
+            },
+            sensitive,
+          });
       }
       if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
       outcome = answer.action;
@@ -320,7 +450,9 @@ export class ElicitationBroker {
   /** The presenter failed (e.g. a headless presenter's `UserInteractionRequiredError`): audit and rethrow. */
   private askFailed(req: InputRequest, place: ListNode<InputRequest>, err: unknown): never {
     try {
-      this.audit.write(req, 'error', { detail: { reason: 'presenter', error: String((err as Error)?.message ?? err), code: (err as { code?: unknown })?.code } });
+      this.audit.write(req, 'error', {
+        detail: { reason: 'presenter', error: String((err as Error)?.message ?? err), code: (err as { code?: unknown })?.code },
+      });
       throw err;
     } finally {
       this.leave(req, place, 'error');
@@ -362,7 +494,10 @@ export class ElicitationBroker {
    * URL elicitation through the normal pipeline (in order; stops at the first non-accept). The runtime
    * then waits with {@link waitForUrlCompletion} and retries the original request.
    */
-  async consentToUrlElicitations(elicitations: ElicitUrlParams[], ctx: BrokerInputContext): Promise<Array<{ elicitationId?: string; answer: ElicitAnswer }>> {
+  async consentToUrlElicitations(
+    elicitations: ElicitUrlParams[],
+    ctx: BrokerInputContext,
+  ): Promise<Array<{ elicitationId?: string; answer: ElicitAnswer }>> {
     const out: Array<{ elicitationId?: string; answer: ElicitAnswer }> = [];
     for (const e of elicitations) {
       const answer = await this.elicit({ ...e, mode: 'url' }, ctx);
@@ -377,13 +512,28 @@ export class ElicitationBroker {
     return this.urls.waitForCompletion(server, elicitationId, opts.timeoutMs ?? this.timeouts.urlCompletionMs, opts.signal);
   }
 
-  private checkPolicy(req: InputRequest, sensitive: string[]): { reason: RefusalReason; message: string; detail: Record<string, unknown> } | undefined {
+  private checkPolicy(
+    req: InputRequest,
+    sensitive: string[],
+  ): { reason: RefusalReason; message: string; detail: Record<string, unknown> } | undefined {
     if (sensitive.length && this.policy.sensitiveFields === 'decline')
-      return { reason: 'sensitive-field', message: `Declined: ${req.server} asked in a form for ${sensitive.map((f) => `"${f}"`).join(', ')}, which look like secrets. Servers must use URL mode for credentials (policy sensitiveFields: "decline").`, detail: { fields: sensitive } };
+      return {
+        reason: 'sensitive-field',
+        message: `Declined: ${req.server} asked in a form for ${sensitive.map((f) => `"${f}"`).join(', ')}, which look like secrets. Servers must use URL mode for credentials (policy sensitiveFields: "decline").`,
+        detail: { fields: sensitive },
+      };
     if (this.pendingCount(req.server) >= this.policy.maxPendingPerServer)
-      return { reason: 'pending-cap', message: `Declined: ${req.server} already has ${this.policy.maxPendingPerServer} input requests waiting (policy maxPendingPerServer).`, detail: { pending: this.policy.maxPendingPerServer } };
+      return {
+        reason: 'pending-cap',
+        message: `Declined: ${req.server} already has ${this.policy.maxPendingPerServer} input requests waiting (policy maxPendingPerServer).`,
+        detail: { pending: this.policy.maxPendingPerServer },
+      };
     if (!this.limiter.take(req.server))
-      return { reason: 'rate-limited', message: `Declined: ${req.server} sends input requests faster than ${this.policy.ratePerMinute}/min (burst ${this.policy.burst}).`, detail: { ratePerMinute: this.policy.ratePerMinute, burst: this.policy.burst } };
+      return {
+        reason: 'rate-limited',
+        message: `Declined: ${req.server} sends input requests faster than ${this.policy.ratePerMinute}/min (burst ${this.policy.burst}).`,
+        detail: { ratePerMinute: this.policy.ratePerMinute, burst: this.policy.burst },
+      };
     return undefined;
   }
 
@@ -411,7 +561,14 @@ export class ElicitationBroker {
     return { action: 'decline' };
   }
 
-  private remember(req: InputRequest, content: Record<string, unknown>, remember: 'session' | 'always', hash: string, sensitive: string[], auto: boolean): void {
+  private remember(
+    req: InputRequest,
+    content: Record<string, unknown>,
+    remember: 'session' | 'always',
+    hash: string,
+    sensitive: string[],
+    auto: boolean,
+  ): void {
     const kept = redactUrlsInContent(Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))));
     const scope: Scope = remember === 'always' ? { ...req.scope, session: null } : req.scope;
     const failed = (err: unknown) => this.audit.write(req, 'error', { detail: { reason: 'remember-failed', error: String(err) } });
@@ -420,9 +577,11 @@ export class ElicitationBroker {
       const store = this.opts.store!;
       // Then the mode ("answer automatically" or "prefill only") and the form's message, for the list of
       // remembered answers; a store without these columns keeps prefill-only answers.
-      write = store.remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() }).then(async () => {
-        await store.setAnswerMode?.(req.scope, req.server, hash, auto && sensitive.length === 0, req.message);
-      });
+      write = store
+        .remember({ scope, server: req.server, schemaHash: hash, content: kept as never, remember, updatedAt: this.now() })
+        .then(async () => {
+          await store.setAnswerMode?.(req.scope, req.server, hash, auto && sensitive.length === 0, req.message);
+        });
     } catch (err) {
       write = Promise.reject(err);
     }
@@ -439,7 +598,11 @@ export class ElicitationBroker {
   private keepRecent(req: InputRequest, content: Record<string, unknown>, hash: string, sensitive: string[]): void {
     const key = `${req.scope.tenant}\0${req.scope.user}\0${req.scope.session ?? ''}\0${req.server}\0${hash}`;
     this.recent.delete(key);
-    this.recent.set(key, { scope: req.scope, server: req.server, content: Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))) });
+    this.recent.set(key, {
+      scope: req.scope,
+      server: req.server,
+      content: Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))),
+    });
     if (this.recent.size > RECENT_ANSWERS_MAX) this.recent.delete(this.recent.keys().next().value!);
   }
 

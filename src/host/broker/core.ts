@@ -3,4 +3,15 @@
  * defaults, sensitive-field detection and the remember key.
  * @module
  */
-export { checkMessageLimits, checkSchemaLimits, excerpt, DEFAULT_LIMITS, applyDefaults, detectSensitiveFields, lintRequestedSchema, normalizeRequestedSchema, schemaHash, validateContent } from '../../schema/index.js';
+export {
+  checkMessageLimits,
+  checkSchemaLimits,
+  excerpt,
+  DEFAULT_LIMITS,
+  applyDefaults,
+  detectSensitiveFields,
+  lintRequestedSchema,
+  normalizeRequestedSchema,
+  schemaHash,
+  validateContent,
+} from '../../schema/index.js';

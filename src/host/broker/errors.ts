@@ -8,7 +8,10 @@ import type { Issue } from '../../schema/index.js';
 
 /** -32602 Invalid params: a request the broker cannot show (bad shape, nested schema, undeclared mode). */
 export class InvalidElicitationError extends ProtocolError {
-  constructor(message: string, readonly issues: Issue[] = []) {
+  constructor(
+    message: string,
+    readonly issues: Issue[] = [],
+  ) {
     super(-32602, message, { issues });
     this.name = 'InvalidElicitationError';
   }
@@ -17,7 +20,10 @@ export class InvalidElicitationError extends ProtocolError {
 /** The broker's promise rejects with this when the server cancelled the request (no answer is sent). */
 export class ElicitationCancelledError extends Error {
   readonly code = 'CANCELLED_BY_SERVER';
-  constructor(readonly server: string, readonly requestId: string) {
+  constructor(
+    readonly server: string,
+    readonly requestId: string,
+  ) {
     super(`Server "${server}" cancelled input request ${requestId}; no answer is sent.`);
     this.name = 'ElicitationCancelledError';
   }
@@ -31,7 +37,9 @@ const SHOWN_ISSUES = 3;
  * <message> Fix: <fix>`; at most three issues, then `and N more`. `base` prefixes each pointer.
  */
 export function describeIssues(issues: Issue[], base = 'requestedSchema'): string {
-  const shown = issues.slice(0, SHOWN_ISSUES).map((i) => `${i.code} at ${base}${i.path || ''}: ${i.message}${i.fix ? ` Fix: ${i.fix}.` : ''}`);
+  const shown = issues
+    .slice(0, SHOWN_ISSUES)
+    .map((i) => `${i.code} at ${base}${i.path || ''}: ${i.message}${i.fix ? ` Fix: ${i.fix}.` : ''}`);
   if (issues.length > SHOWN_ISSUES) shown.push(`and ${issues.length - SHOWN_ISSUES} more (see data.issues)`);
   return shown.join('; ');
 }

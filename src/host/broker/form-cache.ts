@@ -154,7 +154,10 @@ function shapeOf(v: unknown): Shape {
   if (typeof v !== 'object' || v === null) return v as Shape;
   if (Array.isArray(v)) return v.map(shapeOf);
   const keys = Object.keys(v);
-  return new ShapeObject(keys, keys.map((k) => shapeOf((v as Record<string, unknown>)[k])));
+  return new ShapeObject(
+    keys,
+    keys.map((k) => shapeOf((v as Record<string, unknown>)[k])),
+  );
 }
 
 /**

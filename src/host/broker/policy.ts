@@ -15,7 +15,10 @@ import type { UrlView } from '../presenter.js';
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly policy: Pick<PolicyDef, 'ratePerMinute' | 'burst'>, private readonly now: () => number) {}
+  constructor(
+    private readonly policy: Pick<PolicyDef, 'ratePerMinute' | 'burst'>,
+    private readonly now: () => number,
+  ) {}
 
   take(server: string): boolean {
     const t = this.now();
@@ -37,12 +40,35 @@ export class RateLimiter {
  */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/\.$/, '');
-  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '0.0.0.0' || h === '[::1]' || h === '[::]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h);
+  return (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    /^127\.\d+\.\d+\.\d+$/.test(h) ||
+    h === '0.0.0.0' ||
+    h === '[::1]' ||
+    h === '[::]' ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(h)
+  );
 }
 
-export type UrlCheck = { ok: true; view: UrlView & { warningDetails: NonNullable<UrlView['warningDetails']> } } | { ok: false; reason: 'url-scheme' | 'url-invalid'; message: string };
+export type UrlCheck =
+  | { ok: true; view: UrlView & { warningDetails: NonNullable<UrlView['warningDetails']> } }
+  | { ok: false; reason: 'url-scheme' | 'url-invalid'; message: string };
 
-const SCRIPTS = ['Latin', 'Cyrillic', 'Greek', 'Armenian', 'Hebrew', 'Arabic', 'Han', 'Hiragana', 'Katakana', 'Hangul', 'Thai', 'Devanagari'];
+const SCRIPTS = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Armenian',
+  'Hebrew',
+  'Arabic',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul',
+  'Thai',
+  'Devanagari',
+];
 const SCRIPT_RE = SCRIPTS.map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')] as const);
 
 /** Scripts used by the letters of one host label (Common/Inherited ignored). */
@@ -123,7 +149,8 @@ export function redactUrlsInText(text: string): string {
 export function redactUrlsInContent<T extends Record<string, unknown>>(content: T): T {
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(content)) {
-    const r = typeof v === 'string' ? redactUrlsInText(v) : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? redactUrlsInText(x) : x)) : v;
+    const r =
+      typeof v === 'string' ? redactUrlsInText(v) : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? redactUrlsInText(x) : x)) : v;
     const changed = typeof v === 'string' ? r !== v : Array.isArray(v) && (r as unknown[]).some((x, i) => x !== v[i]);
     if (changed) (out ??= { ...content })[k] = r;
   }
@@ -136,7 +163,8 @@ export const URL_WARNING_TEXT: Record<string, string> = {
   'mixed-script': 'The host name mixes alphabets (for example Latin and Cyrillic letters): it may imitate another site.',
   'credentials-in-url': 'The address contained a user name or password; parley removed it, shows it as [redacted] and does not store it.',
   'http-localhost': 'Plain http to this computer (localhost): the connection is not encrypted; open it only if you started that service.',
-  'bidi-control': 'The address contained right-to-left or other direction-control characters, which can make it read differently from where it goes; they are shown escaped (for example %E2%80%AE).',
+  'bidi-control':
+    'The address contained right-to-left or other direction-control characters, which can make it read differently from where it goes; they are shown escaped (for example %E2%80%AE).',
   'invisible-characters': 'The address contained invisible or control characters; they are shown escaped.',
 };
 
@@ -161,13 +189,26 @@ export function checkUrl(raw: string, policy: Pick<PolicyDef, 'urlSchemes' | 'al
   const scheme = u.protocol.replace(/:$/, '').toLowerCase();
   const warnings: string[] = [];
   if (u.hostname && isLoopbackHost(u.hostname) && !policy.allowLoopbackUrls) {
-    return { ok: false, reason: 'url-scheme', message: `URL to this computer (${u.host}) refused: a page on a loopback address could take over the parley console's session. Set "policy": {"allowLoopbackUrls": true} in parley.json to allow it.` };
+    return {
+      ok: false,
+      reason: 'url-scheme',
+      message: `URL to this computer (${u.host}) refused: a page on a loopback address could take over the parley console's session. Set "policy": {"allowLoopbackUrls": true} in parley.json to allow it.`,
+    };
   }
   if (scheme === 'http') {
-    if (!isLoopbackHost(u.hostname)) return { ok: false, reason: 'url-scheme', message: `http is allowed only for localhost, 127.0.0.1 and [::1]; refused ${u.host}. Servers must use https.` };
+    if (!isLoopbackHost(u.hostname))
+      return {
+        ok: false,
+        reason: 'url-scheme',
+        message: `http is allowed only for localhost, 127.0.0.1 and [::1]; refused ${u.host}. Servers must use https.`,
+      };
     warnings.push('http-localhost');
   } else if (!policy.urlSchemes.map((s) => s.toLowerCase()).includes(scheme)) {
-    return { ok: false, reason: 'url-scheme', message: `URL scheme "${scheme}:" is not allowed (allowed: ${policy.urlSchemes.join(', ')}; http for localhost only).` };
+    return {
+      ok: false,
+      reason: 'url-scheme',
+      message: `URL scheme "${scheme}:" is not allowed (allowed: ${policy.urlSchemes.join(', ')}; http for localhost only).`,
+    };
   }
   if (!u.hostname) return { ok: false, reason: 'url-invalid', message: `URL ${JSON.stringify(shown)} has no host.` };
   const labels = u.hostname.split('.');
@@ -177,6 +218,12 @@ export function checkUrl(raw: string, policy: Pick<PolicyDef, 'urlSchemes' | 'al
   if (u.username || u.password) warnings.push('credentials-in-url');
   if (BIDI.test(raw)) warnings.push('bidi-control');
   else if (HIDDEN_ONE.test(raw)) warnings.push('invisible-characters');
-  const view: UrlView & { warningDetails: NonNullable<UrlView['warningDetails']> } = { full: shown, host: escapeHidden(unicodeHost), asciiHost: u.hostname, warnings, warningDetails: warnings.map((code) => ({ code, text: URL_WARNING_TEXT[code] ?? code })) };
+  const view: UrlView & { warningDetails: NonNullable<UrlView['warningDetails']> } = {
+    full: shown,
+    host: escapeHidden(unicodeHost),
+    asciiHost: u.hostname,
+    warnings,
+    warningDetails: warnings.map((code) => ({ code, text: URL_WARNING_TEXT[code] ?? code })),
+  };
   return { ok: true, view };
 }

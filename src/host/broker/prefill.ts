@@ -43,7 +43,12 @@ export type PrefillForm = Pick<FormCheck, 'sensitiveSet' | 'defaults' | 'hash'>;
  * flag where the store keeps one, `Store.recallEntry`), or `undefined`. Never rejects: a failing store
  * read counts as "nothing remembered".
  */
-export function recallContent(store: Pick<Store, 'recall' | 'recallEntry'>, scope: Scope, server: string, form: Pick<PrefillForm, 'hash'>): Promise<Remembered | undefined> {
+export function recallContent(
+  store: Pick<Store, 'recall' | 'recallEntry'>,
+  scope: Scope,
+  server: string,
+  form: Pick<PrefillForm, 'hash'>,
+): Promise<Remembered | undefined> {
   try {
     if (store.recallEntry) {
       return store.recallEntry(scope, server, form.hash()).then(
@@ -64,7 +69,13 @@ export function recallContent(store: Pick<Store, 'recall' | 'recallEntry'>, scop
  * Builds the prefill for one form request from the `remembered` answer ({@link recallContent}), the
  * other sources and `form.defaults` (the schema's defaults; arrays are copied per request). Never throws.
  */
-export function buildPrefill(schema: RequestedSchema, server: string, remembered: Remembered | undefined, src: PrefillSources, form: PrefillForm): Prefill {
+export function buildPrefill(
+  schema: RequestedSchema,
+  server: string,
+  remembered: Remembered | undefined,
+  src: PrefillSources,
+  form: PrefillForm,
+): Prefill {
   const values: Content = {};
   const sources: Record<string, string> = {};
   // Lowest precedence first; each layer overwrites the one before. Usually all three are empty.
@@ -82,7 +93,14 @@ export function buildPrefill(schema: RequestedSchema, server: string, remembered
 }
 
 /** Copies the valid values of one source for the schema's fields (not `skip`ped ones) into `values`. */
-function layer(values: Content, sources: Record<string, string>, schema: RequestedSchema, name: string, from: Record<string, unknown> | undefined, skip: ReadonlySet<string> | undefined): void {
+function layer(
+  values: Content,
+  sources: Record<string, string>,
+  schema: RequestedSchema,
+  name: string,
+  from: Record<string, unknown> | undefined,
+  skip: ReadonlySet<string> | undefined,
+): void {
   if (isEmpty(from)) return;
   for (const field of Object.keys(schema.properties)) {
     if (!hasOwn(from, field) || skip?.has(field) || !fieldOk(schema, field, from[field])) continue;

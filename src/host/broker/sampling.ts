@@ -35,7 +35,15 @@ function blockText(b: unknown, room: number): string {
     case 'tool_use':
       return cut(`[tool call ${typeof b.name === 'string' ? b.name.slice(0, 200) : '?'} ${JSON.stringify(b.input ?? {}).slice(0, room)}]`);
     case 'tool_result':
-      return `[tool result${Array.isArray(b.content) ? ': ' + b.content.slice(0, 20).map((c) => blockText(c, room)).join(' ') : ''}]`;
+      return `[tool result${
+        Array.isArray(b.content)
+          ? ': ' +
+            b.content
+              .slice(0, 20)
+              .map((c) => blockText(c, room))
+              .join(' ')
+          : ''
+      }]`;
     default:
       return `[${typeof b.type === 'string' ? b.type.slice(0, 50) : '?'}]`;
   }
@@ -48,7 +56,8 @@ function blockText(b: unknown, room: number): string {
 export function samplingPrompt(params: unknown, server: string): { view: SamplingView; message: string } | { error: string } {
   if (!isRecord(params)) return { error: 'sampling/createMessage params must be an object' };
   if (!Array.isArray(params.messages)) return { error: 'sampling/createMessage params.messages must be an array' };
-  if (typeof params.maxTokens !== 'number' || !Number.isFinite(params.maxTokens)) return { error: 'sampling/createMessage params.maxTokens must be a number' };
+  if (typeof params.maxTokens !== 'number' || !Number.isFinite(params.maxTokens))
+    return { error: 'sampling/createMessage params.maxTokens must be a number' };
   let room = MAX_SAMPLING_SHOWN_CHARS;
   const messages: SamplingView['messages'] = [];
   for (const m of params.messages.slice(0, MAX_SAMPLING_MESSAGES)) {
@@ -61,8 +70,16 @@ export function samplingPrompt(params: unknown, server: string): { view: Samplin
   const view: SamplingView = {
     messages,
     maxTokens: params.maxTokens,
-    modelHints: isRecord(params.modelPreferences) && Array.isArray(params.modelPreferences.hints) ? params.modelPreferences.hints.slice(0, 10).map((h) => (isRecord(h) && typeof h.name === 'string' ? h.name.slice(0, 100) : '')).filter(Boolean) : [],
-    tools: Array.isArray(params.tools) ? params.tools.slice(0, 50).map((t) => (isRecord(t) && typeof t.name === 'string' ? t.name.slice(0, 100) : '?')) : [],
+    modelHints:
+      isRecord(params.modelPreferences) && Array.isArray(params.modelPreferences.hints)
+        ? params.modelPreferences.hints
+            .slice(0, 10)
+            .map((h) => (isRecord(h) && typeof h.name === 'string' ? h.name.slice(0, 100) : ''))
+            .filter(Boolean)
+        : [],
+    tools: Array.isArray(params.tools)
+      ? params.tools.slice(0, 50).map((t) => (isRecord(t) && typeof t.name === 'string' ? t.name.slice(0, 100) : '?'))
+      : [],
     omittedMessages: Math.max(0, params.messages.length - MAX_SAMPLING_MESSAGES),
   };
   if (typeof params.systemPrompt === 'string') view.systemPrompt = params.systemPrompt.slice(0, 4000);
@@ -74,7 +91,8 @@ export function samplingPrompt(params: unknown, server: string): { view: Samplin
   // conversation (up to MAX_SAMPLING_SHOWN_CHARS) travels in the view, which presenters show.
   const cap = DEFAULT_LIMITS.messageChars - 100;
   let message = lines.join('\n');
-  if (message.length > cap) message = `${message.slice(0, cap)}… (${message.length - cap} more characters; the whole conversation is shown above the reply box)`;
+  if (message.length > cap)
+    message = `${message.slice(0, cap)}… (${message.length - cap} more characters; the whole conversation is shown above the reply box)`;
   return { view, message };
 }
 
@@ -82,10 +100,23 @@ export function samplingPrompt(params: unknown, server: string): { view: Samplin
 export function samplingSchema(maxTokens: number): Record<string, unknown> {
   return {
     type: 'object',
-    properties: { reply: { type: 'string', title: 'Reply', description: `Sent to the server as the model's answer (it asked for at most ${maxTokens} tokens).`, minLength: 1, maxLength: MAX_SAMPLING_REPLY_CHARS } },
+    properties: {
+      reply: {
+        type: 'string',
+        title: 'Reply',
+        description: `Sent to the server as the model's answer (it asked for at most ${maxTokens} tokens).`,
+        minLength: 1,
+        maxLength: MAX_SAMPLING_REPLY_CHARS,
+      },
+    },
     required: ['reply'],
   };
 }
 
 /** The result for an accepted reply. */
-export const samplingResult = (reply: string): SamplingResult => ({ role: 'assistant', content: { type: 'text', text: reply }, model: SAMPLING_MODEL, stopReason: 'endTurn' });
+export const samplingResult = (reply: string): SamplingResult => ({
+  role: 'assistant',
+  content: { type: 'text', text: reply },
+  model: SAMPLING_MODEL,
+  stopReason: 'endTurn',
+});

@@ -70,7 +70,15 @@ export type BrokerEvent =
   | { type: 'url-completed'; server: string; elicitationId: string };
 
 /** Why the broker declined without asking the person. */
-export type RefusalReason = 'sensitive-field' | 'rate-limited' | 'pending-cap' | 'url-scheme' | 'url-invalid' | 'sampling-policy' | 'sampling-no-presenter' | 'invalid-request';
+export type RefusalReason =
+  | 'sensitive-field'
+  | 'rate-limited'
+  | 'pending-cap'
+  | 'url-scheme'
+  | 'url-invalid'
+  | 'sampling-policy'
+  | 'sampling-no-presenter'
+  | 'invalid-request';
 
 /** Bounds of every wait the broker owns, in ms. */
 export interface BrokerTimeouts {

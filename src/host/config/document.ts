@@ -68,14 +68,29 @@ const PARLEY_KEYS = ['$schema', 'mcpServers', 'servers', 'inputs', ...PARLEY_ONL
 
 export function detectFormat(file: string, value: Record<string, unknown>): ConfigFormat {
   if (basename(file) === 'parley.json' || PARLEY_ONLY.some((k) => k in value)) return 'parley';
-  if (basename(file) === 'settings.json' || (isObject(value.mcp) && !('mcpServers' in value) && !('servers' in value))) return 'vscode-settings';
+  if (basename(file) === 'settings.json' || (isObject(value.mcp) && !('mcpServers' in value) && !('servers' in value)))
+    return 'vscode-settings';
   if ('mcpServers' in value) return 'mcpServers';
   if ('servers' in value || 'inputs' in value) return 'vscode';
   return 'parley';
 }
 
 export function emptyLayer(file: string, format: ConfigFormat): ConfigLayer {
-  return { file, format, servers: {}, invalid: [], disabled: [], routes: [], policy: {}, presets: {}, profile: {}, inputs: {}, roots: [], rootPolicy: {}, gateway: { users: {} } };
+  return {
+    file,
+    format,
+    servers: {},
+    invalid: [],
+    disabled: [],
+    routes: [],
+    policy: {},
+    presets: {},
+    profile: {},
+    inputs: {},
+    roots: [],
+    rootPolicy: {},
+    gateway: { users: {} },
+  };
 }
 
 export function readDocument(r: Reader): ConfigLayer {
@@ -101,7 +116,11 @@ export function readDocument(r: Reader): ConfigLayer {
   if (format === 'parley') unknownKeys(r, v, [], PARLEY_KEYS);
   if (format === 'vscode') unknownKeys(r, v, [], ['$schema', 'servers', 'inputs']);
   if (format === 'mcpServers' && v.servers !== undefined) {
-    report(r, 'unknown-key', ['servers'], '"servers" is ignored in an mcpServers file', { severity: 'warning', key: true, fix: 'move these entries into "mcpServers"' });
+    report(r, 'unknown-key', ['servers'], '"servers" is ignored in an mcpServers file', {
+      severity: 'warning',
+      key: true,
+      fix: 'move these entries into "mcpServers"',
+    });
   }
   readServers(r, layer, v, [], format === 'mcpServers' ? ['mcpServers'] : format === 'vscode' ? ['servers'] : ['mcpServers', 'servers']);
   if (v.inputs !== undefined) layer.inputs = readInputs(r, v.inputs, ['inputs']);
@@ -113,8 +132,7 @@ export function readDocument(r: Reader): ConfigLayer {
   if (v.profile !== undefined) {
     if (isObject(v.profile)) {
       for (const [k, val] of Object.entries(v.profile)) if (!reservedKey(r, k, ['profile', k], 'a profile key')) layer.profile[k] = val;
-    }
-    else wrongType(r, ['profile'], 'an object of field name → value', v.profile);
+    } else wrongType(r, ['profile'], 'an object of field name → value', v.profile);
   }
   layer.presets = readPresets(r, v.presets, ['presets']);
   layer.gateway = readGateway(r, v.gateway, ['gateway']);
@@ -139,7 +157,11 @@ function readServers(r: Reader, layer: ConfigLayer, obj: Record<string, unknown>
       count++;
       if (reservedKey(r, name, [...at, key, name], 'a server name')) continue;
       if (Object.hasOwn(layer.servers, name) || layer.invalid.includes(name) || layer.disabled.includes(name)) {
-        report(r, 'duplicate', [...at, key, name], `server "${name}" is defined twice in this file; this definition wins`, { severity: 'warning', key: true, server: name });
+        report(r, 'duplicate', [...at, key, name], `server "${name}" is defined twice in this file; this definition wins`, {
+          severity: 'warning',
+          key: true,
+          server: name,
+        });
         delete layer.servers[name];
         layer.invalid = layer.invalid.filter((n) => n !== name);
         layer.disabled = layer.disabled.filter((n) => n !== name);
@@ -152,6 +174,9 @@ function readServers(r: Reader, layer: ConfigLayer, obj: Record<string, unknown>
   }
   const otherSettings = layer.format === 'parley' && PARLEY_ONLY.some((k) => k in obj);
   if (count === 0 && !otherSettings) {
-    report(r, 'no-servers', at, 'no servers defined in this file', { severity: 'warning', fix: `add servers under ${keys.map((k) => `"${[...at, k].join('.')}"`).join(' or ')}` });
+    report(r, 'no-servers', at, 'no servers defined in this file', {
+      severity: 'warning',
+      fix: `add servers under ${keys.map((k) => `"${[...at, k].join('.')}"`).join(' or ')}`,
+    });
   }
 }

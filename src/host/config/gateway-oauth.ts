@@ -24,7 +24,9 @@ function url(r: Reader, v: unknown, segs: Segments, what: string): string | unde
   }
   const u = new URL(s);
   if (u.hash || (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname)))) {
-    report(r, 'invalid-url', segs, `${what} must be https (http only for localhost/127.0.0.1/[::1]) and have no #fragment`, { fix: 'use an https URL' });
+    report(r, 'invalid-url', segs, `${what} must be https (http only for localhost/127.0.0.1/[::1]) and have no #fragment`, {
+      fix: 'use an https URL',
+    });
     return undefined;
   }
   return s;
@@ -32,7 +34,9 @@ function url(r: Reader, v: unknown, segs: Segments, what: string): string | unde
 
 function claim(r: Reader, v: unknown, segs: Segments): string | undefined {
   if (typeof v !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/.test(v)) {
-    report(r, 'invalid-value', segs, 'a claim name is 1-64 characters of letters, digits, "_", ".", ":" or "-"', { fix: 'e.g. "sub", "preferred_username", "tid"' });
+    report(r, 'invalid-value', segs, 'a claim name is 1-64 characters of letters, digits, "_", ".", ":" or "-"', {
+      fix: 'e.g. "sub", "preferred_username", "tid"',
+    });
     return undefined;
   }
   return v;
@@ -47,8 +51,17 @@ export function readGatewayOAuth(r: Reader, v: unknown, segs: Segments): Gateway
   }
   unknownKeys(r, v, segs, KEYS);
   const before = r.issues.filter((i) => i.severity === 'error').length;
-  const out: GatewayOAuthDef = { issuer: '', scopes: [], userClaim: 'sub', algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'], clockSkewMs: 5000 };
-  if (v.issuer === undefined) report(r, 'required', [...segs, 'issuer'], 'gateway.oauth needs "issuer", the authorization server that issues the tokens', { fix: 'add "issuer": "https://login.example.com"' });
+  const out: GatewayOAuthDef = {
+    issuer: '',
+    scopes: [],
+    userClaim: 'sub',
+    algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+    clockSkewMs: 5000,
+  };
+  if (v.issuer === undefined)
+    report(r, 'required', [...segs, 'issuer'], 'gateway.oauth needs "issuer", the authorization server that issues the tokens', {
+      fix: 'add "issuer": "https://login.example.com"',
+    });
   else out.issuer = url(r, v.issuer, [...segs, 'issuer'], 'issuer') ?? '';
   if (v.resource !== undefined) out.resource = url(r, v.resource, [...segs, 'resource'], 'resource');
   if (v.jwksUri !== undefined) out.jwksUri = url(r, v.jwksUri, [...segs, 'jwksUri'], 'jwksUri');
@@ -58,30 +71,51 @@ export function readGatewayOAuth(r: Reader, v: unknown, segs: Segments): Gateway
     if (!isObject(i)) wrongType(r, at, 'an object {clientId, clientSecretEnv?, endpoint?}', i);
     else {
       unknownKeys(r, i, at, ['endpoint', 'clientId', 'clientSecretEnv']);
-      if ('clientSecret' in i) report(r, 'plaintext-secret', [...at, 'clientSecret'], 'a client secret does not belong in configuration', { fix: 'put it in an environment variable and name it in "clientSecretEnv"' });
+      if ('clientSecret' in i)
+        report(r, 'plaintext-secret', [...at, 'clientSecret'], 'a client secret does not belong in configuration', {
+          fix: 'put it in an environment variable and name it in "clientSecretEnv"',
+        });
       const clientId = typeof i.clientId === 'string' && i.clientId ? i.clientId : undefined;
-      if (!clientId) wrongType(r, [...at, 'clientId'], 'a non-empty string (the gateway\'s client id at the issuer)', i.clientId);
+      if (!clientId) wrongType(r, [...at, 'clientId'], "a non-empty string (the gateway's client id at the issuer)", i.clientId);
       const def: NonNullable<GatewayOAuthDef['introspection']> = { clientId: clientId ?? '' };
       if (i.endpoint !== undefined) def.endpoint = url(r, i.endpoint, [...at, 'endpoint'], 'introspection.endpoint');
       if (i.clientSecretEnv !== undefined) {
-        if (typeof i.clientSecretEnv === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(i.clientSecretEnv)) def.clientSecretEnv = i.clientSecretEnv;
-        else report(r, 'invalid-value', [...at, 'clientSecretEnv'], 'clientSecretEnv is the NAME of an environment variable', { fix: 'e.g. "PARLEY_INTROSPECTION_SECRET"' });
+        if (typeof i.clientSecretEnv === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(i.clientSecretEnv))
+          def.clientSecretEnv = i.clientSecretEnv;
+        else
+          report(r, 'invalid-value', [...at, 'clientSecretEnv'], 'clientSecretEnv is the NAME of an environment variable', {
+            fix: 'e.g. "PARLEY_INTROSPECTION_SECRET"',
+          });
       }
       out.introspection = def;
     }
   }
   if (v.scopes !== undefined) {
-    if (Array.isArray(v.scopes) && v.scopes.every((s) => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/.test(s))) out.scopes = v.scopes as string[];
+    if (Array.isArray(v.scopes) && v.scopes.every((s) => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/.test(s)))
+      out.scopes = v.scopes as string[];
     else wrongType(r, [...segs, 'scopes'], 'an array of scope strings (no spaces or quotes)', v.scopes);
   }
   if (v.userClaim !== undefined) out.userClaim = claim(r, v.userClaim, [...segs, 'userClaim']) ?? 'sub';
   if (v.tenantClaim !== undefined) out.tenantClaim = claim(r, v.tenantClaim, [...segs, 'tenantClaim']);
   if (v.algorithms !== undefined) {
-    if (Array.isArray(v.algorithms) && v.algorithms.length > 0 && v.algorithms.every((a) => typeof a === 'string' && ALGORITHMS.includes(a))) out.algorithms = v.algorithms as string[];
-    else report(r, 'invalid-value', [...segs, 'algorithms'], `algorithms must be a non-empty array of ${ALGORITHMS.join(', ')} (asymmetric only: the gateway never shares a key with the issuer)`, { fix: 'e.g. ["RS256"]' });
+    if (
+      Array.isArray(v.algorithms) &&
+      v.algorithms.length > 0 &&
+      v.algorithms.every((a) => typeof a === 'string' && ALGORITHMS.includes(a))
+    )
+      out.algorithms = v.algorithms as string[];
+    else
+      report(
+        r,
+        'invalid-value',
+        [...segs, 'algorithms'],
+        `algorithms must be a non-empty array of ${ALGORITHMS.join(', ')} (asymmetric only: the gateway never shares a key with the issuer)`,
+        { fix: 'e.g. ["RS256"]' },
+      );
   }
   if (v.clockSkewMs !== undefined) {
-    if (Number.isInteger(v.clockSkewMs) && (v.clockSkewMs as number) >= 0 && (v.clockSkewMs as number) <= 300_000) out.clockSkewMs = v.clockSkewMs as number;
+    if (Number.isInteger(v.clockSkewMs) && (v.clockSkewMs as number) >= 0 && (v.clockSkewMs as number) <= 300_000)
+      out.clockSkewMs = v.clockSkewMs as number;
     else report(r, 'invalid-value', [...segs, 'clockSkewMs'], 'clockSkewMs must be an integer 0..300000 (ms)', { fix: 'e.g. 5000' });
   }
   return r.issues.filter((i) => i.severity === 'error').length > before ? undefined : out;

@@ -4,7 +4,20 @@
  * See docs/config.md.
  * @module
  */
-export type { HostConfig, ServerDef, StdioServerDef, HttpServerDef, ServerTimeouts, ConfigOrigin, RouteDef, PolicyDef, InputDef, GatewayDef, GatewayOAuthDef, TenantDef } from './types.js';
+export type {
+  HostConfig,
+  ServerDef,
+  StdioServerDef,
+  HttpServerDef,
+  ServerTimeouts,
+  ConfigOrigin,
+  RouteDef,
+  PolicyDef,
+  InputDef,
+  GatewayDef,
+  GatewayOAuthDef,
+  TenantDef,
+} from './types.js';
 export type { ConfigIssue } from './issues.js';
 export { ConfigError, formatConfigIssues, hasErrors } from './issues.js';
 export type { LoadContext, LoadHostConfigOptions, LoadedConfigFile } from './load.js';

@@ -24,12 +24,19 @@ const REF = /\$\{input:([^}]+)\}/g;
  *   `undefined`), `invalid-value` (a `pickString` answer not among its options, or a `url` that is not
  *   an absolute http(s) URL once filled in). Rejections of `ask` propagate unchanged.
  */
-export async function resolveInputs(def: ServerDef, inputs: Readonly<Record<string, InputDef>>, ask: AskInput, cache: Map<string, string>): Promise<ServerDef> {
+export async function resolveInputs(
+  def: ServerDef,
+  inputs: Readonly<Record<string, InputDef>>,
+  ask: AskInput,
+  cache: Map<string, string>,
+): Promise<ServerDef> {
   const ids: string[] = [];
   for (const s of stringsOf(def)) for (const m of s.matchAll(REF)) if (!ids.includes(m[1])) ids.push(m[1]);
   const unknown = ids.filter((id) => !Object.hasOwn(inputs, id));
   if (unknown.length) {
-    throw new ConfigError(unknown.map((id) => fail(def, 'unknown-input', `refers to undefined input "${id}"`, 'define it under "inputs" with this id')));
+    throw new ConfigError(
+      unknown.map((id) => fail(def, 'unknown-input', `refers to undefined input "${id}"`, 'define it under "inputs" with this id')),
+    );
   }
   const values: Record<string, string> = {};
   for (const id of ids) values[id] = await answer(def, inputs[id], ask, cache);
@@ -51,7 +58,14 @@ export async function resolveInputs(def: ServerDef, inputs: Readonly<Record<stri
   }
   const url = sub(def.url);
   if (!/^https?:\/\/[^/]/i.test(url) || !URL.canParse(url)) {
-    throw new ConfigError([fail(def, 'invalid-value', '"url" is not an absolute http(s) URL once inputs are filled in', 'check the answers given for the inputs used in "url"')]);
+    throw new ConfigError([
+      fail(
+        def,
+        'invalid-value',
+        '"url" is not an absolute http(s) URL once inputs are filled in',
+        'check the answers given for the inputs used in "url"',
+      ),
+    ]);
   }
   const secretHeaders = new Set(def.secretHeaders ?? []);
   for (const [k, v] of Object.entries(def.headers)) if (usesSecret(v)) secretHeaders.add(k);
@@ -74,16 +88,23 @@ async function answer(def: ServerDef, input: InputDef, ask: AskInput, cache: Map
     inflight.set(input.id, p);
   }
   const v = await p;
-  if (v === undefined) throw new ConfigError([fail(def, 'input-cancelled', `input "${input.id}" was not provided`, 'start the server again and answer the prompt')]);
+  if (v === undefined)
+    throw new ConfigError([
+      fail(def, 'input-cancelled', `input "${input.id}" was not provided`, 'start the server again and answer the prompt'),
+    ]);
   if (input.type === 'pickString' && input.options && !input.options.includes(v)) {
-    throw new ConfigError([fail(def, 'invalid-value', `answer to input "${input.id}" is not one of its options`, `choose one of: ${input.options.join(', ')}`)]);
+    throw new ConfigError([
+      fail(def, 'invalid-value', `answer to input "${input.id}" is not one of its options`, `choose one of: ${input.options.join(', ')}`),
+    ]);
   }
   cache.set(input.id, v);
   return v;
 }
 
 function stringsOf(def: ServerDef): string[] {
-  return def.type === 'stdio' ? [def.command, ...def.args, ...Object.values(def.env), ...(def.cwd ? [def.cwd] : [])] : [def.url, ...Object.values(def.headers)];
+  return def.type === 'stdio'
+    ? [def.command, ...def.args, ...Object.values(def.env), ...(def.cwd ? [def.cwd] : [])]
+    : [def.url, ...Object.values(def.headers)];
 }
 
 function mapValues(o: Record<string, string>, f: (s: string) => string): Record<string, string> {
@@ -92,6 +113,14 @@ function mapValues(o: Record<string, string>, f: (s: string) => string): Record<
 
 function fail(def: ServerDef, code: string, message: string, fix: string): ConfigIssue {
   const o = def.origin;
-  return { code, path: o.pointer, severity: 'error', message, fix, file: o.file, ...(o.line !== undefined ? { line: o.line, column: o.column } : {}), server: def.name };
+  return {
+    code,
+    path: o.pointer,
+    severity: 'error',
+    message,
+    fix,
+    file: o.file,
+    ...(o.line !== undefined ? { line: o.line, column: o.column } : {}),
+    server: def.name,
+  };
 }
-

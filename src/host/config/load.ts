@@ -59,12 +59,32 @@ function loadFile(file: string, ctx: LoadContext, optional: boolean): LoadedConf
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? String(e);
     if (optional && (why === 'ENOENT' || why === 'ENOTDIR')) return undefined;
-    return { issues: [{ code: 'read-failed', path: '', severity: 'error', message: `cannot read configuration file (${why})`, fix: 'check the path and permissions', file }] };
+    return {
+      issues: [
+        {
+          code: 'read-failed',
+          path: '',
+          severity: 'error',
+          message: `cannot read configuration file (${why})`,
+          fix: 'check the path and permissions',
+          file,
+        },
+      ],
+    };
   }
   const encoding = utf16(bytes);
   if (encoding) {
     return {
-      issues: [{ code: 'encoding', path: '', severity: 'error', message: `the file is ${encoding}; parley reads UTF-8`, fix: 'save it as UTF-8 (VS Code: "Save with Encoding" → UTF-8; PowerShell: Set-Content -Encoding utf8)', file }],
+      issues: [
+        {
+          code: 'encoding',
+          path: '',
+          severity: 'error',
+          message: `the file is ${encoding}; parley reads UTF-8`,
+          fix: 'save it as UTF-8 (VS Code: "Save with Encoding" → UTF-8; PowerShell: Set-Content -Encoding utf8)',
+          file,
+        },
+      ],
     };
   }
   const { source, issues } = parseConfigText(file, bytes.toString('utf8'));
@@ -82,7 +102,18 @@ export function loadConfigValue(value: unknown, ctx: LoadContext, file = '<embed
   try {
     copy = structuredClone(value); // the result must not share objects with the caller's default
   } catch {
-    return { issues: [{ code: 'type', path: '', severity: 'error', message: 'embedded configuration is not plain JSON data', fix: 'pass an object of JSON values, or JSON text', file }] };
+    return {
+      issues: [
+        {
+          code: 'type',
+          path: '',
+          severity: 'error',
+          message: 'embedded configuration is not plain JSON data',
+          fix: 'pass an object of JSON values, or JSON text',
+          file,
+        },
+      ],
+    };
   }
   return readSource(valueSource(file, copy), ctx);
 }
@@ -119,7 +150,11 @@ function workspaceFolderOf(file: string, cwd: string): string {
 function readSource(source: ConfigSource, ctx: LoadContext): LoadedConfigFile {
   const r = {
     source,
-    interp: { env: ctx.env, home: ctx.home, workspaceFolder: source.file.startsWith('<') ? ctx.cwd : workspaceFolderOf(source.file, ctx.cwd) },
+    interp: {
+      env: ctx.env,
+      home: ctx.home,
+      workspaceFolder: source.file.startsWith('<') ? ctx.cwd : workspaceFolderOf(source.file, ctx.cwd),
+    },
     issues: [] as ConfigIssue[],
     readText: (p: string) => readFileSync(p, 'utf8'),
   };
@@ -131,7 +166,12 @@ function readSource(source: ConfigSource, ctx: LoadContext): LoadedConfigFile {
 export function searchPaths(ctx: LoadContext): { project: string[]; user: string } {
   const xdg = ctx.env.XDG_CONFIG_HOME;
   return {
-    project: [join(ctx.cwd, 'parley.json'), join(ctx.cwd, '.mcp.json'), join(ctx.cwd, '.vscode', 'mcp.json'), join(ctx.cwd, '.vscode', 'settings.json')],
+    project: [
+      join(ctx.cwd, 'parley.json'),
+      join(ctx.cwd, '.mcp.json'),
+      join(ctx.cwd, '.vscode', 'mcp.json'),
+      join(ctx.cwd, '.vscode', 'settings.json'),
+    ],
     user: join(xdg && isAbsolute(xdg) ? xdg : join(ctx.home, '.config'), 'parley', 'parley.json'),
   };
 }
@@ -166,7 +206,17 @@ export function loadHostConfig(opts: LoadHostConfigOptions): { config: HostConfi
 
 /** Merges layers given lowest precedence first. */
 export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
-  const config: HostConfig = { servers: {}, routes: [], policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] }, presets: {}, profile: {}, inputs: {}, roots: [], gateway: { users: {} }, sources: [] };
+  const config: HostConfig = {
+    servers: {},
+    routes: [],
+    policy: { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes] },
+    presets: {},
+    profile: {},
+    inputs: {},
+    roots: [],
+    gateway: { users: {} },
+    sources: [],
+  };
   const invalid = new Set<string>();
   for (const l of layers) {
     config.sources.push(l.file);
@@ -184,7 +234,8 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.presets, l.presets);
     Object.assign(config.inputs, l.inputs);
     Object.assign(config.gateway!.users, l.gateway.users);
-    for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
+    for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const)
+      if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
     if (l.gateway.oauth) config.gateway!.oauth = l.gateway.oauth;
     if (Object.keys(l.rootPolicy).length) config.rootPolicy = { ...config.rootPolicy, ...l.rootPolicy };
     for (const [t, def] of Object.entries(l.gateway.tenants ?? {})) {
@@ -206,7 +257,9 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const [name, def] of Object.entries(config.servers)) {
     const exposed = def.type === 'stdio' ? [def.command, ...def.args, def.cwd ?? ''] : [def.url];
-    const secret = (def.inputRefs ?? []).filter((id) => Object.hasOwn(config.inputs, id) && config.inputs[id].password && exposed.some((s) => s.includes(`\${input:${id}}`)));
+    const secret = (def.inputRefs ?? []).filter(
+      (id) => Object.hasOwn(config.inputs, id) && config.inputs[id].password && exposed.some((s) => s.includes(`\${input:${id}}`)),
+    );
     if (secret.length) {
       out.push({
         ...at(def),
@@ -231,7 +284,14 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
   const known = new Set([...Object.keys(config.servers), ...(config.invalidServers ?? [])]);
   config.routes.forEach((route, i) => {
     for (const s of route.servers) {
-      if (!known.has(s)) out.push({ code: 'unknown-server', path: pointer(['routes', i, 'servers']), severity: 'warning', message: `route "${route.match}" names unknown server "${s}"`, fix: 'define the server or remove it from the route' });
+      if (!known.has(s))
+        out.push({
+          code: 'unknown-server',
+          path: pointer(['routes', i, 'servers']),
+          severity: 'warning',
+          message: `route "${route.match}" names unknown server "${s}"`,
+          fix: 'define the server or remove it from the route',
+        });
     }
   });
   return out;

@@ -34,7 +34,8 @@ export function readPolicy(r: Reader, v: unknown, segs: Segments): Partial<Polic
   const s = v.sensitiveFields;
   if (s !== undefined) {
     if (s === 'decline' || s === 'ask' || s === 'allow') out.sensitiveFields = s;
-    else report(r, 'invalid-value', [...segs, 'sensitiveFields'], 'expected "decline", "ask" or "allow"', { fix: 'the default is "decline"' });
+    else
+      report(r, 'invalid-value', [...segs, 'sensitiveFields'], 'expected "decline", "ask" or "allow"', { fix: 'the default is "decline"' });
   }
   for (const k of ['ratePerMinute', 'burst', 'maxPendingPerServer'] as const) {
     const n = v[k];
@@ -44,11 +45,15 @@ export function readPolicy(r: Reader, v: unknown, segs: Segments): Partial<Polic
   }
   if (v.sampling !== undefined) {
     if (v.sampling === 'ask' || v.sampling === 'decline') out.sampling = v.sampling;
-    else report(r, 'invalid-value', [...segs, 'sampling'], 'expected "ask" or "decline"', { fix: 'the default is "ask" (the person writes or approves the reply; declined when nobody can be asked)' });
+    else
+      report(r, 'invalid-value', [...segs, 'sampling'], 'expected "ask" or "decline"', {
+        fix: 'the default is "ask" (the person writes or approves the reply; declined when nobody can be asked)',
+      });
   }
   const u = v.urlSchemes;
   if (u !== undefined) {
-    if (Array.isArray(u) && u.every((x) => typeof x === 'string' && /^[a-z][a-z0-9+.-]*$/i.test(x))) out.urlSchemes = u.map((x: string) => x.toLowerCase().replace(/:$/, ''));
+    if (Array.isArray(u) && u.every((x) => typeof x === 'string' && /^[a-z][a-z0-9+.-]*$/i.test(x)))
+      out.urlSchemes = u.map((x: string) => x.toLowerCase().replace(/:$/, ''));
     else wrongType(r, [...segs, 'urlSchemes'], 'an array of URL scheme names such as "https"', u);
   }
   if (v.allowLoopbackUrls !== undefined) {

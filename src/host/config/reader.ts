@@ -89,7 +89,15 @@ export function str(r: Reader, v: unknown, segs: Segments, server: string | unde
 }
 
 /** Reads an object of strings (env, headers), expanding each value. `undefined` on any error. */
-export function strMap(r: Reader, v: unknown, segs: Segments, server: string, refs: string[], tilde = false, opts: { scalars?: boolean } = {}): Record<string, string> | undefined {
+export function strMap(
+  r: Reader,
+  v: unknown,
+  segs: Segments,
+  server: string,
+  refs: string[],
+  tilde = false,
+  opts: { scalars?: boolean } = {},
+): Record<string, string> | undefined {
   if (v === undefined) return {};
   if (!isObject(v)) {
     wrongType(r, segs, 'an object of strings', v, server);
@@ -101,7 +109,11 @@ export function strMap(r: Reader, v: unknown, segs: Segments, server: string, re
     if (opts.scalars && (typeof raw === 'number' || typeof raw === 'boolean')) {
       // `"PORT": 8080` is what people write most; every environment value is a string in the end.
       // The value is not echoed: even a number can be a secret (a PIN).
-      report(r, 'coerced', [...segs, k], `${typeName(raw)} value is used as a string`, { severity: 'warning', server, fix: `quote the value ("${k}": "…") to silence this` });
+      report(r, 'coerced', [...segs, k], `${typeName(raw)} value is used as a string`, {
+        severity: 'warning',
+        server,
+        fix: `quote the value ("${k}": "…") to silence this`,
+      });
       out[k] = String(raw);
       continue;
     }

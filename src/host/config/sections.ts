@@ -25,7 +25,9 @@ export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string
     if (typeof raw.id !== 'string' || raw.id === '') return wrongType(r, [...at, 'id'], 'a non-empty string', raw.id);
     if (reservedKey(r, raw.id, [...at, 'id'], 'an input id')) return;
     if (raw.type !== 'promptString' && raw.type !== 'pickString') {
-      report(r, 'invalid-value', [...at, 'type'], `input type must be "promptString" or "pickString"`, { fix: 'other VS Code input types (command) are not supported' });
+      report(r, 'invalid-value', [...at, 'type'], `input type must be "promptString" or "pickString"`, {
+        fix: 'other VS Code input types (command) are not supported',
+      });
       return;
     }
     const def: InputDef = { id: raw.id, type: raw.type };
@@ -39,10 +41,12 @@ export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string
       else return wrongType(r, [...at, 'password'], 'a boolean', raw.password);
     }
     if (raw.options !== undefined || def.type === 'pickString') {
-      if (Array.isArray(raw.options) && raw.options.length > 0 && raw.options.every((o) => typeof o === 'string')) def.options = raw.options as string[];
+      if (Array.isArray(raw.options) && raw.options.length > 0 && raw.options.every((o) => typeof o === 'string'))
+        def.options = raw.options as string[];
       else return wrongType(r, [...at, 'options'], 'a non-empty array of strings', raw.options);
     }
-    if (Object.hasOwn(out, def.id)) report(r, 'duplicate', [...at, 'id'], `input "${def.id}" is defined twice; this one wins`, { severity: 'warning' });
+    if (Object.hasOwn(out, def.id))
+      report(r, 'duplicate', [...at, 'id'], `input "${def.id}" is defined twice; this one wins`, { severity: 'warning' });
     out[def.id] = def;
   });
   return out;
@@ -61,12 +65,15 @@ export function readRoutes(r: Reader, v: unknown, segs: Segments): RouteDef[] {
     unknownKeys(r, raw, at, ['match', 'regex', 'servers']);
     if (typeof raw.match !== 'string' || raw.match === '') return wrongType(r, [...at, 'match'], 'a non-empty string', raw.match);
     if (raw.regex !== undefined && typeof raw.regex !== 'boolean') return wrongType(r, [...at, 'regex'], 'a boolean', raw.regex);
-    if (!Array.isArray(raw.servers) || !raw.servers.every((s) => typeof s === 'string')) return wrongType(r, [...at, 'servers'], 'an array of server names', raw.servers);
+    if (!Array.isArray(raw.servers) || !raw.servers.every((s) => typeof s === 'string'))
+      return wrongType(r, [...at, 'servers'], 'an array of server names', raw.servers);
     if (raw.regex) {
       try {
         new RegExp(raw.match);
       } catch (e) {
-        return void report(r, 'invalid-regex', [...at, 'match'], `invalid regular expression: ${(e as Error).message}`, { fix: 'fix the pattern, or drop "regex" to use a glob' });
+        return void report(r, 'invalid-regex', [...at, 'match'], `invalid regular expression: ${(e as Error).message}`, {
+          fix: 'fix the pattern, or drop "regex" to use a glob',
+        });
       }
     }
     out.push({ match: raw.match, ...(raw.regex ? { regex: true } : {}), servers: [...(raw.servers as string[])] });
@@ -97,12 +104,21 @@ export function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['ro
     const refs: string[] = [];
     const s = str(r, obj.uri, uriAt, undefined, refs, true);
     if (s === undefined) return;
-    if (refs.length) return void report(r, 'bad-variable', uriAt, '${input:…} is not supported in roots', { fix: 'use an environment variable or a literal path' });
+    if (refs.length)
+      return void report(r, 'bad-variable', uriAt, '${input:…} is not supported in roots', {
+        fix: 'use an environment variable or a literal path',
+      });
     const uri = rootUri(s, r.interp.workspaceFolder);
     if (uri === undefined) {
-      return void report(r, 'invalid-value', uriAt, 'a root must be a file:// URI with an empty host, a path, or a well-formed URI of another scheme (a virtual root)', {
-        fix: 'write file:///abs/path, /abs/path, a path relative to the project, ${workspaceFolder}, or e.g. postgres://sales-db',
-      });
+      return void report(
+        r,
+        'invalid-value',
+        uriAt,
+        'a root must be a file:// URI with an empty host, a path, or a well-formed URI of another scheme (a virtual root)',
+        {
+          fix: 'write file:///abs/path, /abs/path, a path relative to the project, ${workspaceFolder}, or e.g. postgres://sales-db',
+        },
+      );
     }
     if (obj.name !== undefined && typeof obj.name !== 'string') return wrongType(r, [...at, 'name'], 'a string', obj.name);
     out.push({ uri, ...(typeof obj.name === 'string' ? { name: obj.name } : {}) });
@@ -128,7 +144,8 @@ export function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['
     const preset: HostConfig['presets'][string] = {};
     if (raw.roots !== undefined) preset.roots = readRoots(r, raw.roots, [...at, 'roots']);
     if (raw.answers !== undefined) {
-      if (isObject(raw.answers) && Object.values(raw.answers).every(isObject)) preset.answers = raw.answers as Record<string, Record<string, unknown>>;
+      if (isObject(raw.answers) && Object.values(raw.answers).every(isObject))
+        preset.answers = raw.answers as Record<string, Record<string, unknown>>;
       else wrongType(r, [...at, 'answers'], 'an object of form key → object of field values', raw.answers);
     }
     out[name] = preset;
@@ -167,7 +184,10 @@ export function readRootPolicy(r: Reader, v: unknown, segs: Segments): RootPolic
   unknownKeys(r, v, segs, ['unrouted', 'healthIntervalMs', 'watch']);
   if (v.unrouted !== undefined) {
     if (v.unrouted === 'all' || v.unrouted === 'none') out.unrouted = v.unrouted;
-    else report(r, 'invalid-value', [...segs, 'unrouted'], 'expected "all" or "none"', { fix: 'the default is "none" when there are routes, else "all"' });
+    else
+      report(r, 'invalid-value', [...segs, 'unrouted'], 'expected "all" or "none"', {
+        fix: 'the default is "none" when there are routes, else "all"',
+      });
   }
   if (v.healthIntervalMs !== undefined) {
     const n = v.healthIntervalMs;
@@ -216,7 +236,13 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
     const at = [...segs, 'tenants', name];
     if (reservedKey(r, name, at, 'a tenant name')) continue;
     if (!GATEWAY_NAME.test(name) || name === 'default') {
-      report(r, 'invalid-tenant-name', at, `tenant name "${name}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-", and not "default" (gateway.users is tenant "default")`, { fix: 'rename the tenant' });
+      report(
+        r,
+        'invalid-tenant-name',
+        at,
+        `tenant name "${name}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-", and not "default" (gateway.users is tenant "default")`,
+        { fix: 'rename the tenant' },
+      );
       continue;
     }
     if (!isObject(raw)) {
@@ -224,9 +250,12 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
       continue;
     }
     unknownKeys(r, raw, at, ['users', 'servers']);
-    const t: NonNullable<NonNullable<HostConfig['gateway']>['tenants']>[string] = { users: readUsers(r, raw.users, [...at, 'users'], name) };
+    const t: NonNullable<NonNullable<HostConfig['gateway']>['tenants']>[string] = {
+      users: readUsers(r, raw.users, [...at, 'users'], name),
+    };
     if (raw.servers !== undefined) {
-      if (!Array.isArray(raw.servers) || !raw.servers.every((x) => typeof x === 'string' && x.length > 0)) wrongType(r, [...at, 'servers'], 'an array of server names from mcpServers', raw.servers);
+      if (!Array.isArray(raw.servers) || !raw.servers.every((x) => typeof x === 'string' && x.length > 0))
+        wrongType(r, [...at, 'servers'], 'an array of server names from mcpServers', raw.servers);
       else t.servers = [...raw.servers] as string[];
     }
     out.tenants[name] = t;
@@ -246,7 +275,9 @@ function readUsers(r: Reader, v: unknown, segs: Segments, tenant: string): Recor
     const at = [...segs, name];
     if (reservedKey(r, name, at, 'a user name')) continue;
     if (!GATEWAY_NAME.test(name)) {
-      report(r, 'invalid-user-name', at, `user name "${name}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, { fix: 'rename the user' });
+      report(r, 'invalid-user-name', at, `user name "${name}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, {
+        fix: 'rename the user',
+      });
       continue;
     }
     if (!isObject(raw)) {
@@ -254,13 +285,21 @@ function readUsers(r: Reader, v: unknown, segs: Segments, tenant: string): Recor
       continue;
     }
     if ('token' in raw) {
-      report(r, 'plaintext-token', [...at, 'token'], `user "${name}" has a plaintext token; tokens are stored only as SHA-256 hashes`, { fix: `delete "token" and add "tokenSha256" (run: ${cmd(name)})` });
+      report(r, 'plaintext-token', [...at, 'token'], `user "${name}" has a plaintext token; tokens are stored only as SHA-256 hashes`, {
+        fix: `delete "token" and add "tokenSha256" (run: ${cmd(name)})`,
+      });
       continue;
     }
     unknownKeys(r, raw, at, ['tokenSha256']);
     const h = raw.tokenSha256;
     if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) {
-      report(r, 'invalid-token-hash', [...at, 'tokenSha256'], `user "${name}": tokenSha256 must be 64 lowercase hex characters (a SHA-256 digest)`, { fix: `run: ${cmd(name)}` });
+      report(
+        r,
+        'invalid-token-hash',
+        [...at, 'tokenSha256'],
+        `user "${name}": tokenSha256 must be 64 lowercase hex characters (a SHA-256 digest)`,
+        { fix: `run: ${cmd(name)}` },
+      );
       continue;
     }
     out[name] = { tokenSha256: h };

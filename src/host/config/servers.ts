@@ -25,7 +25,13 @@ import { pointer } from './issues.js';
 const STDIO_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'envFile', 'timeouts', 'disabled', 'lazy'];
 const HTTP_KEYS = ['type', 'url', 'headers', 'oauth', 'timeouts', 'disabled', 'lazy'];
 const OAUTH_KEYS = ['clientId', 'clientSecret', 'clientMetadataUrl', 'scope'] as const;
-const TYPES: Record<string, 'stdio' | 'http' | 'sse'> = { stdio: 'stdio', http: 'http', 'streamable-http': 'http', streamableHttp: 'http', sse: 'sse' };
+const TYPES: Record<string, 'stdio' | 'http' | 'sse'> = {
+  stdio: 'stdio',
+  http: 'http',
+  'streamable-http': 'http',
+  streamableHttp: 'http',
+  sse: 'sse',
+};
 const TIMEOUT_KEYS: Array<keyof ServerTimeouts> = ['startupMs', 'toolCallMs', 'maxTotalMs'];
 
 export type ServerRead = { kind: 'ok'; def: ServerDef } | { kind: 'invalid' } | { kind: 'disabled' };
@@ -39,7 +45,8 @@ export function readServer(r: Reader, name: string, raw: unknown, segs: Segments
   }
   if (raw.disabled !== undefined && typeof raw.disabled !== 'boolean') wrongType(r, [...segs, 'disabled'], 'a boolean', raw.disabled, name);
   if (raw.disabled === true) return { kind: 'disabled' };
-  if (raw.lazy !== undefined && typeof raw.lazy !== 'boolean') wrongType(r, [...segs, 'lazy'], 'a boolean (true: start on first use)', raw.lazy, name);
+  if (raw.lazy !== undefined && typeof raw.lazy !== 'boolean')
+    wrongType(r, [...segs, 'lazy'], 'a boolean (true: start on first use)', raw.lazy, name);
   const type = kindOf(r, name, raw, segs);
   if (!type) return { kind: 'invalid' };
   const pos = r.source.locate(segs, { key: true });
@@ -78,24 +85,41 @@ function kindOf(r: Reader, name: string, raw: Record<string, unknown>, segs: Seg
       return undefined;
     }
     if (raw[other] !== undefined) {
-      report(r, 'conflict', [...segs, other], `"${other}" does not belong to a "${raw.type}" server`, { server: name, fix: `remove "${other}" or change "type"` });
+      report(r, 'conflict', [...segs, other], `"${other}" does not belong to a "${raw.type}" server`, {
+        server: name,
+        fix: `remove "${other}" or change "type"`,
+      });
       return undefined;
     }
     return t;
   }
   if (raw.command !== undefined && raw.url !== undefined) {
-    report(r, 'conflict', segs, 'both "command" and "url" are set', { server: name, fix: 'keep one, or set "type" to say which transport is meant' });
+    report(r, 'conflict', segs, 'both "command" and "url" are set', {
+      server: name,
+      fix: 'keep one, or set "type" to say which transport is meant',
+    });
     return undefined;
   }
   if (raw.command !== undefined) return 'stdio';
   if (raw.url !== undefined) return 'http';
-  report(r, 'required', segs, 'server has neither "command" (stdio) nor "url" (HTTP)', { server: name, fix: 'add "command" and "args", or "url"' });
+  report(r, 'required', segs, 'server has neither "command" (stdio) nor "url" (HTTP)', {
+    server: name,
+    fix: 'add "command" and "args", or "url"',
+  });
   return undefined;
 }
 
-function readStdio(r: Reader, name: string, raw: Record<string, unknown>, segs: Segments, refs: string[], origin: StdioServerDef['origin']): StdioServerDef | undefined {
+function readStdio(
+  r: Reader,
+  name: string,
+  raw: Record<string, unknown>,
+  segs: Segments,
+  refs: string[],
+  origin: StdioServerDef['origin'],
+): StdioServerDef | undefined {
   const command = str(r, raw.command, [...segs, 'command'], name, refs, true);
-  if (command === '') report(r, 'invalid-value', [...segs, 'command'], '"command" is empty', { server: name, fix: 'name the program to run' });
+  if (command === '')
+    report(r, 'invalid-value', [...segs, 'command'], '"command" is empty', { server: name, fix: 'name the program to run' });
   let args: string[] | undefined = [];
   if (raw.args !== undefined) {
     if (!Array.isArray(raw.args)) {
@@ -134,7 +158,15 @@ function readStdio(r: Reader, name: string, raw: Record<string, unknown>, segs: 
   };
 }
 
-function readHttp(r: Reader, name: string, type: 'http' | 'sse', raw: Record<string, unknown>, segs: Segments, refs: string[], origin: HttpServerDef['origin']): HttpServerDef | undefined {
+function readHttp(
+  r: Reader,
+  name: string,
+  type: 'http' | 'sse',
+  raw: Record<string, unknown>,
+  segs: Segments,
+  refs: string[],
+  origin: HttpServerDef['origin'],
+): HttpServerDef | undefined {
   const url = str(r, raw.url, [...segs, 'url'], name, refs);
   if (url !== undefined && !url.includes('${input:')) checkUrl(r, url, [...segs, 'url'], name);
   const headers = strMap(r, raw.headers, [...segs, 'headers'], name, refs);
@@ -159,7 +191,10 @@ function readOauth(r: Reader, v: unknown, segs: Segments, name: string, refs: st
     out[k] = s;
   }
   if (out.clientSecret !== undefined && out.clientId === undefined) {
-    report(r, 'invalid-value', [...segs, 'clientSecret'], 'clientSecret without clientId', { server: name, fix: 'add "clientId" (the pre-registered client) or remove "clientSecret"' });
+    report(r, 'invalid-value', [...segs, 'clientSecret'], 'clientSecret without clientId', {
+      server: name,
+      fix: 'add "clientId" (the pre-registered client) or remove "clientSecret"',
+    });
     return null;
   }
   return out;
@@ -173,7 +208,10 @@ function checkUrl(r: Reader, url: string, segs: Segments, name: string): void {
     u = undefined;
   }
   if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) {
-    report(r, 'invalid-value', segs, '"url" is not an absolute http(s) URL', { server: name, fix: 'write a URL such as https://example.com/mcp' });
+    report(r, 'invalid-value', segs, '"url" is not an absolute http(s) URL', {
+      server: name,
+      fix: 'write a URL such as https://example.com/mcp',
+    });
   }
 }
 
@@ -208,6 +246,7 @@ function readEnvFile(r: Reader, file: string, segs: Segments, name: string): Rec
     return undefined;
   }
   const d = parseDotenv(text);
-  for (const p of d.problems) report(r, 'env-file', segs, `${file}:${p.line}: ${p.message}`, { server: name, fix: 'write KEY=VALUE lines' });
+  for (const p of d.problems)
+    report(r, 'env-file', segs, `${file}:${p.line}: ${p.message}`, { server: name, fix: 'write KEY=VALUE lines' });
   return d.problems.length ? undefined : d.vars;
 }

@@ -81,7 +81,8 @@ function nodeValue(node: Node): unknown {
       const out: Record<string, unknown> = {};
       for (const prop of node.children ?? []) {
         const [k, v] = prop.children ?? [];
-        if (k && v) Object.defineProperty(out, String(k.value), { value: nodeValue(v), enumerable: true, writable: true, configurable: true });
+        if (k && v)
+          Object.defineProperty(out, String(k.value), { value: nodeValue(v), enumerable: true, writable: true, configurable: true });
       }
       return out;
     }

@@ -153,7 +153,11 @@ export function isLazy(config: Pick<HostConfig, 'routes'>, def: Pick<ServerDef, 
 /** The root policy with its defaults applied (see {@link RootPolicyDef}). */
 export function effectiveRootPolicy(config: Pick<HostConfig, 'routes' | 'rootPolicy'>): Required<RootPolicyDef> {
   const p = config.rootPolicy ?? {};
-  return { unrouted: p.unrouted ?? (config.routes.length > 0 ? 'none' : 'all'), healthIntervalMs: p.healthIntervalMs ?? 30_000, watch: p.watch ?? true };
+  return {
+    unrouted: p.unrouted ?? (config.routes.length > 0 ? 'none' : 'all'),
+    healthIntervalMs: p.healthIntervalMs ?? 30_000,
+    watch: p.watch ?? true,
+  };
 }
 
 export interface HostConfig {
@@ -212,14 +216,12 @@ export interface GatewayDef {
   tenants?: Record<string, TenantDef>;
 }
 
-
 /** parley.json `gateway.tenants.<name>`. */
 export interface TenantDef {
   users: Record<string, { tokenSha256: string }>;
   /** The configured servers this tenant's users get. @default every configured server */
   servers?: string[];
 }
-
 
 /**
  * parley.json `gateway.oauth`: the gateway as an OAuth 2.1 protected resource (MCP authorization,

@@ -31,7 +31,11 @@ export interface DiscoverySource {
  * Keeps `registry`'s discovery in step with `servers`. Returns a function that waits until the
  * discovery runs started so far have finished (tests, and `serversFor` right after a start).
  */
-export function feedDiscovery(registry: RootRegistry, servers: DiscoverySource, log?: (level: 'warn', message: string) => void): () => Promise<void> {
+export function feedDiscovery(
+  registry: RootRegistry,
+  servers: DiscoverySource,
+  log?: (level: 'warn', message: string) => void,
+): () => Promise<void> {
   const inFlight = new Map<string, Promise<void>>();
   const generation = new Map<string, number>();
   const learn = (server: string) => {
@@ -43,9 +47,15 @@ export function feedDiscovery(registry: RootRegistry, servers: DiscoverySource, 
       if (caps?.resources) {
         try {
           const r = await servers.listResourceTemplates(server);
-          uriTemplates = (r.resourceTemplates ?? []).slice(0, MAX_DISCOVERY_TEMPLATES).map((t) => t.uriTemplate).filter((t) => typeof t === 'string');
+          uriTemplates = (r.resourceTemplates ?? [])
+            .slice(0, MAX_DISCOVERY_TEMPLATES)
+            .map((t) => t.uriTemplate)
+            .filter((t) => typeof t === 'string');
         } catch (e) {
-          log?.('warn', `discovery: resources/templates/list of "${server}" failed (${(e as Error).message}); routing by its declared schemes only`);
+          log?.(
+            'warn',
+            `discovery: resources/templates/list of "${server}" failed (${(e as Error).message}); routing by its declared schemes only`,
+          );
         }
       }
       if (generation.get(server) !== gen) return; // a newer run (restart, list change) decides

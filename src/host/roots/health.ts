@@ -41,7 +41,10 @@ export async function checkRootHealth(
   const platform = opts.platform ?? (process.platform === 'win32' ? 'win32' : 'posix');
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<RootHealth>((resolve) => {
-    timer = setTimeout(() => resolve({ status: 'timeout', checkedAt: now(), error: `no answer within ${opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS} ms` }), opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS);
+    timer = setTimeout(
+      () => resolve({ status: 'timeout', checkedAt: now(), error: `no answer within ${opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS} ms` }),
+      opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS,
+    );
   });
   const probe = (async (): Promise<RootHealth> => {
     let path: string;

@@ -1,7 +1,15 @@
 /** Host-side roots: registry, routing, health checks. @module */
 export { RootRegistry } from './registry.js';
 export type { RegisteredRoot, RootsChange, RootStore, RootRegistryOptions, AddRootOptions, RootLifetime, RootSource } from './registry.js';
-export { UriRouter, RouteError, URI_SCHEMES_CAPABILITY, declaredSchemes, uriTemplateToRegExp, MAX_TEMPLATE_CHARS, MAX_MATCH_URI_CHARS } from './routing.js';
+export {
+  UriRouter,
+  RouteError,
+  URI_SCHEMES_CAPABILITY,
+  declaredSchemes,
+  uriTemplateToRegExp,
+  MAX_TEMPLATE_CHARS,
+  MAX_MATCH_URI_CHARS,
+} from './routing.js';
 export type { TemplateMatcher } from './routing.js';
 export { feedDiscovery, MAX_DISCOVERY_TEMPLATES } from './discovery.js';
 export type { DiscoverySource } from './discovery.js';

@@ -146,7 +146,12 @@ export class RootRegistry {
         }
       }
       for (const r of loaded) if (r.name === undefined) delete r.name;
-      if (loaded.length) this.mutate('add', loaded.map((r) => r.uri), () => loaded.forEach((r) => this.put(r)));
+      if (loaded.length)
+        this.mutate(
+          'add',
+          loaded.map((r) => r.uri),
+          () => loaded.forEach((r) => this.put(r)),
+        );
     }
   }
 
@@ -158,10 +163,12 @@ export class RootRegistry {
   private write(fn: (store: RootStore) => Promise<unknown>): void {
     const store = this.opts.store;
     if (!store) return;
-    this.#writes = this.#writes.then(() => fn(store)).then(
-      () => undefined,
-      (err: unknown) => this.opts.onStoreError?.(err),
-    );
+    this.#writes = this.#writes
+      .then(() => fn(store))
+      .then(
+        () => undefined,
+        (err: unknown) => this.opts.onStoreError?.(err),
+      );
   }
 
   /** Subscribes to changes; returns the unsubscribe function. Listener errors are swallowed. */
@@ -178,10 +185,25 @@ export class RootRegistry {
   add(uri: string, o: AddRootOptions = {}): RegisteredRoot {
     const key = normalizeRootUri(uri);
     const prev = this.roots.get(key);
-    const root: RegisteredRoot = { uri: key, name: o.name, lifetime: o.lifetime ?? 'session', source: o.source ?? 'user', virtual: !isFileUri(key), requestId: o.requestId, health: prev?.health };
+    const root: RegisteredRoot = {
+      uri: key,
+      name: o.name,
+      lifetime: o.lifetime ?? 'session',
+      source: o.source ?? 'user',
+      virtual: !isFileUri(key),
+      requestId: o.requestId,
+      health: prev?.health,
+    };
     if (root.name === undefined) delete root.name;
     if (root.requestId === undefined) delete root.requestId;
-    if (prev && prev.name === root.name && prev.lifetime === root.lifetime && prev.source === root.source && prev.requestId === root.requestId) return prev;
+    if (
+      prev &&
+      prev.name === root.name &&
+      prev.lifetime === root.lifetime &&
+      prev.source === root.source &&
+      prev.requestId === root.requestId
+    )
+      return prev;
     this.mutate(prev ? 'update' : 'add', [key], () => {
       const old = prev && this.storeScope(prev);
       if (old) this.write((st) => st.deleteRoot(old, key));
@@ -223,13 +245,17 @@ export class RootRegistry {
   clear(lifetime: RootLifetime): number {
     const gone = [...this.roots.values()].filter((r) => r.lifetime === lifetime);
     if (gone.length) {
-      this.mutate('remove', gone.map((r) => r.uri), () => {
-        for (const r of gone) {
-          this.roots.delete(r.uri);
-          const s = this.storeScope(r);
-          if (s) this.write((st) => st.deleteRoot(s, r.uri));
-        }
-      });
+      this.mutate(
+        'remove',
+        gone.map((r) => r.uri),
+        () => {
+          for (const r of gone) {
+            this.roots.delete(r.uri);
+            const s = this.storeScope(r);
+            if (s) this.write((st) => st.deleteRoot(s, r.uri));
+          }
+        },
+      );
     }
     return gone.length;
   }
@@ -247,7 +273,12 @@ export class RootRegistry {
   /** All roots, optionally filtered. Returns copies. */
   list(filter: { lifetime?: RootLifetime; source?: RootSource; virtual?: boolean } = {}): RegisteredRoot[] {
     return [...this.roots.values()]
-      .filter((r) => (filter.lifetime === undefined || r.lifetime === filter.lifetime) && (filter.source === undefined || r.source === filter.source) && (filter.virtual === undefined || r.virtual === filter.virtual))
+      .filter(
+        (r) =>
+          (filter.lifetime === undefined || r.lifetime === filter.lifetime) &&
+          (filter.source === undefined || r.source === filter.source) &&
+          (filter.virtual === undefined || r.virtual === filter.virtual),
+      )
       .map((r) => ({ ...r }));
   }
 
@@ -316,19 +347,33 @@ export class RootRegistry {
       this.checkSeq.set(k, n);
       return [k, n] as const;
     });
-    const results = await Promise.all(started.map(async ([k, n]) => [k, await checkRootHealth(k, { timeoutMs: this.opts.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, now: this.opts.now }), n] as const));
+    const results = await Promise.all(
+      started.map(
+        async ([k, n]) =>
+          [
+            k,
+            await checkRootHealth(k, { timeoutMs: this.opts.healthTimeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS, now: this.opts.now }),
+            n,
+          ] as const,
+      ),
+    );
     // A newer check of the same root (started while this one ran) decides; this result is dropped.
     const current = results.filter(([k, , n]) => this.checkSeq.get(k) === n);
     const changed = current.filter(([k, h]) => {
       const r = this.roots.get(k);
       return r !== undefined && r.health?.status !== h.status;
     });
-    this.mutate('health', changed.map(([k]) => k), () => {
-      for (const [k, h] of current) {
-        const r = this.roots.get(k);
-        if (r) r.health = h;
-      }
-    }, changed.length > 0);
+    this.mutate(
+      'health',
+      changed.map(([k]) => k),
+      () => {
+        for (const [k, h] of current) {
+          const r = this.roots.get(k);
+          if (r) r.health = h;
+        }
+      },
+      changed.length > 0,
+    );
     this.syncWatcher();
     return new Map(results.map(([k, h]) => [k, h]));
   }

@@ -125,7 +125,9 @@ function canonicalGlob(glob: string): string {
   let g = glob.replace(/^([A-Za-z][A-Za-z0-9+.-]*):/, (m) => m.toLowerCase());
   g = g.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/*?\\]*)/, (_m, p: string, host: string) => p + host.toLowerCase());
   if (g.startsWith('file://')) {
-    g = g.replace(/^file:\/\/localhost\//, 'file:///').replace(/^file:\/\/\/([A-Za-z])(?::|%3[Aa]|\|)/, (_m, d: string) => `file:///${d.toUpperCase()}:`);
+    g = g
+      .replace(/^file:\/\/localhost\//, 'file:///')
+      .replace(/^file:\/\/\/([A-Za-z])(?::|%3[Aa]|\|)/, (_m, d: string) => `file:///${d.toUpperCase()}:`);
   }
   return g;
 }
@@ -146,13 +148,17 @@ export class UriRouter {
       if (!Array.isArray(r.servers) || r.servers.some((s) => typeof s !== 'string')) {
         throw new RouteError(`/routes/${i}/servers`, 'must be an array of server names');
       }
-      if (typeof r.match !== 'string' || r.match === '') throw new RouteError(`/routes/${i}/match`, 'must be a non-empty glob or regex string');
+      if (typeof r.match !== 'string' || r.match === '')
+        throw new RouteError(`/routes/${i}/match`, 'must be a non-empty glob or regex string');
       let re: { test(u: string): boolean };
       if (r.regex) {
         try {
           re = new RegExp(r.match);
         } catch (e) {
-          throw new RouteError(`/routes/${i}/match`, `invalid regular expression (${(e as Error).message}); fix the pattern or drop "regex": true to use a glob`);
+          throw new RouteError(
+            `/routes/${i}/match`,
+            `invalid regular expression (${(e as Error).message}); fix the pattern or drop "regex": true to use a glob`,
+          );
         }
       } else re = globToRegExp(canonicalGlob(r.match));
       return { test: (u: string) => re.test(u), servers: [...r.servers] };

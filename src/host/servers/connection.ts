@@ -157,7 +157,12 @@ export class Connection {
   static async open(o: ConnectOptions): Promise<Connection> {
     const pending = new List<Pending>();
     const startup = new StartupRoots();
-    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen; startup: StartupRoots } = { era: 'legacy', revision: 'unknown', screen: new Screen(), startup };
+    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen; startup: StartupRoots } = {
+      era: 'legacy',
+      revision: 'unknown',
+      screen: new Screen(),
+      startup,
+    };
     // Every stderr chunk counts as activity for the start-up roots wait.
     const given = o.hooks;
     o = { ...o, hooks: { ...given, onStderr: (chunk) => (startup.touch(), given.onStderr(chunk)) } };
@@ -200,7 +205,10 @@ export class Connection {
         conn = await direct();
       } catch (err) {
         if (timedOut || o.signal?.aborted) throw err;
-        o.log?.('info', `server "${o.name}": connecting with the cached ${o.verdict} era verdict failed (${(err as Error).message}); probing the era instead`);
+        o.log?.(
+          'info',
+          `server "${o.name}": connecting with the cached ${o.verdict} era verdict failed (${(err as Error).message}); probing the era instead`,
+        );
         conn = await probe();
         conn.#negotiation = 'corrected';
         return conn;
@@ -229,7 +237,14 @@ export class Connection {
       if (conn.era === 'legacy') conn.#startupRoots = await startup.settle(() => conn.client.ping());
       return conn;
     };
-    return withDeadline(o.startupMs, `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`, o.signal, onTimeout, async () => settled(await connectAny()), hold);
+    return withDeadline(
+      o.startupMs,
+      `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`,
+      o.signal,
+      onTimeout,
+      async () => settled(await connectAny()),
+      hold,
+    );
     async function connectAny(): Promise<Connection> {
       const def = o.def;
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');
@@ -244,10 +259,22 @@ export class Connection {
       // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
       // Without OAuth, a fetch that carries requests the SDK transport would drop unanswered (wire-repair.ts).
       const streamable = (mode: AttemptMode) =>
-        attempt(new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers: def.headers }, fetch: session ? session.fetch : repairingFetch() }), 'streamable-http', mode);
+        attempt(
+          new StreamableHTTPClientTransport(new URL(def.url), {
+            requestInit: { headers: def.headers },
+            fetch: session ? session.fetch : repairingFetch(),
+          }),
+          'streamable-http',
+          mode,
+        );
       const connectHttp = async (): Promise<Connection> => {
         try {
-          return o.verdict === 'legacy' ? await withVerdict(() => streamable('prior-legacy'), () => streamable('auto')) : await streamable('auto');
+          return o.verdict === 'legacy'
+            ? await withVerdict(
+                () => streamable('prior-legacy'),
+                () => streamable('auto'),
+              )
+            : await streamable('auto');
         } catch (err) {
           // An authorization problem (or a 401 to authorize first): SSE would not fix it.
           if (session?.failure) throw session.failure;
@@ -348,7 +375,16 @@ export class Connection {
       // 2026-07-28 has no server→client requests: the Client drops them without a word (the server
       // would wait for its own timeout), so parley answers -32601 itself.
       if (!legacy && isRequest(msg) && (extra as { classification?: unknown } | undefined)?.classification === undefined) {
-        void t.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: `Method not found: ${msg.method} (server-to-client requests do not exist on protocol revision ${this.revision}; return an input_required result instead)` } } as JSONRPCMessage).catch(() => {});
+        void t
+          .send({
+            jsonrpc: '2.0',
+            id: msg.id,
+            error: {
+              code: -32601,
+              message: `Method not found: ${msg.method} (server-to-client requests do not exist on protocol revision ${this.revision}; return an input_required result instead)`,
+            },
+          } as JSONRPCMessage)
+          .catch(() => {});
         return;
       }
       const m = msg as { method?: string; params?: { requestId?: string | number; reason?: string; elicitationId?: string } };

@@ -99,7 +99,10 @@ export class VerdictCache {
   /** The key of `def` and the era to connect with (`undefined` = probe). */
   async lookup(def: ServerDef): Promise<{ defHash: string; verdict: Era | undefined }> {
     const defHash = eraVerdictKey(def);
-    return { defHash, verdict: usableVerdict(await this.#try('read', () => this.#store.getEraVerdict(defHash)), this.now(), this.legacyTtlMs) };
+    return {
+      defHash,
+      verdict: usableVerdict(await this.#try('read', () => this.#store.getEraVerdict(defHash)), this.now(), this.legacyTtlMs),
+    };
   }
 
   /**

@@ -66,7 +66,10 @@ export interface SamplingResult {
  * example); in an `input_required` round the call is abandoned (an `inputResponses` entry must be a
  * `CreateMessageResult`).
  */
-export type SampleAnswer = { action: 'accept'; result: SamplingResult } | { action: 'decline'; reason: string } | { action: 'cancel'; reason: string };
+export type SampleAnswer =
+  | { action: 'accept'; result: SamplingResult }
+  | { action: 'decline'; reason: string }
+  | { action: 'cancel'; reason: string };
 
 export interface InputHandlers {
   /**

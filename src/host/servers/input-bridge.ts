@@ -50,7 +50,12 @@ export class Pending {
  * Registers the handlers on `client`. Every broker call in flight is in `pending` (the Connection
  * aborts them on `notifications/cancelled` by `Pending.id`, and all of them on close).
  */
-export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pending>, holder: { era: Era; revision: string; screen?: Screen; startup?: StartupRoots }): void {
+export function wireHandlers(
+  client: Client,
+  o: ConnectOptions,
+  pending: List<Pending>,
+  holder: { era: Era; revision: string; screen?: Screen; startup?: StartupRoots },
+): void {
   const run = <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
     const legacy = holder.era === 'legacy';
     const p = new Pending(legacy ? id : undefined);
@@ -98,7 +103,10 @@ export function wireHandlers(client: Client, o: ConnectOptions, pending: List<Pe
       run(ctx.mcpReq.id, ctx.mcpReq.signal, async (ictx) => {
         const a = await o.pause.during(() => sample(req.params, ictx));
         if (a.action === 'accept') return a.result as unknown as CreateMessageResult;
-        throw new ProtocolError(-1, a.action === 'decline' ? `User rejected sampling request: ${a.reason}` : `Sampling request cancelled: ${a.reason}`);
+        throw new ProtocolError(
+          -1,
+          a.action === 'decline' ? `User rejected sampling request: ${a.reason}` : `Sampling request cancelled: ${a.reason}`,
+        );
       }),
     );
   }
@@ -123,6 +131,7 @@ export function fileRootsOnly(
 ): { roots: Array<{ uri: string; name?: string }> } {
   const given: Array<{ uri: string; name?: string }> = Array.isArray(res?.roots) ? res.roots : [];
   const roots = given.filter((r) => typeof r?.uri === 'string' && r.uri.startsWith('file://'));
-  if (roots.length !== given.length) log?.('warn', `roots/list for "${server}": dropped ${given.length - roots.length} non-file:// root(s); only file:// roots may be sent`);
+  if (roots.length !== given.length)
+    log?.('warn', `roots/list for "${server}": dropped ${given.length - roots.length} non-file:// root(s); only file:// roots may be sent`);
   return { roots: roots.map((r) => (r.name !== undefined ? { uri: r.uri, name: r.name } : { uri: r.uri })) };
 }

@@ -34,7 +34,6 @@ import { ListCache } from './list-cache.js';
 import { closeBounded, DEFAULT_STOP } from './shutdown.js';
 import { SignInError, type AuthContext } from '../auth/session.js';
 
-
 export interface ServerManagerOptions {
   handlers: InputHandlers;
   clientInfo: Implementation;
@@ -119,8 +118,14 @@ export class ServerManager {
     this.#verdicts = new VerdictCache(opts.eraVerdicts, this.#log, () => this.#clock.now(), opts.legacyVerdictTtlMs);
     for (const [name, def] of Object.entries(defs)) {
       this.#live.set(name, {
-        name, def, state: { status: 'stopped' }, attempts: 0, wanted: false,
-        stderr: new StderrRing(), pause: new PauseGate(), cache: new ListCache(),
+        name,
+        def,
+        state: { status: 'stopped' },
+        attempts: 0,
+        wanted: false,
+        stderr: new StderrRing(),
+        pause: new PauseGate(),
+        cache: new ListCache(),
       });
     }
   }
@@ -142,7 +147,15 @@ export class ServerManager {
   info(name: string): ConnectionInfo | undefined {
     const c = this.#get(name).conn;
     if (!c) return undefined;
-    return { era: c.era, negotiatedRevision: c.revision, serverCapabilities: c.serverCapabilities, serverInfo: c.serverInfo, transport: c.transportKind, pid: c.pid, negotiation: c.negotiation };
+    return {
+      era: c.era,
+      negotiatedRevision: c.revision,
+      serverCapabilities: c.serverCapabilities,
+      serverInfo: c.serverInfo,
+      transport: c.transportKind,
+      pid: c.pid,
+      negotiation: c.negotiation,
+    };
   }
 
   timeouts(name: string): ServerTimeouts {
@@ -173,7 +186,14 @@ export class ServerManager {
 
   /** Starts several servers in parallel; never rejects. */
   startMany(names: string[]): Promise<Array<{ name: string; ok: boolean; error?: Error }>> {
-    return Promise.all(names.map((name) => this.start(name).then(() => ({ name, ok: true }), (error: Error) => ({ name, ok: false, error }))));
+    return Promise.all(
+      names.map((name) =>
+        this.start(name).then(
+          () => ({ name, ok: true }),
+          (error: Error) => ({ name, ok: false, error }),
+        ),
+      ),
+    );
   }
 
   /** Stops `name` and forgets its era verdict, so its next start re-detects the era. */
@@ -205,14 +225,29 @@ export class ServerManager {
    * Calls a tool, starting the server lazily. `o.tag` is an opaque caller label that input requests
    * of this call carry in `InputContext.call.tag` (see `./calls.ts`).
    */
-  callTool(server: string, tool: string, args: Record<string, unknown> = {}, o: { signal?: AbortSignal; tag?: string } = {}): Promise<CallToolResult> {
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> = {},
+    o: { signal?: AbortSignal; tag?: string } = {},
+  ): Promise<CallToolResult> {
     return this.ensureRunning(server).then((conn) => {
       const live = this.#get(server);
       const t = this.timeouts(server);
       return callToolWithClock(
-        { conn, pause: live.pause, handlers: this.opts.handlers, clock: this.#clock, toolCallMs: t.toolCallMs, maxTotalMs: t.maxTotalMs,
-          urlCompleteWaitMs: this.opts.urlCompleteWaitMs ?? URL_COMPLETE_WAIT_MS },
-        tool, args, o.signal, o.tag,
+        {
+          conn,
+          pause: live.pause,
+          handlers: this.opts.handlers,
+          clock: this.#clock,
+          toolCallMs: t.toolCallMs,
+          maxTotalMs: t.maxTotalMs,
+          urlCompleteWaitMs: this.opts.urlCompleteWaitMs ?? URL_COMPLETE_WAIT_MS,
+        },
+        tool,
+        args,
+        o.signal,
+        o.tag,
       );
     });
   }
@@ -273,8 +308,17 @@ export class ServerManager {
       const { defHash: key, verdict } = await this.#verdicts.lookup(def);
       defHash = live.defHash = key;
       conn = await Connection.open({
-        name: live.name, def, handlers: this.opts.handlers, clientInfo: this.opts.clientInfo,
-        parentEnv: this.opts.env ?? process.env, pause: live.pause, verdict, startupMs: t.startupMs, probeTimeoutMs: this.opts.probeTimeoutMs, log: this.#log, signal: abort.signal,
+        name: live.name,
+        def,
+        handlers: this.opts.handlers,
+        clientInfo: this.opts.clientInfo,
+        parentEnv: this.opts.env ?? process.env,
+        pause: live.pause,
+        verdict,
+        startupMs: t.startupMs,
+        probeTimeoutMs: this.opts.probeTimeoutMs,
+        log: this.#log,
+        signal: abort.signal,
         ...(this.opts.auth ? { auth: this.opts.auth } : {}),
         hooks: {
           onStderr: (chunk) => {
@@ -345,4 +389,3 @@ export class ServerManager {
     return live;
   }
 }
-

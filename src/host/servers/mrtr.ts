@@ -23,7 +23,10 @@ export const MAX_MRTR_ROUNDS = 10;
 /** Thrown when an MRTR flow cannot go on: too many rounds, or an input request parley cannot answer. */
 export class InputRequiredFlowError extends Error {
   override readonly name = 'InputRequiredFlowError';
-  constructor(message: string, readonly code: 'rounds-exceeded' | 'unsupported-input' | 'invalid-input-request' | 'sampling-declined') {
+  constructor(
+    message: string,
+    readonly code: 'rounds-exceeded' | 'unsupported-input' | 'invalid-input-request' | 'sampling-declined',
+  ) {
     super(message);
   }
 }
@@ -42,7 +45,8 @@ export interface MrtrEnv {
 }
 
 type InputRequiredShape = { resultType: 'input_required'; inputRequests?: Record<string, unknown>; requestState?: string };
-const isInputRequired = (r: unknown): r is InputRequiredShape => !!r && typeof r === 'object' && (r as { resultType?: unknown }).resultType === 'input_required';
+const isInputRequired = (r: unknown): r is InputRequiredShape =>
+  !!r && typeof r === 'object' && (r as { resultType?: unknown }).resultType === 'input_required';
 
 /**
  * Calls `tool` and answers its `input_required` rounds. `send(params)` performs one wire leg with
@@ -60,17 +64,32 @@ export async function callToolRounds(
   for (let round = 0; ; round++) {
     const res = await send(params);
     if (!isInputRequired(res)) return res as CallToolResult;
-    if (round >= max) throw new InputRequiredFlowError(`Server "${env.server}" kept asking for input: ${ref.tool} still answered input_required after ${max} rounds; the call was abandoned.`, 'rounds-exceeded');
+    if (round >= max)
+      throw new InputRequiredFlowError(
+        `Server "${env.server}" kept asking for input: ${ref.tool} still answered input_required after ${max} rounds; the call was abandoned.`,
+        'rounds-exceeded',
+      );
     const entries = Object.entries(res.inputRequests ?? {});
     const ctx: InputContext = { server: env.server, era: 'modern', revision: env.revision, signal: env.signal, call: ref };
-    const answers = await env.paused(() => Promise.all(entries.map(async ([key, entry]) => [key, await answer(env, key, entry, ctx)] as const)));
-    params = { name: ref.tool, arguments: args, inputResponses: Object.fromEntries(answers), ...(res.requestState !== undefined ? { requestState: res.requestState } : {}) };
+    const answers = await env.paused(() =>
+      Promise.all(entries.map(async ([key, entry]) => [key, await answer(env, key, entry, ctx)] as const)),
+    );
+    params = {
+      name: ref.tool,
+      arguments: args,
+      inputResponses: Object.fromEntries(answers),
+      ...(res.requestState !== undefined ? { requestState: res.requestState } : {}),
+    };
   }
 }
 
 async function answer(env: MrtrEnv, key: string, entry: unknown, ctx: InputContext): Promise<unknown> {
   const e = (entry ?? {}) as { method?: unknown; params?: unknown };
-  if (typeof e.method !== 'string') throw new InputRequiredFlowError(`Server "${env.server}" sent inputRequests.${key} without a method; each entry must be an embedded request ({method, params}).`, 'invalid-input-request');
+  if (typeof e.method !== 'string')
+    throw new InputRequiredFlowError(
+      `Server "${env.server}" sent inputRequests.${key} without a method; each entry must be an embedded request ({method, params}).`,
+      'invalid-input-request',
+    );
   if (e.method === 'elicitation/create') return env.handlers.elicit((e.params ?? {}) as ElicitRequestParams, ctx);
   if (e.method === 'roots/list') return fileRootsOnly(await env.handlers.listRoots(ctx), env.server, env.log);
   if (e.method === 'sampling/createMessage' && env.handlers.sample) {
@@ -78,7 +97,13 @@ async function answer(env: MrtrEnv, key: string, entry: unknown, ctx: InputConte
     // cannot be sent back, so the call is abandoned (the server MUST NOT assume the client retries).
     const a = await env.handlers.sample(e.params ?? {}, ctx);
     if (a.action === 'accept') return a.result;
-    throw new InputRequiredFlowError(`Server "${env.server}" asked for a model reply (sampling, inputRequests.${key}) and it was not given: ${a.reason}. The call was abandoned.`, 'sampling-declined');
+    throw new InputRequiredFlowError(
+      `Server "${env.server}" asked for a model reply (sampling, inputRequests.${key}) and it was not given: ${a.reason}. The call was abandoned.`,
+      'sampling-declined',
+    );
   }
-  throw new InputRequiredFlowError(`Server "${env.server}" asked for ${e.method} (inputRequests.${key}), which parley does not provide; only elicitation/create, roots/list${env.handlers.sample ? ' and sampling/createMessage' : ''} can be answered.`, 'unsupported-input');
+  throw new InputRequiredFlowError(
+    `Server "${env.server}" asked for ${e.method} (inputRequests.${key}), which parley does not provide; only elicitation/create, roots/list${env.handlers.sample ? ' and sampling/createMessage' : ''} can be answered.`,
+    'unsupported-input',
+  );
 }

@@ -40,7 +40,13 @@ function signalAll(pids: number[], sig: NodeJS.Signals): void {
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  return Promise.race([p.then(() => true, () => true), delay(ms).then(() => false)]);
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    delay(ms).then(() => false),
+  ]);
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {

@@ -7,8 +7,8 @@ import type { EraEvent } from './era-verdict.js';
 
 export type ServerState =
   | { status: 'stopped' }
-  | { status: 'starting'; /** 1-based start attempt since the last success. */ attempt: number }
-  | { status: 'running'; era: Era; revision: string; /** epoch ms */ since: number }
+  | { status: 'starting' /** 1-based start attempt since the last success. */; attempt: number }
+  | { status: 'running'; era: Era; revision: string /** epoch ms */; since: number }
   | {
       status: 'error';
       message: string;
@@ -44,7 +44,9 @@ export class ServerUnavailableError extends Error {
     super(
       state.status === 'error'
         ? `Server "${server}" is unavailable: ${state.message} (${state.code}, ${state.attempts} failed attempt(s)` +
-            (state.nextRetryAt ? `; next restart at ${new Date(state.nextRetryAt).toISOString()})` : '; not retrying: call start() to try again)')
+            (state.nextRetryAt
+              ? `; next restart at ${new Date(state.nextRetryAt).toISOString()})`
+              : '; not retrying: call start() to try again)')
         : `Server "${server}" is ${state.status}.`,
     );
   }
@@ -53,7 +55,10 @@ export class ServerUnavailableError extends Error {
 /** Thrown for a server name that is not in the definitions. */
 export class UnknownServerError extends Error {
   readonly code = 'UNKNOWN_SERVER';
-  constructor(readonly server: string, known: string[]) {
+  constructor(
+    readonly server: string,
+    known: string[],
+  ) {
     super(`Unknown server "${server}". Configured servers: ${known.length ? known.join(', ') : '(none)'}.`);
   }
 }

@@ -53,17 +53,33 @@ export async function callToolWithClock(
 ): Promise<CallToolResult> {
   const { conn } = env;
   const ref: CallRef = { tool, callId: randomUUID(), ...(tag !== undefined ? { tag } : {}) };
-  const clock = new ToolClock(env.clock, { server: conn.name, tool, toolCallMs: env.toolCallMs, maxTotalMs: env.maxTotalMs }, env.pause.paused);
+  const clock = new ToolClock(
+    env.clock,
+    { server: conn.name, tool, toolCallMs: env.toolCallMs, maxTotalMs: env.maxTotalMs },
+    env.pause.paused,
+  );
   const untrack = env.pause.track(clock);
   const combined = signal ? AbortSignal.any([signal, clock.signal]) : clock.signal;
-  const legOptions = { signal: combined, timeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS, maxTotalTimeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS };
+  const legOptions = {
+    signal: combined,
+    timeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS,
+    maxTotalTimeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS,
+  };
   // 2026-07-28: parley drives the input_required rounds itself (./mrtr.ts) so each prompt knows its call.
   const once = () =>
     runAsCall(conn.client, ref, () =>
       conn.era === 'modern'
         ? callToolRounds(
-            { client: conn.client, server: conn.name, revision: conn.revision, handlers: env.handlers, paused: (fn) => env.pause.during(fn), signal: AbortSignal.any([combined, conn.lifetime]) },
-            ref, args,
+            {
+              client: conn.client,
+              server: conn.name,
+              revision: conn.revision,
+              handlers: env.handlers,
+              paused: (fn) => env.pause.during(fn),
+              signal: AbortSignal.any([combined, conn.lifetime]),
+            },
+            ref,
+            args,
             (params) => conn.client.callTool(params as never, { ...legOptions, allowInputRequired: true }),
           )
         : (conn.client.callTool({ name: tool, arguments: args }, legOptions) as Promise<CallToolResult>),
@@ -84,9 +100,9 @@ export async function callToolWithClock(
       const verdicts = await env.pause.during(() =>
         Promise.all(
           urls.map((p) =>
-            env.handlers.elicit(p, { server: conn.name, era: conn.era, revision: conn.revision, signal: promptSignal, call: ref }).catch(
-              () => ({ action: 'cancel' as const }),
-            ),
+            env.handlers
+              .elicit(p, { server: conn.name, era: conn.era, revision: conn.revision, signal: promptSignal, call: ref })
+              .catch(() => ({ action: 'cancel' as const })),
           ),
         ),
       );
@@ -103,13 +119,16 @@ export async function callToolWithClock(
       if (choice === 'give-up') return urlRound(conn.name, tool, urls, MAX_URL_ROUNDS + 1, 1)!;
       if (choice === 'cancel') {
         if (combined.aborted) throw combined.reason;
-        return errorText(`You cancelled ${tool} on "${conn.name}" after the browser step it requires (-32042): ${urls.map((u) => u.url).join(', ')}. The tool was not retried.`);
+        return errorText(
+          `You cancelled ${tool} on "${conn.name}" after the browser step it requires (-32042): ${urls.map((u) => u.url).join(', ')}. The tool was not retried.`,
+        );
       }
     }
   } catch (err) {
     if (clock.signal.aborted || signal?.aborted) {
       untrack();
-      if (env.pause.inFlight === 0 && conn.era === 'legacy') conn.abortPendingInputs(`the tool call ${tool} that led to this request ended`);
+      if (env.pause.inFlight === 0 && conn.era === 'legacy')
+        conn.abortPendingInputs(`the tool call ${tool} that led to this request ended`);
       throw clock.signal.aborted ? (clock.signal.reason as ToolCallTimeoutError) : (signal?.reason ?? err);
     }
     throw closedError(conn, tool) ?? err;
@@ -126,7 +145,13 @@ function errorText(text: string): CallToolResult {
 }
 
 /** The `isError` result once `round` exceeds the bound (never a bare `MCP error -32042`), else `undefined`. */
-function urlRound(server: string, tool: string, urls: ElicitRequestURLParams[], round: number, retries = MAX_URL_ROUNDS): CallToolResult | undefined {
+function urlRound(
+  server: string,
+  tool: string,
+  urls: ElicitRequestURLParams[],
+  round: number,
+  retries = MAX_URL_ROUNDS,
+): CallToolResult | undefined {
   if (round <= MAX_URL_ROUNDS) return undefined;
   return errorText(
     `Server "${server}" still requires URL elicitation before ${tool} can run (-32042) after ${retries} ${retries === 1 ? 'retry' : 'retries'}: ` +
@@ -140,7 +165,14 @@ function urlRound(server: string, tool: string, urls: ElicitRequestURLParams[], 
  * two decides (a completion withdraws the question and retries). Without a person to ask: round 1
  * waits at most `urlCompleteWaitMs` and retries; a later round ends the call (`'give-up'`).
  */
-async function afterConsent(env: ToolCallEnv, tool: string, urls: ElicitRequestURLParams[], ids: string[], round: number, signal: AbortSignal): Promise<'retry' | 'cancel' | 'give-up'> {
+async function afterConsent(
+  env: ToolCallEnv,
+  tool: string,
+  urls: ElicitRequestURLParams[],
+  ids: string[],
+  round: number,
+  signal: AbortSignal,
+): Promise<'retry' | 'cancel' | 'give-up'> {
   const { conn } = env;
   const asked = new AbortController();
   const both = AbortSignal.any([signal, asked.signal]);
@@ -176,9 +208,14 @@ async function afterConsent(env: ToolCallEnv, tool: string, urls: ElicitRequestU
 /** A clearer error when the call failed because the server went away. */
 function closedError(conn: Connection, tool: string): Error | undefined {
   if (!conn.closed) return undefined;
-  return Object.assign(new Error(`Server "${conn.name}" closed the connection while ${tool} was running (it exited or the transport failed); it will be restarted with backoff.`), {
-    code: 'SERVER_CLOSED',
-  });
+  return Object.assign(
+    new Error(
+      `Server "${conn.name}" closed the connection while ${tool} was running (it exited or the transport failed); it will be restarted with backoff.`,
+    ),
+    {
+      code: 'SERVER_CLOSED',
+    },
+  );
 }
 
 /** The URL elicitations of a `-32042` error, or `undefined` for any other error. */
@@ -186,7 +223,8 @@ function urlElicitations(err: unknown): ElicitRequestURLParams[] | undefined {
   if (err instanceof UrlElicitationRequiredError) return err.elicitations as ElicitRequestURLParams[];
   if (err instanceof ProtocolError && err.code === -32042) {
     const list = (err.data as { elicitations?: unknown } | undefined)?.elicitations;
-    if (Array.isArray(list)) return list.filter((e): e is ElicitRequestURLParams => !!e && typeof e === 'object' && (e as { mode?: unknown }).mode === 'url');
+    if (Array.isArray(list))
+      return list.filter((e): e is ElicitRequestURLParams => !!e && typeof e === 'object' && (e as { mode?: unknown }).mode === 'url');
   }
   return undefined;
 }

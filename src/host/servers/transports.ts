@@ -64,7 +64,14 @@ export class DeadlineHold {
  * Races `fn` against `ms` and `signal`; on either, calls `onGiveUp` (kills what was spawned) and rejects.
  * While `hold` is held the clock stops (the remaining time is kept).
  */
-export async function withDeadline<T>(ms: number, message: string, signal: AbortSignal | undefined, onGiveUp: () => void, fn: () => Promise<T>, hold?: DeadlineHold): Promise<T> {
+export async function withDeadline<T>(
+  ms: number,
+  message: string,
+  signal: AbortSignal | undefined,
+  onGiveUp: () => void,
+  fn: () => Promise<T>,
+  hold?: DeadlineHold,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onAbort: (() => void) | undefined;
   let detach: (() => void) | undefined;

@@ -76,6 +76,7 @@ export function answerListTable(db: Database.Database) {
       const l = typeof label === 'string' && label !== '' ? label.slice(0, ANSWER_LABEL_MAX) : null;
       return mode.run({ ...key(scope, server, schemaHash, 'setAnswerMode'), auto: auto ? 1 : 0, label: l }).changes > 0;
     },
-    forgetOne: (scope: Scope, server: string, schemaHash: string): boolean => del.run(key(scope, server, schemaHash, 'forgetAnswer')).changes > 0,
+    forgetOne: (scope: Scope, server: string, schemaHash: string): boolean =>
+      del.run(key(scope, server, schemaHash, 'forgetAnswer')).changes > 0,
   };
 }

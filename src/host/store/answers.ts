@@ -52,7 +52,8 @@ export function rememberParams(a: RememberedAnswer): AnswerParams | undefined {
   if (a.remember === 'session' && scope.session === null) {
     throw new TypeError(`${where}: remember 'session' needs scope.session (a session id); use 'always' for user-scoped answers`);
   }
-  if (typeof a.content !== 'object' || a.content === null || Array.isArray(a.content)) throw new TypeError(`${where}: content must be an object`);
+  if (typeof a.content !== 'object' || a.content === null || Array.isArray(a.content))
+    throw new TypeError(`${where}: content must be an object`);
   if (!Number.isFinite(a.updatedAt)) throw new TypeError(`${where}: updatedAt must be epoch milliseconds`);
   return {
     ...scope,

@@ -92,9 +92,11 @@ export function auditParams(rec: AuditRecord): AuditParams {
   if (!Number.isFinite(rec.ts)) throw new TypeError(`${where}: ts must be epoch milliseconds (a finite number)`);
   requireText(rec.server, 'server', where);
   requireText(rec.kind, 'kind', where);
-  if (rec.durationMs !== undefined && !Number.isFinite(rec.durationMs)) throw new TypeError(`${where}: durationMs must be a finite number of ms`);
+  if (rec.durationMs !== undefined && !Number.isFinite(rec.durationMs))
+    throw new TypeError(`${where}: durationMs must be a finite number of ms`);
   const keys = rec.redactKeys ?? [];
-  if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string')) throw new TypeError(`${where}: redactKeys must be an array of strings`);
+  if (!Array.isArray(keys) || keys.some((k) => typeof k !== 'string'))
+    throw new TypeError(`${where}: redactKeys must be an array of strings`);
   if (rec.detail !== undefined && (typeof rec.detail !== 'object' || rec.detail === null || Array.isArray(rec.detail))) {
     throw new TypeError(`${where}: detail must be a plain object`);
   }
@@ -153,7 +155,8 @@ export function auditQuery(q: AuditQuery, ph: (name: string, value: unknown) => 
   if (typeof q !== 'object' || q === null) throw new TypeError(`${where}: query must be an object`);
   const limit = q.limit ?? AUDIT_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`${where}: limit must be a positive integer (rows)`);
-  if (q.since !== undefined && !Number.isFinite(q.since)) throw new TypeError(`${where}: since must be epoch milliseconds (a finite number)`);
+  if (q.since !== undefined && !Number.isFinite(q.since))
+    throw new TypeError(`${where}: since must be epoch milliseconds (a finite number)`);
   const parts: string[] = [];
   const s = q.scope ?? {};
   const add = (key: string, value: unknown, column: string) => {

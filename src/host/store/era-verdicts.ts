@@ -30,7 +30,12 @@ export function verdictParams(v: EraVerdict, where: string) {
   return { defHash: v.defHash, era: v.era, revision: v.revision ?? null, verifiedAt: Math.trunc(v.verifiedAt) };
 }
 
-export const verdictFromRow = (r: VerdictRow): EraVerdict => ({ defHash: r.def_hash, era: r.era, ...(r.revision !== null ? { revision: r.revision } : {}), verifiedAt: Number(r.verified_at) });
+export const verdictFromRow = (r: VerdictRow): EraVerdict => ({
+  defHash: r.def_hash,
+  era: r.era,
+  ...(r.revision !== null ? { revision: r.revision } : {}),
+  verifiedAt: Number(r.verified_at),
+});
 
 /** Statements of the era_verdicts table, prepared once per store. */
 export function eraVerdictsTable(db: Database.Database) {
@@ -68,7 +73,12 @@ export function memoryEraVerdicts(max = 1000): EraVerdictStore {
     async putEraVerdict(v) {
       const p = verdictParams(v, 'putEraVerdict');
       m.delete(p.defHash);
-      m.set(p.defHash, { defHash: p.defHash, era: p.era, ...(p.revision !== null ? { revision: p.revision } : {}), verifiedAt: p.verifiedAt });
+      m.set(p.defHash, {
+        defHash: p.defHash,
+        era: p.era,
+        ...(p.revision !== null ? { revision: p.revision } : {}),
+        verifiedAt: p.verifiedAt,
+      });
       while (m.size > max) m.delete(m.keys().next().value as string);
     },
     deleteEraVerdict: async (defHash) => m.delete(defHash),

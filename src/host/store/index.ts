@@ -2,7 +2,22 @@
  * The host's store: the {@link Store} contract, its SQLite implementation and preset import/export.
  * @module
  */
-export type { Scope, AuditRecord, AuditQuery, RememberScope, RememberedAnswer, RememberedAnswerEntry, RememberedAnswerList, StoredRoot, Preset, Store, EraVerdict, EraVerdictStore, AuditRetention, PurgeResult } from './types.js';
+export type {
+  Scope,
+  AuditRecord,
+  AuditQuery,
+  RememberScope,
+  RememberedAnswer,
+  RememberedAnswerEntry,
+  RememberedAnswerList,
+  StoredRoot,
+  Preset,
+  Store,
+  EraVerdict,
+  EraVerdictStore,
+  AuditRetention,
+  PurgeResult,
+} from './types.js';
 export { REDACTED } from './types.js';
 export { StoreError, type StoreErrorCode } from './errors.js';
 export { openSqliteStore, type SqliteStore, type SqliteStoreOptions } from './sqlite.js';

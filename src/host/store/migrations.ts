@@ -119,13 +119,15 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     description: 'audit is append-only in the database; unique keys (NULL session counts as one key); requestId index',
-    sql: `
+    sql:
+      `
       CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
         BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: UPDATE is not allowed'); END;
       CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
         BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: DELETE is not allowed'); END;
     ` + V2_INDEXES,
-    postgres: `
+    postgres:
+      `
       CREATE FUNCTION parley_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION 'parley audit log is append-only: % is not allowed', TG_OP; END $$;
       CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit FOR EACH ROW EXECUTE FUNCTION parley_audit_append_only();
@@ -147,7 +149,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: 'audit retention and purgeUser: DELETE allowed only while the deleting transaction holds a row in audit_purge_gate; ts index',
+    description:
+      'audit retention and purgeUser: DELETE allowed only while the deleting transaction holds a row in audit_purge_gate; ts index',
     sql: `
       CREATE TABLE audit_purge_gate (open INTEGER NOT NULL);
       CREATE INDEX audit_ts ON audit (ts);

@@ -55,8 +55,10 @@ export function redactUrl(url: string): string {
   }
 }
 
-const UNAVAILABLE_CODES = /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|08\w{3}|57P0[1-3]|53300|28P01|28000|3D000)$/;
-const UNAVAILABLE_TEXT = /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+const UNAVAILABLE_CODES =
+  /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|08\w{3}|57P0[1-3]|53300|28P01|28000|3D000)$/;
+const UNAVAILABLE_TEXT =
+  /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
 
 /** Maps a pg error to a {@link StoreError}; argument errors and constraint errors pass unchanged. */
 function toPgError(err: unknown, location: string, action: string): unknown {
@@ -73,10 +75,18 @@ function toPgError(err: unknown, location: string, action: string): unknown {
     );
   }
   if (code === 'SQLITE_CORRUPT_ROW' || code === 'XX001' || code === 'XX002') {
-    return new StoreError('STORE_CORRUPT', location, `Cannot ${action}: ${detail}. Restore the database from a backup.`, { cause: err, driverCode: code });
+    return new StoreError('STORE_CORRUPT', location, `Cannot ${action}: ${detail}. Restore the database from a backup.`, {
+      cause: err,
+      driverCode: code,
+    });
   }
   if (/^(53|58)/.test(code)) {
-    return new StoreError('STORE_IO', location, `Cannot ${action}: PostgreSQL at ${location} failed (${code}: ${detail}). Check the server's disk and logs.`, { cause: err, driverCode: code });
+    return new StoreError(
+      'STORE_IO',
+      location,
+      `Cannot ${action}: PostgreSQL at ${location} failed (${code}: ${detail}). Check the server's disk and logs.`,
+      { cause: err, driverCode: code },
+    );
   }
   return err;
 }
@@ -116,7 +126,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     await store.close();
     throw err;
   }
-  const timer = retention.intervalMs > 0 ? setInterval(() => void store.enforceRetention().catch(() => undefined), retention.intervalMs) : undefined;
+  const timer =
+    retention.intervalMs > 0 ? setInterval(() => void store.enforceRetention().catch(() => undefined), retention.intervalMs) : undefined;
   timer?.unref();
   const close = store.close;
   return Object.assign(store, {
@@ -201,7 +212,12 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
   let closed = false;
 
   async function run<T>(action: string, fn: (db: Queryable) => Promise<T>, db: Queryable = pool): Promise<T> {
-    if (closed) throw new StoreError('STORE_CLOSED', location, `Cannot ${action}: the store on ${location} is closed. Open it again with openPostgresStore().`);
+    if (closed)
+      throw new StoreError(
+        'STORE_CLOSED',
+        location,
+        `Cannot ${action}: the store on ${location} is closed. Open it again with openPostgresStore().`,
+      );
     try {
       return await fn(db);
     } catch (err) {
@@ -234,7 +250,8 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
 
   const savePreset = (db: Queryable) => async (p: Preset) => {
     const v = presetParams(p);
-    const conflict = v.session === null ? '(tenant, "user", name) WHERE session IS NULL' : '(tenant, "user", session, name) WHERE session IS NOT NULL';
+    const conflict =
+      v.session === null ? '(tenant, "user", name) WHERE session IS NULL' : '(tenant, "user", session, name) WHERE session IS NOT NULL';
     await db.query(
       `INSERT INTO presets (tenant, "user", session, name, body, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT ${conflict} DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`,
@@ -243,7 +260,12 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
   };
   const loadPreset = (db: Queryable) => async (scope: Scope, name: string) => {
     const s = scopeParams(scope, 'loadPreset');
-    const r = await rows<PresetRow>(db, `SELECT * FROM presets WHERE ${SCOPE} AND name = $4`, [s.tenant, s.user, s.session, requireText(name, 'name', 'loadPreset')]);
+    const r = await rows<PresetRow>(db, `SELECT * FROM presets WHERE ${SCOPE} AND name = $4`, [
+      s.tenant,
+      s.user,
+      s.session,
+      requireText(name, 'name', 'loadPreset'),
+    ]);
     return r.length ? presetFromRow(r[0]) : undefined;
   };
 
@@ -283,7 +305,10 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
       run('remember an answer', async (db) => {
         const v = rememberParams(a);
         if (!v) return;
-        const conflict = v.session === null ? '(tenant, "user", server, schema_hash) WHERE session IS NULL' : '(tenant, "user", session, server, schema_hash) WHERE session IS NOT NULL';
+        const conflict =
+          v.session === null
+            ? '(tenant, "user", server, schema_hash) WHERE session IS NULL'
+            : '(tenant, "user", session, server, schema_hash) WHERE session IS NOT NULL';
         await db.query(
           `INSERT INTO answers (tenant, "user", session, server, schema_hash, remember, content, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
            ON CONFLICT ${conflict} DO UPDATE SET remember = EXCLUDED.remember, content = EXCLUDED.content, updated_at = EXCLUDED.updated_at`,
@@ -307,8 +332,16 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
       run('forget answers', async (db) => {
         const s = scopeParams(scope, 'forget');
         return s.session === null
-          ? count(db, `DELETE FROM answers WHERE tenant = $1 AND "user" = $2 AND ($3::text IS NULL OR server = $3)`, [s.tenant, s.user, server ?? null])
-          : count(db, `DELETE FROM answers WHERE tenant = $1 AND "user" = $2 AND (session IS NULL OR session = $4) AND ($3::text IS NULL OR server = $3)`, [s.tenant, s.user, server ?? null, s.session]);
+          ? count(db, `DELETE FROM answers WHERE tenant = $1 AND "user" = $2 AND ($3::text IS NULL OR server = $3)`, [
+              s.tenant,
+              s.user,
+              server ?? null,
+            ])
+          : count(
+              db,
+              `DELETE FROM answers WHERE tenant = $1 AND "user" = $2 AND (session IS NULL OR session = $4) AND ($3::text IS NULL OR server = $3)`,
+              [s.tenant, s.user, server ?? null, s.session],
+            );
       }),
 
     savePreset: (p) => run('save a preset', (db) => savePreset(db)(p)),
@@ -316,18 +349,28 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
     listPresets: (scope) =>
       run('list presets', async (db) => {
         const s = scopeParams(scope, 'listPresets');
-        return (await rows<PresetRow>(db, `SELECT * FROM presets WHERE ${SCOPE} ORDER BY name COLLATE "C"`, [s.tenant, s.user, s.session])).map(presetFromRow);
+        return (
+          await rows<PresetRow>(db, `SELECT * FROM presets WHERE ${SCOPE} ORDER BY name COLLATE "C"`, [s.tenant, s.user, s.session])
+        ).map(presetFromRow);
       }),
     deletePreset: (scope, name) =>
       run('delete a preset', async (db) => {
         const s = scopeParams(scope, 'deletePreset');
-        return (await count(db, `DELETE FROM presets WHERE ${SCOPE} AND name = $4`, [s.tenant, s.user, s.session, requireText(name, 'name', 'deletePreset')])) > 0;
+        return (
+          (await count(db, `DELETE FROM presets WHERE ${SCOPE} AND name = $4`, [
+            s.tenant,
+            s.user,
+            s.session,
+            requireText(name, 'name', 'deletePreset'),
+          ])) > 0
+        );
       }),
 
     putRoot: (r: StoredRoot) =>
       run('save a root', async (db) => {
         const v = rootParams(r);
-        const conflict = v.session === null ? '(tenant, "user", uri) WHERE session IS NULL' : '(tenant, "user", session, uri) WHERE session IS NOT NULL';
+        const conflict =
+          v.session === null ? '(tenant, "user", uri) WHERE session IS NULL' : '(tenant, "user", session, uri) WHERE session IS NOT NULL';
         await db.query(
           `INSERT INTO roots (tenant, "user", session, uri, name, lifetime, source) VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT ${conflict} DO UPDATE SET name = EXCLUDED.name, lifetime = EXCLUDED.lifetime, source = EXCLUDED.source`,
@@ -337,17 +380,28 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
     deleteRoot: (scope, uri) =>
       run('delete a root', async (db) => {
         const s = scopeParams(scope, 'deleteRoot');
-        return (await count(db, `DELETE FROM roots WHERE ${SCOPE} AND uri = $4`, [s.tenant, s.user, s.session, requireText(uri, 'uri', 'deleteRoot')])) > 0;
+        return (
+          (await count(db, `DELETE FROM roots WHERE ${SCOPE} AND uri = $4`, [
+            s.tenant,
+            s.user,
+            s.session,
+            requireText(uri, 'uri', 'deleteRoot'),
+          ])) > 0
+        );
       }),
     listRoots: (scope) =>
       run('list roots', async (db) => {
         const s = scopeParams(scope, 'listRoots');
-        return (await rows<RootRow>(db, `SELECT * FROM roots WHERE ${SCOPE} ORDER BY uri COLLATE "C"`, [s.tenant, s.user, s.session])).map(rootFromRow);
+        return (await rows<RootRow>(db, `SELECT * FROM roots WHERE ${SCOPE} ORDER BY uri COLLATE "C"`, [s.tenant, s.user, s.session])).map(
+          rootFromRow,
+        );
       }),
 
     getEraVerdict: (defHash) =>
       run('read an era verdict', async (db) => {
-        const r = await rows<VerdictRow>(db, 'SELECT * FROM era_verdicts WHERE def_hash = $1', [requireText(defHash, 'defHash', 'getEraVerdict')]);
+        const r = await rows<VerdictRow>(db, 'SELECT * FROM era_verdicts WHERE def_hash = $1', [
+          requireText(defHash, 'defHash', 'getEraVerdict'),
+        ]);
         return r.length ? verdictFromRow(r[0]) : undefined;
       }),
     putEraVerdict: (v: EraVerdict) =>
@@ -360,7 +414,11 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
         );
       }),
     deleteEraVerdict: (defHash) =>
-      run('delete an era verdict', async (db) => (await count(db, 'DELETE FROM era_verdicts WHERE def_hash = $1', [requireText(defHash, 'defHash', 'deleteEraVerdict')])) > 0),
+      run(
+        'delete an era verdict',
+        async (db) =>
+          (await count(db, 'DELETE FROM era_verdicts WHERE def_hash = $1', [requireText(defHash, 'defHash', 'deleteEraVerdict')])) > 0,
+      ),
 
     purgeUser: (tenant, user): Promise<PurgeResult> => {
       try {
@@ -377,7 +435,8 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
     enforceRetention: () =>
       inTx('apply audit retention', async (c) => {
         let n = retention.maxAgeMs > 0 ? await gatedDelete(c, 'ts < $1', [Date.now() - retention.maxAgeMs]) : 0;
-        if (retention.maxRows > 0) n += await gatedDelete(c, 'id <= (SELECT id FROM audit ORDER BY id DESC OFFSET $1 LIMIT 1)', [retention.maxRows]);
+        if (retention.maxRows > 0)
+          n += await gatedDelete(c, 'id <= (SELECT id FROM audit ORDER BY id DESC OFFSET $1 LIMIT 1)', [retention.maxRows]);
         return n;
       }),
 

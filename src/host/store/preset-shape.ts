@@ -29,7 +29,7 @@ export function pointer(path: ReadonlyArray<PropertyKey>, base = ''): string {
 export function zodIssues(error: z.ZodError, base = ''): Issue[] {
   return error.issues.map((i) => {
     const at = pointer(i.path, base);
-    const keys = i.code === 'unrecognized_keys' ? (i as { keys?: string[] }).keys ?? [] : [];
+    const keys = i.code === 'unrecognized_keys' ? ((i as { keys?: string[] }).keys ?? []) : [];
     return {
       code: i.code,
       path: at,

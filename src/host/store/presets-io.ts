@@ -37,7 +37,12 @@ export interface ImportPresetsOptions {
  *   pointers into the document (`''` for the whole document), e.g. `/presets/2/roots/0/uri`.
  * @throws StoreError when the store itself fails while writing (then nothing was imported).
  */
-export async function importPresets(store: Pick<Store, 'transaction'>, scope: Scope, json: string, opts: ImportPresetsOptions = {}): Promise<{ imported: number; issues: Issue[] }> {
+export async function importPresets(
+  store: Pick<Store, 'transaction'>,
+  scope: Scope,
+  json: string,
+  opts: ImportPresetsOptions = {},
+): Promise<{ imported: number; issues: Issue[] }> {
   let doc: unknown;
   try {
     doc = JSON.parse(json);
@@ -59,7 +64,13 @@ export async function importPresets(store: Pick<Store, 'transaction'>, scope: Sc
   parsed.data.presets.forEach((p, i) => {
     const first = seen.get(p.name);
     if (first !== undefined) {
-      issues.push({ code: 'duplicate', path: `/presets/${i}/name`, severity: 'error', message: `Preset name ${JSON.stringify(p.name)} repeats /presets/${first}/name.`, fix: 'Give every preset a distinct name.' });
+      issues.push({
+        code: 'duplicate',
+        path: `/presets/${i}/name`,
+        severity: 'error',
+        message: `Preset name ${JSON.stringify(p.name)} repeats /presets/${first}/name.`,
+        fix: 'Give every preset a distinct name.',
+      });
     } else seen.set(p.name, i);
   });
   if (issues.length > 0) return { imported: 0, issues };
@@ -72,7 +83,13 @@ export async function importPresets(store: Pick<Store, 'transaction'>, scope: Sc
     if (opts.replace === false) {
       for (const [i, p] of presets.entries()) {
         if (await tx.loadPreset(scope, p.name)) {
-          found.push({ code: 'exists', path: `/presets/${i}/name`, severity: 'error', message: `A preset named ${JSON.stringify(p.name)} already exists in this scope.`, fix: 'Rename it, delete the existing preset, or import with replace.' });
+          found.push({
+            code: 'exists',
+            path: `/presets/${i}/name`,
+            severity: 'error',
+            message: `A preset named ${JSON.stringify(p.name)} already exists in this scope.`,
+            fix: 'Rename it, delete the existing preset, or import with replace.',
+          });
         }
       }
       if (found.length) return found;

@@ -38,9 +38,18 @@ export function presetParams(p: Preset) {
   const { scope: _scope, ...entry } = p;
   const checked = presetEntrySchema.safeParse(entry);
   if (!checked.success) {
-    throw new TypeError(`${where}: invalid preset: ${zodIssues(checked.error).map((i) => i.message).join('; ')}`);
+    throw new TypeError(
+      `${where}: invalid preset: ${zodIssues(checked.error)
+        .map((i) => i.message)
+        .join('; ')}`,
+    );
   }
-  return { ...scope, name: p.name, body: JSON.stringify({ roots: p.roots, answers: p.answers, config: p.config }), updatedAt: Math.trunc(p.updatedAt) };
+  return {
+    ...scope,
+    name: p.name,
+    body: JSON.stringify({ roots: p.roots, answers: p.answers, config: p.config }),
+    updatedAt: Math.trunc(p.updatedAt),
+  };
 }
 
 /** Statements of the presets table, prepared once per store. */

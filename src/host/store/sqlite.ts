@@ -72,7 +72,12 @@ export interface SqliteStore extends Store {
   /** Absolute path of the database file, or `':memory:'`. */
   readonly file: string;
   /** The connection's effective settings, read back from SQLite (for diagnostics and tests). */
-  settings(): Promise<{ journalMode: string; synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'; foreignKeys: boolean; busyTimeoutMs: number }>;
+  settings(): Promise<{
+    journalMode: string;
+    synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+    foreignKeys: boolean;
+    busyTimeoutMs: number;
+  }>;
   /** `PRAGMA integrity_check` result rows; `['ok']` for a healthy file. */
   integrityCheck(): Promise<string[]>;
 }
@@ -91,7 +96,8 @@ export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOpti
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new TypeError(`openSqliteStore: synchronous must be 'FULL' or 'NORMAL'`);
   const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
   retentionPolicy(opts.retention); // argument check before any file is touched
-  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new TypeError('openSqliteStore: busyTimeoutMs must be a non-negative integer (ms)');
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0)
+    throw new TypeError('openSqliteStore: busyTimeoutMs must be a non-negative integer (ms)');
 
   let db: Database.Database;
   try {
@@ -108,7 +114,14 @@ export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOpti
     if (opts.verify) {
       const rows = db.pragma('quick_check', { simple: false }) as Array<{ quick_check: string }>;
       if (rows.length !== 1 || rows[0].quick_check !== 'ok') {
-        throw new StoreError('STORE_CORRUPT', file, `${file} failed PRAGMA quick_check (${rows.slice(0, 3).map((r) => r.quick_check).join('; ')}). Move the file aside and start again, or restore a backup.`);
+        throw new StoreError(
+          'STORE_CORRUPT',
+          file,
+          `${file} failed PRAGMA quick_check (${rows
+            .slice(0, 3)
+            .map((r) => r.quick_check)
+            .join('; ')}). Move the file aside and start again, or restore a backup.`,
+        );
       }
     }
     migrate(db, file);
@@ -209,7 +222,8 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
     forget: (scope, server) => run('forget answers', () => answers.forget(scope, server)),
     listAnswers: (scope) => run('list remembered answers', () => answerList.list(scope)),
     recallEntry: (scope, server, hash) => run('recall an answer', () => answerList.recall(scope, server, hash)),
-    setAnswerMode: (scope, server, hash, auto, label) => run('set a remembered answer mode', () => answerList.setMode(scope, server, hash, auto, label)),
+    setAnswerMode: (scope, server, hash, auto, label) =>
+      run('set a remembered answer mode', () => answerList.setMode(scope, server, hash, auto, label)),
     forgetAnswer: (scope, server, hash) => run('forget an answer', () => answerList.forgetOne(scope, server, hash)),
     savePreset: (p) => run('save a preset', () => presets.save(p)),
     loadPreset: (scope, name) => run('load a preset', () => presets.load(scope, name)),
@@ -225,10 +239,12 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
       run('purge a user', (): PurgeResult => {
         requireText(tenant, 'tenant', 'purgeUser');
         requireText(user, 'user', 'purgeUser');
-        return db.transaction(() => ({
-          audit: audit.purgeUser(tenant, user),
-          answers: answers.forget({ tenant, user, session: null }),
-        })).immediate();
+        return db
+          .transaction(() => ({
+            audit: audit.purgeUser(tenant, user),
+            answers: answers.forget({ tenant, user, session: null }),
+          }))
+          .immediate();
       }),
     enforceRetention: () => run('apply audit retention', retain),
     async transaction<T>(fn: (tx: Pick<Store, 'savePreset' | 'loadPreset'>) => Promise<T>): Promise<T> {
@@ -274,7 +290,9 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
         busyTimeoutMs: db.pragma('busy_timeout', { simple: true }) as number,
       })),
     integrityCheck: () =>
-      run('check integrity', () => (db.pragma('integrity_check', { simple: false }) as Array<{ integrity_check: string }>).map((r) => r.integrity_check)),
+      run('check integrity', () =>
+        (db.pragma('integrity_check', { simple: false }) as Array<{ integrity_check: string }>).map((r) => r.integrity_check),
+      ),
     async close() {
       if (closed) return; // idempotent
       while (txDone) await txDone;
@@ -301,7 +319,8 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   } catch {
     /* see above */
   }
-  const timer = retention.intervalMs > 0 ? setInterval(() => void store.enforceRetention().catch(() => undefined), retention.intervalMs) : undefined;
+  const timer =
+    retention.intervalMs > 0 ? setInterval(() => void store.enforceRetention().catch(() => undefined), retention.intervalMs) : undefined;
   timer?.unref();
   return store;
 }

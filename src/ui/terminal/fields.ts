@@ -27,7 +27,12 @@ type Prop = Record<string, any>;
 /** Label: title, requiredness, bounds and format hint. */
 export function fieldLabel(name: string, prop: Prop, required: boolean): string {
   const bits: string[] = [];
-  if (typeof prop.format === 'string') bits.push(({ email: 'e-mail address', uri: 'URL', date: 'YYYY-MM-DD', 'date-time': 'YYYY-MM-DDTHH:MM:SSZ' } as Record<string, string>)[prop.format] ?? prop.format);
+  if (typeof prop.format === 'string')
+    bits.push(
+      ({ email: 'e-mail address', uri: 'URL', date: 'YYYY-MM-DD', 'date-time': 'YYYY-MM-DDTHH:MM:SSZ' } as Record<string, string>)[
+        prop.format
+      ] ?? prop.format,
+    );
   if (prop.minimum !== undefined || prop.maximum !== undefined) bits.push(`${prop.minimum ?? '…'}..${prop.maximum ?? '…'}`);
   if (prop.type === 'integer') bits.push('whole number');
   if (prop.minLength !== undefined || prop.maxLength !== undefined) bits.push(`${prop.minLength ?? 0}..${prop.maxLength ?? '∞'} chars`);
@@ -39,14 +44,19 @@ export function fieldLabel(name: string, prop: Prop, required: boolean): string 
 
 /** Checks one field's raw value; returns the first problem as a sentence, or undefined when fine. */
 export function checkField(schema: RequestedSchema, name: string, raw: unknown): string | undefined {
-  const one = { type: 'object', properties: { [name]: schema.properties[name] }, required: schema.required?.includes(name) ? [name] : [] } as RequestedSchema;
+  const one = {
+    type: 'object',
+    properties: { [name]: schema.properties[name] },
+    required: schema.required?.includes(name) ? [name] : [],
+  } as RequestedSchema;
   const coerced = coerceFormValues(one, raw === undefined || raw === '' ? {} : { [name]: raw });
   if (!coerced.ok) return coerced.issues[0]?.message;
   const valid = validateContent(one, coerced.value);
   return valid.ok ? undefined : valid.issues[0]?.message;
 }
 
-const asText = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(', ') : String(v));
+const asText = (v: unknown): string | undefined =>
+  v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(', ') : String(v);
 
 /**
  * A signal for one prompt that follows `signal`, linked by one listener that is removed when the prompt is
@@ -91,7 +101,11 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
     case 'enum':
     case 'legacy-titled-enum':
     case 'titled-enum': {
-      const options: Array<{ value: string; label: string; hint?: string }> = enumOptions(prop).map((o) => ({ value: o.value, label: o.label, ...(o.label !== o.value ? { hint: o.value } : {}) }));
+      const options: Array<{ value: string; label: string; hint?: string }> = enumOptions(prop).map((o) => ({
+        value: o.value,
+        label: o.label,
+        ...(o.label !== o.value ? { hint: o.value } : {}),
+      }));
       if (!required) options.push({ value: '\u0000skip', label: '(leave empty)' });
       value = await p.select({ ...common, message, options, initialValue: typeof start === 'string' ? start : options[0]?.value });
       if (value === '\u0000skip') return SKIPPED;
@@ -101,7 +115,13 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
     case 'titled-multi-enum': {
       const options = enumOptions(prop).map((o) => ({ value: o.value, label: o.label }));
       for (;;) {
-        value = await p.multiselect({ ...common, message, options, initialValues: Array.isArray(start) ? start.map(String) : [], required: (prop.minItems ?? 0) > 0 });
+        value = await p.multiselect({
+          ...common,
+          message,
+          options,
+          initialValues: Array.isArray(start) ? start.map(String) : [],
+          required: (prop.minItems ?? 0) > 0,
+        });
         if (p.isCancel(value)) return CANCELLED;
         const problem = checkField(schema, name, value);
         if (!problem) break;
@@ -110,8 +130,20 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
       break;
     }
     default:
-      if (sensitive) value = await p.password({ ...common, message: `${message} (hidden)`, validate: (v) => (v ? validate(v) : required ? `${name} is required` : undefined) });
-      else value = await p.text({ ...common, message, initialValue: asText(start), placeholder: required ? undefined : '(optional: leave empty)', validate });
+      if (sensitive)
+        value = await p.password({
+          ...common,
+          message: `${message} (hidden)`,
+          validate: (v) => (v ? validate(v) : required ? `${name} is required` : undefined),
+        });
+      else
+        value = await p.text({
+          ...common,
+          message,
+          initialValue: asText(start),
+          placeholder: required ? undefined : '(optional: leave empty)',
+          validate,
+        });
   }
   if (p.isCancel(value)) return CANCELLED;
   if (value === '' || value === undefined) return SKIPPED;

@@ -14,7 +14,14 @@ import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
 import { coerceFormValues, validateContent } from '../../schema/index.js';
 import type { Issue, RequestedSchema } from '../../schema/index.js';
-import type { Presenter, PresenterAnswer, PresenterDecision, PresenterDecisionAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
+import type {
+  Presenter,
+  PresenterAnswer,
+  PresenterDecision,
+  PresenterDecisionAnswer,
+  PresenterNotice,
+  PromptView,
+} from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { askField, CANCELLED, promptSignal, SKIPPED } from './fields.js';
 
@@ -31,9 +38,16 @@ export interface TerminalPresenterOptions {
 
 /** Opens `url` with the platform's opener, detached; never waits for it. */
 export function openInBrowser(url: string): void {
-  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const [cmd, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   try {
-    spawn(cmd, args, { detached: true, stdio: 'ignore' }).on('error', () => undefined).unref();
+    spawn(cmd, args, { detached: true, stdio: 'ignore' })
+      .on('error', () => undefined)
+      .unref();
   } catch {
     // no opener: the URL is printed already
   }
@@ -68,7 +82,11 @@ export class TerminalPresenter implements Presenter {
   decide(d: PresenterDecision, signal: AbortSignal): Promise<PresenterDecisionAnswer> {
     const run = this.queue.then(async (): Promise<PresenterDecisionAnswer> => {
       if (signal.aborted) return 'cancel';
-      p.note([d.message, ...d.urls.map((u) => `URL:  ${u}`)].join('\n'), `${d.server} needs a browser step before ${d.tool} can run`, this.io);
+      p.note(
+        [d.message, ...d.urls.map((u) => `URL:  ${u}`)].join('\n'),
+        `${d.server} needs a browser step before ${d.tool} can run`,
+        this.io,
+      );
       const choice = await p.select({
         ...this.io,
         signal,
@@ -106,7 +124,11 @@ export class TerminalPresenter implements Presenter {
     for (const [f, src] of Object.entries(prompt.prefillSources)) bySource.set(src, [...(bySource.get(src) ?? []), f]);
     for (const [src, fields] of bySource) lines.push(`prefilled from ${src}: ${fields.join(', ')}`);
     if (prompt.call) lines.push(`(during tool call ${prompt.call.tool})`);
-    p.note(lines.join('\n'), prompt.sampling ? `${prompt.server} asks for a model reply (sampling)` : `${prompt.server} is asking`, this.io);
+    p.note(
+      lines.join('\n'),
+      prompt.sampling ? `${prompt.server} asks for a model reply (sampling)` : `${prompt.server} is asking`,
+      this.io,
+    );
     if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
   }
 
@@ -126,9 +148,17 @@ export class TerminalPresenter implements Presenter {
         else raw[name] = v;
       }
       const choice = await this.select(signal, {
-        message: prompt.sampling ? `Send this reply to ${prompt.server} as the model's answer?` : names.length ? `Send these answers to ${prompt.server}?` : `${prompt.server}: confirm?`,
+        message: prompt.sampling
+          ? `Send this reply to ${prompt.server} as the model's answer?`
+          : names.length
+            ? `Send these answers to ${prompt.server}?`
+            : `${prompt.server}: confirm?`,
         options: [
-          { value: 'accept', label: prompt.sampling ? 'Send' : 'Accept', hint: prompt.sampling ? 'approve and send the reply' : names.length ? 'send the answers' : 'confirm' },
+          {
+            value: 'accept',
+            label: prompt.sampling ? 'Send' : 'Accept',
+            hint: prompt.sampling ? 'approve and send the reply' : names.length ? 'send the answers' : 'confirm',
+          },
           { value: 'decline', label: 'Decline', hint: 'say no to the server' },
           { value: 'cancel', label: 'Cancel', hint: 'dismiss without answering' },
         ],
@@ -150,7 +180,10 @@ export class TerminalPresenter implements Presenter {
   }
 
   /** `p.select` on its own prompt signal ({@link promptSignal}). */
-  private async select<T>(signal: AbortSignal, opts: Omit<Parameters<typeof p.select<T>>[0], 'input' | 'output' | 'signal'>): Promise<T | symbol> {
+  private async select<T>(
+    signal: AbortSignal,
+    opts: Omit<Parameters<typeof p.select<T>>[0], 'input' | 'output' | 'signal'>,
+  ): Promise<T | symbol> {
     const scoped = promptSignal(signal);
     try {
       return await p.select<T>({ ...opts, ...this.io, signal: scoped.signal } as Parameters<typeof p.select<T>>[0]);
@@ -179,9 +212,14 @@ export class TerminalPresenter implements Presenter {
     if (!u) return { action: 'decline' };
     const hl = this.colour ? `\x1b[1;4m${u.host}\x1b[22;24m` : `[${u.host}]`;
     const full = u.full.replace(u.asciiHost, hl);
-    const lines = [`URL:  ${full.includes(hl) ? full : u.full}`, `host: ${u.host}${u.host !== u.asciiHost ? ` (on the wire: ${u.asciiHost})` : ''}`];
+    const lines = [
+      `URL:  ${full.includes(hl) ? full : u.full}`,
+      `host: ${u.host}${u.host !== u.asciiHost ? ` (on the wire: ${u.asciiHost})` : ''}`,
+    ];
     for (const [i, w] of u.warnings.entries()) lines.push(`warning: ${warningText(w, u.warningDetails?.[i])}`);
-    const title = prompt.signIn ? `${prompt.message} (parley did not open or fetch the link)` : 'The server asks you to open a link (parley did not open or fetch it)';
+    const title = prompt.signIn
+      ? `${prompt.message} (parley did not open or fetch the link)`
+      : 'The server asks you to open a link (parley did not open or fetch it)';
     p.note(lines.join('\n'), title, this.io);
     const choice = await this.select(signal, {
       message: prompt.signIn ? `Sign in to ${prompt.server} at ${prompt.url?.host}?` : `Open this link for ${prompt.server}?`,
@@ -203,7 +241,10 @@ export class TerminalPresenter implements Presenter {
   }
 }
 
-function check(schema: RequestedSchema, raw: Record<string, unknown>): { ok: true; value: Record<string, unknown> } | { ok: false; issues: Issue[] } {
+function check(
+  schema: RequestedSchema,
+  raw: Record<string, unknown>,
+): { ok: true; value: Record<string, unknown> } | { ok: false; issues: Issue[] } {
   const coerced = coerceFormValues(schema, raw);
   if (!coerced.ok) return coerced;
   return validateContent(schema, coerced.value);

@@ -83,7 +83,10 @@ export function apiRoutes(host: HostApi, presenter: WebPresenter | undefined): H
   api.get('/presets/export', async (c) => {
     try {
       const doc = await host.exportPresets();
-      return c.body(doc, 200, { 'content-type': 'application/json; charset=utf-8', 'content-disposition': 'attachment; filename="parley-presets.json"' });
+      return c.body(doc, 200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-disposition': 'attachment; filename="parley-presets.json"',
+      });
     } catch (e) {
       return c.json({ error: e instanceof Error ? e.message : String(e) }, 500);
     }
@@ -95,7 +98,10 @@ export function apiRoutes(host: HostApi, presenter: WebPresenter | undefined): H
       const b = await body(c);
       const server = str(b.server);
       const schemaHash = str(b.schemaHash);
-      if (!server || !schemaHash || typeof b.auto !== 'boolean') throw new HostApiError('Give "server", "schemaHash" (strings) and "auto" (true: answer automatically next time; false: prefill only).');
+      if (!server || !schemaHash || typeof b.auto !== 'boolean')
+        throw new HostApiError(
+          'Give "server", "schemaHash" (strings) and "auto" (true: answer automatically next time; false: prefill only).',
+        );
       await host.setAnswerMode(server, schemaHash, b.auto);
     }),
   );

@@ -63,7 +63,13 @@ export function promptPayload(prompt: PromptView, since: number): PromptPayload 
     } catch {
       // A schema the normaliser let through but fieldKind cannot name is shown as text.
     }
-    const f: FieldView = { name, kind, title: typeof p.title === 'string' && p.title ? p.title : name, required: required.has(name), sensitive: sensitive.has(name) };
+    const f: FieldView = {
+      name,
+      kind,
+      title: typeof p.title === 'string' && p.title ? p.title : name,
+      required: required.has(name),
+      sensitive: sensitive.has(name),
+    };
     if (typeof p.description === 'string') f.description = p.description;
     if (prompt.sampling && name === 'reply') f.multiline = true;
     if (typeof p.format === 'string') f.format = p.format;

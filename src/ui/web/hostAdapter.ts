@@ -34,7 +34,14 @@ function toRootUri(input: string): string {
 export function hostApiFor(host: Host, store?: Store): HostApi {
   return {
     listServers: (): ServerInfo[] =>
-      host.listServers().map((s) => ({ name: s.name, ...stateOf(s.state), revision: s.revision, capabilities: s.capabilities as Record<string, unknown> | undefined, stderr: s.stderr.slice(-50), transport: s.type })),
+      host.listServers().map((s) => ({
+        name: s.name,
+        ...stateOf(s.state),
+        revision: s.revision,
+        capabilities: s.capabilities as Record<string, unknown> | undefined,
+        stderr: s.stderr.slice(-50),
+        transport: s.type,
+      })),
     async restartServer(name) {
       await host.servers.stop(name);
       await host.servers.start(name);
@@ -45,7 +52,14 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
         if (s.state.status !== 'running') continue;
         try {
           const { tools } = await host.servers.listTools(s.name);
-          for (const t of tools) out.push({ server: s.name, name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as Record<string, unknown> });
+          for (const t of tools)
+            out.push({
+              server: s.name,
+              name: t.name,
+              title: t.title,
+              description: t.description,
+              inputSchema: t.inputSchema as Record<string, unknown>,
+            });
         } catch {
           // a server that fails to list is shown by its state; its tools are left out
         }
@@ -59,7 +73,13 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       return { uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source, health: r.health };
     },
     removeRoot: (uri) => host.roots.remove(uri),
-    listPresets: async () => (await host.presets.list()).map((p) => ({ name: p.name, updatedAt: p.updatedAt, roots: p.roots.length, servers: Object.keys(p.answers) })),
+    listPresets: async () =>
+      (await host.presets.list()).map((p) => ({
+        name: p.name,
+        updatedAt: p.updatedAt,
+        roots: p.roots.length,
+        servers: Object.keys(p.answers),
+      })),
     savePreset: async (name) => void (await host.presets.save(name)),
     async loadPreset(name) {
       try {
@@ -71,16 +91,30 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
     },
     exportPresets: () => (store ? exportPresets(store, { ...host.scope, session: null }) : JSON.stringify({ presets: [] })),
     listAnswers: async () =>
-      ((await store?.listAnswers?.(host.scope)) ?? []).map((a) => ({ server: a.server, schemaHash: a.schemaHash, ...(a.label ? { label: a.label } : {}), content: a.content as Record<string, unknown>, remember: a.remember === 'session' ? ('session' as const) : ('always' as const), auto: a.auto, updatedAt: a.updatedAt })),
+      ((await store?.listAnswers?.(host.scope)) ?? []).map((a) => ({
+        server: a.server,
+        schemaHash: a.schemaHash,
+        ...(a.label ? { label: a.label } : {}),
+        content: a.content as Record<string, unknown>,
+        remember: a.remember === 'session' ? ('session' as const) : ('always' as const),
+        auto: a.auto,
+        updatedAt: a.updatedAt,
+      })),
     async setAnswerMode(server, schemaHash, auto) {
       if (!store?.setAnswerMode) throw new HostApiError('This store cannot change remembered answers.');
-      if (!(await store.setAnswerMode(host.scope, server, schemaHash, auto))) throw new HostApiError(`No remembered answer of ${server} for form ${schemaHash}.`, 'NOT_FOUND');
+      if (!(await store.setAnswerMode(host.scope, server, schemaHash, auto)))
+        throw new HostApiError(`No remembered answer of ${server} for form ${schemaHash}.`, 'NOT_FOUND');
     },
     forgetAnswer: async (server, schemaHash) => (await store?.forgetAnswer?.(host.scope, server, schemaHash)) ?? false,
     // Only what this console's user may see: the host's own tenant and user (all of its sessions). A
     // database shared with a multi-user gateway holds other users' rows, answers included.
     queryAudit: async (f) => {
-      const rows = await host.audit.query({ scope: { tenant: host.scope.tenant, user: host.scope.user }, server: f.server, kind: f.kind, limit: f.limit });
+      const rows = await host.audit.query({
+        scope: { tenant: host.scope.tenant, user: host.scope.user },
+        server: f.server,
+        kind: f.kind,
+        limit: f.limit,
+      });
       return rows.filter((r) => !f.action || r.action === f.action);
     },
     subscribe(listener) {

@@ -40,7 +40,10 @@ export interface ToolInfo {
 }
 
 /** One content block of a `CallToolResult` (text, image, and anything else shown as JSON). */
-export type ToolContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } | { type: string; [k: string]: unknown };
+export type ToolContent =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: string; [k: string]: unknown };
 
 /** `tools/call` result (spec `CallToolResult`). */
 export interface CallToolResult {
@@ -106,7 +109,10 @@ export type HostEvent =
 
 /** An error caused by the request (unknown server, bad URI, …); the console answers 400 with its message. */
 export class HostApiError extends Error {
-  constructor(message: string, readonly code = 'BAD_REQUEST') {
+  constructor(
+    message: string,
+    readonly code = 'BAD_REQUEST',
+  ) {
     super(message);
     this.name = 'HostApiError';
   }

@@ -3,5 +3,16 @@ export { startConsole, type ConsoleOptions, type ConsoleHandle } from './server.
 export { WebPresenter, type PresenterEvent, type AnswerOutcome, type WebPresenterOptions } from './presenter.js';
 export { promptPayload, issueField, type FieldView, type PromptPayload } from './fields.js';
 export { HostApiError } from './hostApi.js';
-export type { HostApi, HostEvent, ServerInfo, ServerState, ToolInfo, ToolContent, CallToolResult, RootInfo, PresetInfo, AuditFilter } from './hostApi.js';
+export type {
+  HostApi,
+  HostEvent,
+  ServerInfo,
+  ServerState,
+  ToolInfo,
+  ToolContent,
+  CallToolResult,
+  RootInfo,
+  PresetInfo,
+  AuditFilter,
+} from './hostApi.js';
 export { hostApiFor } from './hostAdapter.js';

@@ -10,7 +10,14 @@
  * @module
  */
 import { coerceFormValues, validateContent, type Content, type Issue } from '../../schema/index.js';
-import type { Presenter, PresenterAnswer, PresenterDecision, PresenterDecisionAnswer, PresenterNotice, PromptView } from '../../host/presenter.js';
+import type {
+  Presenter,
+  PresenterAnswer,
+  PresenterDecision,
+  PresenterDecisionAnswer,
+  PresenterNotice,
+  PromptView,
+} from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { issueField, promptPayload, type PromptPayload } from './fields.js';
 
@@ -86,8 +93,17 @@ export class WebPresenter implements Presenter {
    */
   async decide(d: PresenterDecision, signal: AbortSignal): Promise<PresenterDecisionAnswer> {
     const view: PromptView = {
-      id: d.id, server: d.server, message: d.message, mode: 'form', schema: { type: 'object', properties: {} } as PromptView['schema'],
-      prefill: {}, prefillSources: {}, repairs: [], warnings: [], sensitiveFields: [], round: 1,
+      id: d.id,
+      server: d.server,
+      message: d.message,
+      mode: 'form',
+      schema: { type: 'object', properties: {} } as PromptView['schema'],
+      prefill: {},
+      prefillSources: {},
+      repairs: [],
+      warnings: [],
+      sensitiveFields: [],
+      round: 1,
       call: { tool: d.tool, callId: d.id },
     };
     const a = await this.present(view, signal, { kind: d.kind, tool: d.tool, urls: d.urls });
@@ -140,10 +156,19 @@ export class WebPresenter implements Presenter {
     const p = this.pendingById.get(id);
     if (!p) return { status: 404, message: `No pending prompt "${id}": it was answered, or the server withdrew it.` };
     if (!isRecord(body) || typeof body.action !== 'string' || !ACTIONS.has(body.action)) {
-      return { status: 400, message: 'The answer must be {"action": "accept" | "decline" | "cancel", "content"?: {...}, "remember"?: "once" | "session" | "always" | "auto"}.', issues: [issue('/action', 'action', 'action must be accept, decline or cancel')] };
+      return {
+        status: 400,
+        message:
+          'The answer must be {"action": "accept" | "decline" | "cancel", "content"?: {...}, "remember"?: "once" | "session" | "always" | "auto"}.',
+        issues: [issue('/action', 'action', 'action must be accept, decline or cancel')],
+      };
     }
     if (body.remember !== undefined && !REMEMBER.has(body.remember as string)) {
-      return { status: 400, message: 'remember must be "once", "session", "always" (prefill only) or "auto" (always; answer automatically next time).', issues: [issue('/remember', 'remember', 'remember must be once, session, always or auto')] };
+      return {
+        status: 400,
+        message: 'remember must be "once", "session", "always" (prefill only) or "auto" (always; answer automatically next time).',
+        issues: [issue('/remember', 'remember', 'remember must be once, session, always or auto')],
+      };
     }
     const action = body.action as PresenterAnswer['action'];
     if (action !== 'accept') {
@@ -183,7 +208,8 @@ export class WebPresenter implements Presenter {
     this.pendingById.delete(id);
     p.cleanup();
     p.resolve(answer);
-    if (reason !== 'replaced') this.emit({ type: 'prompt-closed', id, reason, ...(reason === 'answered' ? { action: answer.action } : {}) });
+    if (reason !== 'replaced')
+      this.emit({ type: 'prompt-closed', id, reason, ...(reason === 'answered' ? { action: answer.action } : {}) });
   }
 
   private emit(e: PresenterEvent): void {

@@ -115,9 +115,11 @@ export interface GuardInput {
 export type Access = { ok: true; by: 'token' | 'session' | 'bearer' } | { ok: false; refusal: Refusal };
 
 /** `43200000` → `12 hours`, `90000` → `2 minutes` (rounded up). */
-const lifetime = (ms: number): string => (ms >= 3_600_000 ? `${Math.round(ms / 3_600_000)} hours` : `${Math.max(1, Math.ceil(ms / 60_000))} minutes`);
+const lifetime = (ms: number): string =>
+  ms >= 3_600_000 ? `${Math.round(ms / 3_600_000)} hours` : `${Math.max(1, Math.ceil(ms / 60_000))} minutes`;
 
-const OPEN_PRINTED = 'open the console address printed when parley started (`parley up` prints it once; `parley serve` and `parley up --json` write it to the console-url file named in their log)';
+const OPEN_PRINTED =
+  'open the console address printed when parley started (`parley up` prints it once; `parley serve` and `parley up --json` write it to the console-url file named in their log)';
 
 /**
  * Decides whether a request may proceed. Order: Host (403), Origin for non-GET/HEAD (403), then
@@ -128,20 +130,34 @@ const OPEN_PRINTED = 'open the console address printed when parley started (`par
  * POST); a bearer-token client without Origin is allowed.
  */
 export function guard(req: GuardInput, token: string, port: number, sessions: Sessions): Access {
-  const refuse = (status: 401 | 403, reason: RefusalReason, message: string): Access => ({ ok: false, refusal: { status, reason, message } });
+  const refuse = (status: 401 | 403, reason: RefusalReason, message: string): Access => ({
+    ok: false,
+    refusal: { status, reason, message },
+  });
   if (!req.host || !allowedHosts(port).includes(req.host.toLowerCase())) {
     return refuse(403, 'host', `Host "${req.host ?? ''}" is not this console; open it at http://127.0.0.1:${port}/`);
   }
   const bearer = readBearer(req.authorization);
   const changing = req.method !== 'GET' && req.method !== 'HEAD';
   if (changing) {
-    if (req.origin !== undefined && !allowedOrigins(port).includes(req.origin.toLowerCase())) return refuse(403, 'origin', `Requests from origin "${req.origin}" are refused: only the console's own page may change state.`);
-    if (req.secFetchSite !== undefined && !['same-origin', 'none'].includes(req.secFetchSite)) return refuse(403, 'origin', 'Cross-site requests are refused.');
-    if (req.origin === undefined && bearer === undefined) return refuse(403, 'origin', 'A state-changing request needs an Origin header (browsers) or an Authorization: Bearer token (scripts).');
+    if (req.origin !== undefined && !allowedOrigins(port).includes(req.origin.toLowerCase()))
+      return refuse(403, 'origin', `Requests from origin "${req.origin}" are refused: only the console's own page may change state.`);
+    if (req.secFetchSite !== undefined && !['same-origin', 'none'].includes(req.secFetchSite))
+      return refuse(403, 'origin', 'Cross-site requests are refused.');
+    if (req.origin === undefined && bearer === undefined)
+      return refuse(
+        403,
+        'origin',
+        'A state-changing request needs an Origin header (browsers) or an Authorization: Bearer token (scripts).',
+      );
   }
   if (req.queryToken !== undefined && !changing) {
     if (tokenMatches(req.queryToken, token)) return { ok: true, by: 'token' };
-    return refuse(401, 'wrong-token', `The token in this address is not this console's (it may be from an earlier run of parley, which makes a new token each time): ${OPEN_PRINTED}.`);
+    return refuse(
+      401,
+      'wrong-token',
+      `The token in this address is not this console's (it may be from an earlier run of parley, which makes a new token each time): ${OPEN_PRINTED}.`,
+    );
   }
   if (bearer !== undefined) {
     if (tokenMatches(bearer, token)) return { ok: true, by: 'bearer' };
@@ -150,7 +166,11 @@ export function guard(req: GuardInput, token: string, port: number, sessions: Se
   const presented = readCookies(req.cookie, cookieName(port));
   if (sessions.valid(presented)) return { ok: true, by: 'session' };
   if (presented.length > 0) {
-    return refuse(401, 'session-ended', `Your console session has ended (a session lasts ${lifetime(sessions.ttlMs)} and ends when parley restarts): ${OPEN_PRINTED}.`);
+    return refuse(
+      401,
+      'session-ended',
+      `Your console session has ended (a session lasts ${lifetime(sessions.ttlMs)} and ends when parley restarts): ${OPEN_PRINTED}.`,
+    );
   }
   return refuse(401, 'no-token', `This console needs the address with its token: ${OPEN_PRINTED}.`);
 }

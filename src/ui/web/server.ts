@@ -58,7 +58,8 @@ const refusalPage = (r: Refusal) => html`<!doctype html>
 `;
 
 const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -96,12 +97,19 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
     if (!access.ok) {
       const r = access.refusal;
       const page = c.req.method === 'GET' && !c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html');
-      return page ? c.html(refusalPage(r), r.status, SECURITY_HEADERS) : c.json({ error: r.message, reason: r.reason }, r.status, SECURITY_HEADERS);
+      return page
+        ? c.html(refusalPage(r), r.status, SECURITY_HEADERS)
+        : c.json({ error: r.message, reason: r.reason }, r.status, SECURITY_HEADERS);
     }
     if (access.by === 'token') {
       // Trade the URL token for a session of its own (the cookie never holds the token), then drop the
       // token from the address bar and history. A valid token always wins over whatever cookies came.
-      setCookie(c, cookieName(port), sessions.create(), { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: Math.floor(sessions.ttlMs / 1000) });
+      setCookie(c, cookieName(port), sessions.create(), {
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        maxAge: Math.floor(sessions.ttlMs / 1000),
+      });
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
       return c.redirect('/', 303);
     }
@@ -109,7 +117,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
   });
 
-  app.use('/api/*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `Request body over ${MAX_BODY_BYTES} bytes.` }, 413) }));
+  app.use(
+    '/api/*',
+    bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ error: `Request body over ${MAX_BODY_BYTES} bytes.` }, 413) }),
+  );
 
   app.get('/', (c) => c.html(PAGE_HTML));
   app.get('/app.js', (c) => c.body(APP_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));

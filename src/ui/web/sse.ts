@@ -40,7 +40,9 @@ export class SseHub {
       },
     });
     signal.addEventListener('abort', () => this.drop(ctl), { once: true });
-    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
+    return new Response(body, {
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+    });
   }
 
   /** Sends one event to every browser. */

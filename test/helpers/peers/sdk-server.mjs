@@ -22,7 +22,11 @@ import { createServer } from 'node:http';
 
 const kind = process.argv[2];
 const http = process.argv.includes('--http');
-const FORM = { mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string', description: 'Your name' } }, required: ['name'] } };
+const FORM = {
+  mode: 'form',
+  message: 'Your name?',
+  requestedSchema: { type: 'object', properties: { name: { type: 'string', description: 'Your name' } }, required: ['name'] },
+};
 const URL_ASK = { mode: 'url', message: 'Sign in to continue', url: 'https://example.com/connect' };
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 const rootsText = (r) => text(`roots ${r.roots.map((x) => x.uri).join(',')}`);
@@ -32,14 +36,18 @@ async function v1Factory() {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   return () => {
     const s = new McpServer({ name: 'interop-v1', version: '0.0.1' });
-    s.registerTool('ask', { description: 'Asks a name (form)' }, async (extra) => formText(await s.server.elicitInput(FORM, { relatedRequestId: extra.requestId })));
+    s.registerTool('ask', { description: 'Asks a name (form)' }, async (extra) =>
+      formText(await s.server.elicitInput(FORM, { relatedRequestId: extra.requestId })),
+    );
     s.registerTool('login', { description: 'URL-mode sign-in' }, async (extra) => {
       const elicitationId = randomUUID();
       const r = await s.server.elicitInput({ ...URL_ASK, elicitationId }, { relatedRequestId: extra.requestId });
       if (r.action === 'accept') await s.server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: extra.requestId })();
       return text(`url ${r.action}`);
     });
-    s.registerTool('roots', { description: 'Lists the client roots' }, async (extra) => rootsText(await s.server.listRoots(undefined, { relatedRequestId: extra.requestId })));
+    s.registerTool('roots', { description: 'Lists the client roots' }, async (extra) =>
+      rootsText(await s.server.listRoots(undefined, { relatedRequestId: extra.requestId })),
+    );
     return s;
   };
 }
@@ -54,14 +62,18 @@ async function v2LegacyFactory() {
     // the standalone GET stream and is dropped while that stream is not (yet) open; seen under load as
     // every elicitation timing out. Pass relatedRequestId, as SEP-2260 association requires.
     const related = (ctx) => ({ relatedRequestId: ctx.mcpReq.id });
-    s.registerTool('ask', { description: 'Asks a name (form)', inputSchema: z.object({}) }, async (_a, ctx) => formText(await ctx.mcpReq.elicitInput(FORM, related(ctx))));
+    s.registerTool('ask', { description: 'Asks a name (form)', inputSchema: z.object({}) }, async (_a, ctx) =>
+      formText(await ctx.mcpReq.elicitInput(FORM, related(ctx))),
+    );
     s.registerTool('login', { description: 'URL-mode sign-in', inputSchema: z.object({}) }, async (_a, ctx) => {
       const elicitationId = randomUUID();
       const r = await ctx.mcpReq.elicitInput({ ...URL_ASK, elicitationId }, related(ctx));
       if (r.action === 'accept') await s.server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: ctx.mcpReq.id })();
       return text(`url ${r.action}`);
     });
-    s.registerTool('roots', { description: 'Lists the client roots', inputSchema: z.object({}) }, async (_a, ctx) => rootsText(await s.server.listRoots(undefined, related(ctx))));
+    s.registerTool('roots', { description: 'Lists the client roots', inputSchema: z.object({}) }, async (_a, ctx) =>
+      rootsText(await s.server.listRoots(undefined, related(ctx))),
+    );
     return s;
   };
 }
@@ -73,12 +85,16 @@ async function v2ModernFactory() {
     const s = new McpServer({ name: 'interop-v2-modern', version: '0.0.1' });
     s.registerTool('ask', { description: 'Asks a name (form)', inputSchema: z.object({}) }, async (_a, ctx) => {
       const r = inputResponse(ctx.mcpReq.inputResponses, 'name');
-      if (r.kind === 'missing') return inputRequired({ inputRequests: { name: inputRequired.elicit({ message: FORM.message, requestedSchema: FORM.requestedSchema }) } });
+      if (r.kind === 'missing')
+        return inputRequired({
+          inputRequests: { name: inputRequired.elicit({ message: FORM.message, requestedSchema: FORM.requestedSchema }) },
+        });
       return formText(r);
     });
     s.registerTool('login', { description: 'URL-mode sign-in', inputSchema: z.object({}) }, async (_a, ctx) => {
       const r = inputResponse(ctx.mcpReq.inputResponses, 'login');
-      if (r.kind === 'missing') return inputRequired({ inputRequests: { login: inputRequired.elicitUrl({ message: URL_ASK.message, url: URL_ASK.url }) } });
+      if (r.kind === 'missing')
+        return inputRequired({ inputRequests: { login: inputRequired.elicitUrl({ message: URL_ASK.message, url: URL_ASK.url }) } });
       return text(`url ${r.action}`);
     });
     s.registerTool('roots', { description: 'Lists the client roots', inputSchema: z.object({}) }, async (_a, ctx) => {
@@ -92,9 +108,12 @@ async function v2ModernFactory() {
 
 /** Resolves with the listening URL; logs it for the parent. */
 function listen(handler) {
-  const server = createServer((req, res) => void handler(req, res).catch((e) => {
-    if (!res.headersSent) res.writeHead(500).end(String(e));
-  }));
+  const server = createServer(
+    (req, res) =>
+      void handler(req, res).catch((e) => {
+        if (!res.headersSent) res.writeHead(500).end(String(e));
+      }),
+  );
   server.listen(0, '127.0.0.1', () => process.stderr.write(`listening on http://127.0.0.1:${server.address().port}/mcp\n`));
 }
 
