@@ -23,7 +23,7 @@ export const authCommand = defineCommand({
   async run({ args, rawArgs }) {
     const [action = 'list', server, ...extra] = parseFlags('auth', rawArgs, { '--json': false });
     if (extra.length) throw new CliError(`auth: unexpected arguments ${extra.join(' ')}`);
-    const credentials = openCredentials(storeTarget(args));
+    const credentials = await openCredentials(storeTarget(args));
     try {
       if (action === 'list') {
         const rows = await credentials.list(CLI_SCOPE);

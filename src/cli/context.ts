@@ -8,9 +8,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createHost, formatConfigIssues, hasErrors } from '../host/index.js';
-import { MemoryCredentialStore, openSqliteCredentialStore, type CredentialStore } from '../host/auth/index.js';
+import { openPostgresCredentialStore, openSqliteCredentialStore, type CredentialStore } from '../host/auth/index.js';
 import type { ConfigIssue, Host, HostConfig, Presenter } from '../host/index.js';
-import { isPostgresUrl, openStore as openAnyStore, type Store } from '../host/store/index.js';
+import { isPostgresUrl, openStore as openAnyStore, redactUrl, type Store } from '../host/store/index.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 
@@ -125,17 +125,19 @@ export async function openStore(args: { store?: unknown; db?: unknown }, fallbac
 }
 
 /**
- * Opens the OAuth credential table beside the SQLite store `target` (key: `PARLEY_SECRET`, else
- * `credentials.key` beside the database; docs/auth.md). With a PostgreSQL store the credentials are kept
- * in memory for this process only (a PostgreSQL credential table is not built yet; docs/auth.md).
- * @throws CliError (exit 1) with the key problem.
+ * Opens the OAuth credential table beside the store `target`: in the same SQLite file (key:
+ * `PARLEY_SECRET`, else `credentials.key` beside the database), or in the same PostgreSQL database (key:
+ * `PARLEY_SECRET`, required there), so every replica sees the same sign-ins (docs/auth.md).
+ * @throws CliError (exit 1) with the key or connection problem.
  */
-export function openCredentials(target: string): CredentialStore {
-  if (isPostgresUrl(target)) return new MemoryCredentialStore();
+export async function openCredentials(target: string): Promise<CredentialStore> {
+  const log = (_l: string, m: string) => void process.stderr.write(`parley: ${m}\n`);
   try {
-    return openSqliteCredentialStore(target, { log: (_l, m) => process.stderr.write(`parley: ${m}\n`) });
+    if (isPostgresUrl(target)) return await openPostgresCredentialStore(target, { log });
+    return openSqliteCredentialStore(target, { log });
   } catch (e) {
-    throw new CliError(`cannot open the credential store beside ${target}: ${(e as Error).message}`, EXIT.FAILED);
+    const where = isPostgresUrl(target) ? redactUrl(target) : target;
+    throw new CliError(`cannot open the credential store in ${where}: ${oneLine((e as Error).message)}`, EXIT.FAILED);
   }
 }
 
@@ -178,7 +180,7 @@ export async function openHost(args: { config?: string; db?: string; store?: str
   const { config, issues } = loadConfig(args.config);
   const invalid = invalidReasons(config, issues);
   const store = await openStore(args);
-  const credentials = openCredentials(storeTarget(args));
+  const credentials = await openCredentials(storeTarget(args));
   const host = createHost(config, {
     presenter,
     store,

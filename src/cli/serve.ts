@@ -135,7 +135,7 @@ export const serveCommand = defineCommand({
     }
     // --store / --db / $PARLEY_STORE, else $XDG_STATE_HOME/parley/gateway.db. Unreachable: exit 1, one line.
     const store = await openStore(args, defaultDb());
-    const credentials = openCredentials(storeTarget(args, defaultDb()));
+    const credentials = await openCredentials(storeTarget(args, defaultDb()));
 
     let consoleWhere = '';
     let consoleOrigin = '';

@@ -112,7 +112,7 @@ export const upCommand = defineCommand({
 
     const store = await openStore(args);
     const dataDir = stateDir(storeTarget(args), '.parley');
-    const credentials = openCredentials(storeTarget(args));
+    const credentials = await openCredentials(storeTarget(args));
     const web = args.console ? new WebPresenter() : undefined;
     const host = createHost(config, {
       presenter: web ?? new HeadlessPresenter(true),

@@ -14,5 +14,6 @@ export {
   type CredentialSummary,
 } from './credential-store.js';
 export { openSqliteCredentialStore, CREDENTIAL_MIGRATIONS, type SqliteCredentialStoreOptions } from './sqlite-credentials.js';
+export { openPostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres-credentials.js';
 export { CredentialDecryptError, CredentialKeyError, KEY_FILE, MIN_SECRET_CHARS, loadCredentialKey } from './secret.js';
 export { ParleyOAuthProvider } from './provider.js';

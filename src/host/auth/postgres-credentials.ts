@@ -1,0 +1,166 @@
+/**
+ * The PostgreSQL {@link CredentialStore}: table `oauth_credentials` in the same database as the main
+ * PostgreSQL store, so every replica of a gateway (docs/scaling.md) sees the same sign-ins. The same
+ * columns as the SQLite table (`./sqlite-credentials.ts`): `tenant, user, server` (primary key), `url`,
+ * `issuer`, `scope`, `expires_at` (epoch ms), `refreshable`, `updated_at` (epoch ms) — none secret — and
+ * `secrets`, the JSON of {@link CredentialSecrets} sealed with AES-256-GCM (`secret.ts`; AAD = tenant,
+ * user, server). The key is `PARLEY_SECRET` (required here: a database server has no folder to keep a key
+ * file beside, and the key must never live in the database itself). Parameterised SQL only; the schema is
+ * created under an advisory lock so replicas starting together do not race.
+ * @module
+ */
+import pg from 'pg';
+import type { CredentialKey, CredentialRecord, CredentialSecrets, CredentialStore, CredentialSummary } from './credential-store.js';
+import { CredentialKeyError, loadCredentialKey, open, seal } from './secret.js';
+
+/** Advisory lock key for this table's schema (distinct from the main store's). */
+const SCHEMA_LOCK = 0x70_61_72_6c_63_72; // "parlcr"
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS oauth_credentials (
+  tenant      TEXT NOT NULL,
+  "user"      TEXT NOT NULL,
+  server      TEXT NOT NULL,
+  url         TEXT NOT NULL,
+  issuer      TEXT,
+  scope       TEXT,
+  expires_at  BIGINT,
+  refreshable BOOLEAN NOT NULL DEFAULT FALSE,
+  updated_at  BIGINT NOT NULL,
+  secrets     TEXT NOT NULL,
+  PRIMARY KEY (tenant, "user", server)
+)`;
+
+interface Row {
+  tenant: string;
+  user: string;
+  server: string;
+  url: string;
+  issuer: string | null;
+  scope: string | null;
+  expires_at: string | null;
+  refreshable: boolean;
+  updated_at: string;
+  secrets: string;
+}
+
+export interface PostgresCredentialStoreOptions {
+  /** Environment for `PARLEY_SECRET`. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Bound on getting a connection, ms. @default 5000 */
+  connectTimeoutMs?: number;
+  /** Diagnostics; never receives credential content. */
+  log?: (level: 'warn', message: string) => void;
+}
+
+const aad = (k: CredentialKey) => JSON.stringify(['parley-oauth-v1', k.tenant, k.user, k.server]);
+
+const summaryOf = (r: Row): CredentialSummary => ({
+  tenant: r.tenant,
+  user: r.user,
+  server: r.server,
+  url: r.url,
+  ...(r.issuer !== null ? { issuer: r.issuer } : {}),
+  ...(r.scope !== null ? { scope: r.scope } : {}),
+  ...(r.expires_at !== null ? { expiresAt: Number(r.expires_at) } : {}),
+  refreshable: r.refreshable,
+  updatedAt: Number(r.updated_at),
+});
+
+/**
+ * Opens the credential table in the PostgreSQL database at `url` (creating it when missing).
+ * @throws CredentialKeyError when `PARLEY_SECRET` is missing or too short; the driver's error when the
+ * database cannot be reached within `connectTimeoutMs`.
+ */
+export async function openPostgresCredentialStore(url: string, opts: PostgresCredentialStoreOptions = {}): Promise<CredentialStore> {
+  const env = opts.env ?? process.env;
+  if (!env.PARLEY_SECRET) {
+    throw new CredentialKeyError(
+      'NO_KEY_LOCATION',
+      'No key for stored credentials: with a PostgreSQL store set PARLEY_SECRET (32+ characters, the same on every replica).',
+    );
+  }
+  const key = loadCredentialKey({ env });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 4,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+    application_name: 'parley-credentials',
+  });
+  pool.on('error', () => undefined);
+  try {
+    const c = await pool.connect();
+    try {
+      await c.query('SELECT pg_advisory_lock($1)', [SCHEMA_LOCK]);
+      try {
+        await c.query(SCHEMA);
+      } finally {
+        await c.query('SELECT pg_advisory_unlock($1)', [SCHEMA_LOCK]);
+      }
+    } finally {
+      c.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+  return {
+    async get(k) {
+      const { rows } = await pool.query<Row>('SELECT * FROM oauth_credentials WHERE tenant = $1 AND "user" = $2 AND server = $3', [
+        k.tenant,
+        k.user,
+        k.server,
+      ]);
+      const row = rows[0];
+      if (!row) return undefined;
+      let secrets: CredentialSecrets;
+      try {
+        secrets = JSON.parse(open(key, row.secrets, aad(k))) as CredentialSecrets;
+      } catch (err) {
+        opts.log?.(
+          'warn',
+          `stored sign-in for server "${k.server}" is unusable (${(err as Error).message}); a new sign-in will replace it`,
+        );
+        return undefined;
+      }
+      return { ...summaryOf(row), secrets };
+    },
+    async put(r: CredentialRecord) {
+      await pool.query(
+        `INSERT INTO oauth_credentials (tenant, "user", server, url, issuer, scope, expires_at, refreshable, updated_at, secrets)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (tenant, "user", server) DO UPDATE SET url = EXCLUDED.url, issuer = EXCLUDED.issuer, scope = EXCLUDED.scope,
+           expires_at = EXCLUDED.expires_at, refreshable = EXCLUDED.refreshable, updated_at = EXCLUDED.updated_at, secrets = EXCLUDED.secrets`,
+        [
+          r.tenant,
+          r.user,
+          r.server,
+          r.url,
+          r.issuer ?? null,
+          r.scope ?? null,
+          r.expiresAt ?? null,
+          r.refreshable === true,
+          Math.trunc(r.updatedAt),
+          seal(key, JSON.stringify(r.secrets), aad(r)),
+        ],
+      );
+    },
+    async delete(k) {
+      const res = await pool.query('DELETE FROM oauth_credentials WHERE tenant = $1 AND "user" = $2 AND server = $3', [
+        k.tenant,
+        k.user,
+        k.server,
+      ]);
+      return (res.rowCount ?? 0) > 0;
+    },
+    async list(s) {
+      const { rows } = await pool.query<Row>('SELECT * FROM oauth_credentials WHERE tenant = $1 AND "user" = $2 ORDER BY server', [
+        s.tenant,
+        s.user,
+      ]);
+      return rows.map(summaryOf);
+    },
+    async close() {
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
