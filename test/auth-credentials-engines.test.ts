@@ -41,7 +41,7 @@ forEachEngine((engine) => {
     await creds.put(record('alice', 'acme'));
     await creds.put(record('alice', 'globex'));
     const got = await creds.get({ tenant: 'acme', user: 'alice', server: 'crm' });
-    assert.equal((got?.secrets as { tokens: { access_token: string } }).tokens.access_token, 'AT-very-secret');
+    assert.equal((got!.secrets as { tokens: { access_token: string } }).tokens.access_token, 'AT-very-secret');
     assert.deepEqual(
       (await creds.list({ tenant: 'acme', user: 'alice' })).map((s) => [s.server, s.refreshable, s.expiresAt]),
       [['crm', true, 1_900_000_000_000]],
