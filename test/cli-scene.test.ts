@@ -59,6 +59,14 @@ describe('scene presets across processes', () => {
     const again = await withDb(db, 'call', 'sales', 'query_sales', 'limit=3', '--preset', 'scene', '--non-interactive', '--json');
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual([JSON.parse(again.stdout).from, JSON.parse(again.stdout).to], ['2024-02-01', '2024-02-29']);
+    // Loading the scene lost nothing: the root saved with `roots add` is still stored (a review found
+    // that loading re-added it as a session root, which deleted its stored row).
+    const rootsAfter = await withDb(db, 'roots', '--json');
+    assert.equal(rootsAfter.code, 0, rootsAfter.stderr);
+    assert.ok(
+      (JSON.parse(rootsAfter.stdout) as Array<{ name?: string }>).some((r) => r.name === 'work'),
+      `the saved root is still there: ${rootsAfter.stdout}`,
+    );
 
     // Export, import into a fresh store (no remembered answers there): the scene alone answers.
     const file = join(p.dir, 'scene.json');

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { Content, RequestedSchema } from '../schema/index.js';
+import { normalizeRootUri, type Content, type RequestedSchema } from '../schema/index.js';
 import { ElicitationBroker } from './broker/index.js';
 import type { BrokerEvent } from './broker/index.js';
 import { resolveInputs } from './config/inputs.js';
@@ -359,7 +359,18 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
             `no preset named "${name}" (saved: ${[...(opts.store ? await opts.store.listPresets(userScope) : []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`,
           );
         await roots.ready;
-        for (const r of preset.roots) roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
+        // A scene adds its roots for this session; a root the person already has keeps its own lifetime
+        // (re-adding it as a session root would drop its stored row: loading a scene must lose nothing).
+        const have = new Set(roots.list().map((r) => r.uri));
+        for (const r of preset.roots) {
+          let key = r.uri;
+          try {
+            key = normalizeRootUri(r.uri);
+          } catch {
+            // an unusable URI is refused by add() below, with its reason
+          }
+          if (!have.has(key)) roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
+        }
         activePreset = preset;
         audit({ server: '*', kind: 'preset', action: 'load', detail: { name } });
         return preset;
