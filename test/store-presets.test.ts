@@ -121,4 +121,37 @@ forEachEngine((engine) => {
     );
     assert.deepEqual(await store.listPresets(alice), [], 'preset "a" was rolled back');
   });
+
+  test('import checks roots by the configuration rules and bounds every value (an imported file is untrusted)', async (t) => {
+    const store = await engine.open(t);
+    const doc = {
+      format: 'parley-presets',
+      version: 1,
+      presets: [
+        { name: 'hosted', roots: [{ uri: 'file://evil.example/x' }], answers: {}, config: {} },
+        { name: 'huge', roots: [], answers: { sales: { region: 'x'.repeat(2_000_000) } }, config: {} },
+        { name: 'nonsense', roots: ['not a uri'], answers: {}, config: {} },
+      ],
+    };
+    const r = await importPresets(store, alice, JSON.stringify(doc));
+    assert.equal(r.imported, 0);
+    assert.deepEqual(r.issues.map((i) => i.path).sort(), [
+      '/presets/0/roots/0/uri',
+      '/presets/1/answers/sales/region',
+      '/presets/2/roots/0/uri',
+    ]);
+    assert.match(r.issues.find((i) => i.path === '/presets/0/roots/0/uri')!.message, /names no host/);
+    // A root given as a URI alone is accepted, as in the configuration's presets.
+    const ok = await importPresets(
+      store,
+      alice,
+      JSON.stringify({
+        format: 'parley-presets',
+        version: 1,
+        presets: [{ name: 'plain', roots: ['file:///srv/data', 'chart://monthly'], answers: {}, config: {} }],
+      }),
+    );
+    assert.deepEqual(ok, { imported: 1, issues: [] });
+    assert.deepEqual((await store.loadPreset(alice, 'plain'))?.roots, [{ uri: 'file:///srv/data' }, { uri: 'chart://monthly' }]);
+  });
 });

@@ -5,16 +5,59 @@
  */
 import { z } from 'zod';
 import type { Issue } from '../../schema/types.js';
+import { normalizeRootUri } from '../../schema/uri.js';
 
 /** Longest preset name, in characters. */
 export const PRESET_NAME_MAX = 200;
 
-const contentValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+/**
+ * Bounds of what a preset may hold (an imported file is untrusted input): roots per preset, characters of
+ * a root URI and name, characters of an answer string, entries of a multi-select answer.
+ */
+export const PRESET_LIMITS = { roots: 1000, uriChars: 8192, nameChars: 256, valueChars: 65_536, arrayItems: 1000 } as const;
+
+const contentValue = z.union([
+  z.string().max(PRESET_LIMITS.valueChars),
+  z.number(),
+  z.boolean(),
+  z.array(z.string().max(PRESET_LIMITS.valueChars)).max(PRESET_LIMITS.arrayItems),
+]);
+
+/** Why `uri` cannot be a root, or `undefined`: the configuration's rules (a `file:` URI has no host). */
+function rootProblem(uri: string): string | undefined {
+  if (/^file:/i.test(uri)) {
+    if (!URL.canParse(uri)) return 'not a well-formed file: URI';
+    const host = new URL(uri).host;
+    return host === '' || host === 'localhost' ? undefined : `a file: URI names no host (got "${host}"); write file:///path`;
+  }
+  try {
+    normalizeRootUri(uri);
+    return undefined;
+  } catch (e) {
+    return `not a root URI (${(e as Error).message}); write a file:///path or a URI of another scheme`;
+  }
+}
+
+const rootUri = z
+  .string()
+  .min(1)
+  .max(PRESET_LIMITS.uriChars)
+  .superRefine((uri, ctx) => {
+    if (uri === '') return; // reported by min(1)
+    const problem = rootProblem(uri);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** A preset root: `{uri, name?}`, or the URI alone (as `presets` in the configuration allow). */
+const presetRoot = z.preprocess(
+  (v) => (typeof v === 'string' ? { uri: v } : v),
+  z.strictObject({ uri: rootUri, name: z.string().max(PRESET_LIMITS.nameChars).optional() }),
+);
 
 /** A preset as exported: everything except its scope. `updatedAt` is optional on import. */
 export const presetEntrySchema = z.strictObject({
   name: z.string().min(1).max(PRESET_NAME_MAX),
-  roots: z.array(z.strictObject({ uri: z.string().min(1), name: z.string().optional() })),
+  roots: z.array(presetRoot).max(PRESET_LIMITS.roots),
   answers: z.record(z.string(), z.record(z.string(), contentValue)),
   config: z.record(z.string(), z.record(z.string(), z.unknown())),
   updatedAt: z.number().int().nonnegative().optional(),
