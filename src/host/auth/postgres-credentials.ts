@@ -10,8 +10,9 @@
  * @module
  */
 import pg from 'pg';
-import type { CredentialKey, CredentialRecord, CredentialSecrets, CredentialStore, CredentialSummary } from './credential-store.js';
-import { CredentialKeyError, loadCredentialKey, open, seal } from './secret.js';
+import { type CredentialRow, openSecrets, sealSecrets, summaryOf } from './credential-rows.js';
+import type { CredentialRecord, CredentialStore } from './credential-store.js';
+import { CredentialKeyError, loadCredentialKey } from './secret.js';
 
 /** Advisory lock key for this table's schema (distinct from the main store's). */
 const SCHEMA_LOCK = 0x70_61_72_6c_63_72; // "parlcr"
@@ -30,19 +31,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS oauth_credentials (
   PRIMARY KEY (tenant, "user", server)
 )`;
 
-interface Row {
-  tenant: string;
-  user: string;
-  server: string;
-  url: string;
-  issuer: string | null;
-  scope: string | null;
-  expires_at: string | null;
-  refreshable: boolean;
-  updated_at: string;
-  secrets: string;
-}
-
 export interface PostgresCredentialStoreOptions {
   /** Environment for `PARLEY_SECRET`. @default process.env */
   env?: Record<string, string | undefined>;
@@ -51,20 +39,6 @@ export interface PostgresCredentialStoreOptions {
   /** Diagnostics; never receives credential content. */
   log?: (level: 'warn', message: string) => void;
 }
-
-const aad = (k: CredentialKey) => JSON.stringify(['parley-oauth-v1', k.tenant, k.user, k.server]);
-
-const summaryOf = (r: Row): CredentialSummary => ({
-  tenant: r.tenant,
-  user: r.user,
-  server: r.server,
-  url: r.url,
-  ...(r.issuer !== null ? { issuer: r.issuer } : {}),
-  ...(r.scope !== null ? { scope: r.scope } : {}),
-  ...(r.expires_at !== null ? { expiresAt: Number(r.expires_at) } : {}),
-  refreshable: r.refreshable,
-  updatedAt: Number(r.updated_at),
-});
 
 /**
  * Opens the credential table in the PostgreSQL database at `url` (creating it when missing).
@@ -105,24 +79,14 @@ export async function openPostgresCredentialStore(url: string, opts: PostgresCre
   }
   return {
     async get(k) {
-      const { rows } = await pool.query<Row>('SELECT * FROM oauth_credentials WHERE tenant = $1 AND "user" = $2 AND server = $3', [
-        k.tenant,
-        k.user,
-        k.server,
-      ]);
+      const { rows } = await pool.query<CredentialRow>(
+        'SELECT * FROM oauth_credentials WHERE tenant = $1 AND "user" = $2 AND server = $3',
+        [k.tenant, k.user, k.server],
+      );
       const row = rows[0];
       if (!row) return undefined;
-      let secrets: CredentialSecrets;
-      try {
-        secrets = JSON.parse(open(key, row.secrets, aad(k))) as CredentialSecrets;
-      } catch (err) {
-        opts.log?.(
-          'warn',
-          `stored sign-in for server "${k.server}" is unusable (${(err as Error).message}); a new sign-in will replace it`,
-        );
-        return undefined;
-      }
-      return { ...summaryOf(row), secrets };
+      const secrets = openSecrets(key, row, opts.log);
+      return secrets && { ...summaryOf(row), secrets };
     },
     async put(r: CredentialRecord) {
       await pool.query(
@@ -140,7 +104,7 @@ export async function openPostgresCredentialStore(url: string, opts: PostgresCre
           r.expiresAt ?? null,
           r.refreshable === true,
           Math.trunc(r.updatedAt),
-          seal(key, JSON.stringify(r.secrets), aad(r)),
+          sealSecrets(key, r, r.secrets),
         ],
       );
     },
@@ -153,10 +117,10 @@ export async function openPostgresCredentialStore(url: string, opts: PostgresCre
       return (res.rowCount ?? 0) > 0;
     },
     async list(s) {
-      const { rows } = await pool.query<Row>('SELECT * FROM oauth_credentials WHERE tenant = $1 AND "user" = $2 ORDER BY server', [
-        s.tenant,
-        s.user,
-      ]);
+      const { rows } = await pool.query<CredentialRow>(
+        'SELECT * FROM oauth_credentials WHERE tenant = $1 AND "user" = $2 ORDER BY server',
+        [s.tenant, s.user],
+      );
       return rows.map(summaryOf);
     },
     async close() {

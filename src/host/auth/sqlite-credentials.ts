@@ -13,8 +13,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { CredentialKey, CredentialRecord, CredentialSecrets, CredentialStore, CredentialSummary } from './credential-store.js';
-import { loadCredentialKey, open, seal } from './secret.js';
+import { type CredentialRow, openSecrets, sealSecrets, summaryOf } from './credential-rows.js';
+import type { CredentialRecord, CredentialStore } from './credential-store.js';
+import { loadCredentialKey } from './secret.js';
 
 /** Append-only steps of this table's schema (never edit one; add the next). */
 export const CREDENTIAL_MIGRATIONS: readonly string[] = [
@@ -33,19 +34,6 @@ export const CREDENTIAL_MIGRATIONS: readonly string[] = [
    )`,
 ];
 
-interface Row {
-  tenant: string;
-  user: string;
-  server: string;
-  url: string;
-  issuer: string | null;
-  scope: string | null;
-  expires_at: number | null;
-  refreshable: number;
-  updated_at: number;
-  secrets: string;
-}
-
 export interface SqliteCredentialStoreOptions {
   /** Environment for `PARLEY_SECRET`. @default process.env */
   env?: Record<string, string | undefined>;
@@ -56,20 +44,6 @@ export interface SqliteCredentialStoreOptions {
   /** Diagnostics; never receives credential content. */
   log?: (level: 'warn', message: string) => void;
 }
-
-const aad = (k: CredentialKey) => JSON.stringify(['parley-oauth-v1', k.tenant, k.user, k.server]);
-
-const summaryOf = (r: Row): CredentialSummary => ({
-  tenant: r.tenant,
-  user: r.user,
-  server: r.server,
-  url: r.url,
-  ...(r.issuer !== null ? { issuer: r.issuer } : {}),
-  ...(r.scope !== null ? { scope: r.scope } : {}),
-  ...(r.expires_at !== null ? { expiresAt: r.expires_at } : {}),
-  refreshable: r.refreshable === 1,
-  updatedAt: r.updated_at,
-});
 
 /**
  * Opens the credential table in the database at `path` (creating file and table when missing).
@@ -93,19 +67,10 @@ export function openSqliteCredentialStore(path: string | ':memory:', opts: Sqlit
   const list = db.prepare('SELECT * FROM oauth_credentials WHERE tenant = ? AND user = ? ORDER BY server');
   return {
     async get(k) {
-      const row = get.get(k.tenant, k.user, k.server) as Row | undefined;
+      const row = get.get(k.tenant, k.user, k.server) as CredentialRow | undefined;
       if (!row) return undefined;
-      let secrets: CredentialSecrets;
-      try {
-        secrets = JSON.parse(open(key, row.secrets, aad(k))) as CredentialSecrets;
-      } catch (err) {
-        opts.log?.(
-          'warn',
-          `stored sign-in for server "${k.server}" is unusable (${(err as Error).message}); a new sign-in will replace it`,
-        );
-        return undefined;
-      }
-      return { ...summaryOf(row), secrets };
+      const secrets = openSecrets(key, row, opts.log);
+      return secrets && { ...summaryOf(row), secrets };
     },
     async put(r: CredentialRecord) {
       put.run({
@@ -118,14 +83,14 @@ export function openSqliteCredentialStore(path: string | ':memory:', opts: Sqlit
         expiresAt: r.expiresAt ?? null,
         refreshable: r.refreshable ? 1 : 0,
         updatedAt: Math.trunc(r.updatedAt),
-        secrets: seal(key, JSON.stringify(r.secrets), aad(r)),
+        secrets: sealSecrets(key, r, r.secrets),
       });
     },
     async delete(k) {
       return del.run(k.tenant, k.user, k.server).changes > 0;
     },
     async list(s) {
-      return (list.all(s.tenant, s.user) as Row[]).map(summaryOf);
+      return (list.all(s.tenant, s.user) as CredentialRow[]).map(summaryOf);
     },
     async close() {
       if (db.open) db.close();
