@@ -364,7 +364,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const up = entry;
       // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
       // its own signal, which the upstream cancel reaches only while this request waits for it.
-      const key = ConsoleHolds.key(sp.user, exposed, args);
+      const key = { user: sp.user, tool: exposed, args };
       const down = new AbortController();
       const onCancel = () => down.abort(sdk.mcpReq.signal.reason);
       sdk.mcpReq.signal.addEventListener('abort', onCancel, { once: true });

@@ -42,6 +42,13 @@ export interface HoldContext {
   tool: string;
 }
 
+/** Which call a held downstream call is for: the same user calling the same exposed tool with equal arguments. */
+export interface CallKey {
+  user: string;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
 /** Told by the bridge when a prompt of the call goes to the console, and when it is done there. */
 export interface ConsoleWatch {
   opened(prompt: PromptView): void;
@@ -72,13 +79,18 @@ export class ConsoleHolds {
     this.keepMs = o.keepMs ?? 600_000;
   }
 
-  /** The pickup key of a call: user, exposed tool and arguments (key order does not matter). */
-  static key(user: string, tool: string, args: Record<string, unknown>): string {
-    return JSON.stringify([user, tool, canonical(args)]);
+  /** The pickup key's text: user, exposed tool and arguments (key order does not matter). */
+  private static text(c: CallKey): string {
+    return JSON.stringify([c.user, c.tool, canonical(c.args)]);
   }
 
-  /** A held downstream call for `key`, removed from the kept ones; `undefined` when there is none. */
-  take(key: string): Promise<CallToolResult> | undefined {
+  /**
+   * A held downstream call of `call`, removed from the kept ones; `undefined` when there is none. Costs
+   * nothing while no call is kept (the usual case): the key is made only then.
+   */
+  take(call: CallKey): Promise<CallToolResult> | undefined {
+    if (this.kept.size === 0) return undefined;
+    const key = ConsoleHolds.text(call);
     const k = this.kept.get(key);
     if (!k) return undefined;
     clearTimeout(k.timer);
@@ -88,10 +100,10 @@ export class ConsoleHolds {
 
   /**
    * Waits for `run`. Returns its result, or, when a console prompt of the call is still open past the
-   * bound, keeps `run` under `key` and returns the "answer in the console, then call again" result.
+   * bound, keeps `run` for `call` and returns the "answer in the console, then call again" result.
    * @returns the watch for the bridge, and the outcome.
    */
-  watch(key: string, run: Promise<CallToolResult>, ctx: HoldContext): { watch: ConsoleWatch; outcome: Promise<CallToolResult> } {
+  watch(call: CallKey, run: Promise<CallToolResult>, ctx: HoldContext): { watch: ConsoleWatch; outcome: Promise<CallToolResult> } {
     const open = new Set<PromptView>();
     let progress = 0;
     let ticker: NodeJS.Timeout | undefined;
@@ -124,7 +136,7 @@ export class ConsoleHolds {
         bound ??= setTimeout(
           () => {
             stop();
-            this.keep(key, run);
+            this.keep(ConsoleHolds.text(call), run);
             held({
               isError: true,
               content: [
