@@ -109,4 +109,31 @@ describe('gateway: calls waiting for the console', () => {
       await c.close();
     }
   });
+
+  it('two held calls with other arguments, answered and picked up in crossed order, each get their own result', {
+    timeout: 60_000,
+  }, async () => {
+    const c = new V1Client({ name: 'v1-crossed', version: '1' }, { capabilities: {} });
+    const t = new V1Http(new URL(url));
+    await c.connect(t);
+    try {
+      // B starts once A's prompt waits, so the console's order is A's prompt, then B's.
+      const callA = c.callTool({ name: 'v1__ask', arguments: { n: 'a' } }) as Promise<{ isError?: boolean }>;
+      await waitUntil(() => console.waiting.length === 1, { ms: 20_000 });
+      const callB = c.callTool({ name: 'v1__ask', arguments: { n: 'b' } }) as Promise<{ isError?: boolean }>;
+      await waitUntil(() => console.waiting.length === 2, { ms: 20_000 });
+      const [a, b] = await Promise.all([callA, callB]);
+      assert.ok(a.isError && b.isError, 'both were held');
+      assert.equal(console.waiting.length, 2);
+      // The prompts came in call order; answer the second one first.
+      const [forA, forB] = console.waiting.splice(0, 2);
+      forB.answer({ action: 'accept', content: { name: 'bee' } });
+      forA.answer({ action: 'accept', content: { name: 'ay' } });
+      assert.equal(text((await c.callTool({ name: 'v1__ask', arguments: { n: 'b' } })) as never), 'hello bee');
+      assert.equal(text((await c.callTool({ name: 'v1__ask', arguments: { n: 'a' } })) as never), 'hello ay');
+    } finally {
+      await t.terminateSession().catch(() => undefined);
+      await c.close();
+    }
+  });
 });
