@@ -10,21 +10,15 @@ import { runParley } from './helpers/cli.js';
 
 const T = 120_000;
 
-/** Runs the CLI in process with stdout/stderr captured. */
+/**
+ * Runs the CLI in process, reading what runCli writes through its `io` (the test runner's own output on
+ * process.stdout is left alone). Only for runs that stop at the flag check, before a command writes.
+ */
 async function inProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((stdout += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((stderr += s), true)) as typeof process.stderr.write;
-  try {
-    const code = await runCli(args);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-  }
+  const code = await runCli(args, { out: (t) => void (stdout += t), err: (t) => void (stderr += t) });
+  return { code, stdout, stderr };
 }
 
 /** Every command path, e.g. ['serve'], ['serve', 'token'], read from the command tree itself. */

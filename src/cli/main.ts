@@ -41,17 +41,28 @@ export const main = defineCommand({
   },
 });
 
+/**
+ * Where `runCli` itself writes (usage, version, the one-line errors); the commands write to the process's
+ * streams. Tests pass their own to read it without touching `process.stdout`.
+ */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const PROCESS_IO: CliIo = { out: (t) => void process.stdout.write(t), err: (t) => void process.stderr.write(t) };
+
 /** Runs the CLI with `rawArgs` (without node and script). Resolves to the exit code. */
-export async function runCli(rawArgs: string[]): Promise<number> {
+export async function runCli(rawArgs: string[], io: CliIo = PROCESS_IO): Promise<number> {
   try {
     const help = rawArgs.length === 0 || rawArgs.includes('--help') || rawArgs.includes('-h');
     const { leaf, parent, names } = await resolveCommand(main, rawArgs, !help);
     if (help) {
-      process.stdout.write(tone(await renderUsage(leaf, parent)) + '\n');
+      io.out(tone(await renderUsage(leaf, parent)) + '\n');
       return EXIT.OK;
     }
     if (rawArgs[0] === '--version') {
-      process.stdout.write('0.1.0\n');
+      io.out('0.1.0\n');
       return EXIT.OK;
     }
     if (names.length === 0) {
@@ -62,15 +73,15 @@ export async function runCli(rawArgs: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (e) {
     if (e instanceof CliError) {
-      process.stderr.write(`parley: ${e.message}\n`);
+      io.err(`parley: ${e.message}\n`);
       return e.exitCode;
     }
     const msg = (e as Error).message ?? String(e);
     if (/Unknown command|Missing required|Invalid value/i.test(msg)) {
-      process.stderr.write(tone(`parley: ${msg} (see parley --help)\n`, process.stderr));
+      io.err(tone(`parley: ${msg} (see parley --help)\n`, process.stderr));
       return EXIT.USAGE;
     }
-    process.stderr.write(`parley: unexpected error: ${(e as Error).stack ?? msg}\n`);
+    io.err(`parley: unexpected error: ${(e as Error).stack ?? msg}\n`);
     return EXIT.FAILED;
   }
 }
