@@ -63,6 +63,8 @@ export interface ServerManagerOptions {
   legacyVerdictTtlMs?: number;
   /** Bound on the `server/discover` era probe, ms (capped by `startupMs`). @default `PROBE_TIMEOUT_MS` (10000) */
   probeTimeoutMs?: number;
+  /** Largest message a stdio server may write (one line, UTF-8 bytes). @default `MAX_STDIO_MESSAGE_BYTES` (16 MiB) */
+  maxMessageBytes?: number;
   /**
    * OAuth client side for HTTP servers (docs/auth.md). A start that fails because sign-in is required,
    * declined or refused, or authorization failed (code `AUTHORIZATION_FAILED`), is not restarted
@@ -317,6 +319,7 @@ export class ServerManager {
         verdict,
         startupMs: t.startupMs,
         probeTimeoutMs: this.opts.probeTimeoutMs,
+        ...(this.opts.maxMessageBytes !== undefined ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),
         log: this.#log,
         signal: abort.signal,
         ...(this.opts.auth ? { auth: this.opts.auth } : {}),
