@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServerManager } from '../src/host/servers/index.js';
 import { MAX_STDIO_MESSAGE_BYTES } from '../src/host/servers/stdio-lines.js';
+import { LOG_BURST } from '../src/host/servers/stdio-transport.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import type { ServerDef } from '../src/host/config/types.js';
@@ -107,6 +108,13 @@ for (const revision of ['2025-06-18', '2025-11-25'] as const) {
       assert.equal('id' in replies[0], false, 'no id can be known');
       const line = h.logs.find((l) => l.includes('not JSON'));
       assert.match(line ?? '', /server "raw": .*"this is a log line, not JSON \{"/);
+    });
+
+    it('a server that answers each -32700 with another non-JSON line gets at most a burst of replies, not an endless exchange', async () => {
+      const replies = await h.run('garbage-loop');
+      assert.ok(replies.length >= 1, 'the first line is answered');
+      assert.ok(replies.length <= LOG_BURST + 3, `${replies.length} replies in 2 s (burst ${LOG_BURST}, one more per second)`);
+      assert.ok(replies.every((r) => r.error?.code === -32700 && !('id' in r)));
     });
 
     it('JSON that is not JSON-RPC 2.0 gets -32600 (with the id when it is one), reported to the person and audited', async () => {

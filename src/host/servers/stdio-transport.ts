@@ -18,7 +18,9 @@
  * Valid messages are checked with the SDK's own `parseJSONRPCMessage`, exactly as the SDK transport does.
  * parley's own error replies are skipped while more than {@link MAX_QUEUED_REPLY_BYTES} wait on the
  * child's stdin (a server that does not read cannot grow the host's memory); log lines about a
- * server's output are limited to {@link LOG_BURST} at once, refilled one per second.
+ * server's output, and error replies without an id (a server that answers each of them with another
+ * non-JSON line must not start an endless exchange), are each limited to {@link LOG_BURST} at once,
+ * refilled one per second.
  *
  * The SDK's `'auto'` version negotiation probes `server/discover` in place on this transport (it uses a
  * throw-away sibling process only for the SDK's own class), so the era is found on the one process.
@@ -44,8 +46,30 @@ import { repairMessage } from './wire-repair.js';
 /** Bytes waiting on the child's stdin above which parley sends no error replies of its own. */
 export const MAX_QUEUED_REPLY_BYTES = 1024 * 1024;
 
-/** Log lines about one server's output allowed at once (then one per second; the rest are counted). */
+/** Log lines about one server's output, and id-less error replies, allowed at once (then one per second each). */
 export const LOG_BURST = 10;
+
+/** A token bucket: `LOG_BURST` at once, one more per second. */
+class Budget {
+  #tokens = LOG_BURST;
+  #since = Date.now();
+  /** Skipped since the last allowed one. */
+  skipped = 0;
+  take(): boolean {
+    const now = Date.now();
+    const earned = Math.floor((now - this.#since) / 1000);
+    if (earned > 0) {
+      this.#tokens = Math.min(LOG_BURST, this.#tokens + earned);
+      this.#since += earned * 1000;
+    }
+    if (this.#tokens <= 0) {
+      this.skipped++;
+      return false;
+    }
+    this.#tokens--;
+    return true;
+  }
+}
 
 /** How long `close()` waits after ending stdin, and again after SIGTERM, before the next step, ms (as the SDK). */
 const CLOSE_STEP_MS = 2_000;
@@ -81,9 +105,8 @@ export class ParleyStdioTransport implements Transport {
   readonly #stderr = new PassThrough();
   readonly #reader: LineReader;
   readonly #cap: number;
-  #logTokens = LOG_BURST;
-  #logRefilled = Date.now();
-  #suppressed = 0;
+  readonly #logBudget = new Budget();
+  readonly #replyBudget = new Budget();
 
   constructor(
     readonly params: StdioParams,
@@ -280,6 +303,7 @@ export class ParleyStdioTransport implements Transport {
   #reply(id: Id | undefined, code: number, message: string): void {
     const stdin = this.#proc?.stdin;
     if (!stdin || !stdin.writable) return;
+    if (id === undefined && !this.#replyBudget.take()) return;
     if (stdin.writableLength > MAX_QUEUED_REPLY_BYTES) {
       this.#log('warn', `not answering ${code}: ${stdin.writableLength} bytes already wait on the server's stdin`);
       return;
@@ -289,16 +313,9 @@ export class ParleyStdioTransport implements Transport {
   }
 
   #log(level: 'warn' | 'info', message: string): void {
-    const now = Date.now();
-    this.#logTokens = Math.min(LOG_BURST, this.#logTokens + Math.floor((now - this.#logRefilled) / 1000));
-    if (now - this.#logRefilled >= 1000) this.#logRefilled = now;
-    if (this.#logTokens <= 0) {
-      this.#suppressed++;
-      return;
-    }
-    this.#logTokens--;
-    const more = this.#suppressed ? ` (${this.#suppressed} similar line(s) not logged)` : '';
-    this.#suppressed = 0;
+    if (!this.#logBudget.take()) return;
+    const more = this.#logBudget.skipped ? ` (${this.#logBudget.skipped} similar line(s) not logged)` : '';
+    this.#logBudget.skipped = 0;
     this.hooks.log?.(level, message + more);
   }
 }
