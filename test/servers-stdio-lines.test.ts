@@ -76,6 +76,7 @@ for (const revision of ['2025-06-18', '2025-11-25'] as const) {
       ['params-garbage', 'e-str', 'string'],
     ] as const) {
       it(`elicitation/create with ${name} gets -32602 naming the rule (never silence); the person is told and it is audited`, async () => {
+        // req: ELIC-1125-CLIENT-SHOW-SERVER
         const from = h.presenter.notices.length;
         const replies = await h.run(name);
         assert.equal(replies.length, 1, JSON.stringify(replies));
@@ -211,6 +212,7 @@ describe('ordinary stdio servers work unchanged through the same transport', () 
   });
 
   it('SDK v1 and v2 servers, server-everything and server-filesystem start (one process each), list tools and answer calls', async () => {
+    // req: ERA-DUAL-FALLBACK, ERA-DUAL-MODERN
     const res = await Promise.all(['v1', 'v2', 'everything', 'filesystem'].map((n) => m.start(n).then(() => n)));
     assert.deepEqual(res, ['v1', 'v2', 'everything', 'filesystem']);
     assert.deepEqual(
