@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHost, HeadlessPresenter } from '../src/host/index.js';
+import { createHost, HeadlessPresenter, ScriptedPresenter } from '../src/host/index.js';
 import type { Host, HostConfig } from '../src/host/index.js';
 import { resolveConfig } from '../src/cli/defaults.js';
 import { QUERY_RESULT_ROOTS_CAPABILITY } from '../src/host/roots/query-results.js';
@@ -31,7 +31,8 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const newHost = () => createHost(config, { presenter: new HeadlessPresenter(), queryResultsDir: join(dir, 'query-results') });
+const newHost = (presenter: HeadlessPresenter | ScriptedPresenter = new HeadlessPresenter()) =>
+  createHost(config, { presenter, queryResultsDir: join(dir, 'query-results') });
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 
 async function query(host: Host, table: string, extra: Record<string, unknown> = {}) {
@@ -176,5 +177,27 @@ test('after a restart, a result URI from before is handed over again (sales kept
     assert.match(text(missing), /no such query result was handed to this server.*run the query/);
   } finally {
     await second.close();
+  }
+});
+
+test('a chart asked for in a form names the query results handed over, and charts the one chosen', { skip, timeout: 120_000 }, async () => {
+  let uri = '';
+  const presenter = new ScriptedPresenter([
+    (prompt) => {
+      assert.match(prompt.message, new RegExp(`Recent query results: .*${uri.replace(/[/.]/g, '\\$&')}`));
+      return { action: 'accept', content: { data_source: uri, chart_type: 'pie', title: 'Share by channel' } };
+    },
+  ]);
+  const host = newHost(presenter);
+  try {
+    await host.start();
+    const q = await query(host, 'channels');
+    uri = q.uri;
+    const r = await chart(host, {});
+    assert.equal(presenter.prompts.length, 1);
+    assert.deepEqual([r.structuredContent.chart_type, r.structuredContent.x], ['pie', 'channel_name']);
+    assert.equal(r.structuredContent.total, q.summary.revenue);
+  } finally {
+    await host.close();
   }
 });

@@ -154,8 +154,15 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
           if (source === undefined) shape.data_source = dataSource;
           if (type === undefined) shape.chart_type = chartType;
           if (heading === undefined) shape.title = title.optional();
-          const message =
-            'Which chart? Give the data source (a CSV file in your roots, or a query result such as sales://results/{id}), the chart type and an optional title.';
+          // The query results the host handed over (their roots are named with the result URIs), newest last.
+          const recent =
+            source === undefined && ctx.supports('roots')
+              ? (await ctx.roots())
+                  .map((r) => r.name)
+                  .filter((n): n is string => n !== undefined && isResultUri(n))
+                  .slice(-5)
+              : [];
+          const message = `Which chart? Give the data source (a CSV file in your roots, or a query result such as sales://results/{id}), the chart type and an optional title.${recent.length ? ` Recent query results: ${recent.join(', ')}.` : ''}`;
           const answer = await ctx.elicit(message, z.object(shape));
           if (answer.action !== 'accept')
             return errorResult(

@@ -251,7 +251,9 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   const queryResults = new QueryResultRoots(
     {
       roots,
-      capabilities: (name) => (servers.state(name).status === 'running' ? servers.info(name)?.serverCapabilities : undefined),
+      // Known once connected (a consumer asks roots/list while it starts, before it is 'running').
+      capabilities: (name) => servers.info(name)?.serverCapabilities,
+      ensureRunning: async (name) => void (await servers.ensureRunning(name)),
       names: () => servers.names(),
       readResource: (server, uri, signal) =>
         new Promise((resolve, reject) => {

@@ -50,8 +50,10 @@ export function queryResultRole(capabilities: unknown): { produces: string[]; co
 /** The parts of the host the capture needs. */
 export interface QueryResultDeps {
   roots: RootRegistry;
-  /** Capabilities of a running server, `undefined` when it is not running. */
+  /** Capabilities of a connected server, `undefined` before it first connects. */
   capabilities(server: string): unknown;
+  /** Starts a lazy server (so its capabilities are known). */
+  ensureRunning(server: string): Promise<void>;
   /** Names of every configured server. */
   names(): string[];
   readResource(server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
@@ -106,7 +108,7 @@ export class QueryResultRoots {
     return queryResultRole(this.#deps.capabilities(server)).consumes;
   }
 
-  /** The running server whose declared `produces` templates match `uri`, if any. */
+  /** The connected server whose declared `produces` templates match `uri`, if any (a lazy producer that never ran is not known). */
   producerOf(uri: string): string | undefined {
     for (const name of this.#deps.names()) {
       const { produces } = queryResultRole(this.#deps.capabilities(name));
@@ -127,10 +129,15 @@ export class QueryResultRoots {
 
   /** Before a call to a consumer: captures any top-level string argument that is an uncaptured result URI. */
   async beforeCall(server: string, args: Record<string, unknown>): Promise<void> {
+    const wanted = Object.values(args).filter(
+      (v): v is string =>
+        typeof v === 'string' && v.length <= 2048 && !this.#byResource.has(v) && /^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^file:/i.test(v),
+    );
+    if (wanted.length === 0) return;
+    // A lazy consumer that has not run yet: start it (the call would) so its capabilities are known.
+    if (this.#deps.capabilities(server) === undefined) await this.#deps.ensureRunning(server).catch(() => undefined);
     if (!this.isConsumer(server)) return;
-    for (const v of Object.values(args)) {
-      if (typeof v !== 'string' || v.length > 2048 || this.#byResource.has(v) || !/^[a-z][a-z0-9+.-]*:/i.test(v) || /^file:/i.test(v))
-        continue;
+    for (const v of wanted) {
       const producer = this.producerOf(v);
       if (producer && producer !== server) await this.capture(producer, v);
     }
