@@ -217,7 +217,8 @@ export function tableFromQueryResult(text: string, source = 'query result'): Tab
   }
   const table = r.data.config?.table;
   const sum = r.data.summary;
-  const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  // Written as the query's own text writes it (`revenue ¥493667.30`), so the two read alike side by side.
+  const money = (n: number) => `¥${n.toFixed(2)}`;
   // Orders: one row per order, and the result lists only the newest ones. A chart of the rows listed
   // would mislead, so the chart is the whole result's totals over time, and says so.
   if ((table === 'orders' || (table === undefined && r.data.truncated)) && sum) {
