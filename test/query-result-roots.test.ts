@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createHost, HeadlessPresenter, ScriptedPresenter } from '../src/host/index.js';
 import type { Host, HostConfig } from '../src/host/index.js';
 import { resolveConfig } from '../src/cli/defaults.js';
+import { eraVerdictKey, processEraVerdicts } from '../src/host/servers/era-verdict.js';
 import { QUERY_RESULT_ROOTS_CAPABILITY } from '../src/host/roots/query-results.js';
 import { QUERY_RESULT_ROOTS_CAPABILITY as CHARTS_CAP } from '../servers/charts/server.js';
 import { QUERY_RESULT_ROOTS_CAPABILITY as SALES_CAP } from '../servers/sales/server.js';
@@ -135,21 +136,39 @@ test('each table gets a default chart whose encoded total equals the query total
   }
 });
 
-test('overlapping queries and charts: each chart gets its own result', { skip, timeout: 180_000 }, async () => {
-  const host = newHost();
-  try {
-    await host.start();
-    const regions = ['北京', '上海', '广州', '深圳'];
-    const qs = await Promise.all(regions.map((region) => query(host, 'regions', { region })));
-    const charts = await Promise.all(qs.map((q) => chart(host, { data_source: q.uri, chart_type: 'bar' })));
-    charts.forEach((c, i) => {
-      assert.equal(c.structuredContent.data_source, qs[i].uri);
-      assert.equal(c.structuredContent.total, qs[i].summary.revenue, regions[i]);
-    });
-  } finally {
-    await host.close();
-  }
-});
+for (const era of ['modern', 'legacy'] as const) {
+  test(`${era === 'modern' ? '2026-07-28 (MRTR)' : '2025-11-25 (push)'} over stdio: overlapping queries and charts each get their own result, and a result made after charts read its roots reaches it`, {
+    skip,
+    timeout: 180_000,
+  }, async () => {
+    // Pin the era as a cached verdict would (no store: the process-wide verdicts), so the same servers
+    // run on 2025-11-25 too: roots/list pushed and cached by charts, notifications/roots/list_changed.
+    for (const def of Object.values(config.servers))
+      await processEraVerdicts.putEraVerdict({ defHash: eraVerdictKey(def), era, verifiedAt: Date.now() });
+    const host = newHost();
+    try {
+      await host.start();
+      assert.deepEqual(
+        host.listServers().map((s) => s.era),
+        [era, era],
+      );
+      const regions = ['北京', '上海', '广州', '深圳'];
+      const qs = await Promise.all(regions.map((region) => query(host, 'regions', { region })));
+      const charts = await Promise.all(qs.map((q) => chart(host, { data_source: q.uri, chart_type: 'bar' })));
+      charts.forEach((c, i) => {
+        assert.equal(c.structuredContent.data_source, qs[i].uri);
+        assert.equal(c.structuredContent.total, qs[i].summary.revenue, regions[i]);
+      });
+      // charts has read (and on 2025-11-25 cached) its roots; a new result must still reach it.
+      const later = await query(host, 'channels', { region: '成都' });
+      const c = await chart(host, { data_source: later.uri });
+      assert.equal(c.structuredContent.total, later.summary.revenue);
+    } finally {
+      await host.close();
+      for (const def of Object.values(config.servers)) await processEraVerdicts.deleteEraVerdict(eraVerdictKey(def));
+    }
+  });
+}
 
 test('after a restart, a result URI from before is handed over again (sales kept it)', { skip, timeout: 180_000 }, async () => {
   let uri: string;

@@ -254,6 +254,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       // Known once connected (a consumer asks roots/list while it starts, before it is 'running').
       capabilities: (name) => servers.info(name)?.serverCapabilities,
       ensureRunning: async (name) => void (await servers.ensureRunning(name)),
+      announced: async () => void (await Promise.all([...notifying])),
       names: () => servers.names(),
       readResource: (server, uri, signal) =>
         new Promise((resolve, reject) => {
@@ -271,11 +272,18 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   const lazy = (name: string) => isLazy(config, config.servers[name] ?? { name });
   servers.events.on('stderr', (e: { server: string; line: string }) => emit({ type: 'stderr', server: e.server, line: e.line }));
 
+  // list_changed notifications in flight: a query-result root is announced before the call that made it returns.
+  const notifying = new Set<Promise<unknown>>();
   roots.on('change', (change) => {
     emit({ type: 'roots', change });
     for (const s of change.servers) {
-      if (servers.state(s).status === 'running')
-        void servers.sendRootsListChanged(s).catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`));
+      if (servers.state(s).status === 'running') {
+        const p: Promise<unknown> = servers
+          .sendRootsListChanged(s)
+          .catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`))
+          .finally(() => notifying.delete(p));
+        notifying.add(p);
+      }
     }
   });
 

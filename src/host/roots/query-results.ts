@@ -54,6 +54,8 @@ export interface QueryResultDeps {
   capabilities(server: string): unknown;
   /** Starts a lazy server (so its capabilities are known). */
   ensureRunning(server: string): Promise<void>;
+  /** Resolves when the `notifications/roots/list_changed` sent so far have gone out (2025 eras). */
+  announced?(): Promise<void>;
   /** Names of every configured server. */
   names(): string[];
   readResource(server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
@@ -125,6 +127,8 @@ export class QueryResultRoots {
       if (c.type !== 'resource_link' || typeof c.uri !== 'string') continue;
       if (produces.some((t) => this.#matcher(t)?.test(c.uri))) await this.capture(server, c.uri);
     }
+    // A consumer that cached its roots (2025 eras) is told before anyone can ask it to chart the result.
+    await this.#deps.announced?.();
   }
 
   /** Before a call to a consumer: captures any top-level string argument that is an uncaptured result URI. */
@@ -141,6 +145,7 @@ export class QueryResultRoots {
       const producer = this.producerOf(v);
       if (producer && producer !== server) await this.capture(producer, v);
     }
+    await this.#deps.announced?.();
   }
 
   /**
