@@ -118,6 +118,11 @@ test('beforeCall: only a consumer, only an uncaptured result URI of another serv
     assert.deepEqual(t.reads, ['sales sales://results/dddd']);
     await t.qr.beforeCall('charts', { data_source: 'sales://results/dddd' });
     assert.equal(t.reads.length, 1, 'captured once');
+    // Removed by a person (console Roots panel): the next call hands it over again.
+    t.roots.remove(t.roots.list()[0].uri);
+    await t.qr.beforeCall('charts', { data_source: 'sales://results/dddd' });
+    assert.equal(t.reads.length, 2, 'captured again');
+    assert.equal(t.roots.list().length, 1);
     // A failing read is logged, not thrown: the consumer then says the result is missing.
     const failing = setup({
       read: () => {

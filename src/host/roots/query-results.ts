@@ -135,7 +135,7 @@ export class QueryResultRoots {
   async beforeCall(server: string, args: Record<string, unknown>): Promise<void> {
     const wanted = Object.values(args).filter(
       (v): v is string =>
-        typeof v === 'string' && v.length <= 2048 && !this.#byResource.has(v) && /^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^file:/i.test(v),
+        typeof v === 'string' && v.length <= 2048 && !this.#live(v) && /^[a-z][a-z0-9+.-]*:\/\//i.test(v) && !/^file:/i.test(v),
     );
     if (wanted.length === 0) return;
     // A lazy consumer that has not run yet: start it (the call would) so its capabilities are known.
@@ -199,6 +199,12 @@ export class QueryResultRoots {
     for (const e of [...this.#byResource.values()]) this.#drop(e);
     if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
     this.#dir = undefined;
+  }
+
+  /** Captured and its root still registered (a person may remove it in the console's Roots panel). */
+  #live(resource: string): boolean {
+    const e = this.#byResource.get(resource);
+    return e !== undefined && this.#deps.roots.get(e.root) !== undefined;
   }
 
   #drop(e: QueryResultRoot): void {
