@@ -11,7 +11,7 @@
  * {consumes: true}` to receive them. It needs no copy of the sales server.
  */
 import { createHash } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/v4';
 import { ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
@@ -22,7 +22,6 @@ import { ChartDataError, parseCsv, readCsvFile, tableFromQueryResult } from './d
 import type { Table } from './data.js';
 import { CHART_TYPES } from './infer.js';
 import { DataPathError, resolveDataPath } from './paths.js';
-import { readFile } from 'node:fs/promises';
 
 /** The experimental capability of query-result roots (same string as `src/host/roots/query-results.ts`). */
 export const QUERY_RESULT_ROOTS_CAPABILITY = 'parley/queryResultRoots';
