@@ -187,7 +187,7 @@ test('the bundled servers are discovered from their templates: sales://results/{
     {
       servers: {
         sales: def('sales', ['--db', join(dir, 'sales.db')]),
-        charts: def('charts', ['--with-sales', '--sales-db', join(dir, 'sales.db')]),
+        charts: def('charts', []),
       },
       routes: [],
       presets: {},

@@ -17,6 +17,7 @@ import { effectiveRootPolicy, isLazy, type HostConfig, type InputDef, type RootP
 import type { Presenter } from './presenter.js';
 import { RootRegistry } from './roots/index.js';
 import { feedDiscovery } from './roots/discovery.js';
+import { QueryResultRoots } from './roots/query-results.js';
 import type { RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
 import type { ServerState } from './servers/index.js';
@@ -56,6 +57,12 @@ export interface HostOptions {
   signInTimeoutMs?: number;
   /** Clock for token expiry (tests), epoch ms. @default Date.now */
   now?: () => number;
+  /**
+   * Folder for query-result roots (results handed from a producing server to consuming ones,
+   * `roots/query-results.ts`); a `session-*` folder is made inside and removed by `close()`.
+   * @default a new `parley-query-results-*` folder in the OS temp dir
+   */
+  queryResultsDir?: string;
 }
 
 /** Events for UIs: server states, stderr lines, pending prompts, roots changes, tool calls. */
@@ -241,14 +248,42 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   });
   servers.events.on('state', (e: { server: string; state: ServerState }) => emit({ type: 'server', server: e.server, state: e.state }));
   const discovered = feedDiscovery(roots, servers, opts.log);
+  const queryResults = new QueryResultRoots(
+    {
+      roots,
+      // Known once connected (a consumer asks roots/list while it starts, before it is 'running').
+      capabilities: (name) => servers.info(name)?.serverCapabilities,
+      ensureRunning: async (name) => void (await servers.ensureRunning(name)),
+      announced: async () => void (await Promise.all([...notifying])),
+      names: () => servers.names(),
+      readResource: (server, uri, signal) =>
+        new Promise((resolve, reject) => {
+          const onAbort = () => reject(new Error(`no answer within the bound (${String(signal.reason ?? 'timeout')})`));
+          signal.addEventListener('abort', onAbort, { once: true });
+          servers
+            .readResource(server, uri)
+            .then(resolve, reject)
+            .finally(() => signal.removeEventListener('abort', onAbort));
+        }),
+      log: opts.log,
+    },
+    { dir: opts.queryResultsDir },
+  );
   const lazy = (name: string) => isLazy(config, config.servers[name] ?? { name });
   servers.events.on('stderr', (e: { server: string; line: string }) => emit({ type: 'stderr', server: e.server, line: e.line }));
 
+  // list_changed notifications in flight: a query-result root is announced before the call that made it returns.
+  const notifying = new Set<Promise<unknown>>();
   roots.on('change', (change) => {
     emit({ type: 'roots', change });
     for (const s of change.servers) {
-      if (servers.state(s).status === 'running')
-        void servers.sendRootsListChanged(s).catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`));
+      if (servers.state(s).status === 'running') {
+        const p: Promise<unknown> = servers
+          .sendRootsListChanged(s)
+          .catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`))
+          .finally(() => notifying.delete(p));
+        notifying.add(p);
+      }
     }
   });
 
@@ -298,7 +333,11 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       emit({ type: 'tool-call', server, tool, phase: 'start' });
       audit({ server, kind: 'tool-call', action: 'start', detail: { tool } });
       try {
+        // Query-result roots (roots/query-results.ts): a result URI argument to a consumer is handed over
+        // first; a producer's linked results become roots for the consumers.
+        await queryResults.beforeCall(server, args);
         const result = await servers.callTool(server, tool, args, o);
+        await queryResults.afterCall(server, result);
         const durationMs = Date.now() - started;
         emit({ type: 'tool-call', server, tool, phase: 'end', isError: result.isError === true, durationMs });
         audit({ server, kind: 'tool-call', action: result.isError ? 'error' : 'ok', durationMs, detail: { tool } });
@@ -328,7 +367,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
           scope: userScope,
           roots: roots
             .list()
-            .filter((r) => r.source !== 'config')
+            .filter((r) => r.source !== 'config' && !r.audience)
             .map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })),
           answers,
           config: body.config ?? activePreset?.config ?? {},
@@ -386,6 +425,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       await servers.stopAll();
       await callback.close();
       await Promise.all([...writes, roots.ready, roots.flush()]);
+      queryResults.close();
       roots.close();
     },
   };
