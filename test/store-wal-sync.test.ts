@@ -1,5 +1,6 @@
 // Group commit with synchronous=FULL: the batch commits on the event loop without a sync, the WAL's
-// fsync runs on libuv's thread pool, and an append resolves only after that fsync. While the fsync is
+// fsync runs on libuv's thread pool, and an append resolves only after that fsync; appends made while
+// an fsync is in flight are committed together when it completes. While the fsync is
 // held here (fs.fsync intercepted), the process keeps serving: timers run and reads see the row.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,6 +35,7 @@ test('appendAudit on a FULL file store: committed at once, resolved only after a
   const second = store.appendAudit(rec(2)).then((id) => (resolved++, id));
   await new Promise((r) => setTimeout(r, 5));
   assert.equal(held.length, 1, 'one fsync at a time');
+  assert.equal((await store.queryAudit({})).length, 2, 'a read sees every append made before it, also one waiting for the fsync');
   held.shift()!(null);
   assert.equal(await first, 1);
   assert.equal(resolved, 1, 'the second batch committed after the first fsync started, so it waits for its own');

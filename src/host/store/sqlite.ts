@@ -175,7 +175,8 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
       const mapped = err ? toStoreError(err, file, 'append an audit record') : undefined;
       for (const { batch, ids } of mine) batch.forEach((b, n) => (mapped ? b.reject(mapped) : b.resolve(ids[n])));
       if (unsynced.length) startSync();
-      else drained.splice(0).forEach((f) => f());
+      if (queue.length) schedule(); // appends that waited for this fsync: one commit for all of them
+      if (!syncing) drained.splice(0).forEach((f) => f());
     };
     try {
       walFd ??= openSync(`${file}-wal`, 'r');
@@ -215,8 +216,13 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
     }
   }
 
+  /**
+   * Commits the queue at the end of this turn; while an fsync is in flight, when it completes (its
+   * callback calls this again): a batch committed meanwhile would wait for the next fsync anyway, and
+   * one commit for all of them writes each touched page once.
+   */
   function schedule(): void {
-    if (scheduled || queue.length === 0) return;
+    if (scheduled || queue.length === 0 || syncing) return;
     scheduled = setImmediate(() => {
       if (txDone) void txDone.then(schedule, schedule);
       else if (closed) {
