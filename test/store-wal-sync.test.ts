@@ -53,3 +53,22 @@ test('appendAudit on a FULL file store: committed at once, resolved only after a
   syncBuiltinESMExports();
   await store.close();
 });
+
+test('an append queued while a transaction() is open commits when the transaction ends', async (t) => {
+  for (const synchronous of ['FULL', 'NORMAL'] as const) {
+    const store = openSqliteStore(join(tempDir(t), `${synchronous}.db`), { synchronous });
+    let appended: Promise<number> | undefined;
+    await store.transaction(async (tx) => {
+      appended = store.appendAudit(rec(1));
+      // The group commit's turn passes while the transaction holds the store.
+      await new Promise((r) => setTimeout(r, 20));
+      await tx.loadPreset({ tenant: 'default', user: 'u', session: null }, 'none').catch(() => undefined);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${synchronous}: the append did not commit within 2000 ms after the transaction`)), 2000);
+    });
+    assert.equal(await Promise.race([appended!, bound]).finally(() => clearTimeout(timer)), 1);
+    await store.close();
+  }
+});

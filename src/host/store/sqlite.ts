@@ -224,10 +224,9 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   function schedule(): void {
     if (scheduled || queue.length === 0 || syncing) return;
     scheduled = setImmediate(() => {
+      scheduled = undefined; // else the retry below after a transaction() would find it set and return
       if (txDone) void txDone.then(schedule, schedule);
-      else if (closed) {
-        scheduled = undefined;
-      } else flush();
+      else if (!closed) flush();
     });
   }
 
