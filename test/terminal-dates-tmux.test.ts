@@ -80,4 +80,19 @@ describe('terminal: date formats and a crashed server', { skip: hasTmux ? false 
       spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
     }
   });
+
+  it('the asking server killed while its form is shown: the terminal says it stopped while asking, once', { timeout: T }, async () => {
+    const s = start();
+    try {
+      await waitFor(s, /asker is asking[\s\S]*Day \(day\) \*/);
+      process.kill(Number(readFileSync(join(dir, 'asker.pid'), 'utf8')), 'SIGKILL');
+      const out = await waitFor(s, /EXIT=\d/);
+      const said = out.match(/asker stopped while asking: "Which day\?" \(closed unanswered; the tool call that asked failed\)/g) ?? [];
+      assert.equal(said.length, 1, out);
+      assert.doesNotMatch(out, /withdrew its request/);
+      assert.match(out, /EXIT=1/);
+    } finally {
+      spawnSync('tmux', ['kill-session', '-t', s], { timeout: 5_000 });
+    }
+  });
 });
