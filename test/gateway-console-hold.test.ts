@@ -110,6 +110,32 @@ describe('gateway: calls waiting for the console', () => {
     }
   });
 
+  it('calling again before the person answered waits for the same call, with progress for the prompt still open', {
+    timeout: 60_000,
+  }, async () => {
+    const c = new Client({ name: 'no-elicit-again', version: '1' }, { capabilities: {} });
+    const t = new StreamableHTTPClientTransport(new URL(url));
+    await c.connect(t);
+    const shownBefore = console.shown;
+    try {
+      const first = (await c.callTool({ name: 'v1__ask', arguments: { n: 'again' } })) as { isError?: boolean };
+      assert.equal(first.isError, true, 'held past the bound');
+      const notes: Array<{ message?: string }> = [];
+      const second = c.callTool(
+        { name: 'v1__ask', arguments: { n: 'again' } },
+        { onprogress: (p) => void notes.push(p), timeout: 1_000, resetTimeoutOnProgress: true, maxTotalTimeout: 30_000 },
+      );
+      await waitUntil(() => notes.length >= 3, { ms: 20_000 });
+      assert.match(notes[0].message ?? '', /v1 asks for fields name, which this client cannot show/);
+      console.waiting.shift()!.answer({ action: 'accept', content: { name: 'again' } });
+      assert.equal(text((await second) as never), 'hello again');
+      assert.equal(console.shown - shownBefore, 1, 'one downstream call, one prompt');
+    } finally {
+      await t.terminateSession().catch(() => undefined);
+      await c.close();
+    }
+  });
+
   it('two held calls with other arguments, answered and picked up in crossed order, each get their own result', {
     timeout: 60_000,
   }, async () => {

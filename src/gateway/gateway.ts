@@ -363,26 +363,33 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       entry.active.push(carrier);
       const up = entry;
       // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
-      // its own signal, which the upstream cancel reaches only while this request waits for it.
-      const key = { user: sp.user, tool: exposed, args };
-      const down = new AbortController();
-      const onCancel = () => down.abort(sdk.mcpReq.signal.reason);
-      sdk.mcpReq.signal.addEventListener('abort', onCancel, { once: true });
-      const run = holds.take(key) ?? sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: down.signal });
-      const held = holds.watch(key, run, {
-        progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
-        notify: (n) => sdk.mcpReq.notify(n as never),
-        tool: exposed,
-      });
-      up.watches.push(held.watch);
+      // its own signal, which the upstream cancel reaches only while this request waits for it. Its watch
+      // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
+      const held = holds.start(
+        { user: sp.user, tool: exposed, args },
+        (signal) => sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal }),
+        {
+          progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
+          notify: (n) => sdk.mcpReq.notify(n as never),
+          tool: exposed,
+        },
+        sdk.mcpReq.signal,
+      );
+      if (held.started) {
+        up.watches.push(held.watch);
+        const done = () => {
+          const i = up.watches.indexOf(held.watch);
+          if (i >= 0) up.watches.splice(i, 1);
+        };
+        held.run.then(done, done);
+      }
       try {
         return finish(await held.outcome, up);
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
       } finally {
-        sdk.mcpReq.signal.removeEventListener('abort', onCancel);
-        up.watches.splice(up.watches.indexOf(held.watch), 1);
+        held.release();
         up.active.splice(up.active.indexOf(carrier), 1);
         if (up.active.length === 0) sp.calls.delete(sessionId);
       }
