@@ -11,7 +11,8 @@
  *   timeouts;
  * - past that bound, the tool result says where to answer and to call the tool again with the same
  *   arguments: that call picks up the same downstream call (kept {@link HoldOptions.keepMs}) instead of
- *   starting another.
+ *   starting another. Calling again before the person answered waits for that call, with progress for
+ *   the prompt still open ({@link ConsoleHolds.start}; 2025 eras and 2026-07-28 clients alike).
  *
  * Spec: 2025-11-25 basic/utilities/progress (tokens, increasing progress, human-readable message).
  * @module
