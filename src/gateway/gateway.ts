@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
-import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
+import type { Host, HostConfig, Presenter, PromptView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
@@ -363,26 +363,33 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       entry.active.push(carrier);
       const up = entry;
       // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
-      // its own signal, which the upstream cancel reaches only while this request waits for it.
-      const key = { user: sp.user, tool: exposed, args };
-      const down = new AbortController();
-      const onCancel = () => down.abort(sdk.mcpReq.signal.reason);
-      sdk.mcpReq.signal.addEventListener('abort', onCancel, { once: true });
-      const run = holds.take(key) ?? sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: down.signal });
-      const held = holds.watch(key, run, {
-        progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
-        notify: (n) => sdk.mcpReq.notify(n as never),
-        tool: exposed,
-      });
-      up.watches.push(held.watch);
+      // its own signal, which the upstream cancel reaches only while this request waits for it. Its watch
+      // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
+      const held = holds.start(
+        { user: sp.user, tool: exposed, args },
+        (signal) => sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal }),
+        {
+          progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
+          notify: (n) => sdk.mcpReq.notify(n as never),
+          tool: exposed,
+        },
+        sdk.mcpReq.signal,
+      );
+      if (held.started) {
+        up.watches.push(held.watch);
+        const done = () => {
+          const i = up.watches.indexOf(held.watch);
+          if (i >= 0) up.watches.splice(i, 1);
+        };
+        held.run.then(done, done);
+      }
       try {
         return finish(await held.outcome, up);
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
       } finally {
-        sdk.mcpReq.signal.removeEventListener('abort', onCancel);
-        up.watches.splice(up.watches.indexOf(held.watch), 1);
+        held.release();
         up.active.splice(up.active.indexOf(carrier), 1);
         if (up.active.length === 0) sp.calls.delete(sessionId);
       }
@@ -391,6 +398,56 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
     // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it}.
     const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown; a?: unknown; raw?: unknown } | undefined;
+    if (state === undefined && !modes.form && !modes.url && holds.active()) {
+      // A client that declared no elicitation: nothing can be parked for it, every prompt goes to the
+      // console; the call waits for it as a 2025-era one does (./hold.ts: progress, then "call again").
+      // One tag per user, as a 2025-era session's: a 2025-era server's prompt cannot be told apart
+      // between concurrent calls, so it is shown to the watch of each.
+      const tag = `console-hold:${sp.user}`;
+      let entry = sp.calls.get(tag) as (UpstreamCall & { watches: Set<ConsoleWatch> }) | undefined;
+      if (!entry) {
+        const watches = new Set<ConsoleWatch>();
+        const e = {
+          modes,
+          revision: era.revision,
+          failures: [],
+          watches,
+          ask: () => Promise.reject(new Error('the client declared no elicitation')),
+          console: {
+            opened: (p: PromptView) => watches.forEach((w) => w.opened(p)),
+            closed: (p: PromptView) => watches.forEach((w) => w.closed(p)),
+          },
+        };
+        sp.calls.set(tag, (entry = e));
+      }
+      const calls = entry;
+      const held = holds.start(
+        { user: sp.user, tool: exposed, args },
+        (signal) => sp.host.callTool(target.server, target.name, args, { tag, signal }),
+        {
+          progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
+          notify: (n) => sdk.mcpReq.notify(n as never),
+          tool: exposed,
+        },
+        sdk.mcpReq.signal,
+      );
+      if (held.started) {
+        calls.watches.add(held.watch);
+        const done = () => {
+          calls.watches.delete(held.watch);
+          if (calls.watches.size === 0 && sp.calls.get(tag) === calls) sp.calls.delete(tag);
+        };
+        held.run.then(done, done);
+      }
+      try {
+        return finish(await held.outcome, { ...calls, failures: [] });
+      } catch (e) {
+        if (sdk.mcpReq.signal.aborted) throw e;
+        return failed(e, { ...calls, failures: [] });
+      } finally {
+        held.release();
+      }
+    }
     let parked;
     if (state !== undefined) {
       if (typeof state !== 'object' || state === null || typeof state.p !== 'string')

@@ -14,7 +14,7 @@
  */
 import _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { FORMAT_CHECKS } from './formats.js';
+import { FORMAT_CHECKS, FORMAT_HINTS } from './formats.js';
 import { schemaHash } from './hash.js';
 import { isObj, setOwn, tooDeep } from './safe.js';
 import { child } from './pointer.js';
@@ -229,7 +229,12 @@ function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
       return {
         ...base,
         path: e.instancePath,
-        message: `${label} must be a valid ${p.format}${p.format === 'date-time' ? ' (RFC 3339 with a time zone, e.g. 2025-01-31T09:00:00Z)' : p.format === 'date' ? ' (YYYY-MM-DD, a real calendar date)' : ''}`,
+        message:
+          p.format === 'date'
+            ? `${label} must be a real calendar date written ${FORMAT_HINTS.date}`
+            : p.format === 'date-time'
+              ? `${label} must be a date and time written ${FORMAT_HINTS['date-time']}`
+              : `${label} must be a valid ${p.format}`,
       };
     case 'not':
       return { ...base, path: e.instancePath, message: `${label} cannot be answered: its schema is outside the subset` };

@@ -360,7 +360,7 @@ export class Connection {
   /** Closes the client (the stdio transport then ends stdin, SIGTERM, SIGKILL: see manager docs). */
   async close(reason = 'server stopped'): Promise<void> {
     this.#closing = true;
-    this.#abortAll(reason);
+    this.#abortAll(reason, true);
     this.#life.abort(new Error(reason));
     await this.client.close().catch(() => {});
     this.#closed = true;
@@ -371,8 +371,14 @@ export class Connection {
     this.#abortAll(reason);
   }
 
-  #abortAll(reason: string): void {
-    for (const p of this.#pending.values()) p.abort(new Error(reason));
+  /**
+   * `closed`: the connection ends (the server exited, or parley stops it); the reason then carries the
+   * SDK's `code: 'CONNECTION_CLOSED'`, so presenters say "*server* stopped while asking" once for all
+   * its prompts instead of a withdrawal per request (src/ui/server-stop.ts).
+   */
+  #abortAll(reason: string, closed = false): void {
+    for (const p of this.#pending.values())
+      p.abort(closed ? Object.assign(new Error(reason), { code: 'CONNECTION_CLOSED' }) : new Error(reason));
   }
 
   /** Aborts the broker calls for the server's request `id` (legacy eras); whether there was one. */
@@ -441,7 +447,7 @@ export class Connection {
     const prevClose = this.client.onclose;
     this.client.onclose = () => {
       prevClose?.();
-      this.#abortAll('server connection closed');
+      this.#abortAll('server connection closed', true);
       this.#life.abort(new Error('server connection closed'));
       const unexpected = !this.#closing && !this.#closed;
       this.#closed = true;

@@ -41,6 +41,7 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
         capabilities: s.capabilities as Record<string, unknown> | undefined,
         stderr: s.stderr.slice(-50),
         transport: s.type,
+        lazy: s.lazy,
       })),
     async restartServer(name) {
       await host.servers.stop(name);
