@@ -17,7 +17,8 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { text } from './fixtures/toolkit/peers.js';
-import { clusterSkipReason, IDS, startCluster, TOKENS } from './helpers/replicas.js';
+import { existsSync } from 'node:fs';
+import { clusterSkipReason, IDS, NGINX, startCluster, TOKENS } from './helpers/replicas.js';
 import type { Cluster } from './helpers/replicas.js';
 import { pgSkipReason } from './helpers/postgres.js';
 
@@ -199,6 +200,32 @@ describe('2025-era sessions on three replicas without affinity', { skip: cluster
     } finally {
       await s.close();
     }
+  });
+
+  it('through nginx in round-robin (the docs/scaling.md example): SDK v1 and v2 2025-era sessions and 2026-07-28 clients get their own prompts', async (t) => {
+    if (!c) return t.skip(pgSkipReason);
+    if (!existsSync(NGINX) && !process.env.CI) return t.skip(`${NGINX} not found: install Debian package nginx`);
+    const url = await c.nginx();
+    const runs = IDS.flatMap((id) => (['v1', 'v2', 'modern'] as const).map((kind) => ({ id, kind, tag: `${id}-${kind}` })));
+    const got = await Promise.all(
+      runs.map(async ({ id, kind, tag }) => {
+        const s = kind === 'modern' ? await modernClient(id, url) : await legacyClient(kind, id, url);
+        try {
+          const out: string[] = [];
+          for (let n = 0; n < 3; n++) {
+            s.state.answer = `${tag}#${n}`;
+            out.push(await s.call('v2__ask'));
+          }
+          return out;
+        } finally {
+          await s.close().catch(() => undefined);
+        }
+      }),
+    );
+    assert.deepEqual(
+      got,
+      runs.map(({ tag }) => [0, 1, 2].map((n) => `hello ${tag}#${n}`)),
+    );
   });
 
   it('1,000 interleaved elicitations, 2 tenants × 2 users × 4 sessions (2025 push v1/v2, 2026-07-28 MRTR) through HAProxy round-robin: 0 cross-deliveries, 0 lost answers', async (t) => {

@@ -77,6 +77,41 @@ export function haproxyConfig(lbPort: number, ports: number[]): string {
   ].join('\n');
 }
 
+export const NGINX = '/usr/sbin/nginx';
+
+/** The nginx configuration docs/scaling.md shows (round-robin, no affinity), with its files under `dir`. */
+export function nginxConfig(dir: string, lbPort: number, ports: number[]): string {
+  return [
+    ...(process.getuid?.() === 0 ? ['user root;'] : []),
+    'worker_processes 1;',
+    `pid ${dir}/nginx.pid;`,
+    `error_log ${dir}/nginx-error.log;`,
+    'events { worker_connections 1024; }',
+    'http {',
+    '  access_log off;',
+    ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${dir}/nginx-${k};`),
+    '  upstream parley {',
+    ...ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`),
+    '    keepalive 32;',
+    '  }',
+    '  server {',
+    `    listen 127.0.0.1:${lbPort};`,
+    '    location /mcp {',
+    '      proxy_pass http://parley;',
+    '      proxy_http_version 1.1;',
+    '      proxy_set_header Connection "";',
+    '      proxy_set_header Host $host;',
+    '      proxy_buffering off;',
+    '      proxy_request_buffering off;',
+    '      proxy_read_timeout 1800s;',
+    '      proxy_next_upstream error timeout;',
+    '    }',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+}
+
 export interface Replica {
   port: number;
   url: string;
@@ -93,6 +128,8 @@ export interface Cluster {
   kill(i: number, signal: NodeJS.Signals): Promise<void>;
   /** Starts replica i again on its port. */
   restart(i: number): Promise<void>;
+  /** Starts nginx (round-robin, {@link nginxConfig}) in front of the replicas; returns its MCP URL. */
+  nginx(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -120,6 +157,7 @@ export async function startCluster(o: { replicas: number; env?: Record<string, s
   );
   const replicas: Replica[] = [];
   let haproxy: ChildProcess | undefined;
+  let nginx: ChildProcess | undefined;
 
   async function startReplica(port: number): Promise<Replica> {
     const child = spawn(
@@ -148,6 +186,7 @@ export async function startCluster(o: { replicas: number; env?: Record<string, s
 
   const stop = async () => {
     haproxy?.kill('SIGTERM');
+    nginx?.kill('SIGTERM');
     for (const r of replicas) {
       r.child.kill('SIGCONT');
       r.child.kill('SIGKILL');
@@ -197,6 +236,33 @@ export async function startCluster(o: { replicas: number; env?: Record<string, s
       },
       async restart(i) {
         replicas[i] = await startReplica(replicas[i].port);
+      },
+      async nginx() {
+        const port = await freePort();
+        const ncfg = join(dir, 'nginx.conf');
+        writeFileSync(
+          ncfg,
+          nginxConfig(
+            dir,
+            port,
+            replicas.map((r) => r.port),
+          ),
+        );
+        const checked = spawnSync(NGINX, ['-t', '-c', ncfg, '-p', dir], { encoding: 'utf8' });
+        if (checked.status !== 0) throw new Error(`nginx -t: ${checked.stdout}${checked.stderr}`);
+        nginx = spawn(NGINX, ['-c', ncfg, '-p', dir, '-g', 'daemon off;'], { stdio: 'ignore' });
+        const url = `http://127.0.0.1:${port}/mcp`;
+        const end = Date.now() + START_MS;
+        while (
+          !(await fetch(url).then(
+            (r) => r.status === 401,
+            () => false,
+          ))
+        ) {
+          if (Date.now() > end) throw new Error('nginx did not answer');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return url;
       },
       stop,
     };
