@@ -13,6 +13,7 @@ const GROUPS: Record<string, () => Promise<{ run: () => Promise<BenchRow[]> }>> 
   startup: () => import('./startup.js'),
   gateway: () => import('./gateway.js'),
   flood: () => import('./flood.js'),
+  replicas: () => import('./replicas.js'),
 };
 
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));

@@ -63,6 +63,7 @@ export function haproxyConfig(lbPort: number, ports: number[]): string {
     '  timeout check 1s',
     '  retries 2',
     '  option redispatch',
+    '  option http-no-delay',
     'frontend mcp',
     `  bind 127.0.0.1:${lbPort}`,
     '  default_backend replicas',
