@@ -126,6 +126,9 @@ export class SessionRouter {
         res.end();
       };
       const up = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers });
+      // SSE messages are small and interactive: no Nagle delay on either leg.
+      up.setNoDelay(true);
+      res.socket?.setNoDelay(true);
       const unwatch = this.watch.watch(owner.url, (why) => {
         up.destroy();
         end(why);
