@@ -38,6 +38,7 @@ import type { Identity } from './oauth.js';
 import { gatewayIdentities, parseIdentity } from './users.js';
 import { checkForwardProof, FORWARD_HEADER, forwardRetry, isLoopbackUrl } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
+import { adminRoutes } from './admin.js';
 import type { WatchOptions } from './sessions-watch.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
@@ -507,6 +508,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       };
       if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
+      const admin = adminRoutes({ config, users, store: opts.store });
       // The resource URL is the served URL unless configured; with port 0 it is known after listen, so
       // the guard is made then (a request in between gets 503).
       let guard = oauth?.resource ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env }) : undefined;
@@ -527,7 +529,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
                 if (!guard) throw new HttpDenial(503, { 'retry-after': '1' }, '');
                 return guard.authenticate(req);
               },
-              routes: (pathname: string, req: IncomingMessage) => guard?.route(pathname, req),
+              // Tenant administrators' views (./admin.ts), then the OAuth metadata.
+              routes: (pathname: string, req: IncomingMessage) => admin(pathname, req) ?? guard?.route(pathname, req),
             }
           : {}),
       };

@@ -50,7 +50,7 @@ export interface HttpOptions {
    * Answers GET/OPTIONS requests for paths other than the endpoint (after the Host/Origin checks), e.g.
    * RFC 9728 metadata under `/.well-known/`. `undefined` falls through to the 404.
    */
-  routes?: (pathname: string, req: IncomingMessage) => HttpDenial | undefined;
+  routes?: (pathname: string, req: IncomingMessage) => HttpDenial | undefined | Promise<HttpDenial | undefined>;
   /**
    * A 2025-era session with no request for this long, and none open, is closed (clients that vanish
    * without HTTP DELETE would otherwise keep it forever), ms. Checked every `min(idle, 60 000)` ms.
@@ -250,7 +250,7 @@ export async function serve(
       if (origin !== undefined && !allowed.has(hostnameOf(origin) ?? '')) return deny(res, 403, `Origin "${origin}" is not allowed`);
       const pathname = new URL(req.url ?? '/', 'http://x').pathname;
       if (pathname !== path) {
-        const r = o.routes?.(pathname, req);
+        const r = await o.routes?.(pathname, req);
         if (r) return void res.writeHead(r.status, r.headers).end(r.body);
         return deny(res, 404, `no MCP endpoint here; use ${path}`);
       }
