@@ -86,7 +86,7 @@ export interface GatewayOptions {
   hold?: HoldOptions;
   /**
    * Liveness probes of the replicas this one forwards to (`./sessions-watch.ts`; with `secret` only).
-   * @default probe every 1000 ms, 2000 ms each, down after 2 misses or a refused connection
+   * @default probe every 1000 ms, 3000 ms each, down after 3 misses or a refused connection
    */
   replicaWatch?: WatchOptions;
 }

@@ -7,7 +7,7 @@
  * from the shared-secret proof of `./forward.ts` (`x-parley-forward`); `x-parley-hop` stops a second hop.
  *
  * When the owner dies or hangs (`./sessions-watch.ts`: a refused connection, or `misses` unanswered
- * liveness probes, 6 s with the defaults), every request of a forwarded POST whose SSE stream had started
+ * liveness probes, 12 s with the defaults), every request of a forwarded POST whose SSE stream had started
  * and has no answer yet gets a JSON-RPC error (-32603) naming the replica on that stream; a forwarded GET
  * stream ends; a request not answered at all yet (and any later one for that session) gets HTTP 404 with
  * a JSON-RPC error naming the replica, which SDK clients read as "the session is gone, initialize again"
@@ -34,8 +34,11 @@ export interface SessionRouterOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
-/** Request headers carried to the owner (everything else, credentials included, stays here). */
-const REQUEST_HEADERS = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+/**
+ * Request headers carried to the owner; everything else stays here. `authorization` goes along for
+ * OAuth access tokens, which the owner checks itself (a static token's user is vouched for by the proof).
+ */
+const REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
 /** Response headers carried back. */
 const RESPONSE_HEADERS = ['content-type', 'cache-control', 'mcp-session-id', 'mcp-protocol-version', 'allow'];
 

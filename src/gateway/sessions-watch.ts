@@ -6,7 +6,7 @@
  * down too (it hangs, e.g. SIGSTOP, or its machine is gone). Then every watcher of that URL is told, once.
  *
  * Bound: a dead owner is noticed within `everyMs` + a connection refusal; a hung one within
- * `misses × (everyMs + timeoutMs)`: 6 s with the defaults.
+ * `misses × (everyMs + timeoutMs)`: 12 s with the defaults.
  * @module
  */
 
@@ -14,13 +14,15 @@
 export interface WatchOptions {
   /** Pause between probes. @default 1000 */
   everyMs?: number;
-  /** Bound on one probe (until the response's headers). @default 2000 */
+  /** Bound on one probe (until the response's headers). @default 3000 */
   timeoutMs?: number;
-  /** Probes in a row without an answer that declare the owner down. @default 2 */
+  /** Probes in a row without an answer that declare the owner down. @default 3 */
   misses?: number;
 }
 
-export const DEFAULT_WATCH: Required<WatchOptions> = { everyMs: 1000, timeoutMs: 2000, misses: 2 };
+// Generous: a replica starting a user's stdio servers under load can stall its event loop for seconds,
+// and a false "down" fails every forwarded call of its sessions.
+export const DEFAULT_WATCH: Required<WatchOptions> = { everyMs: 1000, timeoutMs: 3000, misses: 3 };
 
 /** Header marking a request one replica sends another; the receiver never forwards it again. */
 export const HOP_HEADER = 'x-parley-hop';
