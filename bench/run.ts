@@ -14,6 +14,7 @@ const GROUPS: Record<string, () => Promise<{ run: () => Promise<BenchRow[]> }>> 
   gateway: () => import('./gateway.js'),
   flood: () => import('./flood.js'),
   proxies: () => import('./proxies.js'),
+  replicas: () => import('./replicas.js'),
 };
 
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));

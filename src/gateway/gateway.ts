@@ -37,6 +37,9 @@ import { identityOf, ResourceGuard } from './oauth.js';
 import type { Identity } from './oauth.js';
 import { gatewayIdentities, parseIdentity } from './users.js';
 import { checkForwardProof, FORWARD_HEADER, forwardRetry, isLoopbackUrl } from './forward.js';
+import { SessionRouter } from './sessions-route.js';
+import { adminRoutes } from './admin.js';
+import type { WatchOptions } from './sessions-watch.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -81,6 +84,11 @@ export interface GatewayOptions {
   consoleAddress?: () => string | undefined;
   /** Bounds of calls waiting for the console (`./hold.ts`). */
   hold?: HoldOptions;
+  /**
+   * Liveness probes of the replicas this one forwards to (`./sessions-watch.ts`; with `secret` only).
+   * @default probe every 1000 ms, 3000 ms each, down after 3 misses or a refused connection
+   */
+  replicaWatch?: WatchOptions;
 }
 
 /** One user's part of the gateway. */
@@ -145,6 +153,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   });
   /** This replica's MCP URL once serving over HTTP; sealed into requestState for cross-replica resume. */
   let selfUrl = '';
+  // With a shared secret, 2025-era session ids name their replica and reach it from any other (./sessions-route.ts).
+  const router = opts.secret
+    ? new SessionRouter({ secret: opts.secret, replicaId, selfUrl: () => selfUrl || undefined, watch: opts.replicaWatch, log })
+    : undefined;
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
@@ -468,6 +480,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             -32602,
             `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), which cannot reach it; call the tool again without requestState`,
           );
+        // The owner dies or hangs: the retry fails within the watch's bound (./sessions-watch.ts).
+        const down = new AbortController();
+        const unwatch = router?.watch.watch(owner, (why) => down.abort(new Error(`it ${why}`)));
         try {
           return await forwardRetry({
             url: owner,
@@ -478,15 +493,21 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             inputResponses: sdk.mcpReq.inputResponses,
             requestState: String(state.raw),
             modes,
-            signal: sdk.mcpReq.signal,
+            signal: AbortSignal.any([sdk.mcpReq.signal, down.signal]),
             timeoutMs: (opts.park?.ttlMs ?? 300_000) + 10_000,
           });
         } catch (e) {
+          if (down.signal.aborted)
+            return errorResult(
+              `parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(down.signal.reason as Error).message}. The call is lost; call the tool again without requestState.`,
+            );
           if (e instanceof ProtocolError || (typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code < 0))
             throw e;
           return errorResult(
             `parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(e as Error).message}. The call is lost; call the tool again without requestState.`,
           );
+        } finally {
+          unwatch?.();
         }
       }
       parked = lot.get(state.p, sp.user);
@@ -544,11 +565,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       };
       if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
+      const admin = adminRoutes({ config, users, store: opts.store });
       // The resource URL is the served URL unless configured; with port 0 it is known after listen, so
       // the guard is made then (a request in between gets 503).
       let guard = oauth?.resource ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env }) : undefined;
       const http: HttpOptions = {
         sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+        ...(router ? { sessions: router } : {}),
         maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
         maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
         ...how.http,
@@ -563,7 +586,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
                 if (!guard) throw new HttpDenial(503, { 'retry-after': '1' }, '');
                 return guard.authenticate(req);
               },
-              routes: (pathname: string, req: IncomingMessage) => guard?.route(pathname, req),
+              // Tenant administrators' views (./admin.ts), then the OAuth metadata.
+              routes: (pathname: string, req: IncomingMessage) => admin(pathname, req) ?? guard?.route(pathname, req),
             }
           : {}),
       };
@@ -584,6 +608,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     async close() {
       lot.closeAll();
       holds.clear();
+      router?.close();
       await Promise.all([...spaces.values()].map((s) => s.host.close()));
     },
   };
