@@ -177,16 +177,17 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       clientInfo: { name: 'parley-gateway', version: '0.1.0' },
     });
     const catalog = new Catalog(host, log);
-    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
+    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.
     // A server that (re)starts may change every list (it was left out while down).
-    host.servers.events.on('state', (e: { server: string; state: { status: string } }) => {
-      if (e.state.status !== 'running') return;
-      for (const kind of ['tools', 'prompts', 'resources'] as const) catalog.invalidate(kind);
-    });
-    host.servers.events.on('listChanged', (e: { server: string; kind: 'tools' | 'resources' | 'prompts' }) => {
+    host.on((e) => {
+      if (e.type === 'server') {
+        if (e.state.status === 'running') for (const kind of ['tools', 'prompts', 'resources'] as const) catalog.invalidate(kind);
+        return;
+      }
+      if (e.type !== 'list-changed') return;
       catalog.invalidate(e.kind);
       for (const m of sp.sessions) {
         if (!m.isConnected()) continue;
@@ -243,7 +244,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const sp = spaceOf(sdk);
       const t = await sp.catalog.prompt(req.params.name);
       if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
-      return sp.host.servers.getPrompt(t.server, t.name, req.params.arguments);
+      // Through the host facade, so it is audited like tool calls.
+      return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
     }) as never);
     srv.setRequestHandler(
       'resources/list',
