@@ -18,7 +18,7 @@ import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
-import { BridgePresenter } from './bridge.js';
+import { BridgePresenter, OpenCalls } from './bridge.js';
 import { ConsoleHolds } from './hold.js';
 import type { ConsoleWatch, HoldOptions } from './hold.js';
 import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
@@ -91,8 +91,8 @@ export interface UserSpace {
   tenant: string;
   host: Host;
   catalog: Catalog;
-  /** Open upstream tool calls by tag. */
-  calls: Map<string, UpstreamCall>;
+  /** Open upstream tool calls, found by the tag their prompts carry. */
+  calls: OpenCalls;
   /** Live upstream sessions (2025 eras and stdio), for list_changed. */
   sessions: Set<McpServer>;
   /** Elicitations waiting for this user's client (pushed or parked); capped by `gateway.maxPendingPerUser`. */
@@ -159,7 +159,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function space(user: string, who?: Identity): UserSpace {
     let s = spaces.get(user);
     if (s) return s;
-    const calls = new Map<string, UpstreamCall>();
+    const calls = new OpenCalls();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
     // Tenant scope: the store rows, broker limits and server processes of this host are the tenant's
     // user's own; a tenant's `servers` list narrows the configuration it gets.
@@ -337,6 +337,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       let entry = sp.calls.get(sessionId) as SessionCalls | undefined;
       if (!entry) {
         const e: SessionCalls = {
+          tag: sessionId,
           modes,
           revision: era.revision,
           failures: [],
@@ -352,7 +353,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             closed: (p) => e.watches.forEach((w) => w.closed(p)),
           },
         };
-        sp.calls.set(sessionId, (entry = e));
+        sp.calls.open((entry = e));
       }
       entry.modes = modes;
       // Sent related to this tools/call so it travels on the call's own response stream over HTTP
@@ -370,7 +371,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const down = new AbortController();
       const onCancel = () => down.abort(sdk.mcpReq.signal.reason);
       sdk.mcpReq.signal.addEventListener('abort', onCancel, { once: true });
-      const run = holds.take(key) ?? sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: down.signal });
+      const run = holds.take(key) ?? sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal: down.signal });
       const held = holds.watch(key, run, {
         progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
         notify: (n) => sdk.mcpReq.notify(n as never),
@@ -386,7 +387,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         sdk.mcpReq.signal.removeEventListener('abort', onCancel);
         up.watches.splice(up.watches.indexOf(held.watch), 1);
         up.active.splice(up.active.indexOf(carrier), 1);
-        if (up.active.length === 0) sp.calls.delete(sessionId);
+        if (up.active.length === 0) sp.calls.close(up);
       }
     }
 
@@ -455,10 +456,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       if (up) up.modes = modes;
       parked.answer(sdk.mcpReq.inputResponses);
     } else {
-      const p = (parked = lot.open(sp.user, () => sp.calls.delete(p.id)));
+      const p = (parked = lot.open(sp.user, () => sp.calls.close(call)));
       p.tool = exposed;
-      sp.calls.set(p.id, { modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) });
-      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: p.id, signal }));
+      const call: UpstreamCall = { tag: p.id, modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) };
+      sp.calls.open(call);
+      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: call.tag, signal }));
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
@@ -468,7 +470,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never),
       }) as never;
     lot.close(parked);
-    sp.calls.delete(parked.id);
+    sp.calls.close(up);
     if (out.kind === 'result') return finish(out.result, up);
     if (sdk.mcpReq.signal.aborted) {
       parked.expire('the client cancelled the call');
