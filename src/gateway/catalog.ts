@@ -6,7 +6,7 @@
  * @module
  */
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import type { Host } from '../host/index.js';
+import { uriTemplateToRegExp, type Host } from '../host/index.js';
 import { namespace, parseQualifiedUri, qualifiedUri } from './names.js';
 
 type Target = { server: string; name: string };
@@ -188,9 +188,13 @@ export class Catalog {
   }
 }
 
-/** Whether `uri` fits a level-1 URI template (`{var}` matches one or more characters other than `/`). */
+/**
+ * Whether the RFC 6570 template (levels 1–4, from a server) can expand to `uri`, by the host's router
+ * matcher: linear in the URI's length, so a template such as `x://{a}{b}{c}{d}{e}` cannot stall the
+ * gateway (a backtracking RegExp of it, as the SDK's `UriTemplate.match` builds, took seconds on a
+ * few hundred characters). Templates over `MAX_TEMPLATE_CHARS` (1024) match nothing, as do URIs over
+ * `MAX_MATCH_URI_CHARS` (8192).
+ */
 export function matchesTemplate(template: string, uri: string): boolean {
-  const parts = template.split(/\{[^}]*\}/);
-  const re = parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
-  return new RegExp(`^${re}$`).test(uri);
+  return uriTemplateToRegExp(template)?.test(uri) ?? false;
 }
