@@ -94,7 +94,7 @@ async function parleyStart(
     const ms = performance.now() - t0;
     const failed = res.filter((r) => !r.ok);
     for (const f of failed) failures.push(`${f.name}: ${f.error?.message ?? 'failed'}`);
-    if (o.answered) await Promise.allSettled(res.filter((r) => r.ok).map((r) => host.servers.listTools(r.name)));
+    if (o.answered) await Promise.allSettled(res.filter((r) => r.ok).map((r) => host.listTools(r.name)));
     return { ms, answeredMs: performance.now() - t0 };
   } finally {
     await host.close();

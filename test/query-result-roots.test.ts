@@ -13,6 +13,7 @@ import type { Host, HostConfig } from '../src/host/index.js';
 import { resolveConfig } from '../src/cli/defaults.js';
 import { eraVerdictKey, processEraVerdicts } from '../src/host/servers/era-verdict.js';
 import { QUERY_RESULT_ROOTS_CAPABILITY } from '../src/host/roots/query-results.js';
+import { hostInternals } from '../src/host/internals.js';
 import { QUERY_RESULT_ROOTS_CAPABILITY as CHARTS_CAP } from '../servers/charts/server.js';
 import { QUERY_RESULT_ROOTS_CAPABILITY as SALES_CAP } from '../servers/sales/server.js';
 
@@ -69,7 +70,7 @@ test('embedded default: charts has no --with-sales; the console lists query_sale
       started.every((s) => s.ok),
       JSON.stringify(started),
     );
-    const names = async (s: string) => (await host.servers.listTools(s)).tools.map((t) => t.name).sort();
+    const names = async (s: string) => (await host.listTools(s)).map((t) => t.name).sort();
     assert.deepEqual(await names('charts'), ['generate_chart']);
     assert.deepEqual(await names('sales'), ['query_sales']);
   } finally {
@@ -88,11 +89,20 @@ test('a truncated orders result is handed over through the host and charted whol
     assert.equal(q.truncated, true);
     assert.equal(q.rows.length, 100, 'the result lists 100 orders');
     // The root: a file:// folder named with the result URI, for charts (a consumer), not for sales.
-    const root = host.roots.list().find((r) => r.name === q.uri);
-    assert.ok(root, `a query-result root named ${q.uri}: ${JSON.stringify(host.roots.list())}`);
+    const root = host.listRoots().find((r) => r.name === q.uri);
+    assert.ok(root, `a query-result root named ${q.uri}: ${JSON.stringify(host.listRoots())}`);
     assert.match(root.uri, /^file:\/\//);
-    assert.ok(host.roots.rootsForServer('charts').some((r) => r.name === q.uri));
-    assert.ok(!host.roots.rootsForServer('sales').some((r) => r.name === q.uri), 'the producer does not receive it');
+    assert.ok(
+      hostInternals(host)
+        .roots.rootsForServer('charts')
+        .some((r) => r.name === q.uri),
+    );
+    assert.ok(
+      !hostInternals(host)
+        .roots.rootsForServer('sales')
+        .some((r) => r.name === q.uri),
+      'the producer does not receive it',
+    );
     const handed = JSON.parse(readFileSync(join(fileURLToPath(root.uri), 'result.json'), 'utf8'));
     assert.equal(handed.summary.orders, q.summary.orders, 'the file holds the result sales serves');
 
@@ -185,7 +195,7 @@ test('after a restart, a result URI from before is handed over again (sales kept
   const second = newHost();
   try {
     await second.start();
-    assert.ok(!second.roots.list().some((r) => r.name === uri), 'a new host starts with no query-result roots');
+    assert.ok(!second.listRoots().some((r) => r.name === uri), 'a new host starts with no query-result roots');
     const r = await chart(second, { data_source: uri, chart_type: 'bar' });
     assert.equal(r.structuredContent.total, revenue);
     const missing: any = await second.callTool('charts', 'generate_chart', {

@@ -18,7 +18,7 @@ import type { Host, HostConfig, Presenter, PromptView, Store } from '../host/ind
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
-import { BridgePresenter } from './bridge.js';
+import { BridgePresenter, OpenCalls } from './bridge.js';
 import { ConsoleHolds } from './hold.js';
 import type { ConsoleWatch, HoldOptions } from './hold.js';
 import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
@@ -99,8 +99,8 @@ export interface UserSpace {
   tenant: string;
   host: Host;
   catalog: Catalog;
-  /** Open upstream tool calls by tag. */
-  calls: Map<string, UpstreamCall>;
+  /** Open upstream tool calls, found by the tag their prompts carry. */
+  calls: OpenCalls;
   /** Live upstream sessions (2025 eras and stdio), for list_changed. */
   sessions: Set<McpServer>;
   /** Elicitations waiting for this user's client (pushed or parked); capped by `gateway.maxPendingPerUser`. */
@@ -171,7 +171,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function space(user: string, who?: Identity): UserSpace {
     let s = spaces.get(user);
     if (s) return s;
-    const calls = new Map<string, UpstreamCall>();
+    const calls = new OpenCalls();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
     // Tenant scope: the store rows, broker limits and server processes of this host are the tenant's
     // user's own; a tenant's `servers` list narrows the configuration it gets.
@@ -189,16 +189,17 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       clientInfo: { name: 'parley-gateway', version: '0.1.0' },
     });
     const catalog = new Catalog(host, log);
-    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
+    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.
     // A server that (re)starts may change every list (it was left out while down).
-    host.servers.events.on('state', (e: { server: string; state: { status: string } }) => {
-      if (e.state.status !== 'running') return;
-      for (const kind of ['tools', 'prompts', 'resources'] as const) catalog.invalidate(kind);
-    });
-    host.servers.events.on('listChanged', (e: { server: string; kind: 'tools' | 'resources' | 'prompts' }) => {
+    host.on((e) => {
+      if (e.type === 'server') {
+        if (e.state.status === 'running') for (const kind of ['tools', 'prompts', 'resources'] as const) catalog.invalidate(kind);
+        return;
+      }
+      if (e.type !== 'list-changed') return;
       catalog.invalidate(e.kind);
       for (const m of sp.sessions) {
         if (!m.isConnected()) continue;
@@ -255,7 +256,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const sp = spaceOf(sdk);
       const t = await sp.catalog.prompt(req.params.name);
       if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
-      return sp.host.servers.getPrompt(t.server, t.name, req.params.arguments);
+      // Through the host facade, so it is audited like tool calls.
+      return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
     }) as never);
     srv.setRequestHandler(
       'resources/list',
@@ -347,6 +349,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       let entry = sp.calls.get(sessionId) as SessionCalls | undefined;
       if (!entry) {
         const e: SessionCalls = {
+          tag: sessionId,
           modes,
           revision: era.revision,
           failures: [],
@@ -362,7 +365,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             closed: (p) => e.watches.forEach((w) => w.closed(p)),
           },
         };
-        sp.calls.set(sessionId, (entry = e));
+        sp.calls.open((entry = e));
       }
       entry.modes = modes;
       // Sent related to this tools/call so it travels on the call's own response stream over HTTP
@@ -379,7 +382,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
       const held = holds.start(
         { user: sp.user, tool: exposed, args },
-        (signal) => sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal }),
+        (signal) => sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal }),
         {
           progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
           notify: (n) => sdk.mcpReq.notify(n as never),
@@ -403,7 +406,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       } finally {
         held.release();
         up.active.splice(up.active.indexOf(carrier), 1);
-        if (up.active.length === 0) sp.calls.delete(sessionId);
+        if (up.active.length === 0) sp.calls.close(up);
       }
     }
 
@@ -420,6 +423,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       if (!entry) {
         const watches = new Set<ConsoleWatch>();
         const e = {
+          tag,
           modes,
           revision: era.revision,
           failures: [],
@@ -430,7 +434,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             closed: (p: PromptView) => watches.forEach((w) => w.closed(p)),
           },
         };
-        sp.calls.set(tag, (entry = e));
+        sp.calls.open((entry = e));
       }
       const calls = entry;
       const held = holds.start(
@@ -447,7 +451,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         calls.watches.add(held.watch);
         const done = () => {
           calls.watches.delete(held.watch);
-          if (calls.watches.size === 0 && sp.calls.get(tag) === calls) sp.calls.delete(tag);
+          if (calls.watches.size === 0) sp.calls.close(calls);
         };
         held.run.then(done, done);
       }
@@ -531,10 +535,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       if (up) up.modes = modes;
       parked.answer(sdk.mcpReq.inputResponses);
     } else {
-      const p = (parked = lot.open(sp.user, () => sp.calls.delete(p.id)));
+      const p = (parked = lot.open(sp.user, () => sp.calls.close(call)));
       p.tool = exposed;
-      sp.calls.set(p.id, { modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) });
-      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: p.id, signal }));
+      const call: UpstreamCall = { tag: p.id, modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) };
+      sp.calls.open(call);
+      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: call.tag, signal }));
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
@@ -544,7 +549,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never),
       }) as never;
     lot.close(parked);
-    sp.calls.delete(parked.id);
+    sp.calls.close(up);
     if (out.kind === 'result') return finish(out.result, up);
     if (sdk.mcpReq.signal.aborted) {
       parked.expire('the client cancelled the call');

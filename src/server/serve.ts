@@ -10,7 +10,14 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { createMcpHandler, isLegacyRequest, isInitializeRequest } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  isInitializeRequest,
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 // Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
@@ -126,14 +133,6 @@ function deny(res: ServerResponse, status: number, message: string, id: string |
     .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
 }
 
-function hostnameOf(v: string): string | undefined {
-  try {
-    return new URL(v.includes('://') ? v : `http://${v}`).hostname;
-  } catch {
-    return undefined;
-  }
-}
-
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -205,7 +204,8 @@ export async function serve(
   const { NodeStreamableHTTPServerTransport: HttpTransport, toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
   const o = opts.http;
   const path = o.path ?? '/mcp';
-  const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
+  // DNS-rebinding protection (transports §Security Warning) by the SDK's validators: Host and, when sent, Origin.
+  const allowed = [...localhostAllowedHostnames(), ...(o.allowedHosts ?? [])];
   const fanout = new ListFanout<ParleyServer | McpServer>();
   const modern = createMcpHandler(
     (ctx) => {
@@ -244,10 +244,10 @@ export async function serve(
 
   const server = createServer(async (req, res) => {
     try {
-      const host = hostnameOf(req.headers.host ?? '');
-      if (!host || !allowed.has(host)) return deny(res, 403, `Host "${req.headers.host ?? ''}" is not allowed`);
-      const origin = req.headers.origin;
-      if (origin !== undefined && !allowed.has(hostnameOf(origin) ?? '')) return deny(res, 403, `Origin "${origin}" is not allowed`);
+      const host = validateHostHeader(req.headers.host, allowed);
+      if (!host.ok) return deny(res, 403, host.message);
+      const origin = validateOriginHeader(req.headers.origin, allowed);
+      if (!origin.ok) return deny(res, 403, origin.message);
       const pathname = new URL(req.url ?? '/', 'http://x').pathname;
       if (pathname !== path) {
         const r = await o.routes?.(pathname, req);

@@ -277,8 +277,11 @@ export class ServerManager {
   async readResource(server: string, uri: string): Promise<ReadResourceResult> {
     return (await this.ensureRunning(server)).client.readResource({ uri }, { cacheMode: 'bypass' });
   }
-  async getPrompt(server: string, name: string, args?: Record<string, string>): Promise<GetPromptResult> {
-    return (await this.ensureRunning(server)).client.getPrompt({ name, ...(args ? { arguments: args } : {}) });
+  async getPrompt(server: string, name: string, args?: Record<string, string>, o: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
+    return (await this.ensureRunning(server)).client.getPrompt(
+      { name, ...(args ? { arguments: args } : {}) },
+      o.signal ? { signal: o.signal } : undefined,
+    );
   }
 
   /**

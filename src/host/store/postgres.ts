@@ -175,7 +175,7 @@ async function migratePostgres(pool: pg.Pool, location: string): Promise<{ from:
             'STORE_VERSION',
             location,
             `${location} has store schema version ${version}, but this parley only knows versions up to ${SCHEMA_VERSION}. ` +
-              'It was written by a newer parley: upgrade parley (npm install mcp-parley@latest), or point --store at another database.',
+              'It was written by a newer parley: upgrade parley (npm install mcp-parley@latest), or point the store at another database.',
           );
         }
         if (step && version < step.version) {
