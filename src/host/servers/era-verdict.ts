@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import type { ServerDef } from '../config/types.js';
 import { memoryEraVerdicts } from '../store/era-verdicts.js';
 import type { EraVerdict, EraVerdictStore } from '../store/types.js';
-import type { Era } from './connection.js';
+import type { Era } from './connect-options.js';
 
 /** How long a legacy verdict is trusted without a new probe, ms. @default 7 days */
 export const LEGACY_VERDICT_TTL_MS = 7 * 24 * 3600 * 1000;

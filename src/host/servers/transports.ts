@@ -6,7 +6,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { HttpServerDef, StdioServerDef } from '../config/types.js';
 import { childEnv } from './child-env.js';
-import type { ConnectOptions } from './connection.js';
+import type { ConnectOptions } from './connect-options.js';
 
 /**
  * A `StdioClientTransport` that behaves identically, except that SDK 2.4's `'auto'` negotiation probes
