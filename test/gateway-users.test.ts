@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, hashToken } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { openPostgresStore, openSqliteStore } from '../src/host/index.js';
+import { openPostgresStore, openSqliteStore } from '../src/host/store/index.js';
 import { pgSkipReason, startPostgres, type PgServer } from './helpers/postgres.js';
 import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';

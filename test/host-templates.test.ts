@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createHost,
-  openSqliteStore,
   ResourceInputDeclinedError,
   ScriptedPresenter,
   type HostConfig,
@@ -18,6 +17,7 @@ import {
   type PromptView,
   type ServerDef,
 } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { runParley } from './helpers/cli.js';
 

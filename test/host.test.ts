@@ -6,7 +6,8 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createHost, openSqliteStore, ScriptedPresenter, type HostConfig, type PromptView, type ServerDef } from '../src/host/index.js';
+import { createHost, ScriptedPresenter, type HostConfig, type PromptView, type ServerDef } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 
 const EVERYTHING = new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url).pathname;

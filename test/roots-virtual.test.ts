@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createHost, HeadlessPresenter, loadHostConfig, openSqliteStore } from '../src/host/index.js';
+import { createHost, HeadlessPresenter, loadHostConfig } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 import { runParley } from './helpers/cli.js';
 

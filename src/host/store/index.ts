@@ -1,5 +1,8 @@
 /**
- * The host's store: the {@link Store} contract, its SQLite implementation and preset import/export.
+ * mcp-parley/store: the {@link Store} contract and its two implementations, SQLite (`openSqliteStore`)
+ * and PostgreSQL (`openPostgresStore`), on one migration list; `openStore` picks by target; the
+ * credential stores of the same two engines; preset import/export (docs/store.md). Each driver
+ * (`better-sqlite3`, `pg`) is loaded when a store of its engine is first opened.
  * @module
  */
 export type {
@@ -30,3 +33,9 @@ export { redact, excerpt, AUDIT_DEFAULT_LIMIT, AUDIT_TEXT_MAX, AUDIT_DETAIL_MAX 
 export { memoryEraVerdicts } from './era-verdicts.js';
 export { ANSWER_LABEL_MAX } from './answer-list.js';
 export { mergeAnswers, rememberedAnswers } from './presets-scene.js';
+export {
+  openSqliteCredentialStore,
+  openPostgresCredentialStore,
+  type SqliteCredentialStoreOptions,
+  type PostgresCredentialStoreOptions,
+} from '../auth/index.js';

@@ -14,7 +14,8 @@
  * call first commits the queue, so reads see every append made before them.
  * @module
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from './drivers.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { AuditRetention, EraVerdict, Preset, PurgeResult, RememberedAnswerList, Store } from './types.js';
@@ -102,7 +103,7 @@ export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOpti
   let db: Database.Database;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file, { timeout: busyTimeoutMs });
+    db = new (sqliteDriver())(file, { timeout: busyTimeoutMs });
   } catch (err) {
     throw toStoreError(err, file, 'open the store');
   }
