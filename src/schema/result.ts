@@ -14,7 +14,12 @@ import { validateContent } from './validate.js';
 export const ELICIT_ACTIONS = ['accept', 'decline', 'cancel'] as const;
 export type ElicitAction = (typeof ELICIT_ACTIONS)[number];
 
-export type ElicitOutcome = { action: 'accept'; content: Content } | { action: 'decline' } | { action: 'cancel' };
+/**
+ * An elicitation result as parley reads it (spec `ElicitResult`, §Response Actions): `accept` with the
+ * content, `decline`, or `cancel`. `T` is the content's type: {@link Content} off the wire, or the
+ * parsed type of a zod schema in the server toolkit (`ctx.elicit`).
+ */
+export type ElicitOutcome<T = Content> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
 
 /** JSON-RPC Invalid params. */
 export const INVALID_PARAMS = -32602;
