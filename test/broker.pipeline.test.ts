@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ElicitationBroker, InvalidElicitationError } from '../src/host/broker/index.js';
 import { ScriptedPresenter, UserInteractionRequiredError } from '../src/host/presenter.js';
-import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import { REDACTED } from '../src/host/store/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { openSqliteStore } from '../src/host/store/index.js';
@@ -259,7 +259,7 @@ test("a request whose wait cannot start (its context's abort hook throws) is rej
 test('the presenter answer wait is bounded: on timeout the broker answers cancel and closes the prompt', async () => {
   let aborted = false;
   const presenter = new ScriptedPresenter([
-    (_p: PromptView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true))),
+    (_p: InputRequestView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true))),
   ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store, timeouts: { answerMs: 50 } });
@@ -277,7 +277,7 @@ test("with the runtime's abort handle the presenter gets the request's own signa
   // timeout: the broker aborts the request's signal through ctx.abort, and says "timeout"
   const own = new AbortController();
   let seen: AbortSignal | undefined;
-  const slow = (_p: PromptView, s: AbortSignal) => ((seen = s), new Promise<PresenterAnswer>(() => {}));
+  const slow = (_p: InputRequestView, s: AbortSignal) => ((seen = s), new Promise<PresenterAnswer>(() => {}));
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([slow]), store, timeouts: { answerMs: 50 } });
   const form = { message: 'slow', requestedSchema: { type: 'object', properties: {} } };
@@ -301,8 +301,8 @@ test("with the runtime's abort handle the presenter gets the request's own signa
 test('answer deadlines share one timer: a later request still times out after an earlier one is answered, in start order', async () => {
   const store = new MemoryStore();
   let release!: (a: PresenterAnswer) => void;
-  const first = (_p: PromptView) => new Promise<PresenterAnswer>((r) => (release = r));
-  const never = (_p: PromptView) => new Promise<PresenterAnswer>(() => {});
+  const first = (_p: InputRequestView) => new Promise<PresenterAnswer>((r) => (release = r));
+  const never = (_p: InputRequestView) => new Promise<PresenterAnswer>(() => {});
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([first, never, never]), store, timeouts: { answerMs: 150 } });
   const form = (m: string) => ({ message: m, requestedSchema: { type: 'object', properties: {} } });
   const a = broker.elicit(form('a'), ctx('s1'));

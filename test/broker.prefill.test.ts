@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
-import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { openSqliteStore } from '../src/host/store/index.js';
 import type { Store } from '../src/host/store/index.js';
@@ -27,7 +27,7 @@ const FORM = {
 };
 const echo =
   (extra: Partial<PresenterAnswer & { action: 'accept' }> = {}) =>
-  (p: PromptView): PresenterAnswer => ({
+  (p: InputRequestView): PresenterAnswer => ({
     action: 'accept',
     content: { ...p.prefill, region: (p.prefill.region as string) ?? 'eu' },
     ...extra,

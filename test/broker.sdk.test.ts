@@ -6,7 +6,7 @@ import { ElicitationBroker } from '../src/host/broker/index.js';
 import type { BrokerEvent } from '../src/host/broker/index.js';
 import type { InputHandlers } from '../src/host/servers/index.js';
 import { HeadlessPresenter, ScriptedPresenter } from '../src/host/presenter.js';
-import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { connectLegacy, connectModern } from './fixtures/broker/peers.js';
 import { bounded } from './helpers/wait.js';
@@ -106,7 +106,7 @@ test('Q2 server cancel: the prompt closes, "cancelled by server" is recorded, no
   // req: CANCEL-SERVER-REQUEST
   let closed: (() => void) | undefined;
   const promptClosed = new Promise<void>((r) => (closed = r));
-  const hold = (_p: PromptView, signal: AbortSignal) =>
+  const hold = (_p: InputRequestView, signal: AbortSignal) =>
     new Promise<PresenterAnswer>((_res, rej) =>
       signal.addEventListener('abort', () => {
         closed!();
@@ -139,10 +139,10 @@ test('Q2 server cancel: the prompt closes, "cancelled by server" is recorded, no
 
 test('two servers asking at once are answered independently (no cross-delivery)', async () => {
   // The presenter answers each prompt with its own server's name, in reverse arrival order.
-  const waiting: Array<{ p: PromptView; res: (a: PresenterAnswer) => void }> = [];
+  const waiting: Array<{ p: InputRequestView; res: (a: PresenterAnswer) => void }> = [];
   let both: () => void;
   const bothIn = new Promise<void>((r) => (both = r));
-  const step = (p: PromptView) =>
+  const step = (p: InputRequestView) =>
     new Promise<PresenterAnswer>((res) => {
       waiting.push({ p, res });
       if (waiting.length === 2) both();

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { PromptView } from '../src/host/presenter.js';
+import type { InputRequestView } from '../src/host/presenter.js';
 import type { RequestedSchema } from '../src/schema/index.js';
 import { checkField, fieldLabel, TerminalPresenter } from '../src/ui/terminal/index.js';
 
@@ -37,7 +37,7 @@ function rig() {
   };
 }
 
-const view = (schema: Record<string, unknown>, extra: Partial<PromptView> = {}): PromptView => ({
+const view = (schema: Record<string, unknown>, extra: Partial<InputRequestView> = {}): InputRequestView => ({
   id: 'r1',
   server: 'srv',
   message: 'Please answer',

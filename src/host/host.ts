@@ -100,7 +100,7 @@ export interface Host {
   discovered(): Promise<void>;
   /**
    * Calls a tool, starting its server lazily. The tool-call clock pauses while a person answers.
-   * `opts.tag` is an opaque label that prompts of this call carry in `PromptView.call.tag` when the
+   * `opts.tag` is an opaque label that prompts of this call carry in `InputRequestView.call.tag` when the
    * runtime can attribute them (`servers/calls.ts`); a gateway puts its upstream session id there.
    * @throws UnknownServerError, ServerUnavailableError, ToolCallTimeoutError
    */

@@ -177,7 +177,7 @@ export {
   type WarningDetail,
   type UrlView,
   type SamplingView,
-  type PromptView,
+  type InputRequestView,
   type PresenterAnswer,
   type PresenterNotice,
   type PresenterDecision,
