@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createHost,
-  ResourceInputDeclinedError,
+  ResourceElicitationDeclinedError,
   ScriptedPresenter,
   type HostConfig,
   type PresenterAnswer,
@@ -93,11 +93,11 @@ for (const era of ['legacy', 'modern'] as const) {
       );
       await assert.rejects(
         host.readResource(era, 'sql-query://orders'),
-        (e) => e instanceof ResourceInputDeclinedError && e.action === 'decline' && /needs range/.test(e.message),
+        (e) => e instanceof ResourceElicitationDeclinedError && e.action === 'decline' && /needs range/.test(e.message),
       );
       await assert.rejects(
         host.readResource(era, 'sql-query://orders'),
-        (e) => e instanceof ResourceInputDeclinedError && e.action === 'cancel',
+        (e) => e instanceof ResourceElicitationDeclinedError && e.action === 'cancel',
       );
       const before = seen.length;
       await assert.rejects(host.readResource(era, 'nothing://here'), (e: { code?: number }) => e.code === -32602);

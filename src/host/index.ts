@@ -18,7 +18,7 @@ export {
   expand,
   buildChildEnv,
   parseDotenv,
-  resolveInputs,
+  resolveInputVariables,
   DEFAULT_POLICY,
   DEFAULT_TIMEOUTS,
   type HostConfig,
@@ -29,7 +29,7 @@ export {
   type ConfigOrigin,
   type RouteDef,
   type PolicyDef,
-  type InputDef,
+  type InputVariableDef,
   type GatewayDef,
   type GatewayOAuthDef,
   type TenantDef,
@@ -42,7 +42,7 @@ export {
   type InterpolationContext,
   type Expansion,
   type DotenvResult,
-  type AskInput,
+  type AskInputVariable,
 } from './config/index.js';
 export {
   REDACTED,
@@ -187,4 +187,4 @@ export {
   type ScriptStep,
 } from './presenter.js';
 export { createHost, PresetNotFoundError, type Host, type HostOptions, type HostEvent, type ServerSummary } from './host.js';
-export { ResourceInputDeclinedError, COMPLETION_TIMEOUT_MS, COMPLETION_ENUM_MAX } from './resources.js';
+export { ResourceElicitationDeclinedError, COMPLETION_TIMEOUT_MS, COMPLETION_ENUM_MAX } from './resources.js';

@@ -13,7 +13,7 @@ export type {
   ConfigOrigin,
   RouteDef,
   PolicyDef,
-  InputDef,
+  InputVariableDef,
   GatewayDef,
   GatewayOAuthDef,
   TenantDef,
@@ -28,6 +28,6 @@ export type { InterpolationContext, Expansion } from './interpolate.js';
 export { expand } from './interpolate.js';
 export { buildChildEnv, parseDotenv } from './env.js';
 export type { DotenvResult } from './env.js';
-export type { AskInput } from './inputs.js';
-export { resolveInputs } from './inputs.js';
+export type { AskInputVariable } from './inputs.js';
+export { resolveInputVariables } from './inputs.js';
 export { DEFAULT_POLICY, DEFAULT_TIMEOUTS } from './policy.js';

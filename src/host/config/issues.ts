@@ -25,7 +25,7 @@ export interface ConfigIssue extends Issue {
   server?: string;
 }
 
-/** Thrown where an API cannot return issues (e.g. {@link resolveInputs}); carries them as data. */
+/** Thrown where an API cannot return issues (e.g. {@link resolveInputVariables}); carries them as data. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';
