@@ -12,6 +12,7 @@ import type { Store } from '../src/host/store/index.js';
 import { schemaHash } from '../src/schema/index.js';
 import { clock, ctx } from './fixtures/broker/ctx.js';
 import { vector } from './helpers/vectors.js';
+import { verifies } from './helpers/verifies.js';
 
 const vec = (id: string) => vector('schemas', id).input;
 
@@ -77,7 +78,7 @@ test('S6 legacy enumNames is shown unchanged and the answer is the enum value', 
 });
 
 test('S7 a request without mode is form mode on every revision', async () => {
-  // req: ELIC-1125-MODE-DEFAULT-FORM
+  verifies('ELIC-1125-MODE-DEFAULT-FORM');
   for (const revision of ['2025-06-18', '2025-11-25', '2026-07-28']) {
     const presenter = new ScriptedPresenter([{ action: 'accept', content: { name: 'Ada' } }]);
     const broker = new ElicitationBroker({ presenter });
@@ -88,7 +89,7 @@ test('S7 a request without mode is form mode on every revision', async () => {
 });
 
 test('a schema that cannot be a flat form is answered with -32602 naming the problem (never shown)', async () => {
-  // req: ELIC-0618-SUBSET-FLAT
+  verifies('ELIC-0618-SUBSET-FLAT');
   const presenter = new ScriptedPresenter([]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -115,7 +116,7 @@ for (const [id, schema, bad] of [
   ['R7-extra-field', { type: 'object', properties: { name: { type: 'string' } } }, { name: 'Ada', admin: true }],
 ] as const) {
   test(`${id}: an invalid answer is re-presented with its issues and never sent`, async () => {
-    // req: ELIC-VALIDATE-BOTH-SIDES
+    verifies('ELIC-VALIDATE-BOTH-SIDES');
     const presenter = new ScriptedPresenter([
       { action: 'accept', content: bad },
       { action: 'accept', content: bad },
@@ -177,7 +178,7 @@ for (const [kind, open] of [
   });
 
 test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
-  // req: ELIC-1125-CLIENT-RATE-LIMIT
+  verifies('ELIC-1125-CLIENT-RATE-LIMIT');
   const c = clock();
   const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
   const store = new MemoryStore();

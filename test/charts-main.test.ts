@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawnHttp } from './fixtures/servers/spawn.js';
 import { textOf } from './fixtures/servers/clients.js';
 import { PNG_SIGNATURE } from '../servers/charts/render.js';
+import { verifies } from './helpers/verifies.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-charts-main-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,7 +54,7 @@ test('stdio: a CSV inside the client root renders; one outside is refused', asyn
   try {
     const ok = (await client.callTool({ name: 'generate_chart', arguments: { data_source: 'data.csv', chart_type: 'pie' } })) as any;
     assert.equal(ok.isError, undefined, textOf(ok));
-    // req: ROOTS-SERVER-VALIDATE-PATHS
+    verifies('ROOTS-SERVER-VALIDATE-PATHS');
     const no = (await client.callTool({ name: 'generate_chart', arguments: { data_source: '../outside.csv', chart_type: 'pie' } })) as any;
     assert.equal(no.isError, true);
     assert.match(textOf(no), /is outside every root/);

@@ -14,6 +14,7 @@ import { eraVerdictKey, LEGACY_VERDICT_TTL_MS, type EraEvent } from '../src/host
 import { MIGRATIONS, SCHEMA_VERSION, memoryEraVerdicts, openSqliteStore, type SqliteStore } from '../src/host/store/index.js';
 import type { StdioServerDef } from '../src/host/config/types.js';
 import { clientInfo, fastStop, scriptedHandlers, stdioDef, text } from './fixtures/servers-host/helpers.js';
+import { verifies } from './helpers/verifies.js';
 
 const PEER = fileURLToPath(new URL('./fixtures/era-verdict/era-peer.mjs', import.meta.url));
 const SPAWN_LOG = fileURLToPath(new URL('./fixtures/era-verdict/spawn-log.mjs', import.meta.url));
@@ -83,7 +84,7 @@ function store(t: TestContext, dir: string): SqliteStore {
 
 describe('a cached verdict is reused', () => {
   it('modern: the second start (new manager, same SQLite store) spawns one process and probes in place on it', async (t) => {
-    // req: ERA-VERDICT-CACHE, ERA-DUAL-MODERN
+    verifies(['ERA-VERDICT-CACHE', 'ERA-DUAL-MODERN']);
     const p = eraPeer(t, 'dual');
     const s = store(t, p.dir);
     const first = manager(t, { peer: p.def }, { eraVerdicts: s });
@@ -124,7 +125,7 @@ describe('a cached verdict is reused', () => {
   });
 
   it('legacy: the second start runs initialize directly, without server/discover, in one process', async (t) => {
-    // req: ERA-VERDICT-CACHE, ERA-DUAL-FALLBACK
+    verifies(['ERA-VERDICT-CACHE', 'ERA-DUAL-FALLBACK']);
     const p = eraPeer(t, 'legacy');
     const verdicts = memoryEraVerdicts();
     const first = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
@@ -141,7 +142,7 @@ describe('a cached verdict is reused', () => {
   });
 
   it('without a store, managers in one process share verdicts (process-wide memory)', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const p = eraPeer(t, 'legacy');
     const a = manager(t, { peer: p.def });
     await a.m.start('peer');
@@ -168,7 +169,7 @@ describe('a stale verdict falls back and is corrected', () => {
   }
 
   it('modern verdict, server now legacy (-32601): initialize on the same process, verdict becomes legacy', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
     assert.equal((await verdicts.getEraVerdict(key))?.era, 'modern');
     p.setEra('legacy');
@@ -184,7 +185,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('modern verdict, server now exits on server/discover: falls back to the sibling probe once, verdict becomes legacy', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
     p.setEra('legacy-exit');
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
@@ -209,7 +210,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('legacy verdict, server now rejects initialize (2026-07-28 only): falls back to the probe, verdict becomes modern', async (t) => {
-    // req: ERA-DUAL-FALLBACK, ERA-DUAL-MODERN
+    verifies(['ERA-DUAL-FALLBACK', 'ERA-DUAL-MODERN']);
     const { p, verdicts, key, spawned } = await seeded(t, 'legacy');
     p.setEra('modern-only');
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
@@ -224,7 +225,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('a legacy verdict older than legacyVerdictTtlMs is probed again (an upgraded server is noticed)', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const p = eraPeer(t, 'dual');
     const verdicts = memoryEraVerdicts();
     const key = eraVerdictKey(p.def);
@@ -239,7 +240,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('a legacy outcome reached only by probe timeout is not cached, and drops a cached verdict', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
     p.setEra('silent'); // e.g. a server still installing itself: it looks legacy
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts, probeTimeoutMs: 300 });
@@ -262,7 +263,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('stop(name) forgets the verdict; stopAll() keeps it', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const p = eraPeer(t, 'legacy');
     const verdicts = memoryEraVerdicts();
     const key = eraVerdictKey(p.def);
@@ -286,7 +287,7 @@ describe('with real SDK servers', () => {
   }
 
   it('SDK v2 dual-era server: second start is one process, modern, and tools work', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const r = logged(t, V2_DUAL);
     const verdicts = memoryEraVerdicts();
     const a = manager(t, { real: r.def }, { eraVerdicts: verdicts });
@@ -304,7 +305,7 @@ describe('with real SDK servers', () => {
   });
 
   it('SDK v1 server under a (stale) modern verdict: -32601 to the in-place probe, initialize on the same process', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const r = logged(t, V1_PUSH);
     const verdicts = memoryEraVerdicts();
     await verdicts.putEraVerdict({ defHash: eraVerdictKey(r.def), era: 'modern', verifiedAt: Date.now() });

@@ -15,6 +15,7 @@ import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+import { verifies } from './helpers/verifies.js';
 
 const TOKENS = { alice: 'pt_alice-secret-token', bob: 'pt_bob-secret-token' };
 
@@ -148,7 +149,7 @@ for (const engine of ['sqlite', 'postgres'] as const)
       const call = a.c.callTool({ name: 'v1__ask', arguments: {} }).catch((e: Error) => e);
       await prompted;
       assert.equal(gw.stats().openCalls, 1);
-      // req: CANCEL-SERVER-REQUEST
+      verifies('CANCEL-SERVER-REQUEST');
       await a.c.close();
       await call;
       const deadline = Date.now() + 10_000;

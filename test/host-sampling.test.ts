@@ -15,6 +15,7 @@ import { clientInfo, everything, fastStop, fixture, text } from './fixtures/serv
 import { gatewayConfig } from './helpers/gateway.js';
 import { startEverythingHttp } from './helpers/peers.js';
 import { createGateway } from '../src/gateway/index.js';
+import { verifies } from './helpers/verifies.js';
 
 type Step = (p: InputRequestView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>;
 
@@ -91,7 +92,7 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
   });
 
   it('2025-11-25 (SDK v1 push): the reply reaches the server; a decline is a JSON-RPC error -1', async () => {
-    // req: SAMPLING-HUMAN-IN-LOOP
+    verifies('SAMPLING-HUMAN-IN-LOOP');
     presenter.step = (p) => {
       assert.equal(p.server, 'v1');
       assert.equal(p.call?.tool, 'sample');

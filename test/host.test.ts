@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { createHost, ScriptedPresenter, type HostConfig, type InputRequestView, type ServerDef } from '../src/host/index.js';
 import { openSqliteStore } from '../src/host/store/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
+import { verifies } from './helpers/verifies.js';
 
 const EVERYTHING = new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url).pathname;
 const FILESYSTEM = new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url).pathname;
@@ -39,7 +40,7 @@ const text = (r: any) =>
 const tmp = () => mkdtempSync(join(tmpdir(), 'parley-host-'));
 
 test('server-everything through the host: accept, decline and cancel stay distinct; every step is audited', async () => {
-  // req: ELIC-RESULT-ACTIONS, ELIC-1125-CLIENT-SHOW-SERVER
+  verifies(['ELIC-RESULT-ACTIONS', 'ELIC-1125-CLIENT-SHOW-SERVER']);
   const dir = tmp();
   const store = openSqliteStore(join(dir, 'p.db'));
   const seen: InputRequestView[] = [];
@@ -72,7 +73,7 @@ test('server-everything through the host: accept, decline and cancel stay distin
 });
 
 test('server-everything: roots from the registry, and the -32042 URL path with consent then retry', async () => {
-  // req: ROOTS-CLIENT-CAPABILITY, ELIC-1125-URL-REQUIRED-ERROR, ELIC-1125-URL-CONSENT
+  verifies(['ROOTS-CLIENT-CAPABILITY', 'ELIC-1125-URL-REQUIRED-ERROR', 'ELIC-1125-URL-CONSENT']);
   const dir = tmp();
   const consents: InputRequestView[] = [];
   const presenter = new ScriptedPresenter([
@@ -106,7 +107,7 @@ test('server-everything: roots from the registry, and the -32042 URL path with c
 });
 
 test('server-filesystem started with no directories is driven by the host roots, including changes', async () => {
-  // req: ROOTS-CLIENT-LIST-CHANGED, ROOTS-CLIENT-EXPOSE-PERMITTED
+  verifies(['ROOTS-CLIENT-LIST-CHANGED', 'ROOTS-CLIENT-EXPOSE-PERMITTED']);
   const dir = tmp();
   mkdirSync(join(dir, 'a'));
   mkdirSync(join(dir, 'b'));
