@@ -421,7 +421,7 @@ test('a re-presented prompt (round 2) shows the previous issues per field, the r
       round: 2,
       issues: [{ code: 'required', path: '/name', severity: 'error', message: 'String is required' }],
       repairs: [
-        { code: 'drop-pattern', path: '/properties/name/pattern', message: 'Dropped "pattern", which is not in the 2025-11-25 subset' },
+        { code: 'keyword-dropped', path: '/properties/name/pattern', message: 'Dropped "pattern", which is not in the 2025-11-25 subset' },
       ],
       lint: [
         {

@@ -27,6 +27,15 @@ export {
   type Content,
   type Checked,
 } from './types.js';
+export {
+  SCHEMA_ISSUE_CODES,
+  VALIDATION_ISSUE_CODES,
+  REPAIR_CODES,
+  type IssueCode,
+  type SchemaIssueCode,
+  type ValidationIssueCode,
+  type RepairCode,
+} from './codes.js';
 export { lintRequestedSchema } from './lint.js';
 export { normalizeRequestedSchema, type NormalizeResult } from './normalize.js';
 export { validateContent, validationSchema, compileUncached, VALIDATOR_CACHE_SIZE } from './validate.js';

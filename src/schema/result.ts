@@ -6,6 +6,7 @@
  * `../shared/vectors/results.json` R1-R7.
  * @module
  */
+import type { IssueCode } from './codes.js';
 import { show, tooDeep } from './safe.js';
 import type { Content, Issue, RequestedSchema } from './types.js';
 import { validateContent } from './validate.js';
@@ -26,7 +27,7 @@ export const INVALID_PARAMS = -32602;
 
 export type ReadElicitResult =
   | { ok: true; result: ElicitOutcome }
-  | { ok: false; code: typeof INVALID_PARAMS; message: string; issues: Issue[] };
+  | { ok: false; code: typeof INVALID_PARAMS; message: string; issues: Issue<IssueCode>[] };
 
 /**
  * Reads `raw` as an elicitation result. Decline and cancel ignore any `content` (R1, R2). An
@@ -36,7 +37,12 @@ export type ReadElicitResult =
  * read as `{}` and validated. Never throws.
  */
 export function readElicitResult(raw: unknown, schema?: RequestedSchema): ReadElicitResult {
-  const invalid = (message: string, issues: Issue[] = []): ReadElicitResult => ({ ok: false, code: INVALID_PARAMS, message, issues });
+  const invalid = (message: string, issues: Issue<IssueCode>[] = []): ReadElicitResult => ({
+    ok: false,
+    code: INVALID_PARAMS,
+    message,
+    issues,
+  });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return invalid('elicitation result must be an object with an "action"');
   if (tooDeep(raw)) return invalid('elicitation result nests far too deeply');
