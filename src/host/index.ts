@@ -7,6 +7,7 @@
  */
 export {
   ConfigError,
+  CONFIG_ISSUE_CODES,
   formatConfigIssues,
   hasErrors,
   loadHostConfig,
@@ -34,6 +35,7 @@ export {
   type GatewayOAuthDef,
   type TenantDef,
   type ConfigIssue,
+  type ConfigIssueCode,
   type LoadContext,
   type LoadHostConfigOptions,
   type LoadedConfigFile,

@@ -23,6 +23,7 @@ import {
   type RepairCode,
   type RequestedSchema,
 } from '../../src/schema/index.js';
+import { CONFIG_ISSUE_CODES, loadConfigValue, type ConfigIssueCode } from '../../src/host/index.js';
 import { vectors } from '../helpers/vectors.js';
 
 const ISSUE = new Set<string>([...SCHEMA_ISSUE_CODES, ...VALIDATION_ISSUE_CODES]);
@@ -85,6 +86,24 @@ test('every code the schema core emits is in its union (vectors and hostile inpu
   assert.ok(issues.length > 30 && repairs.length > 5, 'the inputs reach many rules');
   assert.deepEqual([...new Set(issues.filter((c) => !ISSUE.has(c)))], [], 'add the code to src/schema/codes.ts');
   assert.deepEqual([...new Set(repairs.filter((c) => !REPAIR.has(c)))], [], 'add the code to REPAIR_CODES');
+});
+
+test('every code a configuration check emits is in ConfigIssueCode', () => {
+  const ctx = { cwd: '/p', home: '/h', env: {} };
+  const docs: unknown[] = [
+    ...vectors('config').map((v) => v.input),
+    '{ bad json',
+    [],
+    { mcpServers: { a: { command: 1, url: 'ftp://x', type: 'sse', env: { X: '${input:nope}' }, extra: 1 } } },
+    { servers: { b: { type: 'stdio' } }, inputs: [{ id: 3 }], routes: [{ pattern: '(' }], policy: { rate: 'x' } },
+    { mcpServers: {}, gateway: { users: { 'a b': { token: 'plain' } }, tenants: { '': {} } }, roots: [{ uri: 'x:' }] },
+  ];
+  const codes = docs.flatMap((d) => loadConfigValue(d, ctx).issues.map((i) => i.code));
+  assert.ok(codes.length > 5, 'the documents reach many rules');
+  assert.deepEqual([...new Set(codes.filter((c) => !(CONFIG_ISSUE_CODES as readonly string[]).includes(c)))], []);
+  // @ts-expect-error 'no-such-code' is not a ConfigIssueCode
+  const bad: ConfigIssueCode = 'no-such-code';
+  assert.ok(!(CONFIG_ISSUE_CODES as readonly string[]).includes(bad));
 });
 
 test('the unions refuse an unlisted code at compile time (negative control)', () => {

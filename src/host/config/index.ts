@@ -18,8 +18,8 @@ export type {
   GatewayOAuthDef,
   TenantDef,
 } from './types.js';
-export type { ConfigIssue } from './issues.js';
-export { ConfigError, formatConfigIssues, hasErrors } from './issues.js';
+export type { ConfigIssue, ConfigIssueCode } from './issues.js';
+export { ConfigError, formatConfigIssues, hasErrors, CONFIG_ISSUE_CODES } from './issues.js';
 export type { LoadContext, LoadHostConfigOptions, LoadedConfigFile } from './load.js';
 export { loadHostConfig, loadConfigFile, loadConfigValue, mergeLayers, searchPaths } from './load.js';
 export type { ConfigFormat, ConfigLayer } from './document.js';

@@ -8,7 +8,7 @@
  * @module
  */
 import type { InputVariableDef, ServerDef } from './types.js';
-import type { ConfigIssue } from './issues.js';
+import type { ConfigIssue, ConfigIssueCode } from './issues.js';
 import { ConfigError } from './issues.js';
 
 /** Asks a person for one input (through the presenter). `undefined` = dismissed/cancelled. */
@@ -111,7 +111,7 @@ function mapValues(o: Record<string, string>, f: (s: string) => string): Record<
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 }
 
-function fail(def: ServerDef, code: string, message: string, fix: string): ConfigIssue {
+function fail(def: ServerDef, code: ConfigIssueCode, message: string, fix: string): ConfigIssue {
   const o = def.origin;
   return {
     code,
