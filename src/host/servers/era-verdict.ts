@@ -1,6 +1,6 @@
 /**
- * Era verdicts per server definition (issue 4: "dual-era negotiation with the verdict cached per
- * server"; 2026-07-28 `versioning.mdx` §Backward Compatibility allows caching the verdict).
+ * Era verdicts per server definition: dual-era negotiation with the verdict cached per server
+ * (2026-07-28 `versioning.mdx` §Backward Compatibility allows caching the verdict).
  *
  * Without a verdict, the SDK's `versionNegotiation: 'auto'` probes `server/discover` on a throw-away
  * *sibling process* for every stdio start (one extra spawn, run to completion before the real child
