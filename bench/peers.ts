@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { StdioServerDef } from '../dist/src/host/config/types.js';
-import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../dist/src/host/presenter.js';
+import type { Presenter, PresenterAnswer, PresenterNotice, InputRequestView } from '../dist/src/host/presenter.js';
 import { ANSWER } from './fixtures/form.mjs';
 import { quartiles } from './lib.js';
 
@@ -73,7 +73,7 @@ export class AutoAcceptPresenter implements Presenter {
   readonly interactive = false;
   presented = 0;
   notices: PresenterNotice[] = [];
-  present(_prompt: PromptView): Promise<PresenterAnswer> {
+  present(_prompt: InputRequestView): Promise<PresenterAnswer> {
     this.presented++;
     return Promise.resolve({ action: 'accept', content: { ...ANSWER } });
   }

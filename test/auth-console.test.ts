@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createHost, openSqliteStore, type HostConfig, type ServerDef } from '../src/host/index.js';
+import { createHost, type HostConfig, type ServerDef } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { hostApiFor, startConsole, WebPresenter } from '../src/ui/web/index.js';
 import { CHROMIUM, launch, within } from './fixtures/console/browser.js';

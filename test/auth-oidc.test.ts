@@ -7,7 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createHost, HeadlessPresenter, ScriptedPresenter, type HostConfig, type PromptView, type ServerDef } from '../src/host/index.js';
+import {
+  createHost,
+  HeadlessPresenter,
+  ScriptedPresenter,
+  type HostConfig,
+  type InputRequestView,
+  type ServerDef,
+} from '../src/host/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { openSqliteCredentialStore } from '../src/host/auth/index.js';
 import { followRedirects } from '../scripts/conformance/client.js';
@@ -37,8 +44,8 @@ const text = (r: any) =>
 const tmp = () => mkdtempSync(join(tmpdir(), 'parley-auth-'));
 
 /** A person who consents and whose browser follows the redirects (optionally tampering with the URL first). */
-function signer(seen: PromptView[], tamper: (u: URL) => Promise<void> | void = () => {}) {
-  return async (p: PromptView) => {
+function signer(seen: InputRequestView[], tamper: (u: URL) => Promise<void> | void = () => {}) {
+  return async (p: InputRequestView) => {
     seen.push(p);
     const u = new URL(p.url!.full);
     await tamper(u);
@@ -52,7 +59,7 @@ test('first sign-in: discovery, dynamic registration, PKCE, resource; tokens enc
   const dir = tmp();
   const db = join(dir, 'p.db');
   try {
-    const seen: PromptView[] = [];
+    const seen: InputRequestView[] = [];
     const credentials = openSqliteCredentialStore(db, { env: SECRET });
     const host = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([signer(seen)]), credentials });
     try {
@@ -117,7 +124,7 @@ test('refresh before expiry, then a revoked refresh token: headless fails fast, 
   const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
   let skew = 0;
   try {
-    const seen: PromptView[] = [];
+    const seen: InputRequestView[] = [];
     const host = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([signer(seen)]), credentials });
     try {
       await host.callTool('mcp', 'whoami', {});
@@ -161,7 +168,7 @@ test('refresh before expiry, then a revoked refresh token: headless fails fast, 
       stack.tokenGrants.join(', '),
     );
 
-    const seen2: PromptView[] = [];
+    const seen2: InputRequestView[] = [];
     const person = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([signer(seen2)]), credentials, now: later });
     try {
       assert.match(text(await person.callTool('mcp', 'whoami', {})), /hello client/);
@@ -180,7 +187,7 @@ test('a forged callback (wrong or missing state) is refused and the real one sti
   const stack = await startOidcStack();
   try {
     const refusedStatuses: number[] = [];
-    const seen: PromptView[] = [];
+    const seen: InputRequestView[] = [];
     // The attacker hits the callback first: a made-up code with a wrong state, then one without state.
     const forge = signer(seen, async (u) => {
       const cb = new URL(u.searchParams.get('redirect_uri')!);
@@ -197,7 +204,7 @@ test('a forged callback (wrong or missing state) is refused and the real one sti
 
     // PKCE: the authorization request carries another challenge (e.g. an attacker's); the code it yields
     // does not redeem with parley's verifier, so nothing is stored and the start fails.
-    const seen2: PromptView[] = [];
+    const seen2: InputRequestView[] = [];
     const swap = signer(seen2, (u) => u.searchParams.set('code_challenge', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
     const host2 = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([swap]) });
     try {
@@ -219,7 +226,7 @@ test('a forged callback (wrong or missing state) is refused and the real one sti
 test('a protected-resource metadata document naming another resource is refused before anyone is asked', async () => {
   const stack = await startOidcStack({ advertisedResource: (u) => u.replace('/mcp', '/other') });
   try {
-    const seen: PromptView[] = [];
+    const seen: InputRequestView[] = [];
     const host = createHost(config(stack.mcpUrl), { presenter: new ScriptedPresenter([signer(seen)]) });
     try {
       await assert.rejects(host.callTool('mcp', 'whoami', {}), /resource/i);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { checkForm, faithfulText, formCacheSize, FORM_CACHE_SIZE, MAX_CACHED_TEXT } from '../src/host/broker/form-cache.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
-import type { PromptView } from '../src/host/presenter.js';
+import type { InputRequestView } from '../src/host/presenter.js';
 import {
   checkSchemaLimits,
   detectSensitiveFields,
@@ -276,10 +276,10 @@ test('the cache is bounded', () => {
 });
 
 test('broker: two requests with the same form get the same frozen schema; a changed form gets its own', async () => {
-  const seen: PromptView[] = [];
+  const seen: InputRequestView[] = [];
   const presenter = {
     interactive: false,
-    present: async (p: PromptView) => (seen.push(p), { action: 'accept' as const, content: { name: 'Ada' } }),
+    present: async (p: InputRequestView) => (seen.push(p), { action: 'accept' as const, content: { name: 'Ada' } }),
     notify: () => {},
   };
   const broker = new ElicitationBroker({ presenter, policy: { sensitiveFields: 'allow' } });

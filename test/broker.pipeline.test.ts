@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ElicitationBroker, InvalidElicitationError } from '../src/host/broker/index.js';
 import { ScriptedPresenter, UserInteractionRequiredError } from '../src/host/presenter.js';
-import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import { REDACTED } from '../src/host/store/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { openSqliteStore } from '../src/host/store/index.js';
@@ -12,6 +12,7 @@ import type { Store } from '../src/host/store/index.js';
 import { schemaHash } from '../src/schema/index.js';
 import { clock, ctx } from './fixtures/broker/ctx.js';
 import { vector } from './helpers/vectors.js';
+import { verifies } from './helpers/verifies.js';
 
 const vec = (id: string) => vector('schemas', id).input;
 
@@ -77,7 +78,7 @@ test('S6 legacy enumNames is shown unchanged and the answer is the enum value', 
 });
 
 test('S7 a request without mode is form mode on every revision', async () => {
-  // req: ELIC-1125-MODE-DEFAULT-FORM
+  verifies('ELIC-1125-MODE-DEFAULT-FORM');
   for (const revision of ['2025-06-18', '2025-11-25', '2026-07-28']) {
     const presenter = new ScriptedPresenter([{ action: 'accept', content: { name: 'Ada' } }]);
     const broker = new ElicitationBroker({ presenter });
@@ -88,7 +89,7 @@ test('S7 a request without mode is form mode on every revision', async () => {
 });
 
 test('a schema that cannot be a flat form is answered with -32602 naming the problem (never shown)', async () => {
-  // req: ELIC-0618-SUBSET-FLAT
+  verifies('ELIC-0618-SUBSET-FLAT');
   const presenter = new ScriptedPresenter([]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -115,7 +116,7 @@ for (const [id, schema, bad] of [
   ['R7-extra-field', { type: 'object', properties: { name: { type: 'string' } } }, { name: 'Ada', admin: true }],
 ] as const) {
   test(`${id}: an invalid answer is re-presented with its issues and never sent`, async () => {
-    // req: ELIC-VALIDATE-BOTH-SIDES
+    verifies('ELIC-VALIDATE-BOTH-SIDES');
     const presenter = new ScriptedPresenter([
       { action: 'accept', content: bad },
       { action: 'accept', content: bad },
@@ -177,7 +178,7 @@ for (const [kind, open] of [
   });
 
 test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
-  // req: ELIC-1125-CLIENT-RATE-LIMIT
+  verifies('ELIC-1125-CLIENT-RATE-LIMIT');
   const c = clock();
   const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
   const store = new MemoryStore();
@@ -259,7 +260,7 @@ test("a request whose wait cannot start (its context's abort hook throws) is rej
 test('the presenter answer wait is bounded: on timeout the broker answers cancel and closes the prompt', async () => {
   let aborted = false;
   const presenter = new ScriptedPresenter([
-    (_p: PromptView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true))),
+    (_p: InputRequestView, s: AbortSignal) => new Promise<PresenterAnswer>(() => s.addEventListener('abort', () => (aborted = true))),
   ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store, timeouts: { answerMs: 50 } });
@@ -277,7 +278,7 @@ test("with the runtime's abort handle the presenter gets the request's own signa
   // timeout: the broker aborts the request's signal through ctx.abort, and says "timeout"
   const own = new AbortController();
   let seen: AbortSignal | undefined;
-  const slow = (_p: PromptView, s: AbortSignal) => ((seen = s), new Promise<PresenterAnswer>(() => {}));
+  const slow = (_p: InputRequestView, s: AbortSignal) => ((seen = s), new Promise<PresenterAnswer>(() => {}));
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([slow]), store, timeouts: { answerMs: 50 } });
   const form = { message: 'slow', requestedSchema: { type: 'object', properties: {} } };
@@ -301,8 +302,8 @@ test("with the runtime's abort handle the presenter gets the request's own signa
 test('answer deadlines share one timer: a later request still times out after an earlier one is answered, in start order', async () => {
   const store = new MemoryStore();
   let release!: (a: PresenterAnswer) => void;
-  const first = (_p: PromptView) => new Promise<PresenterAnswer>((r) => (release = r));
-  const never = (_p: PromptView) => new Promise<PresenterAnswer>(() => {});
+  const first = (_p: InputRequestView) => new Promise<PresenterAnswer>((r) => (release = r));
+  const never = (_p: InputRequestView) => new Promise<PresenterAnswer>(() => {});
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([first, never, never]), store, timeouts: { answerMs: 150 } });
   const form = (m: string) => ({ message: m, requestedSchema: { type: 'object', properties: {} } });
   const a = broker.elicit(form('a'), ctx('s1'));

@@ -5,12 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
-import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { openSqliteStore } from '../src/host/store/index.js';
 import type { Store } from '../src/host/store/index.js';
 import { schemaHash } from '../src/schema/index.js';
 import { ctx, scope } from './fixtures/broker/ctx.js';
+import { verifies } from './helpers/verifies.js';
 
 const FORM = {
   message: 'Deploy where?',
@@ -27,7 +28,7 @@ const FORM = {
 };
 const echo =
   (extra: Partial<PresenterAnswer & { action: 'accept' }> = {}) =>
-  (p: PromptView): PresenterAnswer => ({
+  (p: InputRequestView): PresenterAnswer => ({
     action: 'accept',
     content: { ...p.prefill, region: (p.prefill.region as string) ?? 'eu' },
     ...extra,
@@ -109,7 +110,7 @@ test('precedence: remembered > preset > profile > schema default; invalid or una
   const broker = new ElicitationBroker({ presenter, store, sources, scope: scope('ada') });
   await broker.elicit(FORM, ctx('deploy'));
   const p0 = presenter.prompts[0];
-  // req: ELIC-1125-DEFAULTS
+  verifies('ELIC-1125-DEFAULTS');
   assert.deepEqual(p0.prefill, { email: 'ada@example.com', region: 'us', replicas: 5 });
   assert.deepEqual(p0.prefillSources, { email: 'profile', region: 'preset', replicas: 'preset' });
   await broker.elicit(FORM, ctx('deploy'));

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { HeadlessPresenter, ScriptedPresenter, UserInteractionRequiredError, answerFromFile } from '../src/host/presenter.js';
-import type { PromptView } from '../src/host/presenter.js';
+import type { InputRequestView } from '../src/host/presenter.js';
 import { ctx } from './fixtures/broker/ctx.js';
 import { bounded } from './helpers/wait.js';
 
@@ -12,7 +12,7 @@ const FORM = {
   message: 'Who?',
   requestedSchema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name'] },
 };
-const view = (over: Partial<PromptView>): PromptView => ({
+const view = (over: Partial<InputRequestView>): InputRequestView => ({
   id: 'in-1',
   server: 'srv',
   message: 'm',
@@ -24,7 +24,7 @@ const view = (over: Partial<PromptView>): PromptView => ({
   warnings: [],
   sensitiveFields: [],
   round: 1,
-  schema: FORM.requestedSchema as PromptView['schema'],
+  schema: FORM.requestedSchema as InputRequestView['schema'],
   ...over,
 });
 

@@ -6,15 +6,16 @@ import { ElicitationBroker } from '../src/host/broker/index.js';
 import type { BrokerEvent } from '../src/host/broker/index.js';
 import type { InputHandlers } from '../src/host/servers/index.js';
 import { HeadlessPresenter, ScriptedPresenter } from '../src/host/presenter.js';
-import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { connectLegacy, connectModern } from './fixtures/broker/peers.js';
 import { bounded } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 const NAME = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
 
 test('legacy push: accept, decline and cancel reach the server distinct', async () => {
-  // req: ELIC-RESULT-ACTIONS
+  verifies('ELIC-RESULT-ACTIONS');
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { name: 'Ada' } }, { action: 'decline' }, { action: 'cancel' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -23,7 +24,8 @@ test('legacy push: accept, decline and cancel reach the server distinct', async 
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'accept', content: { name: 'Ada' } });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'decline' });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'cancel' });
-    assert.equal(presenter.prompts[0].server, 'legacy-srv'); // req: ELIC-1125-CLIENT-SHOW-SERVER
+    assert.equal(presenter.prompts[0].server, 'legacy-srv');
+    verifies('ELIC-1125-CLIENT-SHOW-SERVER');
     const answers = store.audit.filter((r) => r.kind === 'answer').map((r) => r.action);
     assert.deepEqual(answers, ['accept', 'decline', 'cancel']);
   } finally {
@@ -32,7 +34,7 @@ test('legacy push: accept, decline and cancel reach the server distinct', async 
 });
 
 test('modern MRTR: inputRequests entries go through the same broker; decline and cancel stay distinct', async () => {
-  // req: MRTR-INPUT-REQUESTS-SHAPE
+  verifies('MRTR-INPUT-REQUESTS-SHAPE');
   const presenter = new ScriptedPresenter([
     { action: 'accept', content: { name: 'Grace' } },
     { action: 'decline' },
@@ -48,7 +50,7 @@ test('modern MRTR: inputRequests entries go through the same broker; decline and
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'decline' });
     assert.deepEqual((await peer.ask(NAME)).result, { action: 'cancel' });
     // URL mode accept = consent only, never content.
-    // req: ELIC-URL-ACCEPT-NO-CONTENT
+    verifies('ELIC-URL-ACCEPT-NO-CONTENT');
     assert.deepEqual((await peer.ask({ mode: 'url', message: 'Sign in', url: 'https://example.com/login' })).result, { action: 'accept' });
     const req = store.audit.find((r) => r.kind === 'request');
     assert.equal(req?.detail?.era, 'modern');
@@ -59,7 +61,7 @@ test('modern MRTR: inputRequests entries go through the same broker; decline and
 });
 
 test('S1 confirm-only form (empty properties) is accepted with {} on both eras', async () => {
-  // req: ELIC-RESULT-ACTIONS
+  verifies('ELIC-RESULT-ACTIONS');
   const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'accept' }]);
   const broker = new ElicitationBroker({ presenter });
   const S1 = { message: 'Proceed with the deployment?', requestedSchema: { type: 'object', properties: {} } };
@@ -76,7 +78,7 @@ test('S1 confirm-only form (empty properties) is accepted with {} on both eras',
 });
 
 test('S8 sensitive field is declined by default over the wire, reason audited and notified', async () => {
-  // req: ELIC-NO-SENSITIVE-FORM
+  verifies('ELIC-NO-SENSITIVE-FORM');
   const presenter = new ScriptedPresenter([]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -103,10 +105,10 @@ test('S8 sensitive field is declined by default over the wire, reason audited an
 });
 
 test('Q2 server cancel: the prompt closes, "cancelled by server" is recorded, no answer is sent', async () => {
-  // req: CANCEL-SERVER-REQUEST
+  verifies('CANCEL-SERVER-REQUEST');
   let closed: (() => void) | undefined;
   const promptClosed = new Promise<void>((r) => (closed = r));
-  const hold = (_p: PromptView, signal: AbortSignal) =>
+  const hold = (_p: InputRequestView, signal: AbortSignal) =>
     new Promise<PresenterAnswer>((_res, rej) =>
       signal.addEventListener('abort', () => {
         closed!();
@@ -139,10 +141,10 @@ test('Q2 server cancel: the prompt closes, "cancelled by server" is recorded, no
 
 test('two servers asking at once are answered independently (no cross-delivery)', async () => {
   // The presenter answers each prompt with its own server's name, in reverse arrival order.
-  const waiting: Array<{ p: PromptView; res: (a: PresenterAnswer) => void }> = [];
+  const waiting: Array<{ p: InputRequestView; res: (a: PresenterAnswer) => void }> = [];
   let both: () => void;
   const bothIn = new Promise<void>((r) => (both = r));
-  const step = (p: PromptView) =>
+  const step = (p: InputRequestView) =>
     new Promise<PresenterAnswer>((res) => {
       waiting.push({ p, res });
       if (waiting.length === 2) both();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { ask } from '../src/host/broker/ask.js';
-import type { PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import type { ConnectOptions } from '../src/host/servers/connection.js';
 import type { InputContext } from '../src/host/servers/handlers.js';
 import { Pending, wireHandlers } from '../src/host/servers/input-bridge.js';
@@ -19,7 +19,7 @@ import { waitUntil } from './helpers/wait.js';
 
 // Every assert.ok carries a message (a failing message-less assert.ok can hang under tsx).
 
-const VIEW: PromptView = {
+const VIEW: InputRequestView = {
   id: 'in-1',
   server: 'srv',
   message: 'Name?',
@@ -41,7 +41,7 @@ function holdingPresenter() {
     seen,
     interactive: true,
     notify: () => {},
-    present: (_p: PromptView, signal: AbortSignal) =>
+    present: (_p: InputRequestView, signal: AbortSignal) =>
       new Promise<PresenterAnswer>((_res, rej) => {
         seen.push(signal);
         const t = setTimeout(() => rej(new Error('presenter not aborted within 2000 ms')), 2000);
@@ -88,7 +88,7 @@ test('ask: an answer removes the listener; a server signal aborted on arrival gi
   gone.abort('already');
   const seen: AbortSignal[] = [];
   const r2 = await ask(
-    { ...accept, present: async (_p: PromptView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) },
+    { ...accept, present: async (_p: InputRequestView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) },
     VIEW,
     VIEW.schema,
     { signal: gone.signal },

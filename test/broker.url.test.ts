@@ -13,11 +13,12 @@ import { InMemoryTransport, McpServer, UrlElicitationRequiredError as ServerUrlE
 import * as z from 'zod/v4';
 import { loadHostConfig } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
+import { verifies } from './helpers/verifies.js';
 
 const POLICY = { urlSchemes: ['https'] };
 
 test('refused schemes: javascript:, file:, data:, http to a non-loopback host', async () => {
-  // req: ELIC-1125-URL-SAFE-HANDLING
+  verifies('ELIC-1125-URL-SAFE-HANDLING');
   for (const url of [
     'javascript:alert(1)',
     'file:///etc/passwd',
@@ -99,7 +100,7 @@ test('refused by default: URLs to this machine (they would receive the console s
 });
 
 test('Punycode and mixed-script hosts are shown with warnings and the Unicode host', () => {
-  // req: ELIC-1125-URL-WARN-PUNYCODE
+  verifies('ELIC-1125-URL-WARN-PUNYCODE');
   const puny = checkUrl('https://xn--80ak6aa92e.com/login', POLICY);
   assert.ok(puny.ok && puny.view.warnings.includes('punycode'));
   const mixed = checkUrl('https://pаypal.com/login', POLICY); // Cyrillic "а" among Latin letters
@@ -116,7 +117,7 @@ test('Punycode and mixed-script hosts are shown with warnings and the Unicode ho
 });
 
 test('consent: the presenter sees the full URL, host and warnings; accept has no content', async () => {
-  // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
+  verifies(['ELIC-1125-URL-CONSENT', 'ELIC-1125-URL-NO-PREFETCH']);
   const url = 'https://xn--80ak6aa92e.com/connect?flow=abc#frag';
   const presenter = new ScriptedPresenter([{ action: 'accept', content: { sneaky: 1 } }]);
   const store = new MemoryStore();
@@ -141,7 +142,7 @@ test('consent: the presenter sees the full URL, host and warnings; accept has no
 });
 
 test('elicitationId registry: pending → consented → completed; unknown and repeated completions ignored and audited', async () => {
-  // req: ELIC-1125-URL-COMPLETE
+  verifies('ELIC-1125-URL-COMPLETE');
   const presenter = new ScriptedPresenter([{ action: 'accept' }, { action: 'decline' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });
@@ -216,7 +217,7 @@ test('legacy SDK peer: a pushed URL request with javascript: is declined; https 
 });
 
 test('2025-11-25 -32042 with real SDK peers: consent through the broker, completion notification, retry succeeds', async () => {
-  // req: ELIC-1125-URL-REQUIRED-ERROR, ELIC-1125-URL-COMPLETE
+  verifies(['ELIC-1125-URL-REQUIRED-ERROR', 'ELIC-1125-URL-COMPLETE']);
   const presenter = new ScriptedPresenter([{ action: 'accept' }]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store });

@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawnHttp } from './fixtures/servers/spawn.js';
 import { textOf } from './fixtures/servers/clients.js';
+import { verifies } from './helpers/verifies.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-charts-main-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,7 +44,7 @@ test('stdio: a CSV inside the client root renders; one outside is refused', asyn
   try {
     const ok = (await client.callTool({ name: 'generate_chart', arguments: { data_source: 'data.csv', chart_type: 'pie' } })) as any;
     assert.equal(ok.isError, undefined, textOf(ok));
-    // req: ROOTS-SERVER-VALIDATE-PATHS
+    verifies('ROOTS-SERVER-VALIDATE-PATHS');
     const no = (await client.callTool({ name: 'generate_chart', arguments: { data_source: '../outside.csv', chart_type: 'pie' } })) as any;
     assert.equal(no.isError, true);
     assert.match(textOf(no), /is outside every root/);

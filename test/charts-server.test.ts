@@ -13,6 +13,7 @@ import type { SalesBackend } from '../servers/sales/server.js';
 import { resolveCsvInRoots, DataPathError } from '../servers/charts/paths.js';
 import { PNG_SIGNATURE } from '../servers/charts/render.js';
 import { legacyConnect, modernConnect, textOf } from './fixtures/servers/clients.js';
+import { verifies } from './helpers/verifies.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-charts-srv-'));
 const root = join(dir, 'root');
@@ -84,7 +85,7 @@ test('legacy: missing settings are elicited in one form; the chart comes back as
 });
 
 test('paths outside the roots are refused: .., absolute, sibling prefix, symlink escape, other schemes', async () => {
-  // req: ROOTS-SERVER-VALIDATE-PATHS
+  verifies('ROOTS-SERVER-VALIDATE-PATHS');
   const c = await legacyConnect(standaloneFactory, { roots: [rootUri], answer: () => ({ action: 'cancel' }) });
   try {
     const cases: Array<[string, RegExp]> = [

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runParley } from './helpers/cli.js';
 import { cliProject, FIXTURES, type CliProject } from './fixtures/cli/setup.js';
+import { verifies } from './helpers/verifies.js';
 
 const T = 300_000; // generous: the machine may be shared and loaded
 let p: CliProject;
@@ -23,16 +24,16 @@ describe('parley call --answers', () => {
       call('everything', 'trigger-elicitation-request', '--answers', answers('decline.json')),
       call('everything', 'trigger-elicitation-request', '--answers', answers('cancel.json')),
     ]);
-    // req: ELIC-RESULT-ACTIONS
+    verifies('ELIC-RESULT-ACTIONS');
     assert.equal(acc.code, 0, acc.stderr);
     assert.match(acc.stdout, /User provided the requested information/);
     assert.match(acc.stdout, /- Name: Ada/);
     assert.match(acc.stdout, /Favorite Integer: 7/);
     assert.match(acc.stdout, /"firstLine": "It was a dark and stormy night\."/, 'defaults fill the fields the file leaves out');
-    // req: ELIC-RESULT-ACTIONS
+    verifies('ELIC-RESULT-ACTIONS');
     assert.equal(dec.code, 0, dec.stderr);
     assert.match(dec.stdout, /User declined/);
-    // req: ELIC-RESULT-ACTIONS
+    verifies('ELIC-RESULT-ACTIONS');
     assert.equal(can.code, 0, can.stderr);
     assert.match(can.stdout, /User cancelled/);
   });
@@ -78,7 +79,7 @@ describe('parley call URL mode from a file', () => {
       call('everything', 'trigger-url-elicitation', url, '--answers', answers('url-consent.json')),
       call('everything', 'trigger-url-elicitation', url, '--answers', answers('accept.json')),
     ]);
-    // req: ELIC-1125-URL-CONSENT
+    verifies('ELIC-1125-URL-CONSENT');
     assert.equal(yes.code, 0, yes.stderr);
     assert.match(yes.stdout, /User completed the URL elicitation flow/);
     assert.equal(no.code, 0, no.stderr);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runParley } from './helpers/cli.js';
 import { vector } from './helpers/vectors.js';
+import { verifies } from './helpers/verifies.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-lint-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -106,7 +107,7 @@ test('parley lint reads what editors write and refuses what it cannot trust', as
 });
 
 test('parley lint checks the request envelope per revision: URL mode, elicitationId, empty input_required', async () => {
-  // req: ELIC-1125-URL-ID, ELIC-2607-URL-NO-ID
+  verifies(['ELIC-1125-URL-ID', 'ELIC-2607-URL-NO-ID']);
   const url = file('url.json', {
     jsonrpc: '2.0',
     id: 1,

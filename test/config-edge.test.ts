@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadHostConfig } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
+import { verifies } from './helpers/verifies.js';
 
 function load(rel: string, text: string, env: Record<string, string> = {}) {
   const s = sandbox();
@@ -116,7 +117,7 @@ test('names that exist on Object.prototype are ordinary names, not built-ins', (
 });
 
 test('roots: paths become file:// URIs, .. collapses, other schemes are virtual roots, malformed ones are errors', () => {
-  // req: ROOTS-URI-FILE
+  verifies('ROOTS-URI-FILE');
   const s = sandbox();
   try {
     s.write(

@@ -1,8 +1,8 @@
 // ${input:id} resolution: asked once across servers, password inputs marked secret, clear errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadHostConfig, resolveInputs, ConfigError, buildChildEnv } from '../src/host/config/index.js';
-import type { InputDef, StdioServerDef, HttpServerDef, ServerDef } from '../src/host/config/index.js';
+import { loadHostConfig, resolveInputVariables, ConfigError, buildChildEnv } from '../src/host/config/index.js';
+import type { InputVariableDef, StdioServerDef, HttpServerDef, ServerDef } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
 
 function loadVscodeFixture() {
@@ -17,7 +17,7 @@ function loadVscodeFixture() {
 
 function countingAsk(answers: Record<string, string | undefined>) {
   const calls: string[] = [];
-  const ask = async (i: InputDef) => {
+  const ask = async (i: InputVariableDef) => {
     calls.push(i.id);
     await new Promise((r) => setTimeout(r, 5)); // a person takes time: concurrent starts must share one question
     return answers[i.id];
@@ -30,8 +30,8 @@ test('each input is asked once across two servers, also when both start at the s
   const { ask, calls } = countingAsk({ 'api-key': 'sk-1', region: 'eu' });
   const cache = new Map<string, string>();
   const [svc, web] = await Promise.all([
-    resolveInputs(config.servers.svc, config.inputs, ask, cache),
-    resolveInputs(config.servers.web, config.inputs, ask, cache),
+    resolveInputVariables(config.servers.svc, config.inputs, ask, cache),
+    resolveInputVariables(config.servers.web, config.inputs, ask, cache),
   ]);
   assert.deepEqual(calls.sort(), ['api-key', 'region']);
   const s = svc as StdioServerDef;
@@ -45,7 +45,7 @@ test('each input is asked once across two servers, also when both start at the s
   assert.equal(s.inputRefs, undefined);
   assert.deepEqual(Object.fromEntries(cache), { 'api-key': 'sk-1', region: 'eu' });
   // A later start asks nothing.
-  await resolveInputs(config.servers.svc, config.inputs, ask, cache);
+  await resolveInputVariables(config.servers.svc, config.inputs, ask, cache);
   assert.equal(calls.length, 2);
   // The original definition is not changed (it may be written back to a file).
   assert.equal((config.servers.svc as StdioServerDef).env.API_KEY, '${input:api-key}');
@@ -60,8 +60,8 @@ test('non-password inputs are not marked secret; answers are inserted literally'
     env: { R: '${input:r}', LIT: '${input:r}-${HOME}' },
     origin: { file: 'f', pointer: '/servers/a' },
   };
-  const inputs: Record<string, InputDef> = { r: { id: 'r', type: 'promptString' } };
-  const out = (await resolveInputs(def, inputs, async () => '${input:r}$HOME', new Map())) as StdioServerDef;
+  const inputs: Record<string, InputVariableDef> = { r: { id: 'r', type: 'promptString' } };
+  const out = (await resolveInputVariables(def, inputs, async () => '${input:r}$HOME', new Map())) as StdioServerDef;
   assert.equal(out.env.R, '${input:r}$HOME');
   assert.equal(out.env.LIT, '${input:r}$HOME-${HOME}');
   assert.equal(out.secretEnv, undefined);
@@ -75,10 +75,10 @@ test('unknown input id, dismissed prompt and an answer outside pickString option
     headers: { K: '${input:ghost}' },
     origin: { file: '/x/mcp.json', pointer: '/servers/a', line: 2, column: 3 },
   };
-  const inputs: Record<string, InputDef> = { p: { id: 'p', type: 'pickString', options: ['x', 'y'] } };
+  const inputs: Record<string, InputVariableDef> = { p: { id: 'p', type: 'pickString', options: ['x', 'y'] } };
   let asked = 0;
   const ask = async () => (asked++, 'z');
-  await assert.rejects(resolveInputs(def, inputs, ask, new Map()), (e: unknown) => {
+  await assert.rejects(resolveInputVariables(def, inputs, ask, new Map()), (e: unknown) => {
     assert.ok(ConfigError.is(e));
     assert.equal(e.issues[0].code, 'unknown-input');
     assert.equal(e.issues[0].server, 'a');
@@ -88,12 +88,12 @@ test('unknown input id, dismissed prompt and an answer outside pickString option
   assert.equal(asked, 0, 'nothing is asked when an id is unknown');
   const ok = { ...def, headers: {} };
   await assert.rejects(
-    resolveInputs(ok, inputs, ask, new Map()),
+    resolveInputVariables(ok, inputs, ask, new Map()),
     (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'invalid-value',
   );
   const cache = new Map<string, string>();
   await assert.rejects(
-    resolveInputs(ok, inputs, async () => undefined, cache),
+    resolveInputVariables(ok, inputs, async () => undefined, cache),
     (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'input-cancelled',
   );
   assert.equal(cache.size, 0, 'a dismissed prompt is not cached: the next start asks again');
@@ -142,11 +142,11 @@ test('a password input in args or url draws a secret-exposed warning; in env or 
 
 test('a url that is not http(s) once inputs are filled in is an error, not a connection attempt', async () => {
   const def: ServerDef = { name: 'w', type: 'http', url: '${input:base}/mcp', headers: {}, origin: { file: 'f', pointer: '/servers/w' } };
-  const inputs: Record<string, InputDef> = { base: { id: 'base', type: 'promptString' } };
+  const inputs: Record<string, InputVariableDef> = { base: { id: 'base', type: 'promptString' } };
   await assert.rejects(
-    resolveInputs(def, inputs, async () => 'file:///etc', new Map()),
+    resolveInputVariables(def, inputs, async () => 'file:///etc', new Map()),
     (e: unknown) => ConfigError.is(e) && e.issues[0].code === 'invalid-value',
   );
-  const ok = (await resolveInputs(def, inputs, async () => 'https://h.example', new Map())) as HttpServerDef;
+  const ok = (await resolveInputVariables(def, inputs, async () => 'https://h.example', new Map())) as HttpServerDef;
   assert.equal(ok.url, 'https://h.example/mcp');
 });

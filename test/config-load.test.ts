@@ -275,7 +275,7 @@ test('${input:id} with no matching input is an error at load, the server is inva
 test('formatConfigIssues: one line per issue, file:line:col server /pointer: severity: message (fix)', () => {
   const out = formatConfigIssues([
     {
-      code: 'x',
+      code: 'invalid-url',
       path: '/mcpServers/a/url',
       severity: 'error',
       message: 'bad url',
@@ -285,8 +285,8 @@ test('formatConfigIssues: one line per issue, file:line:col server /pointer: sev
       column: 7,
       server: 'a',
     },
-    { code: 'y', path: '', severity: 'warning', message: 'no servers defined', file: '<embedded>' },
-    { code: 'z', path: '/x', severity: 'error', message: 'm' },
+    { code: 'no-servers', path: '', severity: 'warning', message: 'no servers defined', file: '<embedded>' },
+    { code: 'type', path: '/x', severity: 'error', message: 'm' },
   ]);
   assert.equal(
     out,

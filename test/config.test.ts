@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { vectors as loadVectors } from './helpers/vectors.js';
 import { execFileSync } from 'node:child_process';
-import { loadHostConfig, buildChildEnv, resolveInputs, formatConfigIssues } from '../src/host/config/index.js';
-import type { ConfigIssue, InputDef, StdioServerDef, HttpServerDef } from '../src/host/config/index.js';
+import { loadHostConfig, buildChildEnv, resolveInputVariables, formatConfigIssues } from '../src/host/config/index.js';
+import type { ConfigIssue, InputVariableDef, StdioServerDef, HttpServerDef } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
 
 const vectors: Array<{ id: string; input: unknown }> = loadVectors('config');
@@ -128,14 +128,14 @@ test('C4: the VS Code format is read; the input is asked once and marked secret'
   assert.deepEqual(svc.inputRefs, ['api-key']);
   assert.equal(svc.env.API_KEY, '${input:api-key}');
   let calls = 0;
-  const ask = async (i: InputDef) => {
+  const ask = async (i: InputVariableDef) => {
     calls++;
     assert.equal(i.password, true);
     return 'sk-secret';
   };
   const cache = new Map<string, string>();
-  const r1 = (await resolveInputs(svc, config.inputs, ask, cache)) as StdioServerDef;
-  const r2 = (await resolveInputs(svc, config.inputs, ask, cache)) as StdioServerDef;
+  const r1 = (await resolveInputVariables(svc, config.inputs, ask, cache)) as StdioServerDef;
+  const r2 = (await resolveInputVariables(svc, config.inputs, ask, cache)) as StdioServerDef;
   assert.equal(calls, 1);
   assert.equal(r1.env.API_KEY, 'sk-secret');
   assert.deepEqual(r1.secretEnv, ['API_KEY']);

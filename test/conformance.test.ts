@@ -12,6 +12,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startConformanceServer } from '../scripts/conformance/server.js';
 import { runScenario } from '../scripts/conformance/client.js';
 import type { ServeHandle } from '../src/server/index.js';
+import { verifies } from './helpers/verifies.js';
 
 describe('conformance: node20-fs globSync shim', () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-glob-'));
@@ -39,8 +40,8 @@ describe('conformance: parley client against the parley conformance server', () 
   after(() => server.close());
 
   it('2026-07-28: the host accepts the SEP-1034 form with every default filled (input_required round)', async () => {
-    // req: ELIC-1125-DEFAULTS
-    // req: MRTR-INPUT-REQUESTS-SHAPE
+    verifies('ELIC-1125-DEFAULTS');
+    verifies('MRTR-INPUT-REQUESTS-SHAPE');
     const lines: string[] = [];
     const run = await runScenario(
       'elicitation-sep1034-client-defaults',
@@ -67,7 +68,7 @@ describe('conformance: parley client against the parley conformance server', () 
   });
 
   it('2025-11-25 (SDK v1 client): test_elicitation_sep1330_enums pushes all five enum shapes', async () => {
-    // req: ELIC-1125-ENUM-SHAPES
+    verifies('ELIC-1125-ENUM-SHAPES');
     const client = new Client({ name: 'v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     const asked: Array<Record<string, unknown>> = [];
     client.setRequestHandler(ElicitRequestSchema, async (req) => {

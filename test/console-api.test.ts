@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { startConsole, WebPresenter, type ConsoleHandle, type PresenterEvent } from '../src/ui/web/index.js';
 import { createTestHost, SCOPE, type TestHost } from './fixtures/console/host.js';
 import { formPrompt, urlPrompt } from './fixtures/console/prompts.js';
+import { verifies } from './helpers/verifies.js';
 
 let host: TestHost;
 let presenter: WebPresenter;
@@ -73,7 +74,7 @@ test('accept with form strings resolves with typed content after coerce + valida
     remember: 'session',
   });
   assert.equal(r.status, 200);
-  // req: ELIC-VALIDATE-BOTH-SIDES, ELIC-1125-ENUM-SHAPES
+  verifies(['ELIC-VALIDATE-BOTH-SIDES', 'ELIC-1125-ENUM-SHAPES']);
   assert.deepEqual(await answer, {
     action: 'accept',
     content: {
@@ -94,7 +95,7 @@ test('accept with form strings resolves with typed content after coerce + valida
 test('invalid accept → 422 with per-field issues; the prompt stays open; then a fix resolves it', async () => {
   const prompt = formPrompt();
   const answer = presenter.present(prompt, new AbortController().signal);
-  // req: ELIC-1125-FORMATS
+  verifies('ELIC-1125-FORMATS');
   const bad = await call('POST', `/api/prompts/${prompt.id}/answer`, {
     action: 'accept',
     content: { integer: '500', email: 'not-an-email', untitledMultipleSelectEnum: ['Guitar', 'Piano', 'Violin', 'Drums'] },
@@ -130,7 +131,7 @@ test("per-field validation endpoint returns only that field's issues as the pers
 });
 
 test('decline and cancel resolve distinctly and carry no content; bad actions are 400', async () => {
-  // req: ELIC-RESULT-ACTIONS
+  verifies('ELIC-RESULT-ACTIONS');
   for (const action of ['decline', 'cancel'] as const) {
     const prompt = formPrompt();
     const answer = presenter.present(prompt, new AbortController().signal);
@@ -156,7 +157,7 @@ test('remember is forced to "once" when a field is sensitive; URL accept carries
   await call('POST', `/api/prompts/${prompt.id}/answer`, { action: 'accept', content: { password: 'hunter2' }, remember: 'always' });
   assert.deepEqual(await answer, { action: 'accept', content: { password: 'hunter2' }, remember: 'once' });
 
-  // req: ELIC-URL-ACCEPT-NO-CONTENT
+  verifies('ELIC-URL-ACCEPT-NO-CONTENT');
   const u = urlPrompt('https://example.com/oauth?state=abc');
   const ua = presenter.present(u, new AbortController().signal);
   await call('POST', `/api/prompts/${u.id}/answer`, { action: 'accept', content: { sneaky: 1 } });

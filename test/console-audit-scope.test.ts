@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, DEFAULT_USER, hashToken } from '../src/gateway/index.js';
-import { openSqliteStore } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { hostApiFor, startConsole } from '../src/ui/web/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';

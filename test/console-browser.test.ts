@@ -11,6 +11,7 @@ import type { Browser } from 'playwright-core';
 import { CHROMIUM, launch, open, settledWithin, within, type Session } from './fixtures/console/browser.js';
 import { formPrompt, urlPrompt } from './fixtures/console/prompts.js';
 import { SCOPE } from './fixtures/console/host.js';
+import { verifies } from './helpers/verifies.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
 // One browser, one console and one page for the whole file (a new renderer costs seconds on a busy
@@ -46,11 +47,11 @@ test('13-field server-everything form: every field kind filled in the browser, a
     const answer = s.presenter.present(prompt, new AbortController().signal);
     const c = card(s, prompt.id);
     await c.waitFor();
-    // req: ELIC-1125-CLIENT-SHOW-SERVER
+    verifies('ELIC-1125-CLIENT-SHOW-SERVER');
     assert.equal(await c.locator('h3').innerText(), 'everything is asking');
     assert.match(await c.locator('.call').innerText(), /trigger-elicitation-request/);
     assert.equal(await c.locator('.message').innerText(), prompt.message);
-    // req: ELIC-1125-DEFAULTS
+    verifies('ELIC-1125-DEFAULTS');
     assert.equal(await field(s, prompt.id, 'firstLine').locator('input').inputValue(), 'It was a dark and stormy night.');
     assert.match(await field(s, prompt.id, 'firstLine').locator('.source').innerText(), /Prefilled from default/);
     assert.equal(await field(s, prompt.id, 'integer').locator('input').inputValue(), '42');
@@ -59,7 +60,7 @@ test('13-field server-everything form: every field kind filled in the browser, a
       .locator('input, select, textarea')
       .evaluateAll((els) => els.filter((e) => (e as HTMLInputElement).labels?.length === 0).length);
     assert.equal(unlabeled, 0);
-    // req: ELIC-1125-FORMATS
+    verifies('ELIC-1125-FORMATS');
     for (const [name, type] of [
       ['email', 'email'],
       ['homepage', 'url'],
@@ -77,7 +78,7 @@ test('13-field server-everything form: every field kind filled in the browser, a
     await field(s, prompt.id, 'birthdate').locator('input').fill('1815-12-10');
     await field(s, prompt.id, 'integer').locator('input').fill('7');
     await field(s, prompt.id, 'number').locator('input').fill('12.5');
-    // req: ELIC-1125-ENUM-SHAPES
+    verifies('ELIC-1125-ENUM-SHAPES');
     await field(s, prompt.id, 'untitledSingleSelectEnum').locator('select').selectOption('Ross');
     await field(s, prompt.id, 'untitledMultipleSelectEnum').getByLabel('Guitar').uncheck();
     await field(s, prompt.id, 'untitledMultipleSelectEnum').getByLabel('Piano').check();
@@ -88,7 +89,7 @@ test('13-field server-everything form: every field kind filled in the browser, a
     await c.getByLabel('For this session').check();
     await s.shot('form-13-fields-filled');
     await c.getByRole('button', { name: 'Accept and send' }).click();
-    // req: ELIC-VALIDATE-BOTH-SIDES
+    verifies('ELIC-VALIDATE-BOTH-SIDES');
     assert.deepEqual(await within(answer, 'answer'), {
       action: 'accept',
       content: {
@@ -134,7 +135,7 @@ test('an invalid value shows a per-field message (live and on Accept) and does n
     assert.equal(await s.page.evaluate(() => document.activeElement?.closest('.field')?.getAttribute('data-field')), 'name');
     await s.shot('form-invalid');
     await s.page.keyboard.press('Escape');
-    // req: ELIC-RESULT-ACTIONS
+    verifies('ELIC-RESULT-ACTIONS');
     assert.deepEqual(await within(answer, 'esc'), { action: 'cancel' });
     await card(s, prompt.id).waitFor({ state: 'detached' });
   }),
@@ -192,7 +193,7 @@ test('URL consent: full URL and host shown, nothing fetched, opened with noopene
       w.opened = [];
       w.open = (...a: unknown[]) => (w.opened.push(a), null);
     });
-    // req: ELIC-1125-URL-SHOW-FULL, ELIC-1125-URL-WARN-PUNYCODE
+    verifies(['ELIC-1125-URL-SHOW-FULL', 'ELIC-1125-URL-WARN-PUNYCODE']);
     assert.equal(await c.locator('.url-full').innerText(), full);
     assert.equal(await c.locator('mark.url-host').innerText(), 'xn--pple-43d.com');
     assert.equal(await c.locator('.url-site').innerText(), 'аpple.com');
@@ -200,7 +201,7 @@ test('URL consent: full URL and host shown, nothing fetched, opened with noopene
     assert.equal(await s.page.locator('a[href*="pple"]').count(), 0, 'the URL is never a link');
     await s.shot('url-consent');
     assert.equal(await settledWithin(answer), 'pending');
-    // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-NO-PREFETCH
+    verifies(['ELIC-1125-URL-CONSENT', 'ELIC-1125-URL-NO-PREFETCH']);
     assert.ok(!s.requests.some((u) => u.includes('pple')), 'nothing fetched before consent');
     assert.equal(
       await c.getByRole('button', { name: /^Open / }).innerText(),
@@ -420,7 +421,7 @@ test('a re-presented prompt (round 2) shows the previous issues per field, the r
       round: 2,
       issues: [{ code: 'required', path: '/name', severity: 'error', message: 'String is required' }],
       repairs: [
-        { code: 'drop-pattern', path: '/properties/name/pattern', message: 'Dropped "pattern", which is not in the 2025-11-25 subset' },
+        { code: 'keyword-dropped', path: '/properties/name/pattern', message: 'Dropped "pattern", which is not in the 2025-11-25 subset' },
       ],
       lint: [
         {

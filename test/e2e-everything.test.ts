@@ -8,6 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { CHROMIUM, EVERYTHING, openTool, up, type Up } from './fixtures/e2e/up.js';
+import { verifies } from './helpers/verifies.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
 
@@ -26,7 +27,7 @@ async function consent(u: Up, page: Page, shot: string): Promise<{ full: string;
   const card = page.locator(`article.prompt[data-id="${await first.getAttribute('data-id')}"]`);
   const full = await card.locator('code.url-full').innerText();
   const host = await card.locator('mark.url-host').innerText();
-  // req: ELIC-1125-URL-CONSENT
+  verifies('ELIC-1125-URL-CONSENT');
   assert.equal(await card.locator('strong.url-site').innerText(), host, 'the site name is shown in bold');
   assert.equal(new URL(full).host, host, "the highlighted host is the URL's host");
   assert.equal(await card.locator('a[href]').count(), 0, 'the URL is never a link');
@@ -67,10 +68,10 @@ test('server-everything through parley up: the 13-field form and URL mode (-3204
     await c.waitFor({ timeout: 30_000 });
     const field = (name: string) => c.locator(`[data-field="${name}"]`);
     assert.equal(await c.locator('.field').count(), 13, 'one control per property');
-    // req: ELIC-1125-DEFAULTS
+    verifies('ELIC-1125-DEFAULTS');
     assert.equal(await field('firstLine').locator('input').inputValue(), 'It was a dark and stormy night.');
     assert.equal(await field('integer').locator('input').inputValue(), '42');
-    // req: ELIC-1125-FORMATS
+    verifies('ELIC-1125-FORMATS');
     for (const [name, type] of [
       ['email', 'email'],
       ['homepage', 'url'],
@@ -88,7 +89,7 @@ test('server-everything through parley up: the 13-field form and URL mode (-3204
     await field('birthdate').locator('input').fill('1815-12-10');
     await field('integer').locator('input').fill('7');
     await field('number').locator('input').fill('12.5');
-    // req: ELIC-1125-ENUM-SHAPES
+    verifies('ELIC-1125-ENUM-SHAPES');
     await field('untitledSingleSelectEnum').locator('select').selectOption('Ross');
     await field('untitledMultipleSelectEnum').getByLabel('Guitar').uncheck();
     await field('untitledMultipleSelectEnum').getByLabel('Piano').check();
@@ -116,7 +117,7 @@ test('server-everything through parley up: the 13-field form and URL mode (-3204
     await urlTool.locator('.field', { hasText: 'errorPath' }).locator('input[type=checkbox]').check();
     await urlTool.getByRole('button', { name: 'Call trigger-url-elicitation' }).click();
     const seen: Array<{ full: string; host: string }> = [];
-    // req: ELIC-1125-URL-REQUIRED-ERROR
+    verifies('ELIC-1125-URL-REQUIRED-ERROR');
     seen.push(await consent(u, page, '8-url-consent-1')); // the prerequisite from the -32042 error's data.elicitations
     // server-everything sends no elicitation/complete: the person is asked to retry or cancel (docs/broker.md)
     const retry = page.locator('article.prompt').getByRole('button', { name: 'Retry trigger-url-elicitation' });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { CHROMIUM, REPO, openTool, up, type Up } from './fixtures/e2e/up.js';
+import { verifies } from './helpers/verifies.js';
 
 let callLine: string | null = null;
 const built = existsSync(join(REPO, 'dist/servers/sales/main.js')) && existsSync(join(REPO, 'dist/servers/charts/main.js'));
@@ -80,7 +81,7 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     const rootRow = page.locator(`#roots tr[data-uri="${rootUri}"]`);
     await rootRow.waitFor();
     assert.match(await rootRow.innerText(), /reports/);
-    // req: ROOTS-CLIENT-MONITOR
+    verifies('ROOTS-CLIENT-MONITOR');
     // The row appears when the root is added (state "unchecked"); the health check then marks it ok.
     await rootRow
       .locator('.state', { hasText: /^ok$/ })
@@ -92,7 +93,7 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
 
     // (b) query_sales with no arguments: the session configuration is asked for in the page
     const { tool, form } = await querySales(page);
-    // req: ELIC-1125-CLIENT-SHOW-SERVER
+    verifies('ELIC-1125-CLIENT-SHOW-SERVER');
     assert.equal(await form.locator('h3').innerText(), 'sales is asking');
     callLine = (await form.locator('.call').count()) ? await form.locator('.call').innerText() : null;
     assert.match(await form.locator('.message').innerText(), /Which sales data do you want\?/);
@@ -174,7 +175,7 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
 });
 
 test('the sales form names the tool call it belongs to (docs/console.md: "During the tool call")', { skip }, () => {
-  // req: ELIC-1125-CLIENT-SHOW-SERVER
+  verifies('ELIC-1125-CLIENT-SHOW-SERVER');
   assert.match(callLine ?? '(no .call line on the card)', /During the tool call query_sales/);
 });
 
@@ -183,7 +184,7 @@ test('decline and cancel (Esc) on the sales form: the tool says so, the audit lo
   try {
     u = await up([], { expectReady: 2 });
     const { page } = u;
-    // req: ELIC-RESULT-ACTIONS
+    verifies('ELIC-RESULT-ACTIONS');
     // Decline
     const first = await querySales(page);
     await first.form.getByRole('button', { name: 'Decline' }).click();

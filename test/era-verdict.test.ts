@@ -15,6 +15,7 @@ import { eraVerdictKey, LEGACY_VERDICT_TTL_MS, type EraEvent } from '../src/host
 import { MIGRATIONS, SCHEMA_VERSION, memoryEraVerdicts, openSqliteStore, type SqliteStore } from '../src/host/store/index.js';
 import type { StdioServerDef } from '../src/host/config/types.js';
 import { clientInfo, fastStop, scriptedHandlers, stdioDef, text } from './fixtures/servers-host/helpers.js';
+import { verifies } from './helpers/verifies.js';
 
 const PEER = fileURLToPath(new URL('./fixtures/era-verdict/era-peer.mjs', import.meta.url));
 const SPAWN_LOG = fileURLToPath(new URL('./fixtures/era-verdict/spawn-log.mjs', import.meta.url));
@@ -84,7 +85,7 @@ function store(t: TestContext, dir: string): SqliteStore {
 
 describe('a cached verdict is reused', () => {
   it('modern: the first and second start (new manager, same SQLite store) each spawn one process and probe in place on it', async (t) => {
-    // req: ERA-VERDICT-CACHE, ERA-DUAL-MODERN
+    verifies(['ERA-VERDICT-CACHE', 'ERA-DUAL-MODERN']);
     const p = eraPeer(t, 'dual');
     const s = store(t, p.dir);
     const first = manager(t, { peer: p.def }, { eraVerdicts: s });
@@ -123,7 +124,7 @@ describe('a cached verdict is reused', () => {
   });
 
   it('legacy: the second start runs initialize directly, without server/discover, in one process', async (t) => {
-    // req: ERA-VERDICT-CACHE, ERA-DUAL-FALLBACK
+    verifies(['ERA-VERDICT-CACHE', 'ERA-DUAL-FALLBACK']);
     const p = eraPeer(t, 'legacy');
     const verdicts = memoryEraVerdicts();
     const first = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
@@ -144,7 +145,7 @@ describe('a cached verdict is reused', () => {
   });
 
   it('without a store, managers in one process share verdicts (process-wide memory)', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const p = eraPeer(t, 'legacy');
     const a = manager(t, { peer: p.def });
     await a.m.start('peer');
@@ -171,7 +172,7 @@ describe('a stale verdict falls back and is corrected', () => {
   }
 
   it('modern verdict, server now legacy (-32601): initialize on the same process, verdict becomes legacy', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
     assert.equal((await verdicts.getEraVerdict(key))?.era, 'modern');
     p.setEra('legacy');
@@ -187,7 +188,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('modern verdict, server now exits on server/discover: started once more with initialize, verdict becomes legacy', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
     p.setEra('legacy-exit');
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
@@ -212,7 +213,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('legacy verdict, server now rejects initialize (2026-07-28 only): falls back to the probe, verdict becomes modern', async (t) => {
-    // req: ERA-DUAL-FALLBACK, ERA-DUAL-MODERN
+    verifies(['ERA-DUAL-FALLBACK', 'ERA-DUAL-MODERN']);
     const { p, verdicts, key, spawned } = await seeded(t, 'legacy');
     p.setEra('modern-only');
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
@@ -227,7 +228,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('a legacy verdict older than legacyVerdictTtlMs is probed again (an upgraded server is noticed)', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const p = eraPeer(t, 'dual');
     const verdicts = memoryEraVerdicts();
     const key = eraVerdictKey(p.def);
@@ -242,7 +243,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('a legacy outcome reached only by probe timeout is not cached, and drops a cached verdict', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
     p.setEra('silent'); // e.g. a server still installing itself: it looks legacy
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts, probeTimeoutMs: 300 });
@@ -265,7 +266,7 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 
   it('stop(name) forgets the verdict; stopAll() keeps it', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const p = eraPeer(t, 'legacy');
     const verdicts = memoryEraVerdicts();
     const key = eraVerdictKey(p.def);
@@ -281,7 +282,7 @@ describe('a stale verdict falls back and is corrected', () => {
 
 describe('the first start (no verdict) finds the era on the session process', () => {
   it('a server that exits on server/discover is started once more with initialize; the legacy verdict spares the probe next time', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const p = eraPeer(t, 'legacy-exit');
     const verdicts = memoryEraVerdicts();
     const first = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
@@ -314,7 +315,7 @@ describe('with real SDK servers', () => {
   }
 
   it('SDK v2 dual-era server: first and second start are one process each, modern, and tools work', async (t) => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const r = logged(t, V2_DUAL);
     const verdicts = memoryEraVerdicts();
     const a = manager(t, { real: r.def }, { eraVerdicts: verdicts });
@@ -336,7 +337,7 @@ describe('with real SDK servers', () => {
   });
 
   it('SDK v1 server, first start: -32601 to the in-place probe, initialize on the same process', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const r = logged(t, V1_PUSH);
     const { m, eras } = manager(t, { real: r.def }, { eraVerdicts: memoryEraVerdicts() });
     await m.start('real');
@@ -349,7 +350,7 @@ describe('with real SDK servers', () => {
   });
 
   it('SDK v1 server under a (stale) modern verdict: -32601 to the in-place probe, initialize on the same process', async (t) => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const r = logged(t, V1_PUSH);
     const verdicts = memoryEraVerdicts();
     await verdicts.putEraVerdict({ defHash: eraVerdictKey(r.def), era: 'modern', verifiedAt: Date.now() });

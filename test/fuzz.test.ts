@@ -21,7 +21,7 @@ import {
 } from '../src/schema/index.js';
 import { parseRootsList } from '../src/server/roots.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
-import type { Presenter, PresenterAnswer, PromptView } from '../src/host/presenter.js';
+import type { Presenter, PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 
 const RUNS = Number(process.env.PARLEY_FUZZ_RUNS ?? 10_000);
 const LIVE = Math.max(50, Math.round(RUNS / 33));
@@ -197,7 +197,7 @@ test(`${RUNS} generated root lists and URIs: bad entries dropped one by one, URI
 function randomPresenter(pick: () => number): Presenter {
   return {
     interactive: true,
-    async present(p: PromptView): Promise<PresenterAnswer> {
+    async present(p: InputRequestView): Promise<PresenterAnswer> {
       const r = pick();
       if (r < 0.2) return { action: 'decline' };
       if (r < 0.35) return { action: 'cancel' };

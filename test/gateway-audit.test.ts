@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { openSqliteStore, type ServerDef, type Store } from '../src/host/index.js';
+import { type ServerDef, type Store } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 const origin = { file: '<test>', pointer: '' };

@@ -4,14 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BridgePresenter, OpenCalls, type UpstreamCall } from '../src/gateway/index.js';
-import type { PresenterAnswer, PromptView } from '../src/host/index.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/index.js';
 
-const prompt = (tag?: string): PromptView => ({
+const prompt = (tag?: string): InputRequestView => ({
   id: 'p1',
   server: 's',
   message: 'Your name?',
   mode: 'form',
-  schema: { type: 'object', properties: { name: { type: 'string' } } } as PromptView['schema'],
+  schema: { type: 'object', properties: { name: { type: 'string' } } } as InputRequestView['schema'],
   prefill: {},
   prefillSources: {},
   repairs: [],

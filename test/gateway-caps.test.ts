@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, hashToken } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { openSqliteStore } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';

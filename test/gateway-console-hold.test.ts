@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/s
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import type { Presenter, PresenterAnswer, PromptView } from '../src/host/index.js';
+import type { Presenter, PresenterAnswer, InputRequestView } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
@@ -20,9 +20,9 @@ const CONSOLE = 'http://127.0.0.1:41999/';
 /** Stands in for the console: prompts wait until the test answers them. */
 class DeferredConsole implements Presenter {
   readonly interactive = true;
-  readonly waiting: Array<{ prompt: PromptView; answer: (a: PresenterAnswer) => void }> = [];
+  readonly waiting: Array<{ prompt: InputRequestView; answer: (a: PresenterAnswer) => void }> = [];
   shown = 0;
-  present(prompt: PromptView): Promise<PresenterAnswer> {
+  present(prompt: InputRequestView): Promise<PresenterAnswer> {
     this.shown++;
     return new Promise((answer) => this.waiting.push({ prompt, answer }));
   }

@@ -8,6 +8,7 @@ import type { Gateway } from '../src/gateway/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+import { verifies } from './helpers/verifies.js';
 
 let gw: Gateway;
 let url: string;
@@ -73,7 +74,7 @@ it("2026-07-28 upstream: a downstream tools/list_changed reaches the client's su
     assert.deepEqual(sub.honoredFilter, { toolsListChanged: true }, 'the gateway honours tools list changes');
     const before = (await c.listTools()).tools.map((t) => t.name);
     const added = text(await c.callTool({ name: 'grow__grow', arguments: {} })).replace('added ', '');
-    // req: LIST-2607-LISTEN-DELIVERY
+    verifies('LIST-2607-LISTEN-DELIVERY');
     await Promise.race([
       changed,
       new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed on the listen stream within 15 s')), 15_000).unref()),

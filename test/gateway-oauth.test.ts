@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, hashToken } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { loadConfigValue, openSqliteStore } from '../src/host/index.js';
+import { loadConfigValue } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import type { GatewayOAuthDef, Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
@@ -20,6 +21,7 @@ import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { startIssuer } from './helpers/oidc.js';
 import { isolatedEnv } from './helpers/cli.js';
 import type { Issuer, IssuerClient } from './helpers/oidc.js';
+import { verifies } from './helpers/verifies.js';
 
 const ALICE: IssuerClient = { id: 'alice-app', secret: 'alice-secret', claims: { preferred_username: 'alice', tid: 'acme' } };
 const BOB: IssuerClient = { id: 'bob-app', secret: 'bob-secret', claims: { preferred_username: 'bob', tid: 'acme' } };
@@ -95,7 +97,7 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
   };
 
   it('serves RFC 9728 metadata at the root and the path-suffixed well-known URL', async () => {
-    // req: AUTH-RS-PRM
+    verifies('AUTH-RS-PRM');
     const origin = new URL(url).origin;
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const res = await fetch(origin + path);
@@ -181,7 +183,7 @@ describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)',
   });
 
   it('refuses a token for another resource (audience) with 401 invalid_token', async () => {
-    // req: AUTH-RS-AUDIENCE, AUTH-RS-401
+    verifies(['AUTH-RS-AUDIENCE', 'AUTH-RS-401']);
     const token = await issuer.token(ALICE, 'http://127.0.0.1:1/other');
     const res = await post(url, { authorization: `Bearer ${token}` });
     assert.equal(res.status, 401);

@@ -11,6 +11,7 @@ import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { waitUntil } from './helpers/wait.js';
 import { hostInternals } from '../src/host/internals.js';
+import { verifies } from './helpers/verifies.js';
 
 const FORM = { mode: 'form' as const, message: 'm', requestedSchema: { type: 'object' as const, properties: {} } };
 const never = new AbortController().signal;
@@ -89,7 +90,7 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
   it('input_required carries the downstream prompt; the retry with inputResponses completes the same call', async () => {
     const { c, call } = await manual();
     try {
-      // req: MRTR-INPUT-REQUESTS-SHAPE
+      verifies('MRTR-INPUT-REQUESTS-SHAPE');
       const first = await call({});
       assert.equal(first.resultType, 'input_required');
       const reqs = first.inputRequests as Record<string, { method: string; params: { message: string } }>;

@@ -13,6 +13,7 @@ import type { Gateway } from '../src/gateway/index.js';
 import { everything, stdioDef } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+import { verifies } from './helpers/verifies.js';
 
 const FILESYSTEM = new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url).pathname;
 
@@ -53,7 +54,7 @@ describe('gateway ↔ server-everything (2025-11-25 downstream)', () => {
       );
       await c.connect(new StreamableHTTPClientTransport(new URL(url)));
       try {
-        // req: ELIC-1125-URL-CONSENT
+        verifies('ELIC-1125-URL-CONSENT');
         const r = await c.callTool({
           name: 'everything__trigger-url-elicitation',
           arguments: { url: 'https://example.com/oauth?state=abc' },

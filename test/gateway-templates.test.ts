@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { ScriptedPresenter, type PromptView, type ServerDef } from '../src/host/index.js';
+import { ScriptedPresenter, type InputRequestView, type ServerDef } from '../src/host/index.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/templates/sdk-templates.mjs', import.meta.url));
@@ -18,7 +18,7 @@ describe('gateway: resources/read of a template URI with variables left out', ()
   let gw: Gateway;
   let url: string;
   let stop: () => Promise<void>;
-  const seen: PromptView[] = [];
+  const seen: InputRequestView[] = [];
   before(async () => {
     // One downstream server (2026-07-28, serveStdio); both downstream eras are covered host-side in host-templates.
     const servers: Record<string, ServerDef> = {

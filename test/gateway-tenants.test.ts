@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, hashToken } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { openPostgresStore, openSqliteStore } from '../src/host/index.js';
-import type { Presenter, PromptView, Store } from '../src/host/index.js';
+import { openPostgresStore, openSqliteStore } from '../src/host/store/index.js';
+import type { Presenter, InputRequestView, Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
@@ -45,10 +45,10 @@ for (const engine of engines) {
     let stop: () => Promise<void> = async () => {};
     let skipped: string | undefined;
     /** Prompts that reached each identity's fallback (clients that declared no elicitation). */
-    const fallbackViews: Record<string, PromptView[]> = {};
+    const fallbackViews: Record<string, InputRequestView[]> = {};
     const fallback = (id: string): Presenter => ({
       interactive: true,
-      present: async (view: PromptView) => {
+      present: async (view: InputRequestView) => {
         (fallbackViews[id] ??= []).push(view);
         return { action: 'accept', content: { name: `remembered ${id}` }, remember: 'always' };
       },

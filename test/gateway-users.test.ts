@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createGateway, hashToken } from '../src/gateway/index.js';
 import type { Gateway } from '../src/gateway/index.js';
-import { openPostgresStore, openSqliteStore } from '../src/host/index.js';
+import { openPostgresStore, openSqliteStore } from '../src/host/store/index.js';
 import { pgSkipReason, startPostgres, type PgServer } from './helpers/postgres.js';
 import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { hostInternals } from '../src/host/internals.js';
+import { verifies } from './helpers/verifies.js';
 
 const TOKENS = { alice: 'pt_alice-secret-token', bob: 'pt_bob-secret-token' };
 
@@ -149,7 +150,7 @@ for (const engine of ['sqlite', 'postgres'] as const)
       const call = a.c.callTool({ name: 'v1__ask', arguments: {} }).catch((e: Error) => e);
       await prompted;
       assert.equal(gw.stats().openCalls, 1);
-      // req: CANCEL-SERVER-REQUEST
+      verifies('CANCEL-SERVER-REQUEST');
       await a.c.close();
       await call;
       const deadline = Date.now() + 10_000;

@@ -12,6 +12,7 @@ import type { Gateway } from '../src/gateway/index.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { fixture, fastStop } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
+import { verifies } from './helpers/verifies.js';
 
 type Answer = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 
@@ -59,7 +60,7 @@ describe('gateway over HTTP: v1 (2025) and v2 (2026-07-28) downstream, every ups
         const names = (await c.list()).tools.map((t) => t.name).sort();
         assert.deepEqual(names, ['v1__ask', 'v1__echo', 'v2__ask', 'v2__roots']);
         for (const tool of ['v1__ask', 'v2__ask']) {
-          // req: ELIC-RESULT-ACTIONS
+          verifies('ELIC-RESULT-ACTIONS');
           next = { action: 'accept', content: { name: 'ada' } };
           seen.length = 0;
           assert.equal(text(await c.call(tool)), 'hello ada', `${tool} accept`);

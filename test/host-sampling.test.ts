@@ -8,23 +8,25 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost, ElicitationBroker, HeadlessPresenter, openSqliteStore, ScriptedPresenter, ServerManager } from '../src/host/index.js';
-import type { Host, HostConfig, Presenter, PresenterAnswer, PromptView, Store } from '../src/host/index.js';
+import { createHost, ElicitationBroker, HeadlessPresenter, ScriptedPresenter, ServerManager } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
+import type { Host, HostConfig, Presenter, PresenterAnswer, InputRequestView, Store } from '../src/host/index.js';
 import { clientInfo, everything, fastStop, fixture, text } from './fixtures/servers-host/helpers.js';
 import { gatewayConfig } from './helpers/gateway.js';
 import { startEverythingHttp } from './helpers/peers.js';
 import { createGateway } from '../src/gateway/index.js';
 import { hostInternals } from '../src/host/internals.js';
+import { verifies } from './helpers/verifies.js';
 
-type Step = (p: PromptView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>;
+type Step = (p: InputRequestView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>;
 
 /** A presenter whose answer is set per test; records every prompt and whether its signal aborted. */
 class TestPresenter implements Presenter {
   readonly interactive = true;
   readonly sampling = true;
-  readonly prompts: Array<{ prompt: PromptView; signal: AbortSignal }> = [];
+  readonly prompts: Array<{ prompt: InputRequestView; signal: AbortSignal }> = [];
   step: Step = () => ({ action: 'cancel' });
-  present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     this.prompts.push({ prompt, signal });
     return Promise.resolve(this.step(prompt, signal));
   }
@@ -91,7 +93,7 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
   });
 
   it('2025-11-25 (SDK v1 push): the reply reaches the server; a decline is a JSON-RPC error -1', async () => {
-    // req: SAMPLING-HUMAN-IN-LOOP
+    verifies('SAMPLING-HUMAN-IN-LOOP');
     presenter.step = (p) => {
       assert.equal(p.server, 'v1');
       assert.equal(p.call?.tool, 'sample');
@@ -210,7 +212,7 @@ describe('sampling: the broker never leaves a request hanging', () => {
       messages: Array.from({ length: 150 }, () => ({ role: 'user', content: { type: 'text', text: 'x'.repeat(1000) } })),
       maxTokens: 5,
     };
-    let seen: PromptView | undefined;
+    let seen: InputRequestView | undefined;
     const b2 = new ElicitationBroker({ presenter: new ScriptedPresenter([(p) => ((seen = p), reply('ok'))]) });
     const a = await b2.sample(long, ctx(new AbortController().signal));
     assert.equal(a.action, 'accept');
@@ -265,7 +267,7 @@ describe('sampling from the SDK v2 server on a 2025 era (pushed by the SDK legac
       },
     );
     try {
-      const waiting: Array<{ q: string; ctx: PromptView; answer: (a: PresenterAnswer) => void }> = [];
+      const waiting: Array<{ q: string; ctx: InputRequestView; answer: (a: PresenterAnswer) => void }> = [];
       presenter.step = (p) => new Promise((res) => waiting.push({ q: p.sampling!.messages[0].text, ctx: p, answer: res }));
       const a = m.callTool('v2', 'sample', { q: 'left' });
       const b = m.callTool('v2', 'sample', { q: 'right' });

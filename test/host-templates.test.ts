@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createHost,
-  openSqliteStore,
-  ResourceInputDeclinedError,
+  ResourceElicitationDeclinedError,
   ScriptedPresenter,
   type HostConfig,
   type PresenterAnswer,
-  type PromptView,
+  type InputRequestView,
   type ServerDef,
 } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { runParley } from './helpers/cli.js';
 
@@ -44,8 +44,8 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 for (const era of ['legacy', 'modern'] as const) {
   describe(`host-side template parameters, ${era} server`, () => {
     const store = openSqliteStore(join(dir, `${era}.db`));
-    const seen: PromptView[] = [];
-    const answers: Array<(p: PromptView) => PresenterAnswer | Promise<PresenterAnswer>> = [];
+    const seen: InputRequestView[] = [];
+    const answers: Array<(p: InputRequestView) => PresenterAnswer | Promise<PresenterAnswer>> = [];
     const presenter = new ScriptedPresenter([]);
     presenter.present = async (p) => {
       seen.push(p);
@@ -93,11 +93,11 @@ for (const era of ['legacy', 'modern'] as const) {
       );
       await assert.rejects(
         host.readResource(era, 'sql-query://orders'),
-        (e) => e instanceof ResourceInputDeclinedError && e.action === 'decline' && /needs range/.test(e.message),
+        (e) => e instanceof ResourceElicitationDeclinedError && e.action === 'decline' && /needs range/.test(e.message),
       );
       await assert.rejects(
         host.readResource(era, 'sql-query://orders'),
-        (e) => e instanceof ResourceInputDeclinedError && e.action === 'cancel',
+        (e) => e instanceof ResourceElicitationDeclinedError && e.action === 'cancel',
       );
       const before = seen.length;
       await assert.rejects(host.readResource(era, 'nothing://here'), (e: { code?: number }) => e.code === -32602);
@@ -107,7 +107,7 @@ for (const era of ['legacy', 'modern'] as const) {
     it('overlapping reads: each answer fills its own URI (answered in reverse order)', async () => {
       const gates: Array<() => void> = [];
       const both = new Promise<void>((resolve) => {
-        const hold = (p: PromptView) =>
+        const hold = (p: InputRequestView) =>
           new Promise<{ action: 'accept'; content: Record<string, unknown> }>((res) => {
             gates.push(() => res({ action: 'accept', content: { range: p.message.includes('products') ? 'last_month' : 'all' } }));
             if (gates.length === 2) resolve();

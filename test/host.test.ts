@@ -6,8 +6,10 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createHost, openSqliteStore, ScriptedPresenter, type HostConfig, type PromptView, type ServerDef } from '../src/host/index.js';
+import { createHost, ScriptedPresenter, type HostConfig, type InputRequestView, type ServerDef } from '../src/host/index.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
+import { verifies } from './helpers/verifies.js';
 
 const EVERYTHING = new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url).pathname;
 const FILESYSTEM = new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url).pathname;
@@ -38,10 +40,10 @@ const text = (r: any) =>
 const tmp = () => mkdtempSync(join(tmpdir(), 'parley-host-'));
 
 test('server-everything through the host: accept, decline and cancel stay distinct; every step is audited', async () => {
-  // req: ELIC-RESULT-ACTIONS, ELIC-1125-CLIENT-SHOW-SERVER
+  verifies(['ELIC-RESULT-ACTIONS', 'ELIC-1125-CLIENT-SHOW-SERVER']);
   const dir = tmp();
   const store = openSqliteStore(join(dir, 'p.db'));
-  const seen: PromptView[] = [];
+  const seen: InputRequestView[] = [];
   const presenter = new ScriptedPresenter([
     (p) => (seen.push(p), { action: 'accept', content: { ...p.prefill, name: 'Ada', email: 'ada@example.com', check: true } }),
     { action: 'decline' },
@@ -71,9 +73,9 @@ test('server-everything through the host: accept, decline and cancel stay distin
 });
 
 test('server-everything: roots from the registry, and the -32042 URL path with consent then retry', async () => {
-  // req: ROOTS-CLIENT-CAPABILITY, ELIC-1125-URL-REQUIRED-ERROR, ELIC-1125-URL-CONSENT
+  verifies(['ROOTS-CLIENT-CAPABILITY', 'ELIC-1125-URL-REQUIRED-ERROR', 'ELIC-1125-URL-CONSENT']);
   const dir = tmp();
-  const consents: PromptView[] = [];
+  const consents: InputRequestView[] = [];
   const presenter = new ScriptedPresenter([
     (p) => (consents.push(p), { action: 'accept' }),
     (p) => (consents.push(p), { action: 'accept' }),
@@ -105,7 +107,7 @@ test('server-everything: roots from the registry, and the -32042 URL path with c
 });
 
 test('server-filesystem started with no directories is driven by the host roots, including changes', async () => {
-  // req: ROOTS-CLIENT-LIST-CHANGED, ROOTS-CLIENT-EXPOSE-PERMITTED
+  verifies(['ROOTS-CLIENT-LIST-CHANGED', 'ROOTS-CLIENT-EXPOSE-PERMITTED']);
   const dir = tmp();
   mkdirSync(join(dir, 'a'));
   mkdirSync(join(dir, 'b'));
@@ -142,7 +144,7 @@ test('the bundled sales server: the session configuration is negotiated once, re
   const dir = tmp();
   const store = openSqliteStore(join(dir, 'p.db'));
   const cfg = config({ sales: stdio(process.execPath, ['--import', 'tsx', SALES, '--db', join(dir, 'sales.db')]) });
-  const asked: PromptView[] = [];
+  const asked: InputRequestView[] = [];
   const host1 = createHost(cfg, {
     presenter: new ScriptedPresenter([
       (p) => (asked.push(p), { action: 'accept', content: { table: 'orders', range: 'last_month', region: '北京' }, remember: 'always' }),
@@ -160,7 +162,7 @@ test('the bundled sales server: the session configuration is negotiated once, re
   } finally {
     await host1.close();
   }
-  const prefilled: PromptView[] = [];
+  const prefilled: InputRequestView[] = [];
   const host2 = createHost(cfg, {
     presenter: new ScriptedPresenter([(p) => (prefilled.push(p), { action: 'accept', content: p.prefill })]),
     store,
@@ -183,7 +185,7 @@ test('${input:id} is asked once through the presenter, masked, and kept out of t
   const secret = 'sk-test-0123456789abcdef';
   const echo = new URL('./fixtures/host/env-server.mjs', import.meta.url).pathname;
   const def = (_name: string) => ({ ...stdio(process.execPath, [echo, secret], { API_KEY: '${input:api-key}' }), inputRefs: ['api-key'] });
-  const prompts: PromptView[] = [];
+  const prompts: InputRequestView[] = [];
   const host = createHost(
     config(
       { one: def('one'), two: def('two') },
@@ -218,10 +220,10 @@ test('two users and two sessions interleave elicitations with zero cross-deliver
   const store = openSqliteStore(join(dir, 'p.db'));
   const cfg = config({ everything: stdio(process.execPath, [EVERYTHING, 'stdio']) });
   const mk = (user: string, session: string) => {
-    const seen: PromptView[] = [];
+    const seen: InputRequestView[] = [];
     // Each person answers with their own name after a short, different delay, so the requests overlap.
     const presenter = new ScriptedPresenter(
-      Array.from({ length: 3 }, () => async (p: PromptView) => {
+      Array.from({ length: 3 }, () => async (p: InputRequestView) => {
         seen.push(p);
         await new Promise((r) => setTimeout(r, user === 'ada' ? 120 : 40));
         return { action: 'accept' as const, content: { ...p.prefill, name: `${user}-${session}` } };

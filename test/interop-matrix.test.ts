@@ -20,6 +20,7 @@ import { key, renderMatrix, rowsOf, TRANSPORTS } from './helpers/interop-matrix.
 import type { Case, PairInfo, Row, Transport } from './helpers/interop-matrix.js';
 import { EVERYTHING, FILESYSTEM, SDK_SERVER, startEverythingHttp, startSdkHttpPeer } from './helpers/peers.js';
 import type { HttpPeer, SdkPeerKind } from './helpers/peers.js';
+import { verifies, type VerifiedEra } from './helpers/verifies.js';
 
 const DOC = fileURLToPath(new URL('../docs/interop.md', import.meta.url));
 const WRITE = process.env.PARLEY_WRITE_MATRIX === '1';
@@ -59,18 +60,23 @@ function sdkCases(): HostCases {
     accept: async (h) => {
       form(h, 'accept');
       assert.equal(await h.call('ask'), 'hello Ada');
-      assert.equal(lastPrompt(h).server, 'peer'); // req: ELIC-1125-CLIENT-SHOW-SERVER
+      assert.equal(lastPrompt(h).server, 'peer');
+      verifies('ELIC-1125-CLIENT-SHOW-SERVER');
       assert.equal(lastPrompt(h).mode, 'form');
     },
-    decline: async (h) => (form(h, 'decline'), assert.equal(await h.call('ask'), 'action decline')), // req: ELIC-RESULT-ACTIONS
+    decline: async (h) => (form(h, 'decline'), assert.equal(await h.call('ask'), 'action decline'), verifies('ELIC-RESULT-ACTIONS')),
     cancel: async (h) => (form(h, 'cancel'), assert.equal(await h.call('ask'), 'action cancel')),
     url: async (h) => {
       form(h, 'accept');
       assert.equal(await h.call('login'), 'url accept');
-      assert.equal(lastPrompt(h).mode, 'url'); // req: ELIC-1125-URL-CONSENT
+      assert.equal(lastPrompt(h).mode, 'url');
+      verifies('ELIC-1125-URL-CONSENT');
       assert.equal(lastPrompt(h).url?.full, 'https://example.com/connect');
     },
-    roots: async (h) => assert.equal(await h.call('roots'), `roots ${ROOT.uri}`), // req: ROOTS-CLIENT-CAPABILITY, ROOTS-2607-INPUT-REQUEST
+    roots: async (h) => {
+      assert.equal(await h.call('roots'), `roots ${ROOT.uri}`);
+      verifies(['ROOTS-CLIENT-CAPABILITY', 'ROOTS-2607-INPUT-REQUEST']);
+    },
   };
 }
 
@@ -105,7 +111,6 @@ const PAIRS: Array<HostPair | ToolkitPair> = [
     stdio: '`sdk-server.mjs v2-legacy`: `StdioServerTransport` (legacy only; answers `server/discover` -32601)',
     http: '`sdk-server.mjs v2-legacy --http`: sessionful `NodeStreamableHTTPServerTransport`, 127.0.0.1',
   }),
-  // req: MRTR-INPUT-REQUESTS-SHAPE (the host answers this peer's input_required rounds)
   sdkPair('v2-modern', 'host-v2-modern', 'SDK v2 server, 2026-07-28 (`serveStdio` / `createMcpHandler`, `inputRequired`)', '2026-07-28', {
     stdio: '`sdk-server.mjs v2-modern`: `serveStdio` (dual-era; the host probes `server/discover` and gets 2026-07-28)',
     http: "`sdk-server.mjs v2-modern --http`: `createMcpHandler(…, {legacy: 'reject'})` (2026-07-28 only), 127.0.0.1",
@@ -198,7 +203,8 @@ const ROWS: Row[] = rowsOf(PAIRS);
 async function toolkitCase(c: Case, cl: ToolkitClient, modern: boolean): Promise<void> {
   if (c === 'accept' || c === 'decline' || c === 'cancel') {
     form(cl, c);
-    assert.equal(await cl.call('greet'), c === 'accept' ? 'hello Ada' : `no:${c}`); // req: ELIC-RESULT-ACTIONS
+    assert.equal(await cl.call('greet'), c === 'accept' ? 'hello Ada' : `no:${c}`);
+    verifies('ELIC-RESULT-ACTIONS');
     assert.ok((cl.seen.at(-1)!.requestedSchema as { properties: object }).properties.hasOwnProperty('name'));
   } else if (c === 'url') {
     form(cl, 'accept');
@@ -207,11 +213,16 @@ async function toolkitCase(c: Case, cl: ToolkitClient, modern: boolean): Promise
     const p = cl.seen.at(-1)!;
     assert.equal(p.mode, 'url');
     assert.equal(p.url, 'https://example.com/connect');
-    if (modern)
-      assert.equal(p.elicitationId, undefined); // req: ELIC-2607-URL-NO-ID
-    else assert.equal(typeof p.elicitationId, 'string'); // req: ELIC-1125-URL-ID
+    if (modern) {
+      assert.equal(p.elicitationId, undefined);
+      verifies('ELIC-2607-URL-NO-ID', '2026-07-28');
+    } else {
+      assert.equal(typeof p.elicitationId, 'string');
+      verifies('ELIC-1125-URL-ID');
+    }
   } else {
-    assert.ok((await cl.call('roots')).includes(CLIENT_ROOTS[0].uri)); // req: ROOTS-CLIENT-CAPABILITY
+    assert.ok((await cl.call('roots')).includes(CLIENT_ROOTS[0].uri));
+    verifies('ROOTS-CLIENT-CAPABILITY');
   }
 }
 
@@ -285,8 +296,10 @@ describe('interop matrix', { concurrency: CONCURRENCY }, () => {
           it(row.case, { skip: row.na ?? false, timeout: CASE_MS }, async () => {
             try {
               await session!.run(row.case);
-              // req: ERA-DUAL-FALLBACK, ERA-DUAL-MODERN
               assert.equal(session!.revision(), pair.revision[t], 'negotiated revision');
+              verifies(['ERA-DUAL-FALLBACK', 'ERA-DUAL-MODERN'], pair.revision[t] as VerifiedEra, t);
+              // The host answers this peer's input_required rounds.
+              if (pair.id === 'host-v2-modern') verifies('MRTR-INPUT-REQUESTS-SHAPE', '2026-07-28', t);
               results.set(key(row), 'pass');
             } catch (e) {
               results.set(key(row), 'fail');

@@ -1,7 +1,8 @@
 // Requirements manifest: requirement id → spec file and section (as cited in
-// ../shared/reference/protocol.md, spec commit b0f60ba5). test/requirements.test.ts fails when a
-// listed requirement is cited by no test (a req comment naming the id) or a test cites an unknown id.
-// Add rows as features land; never list a requirement no test verifies.
+// ../shared/reference/protocol.md, spec commit b0f60ba5). A test verifies a row by calling
+// `verifies(id, [era], [transport], [fn])` (test/helpers/verifies.ts); test/requirements.test.ts fails
+// when a listed requirement has no such call or a call names an unknown id. Add rows as features land;
+// never list a requirement no test verifies.
 
 export interface Requirement {
   /** Spec file under docs/specification/ (or schema/). */

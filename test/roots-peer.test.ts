@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { bindRootsToClient, RootRegistry } from '../src/host/roots/index.js';
 import { pathToFileUri } from '../src/schema/uri.js';
+import { verifies } from './helpers/verifies.js';
 
 const SERVER = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const uri = (p: string) => pathToFileUri(p, { platform: 'posix' });
@@ -32,8 +33,8 @@ async function until<T>(probe: () => Promise<T>, ok: (v: T) => boolean, what: st
 }
 
 test('server-filesystem takes its directories from registry.rootsForServer and follows list_changed', { timeout: 120_000 }, async () => {
-  // req: ROOTS-CLIENT-CAPABILITY
-  // req: ROOTS-CLIENT-LIST-CHANGED
+  verifies('ROOTS-CLIENT-CAPABILITY');
+  verifies('ROOTS-CLIENT-LIST-CHANGED');
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'parley-fs-peer-')));
   const a = join(base, 'a');
   const b = join(base, 'b');
@@ -73,7 +74,7 @@ test('server-filesystem takes its directories from registry.rootsForServer and f
     assert.equal(text(await call('read_text_file', { path: join(a, 'hello.txt') })), 'hello from a');
 
     // The symlink escape is refused by the server too (RT3 on a real peer).
-    // req: ROOTS-SERVER-VALIDATE-PATHS
+    verifies('ROOTS-SERVER-VALIDATE-PATHS');
     const esc = await call('read_text_file', { path: join(a, 'escape') });
     assert.equal(esc.isError, true);
     assert.match(text(esc), /outside allowed directories/);

@@ -10,6 +10,7 @@ import { checkRootHealth } from '../src/host/roots/health.js';
 import { pathToFileUri, UriError } from '../src/schema/uri.js';
 import type { Scope, StoredRoot } from '../src/host/store/types.js';
 import { bounded } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 function memoryStore(): RootStore & { rows: StoredRoot[] } {
   const rows: StoredRoot[] = [];
@@ -33,7 +34,7 @@ function memoryStore(): RootStore & { rows: StoredRoot[] } {
 const uri = (p: string) => pathToFileUri(p, { platform: 'posix' });
 
 test('RT2 (host side): non-file roots stay virtual and never reach roots/list', async () => {
-  // req: ROOTS-URI-FILE
+  verifies('ROOTS-URI-FILE');
   const reg = new RootRegistry();
   reg.add('file:///home/u/project', { name: 'project' });
   reg.add('https://example.com/repo', { name: 'repo' });
@@ -78,7 +79,7 @@ test('add/remove/list with lifetime and source; URIs are normalised; requests en
 });
 
 test('least privilege: routed roots only reach their servers; defaultRootsToAll decides unrouted roots', async () => {
-  // req: ROOTS-CLIENT-EXPOSE-PERMITTED
+  verifies('ROOTS-CLIENT-EXPOSE-PERMITTED');
   const routes = [
     { match: 'file:///srv/data/**', servers: ['fs'] },
     { match: 'file:///srv/crm/**', servers: ['crm'] },
@@ -111,7 +112,7 @@ test('least privilege: routed roots only reach their servers; defaultRootsToAll 
 });
 
 test('root URIs are normalised before routing, so dot segments cannot borrow a route', async () => {
-  // req: ROOTS-CLIENT-VALIDATE-URIS
+  verifies('ROOTS-CLIENT-VALIDATE-URIS');
   const reg = new RootRegistry({ routes: [{ match: 'file:///srv/data/**', servers: ['fs'] }], defaultRootsToAll: false });
   for (const u of ['file:///srv/data/../../etc', 'file:///srv/data/%2E%2E/%2e%2E/etc', 'file:///srv/data/./../../etc/']) {
     assert.equal(reg.add(u).uri, 'file:///etc', u);
@@ -172,7 +173,7 @@ test('change events name exactly the servers that saw a different list', async (
 });
 
 test('health: a removed directory emits a change, leaves roots/list, and comes back', async () => {
-  // req: ROOTS-CLIENT-MONITOR
+  verifies('ROOTS-CLIENT-MONITOR');
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'parley-health-')));
   try {
     const dir = join(base, 'proj');

@@ -15,13 +15,14 @@ import {
   rootsFromInputResponses,
 } from '../src/server/roots.js';
 import { pathToFileUri } from '../src/schema/uri.js';
+import { verifies } from './helpers/verifies.js';
 
 const vectors = JSON.parse(readFileSync('/work/shared/vectors/roots.json', 'utf8')) as Array<{ id: string; input: any }>;
 const vec = (id: string) => vectors.find((v) => v.id === id)!;
 const posix = { platform: 'posix' } as const;
 
 test('RT2: a non-file root is dropped and logged; the file root survives', () => {
-  // req: ROOTS-URI-FILE
+  verifies('ROOTS-URI-FILE');
   const logged: string[] = [];
   const { roots, dropped } = parseRootsList({ roots: vec('RT2-non-file-root').input }, (m) => logged.push(m), posix);
   assert.deepEqual(roots, [{ uri: 'file:///home/u/project', path: '/home/u/project' }]);
@@ -86,7 +87,7 @@ function fixture() {
 const refused = (code: string) => (e: unknown) => e instanceof RootsAccessError && e.code === code;
 
 test('RT3: ../ escapes, absolute outside paths and a symlink pointing outside are all refused', async () => {
-  // req: ROOTS-SERVER-VALIDATE-PATHS
+  verifies('ROOTS-SERVER-VALIDATE-PATHS');
   const { base, data, cleanup } = fixture();
   try {
     const { root, paths } = vec('RT3-escape-attempts').input as { root: string; paths: string[] };
@@ -171,7 +172,7 @@ test('RootsCache: get/set/invalidate per session, with an injected clock for the
 });
 
 test('requestRoots over real SDK v2 peers keeps the good roots where server.listRoots() loses them all', async () => {
-  // req: ROOTS-URI-FILE
+  verifies('ROOTS-URI-FILE');
   const { Client } = await import('@modelcontextprotocol/client');
   const { McpServer, InMemoryTransport } = await import('@modelcontextprotocol/server');
   const server = new McpServer({ name: 'roots-consumer', version: '0.0.0' });
@@ -198,7 +199,7 @@ test('requestRoots over real SDK v2 peers keeps the good roots where server.list
 });
 
 test('rootsFromInputResponses filters what the SDK passes through unvalidated on 2026-07-28 (MRTR)', async () => {
-  // req: ROOTS-2607-INPUT-REQUEST
+  verifies('ROOTS-2607-INPUT-REQUEST');
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const { McpServer, createMcpHandler, inputRequired } = await import('@modelcontextprotocol/server');
   const z = await import('zod');

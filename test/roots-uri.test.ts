@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { fileUriToPath, isFileUri, normalizeRootUri, pathToFileUri, UriError } from '../src/schema/uri.js';
+import { verifies } from './helpers/verifies.js';
 
 const vectors = JSON.parse(readFileSync('/work/shared/vectors/roots.json', 'utf8')) as Array<{ id: string; input: unknown }>;
 const vec = (id: string) => vectors.find((v) => v.id === id)!;
@@ -11,7 +12,7 @@ const win = { platform: 'win32' } as const;
 const posix = { platform: 'posix' } as const;
 
 test('RT1: file:///c%3A/temp resolves to C:\\temp with win32 semantics on any OS', () => {
-  // req: ROOTS-URI-FILE
+  verifies('ROOTS-URI-FILE');
   assert.equal(fileUriToPath(vec('RT1-windows-encoded-drive').input as string, win), 'C:\\temp');
 });
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost, ScriptedPresenter, type HostConfig, type PromptView } from '../src/host/index.js';
+import { createHost, ScriptedPresenter, type HostConfig, type InputRequestView } from '../src/host/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 
 const SALES = new URL('../servers/sales/main.ts', import.meta.url).pathname;
@@ -35,7 +35,7 @@ test('host + presenter answering once: a custom range in a fresh session is aske
     inputs: {},
     sources: [],
   };
-  const seen: PromptView[] = [];
+  const seen: InputRequestView[] = [];
   // Exactly two steps: a third prompt (a re-ask) finds no step and fails the call.
   const presenter = new ScriptedPresenter([
     (p) => (seen.push(p), { action: 'accept', content: { table: 'orders', range: 'custom', region: '广州' } }),

@@ -12,6 +12,7 @@ import type { SeenElicitation } from './fixtures/servers/clients.js';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { bounded, waitUntil } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-sales-srv-'));
 let backend: SalesBackend;
@@ -35,7 +36,7 @@ test('legacy: the first call elicits table/range/region (enums from the data); t
     const r1 = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
     assert.equal(r1.isError, undefined, textOf(r1));
     assert.equal(c.seen.length, 1);
-    // req: ELIC-0618-SUBSET-FLAT
+    verifies('ELIC-0618-SUBSET-FLAT');
     const schema = c.seen[0].requestedSchema;
     for (const [k, prop] of Object.entries(schema.properties)) {
       assert.equal(prop.type, 'string', `${k} is a flat string/enum field`);
@@ -117,7 +118,7 @@ test('custom range: from/to are asked in a second form (swapped dates asked agai
     assert.equal(declined.isError, true);
     assert.match(textOf(declined), /custom date range was declined; nothing was queried/);
     // Bad dates given as arguments are refused with the field and the fix.
-    // req: ELIC-VALIDATE-BOTH-SIDES
+    verifies('ELIC-VALIDATE-BOTH-SIDES');
     const bad = (await c.client.callTool({ name: 'query_sales', arguments: { from: '2025-03-02', to: '2025-03-01' } })) as any;
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /\/to: to \(2025-03-01\) is before from \(2025-03-02\); swap them/);

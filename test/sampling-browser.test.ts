@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { ElicitationBroker } from '../src/host/index.js';
-import type { PresenterAnswer, PromptView } from '../src/host/index.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/index.js';
 import { CHROMIUM, launch, open, type Session } from './fixtures/console/browser.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
@@ -21,8 +21,8 @@ after(async () => {
   await browser?.close();
 });
 
-async function samplingView(): Promise<PromptView> {
-  let seen: PromptView | undefined;
+async function samplingView(): Promise<InputRequestView> {
+  let seen: InputRequestView | undefined;
   const b = new ElicitationBroker({
     presenter: {
       interactive: true,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { ElicitationBroker } from '../src/host/index.js';
-import type { PresenterAnswer, PromptView } from '../src/host/index.js';
+import type { PresenterAnswer, InputRequestView } from '../src/host/index.js';
 import { TerminalPresenter } from '../src/ui/terminal/index.js';
 import { WebPresenter } from '../src/ui/web/index.js';
 import { promptPayload } from '../src/ui/web/fields.js';
@@ -19,9 +19,9 @@ const params = {
 };
 const ctx = { server: 'geo', era: 'legacy' as const, revision: '2025-11-25', signal: new AbortController().signal };
 
-/** The PromptView the broker builds for `params`, captured from a one-shot presenter. */
-async function samplingView(): Promise<PromptView> {
-  let seen: PromptView | undefined;
+/** The InputRequestView the broker builds for `params`, captured from a one-shot presenter. */
+async function samplingView(): Promise<InputRequestView> {
+  let seen: InputRequestView | undefined;
   const b = new ElicitationBroker({
     presenter: {
       interactive: true,

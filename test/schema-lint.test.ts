@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lintRequestedSchema, normalizeRequestedSchema, type Revision } from '../src/schema/index.js';
+import { verifies } from './helpers/verifies.js';
 
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
 type Row = [
@@ -271,11 +272,11 @@ const ROWS: Row[] = [
   ],
 ];
 
-// req: ELIC-0618-SUBSET-FLAT, JSONSCHEMA-1125-DIALECT
 for (const [name, schema, revision, expected] of ROWS) {
   test(`lint: ${name} (${revision})`, () => {
     const got = lintRequestedSchema(schema, { revision }).map((i) => [i.code, i.path, i.severity]);
     assert.deepEqual(got, expected);
+    verifies(['ELIC-0618-SUBSET-FLAT', 'JSONSCHEMA-1125-DIALECT'], revision);
     for (const i of lintRequestedSchema(schema, { revision })) assert.ok(i.message.length > 10, 'every issue has a sentence');
   });
 }

@@ -12,12 +12,13 @@ import {
   validateContent,
   type RequestedSchema,
 } from '../src/schema/index.js';
+import { verifies } from './helpers/verifies.js';
 
 const S = (properties: Record<string, unknown>, required?: string[]) =>
   ({ type: 'object', properties, ...(required ? { required } : {}) }) as RequestedSchema;
 
 test('formats are strict: RFC 3339 dates (no Feb 30, time zone required), email, uri', () => {
-  // req: ELIC-VALIDATE-BOTH-SIDES
+  verifies('ELIC-VALIDATE-BOTH-SIDES');
   const s = S({
     d: { type: 'string', format: 'date' },
     t: { type: 'string', format: 'date-time' },
@@ -117,7 +118,7 @@ test('applyDefaults fills only missing fields; coerceFormValues turns typed text
 });
 
 test('sensitive fields: English and Chinese hits name the rule; ordinary fields give none', () => {
-  // req: ELIC-NO-SENSITIVE-FORM
+  verifies('ELIC-NO-SENSITIVE-FORM');
   const hits = (props: Record<string, unknown>) =>
     detectSensitiveFields({ type: 'object', properties: props }).map((h) => [h.field, h.rule]);
   const positives: Record<string, unknown> = {

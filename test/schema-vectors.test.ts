@@ -13,6 +13,7 @@ import {
   type RequestedSchema,
 } from '../src/schema/index.js';
 import { vector } from './helpers/vectors.js';
+import { verifies } from './helpers/verifies.js';
 
 const codes = (issues: Array<{ code: string }>) => issues.map((i) => i.code);
 const errors = (s: unknown, revision: (typeof REVISIONS)[number] = '2025-11-25') =>
@@ -24,7 +25,7 @@ function normalized(s: unknown, revision: (typeof REVISIONS)[number] = '2025-11-
 }
 
 test('S1 empty form: valid, a confirm-only prompt; accept sends {} ', () => {
-  // req: ELIC-0618-SUBSET-FLAT
+  verifies('ELIC-0618-SUBSET-FLAT');
   const { requestedSchema } = vector('schemas', 'S1-empty-form').input;
   for (const revision of REVISIONS) {
     assert.deepEqual(errors(requestedSchema, revision), []);
@@ -86,7 +87,7 @@ test('S4 multi-select without items.type: rendered and validated (minItems); lin
 });
 
 test('S5 unknown format: ignored with a lint warning; validated as an integer', () => {
-  // req: ELIC-1125-FORMATS
+  verifies('ELIC-1125-FORMATS');
   const s = vector('schemas', 'S5-unknown-format').input;
   assert.ok(lintRequestedSchema(s).some((i) => i.code === 'unknown-format' && i.severity === 'warning'));
   const r = normalized(s);
@@ -111,7 +112,7 @@ test('S6 legacy enumNames: valid in every revision, labels Light/Dark, answer is
 });
 
 test('S7 no mode: treated as form mode', () => {
-  // req: ELIC-1125-MODE-DEFAULT-FORM
+  verifies('ELIC-1125-MODE-DEFAULT-FORM');
   const doc = vector('schemas', 'S7-no-mode').input;
   const f = findRequestedSchemas(doc);
   assert.equal(f.kind, 'request');
@@ -120,7 +121,7 @@ test('S7 no mode: treated as form mode', () => {
 });
 
 test('S8 sensitive field: lint warns naming the field and pointing to URL mode (a heuristic; the toolkit refuses, the host declines)', () => {
-  // req: ELIC-NO-SENSITIVE-FORM
+  verifies('ELIC-NO-SENSITIVE-FORM');
   const s = vector('schemas', 'S8-sensitive-field').input;
   const hit = lintRequestedSchema(s).find((i) => i.code === 'sensitive-field');
   assert.equal(hit?.severity, 'warning');
@@ -131,7 +132,7 @@ test('S8 sensitive field: lint warns naming the field and pointing to URL mode (
 });
 
 test('R1-R7: results read deterministically', () => {
-  // req: ELIC-RESULT-ACTIONS, ELIC-VALIDATE-BOTH-SIDES
+  verifies(['ELIC-RESULT-ACTIONS', 'ELIC-VALIDATE-BOTH-SIDES']);
   assert.deepEqual(readElicitResult(vector('results', 'R1-cancel-null-content').input), { ok: true, result: { action: 'cancel' } });
   assert.deepEqual(
     readElicitResult(vector('results', 'R2-decline-no-content').input, {
@@ -165,7 +166,7 @@ test('R1-R7: results read deterministically', () => {
 });
 
 test('seed spec examples (2025-06-18 page): requests lint clean, results read as the page says', () => {
-  // req: ELIC-1125-PATTERN-NONNORMATIVE
+  verifies('ELIC-1125-PATTERN-NONNORMATIVE');
   const github = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
   const contact = {
     type: 'object',
@@ -255,7 +256,7 @@ test('seed spec examples (2025-06-18 page): requests lint clean, results read as
 });
 
 test('protocol.md §2.2/§2.5 shapes: all five enum shapes, defaults and the form request lint clean on 2025-11-25 and 2026-07-28', () => {
-  // req: ELIC-1125-ENUM-SHAPES, ELIC-1125-DEFAULTS, ELIC-0618-DEFAULT-BOOLEAN-ONLY, MRTR-INPUT-REQUESTS-SHAPE
+  verifies(['ELIC-1125-ENUM-SHAPES', 'ELIC-1125-DEFAULTS', 'ELIC-0618-DEFAULT-BOOLEAN-ONLY', 'MRTR-INPUT-REQUESTS-SHAPE']);
   const form = {
     type: 'object',
     properties: {

@@ -14,6 +14,7 @@ import { createShared, serve } from '../src/server/index.js';
 import type { ListKind, ServeHandle } from '../src/server/index.js';
 import { demoServer, text } from './fixtures/toolkit/peers.js';
 import { emptyLists, listsServer } from './fixtures/toolkit/lists-server.js';
+import { verifies } from './helpers/verifies.js';
 
 const KINDS: ListKind[] = ['tools', 'prompts', 'resources'];
 const BOUND_MS = 10_000;
@@ -113,11 +114,13 @@ test('2026-07-28: a tool added during a request reaches the listen streams that 
     const caller = await modernPeer(h, 'caller', {});
     assert.ok(!(await names(a.c)).includes('beta'), 'beta is not listed before it is added');
     assert.equal(text(await caller.c.callTool({ name: 'add_tool', arguments: { name: 'beta' } })), 'added beta');
-    await a.wait('tools'); // req: LIST-2607-LISTEN-DELIVERY
+    await a.wait('tools');
+    verifies('LIST-2607-LISTEN-DELIVERY');
     assert.ok((await names(a.c)).includes('beta'), 'the next tools/list shows the tool');
     h.listChanged('prompts');
     await b.wait('prompts');
-    assert.equal(b.seen.tools, 0, 'a stream that asked only for prompts got no tools/list_changed'); // req: LIST-2607-LISTEN-FILTER
+    assert.equal(b.seen.tools, 0, 'a stream that asked only for prompts got no tools/list_changed');
+    verifies('LIST-2607-LISTEN-FILTER');
     h.listChanged('tools');
     await a.wait('tools', 2);
     assert.equal(a.seen.prompts, 0, 'a stream that asked only for tools got no prompts/list_changed');
@@ -135,7 +138,8 @@ test('2025 eras: a tool added on a session is announced to that session and to t
     const legacy = await legacyPeer(h, 'legacy');
     const modern = await modernPeer(h, 'modern', { toolsListChanged: true });
     assert.equal(text(await legacy.c.callTool({ name: 'add_tool', arguments: { name: 'gamma' } })), 'added gamma');
-    await legacy.wait('tools'); // req: LIST-1125-TOOLS-LIST-CHANGED
+    await legacy.wait('tools');
+    verifies('LIST-1125-TOOLS-LIST-CHANGED');
     assert.ok((await names(legacy.c)).includes('gamma'), 'the session lists the tool it added');
     await modern.wait('tools');
     assert.ok((await names(modern.c)).includes('gamma'), 'a 2026-07-28 client lists it too');

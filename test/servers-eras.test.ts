@@ -7,6 +7,7 @@ import type { HttpServerDef } from '../src/host/config/types.js';
 import { fixture, scriptedHandlers, text, ROOT, clientInfo, fastStop } from './fixtures/servers-host/helpers.js';
 import { startEverythingHttp } from './helpers/peers.js';
 import type { HttpPeer } from './helpers/peers.js';
+import { verifies } from './helpers/verifies.js';
 
 describe('SDK v2 dual-era stdio server (serveStdio)', () => {
   const h = scriptedHandlers((p) => ({ action: 'accept', content: { name: 'ada' } }));
@@ -14,8 +15,8 @@ describe('SDK v2 dual-era stdio server (serveStdio)', () => {
   after(() => m.stopAll());
 
   it('gets the modern verdict (2026-07-28) and answers MRTR inputRequests through the same handlers', async () => {
-    // req: ERA-DUAL-MODERN
-    // req: MRTR-INPUT-REQUESTS-SHAPE
+    verifies('ERA-DUAL-MODERN');
+    verifies('MRTR-INPUT-REQUESTS-SHAPE');
     const r = await m.callTool('v2', 'ask', {});
     assert.equal(m.info('v2')?.era, 'modern');
     assert.equal(m.info('v2')?.negotiatedRevision, '2026-07-28');
@@ -27,7 +28,7 @@ describe('SDK v2 dual-era stdio server (serveStdio)', () => {
   });
 
   it('answers an MRTR roots inputRequest through handlers.listRoots', async () => {
-    // req: ROOTS-2607-INPUT-REQUEST
+    verifies('ROOTS-2607-INPUT-REQUEST');
     const r = await m.callTool('v2', 'roots', {});
     assert.ok(text(r).includes(ROOT.uri), text(r));
     assert.equal(h.rootsCalls.at(-1)?.era, 'modern');
@@ -49,7 +50,7 @@ describe('SDK v1 1.32.2 stdio server', () => {
   after(() => m.stopAll());
 
   it('falls back to the legacy era and answers a pushed elicitation/create', async () => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const r = await m.callTool('v1', 'ask', {});
     assert.equal(m.info('v1')?.era, 'legacy');
     assert.equal(m.info('v1')?.negotiatedRevision, '2025-11-25');

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { ServerManager } from '../src/host/servers/index.js';
 import { everything, scriptedHandlers, text, ROOT, clientInfo, sleep, fastStop } from './fixtures/servers-host/helpers.js';
 import { pollUntil, WAIT_MS, waitUntil } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 describe('server-everything over stdio', () => {
   const h = scriptedHandlers();
@@ -18,7 +19,7 @@ describe('server-everything over stdio', () => {
   after(() => m.stopAll());
 
   it('negotiates the legacy era at 2025-11-25 with auto negotiation', () => {
-    // req: ERA-DUAL-FALLBACK
+    verifies('ERA-DUAL-FALLBACK');
     const info = m.info('everything');
     assert.equal(info?.era, 'legacy');
     assert.equal(info?.negotiatedRevision, '2025-11-25');
@@ -56,7 +57,7 @@ describe('server-everything over stdio', () => {
     ['cancel', '⚠️ User cancelled'],
   ] as const) {
     it(`form elicitation answered ${action}`, async () => {
-      // req: ELIC-RESULT-ACTIONS
+      verifies('ELIC-RESULT-ACTIONS');
       h.state.answer = (p) => (action === 'accept' ? { action, content: { name: 'Ada', check: true } } : { action });
       const before = h.calls.length;
       const r = await m.callTool('everything', 'trigger-elicitation-request', {});
@@ -81,7 +82,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('-32042 → URL consent → one retry succeeds', async () => {
-    // req: ELIC-1125-URL-REQUIRED-ERROR
+    verifies('ELIC-1125-URL-REQUIRED-ERROR');
     h.state.answer = () => ({ action: 'accept' });
     const before = h.calls.length;
     const r = await m.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/pay', errorPath: true });
@@ -94,7 +95,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('-32042 declined → isError result explaining it, no retry', async () => {
-    // req: ELIC-1125-URL-REQUIRED-ERROR
+    verifies('ELIC-1125-URL-REQUIRED-ERROR');
     h.state.answer = () => ({ action: 'decline' });
     const before = h.calls.length;
     const r = await m.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/pay', errorPath: true });
@@ -104,7 +105,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('roots/list goes to handlers.listRoots', async () => {
-    // req: ROOTS-CLIENT-CAPABILITY
+    verifies('ROOTS-CLIENT-CAPABILITY');
     const r = await m.callTool('everything', 'get-roots-list', {});
     assert.ok(text(r).includes(ROOT.uri), text(r));
     assert.ok(h.rootsCalls.length >= 1);
@@ -112,7 +113,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('sendRootsListChanged makes a legacy server re-fetch roots', async () => {
-    // req: ROOTS-CLIENT-LIST-CHANGED
+    verifies('ROOTS-CLIENT-LIST-CHANGED');
     const n = h.rootsCalls.length;
     assert.equal(await m.sendRootsListChanged('everything'), true);
     await waitUntil(() => h.rootsCalls.length > n);
@@ -120,7 +121,7 @@ describe('server-everything over stdio', () => {
   });
 
   it('only file:// roots reach the server, whatever the broker returns', async () => {
-    // req: ROOTS-URI-FILE
+    verifies('ROOTS-URI-FILE');
     // A new file:// root beside an https one. server-everything (SDK v1) rejects a whole roots list that
     // holds a non-file URI and keeps its old list, so the new root showing up proves the https one was
     // dropped before the wire (checking only the old root could not fail).

@@ -18,6 +18,7 @@ import {
   sleep,
 } from './fixtures/servers-host/helpers.js';
 import { bounded, pollUntil, waitUntil } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 function recordingClock(): Clock & { delays: number[] } {
   const delays: number[] = [];
@@ -243,7 +244,7 @@ describe('stop of a server that ignores the end of stdin and SIGTERM', () => {
 
 describe('tool-call clock (Q1)', () => {
   it('is paused while a person answers: toolCallMs = 2000, answer at 2200 ms → success', async () => {
-    // req: TIMEOUT-HUMAN-PAUSE
+    verifies('TIMEOUT-HUMAN-PAUSE');
     // The answer comes later than toolCallMs after the clock started, so an unpaused clock always fires
     // first; the call's own (non-human) time gets the whole 2 s, ample on a loaded machine.
     const h = scriptedHandlers(async () => {
@@ -278,7 +279,7 @@ describe('tool-call clock (Q1)', () => {
   });
 
   it('maxTotalMs caps the call including human time', async () => {
-    // req: TIMEOUT-MAX-TOTAL
+    verifies('TIMEOUT-MAX-TOTAL');
     // The person never answers: only the maxTotalMs abort ends the wait (the long bound is never reached
     // unless maxTotalMs is broken; a short one could answer first when timers run late on a loaded machine).
     const h = scriptedHandlers(async (_p, ctx) => {
@@ -303,7 +304,7 @@ describe('tool-call clock (Q1)', () => {
 
 describe('server-side cancel (Q2)', () => {
   it('notifications/cancelled for request id 0 aborts the handler signal', async () => {
-    // req: CANCEL-SERVER-REQUEST
+    verifies('CANCEL-SERVER-REQUEST');
     const h = scriptedHandlers(async (_p, ctx) => {
       const how = await untilAborted(ctx.signal, 3000);
       return { action: how === 'aborted' ? 'cancel' : 'decline' };
@@ -330,7 +331,7 @@ describe('server-side cancel (Q2)', () => {
     ['a string request id', '"q-7"'],
   ] as const) {
     it(`notifications/cancelled read together with its request (${label}) still aborts the handler signal`, async () => {
-      // req: CANCEL-SERVER-REQUEST
+      verifies('CANCEL-SERVER-REQUEST');
       const h = scriptedHandlers(async (_p, ctx) => {
         const how = await untilAborted(ctx.signal, 5000);
         return { action: how === 'aborted' ? 'cancel' : 'decline' };

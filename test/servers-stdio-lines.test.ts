@@ -22,6 +22,7 @@ import type { ServerDef } from '../src/host/config/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { clientInfo, everything, fastStop, fixture, scriptedHandlers, stdioDef, text, ROOT } from './fixtures/servers-host/helpers.js';
 import { bounded } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 const CAP = 64 * 1024;
 const FILESYSTEM = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url));
@@ -76,7 +77,7 @@ for (const revision of ['2025-06-18', '2025-11-25'] as const) {
       ['params-garbage', 'e-str', 'string'],
     ] as const) {
       it(`elicitation/create with ${name} gets -32602 naming the rule (never silence); the person is told and it is audited`, async () => {
-        // req: ELIC-1125-CLIENT-SHOW-SERVER
+        verifies('ELIC-1125-CLIENT-SHOW-SERVER');
         const from = h.presenter.notices.length;
         const replies = await h.run(name);
         assert.equal(replies.length, 1, JSON.stringify(replies));
@@ -212,7 +213,7 @@ describe('ordinary stdio servers work unchanged through the same transport', () 
   });
 
   it('SDK v1 and v2 servers, server-everything and server-filesystem start (one process each), list tools and answer calls', async () => {
-    // req: ERA-DUAL-FALLBACK, ERA-DUAL-MODERN
+    verifies(['ERA-DUAL-FALLBACK', 'ERA-DUAL-MODERN']);
     const res = await Promise.all(['v1', 'v2', 'everything', 'filesystem'].map((n) => m.start(n).then(() => n)));
     assert.deepEqual(res, ['v1', 'v2', 'everything', 'filesystem']);
     assert.deepEqual(

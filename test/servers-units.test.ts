@@ -8,6 +8,7 @@ import { backoffDelay, DEFAULT_RESTART_POLICY } from '../src/host/servers/backof
 import { StderrRing, STDERR_MAX_LINE_BYTES } from '../src/host/servers/stderr-ring.js';
 import { ListCache } from '../src/host/servers/list-cache.js';
 import { TypedEmitter } from '../src/host/servers/emitter.js';
+import { verifies } from './helpers/verifies.js';
 
 class ManualClock implements Clock {
   t = 0;
@@ -46,7 +47,7 @@ describe('ToolClock and PauseGate', () => {
   });
 
   it('does not count time while paused, with nested pauses', async () => {
-    // req: TIMEOUT-HUMAN-PAUSE
+    verifies('TIMEOUT-HUMAN-PAUSE');
     const c = new ManualClock();
     const gate = new PauseGate();
     const k = new ToolClock(c, info, false);

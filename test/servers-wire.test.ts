@@ -18,6 +18,7 @@ import {
   untilAborted,
 } from './fixtures/servers-host/helpers.js';
 import { bounded, waitUntil } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 describe('child environment (vector C2-env-merge)', () => {
   it('merges def.env over the inherited environment', () => {
@@ -44,7 +45,7 @@ describe('child environment (vector C2-env-merge)', () => {
 
 describe('era verdict cache', () => {
   it('probes once, reuses the legacy verdict for crash restarts, re-probes after an explicit stop', async () => {
-    // req: ERA-VERDICT-CACHE
+    verifies('ERA-VERDICT-CACHE');
     const dir = mkdtempSync(join(tmpdir(), 'parley-probe-'));
     const log = join(dir, 'probes.log');
     const probes = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
@@ -70,7 +71,7 @@ describe('era verdict cache', () => {
 
 describe('-32042 with notifications/elicitation/complete', () => {
   it('retries once as soon as the completion arrives (not after the full bound)', async () => {
-    // req: ELIC-1125-URL-COMPLETE
+    verifies('ELIC-1125-URL-COMPLETE');
     const h = scriptedHandlers(() => ({ action: 'accept' }));
     // The completion arrives 100 ms after the -32042; waiting for the whole 120 s bound would overrun the 30 s race.
     const m = new ServerManager(
@@ -116,7 +117,7 @@ describe('no orphan prompt when the tool call that asked ends (vector Q3, host s
     ['v1-push.mjs', 'legacy'],
   ] as const) {
     it(`${era}: aborting the call aborts the pending elicit handler`, async () => {
-      // req: ASSOC-1125-SERVER-REQUESTS
+      verifies('ASSOC-1125-SERVER-REQUESTS');
       const h = scriptedHandlers(async (_p, ctx) =>
         (await untilAborted(ctx.signal, 5000)) === 'aborted' ? { action: 'cancel' } : { action: 'decline' },
       );

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { PromptView } from '../src/host/presenter.js';
+import type { InputRequestView } from '../src/host/presenter.js';
 import type { RequestedSchema } from '../src/schema/index.js';
 import { checkField, fieldLabel, TerminalPresenter } from '../src/ui/terminal/index.js';
+import { verifies } from './helpers/verifies.js';
 
 const ESC = '\x1b';
 const DOWN = '\x1b[B';
@@ -37,7 +38,7 @@ function rig() {
   };
 }
 
-const view = (schema: Record<string, unknown>, extra: Partial<PromptView> = {}): PromptView => ({
+const view = (schema: Record<string, unknown>, extra: Partial<InputRequestView> = {}): InputRequestView => ({
   id: 'r1',
   server: 'srv',
   message: 'Please answer',
@@ -74,7 +75,7 @@ describe('TerminalPresenter', () => {
     const t = rig();
     const answer = t.presenter.present(view({ type: 'object', properties: {} }), new AbortController().signal);
     await t.type(DOWN, '\r');
-    // req: ELIC-RESULT-ACTIONS
+    verifies('ELIC-RESULT-ACTIONS');
     assert.deepEqual(await answer, { action: 'decline' });
     assert.match(t.screen(), /Accept[\s\S]*Decline[\s\S]*Cancel/);
   });
@@ -117,7 +118,7 @@ describe('TerminalPresenter', () => {
     const t = rig();
     const a = t.presenter.present(view({ type: 'object', properties: { x: { type: 'string' } } }), new AbortController().signal);
     await t.type(ESC);
-    // req: ELIC-RESULT-ACTIONS
+    verifies('ELIC-RESULT-ACTIONS');
     assert.deepEqual(await a, { action: 'cancel' });
     const ctl = new AbortController();
     const b = t.presenter.present(view({ type: 'object', properties: { x: { type: 'string' } } }), ctl.signal);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
 import { isolatedEnv } from './helpers/cli.js';
+import { verifies } from './helpers/verifies.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const T = 240_000;
@@ -46,7 +47,7 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
   it('types a few fields, accepts, and prints the tool result', { timeout: T }, async () => {
     const s = start();
     try {
-      // req: ELIC-1125-CLIENT-SHOW-SERVER
+      verifies('ELIC-1125-CLIENT-SHOW-SERVER');
       await waitFor(s, /everything is asking[\s\S]*\(name\) \*/);
       tmux('send-keys', '-t', s, 'Ada Lovelace', 'Enter');
       await waitFor(s, /\(check\)/);
@@ -96,7 +97,7 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
     try {
       await waitFor(s, /\(name\) \*/);
       tmux('send-keys', '-t', s, 'Escape');
-      // req: ELIC-RESULT-ACTIONS
+      verifies('ELIC-RESULT-ACTIONS');
       const out = await waitFor(s, /EXIT=\d/);
       assert.match(out, /User cancelled the elicitation dialog/);
       assert.match(out, /EXIT=0/);
@@ -108,7 +109,7 @@ describe('terminal presenter in a pseudo-terminal', { skip: hasTmux ? false : 't
   it('URL mode: shows the full URL with its host marked, opens nothing, and accepts only on explicit consent', { timeout: T }, async () => {
     const s = start('trigger-url-elicitation', 'url=https://example.com/oauth?state=abc');
     try {
-      // req: ELIC-1125-URL-CONSENT, ELIC-1125-URL-SHOW-FULL, ELIC-1125-URL-NO-PREFETCH
+      verifies(['ELIC-1125-URL-CONSENT', 'ELIC-1125-URL-SHOW-FULL', 'ELIC-1125-URL-NO-PREFETCH']);
       const shown = await waitFor(s, /Open this link for everything\?[\s\S]*Decline[\s\S]*Cancel/);
       assert.match(shown, /URL:\s+https:\/\/\[example\.com\]\/oauth\?state=abc/);
       assert.match(shown, /did not open or fetch it/);

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { elicitModes, type RequestEra } from '../src/server/era.js';
+import { verifies } from './helpers/verifies.js';
 
 const era = (revision: RequestEra['revision'], elicitation: unknown, supported = true): RequestEra => ({
   modern: revision === '2026-07-28',
@@ -11,7 +12,7 @@ const era = (revision: RequestEra['revision'], elicitation: unknown, supported =
 });
 
 test('elicitation modes per revision: {} is form only; 2025-06-18 has no sub-modes; pre-2025-06-18 has none', () => {
-  // req: ELIC-1125-NO-UNDECLARED-MODE
+  verifies('ELIC-1125-NO-UNDECLARED-MODE');
   assert.deepEqual(elicitModes(era('2025-11-25', {})), { form: true, url: false });
   assert.deepEqual(elicitModes(era('2025-11-25', { url: {} })), { form: false, url: true });
   assert.deepEqual(elicitModes(era('2026-07-28', { form: {}, url: {} })), { form: true, url: true });

@@ -9,6 +9,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createShared, serve } from '../src/server/index.js';
 import { demoServer, modernPair, text } from './fixtures/toolkit/peers.js';
 import { WAIT_MS } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 /** A raw JSON-RPC client: our own state machine under test is the server, so a scripted peer is fine here. */
 async function rawPeer(protocolVersion: string, capabilities: Record<string, unknown>) {
@@ -59,7 +60,8 @@ test('2025-06-18: form elicitation is sent without a mode key and answered', asy
     assert.equal(p.init.result.protocolVersion, '2025-06-18');
     await p.a.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'greet', arguments: {} } });
     const req = await p.next((m) => m.method === 'elicitation/create');
-    assert.equal(req.params.mode, undefined); // req: ELIC-0618-NO-MODE
+    assert.equal(req.params.mode, undefined);
+    verifies('ELIC-0618-NO-MODE');
     assert.equal(req.params.requestedSchema.type, 'object');
     await p.a.send({ jsonrpc: '2.0', id: req.id, result: { action: 'accept', content: { name: 'Ada' } } });
     const res = await p.next((m) => m.id === 2);
@@ -167,7 +169,8 @@ test('Q3 with an SDK v1 client over HTTP: cancelling the call aborts the pending
     await Promise.race([
       done,
       new Promise((_r, j) => setTimeout(() => j(new Error(`elicitation not cancelled within ${WAIT_MS} ms`)), WAIT_MS).unref()),
-    ]); // req: CANCEL-SERVER-REQUEST
+    ]);
+    verifies('CANCEL-SERVER-REQUEST');
   } finally {
     await c.close();
     await h.close();

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createShared, serve } from '../src/server/index.js';
 import { demoServer, legacyPair, text, v2Client } from './fixtures/toolkit/peers.js';
 import { waitUntil } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 const asUser = (user: string) => ({ requestInit: { headers: { 'x-test-user': user } } });
 const authenticate = (req: any) => {
@@ -31,7 +32,8 @@ test('requestState minted for one user is refused (-32602) when another user rep
       inputResponses: { e0: { action: 'accept', content: { name: 'x' } } },
       requestState: r1.requestState,
     } as any;
-    await assert.rejects(bob.callTool(replay, { allowInputRequired: true }), (e: any) => e.code === -32602 && /\(user\)/.test(e.message)); // req: MRTR-STATE-BIND-PRINCIPAL
+    await assert.rejects(bob.callTool(replay, { allowInputRequired: true }), (e: any) => e.code === -32602 && /\(user\)/.test(e.message));
+    verifies('MRTR-STATE-BIND-PRINCIPAL');
     const ok: any = await alice.callTool(replay, { allowInputRequired: true });
     assert.equal(JSON.parse(text(ok)).content.name, 'x');
   } finally {
@@ -47,7 +49,8 @@ test('URL flow completed out of band by its own user notifies the starting conne
   p.client.setNotificationHandler('notifications/elicitation/complete', (n: any) => void completed.push(n.params.elicitationId));
   try {
     const id = text(await p.client.callTool({ name: 'loginlater', arguments: {} }));
-    await assert.rejects(p.server.completeUrlElicitation(id, 'mallory'), /unknown URL elicitation/); // req: ELIC-1125-URL-BIND-USER
+    await assert.rejects(p.server.completeUrlElicitation(id, 'mallory'), /unknown URL elicitation/);
+    verifies('ELIC-1125-URL-BIND-USER');
     await assert.rejects(p.server.completeUrlElicitation('no-such-id'), /unknown URL elicitation/);
     await p.server.completeUrlElicitation(id);
     await waitUntil(() => completed.length > 0);
@@ -92,7 +95,7 @@ test('HTTP legacy leg: unknown session → 404, non-initialize without a session
 });
 
 test('elicitUrl refuses URLs a server must not send, before anything is sent', async () => {
-  // req: ELIC-1125-URL-SAFE-HANDLING
+  verifies('ELIC-1125-URL-SAFE-HANDLING');
   const { checkElicitationUrl } = await import('../src/server/context.js');
   for (const bad of [
     'not a url',

@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createShared, serve } from '../src/server/index.js';
 import { demoServer, text, v2Client } from './fixtures/toolkit/peers.js';
+import { verifies } from './helpers/verifies.js';
 
 const accept = () => ({ action: 'accept', content: { name: 'Ada' } });
 
@@ -51,7 +52,8 @@ test('HTTP: foreign Host or Origin gets 403', async () => {
       headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
       body,
     });
-    assert.equal(r1.status, 403); // req: TRANS-1125-ORIGIN-403
+    assert.equal(r1.status, 403);
+    verifies('TRANS-1125-ORIGIN-403');
     const port = new URL(h.url).port;
     const r2 = await new Promise<number>((resolve, reject) => {
       import('node:http').then(({ request }) => {

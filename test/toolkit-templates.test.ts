@@ -5,7 +5,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { createHost, ScriptedPresenter, type HostConfig, type PromptView, type ServerDef } from '../src/host/index.js';
+import { createHost, ScriptedPresenter, type HostConfig, type InputRequestView, type ServerDef } from '../src/host/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { serve } from '../src/server/index.js';
@@ -89,7 +89,7 @@ describe('toolkit template resource through the parley host (stdio, dual-era)', 
     inputs: {},
     sources: [],
   } as HostConfig;
-  const seen: PromptView[] = [];
+  const seen: InputRequestView[] = [];
   const host = createHost(config, {
     presenter: new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { range: 'last_quarter' } })]),
   });
@@ -121,7 +121,7 @@ describe('toolkit template resource over HTTP (serve({http}) on 127.0.0.1): parl
       inputs: {},
       sources: [],
     } as HostConfig;
-    const seen: PromptView[] = [];
+    const seen: InputRequestView[] = [];
     const host = createHost(config, {
       presenter: new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { range: 'all' } })]),
     });

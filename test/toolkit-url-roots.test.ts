@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { legacyPair, modernPair, text } from './fixtures/toolkit/peers.js';
 import { pollUntil, waitUntil } from './helpers/wait.js';
+import { verifies } from './helpers/verifies.js';
 
 test('URL mode legacy 2025-11-25: elicitationId, consent, and notifications/elicitation/complete', async () => {
   const seen: any[] = [];
@@ -16,9 +17,11 @@ test('URL mode legacy 2025-11-25: elicitationId, consent, and notifications/elic
     assert.equal(text(await p.client.callTool({ name: 'login', arguments: {} })), 'accept:true:true');
     assert.equal(seen[0].mode, 'url');
     assert.equal(seen[0].url, 'https://example.com/connect');
-    assert.equal(typeof seen[0].elicitationId, 'string'); // req: ELIC-1125-URL-ID
+    assert.equal(typeof seen[0].elicitationId, 'string');
+    verifies('ELIC-1125-URL-ID');
     await waitUntil(() => completed.length > 0);
-    assert.deepEqual(completed, [seen[0].elicitationId]); // req: ELIC-1125-URL-COMPLETE
+    assert.deepEqual(completed, [seen[0].elicitationId]);
+    verifies('ELIC-1125-URL-COMPLETE');
   } finally {
     await p.close();
   }
@@ -28,7 +31,8 @@ test('URL mode legacy: requireUrlElicitation answers -32042 with the elicitation
   const p = await legacyPair(() => ({ action: 'accept' }));
   try {
     await assert.rejects(p.client.callTool({ name: 'needlogin', arguments: {} }), (e: any) => {
-      assert.equal(e.code, -32042); // req: ELIC-1125-URL-REQUIRED-ERROR
+      assert.equal(e.code, -32042);
+      verifies('ELIC-1125-URL-REQUIRED-ERROR');
       const el = e.data.elicitations[0];
       assert.equal(el.mode, 'url');
       assert.equal(el.url, 'https://example.com/pay');
@@ -66,7 +70,8 @@ test('URL mode modern: input_required without elicitationId; the id stays stable
     assert.equal(r1.resultType, 'input_required');
     const req = r1.inputRequests.u0;
     assert.equal(req.params.mode, 'url');
-    assert.equal(req.params.elicitationId, undefined); // req: ELIC-2607-URL-NO-ID
+    assert.equal(req.params.elicitationId, undefined);
+    verifies('ELIC-2607-URL-NO-ID');
     const r2: any = await p.client.callTool(
       { name: 'needlogin', arguments: {}, inputResponses: { u0: { action: 'accept' } }, requestState: r1.requestState } as any,
       { allowInputRequired: true },
@@ -99,7 +104,8 @@ test('roots legacy: file:// only, cached per connection, invalidated by notifica
       async () => text(await p.client.callTool({ name: 'roots', arguments: {} })),
       (t) => t === 'file:///tmp/ws2',
     );
-    assert.equal(lists, 2); // req: ROOTS-LIST-CHANGED-INVALIDATE
+    assert.equal(lists, 2);
+    verifies('ROOTS-LIST-CHANGED-INVALIDATE');
   } finally {
     await p.close();
   }
@@ -128,7 +134,8 @@ for (const era of ['legacy', 'modern'] as const) {
 test('roots modern: listRoots through input_required', async () => {
   const p = await modernPair(() => ({ action: 'cancel' }));
   try {
-    assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws'); // req: ROOTS-2607-INPUT-REQUEST
+    assert.equal(text(await p.client.callTool({ name: 'roots', arguments: {} })), 'file:///tmp/ws');
+    verifies('ROOTS-2607-INPUT-REQUEST');
   } finally {
     await p.close();
   }

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { legacyPair, modernPair, text } from './fixtures/toolkit/peers.js';
+import { verifies } from './helpers/verifies.js';
 
 const callRaw = (c: any, name: string, extra: Record<string, unknown> = {}) =>
   c.callTool({ name, arguments: {}, ...extra }, { allowInputRequired: true });
@@ -11,7 +12,8 @@ test('R3 legacy: accept without the required field ends the call with an error n
   try {
     const r: any = await p.client.callTool({ name: 'raw', arguments: {} });
     assert.equal(r.isError, true);
-    assert.match(text(r), /"name" is required/); // req: ELIC-VALIDATE-BOTH-SIDES
+    assert.match(text(r), /"name" is required/);
+    verifies('ELIC-VALIDATE-BOTH-SIDES');
   } finally {
     await p.close();
   }
@@ -52,12 +54,14 @@ test('R3 modern: an invalid answer is answered with input_required again for the
     const r1: any = await callRaw(p.client, 'raw');
     assert.equal(r1.resultType, 'input_required');
     assert.deepEqual(Object.keys(r1.inputRequests), ['e0']);
-    assert.equal(r1.inputRequests.e0.method, 'elicitation/create'); // req: MRTR-INPUT-REQUESTS-SHAPE
+    assert.equal(r1.inputRequests.e0.method, 'elicitation/create');
+    verifies('MRTR-INPUT-REQUESTS-SHAPE');
     const r2: any = await callRaw(p.client, 'raw', {
       inputResponses: { e0: { action: 'accept', content: {} } },
       requestState: r1.requestState,
     });
-    assert.equal(r2.resultType, 'input_required'); // req: MRTR-SERVER-REASK
+    assert.equal(r2.resultType, 'input_required');
+    verifies('MRTR-SERVER-REASK');
     assert.match(r2.inputRequests.e0.params.message, /"name" is required/);
     const r3: any = await callRaw(p.client, 'raw', {
       inputResponses: { e0: { action: 'accept', content: { name: 'Ada' } } },
@@ -103,7 +107,8 @@ test('tampered, foreign-tool and expired requestState get JSON-RPC -32602', asyn
     const s: string = r1.requestState;
     const tampered = s.slice(0, -3) + (s.endsWith('A') ? 'BBB' : 'AAA');
     const bad = (e: any) => e.code === -32602 && /requestState/.test(e.message);
-    await assert.rejects(callRaw(p.client, 'raw', { inputResponses: { e0: { action: 'decline' } }, requestState: tampered }), bad); // req: MRTR-STATE-INTEGRITY
+    await assert.rejects(callRaw(p.client, 'raw', { inputResponses: { e0: { action: 'decline' } }, requestState: tampered }), bad);
+    verifies('MRTR-STATE-INTEGRITY');
     await assert.rejects(callRaw(p.client, 'greet', { inputResponses: { e0: { action: 'decline' } }, requestState: s }), bad); // bound to the tool name
     await assert.rejects(
       callRaw(p.client, 'two', { arguments: { x: 2 }, inputResponses: { e0: { action: 'decline' } }, requestState: s }),
@@ -160,14 +165,16 @@ for (const era of ['legacy', 'modern'] as const) {
       } else {
         // 2026-07-28: a missing client capability is MissingRequiredClientCapabilityError -32021.
         await assert.rejects(p.client.callTool({ name: 'greet', arguments: {} }), (e: any) => {
-          assert.equal(e.code, -32021); // req: MRTR-MISSING-CAPABILITY
+          assert.equal(e.code, -32021);
+          verifies('MRTR-MISSING-CAPABILITY');
           assert.deepEqual(e.data?.requiredCapabilities, { elicitation: { form: {} } });
           assert.match(e.message, /name \(Your name\)/);
           assert.match(e.message, /tool arguments or in the server configuration/);
           return true;
         });
       }
-      assert.equal(asked, 0); // req: ELIC-1125-NO-UNDECLARED-MODE
+      assert.equal(asked, 0);
+      verifies('ELIC-1125-NO-UNDECLARED-MODE');
     } finally {
       await p.close();
     }
@@ -198,7 +205,8 @@ for (const era of ['legacy', 'modern'] as const) {
       const r: any = await p.client.callTool({ name: 'secret', arguments: {} });
       assert.equal(r.isError, true);
       assert.match(text(r), /"apiKey"/);
-      assert.match(text(r), /ctx\.elicitUrl/); // req: ELIC-NO-SENSITIVE-FORM
+      assert.match(text(r), /ctx\.elicitUrl/);
+      verifies('ELIC-NO-SENSITIVE-FORM');
       assert.equal(asked, 0);
     } finally {
       await p.close();
@@ -212,7 +220,8 @@ test('Q1 legacy: a slow human within elicitationTimeoutMs succeeds; beyond it th
     extra: { elicitationTimeoutMs: 300 },
   });
   try {
-    assert.equal(text(await p.client.callTool({ name: 'greet', arguments: {} })), 'hello Ada'); // req: TIMEOUT-HUMAN-PAUSE
+    assert.equal(text(await p.client.callTool({ name: 'greet', arguments: {} })), 'hello Ada');
+    verifies('TIMEOUT-HUMAN-PAUSE');
     delay = 450;
     const r: any = await p.client.callTool({ name: 'greet', arguments: {} });
     assert.equal(r.isError, true);
@@ -232,7 +241,8 @@ test('Q1 legacy: keep-alive progress lets a host with a short, progress-reset ca
       { timeout: 300, resetTimeoutOnProgress: true, onprogress: () => void beats++ },
     );
     assert.equal(text(r), 'hello Ada');
-    assert.ok(beats >= 3); // req: TIMEOUT-HUMAN-PAUSE
+    assert.ok(beats >= 3);
+    verifies('TIMEOUT-HUMAN-PAUSE');
   } finally {
     await p.close();
   }
@@ -271,7 +281,8 @@ test('Q3 legacy: cancelling the tool call cancels the pending elicitation', asyn
   try {
     const call = p.client.callTool({ name: 'greet', arguments: {} }, { signal: ac.signal });
     await assert.rejects(call);
-    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error('elicitation not cancelled within 2 s')), 2000))]); // req: CANCEL-SERVER-REQUEST
+    await Promise.race([done, new Promise((_r, j) => setTimeout(() => j(new Error('elicitation not cancelled within 2 s')), 2000))]);
+    verifies('CANCEL-SERVER-REQUEST');
   } finally {
     await p.close();
   }

@@ -18,7 +18,7 @@ import {
   type Presenter,
   type PresenterAnswer,
   type PresenterNotice,
-  type PromptView,
+  type InputRequestView,
 } from '../../src/host/presenter.js';
 import type { HttpServerDef } from '../../src/host/config/types.js';
 import { CallbackServer, MemoryCredentialStore } from '../../src/host/auth/index.js';
@@ -65,7 +65,7 @@ class ConformancePresenter implements Presenter {
   readonly interactive = false;
   readonly #inner = new ScriptedPresenter({});
   constructor(private readonly log: (m: string) => void) {}
-  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  async present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     if (!prompt.signIn || !prompt.url) return this.#inner.present(prompt, signal);
     this.log(`sign-in: ${prompt.message}`);
     void followRedirects(prompt.url.full).catch((e: unknown) => this.log(`sign-in browser: ${(e as Error).message}`));

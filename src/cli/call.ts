@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { defineCommand } from 'citty';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { HeadlessPresenter, ScriptedPresenter, UserInteractionRequiredError } from '../host/index.js';
-import type { AnswersFile, Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../host/index.js';
+import type { AnswersFile, Presenter, PresenterAnswer, PresenterNotice, InputRequestView } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
 import { commonArgs, openHost, parseFlags, printJson } from './context.js';
 import { CliError, EXIT } from './output.js';
@@ -86,7 +86,7 @@ class Watched implements Presenter {
     this.autoSubmitPrefill = inner.autoSubmitPrefill;
     this.sampling = inner.sampling;
   }
-  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  async present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     try {
       const a = await this.inner.present(prompt, signal);
       // --remember applies to answers the person (or the answers file) gave, in form mode.

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { defineCommand } from 'citty';
 import { createGateway, DEFAULT_TENANT, DEFAULT_USER, gatewayIdentities, newToken } from '../gateway/index.js';
 import { formatConfigIssues, HeadlessPresenter } from '../host/index.js';
-import type { Presenter, PromptView } from '../host/index.js';
+import type { Presenter, InputRequestView } from '../host/index.js';
 import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { resolveConfig } from './defaults.js';
 import { invalidReasons } from './context.js';
@@ -37,7 +37,7 @@ function announcing(inner: Presenter, url: () => string): Presenter {
   return {
     interactive: inner.interactive,
     sampling: inner.sampling,
-    present(prompt: PromptView, signal: AbortSignal) {
+    present(prompt: InputRequestView, signal: AbortSignal) {
       const what = prompt.call?.tool ? ` during ${prompt.call.tool}` : '';
       err(
         prompt.sampling

@@ -11,12 +11,12 @@
  *   fallback presenter: parley's console, or a headless presenter that fails at once.
  *
  * The broker validates whatever comes back before it goes downstream; an invalid answer is asked again
- * with its issues in the message (`PromptView.issues`, round > 1).
+ * with its issues in the message (`InputRequestView.issues`, round > 1).
  * Spec: 2025-11-25 client/elicitation (modes, §User Interaction Model); 2026-07-28 basic/patterns/mrtr.
  * @module
  */
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '@modelcontextprotocol/server';
-import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../host/index.js';
+import type { Presenter, PresenterAnswer, PresenterNotice, InputRequestView } from '../host/index.js';
 import { UserInteractionRequiredError } from '../host/index.js';
 import type { ConsoleWatch } from './hold.js';
 
@@ -27,7 +27,7 @@ export type UpstreamElicitParams = ElicitRequestFormParams | ElicitRequestURLPar
 export interface UpstreamCall {
   /**
    * The call's tag, passed to `host.callTool(…, { tag })`; prompts the host attributes to the call carry
-   * it back in `PromptView.call.tag` (`src/host/servers/calls.ts`). The upstream session id (2025 eras)
+   * it back in `InputRequestView.call.tag` (`src/host/servers/calls.ts`). The upstream session id (2025 eras)
    * or the parked call's id (2026-07-28).
    */
   readonly tag: string;
@@ -87,7 +87,7 @@ export class PendingCapError extends Error {
 }
 
 /** Builds the params sent upstream: the downstream server is named, prefill becomes defaults. */
-export function upstreamParams(prompt: PromptView, revision: string): UpstreamElicitParams {
+export function upstreamParams(prompt: InputRequestView, revision: string): UpstreamElicitParams {
   const again = prompt.issues?.length
     ? `\n(The previous answer was not accepted: ${prompt.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')})`
     : '';
@@ -143,7 +143,7 @@ export class BridgePresenter implements Presenter {
     return this.o.fallback.sampling === true;
   }
 
-  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  async present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     if (prompt.sampling) return this.o.fallback.present(prompt, signal);
     const up = this.o.calls.get(prompt.call?.tag);
     if (up && up.modes[prompt.mode]) {

@@ -1,5 +1,5 @@
 /**
- * Cross-replica resume of a 2026-07-28 round (issue 13 item 4). The sealed `requestState`
+ * Cross-replica resume of a 2026-07-28 round. The sealed `requestState`
  * (gateway.ts) names the replica that parks the call and its loopback MCP URL; a retry that lands on
  * another replica is sent on to that URL as the same `tools/call`, by an SDK v2 client that
  * authenticates as the original caller with a short-lived proof signed by the shared secret

@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
-import type { Host, HostConfig, Presenter, PromptView, Store } from '../host/index.js';
+import type { Host, HostConfig, Presenter, InputRequestView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
@@ -430,8 +430,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           watches,
           ask: () => Promise.reject(new Error('the client declared no elicitation')),
           console: {
-            opened: (p: PromptView) => watches.forEach((w) => w.opened(p)),
-            closed: (p: PromptView) => watches.forEach((w) => w.closed(p)),
+            opened: (p: InputRequestView) => watches.forEach((w) => w.opened(p)),
+            closed: (p: InputRequestView) => watches.forEach((w) => w.closed(p)),
           },
         };
         sp.calls.open((entry = e));

@@ -18,7 +18,7 @@
  * @module
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { PromptView } from '../host/index.js';
+import type { InputRequestView } from '../host/index.js';
 
 /** Bounds, ms. */
 export interface HoldOptions {
@@ -52,8 +52,8 @@ export interface CallKey {
 
 /** Told by the bridge when a prompt of the call goes to the console, and when it is done there. */
 export interface ConsoleWatch {
-  opened(prompt: PromptView): void;
-  closed(prompt: PromptView): void;
+  opened(prompt: InputRequestView): void;
+  closed(prompt: InputRequestView): void;
 }
 
 interface Kept {
@@ -68,7 +68,7 @@ interface Down {
   run: Promise<CallToolResult>;
   ctl: AbortController;
   /** Its prompts open in the console now. */
-  open: Set<PromptView>;
+  open: Set<InputRequestView>;
   /** The watch of the upstream request waiting for it now, if any. */
   current?: ConsoleWatch;
 }
@@ -185,7 +185,7 @@ export class ConsoleHolds {
     ctx: HoldContext,
     down?: Down,
   ): { watch: ConsoleWatch; outcome: Promise<CallToolResult>; stop(): void } {
-    const open = new Set<PromptView>();
+    const open = new Set<InputRequestView>();
     let progress = 0;
     let ticker: NodeJS.Timeout | undefined;
     let bound: NodeJS.Timeout | undefined;
@@ -246,7 +246,7 @@ export class ConsoleHolds {
     this.kept.clear();
   }
 
-  private where(p: PromptView): string {
+  private where(p: InputRequestView): string {
     const fields = p.schema ? Object.keys(p.schema.properties) : [];
     const what = p.mode === 'url' ? 'consent to open a link' : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';
     return `${p.server} asks for ${what}, which this client cannot show. Answer it in parley's console at ${this.address()} (its address with the access token is in the file parley names on its stderr at start).`;

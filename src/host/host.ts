@@ -20,8 +20,8 @@ import type {
 import { normalizeRootUri, type Content, type RequestedSchema } from '../schema/index.js';
 import { ElicitationBroker } from './broker/index.js';
 import type { BrokerEvent } from './broker/index.js';
-import { resolveInputs } from './config/inputs.js';
-import { effectiveRootPolicy, isLazy, type HostConfig, type InputDef, type RootPolicyDef, type ServerDef } from './config/types.js';
+import { resolveInputVariables } from './config/inputs.js';
+import { effectiveRootPolicy, isLazy, type HostConfig, type InputVariableDef, type RootPolicyDef, type ServerDef } from './config/types.js';
 import type { Presenter } from './presenter.js';
 import { RootRegistry } from './roots/index.js';
 import { feedDiscovery } from './roots/discovery.js';
@@ -166,7 +166,7 @@ export interface Host {
   discovered(): Promise<void>;
   /**
    * Calls a tool, starting its server lazily. The tool-call clock pauses while a person answers.
-   * `opts.tag` is an opaque label that prompts of this call carry in `PromptView.call.tag` when the
+   * `opts.tag` is an opaque label that prompts of this call carry in `InputRequestView.call.tag` when the
    * runtime can attribute them (`servers/calls.ts`); a gateway puts its upstream session id there.
    * @throws UnknownServerError, ServerUnavailableError, ToolCallTimeoutError
    */
@@ -182,7 +182,7 @@ export interface Host {
    * person (a form through the broker, completions as options) and the completed URI is read
    * (`./resources.ts`, essay §3.2). Audited like tool calls: a `resource-read` row `start`, then `ok`
    * (with `durationMs`) or `failed`. Spec: server/resources.
-   * @throws ResourceInputDeclinedError (person declined/cancelled), the server's error otherwise
+   * @throws ResourceElicitationDeclinedError (person declined/cancelled), the server's error otherwise
    */
   readResource(server: string, uri: string, opts?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
   /** Servers routed to `uri` (static routes, then discovery); starts statically routed ones lazily. */
@@ -303,7 +303,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     },
     prepare: (def) =>
       def.inputRefs?.length
-        ? resolveInputs(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache)
+        ? resolveInputVariables(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache)
         : Promise.resolve(def),
   });
   servers.events.on('state', (e: { server: string; state: ServerState }) => emit({ type: 'server', server: e.server, state: e.state }));
@@ -529,7 +529,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
  * Asks one `${input:id}` value through the presenter, as a one-field form. Password inputs are
  * marked sensitive (masked, never remembered); the value lives only in the host's memory.
  */
-async function askInput(presenter: Presenter, server: string, input: InputDef): Promise<string | undefined> {
+async function askInput(presenter: Presenter, server: string, input: InputVariableDef): Promise<string | undefined> {
   const field: Record<string, unknown> = {
     type: 'string',
     title: input.id,

@@ -6,7 +6,6 @@
  * @module
  */
 import type { ElicitationBroker } from './broker/index.js';
-import type { Host } from './host.js';
 import type { RootRegistry } from './roots/index.js';
 import type { ServerManager } from './servers/index.js';
 
@@ -17,15 +16,15 @@ export interface HostInternals {
   readonly roots: RootRegistry;
 }
 
-const parts = new WeakMap<Host, HostInternals>();
+const parts = new WeakMap<object, HostInternals>();
 
 /** Records what `host` is made of (called once by `createHost`). */
-export function setHostInternals(host: Host, internals: HostInternals): void {
+export function setHostInternals(host: object, internals: HostInternals): void {
   parts.set(host, internals);
 }
 
 /** The parts of a host made by `createHost`. @throws TypeError for any other object */
-export function hostInternals(host: Host): HostInternals {
+export function hostInternals(host: object): HostInternals {
   const p = parts.get(host);
   if (!p) throw new TypeError('not a host made by createHost');
   return p;

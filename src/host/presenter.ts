@@ -52,7 +52,7 @@ export interface SamplingView {
 }
 
 /** Everything a UI needs to render one input request. */
-export interface PromptView {
+export interface InputRequestView {
   /** Broker-assigned request id. */
   id: string;
   /** Server name (MUST be shown: 2025-11-25 §User Interaction Model). */
@@ -156,7 +156,7 @@ export interface Presenter {
    */
   readonly autoSubmitPrefill?: boolean;
   /**
-   * This presenter can show sampling prompts ({@link PromptView.sampling}). Without it, policy
+   * This presenter can show sampling prompts ({@link InputRequestView.sampling}). Without it, policy
    * `sampling: "ask"` declines sampling requests (nobody could write the reply). @default false
    */
   readonly sampling?: boolean;
@@ -165,7 +165,7 @@ export interface Presenter {
    * the server cancelled, or the broker's answer timeout fired.
    * @throws UserInteractionRequiredError when no person can be asked.
    */
-  present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer>;
+  present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer>;
   /** Fire-and-forget notice; must not throw. */
   notify(notice: PresenterNotice): void;
   /**
@@ -179,7 +179,7 @@ export interface Presenter {
 /** Thrown where an answer needs a person and none can be asked (headless runs). */
 export class UserInteractionRequiredError extends Error {
   readonly code = 'USER_INTERACTION_REQUIRED';
-  private static describe(prompt: PromptView): string {
+  private static describe(prompt: InputRequestView): string {
     if (prompt.signIn) {
       return `sign-in required for ${prompt.server} (at ${prompt.signIn.issuer}), but no person can sign in here.`;
     }
@@ -189,7 +189,7 @@ export class UserInteractionRequiredError extends Error {
     // Surface-neutral: each surface (the CLI, the gateway) says how to supply answers there.
     return `Server "${prompt.server}" asks for ${what} ("${prompt.message}"), but no person can answer here.`;
   }
-  constructor(readonly prompt: PromptView) {
+  constructor(readonly prompt: InputRequestView) {
     super(UserInteractionRequiredError.describe(prompt));
     this.name = 'UserInteractionRequiredError';
   }
@@ -200,7 +200,7 @@ export class HeadlessPresenter implements Presenter {
   readonly interactive = false;
   readonly notices: PresenterNotice[] = [];
   constructor(readonly autoSubmitPrefill = false) {}
-  present(prompt: PromptView): Promise<PresenterAnswer> {
+  present(prompt: InputRequestView): Promise<PresenterAnswer> {
     return Promise.reject(new UserInteractionRequiredError(prompt));
   }
   notify(notice: PresenterNotice): void {
@@ -217,12 +217,12 @@ export class HeadlessPresenter implements Presenter {
 export type AnswersFile = Record<string, unknown> | '$decline' | '$cancel';
 
 /** One scripted step: a fixed answer or a function of the prompt. */
-export type ScriptStep = PresenterAnswer | ((prompt: PromptView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>);
+export type ScriptStep = PresenterAnswer | ((prompt: InputRequestView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Resolves one prompt against an {@link AnswersFile}. Server keys win over field keys of the same name. */
-export function answerFromFile(file: AnswersFile, prompt: PromptView): PresenterAnswer {
+export function answerFromFile(file: AnswersFile, prompt: InputRequestView): PresenterAnswer {
   let level: unknown = file;
   if (isRecord(file) && prompt.server in file && (isRecord(file[prompt.server]) || typeof file[prompt.server] === 'string'))
     level = file[prompt.server];
@@ -244,7 +244,7 @@ export class ScriptedPresenter implements Presenter {
   readonly interactive = false;
   /** Sampling prompts are answered like forms: `{"reply": "…"}` (or a step). */
   readonly sampling = true;
-  readonly prompts: PromptView[] = [];
+  readonly prompts: InputRequestView[] = [];
   readonly notices: PresenterNotice[] = [];
   readonly autoSubmitPrefill: boolean;
   private readonly steps: ScriptStep[] | undefined;
@@ -257,7 +257,7 @@ export class ScriptedPresenter implements Presenter {
     this.autoSubmitPrefill = opts.autoSubmitPrefill ?? false;
   }
 
-  async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  async present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     this.prompts.push(prompt);
     if (this.file !== undefined) return answerFromFile(this.file, prompt);
     const step = this.steps!.shift();

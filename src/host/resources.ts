@@ -23,8 +23,8 @@ export const COMPLETION_TIMEOUT_MS = 5_000;
 export const COMPLETION_ENUM_MAX = 50;
 
 /** The person declined or cancelled the form for a template's missing variables. */
-export class ResourceInputDeclinedError extends Error {
-  override readonly name = 'ResourceInputDeclinedError';
+export class ResourceElicitationDeclinedError extends Error {
+  override readonly name = 'ResourceElicitationDeclinedError';
   constructor(
     readonly uri: string,
     readonly action: 'decline' | 'cancel',
@@ -48,7 +48,7 @@ const notFound = (e: unknown) => {
 /**
  * Reads `uri` from `server`; on "not found" for a URI that leaves out variables of one of the server's
  * resource templates, asks for them and reads the completed URI.
- * @throws ResourceInputDeclinedError when the person declines or cancels; the server's own error when
+ * @throws ResourceElicitationDeclinedError when the person declines or cancels; the server's own error when
  *   no template fits; whatever the broker throws (e.g. `UserInteractionRequiredError` headless).
  */
 export async function readResourceAsking(
@@ -113,7 +113,7 @@ async function completeUri(deps: ReadDeps, server: string, uri: string, signal: 
     );
     if (answer.action !== 'accept') {
       deps.audit({ server, kind: 'resource-read', action: answer.action, detail: { uri, template: def.uriTemplate, missing } });
-      throw new ResourceInputDeclinedError(uri, answer.action, missing);
+      throw new ResourceElicitationDeclinedError(uri, answer.action, missing);
     }
     const vars: Record<string, string> = { ...known };
     for (const name of missing) vars[name] = String(answer.content?.[name] ?? '');

@@ -5,6 +5,7 @@
  * pre-populate form fields with them).
  * @module
  */
+import type { IssueCode } from './codes.js';
 import { child } from './pointer.js';
 import { hasOwn, setOwn, show } from './safe.js';
 import { enumOptions, fieldKind } from './subset.js';
@@ -50,8 +51,8 @@ function pickOption(prop: Obj, typed: string): string | undefined {
  */
 export function coerceFormValues(schema: RequestedSchema, raw: Record<string, unknown>): Checked<Content> {
   const value: Content = {};
-  const issues: Issue[] = [];
-  const bad = (field: string, code: string, message: string, fix?: string) =>
+  const issues: Issue<IssueCode>[] = [];
+  const bad = (field: string, code: IssueCode, message: string, fix?: string) =>
     issues.push({ code, path: child('', field), severity: 'error', message, ...(fix ? { fix } : {}) });
   const set = (field: string, v: ContentValue) => setOwn(value, field, v);
   const props = (schema.properties ?? {}) as Record<string, unknown>;

@@ -1,9 +1,41 @@
 /**
  * mcp-parley/schema: the elicitation form-schema subset of every protocol revision.
- * Pure: no I/O and no `node:` modules.
+ * Pure: no I/O and no `node:` modules. Every name is listed here on purpose: test/api/exports.json is
+ * the committed public API.
  * @module
  */
-export * from './types.js';
+export {
+  REVISIONS,
+  LATEST_REVISION,
+  type Revision,
+  type RevisionOptions,
+  type Issue,
+  type Repair,
+  type TitledOption,
+  type StringSchema,
+  type NumberSchema,
+  type BooleanSchema,
+  type UntitledSingleSelectEnumSchema,
+  type TitledSingleSelectEnumSchema,
+  type UntitledMultiSelectEnumSchema,
+  type TitledMultiSelectEnumSchema,
+  type EnumSchema,
+  type PrimitiveSchemaDefinition,
+  type RequestedSchema,
+  type FieldKind,
+  type ContentValue,
+  type Content,
+  type Checked,
+} from './types.js';
+export {
+  SCHEMA_ISSUE_CODES,
+  VALIDATION_ISSUE_CODES,
+  REPAIR_CODES,
+  type IssueCode,
+  type SchemaIssueCode,
+  type ValidationIssueCode,
+  type RepairCode,
+} from './codes.js';
 export { lintRequestedSchema } from './lint.js';
 export { normalizeRequestedSchema, type NormalizeResult } from './normalize.js';
 export { validateContent, validationSchema, compileUncached, VALIDATOR_CACHE_SIZE } from './validate.js';

@@ -18,6 +18,7 @@
  * Time is linear in the size of the request; nothing here allocates per character.
  * @module
  */
+import type { IssueCode } from './codes.js';
 import { pointer } from './pointer.js';
 import { isObj } from './safe.js';
 import type { Issue } from './types.js';
@@ -66,7 +67,7 @@ function token(name: string, max: number): string {
 }
 
 function over(
-  out: Issue[],
+  out: Issue<IssueCode>[],
   path: string,
   what: string,
   size: number,
@@ -88,8 +89,8 @@ function over(
  * Cap findings of a `requestedSchema` (pointers relative to it). Walks the root and each property
  * once; stops listing after the first 20 findings.
  */
-export function checkSchemaLimits(schema: unknown, limits: Readonly<RequestLimits> = DEFAULT_LIMITS): Issue[] {
-  const out: Issue[] = [];
+export function checkSchemaLimits(schema: unknown, limits: Readonly<RequestLimits> = DEFAULT_LIMITS): Issue<IssueCode>[] {
+  const out: Issue<IssueCode>[] = [];
   if (!isObj(schema)) return out;
   let text: string | undefined;
   try {
@@ -168,8 +169,8 @@ export function checkSchemaLimits(schema: unknown, limits: Readonly<RequestLimit
 export function checkMessageLimits(
   params: { message?: unknown; url?: unknown },
   limits: Readonly<RequestLimits> = DEFAULT_LIMITS,
-): Issue[] {
-  const out: Issue[] = [];
+): Issue<IssueCode>[] {
+  const out: Issue<IssueCode>[] = [];
   if (typeof params.message === 'string' && params.message.length > limits.messageChars)
     over(
       out,

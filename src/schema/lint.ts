@@ -6,6 +6,7 @@
  * Usage (l.136-186); 2026-07-28 form rules (unchanged).
  * @module
  */
+import type { IssueCode } from './codes.js';
 import { codePoints, FORMAT_CHECKS } from './formats.js';
 import { child } from './pointer.js';
 import { firstArray, hasOwn, isObj, show, tooDeep } from './safe.js';
@@ -18,11 +19,11 @@ type Obj = Record<string, unknown>;
 const isNonNegInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 class Collector {
-  readonly issues: Issue[] = [];
-  error(code: string, path: string, message: string, fix?: string): void {
+  readonly issues: Issue<IssueCode>[] = [];
+  error(code: IssueCode, path: string, message: string, fix?: string): void {
     this.issues.push({ code, path, severity: 'error', message, ...(fix ? { fix } : {}) });
   }
-  warn(code: string, path: string, message: string, fix?: string): void {
+  warn(code: IssueCode, path: string, message: string, fix?: string): void {
     this.issues.push({ code, path, severity: 'warning', message, ...(fix ? { fix } : {}) });
   }
 }
@@ -32,7 +33,7 @@ class Collector {
  * Never throws; any input gives issues. Errors break the spec; warnings are legal but doubtful
  * (an empty form, `pattern`, an unknown format, root keys a strict peer may refuse).
  */
-export function lintRequestedSchema(schema: unknown, opts: RevisionOptions = {}): Issue[] {
+export function lintRequestedSchema(schema: unknown, opts: RevisionOptions = {}): Issue<IssueCode>[] {
   const revision = opts.revision ?? LATEST_REVISION;
   const c = new Collector();
   if (!isObj(schema)) {

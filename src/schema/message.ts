@@ -5,6 +5,7 @@
  * Spec: 2026-07-28 mrtr §Wire shapes (`inputRequests` map of `{method, params}`).
  * @module
  */
+import type { IssueCode } from './codes.js';
 import { child } from './pointer.js';
 import { isObj, show } from './safe.js';
 import type { Issue, Revision, RevisionOptions } from './types.js';
@@ -18,7 +19,7 @@ export interface FoundSchema {
   mode: 'form' | 'url';
   message?: string;
   /** Problems of the request itself (message, mode, url, elicitationId), with pointers into the document. */
-  requestIssues: Issue[];
+  requestIssues: Issue<IssueCode>[];
 }
 
 type Obj = Record<string, unknown>;
@@ -27,9 +28,9 @@ type Obj = Record<string, unknown>;
  * Rules of the request envelope per revision (2025-11-25 elicitation §Elicitation Requests l.81-97,
  * §URL Mode l.330-394; 2026-07-28 §URL mode: no `elicitationId`).
  */
-function requestIssues(params: Obj, path: string, revision: Revision): Issue[] {
-  const out: Issue[] = [];
-  const err = (code: string, p: string, message: string, fix?: string) =>
+function requestIssues(params: Obj, path: string, revision: Revision): Issue<IssueCode>[] {
+  const out: Issue<IssueCode>[] = [];
+  const err = (code: IssueCode, p: string, message: string, fix?: string) =>
     out.push({ code, path: p, severity: 'error', message, ...(fix ? { fix } : {}) });
   if (typeof params.message !== 'string')
     err('message', child(path, 'message'), '"message" is required and must be a string', 'say what is asked and why');
@@ -98,7 +99,7 @@ export interface FoundSchemas {
   kind: 'schema' | 'request' | 'input_required' | 'unknown';
   found: FoundSchema[];
   /** Problems of the document as a whole (e.g. an `input_required` result with nothing in it). */
-  issues: Issue[];
+  issues: Issue<IssueCode>[];
 }
 
 /**
@@ -119,7 +120,7 @@ export function findRequestedSchemas(doc: unknown, opts: RevisionOptions = {}): 
         : undefined;
   if (ir) {
     const found: FoundSchema[] = [];
-    const issues: Issue[] = [];
+    const issues: Issue<IssueCode>[] = [];
     if (revision !== '2026-07-28')
       issues.push({
         code: 'revision',

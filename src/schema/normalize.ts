@@ -11,6 +11,7 @@
  * properties dropped.
  * @module
  */
+import type { IssueCode, RepairCode } from './codes.js';
 import { defaultProblem } from './lint.js';
 import { child } from './pointer.js';
 import { getOwn, hasOwn, isObj, setOwn, show, tooDeep } from './safe.js';
@@ -20,7 +21,7 @@ import { LATEST_REVISION } from './types.js';
 
 type Obj = Record<string, unknown>;
 
-export type NormalizeResult = { ok: true; schema: RequestedSchema; repairs: Repair[] } | { ok: false; issues: Issue[] };
+export type NormalizeResult = { ok: true; schema: RequestedSchema; repairs: Repair[] } | { ok: false; issues: Issue<IssueCode>[] };
 
 /** Bound on `$ref` inlining depth; deeper chains are treated as recursive. */
 const MAX_REF_DEPTH = 16;
@@ -33,10 +34,10 @@ const MAX_REF_DEPTH = 16;
 export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions = {}): NormalizeResult {
   const revision = opts.revision ?? LATEST_REVISION;
   const repairs: Repair[] = [];
-  const issues: Issue[] = [];
-  const fail = (code: string, path: string, message: string, fix?: string) =>
+  const issues: Issue<IssueCode>[] = [];
+  const fail = (code: IssueCode, path: string, message: string, fix?: string) =>
     issues.push({ code, path, severity: 'error', message, ...(fix ? { fix } : {}) });
-  const repair = (code: string, path: string, message: string) => repairs.push({ code, path, message });
+  const repair = (code: RepairCode, path: string, message: string) => repairs.push({ code, path, message });
 
   if (!isObj(schema)) {
     fail('not-object', '', 'requestedSchema must be a JSON object', 'send {"type":"object","properties":{…}}');
@@ -115,8 +116,8 @@ export function normalizeRequestedSchema(schema: unknown, opts: RevisionOptions 
   return { ok: true, schema: out, repairs };
 }
 
-type RepairFn = (code: string, path: string, message: string) => void;
-type FailFn = (code: string, path: string, message: string, fix?: string) => void;
+type RepairFn = (code: RepairCode, path: string, message: string) => void;
+type FailFn = (code: IssueCode, path: string, message: string, fix?: string) => void;
 
 function resolveRefs(raw: unknown, defs: Obj, path: string, repair: RepairFn, fail: FailFn, depth: number): Obj | undefined {
   if (!isObj(raw)) {

@@ -6,6 +6,7 @@
  * `../shared/vectors/results.json` R1-R7.
  * @module
  */
+import type { IssueCode } from './codes.js';
 import { show, tooDeep } from './safe.js';
 import type { Content, Issue, RequestedSchema } from './types.js';
 import { validateContent } from './validate.js';
@@ -14,14 +15,19 @@ import { validateContent } from './validate.js';
 export const ELICIT_ACTIONS = ['accept', 'decline', 'cancel'] as const;
 export type ElicitAction = (typeof ELICIT_ACTIONS)[number];
 
-export type ElicitOutcome = { action: 'accept'; content: Content } | { action: 'decline' } | { action: 'cancel' };
+/**
+ * An elicitation result as parley reads it (spec `ElicitResult`, §Response Actions): `accept` with the
+ * content, `decline`, or `cancel`. `T` is the content's type: {@link Content} off the wire, or the
+ * parsed type of a zod schema in the server toolkit (`ctx.elicit`).
+ */
+export type ElicitOutcome<T = Content> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
 
 /** JSON-RPC Invalid params. */
 export const INVALID_PARAMS = -32602;
 
 export type ReadElicitResult =
   | { ok: true; result: ElicitOutcome }
-  | { ok: false; code: typeof INVALID_PARAMS; message: string; issues: Issue[] };
+  | { ok: false; code: typeof INVALID_PARAMS; message: string; issues: Issue<IssueCode>[] };
 
 /**
  * Reads `raw` as an elicitation result. Decline and cancel ignore any `content` (R1, R2). An
@@ -31,7 +37,12 @@ export type ReadElicitResult =
  * read as `{}` and validated. Never throws.
  */
 export function readElicitResult(raw: unknown, schema?: RequestedSchema): ReadElicitResult {
-  const invalid = (message: string, issues: Issue[] = []): ReadElicitResult => ({ ok: false, code: INVALID_PARAMS, message, issues });
+  const invalid = (message: string, issues: Issue<IssueCode>[] = []): ReadElicitResult => ({
+    ok: false,
+    code: INVALID_PARAMS,
+    message,
+    issues,
+  });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return invalid('elicitation result must be an object with an "action"');
   if (tooDeep(raw)) return invalid('elicitation result nests far too deeply');

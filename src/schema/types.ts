@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { IssueCode, RepairCode } from './codes.js';
+
 /** The protocol revisions parley speaks. */
 export type Revision = '2025-06-18' | '2025-11-25' | '2026-07-28';
 
@@ -22,12 +24,13 @@ export interface RevisionOptions {
 }
 
 /**
- * One finding, as plain data. `path` is a JSON pointer (RFC 6901) into the inspected value,
+ * One finding, as plain data. `C` narrows the code: the schema core's findings are `Issue<IssueCode>`,
+ * configuration findings `ConfigIssue` (its own codes). `path` is a JSON pointer (RFC 6901) into the inspected value,
  * `''` for its root.
  */
-export interface Issue {
-  /** Stable machine-readable code, e.g. `'nested-object'`, `'type'`, `'required'`. */
-  code: string;
+export interface Issue<C extends string = string> {
+  /** Stable machine-readable code, e.g. `'nested-object'`, `'type'`, `'required'` (see {@link IssueCode}). */
+  code: C;
   /** JSON pointer into the inspected value. */
   path: string;
   severity: 'error' | 'warning';
@@ -39,7 +42,7 @@ export interface Issue {
 
 /** A change the liberal reader made so that a schema can be shown as a flat form. */
 export interface Repair {
-  code: string;
+  code: RepairCode;
   /** JSON pointer into the *input* schema. */
   path: string;
   message: string;
@@ -154,4 +157,4 @@ export type ContentValue = string | number | boolean | string[];
 export type Content = Record<string, ContentValue>;
 
 /** `{ok:true, value}` or `{ok:false, issues}`: the result shape used across the schema core. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+export type Checked<T> = { ok: true; value: T } | { ok: false; issues: Issue<IssueCode>[] };

@@ -12,6 +12,7 @@
  * no Feb 30, a time zone required).
  * @module
  */
+import type { IssueCode, ValidationIssueCode } from './codes.js';
 import _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
@@ -197,10 +198,12 @@ function itemLabel(schema: RequestedSchema, field: string, instancePath: string)
   return item !== undefined && /^\d+$/.test(item) ? `${fieldLabel(schema, field)} item ${Number(item) + 1}` : fieldLabel(schema, field);
 }
 
-function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
+function toIssue(e: ErrorObject, schema: RequestedSchema): Issue<IssueCode> {
   const field = e.instancePath.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
   const label = field === undefined ? 'content' : itemLabel(schema, field, e.instancePath);
-  const base = { severity: 'error' as const, code: e.keyword };
+  // The failed keyword; the subset's validation schemas use only keywords of VALIDATION_ISSUE_CODES
+  // (test/api/issue-codes.test.ts).
+  const base = { severity: 'error' as const, code: e.keyword as ValidationIssueCode };
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required': {

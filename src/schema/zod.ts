@@ -6,6 +6,7 @@
  * Spec: elicitation §Request Schema / §Requested Schema (restricted subset) per revision.
  * @module
  */
+import type { IssueCode } from './codes.js';
 import * as z from 'zod';
 import { lintRequestedSchema } from './lint.js';
 import { child, pointer } from './pointer.js';
@@ -26,7 +27,7 @@ export class UnsupportedSchemaError extends Error {
     readonly code: string,
     readonly path: string,
     message: string,
-    readonly issues: Issue[] = [],
+    readonly issues: Issue<IssueCode>[] = [],
   ) {
     super(message);
   }

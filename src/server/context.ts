@@ -12,6 +12,7 @@ import * as z from 'zod/v4';
 import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
 import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
 import type { Content, RequestedSchema } from '../schema/types.js';
+import type { ElicitOutcome } from '../schema/result.js';
 import { detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
 import {
   ElicitationAnswerError,
@@ -32,8 +33,8 @@ import type { ParsedRoot } from './roots.js';
 export type ParleyRoot = ParsedRoot;
 import type { Shared } from './shared.js';
 
-/** Result of `ctx.elicit`: `content` is validated and typed. */
-export type ElicitOutcome<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
+/** Result of `ctx.elicit` (the schema core's type): `content` is validated and typed. */
+export type { ElicitOutcome };
 
 /** Result of `ctx.elicitUrl`: `accept` means consent to open the URL, not completion. */
 export interface UrlOutcome {

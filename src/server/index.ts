@@ -5,7 +5,7 @@
  * @module
  */
 export { createParleyServer } from './server.js';
-export type { ParleyServer, ParleyServerOptions, ParleyToolConfig, ParleyToolHandler } from './server.js';
+export type { ParleyServer, ParleyServerOptions, ParleyToolOptions, ParleyToolHandler } from './server.js';
 export { isSuspendSignal } from './context.js';
 export type { ParleyContext, ElicitOutcome, UrlOutcome, ElicitOptions, ParleyRoot } from './context.js';
 export { defineConfig, ConfigCache, CONFIG_CACHE_MAX } from './config.js';
@@ -39,4 +39,4 @@ export { readEra, elicitModes, userOf } from './era.js';
 export type { RequestEra } from './era.js';
 export { serve } from './serve.js';
 export type { ServerFactory, HttpOptions, ServeHandle } from './serve.js';
-export type { ParleyResourceConfig, ParleyResourceContext, ParleyResourceHandler } from './templates.js';
+export type { ParleyResourceOptions, ParleyResourceContext, ParleyResourceHandler } from './templates.js';

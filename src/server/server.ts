@@ -26,7 +26,7 @@ import type { ConfigDef } from './config.js';
 import { configKey } from './config.js';
 import { sendOwn } from './fanout.js';
 import { fillFromUri } from '../schema/template-fill.js';
-import type { ParleyResourceConfig, ParleyResourceHandler } from './templates.js';
+import type { ParleyResourceOptions, ParleyResourceHandler } from './templates.js';
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
 export interface ParleyServerOptions {
@@ -55,7 +55,7 @@ export interface ParleyServerOptions {
 }
 
 /** A tool's registration. */
-export interface ParleyToolConfig<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined> {
+export interface ParleyToolOptions<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined> {
   title?: string;
   description: string;
   inputSchema: I;
@@ -94,7 +94,7 @@ export interface ParleyServer {
   /** Registers a tool whose handler gets a `ParleyContext`. */
   tool<I extends z.ZodObject>(
     name: string,
-    config: ParleyToolConfig<I, z.ZodObject | undefined>,
+    config: ParleyToolOptions<I, z.ZodObject | undefined>,
     handler: ParleyToolHandler<I>,
   ): RegisteredTool;
   /**
@@ -104,7 +104,7 @@ export interface ParleyServer {
    */
   resource: McpServer['registerResource'] & {
     (template: string, handler: ParleyResourceHandler): void;
-    (template: string, config: ParleyResourceConfig, handler: ParleyResourceHandler): void;
+    (template: string, config: ParleyResourceOptions, handler: ParleyResourceHandler): void;
   };
   /** `McpServer.registerResource` with a `ResourceTemplate`. */
   resourceTemplate: McpServer['registerResource'];
@@ -142,7 +142,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const rootsCache: { value?: ParleyRoot[] } = {};
   const idZero: { burnt?: Promise<void> } = {};
   const calls = new WeakMap<AbortSignal, CallEntry>();
-  const dependents: Array<{ name: string; dep: NonNullable<ParleyToolConfig<z.ZodObject>['dependsOn']> }> = [];
+  const dependents: Array<{ name: string; dep: NonNullable<ParleyToolOptions<z.ZodObject>['dependsOn']> }> = [];
   const settings = {
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000,
     rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
@@ -379,7 +379,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const templates: Array<{ template: string; t: UriTemplate; handler: ParleyResourceHandler }> = [];
   let readIntercepted = false;
 
-  function addTemplate(template: string, config: ParleyResourceConfig, handler: ParleyResourceHandler): void {
+  function addTemplate(template: string, config: ParleyResourceOptions, handler: ParleyResourceHandler): void {
     const t = new UriTemplate(template); // throws on a template the SDK cannot parse
     templates.push({ template, t, handler });
     const complete = config.complete
@@ -469,7 +469,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       if (typeof a[0] === 'string' && (typeof a[1] === 'function' || (a.length === 3 && typeof a[2] === 'function'))) {
         return addTemplate(
           a[0],
-          (typeof a[1] === 'function' ? {} : a[1]) as ParleyResourceConfig,
+          (typeof a[1] === 'function' ? {} : a[1]) as ParleyResourceOptions,
           (typeof a[1] === 'function' ? a[1] : a[2]) as ParleyResourceHandler,
         );
       }

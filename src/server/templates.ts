@@ -28,7 +28,7 @@ export type ParleyResourceHandler = (
 ) => ReadResourceResult | Promise<ReadResourceResult>;
 
 /** Metadata of a template resource; `name` defaults to the template text. */
-export interface ParleyResourceConfig {
+export interface ParleyResourceOptions {
   name?: string;
   title?: string;
   description?: string;

@@ -10,7 +10,7 @@ import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotoc
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createHost, ScriptedPresenter } from '../../src/host/index.js';
-import type { HostConfig, PresenterAnswer, PromptView, ServerDef } from '../../src/host/index.js';
+import type { HostConfig, PresenterAnswer, InputRequestView, ServerDef } from '../../src/host/index.js';
 import { DEFAULT_POLICY } from '../../src/host/config/policy.js';
 import { TOOLKIT_STDIO } from './peers.js';
 
@@ -32,7 +32,7 @@ export const CALL_TIMEOUT_MS = 45_000;
 
 export interface HostHarness {
   next: NextAnswer;
-  prompts: PromptView[];
+  prompts: InputRequestView[];
   call(tool: string, args?: Record<string, unknown>): Promise<string>;
   /** Negotiated revision, once the server runs. */
   revision(): string | undefined;
@@ -43,8 +43,8 @@ export interface HostHarness {
 /** parley's host with one server "peer"; roots from `roots` (app scope). Nothing starts until a call. */
 export function hostHarness(def: Omit<ServerDef, 'name' | 'origin'>, roots: Array<{ uri: string; name?: string }> = []): HostHarness {
   const next: NextAnswer = { action: 'accept', form: {} };
-  const prompts: PromptView[] = [];
-  const answer = (p: PromptView): PresenterAnswer => {
+  const prompts: InputRequestView[] = [];
+  const answer = (p: InputRequestView): PresenterAnswer => {
     prompts.push(p);
     if (p.mode === 'url' || next.action !== 'accept') return { action: next.action };
     const known = Object.keys(p.schema?.properties ?? {});

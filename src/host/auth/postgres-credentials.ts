@@ -9,7 +9,7 @@
  * created under an advisory lock so replicas starting together do not race.
  * @module
  */
-import pg from 'pg';
+import { pgDriver } from '../store/drivers.js';
 import { type CredentialRow, openSecrets, sealSecrets, summaryOf } from './credential-rows.js';
 import type { CredentialRecord, CredentialStore } from './credential-store.js';
 import { CredentialKeyError, loadCredentialKey } from './secret.js';
@@ -54,7 +54,7 @@ export async function openPostgresCredentialStore(url: string, opts: PostgresCre
     );
   }
   const key = loadCredentialKey({ env });
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: 4,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,

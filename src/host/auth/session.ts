@@ -14,7 +14,7 @@
  * - concurrent requests share one authorization in flight (one sign-in, not one per request).
  *
  * Sign-in: the authorization URL passes the URL-mode checks (`checkUrl`: https, or http to loopback),
- * then goes to the presenter as a URL-mode {@link PromptView} with `signIn` set ("*server* wants you to
+ * then goes to the presenter as a URL-mode {@link InputRequestView} with `signIn` set ("*server* wants you to
  * sign in at *issuer*"). After consent the loopback {@link CallbackServer} waits for the redirect with
  * the same `state`. The whole sign-in is bounded by {@link AuthDefaults.signInTimeoutMs}; a presenter
  * that cannot ask anybody (headless) fails it at once with `SIGN_IN_REQUIRED`.
@@ -25,7 +25,7 @@ import { auth, computeScopeUnion, extractWWWAuthenticateParams, isStrictScopeSup
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { checkUrl } from '../broker/policy.js';
 import type { HttpServerDef } from '../config/types.js';
-import { UserInteractionRequiredError, type Presenter, type PresenterAnswer, type PromptView } from '../presenter.js';
+import { UserInteractionRequiredError, type Presenter, type PresenterAnswer, type InputRequestView } from '../presenter.js';
 import type { CallbackServer } from './callback-server.js';
 import type { CredentialStore } from './credential-store.js';
 import { ParleyOAuthProvider } from './provider.js';
@@ -260,7 +260,7 @@ export class AuthSession {
     const issuer = this.provider.issuer ?? url.origin;
     const scope = url.searchParams.get('scope') ?? undefined;
     const resource = url.searchParams.get('resource') ?? undefined;
-    const view: PromptView = {
+    const view: InputRequestView = {
       id: randomUUID(),
       server,
       message: `${server} wants you to sign in at ${issuer}`,

@@ -10,7 +10,8 @@
  * without its content.
  * @module
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from '../store/drivers.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type CredentialRow, openSecrets, sealSecrets, summaryOf } from './credential-rows.js';
@@ -53,7 +54,7 @@ export function openSqliteCredentialStore(path: string | ':memory:', opts: Sqlit
   const file = path === ':memory:' ? path : resolve(path);
   const key = loadCredentialKey({ env: opts.env ?? process.env, dbFile: file, ...(opts.keyFile ? { keyFile: opts.keyFile } : {}) });
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: opts.busyTimeoutMs ?? 5000 });
+  const db = new (sqliteDriver())(file, { timeout: opts.busyTimeoutMs ?? 5000 });
   if (file !== ':memory:') db.pragma('journal_mode = WAL');
   migrate(db);
   const get = db.prepare('SELECT * FROM oauth_credentials WHERE tenant = ? AND user = ? AND server = ?');

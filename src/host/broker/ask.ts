@@ -6,7 +6,7 @@
  * @module
  */
 import type { Issue, RequestedSchema } from '../../schema/index.js';
-import type { PresenterAnswer, PromptView } from '../presenter.js';
+import type { PresenterAnswer, InputRequestView } from '../presenter.js';
 import type { Presenter } from '../presenter.js';
 import type { InputContext } from '../servers/handlers.js';
 import { validateContent } from './core.js';
@@ -147,7 +147,7 @@ function sweep(q: Deadlines): void {
  */
 export function ask(
   presenter: Presenter,
-  view: PromptView,
+  view: InputRequestView,
   schema: RequestedSchema | undefined,
   ctx: AskSignals,
   answerMs: number,
@@ -186,7 +186,7 @@ class Rounds {
 
   constructor(
     private readonly presenter: Presenter,
-    private readonly view: PromptView,
+    private readonly view: InputRequestView,
     private readonly schema: RequestedSchema | undefined,
     private readonly wait: AnswerSignal,
     private readonly maxRounds: number,
@@ -200,7 +200,7 @@ class Rounds {
     wait.wake = this.onAbort;
   }
 
-  present(prompt: PromptView): void {
+  present(prompt: InputRequestView): void {
     let presented: PresenterAnswer | Promise<PresenterAnswer>;
     try {
       presented = this.presenter.present(prompt, this.wait.signal);
@@ -230,7 +230,7 @@ class Rounds {
 
   private readonly onAnswer = (answer: PresenterAnswer): void => {
     if (this.settled) return;
-    let out: AskOutcome | PromptView;
+    let out: AskOutcome | InputRequestView;
     try {
       out = this.judge(answer);
     } catch (err) {
@@ -247,7 +247,7 @@ class Rounds {
   }
 
   /** The outcome of an answer, or the prompt of the next round when it is invalid and rounds are left. */
-  private judge(answer: PresenterAnswer): AskOutcome | PromptView {
+  private judge(answer: PresenterAnswer): AskOutcome | InputRequestView {
     const round = this.round;
     const durationMs = this.now() - this.started;
     if (!answer || !ACTIONS.has((answer as { action?: unknown }).action as string))
@@ -265,6 +265,6 @@ class Rounds {
       };
     if (round >= this.maxRounds) return { kind: 'invalid', issues: checked.issues, rounds: round, durationMs };
     this.round = round + 1;
-    return { ...view, prefill: { ...view.prefill, ...(content as PromptView['prefill']) }, issues: checked.issues, round: round + 1 };
+    return { ...view, prefill: { ...view.prefill, ...(content as InputRequestView['prefill']) }, issues: checked.issues, round: round + 1 };
   }
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Issue, Repair, Revision } from '../../schema/index.js';
 import type { PolicyDef } from '../config/types.js';
-import type { Presenter, PresenterNotice, PromptView, UrlView, WarningDetail } from '../presenter.js';
+import type { Presenter, PresenterNotice, InputRequestView, UrlView, WarningDetail } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask, type AskOutcome } from './ask.js';
 import { Auditor } from './audit.js';
@@ -228,7 +228,7 @@ export class ElicitationBroker {
       throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
     if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
 
-    // The prompt's parts; the PromptView is built once, below.
+    // The prompt's parts; the InputRequestView is built once, below.
     let sensitive: string[] = [];
     let form: FormCheck | undefined;
     let repairs: Repair[] = [];
@@ -323,7 +323,7 @@ export class ElicitationBroker {
       warningDetails: details,
       sensitiveFields: sensitive,
       round: 1,
-    } as PromptView;
+    } as InputRequestView;
     if (ctx.call) prompt.call = ctx.call;
     if (req.requestedSchema) prompt.schema = req.requestedSchema;
     if (url) prompt.url = url;

@@ -34,7 +34,7 @@
  * @module
  */
 import { basename } from 'node:path';
-import type { HostConfig, InputDef, PolicyDef, RootPolicyDef, RouteDef, ServerDef } from './types.js';
+import type { HostConfig, InputVariableDef, PolicyDef, RootPolicyDef, RouteDef, ServerDef } from './types.js';
 import type { Reader } from './reader.js';
 import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
 import { readServer } from './servers.js';
@@ -57,7 +57,7 @@ export interface ConfigLayer {
   policy: Partial<PolicyDef>;
   presets: HostConfig['presets'];
   profile: Record<string, unknown>;
-  inputs: Record<string, InputDef>;
+  inputs: Record<string, InputVariableDef>;
   roots: HostConfig['roots'];
   rootPolicy: RootPolicyDef;
   gateway: NonNullable<HostConfig['gateway']>;

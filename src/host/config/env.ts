@@ -12,7 +12,7 @@ import { ConfigError, pointer } from './issues.js';
  * Returns the environment to spawn `def` with: `parentEnv` + `def.envFileVars` + `def.env`.
  * Entries of `parentEnv` whose value is `undefined` are dropped.
  * @throws {ConfigError} `unresolved-input` when an `env` value still holds `${input:…}` — call
- *   {@link resolveInputs} first; a server is never started with a literal placeholder.
+ *   {@link resolveInputVariables} first; a server is never started with a literal placeholder.
  */
 export function buildChildEnv(def: StdioServerDef, parentEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -26,7 +26,7 @@ export function buildChildEnv(def: StdioServerDef, parentEnv: Readonly<Record<st
           path: def.origin.pointer + pointer(['env', k]),
           severity: 'error',
           message: `env ${k} still refers to an input`,
-          fix: 'resolve ${input:…} references with resolveInputs() before starting the server',
+          fix: 'resolve ${input:…} references with resolveInputVariables() before starting the server',
           file: def.origin.file,
           server: def.name,
         },

@@ -13,13 +13,13 @@ export type {
   ConfigOrigin,
   RouteDef,
   PolicyDef,
-  InputDef,
+  InputVariableDef,
   GatewayDef,
   GatewayOAuthDef,
   TenantDef,
 } from './types.js';
-export type { ConfigIssue } from './issues.js';
-export { ConfigError, formatConfigIssues, hasErrors } from './issues.js';
+export type { ConfigIssue, ConfigIssueCode } from './issues.js';
+export { ConfigError, formatConfigIssues, hasErrors, CONFIG_ISSUE_CODES } from './issues.js';
 export type { LoadContext, LoadHostConfigOptions, LoadedConfigFile } from './load.js';
 export { loadHostConfig, loadConfigFile, loadConfigValue, mergeLayers, searchPaths } from './load.js';
 export type { ConfigFormat, ConfigLayer } from './document.js';
@@ -28,6 +28,6 @@ export type { InterpolationContext, Expansion } from './interpolate.js';
 export { expand } from './interpolate.js';
 export { buildChildEnv, parseDotenv } from './env.js';
 export type { DotenvResult } from './env.js';
-export type { AskInput } from './inputs.js';
-export { resolveInputs } from './inputs.js';
+export type { AskInputVariable } from './inputs.js';
+export { resolveInputVariables } from './inputs.js';
 export { DEFAULT_POLICY, DEFAULT_TIMEOUTS } from './policy.js';

@@ -7,12 +7,12 @@
  * `secretHeaders`: the caller masks them, keeps them out of logs and out of clear-text files.
  * @module
  */
-import type { InputDef, ServerDef } from './types.js';
-import type { ConfigIssue } from './issues.js';
+import type { InputVariableDef, ServerDef } from './types.js';
+import type { ConfigIssue, ConfigIssueCode } from './issues.js';
 import { ConfigError } from './issues.js';
 
 /** Asks a person for one input (through the presenter). `undefined` = dismissed/cancelled. */
-export type AskInput = (input: InputDef) => Promise<string | undefined>;
+export type AskInputVariable = (input: InputVariableDef) => Promise<string | undefined>;
 
 const pending = new WeakMap<Map<string, string>, Map<string, Promise<string | undefined>>>();
 const REF = /\$\{input:([^}]+)\}/g;
@@ -24,10 +24,10 @@ const REF = /\$\{input:([^}]+)\}/g;
  *   `undefined`), `invalid-value` (a `pickString` answer not among its options, or a `url` that is not
  *   an absolute http(s) URL once filled in). Rejections of `ask` propagate unchanged.
  */
-export async function resolveInputs(
+export async function resolveInputVariables(
   def: ServerDef,
-  inputs: Readonly<Record<string, InputDef>>,
-  ask: AskInput,
+  inputs: Readonly<Record<string, InputVariableDef>>,
+  ask: AskInputVariable,
   cache: Map<string, string>,
 ): Promise<ServerDef> {
   const ids: string[] = [];
@@ -77,7 +77,7 @@ export async function resolveInputs(
   };
 }
 
-async function answer(def: ServerDef, input: InputDef, ask: AskInput, cache: Map<string, string>): Promise<string> {
+async function answer(def: ServerDef, input: InputVariableDef, ask: AskInputVariable, cache: Map<string, string>): Promise<string> {
   const cached = cache.get(input.id);
   if (cached !== undefined) return cached;
   let inflight = pending.get(cache);
@@ -111,7 +111,7 @@ function mapValues(o: Record<string, string>, f: (s: string) => string): Record<
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 }
 
-function fail(def: ServerDef, code: string, message: string, fix: string): ConfigIssue {
+function fail(def: ServerDef, code: ConfigIssueCode, message: string, fix: string): ConfigIssue {
   const o = def.origin;
   return {
     code,

@@ -7,7 +7,7 @@
  *   first `}`) when it is unset or empty.
  * - `${workspaceFolder}`: the project directory; `${userHome}`: the home directory;
  *   `${pathSeparator}`: `/` (or `\` on Windows).
- * - `${input:id}`: left in place; `id` is reported in `inputRefs` for {@link resolveInputs}.
+ * - `${input:id}`: left in place; `id` is reported in `inputRefs` for {@link resolveInputVariables}.
  * - `$NAME` without braces stays literal. A leading `~` (alone or before `/`) becomes the home
  *   directory where the caller asks for it (path-like fields).
  * Anything else inside `${…}` is a `bad-variable` error.

@@ -4,17 +4,45 @@
  */
 import type { Issue } from '../../schema/types.js';
 
+/** Every code a {@link ConfigIssue} can carry. */
+export const CONFIG_ISSUE_CODES = [
+  'bad-variable',
+  'coerced',
+  'conflict',
+  'duplicate',
+  'encoding',
+  'env-file',
+  'input-cancelled',
+  'invalid-regex',
+  'invalid-tenant-name',
+  'invalid-token-hash',
+  'invalid-url',
+  'invalid-user-name',
+  'invalid-value',
+  'no-servers',
+  'parse',
+  'plaintext-secret',
+  'plaintext-token',
+  'read-failed',
+  'required',
+  'secret-exposed',
+  'type',
+  'unknown-admin',
+  'unknown-input',
+  'unknown-key',
+  'unknown-server',
+  'unresolved-input',
+  'unset-variable',
+] as const;
+export type ConfigIssueCode = (typeof CONFIG_ISSUE_CODES)[number];
+
 /**
  * One configuration finding. Extends the schema core's {@link Issue}: `path` is a JSON pointer into the
  * configuration file (`''` for its root), and the location fields are filled wherever they are known.
  *
- * Codes: `read-failed` (file unreadable), `parse` (bad JSON/JSONC), `not-object`, `unknown-key`
- * (warning), `type` (wrong JSON type), `required` (missing field), `conflict` (e.g. both `command`
- * and `url`), `invalid-value` (enum/number/URL out of range), `unset-variable`, `bad-variable`,
- * `env-file`, `unknown-input`, `input-cancelled`, `invalid-regex`, `unknown-server` (warning),
- * `no-servers` (warning), `duplicate` (warning).
+ * Codes: {@link CONFIG_ISSUE_CODES}; `unknown-key`, `unknown-server`, `no-servers` and `duplicate` are warnings.
  */
-export interface ConfigIssue extends Issue {
+export interface ConfigIssue extends Issue<ConfigIssueCode> {
   /** Absolute file path, `'<embedded>'` or `'<flag>'`. */
   file?: string;
   /** 1-based line. */
@@ -25,7 +53,7 @@ export interface ConfigIssue extends Issue {
   server?: string;
 }
 
-/** Thrown where an API cannot return issues (e.g. {@link resolveInputs}); carries them as data. */
+/** Thrown where an API cannot return issues (e.g. {@link resolveInputVariables}); carries them as data. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';

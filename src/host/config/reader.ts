@@ -4,7 +4,7 @@
  * with interpolation.
  * @module
  */
-import type { ConfigIssue } from './issues.js';
+import type { ConfigIssue, ConfigIssueCode } from './issues.js';
 import { pointer } from './issues.js';
 import type { ConfigSource, Segments } from './source.js';
 import type { InterpolationContext } from './interpolate.js';
@@ -27,7 +27,7 @@ export interface IssueOpts {
 }
 
 /** Records an issue at `segs` and returns it. */
-export function report(r: Reader, code: string, segs: Segments, message: string, opts: IssueOpts = {}): ConfigIssue {
+export function report(r: Reader, code: ConfigIssueCode, segs: Segments, message: string, opts: IssueOpts = {}): ConfigIssue {
   const pos = r.source.locate(segs, { key: opts.key });
   const issue: ConfigIssue = {
     code,

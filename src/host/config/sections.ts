@@ -5,15 +5,15 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { HostConfig, InputDef, RootPolicyDef, RouteDef } from './types.js';
+import type { HostConfig, InputVariableDef, RootPolicyDef, RouteDef } from './types.js';
 import { normalizeRootUri } from '../../schema/uri.js';
 import type { Reader } from './reader.js';
 import { isObject, report, reservedKey, str, unknownKeys, wrongType } from './reader.js';
 import type { Segments } from './source.js';
 import { readGatewayOAuth } from './gateway-oauth.js';
 
-export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string, InputDef> {
-  const out: Record<string, InputDef> = {};
+export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string, InputVariableDef> {
+  const out: Record<string, InputVariableDef> = {};
   if (!Array.isArray(v)) {
     wrongType(r, segs, 'an array of inputs', v);
     return out;
@@ -30,7 +30,7 @@ export function readInputs(r: Reader, v: unknown, segs: Segments): Record<string
       });
       return;
     }
-    const def: InputDef = { id: raw.id, type: raw.type };
+    const def: InputVariableDef = { id: raw.id, type: raw.type };
     for (const k of ['description', 'default'] as const) {
       if (raw[k] === undefined) continue;
       if (typeof raw[k] === 'string') def[k] = raw[k] as string;

@@ -116,7 +116,7 @@ export interface PolicyDef {
 }
 
 /** A VS Code style `${input:id}` definition. */
-export interface InputDef {
+export interface InputVariableDef {
   id: string;
   type: 'promptString' | 'pickString';
   description?: string;
@@ -169,7 +169,7 @@ export interface HostConfig {
   /** Known values offered as prefill for fields of the same name (e.g. `{"email": "ada@example.com"}`). */
   profile: Record<string, unknown>;
   /** `${input:id}` definitions (VS Code `inputs`). */
-  inputs: Record<string, InputDef>;
+  inputs: Record<string, InputVariableDef>;
   /**
    * Roots from configuration (app scope): `file://` roots, and virtual roots of other schemes
    * (`postgres://sales-db`, `chart://…`), which are used for routing only and never sent to a server.

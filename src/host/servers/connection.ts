@@ -26,20 +26,19 @@
  */
 import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Implementation, JSONRPCMessage, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
-import type { ServerDef } from '../config/types.js';
 import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
 import { List } from '../list.js';
-import type { PauseGate } from './tool-clock.js';
 import { DeadlineHold, sseTransport, stdioTransport, withDeadline } from './transports.js';
-import { AuthSession, type AuthContext } from '../auth/session.js';
+import { AuthSession } from '../auth/session.js';
 import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
 
-export type Era = 'legacy' | 'modern';
+import type { Era, ConnectionHooks, ConnectOptions } from './connect-options.js';
+export type { Era, ConnectionHooks, ConnectOptions };
 
 /** How `Connection.open` negotiates one attempt: SDK `'auto'`, plain `initialize` after a cached legacy verdict (`prior`), or plain legacy (SSE). */
 type AttemptMode = 'auto' | 'prior-legacy' | 'legacy';
@@ -50,47 +49,6 @@ type AttemptMode = 'auto' | 'prior-legacy' | 'legacy';
  * its first message), so it is generous. Misclassifying a slow dual-era server as legacy is harmless (it serves 2025 too).
  */
 export const PROBE_TIMEOUT_MS = 10_000;
-
-export interface ConnectionHooks {
-  onStderr(chunk: string): void;
-  /** The connection ended without {@link Connection.close} being called (crash, exit, network). */
-  onUnexpectedClose(reason: string): void;
-  onListChanged(kind: 'tools' | 'resources' | 'prompts'): void;
-  onLog(params: { level: string; logger?: string; data: unknown }): void;
-}
-
-export interface ConnectOptions {
-  name: string;
-  def: ServerDef;
-  handlers: InputHandlers;
-  clientInfo: Implementation;
-  parentEnv: Record<string, string | undefined>;
-  pause: PauseGate;
-  /**
-   * Cached era verdict for this definition (see `era-verdict.ts`): `'legacy'` connects with plain
-   * `initialize`, probing once if that fails; `'modern'` probes as without a verdict and only labels
-   * the outcome. `undefined` = probe.
-   */
-  verdict?: Era;
-  /** Connect + negotiate bound, ms. */
-  startupMs: number;
-  /** Bound on the `server/discover` probe, ms (capped by `startupMs`). @default {@link PROBE_TIMEOUT_MS} */
-  probeTimeoutMs?: number;
-  /**
-   * stdio: largest message (one stdout line, UTF-8 bytes) read; a longer one is answered or reported,
-   * never read (`stdio-transport.ts`). @default `MAX_STDIO_MESSAGE_BYTES` (16 MiB)
-   */
-  maxMessageBytes?: number;
-  hooks: ConnectionHooks;
-  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
-  /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
-  signal?: AbortSignal;
-  /**
-   * OAuth client side for `type: 'http'` servers (docs/auth.md). Without it a 401 fails the start.
-   * Time spent signing in does not count against `startupMs` nor a tool call's clock.
-   */
-  auth?: AuthContext;
-}
 
 export class Connection {
   readonly era: Era;

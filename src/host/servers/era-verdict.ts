@@ -1,6 +1,6 @@
 /**
- * Era verdicts per server definition (issue 4: "dual-era negotiation with the verdict cached per
- * server"; 2026-07-28 `versioning.mdx` §Backward Compatibility allows caching the verdict).
+ * Era verdicts per server definition: dual-era negotiation with the verdict cached per server
+ * (2026-07-28 `versioning.mdx` §Backward Compatibility allows caching the verdict).
  *
  * On stdio the era is found on the session's own child (`stdio-transport.ts`; no sibling process):
  * `server/discover` in place, then `initialize` on the same pipe when the answer is not modern. What a
@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import type { ServerDef } from '../config/types.js';
 import { memoryEraVerdicts } from '../store/era-verdicts.js';
 import type { EraVerdict, EraVerdictStore } from '../store/types.js';
-import type { Era } from './connection.js';
+import type { Era } from './connect-options.js';
 
 /** How long a legacy verdict is trusted without a new probe, ms. @default 7 days */
 export const LEGACY_VERDICT_TTL_MS = 7 * 24 * 3600 * 1000;

@@ -6,7 +6,7 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/client';
 import type { Client, CreateMessageResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
-import type { ConnectOptions, Era } from './connection.js';
+import type { ConnectOptions, Era } from './connect-options.js';
 import type { InputContext } from './handlers.js';
 import { attributeCall } from './calls.js';
 import type { List, ListNode } from '../list.js';

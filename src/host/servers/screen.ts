@@ -1,5 +1,5 @@
 /**
- * The liberal reader's seam in front of the SDK v2 `Client` (issue 12 items 4 and 5). On 2025-era
+ * The liberal reader's seam in front of the SDK v2 `Client`. On 2025-era
  * connections the Client validates a pushed `elicitation/create` against its own wire schema before
  * any handler runs: a `$ref`, a nested object or a missing `message` is answered with a -32602 zod dump
  * that parley never sees (no audit row, nobody told). The screen sits on the transport's `onmessage`,

@@ -5,7 +5,7 @@
 import { SSEClientTransport } from '@modelcontextprotocol/client';
 import type { HttpServerDef, StdioServerDef } from '../config/types.js';
 import { childEnv } from './child-env.js';
-import type { ConnectOptions } from './connection.js';
+import type { ConnectOptions } from './connect-options.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Raw-message repair for Streamable HTTP (issue 12 item 5). The SDK v2 transports parse each incoming
+ * Raw-message repair for Streamable HTTP. The SDK v2 transports parse each incoming
  * message with their JSON-RPC schema and drop, unanswered, a request whose `params` is not an object
  * (`null`, an array, a value) or whose `params._meta` is not an object: its id never reaches any hook.
  * Over HTTP parley sees the bytes first, through the transport's public `fetch` option: such a request

@@ -1,5 +1,8 @@
 /**
- * The host's store: the {@link Store} contract, its SQLite implementation and preset import/export.
+ * mcp-parley/store: the {@link Store} contract and its two implementations, SQLite (`openSqliteStore`)
+ * and PostgreSQL (`openPostgresStore`), on one migration list; `openStore` picks by target; the
+ * credential stores of the same two engines; preset import/export (docs/store.md). Each driver
+ * (`better-sqlite3`, `pg`) is loaded when a store of its engine is first opened.
  * @module
  */
 export type {
@@ -26,7 +29,13 @@ export { openPostgresStore, postgresSchemaVersion, redactUrl, type PostgresStore
 export { openStore, isPostgresUrl, storeSchemaVersion, DEFAULT_STORE, type OpenStoreOptions } from './open.js';
 export { AUDIT_MAX_AGE_MS, AUDIT_MAX_ROWS, AUDIT_RETENTION_INTERVAL_MS } from './retention.js';
 export { exportPresets, importPresets, PRESETS_FORMAT, type ImportPresetsOptions } from './presets-io.js';
-export { redact, excerpt, AUDIT_DEFAULT_LIMIT, AUDIT_TEXT_MAX, AUDIT_DETAIL_MAX } from './audit.js';
+export { redact, AUDIT_DEFAULT_LIMIT, AUDIT_TEXT_MAX, AUDIT_DETAIL_MAX } from './audit.js';
 export { memoryEraVerdicts } from './era-verdicts.js';
 export { ANSWER_LABEL_MAX } from './answer-list.js';
 export { mergeAnswers, rememberedAnswers } from './presets-scene.js';
+export {
+  openSqliteCredentialStore,
+  openPostgresCredentialStore,
+  type SqliteCredentialStoreOptions,
+  type PostgresCredentialStoreOptions,
+} from '../auth/index.js';

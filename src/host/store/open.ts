@@ -3,7 +3,8 @@
  * `postgresql://` URL opens {@link openPostgresStore}; anything else is a SQLite file path.
  * @module
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from './drivers.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AuditRetention, Store } from './types.js';
@@ -45,7 +46,7 @@ export async function storeSchemaVersion(target: string, connectTimeoutMs?: numb
   if (!existsSync(file)) return { location: file, version: 0 };
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = new (sqliteDriver())(file, { readonly: true, fileMustExist: true });
     return { location: file, version: db.pragma('user_version', { simple: true }) as number };
   } catch (err) {
     throw toStoreError(err, file, 'read the schema version');

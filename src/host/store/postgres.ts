@@ -14,7 +14,8 @@
  * the pool drops broken connections and opens new ones on later calls, so service resumes by itself.
  * @module
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './drivers.js';
 import type { AuditRetention, EraVerdict, Preset, PurgeResult, RememberedAnswer, Scope, Store, StoredRoot } from './types.js';
 import { StoreError } from './errors.js';
 import { MIGRATIONS, SCHEMA_VERSION, sqlFor } from './migrations.js';
@@ -103,7 +104,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   const location = redactUrl(url);
   const retention = retentionPolicy(opts.retention);
   const connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     connectionString: url,
     max: opts.max ?? 10,
     connectionTimeoutMillis: connectTimeoutMs,
@@ -141,7 +142,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
 /** Reads the schema version of a PostgreSQL database without changing it (0 when parley never ran there). */
 export async function postgresSchemaVersion(url: string, connectTimeoutMs = 5000): Promise<number> {
   const location = redactUrl(url);
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  const client = new (pgDriver().Client)({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
   client.on('error', () => undefined);
   try {
     await client.connect();

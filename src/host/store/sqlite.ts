@@ -17,7 +17,8 @@
  * a resolved append is as durable as a FULL commit while the process keeps serving meanwhile.
  * @module
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from './drivers.js';
 import { closeSync, fsync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { AuditRetention, EraVerdict, Preset, PurgeResult, RememberedAnswerList, Store } from './types.js';
@@ -105,7 +106,7 @@ export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOpti
   let db: Database.Database;
   try {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    db = new Database(file, { timeout: busyTimeoutMs });
+    db = new (sqliteDriver())(file, { timeout: busyTimeoutMs });
   } catch (err) {
     throw toStoreError(err, file, 'open the store');
   }

@@ -20,7 +20,7 @@ import type {
   PresenterDecision,
   PresenterDecisionAnswer,
   PresenterNotice,
-  PromptView,
+  InputRequestView,
 } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { askField, CANCELLED, promptSignal, SKIPPED } from './fields.js';
@@ -72,7 +72,7 @@ export class TerminalPresenter implements Presenter {
   }
 
   /** Shows `prompt` once the previous prompt is done. Resolves `cancel` when `signal` aborts. */
-  present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     const stopped = () => isConnectionClosed(signal.reason) && this.stops.closed(prompt.server, prompt.id, prompt.message);
     signal.addEventListener('abort', stopped, { once: true });
     const run = this.queue
@@ -123,7 +123,7 @@ export class TerminalPresenter implements Presenter {
     return { input: this.input, output: this.output };
   }
 
-  private header(prompt: PromptView): void {
+  private header(prompt: InputRequestView): void {
     const lines = [prompt.message];
     for (const r of prompt.repairs) lines.push(`repaired ${r.path}: ${r.message}`);
     for (const [i, w] of prompt.warnings.entries()) lines.push(`warning: ${warningText(w, prompt.warningDetails?.[i])}`);
@@ -140,7 +140,7 @@ export class TerminalPresenter implements Presenter {
     if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
   }
 
-  private async show(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  private async show(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     this.header(prompt);
     if (prompt.mode === 'url') return this.url(prompt, signal);
     const schema = prompt.schema ?? ({ type: 'object', properties: {} } as RequestedSchema);
@@ -215,7 +215,7 @@ export class TerminalPresenter implements Presenter {
     return p.isCancel(r) ? CANCELLED : (r as RememberScope | 'auto');
   }
 
-  private async url(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
+  private async url(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     const u = prompt.url;
     if (!u) return { action: 'decline' };
     const hl = this.colour ? `\x1b[1;4m${u.host}\x1b[22;24m` : `[${u.host}]`;

@@ -1,11 +1,11 @@
 /**
- * Turns a {@link PromptView} into what the browser renders: one {@link FieldView} per property,
+ * Turns a {@link InputRequestView} into what the browser renders: one {@link FieldView} per property,
  * with its kind, bounds, options, prefill and where the prefill came from. The browser only draws;
  * every schema decision is made here with the schema core.
  * @module
  */
 import { enumOptions, fieldKind, formatHint, type FieldKind, type Issue } from '../../schema/index.js';
-import type { PromptView } from '../../host/presenter.js';
+import type { InputRequestView } from '../../host/presenter.js';
 
 export interface FieldView {
   name: string;
@@ -35,7 +35,7 @@ export interface FieldView {
 
 /** What the browser receives for one pending prompt. */
 export interface PromptPayload {
-  prompt: PromptView;
+  prompt: InputRequestView;
   fields: FieldView[];
   /** True when the form has no fields: Accept / Decline / Cancel only. */
   confirmOnly: boolean;
@@ -53,7 +53,7 @@ export interface PromptPayload {
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /** Builds the render model of `prompt`. Never throws on an odd schema: unknown kinds become strings. */
-export function promptPayload(prompt: PromptView, since: number): PromptPayload {
+export function promptPayload(prompt: InputRequestView, since: number): PromptPayload {
   const props = prompt.schema?.properties ?? {};
   const required = new Set(prompt.schema?.required ?? []);
   const sensitive = new Set(prompt.sensitiveFields);

@@ -16,7 +16,7 @@ import type {
   PresenterDecision,
   PresenterDecisionAnswer,
   PresenterNotice,
-  PromptView,
+  InputRequestView,
 } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { issueField, promptPayload, type PromptPayload } from './fields.js';
@@ -76,7 +76,7 @@ export class WebPresenter implements Presenter {
    * browsers are told (the prompt closes) and the promise resolves `{action:'cancel'}` — the broker
    * ignores it, having aborted. A prompt id already pending is replaced (re-presented with issues).
    */
-  present(prompt: PromptView, signal: AbortSignal, decision?: PromptPayload['decision']): Promise<PresenterAnswer> {
+  present(prompt: InputRequestView, signal: AbortSignal, decision?: PromptPayload['decision']): Promise<PresenterAnswer> {
     // Same id again (a re-presented round): the old wait ends quietly; the page replaces the card.
     this.settle(prompt.id, { action: 'cancel' }, 'replaced');
     return new Promise<PresenterAnswer>((resolve) => {
@@ -99,12 +99,12 @@ export class WebPresenter implements Presenter {
    * Retry answers `'retry'`; Cancel, Esc or the signal (the host withdrew it) answer `'cancel'`.
    */
   async decide(d: PresenterDecision, signal: AbortSignal): Promise<PresenterDecisionAnswer> {
-    const view: PromptView = {
+    const view: InputRequestView = {
       id: d.id,
       server: d.server,
       message: d.message,
       mode: 'form',
-      schema: { type: 'object', properties: {} } as PromptView['schema'],
+      schema: { type: 'object', properties: {} } as InputRequestView['schema'],
       prefill: {},
       prefillSources: {},
       repairs: [],
@@ -201,7 +201,7 @@ export class WebPresenter implements Presenter {
     for (const id of [...this.pendingById.keys()]) this.settle(id, { action: 'cancel' }, 'aborted');
   }
 
-  private check(prompt: PromptView, raw: unknown): { value: Content; issues: Issue[] } {
+  private check(prompt: InputRequestView, raw: unknown): { value: Content; issues: Issue[] } {
     if (!prompt.schema) return { value: {}, issues: [] };
     if (!isRecord(raw)) return { value: {}, issues: [issue('', 'content', 'content must be an object of field values')] };
     const coerced = coerceFormValues(prompt.schema, raw);
