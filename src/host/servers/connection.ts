@@ -29,7 +29,6 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ServerDef } from '../config/types.js';
 import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
-import { List } from '../list.js';
 import type { PauseGate } from './tool-clock.js';
 import { DeadlineHold, sseTransport, stdioTransport, withDeadline } from './transports.js';
 import { AuthSession, type AuthContext } from '../auth/session.js';
@@ -118,7 +117,7 @@ export class Connection {
   get lifetime(): AbortSignal {
     return this.#life.signal;
   }
-  readonly #pending: List<Pending>;
+  readonly #pending: Set<Pending>;
   readonly #completions = new Map<string, Set<() => void>>();
 
   private constructor(
@@ -126,7 +125,7 @@ export class Connection {
     readonly client: Client,
     readonly transport: Transport,
     kind: Connection['transportKind'],
-    pending: List<Pending>,
+    pending: Set<Pending>,
   ) {
     this.#pending = pending;
     this.transportKind = kind;
@@ -155,7 +154,7 @@ export class Connection {
    * `startupMs`); on rejection everything it started is closed.
    */
   static async open(o: ConnectOptions): Promise<Connection> {
-    const pending = new List<Pending>();
+    const pending = new Set<Pending>();
     const startup = new StartupRoots();
     const holder: { conn?: Connection; era: Era; revision: string; screen: Screen; startup: StartupRoots } = {
       era: 'legacy',
@@ -350,13 +349,13 @@ export class Connection {
   }
 
   #abortAll(reason: string): void {
-    for (const p of this.#pending.values()) p.abort(new Error(reason));
+    for (const p of this.#pending) p.abort(new Error(reason));
   }
 
   /** Aborts the broker calls for the server's request `id` (legacy eras); whether there was one. */
   #cancel(id: string | number, reason: string): boolean {
     let found = false;
-    for (const p of this.#pending.values())
+    for (const p of this.#pending)
       if (p.id === id) {
         found = true;
         p.abort(new Error(reason));
