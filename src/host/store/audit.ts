@@ -173,13 +173,12 @@ export function auditQuery(q: AuditQuery, ph: (name: string, value: unknown) => 
   return { where: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', limit };
 }
 
-/** The one audit append statement (named parameters: {@link AuditParams}); also run by the SQLite audit writer thread. */
-export const AUDIT_INSERT_SQL = `INSERT INTO audit (ts, tenant, user, session, server, kind, request_id, action, duration_ms, detail, redact_keys)
-     VALUES (@ts, @tenant, @user, @session, @server, @kind, @requestId, @action, @durationMs, @detail, @redactKeys)`;
-
 /** Statements of the audit table, prepared once per store. */
 export function auditTable(db: Database.Database) {
-  const insert = db.prepare(AUDIT_INSERT_SQL);
+  const insert = db.prepare(
+    `INSERT INTO audit (ts, tenant, user, session, server, kind, request_id, action, duration_ms, detail, redact_keys)
+     VALUES (@ts, @tenant, @user, @session, @server, @kind, @requestId, @action, @durationMs, @detail, @redactKeys)`,
+  );
   // One prepared statement per combination of filters present; the SQL text is built only from the
   // fixed fragments in auditQuery, never from values.
   const queries = new Map<string, Database.Statement>();

@@ -9,8 +9,7 @@
  * cache) but may lose the last commits on power loss.
  *
  * Group commit: `appendAudit` queues the record and resolves once it is committed; every record queued
- * during one event-loop turn is written in ONE transaction (one fsync) at `setImmediate`, by the audit
- * writer thread for a file (`audit-writer.ts`: the commit never blocks the event loop), so a flood of
+ * during one event-loop turn is written in ONE transaction (one fsync) at `setImmediate`, so a flood of
  * audit rows costs one commit per turn instead of one per row (docs/store.md "Group commit"). A call that
  * reads or changes the audit table (query, purge, retention, a transaction) first commits the queue, so
  * it sees every append made before it; other tables' calls leave the queue to its turn.
@@ -23,7 +22,6 @@ import type { AuditRetention, EraVerdict, Preset, PurgeResult, RememberedAnswerL
 import { StoreError, toStoreError } from './errors.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { auditParams, auditTable, type AuditParams } from './audit.js';
-import { AuditWriter } from './audit-writer.js';
 import { answersTable } from './answers.js';
 import { presetsTable } from './presets.js';
 import { rootsTable } from './roots.js';
@@ -63,13 +61,6 @@ export interface SqliteStoreOptions {
    * behaviour before group commit; kept for the `flood` benchmark's comparison). @default true
    */
   groupCommit?: boolean;
-  /**
-   * Where group-committed audit appends are written: `'thread'`, a worker thread with its own connection
-   * to the file, so a commit (an fsync with FULL) never blocks the event loop; `'main'`, the calling
-   * thread. A `':memory:'` store, and `groupCommit: false`, always write on the main thread.
-   * @default 'thread'
-   */
-  auditWriter?: 'thread' | 'main';
 }
 
 /** The SQLite store: a {@link Store} plus what it knows about its file. */
@@ -139,7 +130,7 @@ export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOpti
     db.close();
     throw toStoreError(err, file, 'open the store');
   }
-  return wrap(db, file, { ...opts, synchronous, busyTimeoutMs });
+  return wrap(db, file, opts);
 }
 
 function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): SqliteStore {
@@ -158,9 +149,6 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   // Group commit: records queued this turn, committed together.
   let queue: Array<{ p: AuditParams; resolve: (id: number) => void; reject: (e: unknown) => void }> = [];
   let scheduled: NodeJS.Immediate | undefined;
-  // Made at the first group commit: a store only read (most CLI commands) starts no thread.
-  const threaded = file !== ':memory:' && opts.groupCommit !== false && opts.auditWriter !== 'main';
-  let writer: AuditWriter | undefined;
 
   const closedError = (action: string) =>
     new StoreError('STORE_CLOSED', file, `Cannot ${action}: the store on ${file} is closed. Open it again with openSqliteStore().`);
@@ -171,17 +159,6 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
     while (queue.length > 0) {
       const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
       queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
-      if (threaded && !closed) writer ??= new AuditWriter(file, opts.synchronous ?? 'FULL', opts.busyTimeoutMs ?? 5000);
-      if (writer?.alive) {
-        writer.write(batch.map((b) => b.p)).then(
-          (ids) => batch.forEach((b, n) => b.resolve(ids[n])),
-          (err: unknown) => {
-            const mapped = toStoreError(err, file, 'append an audit record');
-            for (const b of batch) b.reject(mapped);
-          },
-        );
-        continue;
-      }
       let ids: number[];
       try {
         ids = db.transaction(() => audit.insert(batch.map((b) => b.p))).immediate();
@@ -212,9 +189,8 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   function run<T>(action: string, fn: () => T, audit = false): Promise<T> {
     if (txDone) return txDone.then(() => run(action, fn, audit));
     if (closed) return Promise.reject(closedError(action));
-    if (audit && queue.length) flush();
-    if (audit && writer) return writer.drained().then(() => run(action, fn));
     try {
+      if (audit && queue.length) flush();
       return Promise.resolve(fn());
     } catch (err) {
       return Promise.reject(toStoreError(err, file, action));
@@ -330,25 +306,18 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
       if (closed) return; // idempotent
       while (txDone) await txDone;
       if (closed) return;
-      // Synchronous up to the thread's end, as before the thread: the queue is committed here, and the
-      // file holds every committed record (checkpointed) when this returns, awaited or not.
-      const thread = writer;
-      writer = undefined;
-      closed = true; // (also keeps flush below on this thread)
       try {
         if (queue.length) flush();
       } finally {
+        closed = true;
         if (scheduled) clearImmediate(scheduled);
         clearInterval(timer);
       }
-      const threadClosed = thread?.close(); // batches in flight commit first; the thread closes its connection
       try {
-        if (thread) db.pragma('wal_checkpoint(TRUNCATE)');
         db.close();
       } catch (err) {
         throw toStoreError(err, file, 'close the store');
       }
-      await threadClosed;
     },
   };
   // Retention: once at open, then every intervalMs (unref'd: it never keeps the process alive). Best
