@@ -27,6 +27,7 @@ import {
   envInt,
   interleaved,
   rawServerCmd,
+  roundQuartiles,
   roundRatio,
   roundSpread,
   stdioDef,
@@ -127,6 +128,7 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
         unit: '×',
         target: '≤ 1.15×',
         met: wall <= 1.15,
+        spread: roundQuartiles(measured.rounds, 1, 0, 'wallMs'),
         note: `${how}; ${roundSpread(measured.rounds, 1, 0, 'wallMs')}`,
       },
       {
@@ -136,6 +138,7 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
         unit: '×',
         target: '≤ 1.15×',
         met: cpu <= 1.15,
+        spread: roundQuartiles(measured.rounds, 1, 0, 'hostCpuMs'),
         note: `CPU of the host process (client side) during the loop; ${roundSpread(measured.rounds, 1, 0, 'hostCpuMs')}`,
       },
     ];

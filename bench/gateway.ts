@@ -39,7 +39,7 @@ export interface GatewayBenchOptions {
 }
 
 /** One memory reading of a child process, bytes. */
-interface Mem {
+export interface Mem {
   heap: number;
   rss: number;
   external: number;
@@ -66,7 +66,7 @@ const withBound = <T>(p: Promise<T>, ms: number, what: () => string): Promise<T>
 };
 
 /** Starts a child that sends {type:'ready', url} and answers ./fixtures/mem-ipc.mjs queries. */
-async function start(label: string, args: string[], readyMs = 60_000): Promise<Proc> {
+export async function start(label: string, args: string[], readyMs = 60_000): Promise<Proc> {
   const child = spawn(process.execPath, args, { cwd: repoPath('.'), stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
@@ -209,7 +209,7 @@ const why = (e: unknown): string => {
 const text = (r: CallToolResult | { content?: unknown }) =>
   ((r.content ?? []) as Array<{ text?: string }>).map((c) => c.text ?? '').join('\n');
 
-interface SideResult {
+export interface SideResult {
   base: Mem;
   idle: Mem;
   pending: Mem;
@@ -218,7 +218,7 @@ interface SideResult {
 }
 
 /** One side: warm-up, then N sessions each holding a pending elicitation. */
-async function side(
+export async function side(
   label: string,
   args: string[],
   tool: string,

@@ -16,7 +16,19 @@ export interface BenchRow {
   /** Target stated by the issue, in words, and whether it was met. */
   target?: string;
   met?: boolean;
+  /**
+   * Lower and upper quartile of the per-round figures whose median is `value` (n rounds), for rows
+   * measured in interleaved rounds; `met` is judged on the median.
+   */
+  spread?: { q1: number; q3: number; n: number };
   note?: string;
+}
+
+/** Median and quartiles of `xs` (nearest rank; `xs` is not changed). */
+export function quartiles(xs: number[]): { median: number; q1: number; q3: number; n: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (f: number) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
+  return { median: at(0.5), q1: at(0.25), q3: at(0.75), n: s.length };
 }
 
 /** Runs `fn` repeatedly for at least `ms` milliseconds (after `warmup` calls); returns calls per second. */

@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { StdioServerDef } from '../dist/src/host/config/types.js';
 import type { Presenter, PresenterAnswer, PresenterNotice, PromptView } from '../dist/src/host/presenter.js';
 import { ANSWER } from './fixtures/form.mjs';
+import { quartiles } from './lib.js';
 
 export { FORM, ANSWER } from './fixtures/form.mjs';
 
@@ -150,6 +151,12 @@ export function roundSpread(rounds: LoopTime[][], a: number, b: number, key: 'wa
   const s = rounds[a].map((t, i) => t[key] / rounds[b][i][key]).sort((x, y) => x - y);
   const q = (f: number) => s[Math.min(s.length - 1, Math.floor(f * s.length))].toFixed(2);
   return `per-round ratios ${q(0.25)}–${q(0.75)}× (quartiles of ${s.length})`;
+}
+
+/** The quartiles of the per-round ratios {@link roundRatio} takes the median of (a `BenchRow.spread`). */
+export function roundQuartiles(rounds: LoopTime[][], a: number, b: number, key: 'wallMs' | 'hostCpuMs' | 'serverCpuMs') {
+  const { q1, q3, n } = quartiles(rounds[a].map((t, i) => t[key] / rounds[b][i][key]));
+  return { q1, q3, n };
 }
 
 /** Positive integer from an environment variable, or the default. */

@@ -13,11 +13,19 @@ const GROUPS: Record<string, () => Promise<{ run: () => Promise<BenchRow[]> }>> 
   startup: () => import('./startup.js'),
   gateway: () => import('./gateway.js'),
   flood: () => import('./flood.js'),
+  proxies: () => import('./proxies.js'),
+  replicas: () => import('./replicas.js'),
 };
 
 const fmt = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2));
 
 const ROWS = 'PARLEY_BENCH_ROWS ';
+
+/** A row's per-round quartiles, e.g. `0.92–1.12 (quartiles of 21)`. */
+const spread = (r: BenchRow) => (r.spread ? `${fmt(r.spread.q1)}–${fmt(r.spread.q3)} (quartiles of ${r.spread.n})` : '');
+
+/** The quartiles cell of the table: a target row without them says so. */
+const spreadCell = (r: BenchRow) => (r.spread ? spread(r) : r.target ? 'no per-round figures' : '');
 
 /** Runs one group in this process: prints its rows, then one machine-readable line for the parent. */
 async function one(name: string): Promise<void> {
@@ -26,7 +34,7 @@ async function one(name: string): Promise<void> {
   const got = await (await load()).run();
   for (const r of got)
     console.log(
-      `  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}${r.note ? `\n      ${r.note}` : ''}`,
+      `  ${r.name}: ${fmt(r.value)} ${r.unit}${r.ratio !== undefined ? `  (${fmt(r.ratio)}× ${r.ratioTo})` : ''}${r.spread ? `  [per-round ${spread(r)}]` : ''}${r.target ? `  target ${r.target}: ${r.met ? 'met' : 'NOT met'}` : ''}${r.note ? `\n      ${r.note}` : ''}`,
     );
   console.log(ROWS + JSON.stringify(got));
 }
@@ -70,13 +78,15 @@ async function main(): Promise<void> {
     '',
     `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}. Machine: ${env}.`,
     '',
-    'Each group runs parley and the raw SDK in the same process (one fresh process per group), in the same run; only the ratios carry over to other machines.',
+    'Each group runs parley and its baseline (the raw SDK, or the proxies people use instead) in the same run, one fresh process per group; only the ratios carry over to other machines.',
     '',
-    '| group | measurement | value | ratio | target | note |',
-    '|---|---|---|---|---|---|',
+    'A row measured in interleaved rounds gives the median of its per-round figures as its value and their quartiles beside it; a target is met when that median meets it in this run. Method: [benchmarks-method.md](benchmarks-method.md).',
+    '',
+    '| group | measurement | value | ratio | per-round quartiles | target | note |',
+    '|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.group} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${r.ratio !== undefined ? `${fmt(r.ratio)}× ${r.ratioTo}` : ''} | ${r.target ? `${r.target} (${r.met ? 'met' : 'not met'})` : ''} | ${(r.note ?? '').replace(/\|/g, '\\|')} |`,
+        `| ${r.group} | ${r.name} | ${fmt(r.value)} ${r.unit} | ${r.ratio !== undefined ? `${fmt(r.ratio)}× ${r.ratioTo}` : ''} | ${spreadCell(r)} | ${r.target ? `${r.target} (${r.met ? 'met' : 'not met'})` : ''} | ${(r.note ?? '').replace(/\|/g, '\\|')} |`,
     ),
     '',
   ].join('\n');

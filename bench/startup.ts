@@ -1,16 +1,21 @@
-// `startup` group (issues 5 and 7): how long until servers are ready.
+// `startup` group (issues 5, 7 and 17): how long until servers are ready.
 // (a) Both bundled servers (parley-sales, parley-charts, from dist/) through `createHost(...).start()`
 //     in parallel, vs the slowest of the two started alone by a raw SDK v2 Client (spawn + initialize).
 //     Target (issue 5): parley both-in-parallel ÷ raw slowest-alone ≤ 1.3×, measured with the era
-//     verdicts cached (as on every `parley up` after the first: the verdicts live in the store). The
-//     first start without verdicts (the SDK's sibling-process era probe) is measured too, in the note.
+//     verdicts cached (as on every `parley up` after the first: the verdicts live in the store).
+//     Cold (issue 17 item 9): with no era verdicts, until both servers have answered `tools/list`, vs
+//     raw SDK Clients connecting to both in parallel and listing their tools, side by side in each
+//     round; target ≤ 1.15× (median of the per-round ratios, quartiles in the note).
 //     Both sides give the children the same environment: the SDK's default (`getDefaultEnvironment()`,
 //     what the raw Client uses when given no env), passed to parley as `HostOptions.env`. parley itself
 //     passes the whole inherited environment, and a variable like NODE_EXTRA_CA_CERTS costs every Node
 //     child extra start-up CPU (it loads the CA bundle); that variant is measured in the note too.
-// (b) Ten raw-SDK fixture servers (bench/fixtures/raw-server.mjs): raw SDK clients in sequence
-//     (baseline), raw SDK clients in parallel, and parley's createHost starting all ten in parallel.
-// Each repeat starts fresh processes; sides are interleaved per repeat; medians are reported.
+// (b) Ten raw-SDK fixture servers (bench/fixtures/raw-server.mjs), cold (issue 17 item 9): per round,
+//     raw SDK Clients starting all ten in parallel and parley's createHost starting all ten in parallel
+//     with no era verdicts; target ≤ 1.15× (median of the per-round ratios, quartiles in the note). Ten
+//     raw starts in sequence are measured once, for scale.
+// Each repeat starts fresh processes; within a round the two sides of a ratio run back to back, the
+// side that goes first alternating from round to round.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { tmpdir } from 'node:os';
@@ -24,11 +29,11 @@ import type { BenchRow } from './lib.js';
 import { connectRaw, envInt, medianOf, rawServerCmd, repoPath, stdioDef, type Cmd } from './peers.js';
 
 export interface StartupBenchOptions {
-  /** Repeats of (a), median reported. @default 11 (the ratio is a contention figure: 3 repeats swung by ±0.2 on a 2-core box) */
+  /** Repeats (rounds) of (a), median reported. @default 11 (the ratio is a contention figure: 3 repeats swung by ±0.2 on a 2-core box) */
   repeats?: number;
   /** Servers in (b). @default 10 */
   fanout?: number;
-  /** Repeats of (b). @default 1 (env PARLEY_BENCH_FANOUT_REPEATS): one repeat of (b) is ~30–50 s on a loaded 2-core box. */
+  /** Rounds of (b). @default 7 (env PARLEY_BENCH_FANOUT_REPEATS): one round is two parallel starts of ten servers, ~4–6 s on a loaded 2-core box. */
   fanoutRepeats?: number;
   /** One unmeasured start of each bundled server first (seeds the sales database, warms the file cache). @default true */
   warmup?: boolean;
@@ -71,8 +76,7 @@ function forgetVerdicts(cmds: Record<string, Cmd>): void {
  * `startupMs` of 30000 on an overloaded machine); failures are counted in `failures`, never thrown, so
  * one slow start does not abort the whole bench run. Children get the SDK's default environment, like the
 raw Client's, unless `inheritEnv` (parley's own default). With `answered`, also the ms until every running
- * server has then answered one `tools/list` (on the sibling-probe path the SDK's `start()` resolves
- * before the real child has said anything). The host is closed afterwards.
+ * server has then answered one `tools/list`. The host is closed afterwards.
  */
 async function parleyStart(
   cmds: Record<string, Cmd>,
@@ -90,7 +94,7 @@ async function parleyStart(
     const ms = performance.now() - t0;
     const failed = res.filter((r) => !r.ok);
     for (const f of failed) failures.push(`${f.name}: ${f.error?.message ?? 'failed'}`);
-    if (o.answered) await Promise.allSettled(res.filter((r) => r.ok).map((r) => host.servers.listTools(r.name)));
+    if (o.answered) await Promise.allSettled(res.filter((r) => r.ok).map((r) => host.listTools(r.name)));
     return { ms, answeredMs: performance.now() - t0 };
   } finally {
     await host.close();
@@ -112,6 +116,38 @@ async function rawParallel(cmds: Cmd[]): Promise<number> {
   return ms;
 }
 
+/** ms until raw SDK Clients, connecting to `cmds` in parallel, have each answered one `tools/list`. */
+async function rawParallelListed(cmds: Cmd[]): Promise<number> {
+  const t0 = performance.now();
+  const peers = await Promise.all(
+    cmds.map(async (c) => {
+      const { peer } = await connectRaw(c);
+      await peer.client.listTools();
+      return peer;
+    }),
+  );
+  const ms = performance.now() - t0;
+  await Promise.allSettled(peers.map((p) => p.close()));
+  return ms;
+}
+
+/** Runs the two sides of one round back to back; `round` odd runs `b` first. Returns [a, b]. */
+async function pair(round: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
+  if (round % 2 === 0) {
+    const x = await a();
+    return [x, await b()];
+  }
+  const y = await b();
+  return [await a(), y];
+}
+
+/** Median and quartiles of per-round ratios `num[i] / den[i]`. */
+function roundRatios(num: number[], den: number[]): { median: number; spread: string } {
+  const s = num.map((x, i) => x / den[i]).sort((x, y) => x - y);
+  const q = (f: number) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
+  return { median: medianOf(s), spread: `per-round ratios ${q(0.25).toFixed(2)}–${q(0.75).toFixed(2)}× (quartiles of ${s.length})` };
+}
+
 async function rawSequential(cmds: Cmd[]): Promise<number> {
   let total = 0;
   for (const c of cmds) total += await rawStart(c);
@@ -121,7 +157,7 @@ async function rawSequential(cmds: Cmd[]): Promise<number> {
 export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
   const repeats = o.repeats ?? 11;
   const fanout = o.fanout ?? 10;
-  const fanoutRepeats = o.fanoutRepeats ?? envInt('PARLEY_BENCH_FANOUT_REPEATS', 1);
+  const fanoutRepeats = o.fanoutRepeats ?? envInt('PARLEY_BENCH_FANOUT_REPEATS', 7);
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
   try {
     const cmds = bundledCmds(o.bundled ?? 'dist', join(dir, 'sales.db'));
@@ -136,20 +172,31 @@ export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
       sales: [] as number[],
       charts: [] as number[],
       rawBoth: [] as number[],
+      rawListed: [] as number[],
       parley: [] as number[],
       parleyCharts: [] as number[],
       cold: [] as number[],
       coldAnswered: [] as number[],
       inherited: [] as number[],
     };
+    const both = [cmds.sales, cmds.charts];
     for (let r = 0; r < repeats; r++) {
       t.sales.push(await rawStart(cmds.sales));
       t.charts.push(await rawStart(cmds.charts));
-      t.rawBoth.push(await rawParallel([cmds.sales, cmds.charts]));
-      forgetVerdicts(cmds);
-      const cold = await parleyStart(cmds, failures, { answered: true }); // probes, and leaves the verdicts cached
-      t.cold.push(cold.ms);
-      t.coldAnswered.push(cold.answeredMs);
+      t.rawBoth.push(await rawParallel(both));
+      // Cold, side by side: raw SDK connect + tools/list of both, and parley with no era verdicts.
+      const [raw, cold] = await pair(
+        r,
+        () => rawParallelListed(both),
+        async () => {
+          forgetVerdicts(cmds);
+          const c = await parleyStart(cmds, failures, { answered: true }); // leaves the verdicts cached
+          t.cold.push(c.ms);
+          return c.answeredMs;
+        },
+      );
+      t.rawListed.push(raw);
+      t.coldAnswered.push(cold);
       t.parley.push((await parleyStart(cmds, failures)).ms);
       t.parleyCharts.push((await parleyStart({ charts: cmds.charts }, failures)).ms);
       t.inherited.push((await parleyStart(cmds, failures, { inheritEnv: true })).ms);
@@ -162,24 +209,31 @@ export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
     const rawBoth = medianOf(t.rawBoth);
     const parleyCharts = medianOf(t.parleyCharts);
     const cold = medianOf(t.cold);
-    const coldAnswered = medianOf(t.coldAnswered);
     const inherited = medianOf(t.inherited);
+    const coldRatio = roundRatios(t.coldAnswered, t.rawListed);
     const extraCa = process.env.NODE_EXTRA_CA_CERTS ? ' (this environment sets NODE_EXTRA_CA_CERTS)' : '';
     const how = `from ${o.bundled ?? 'dist'}, fresh processes, SDK default child environment on both sides, median of ${repeats} interleaved repeats`;
 
     const fixture = Array.from({ length: fanout }, () => rawServerCmd());
-    const f = { seq: [] as number[], par: [] as number[], parley: [] as number[] };
+    const fan = Object.fromEntries(fixture.map((c, i) => [`s${i}`, c]));
+    const seq = await rawSequential(fixture);
+    const f = { par: [] as number[], parley: [] as number[] };
     for (let r = 0; r < fanoutRepeats; r++) {
-      f.seq.push(await rawSequential(fixture));
-      f.par.push(await rawParallel(fixture));
-      const fan = Object.fromEntries(fixture.map((c, i) => [`s${i}`, c]));
-      forgetVerdicts(fan); // every repeat measures a first start
-      f.parley.push((await parleyStart(fan, fanFailures)).ms);
+      const [par, pf] = await pair(
+        r,
+        () => rawParallel(fixture),
+        async () => {
+          forgetVerdicts(fan); // every round measures a first start
+          return (await parleyStart(fan, fanFailures)).ms;
+        },
+      );
+      f.par.push(par);
+      f.parley.push(pf);
     }
-    const seq = medianOf(f.seq);
     const par = medianOf(f.par);
     const pf = medianOf(f.parley);
-    const howF = `${fanout} raw-SDK fixture servers, median of ${fanoutRepeats} interleaved repeats`;
+    const fanRatio = roundRatios(f.parley, f.par);
+    const howF = `${fanout} raw-SDK fixture servers (legacy, stdio), no era verdicts cached, ${fanoutRepeats} rounds, the two sides back to back in each (order alternating)`;
     const ratio = parley / slowest;
     const failNote = (xs: string[]) =>
       xs.length
@@ -213,7 +267,7 @@ export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
         ratioTo: 'raw SDK slowest alone',
         target: '≤ 1.3×',
         met: ratio <= 1.3 && failures.length === 0,
-        note: `${(parley / rawBoth).toFixed(2)}× raw SDK both in parallel; first start without verdicts (sibling-process era probes): start() ${Math.round(cold)} ms (${(cold / slowest).toFixed(2)}×), until both answered tools/list ${Math.round(coldAnswered)} ms (${(coldAnswered / slowest).toFixed(2)}×); verdicts cached but children given the whole inherited environment (parley's default)${extraCa}: ${Math.round(inherited)} ms (${(inherited / slowest).toFixed(2)}×)${failNote(failures)}`,
+        note: `${(parley / rawBoth).toFixed(2)}× raw SDK both in parallel; verdicts cached but children given the whole inherited environment (parley's default)${extraCa}: ${Math.round(inherited)} ms (${(inherited / slowest).toFixed(2)}×)${failNote(failures)}`,
       },
       {
         group: 'startup',
@@ -226,29 +280,50 @@ export async function run(o: StartupBenchOptions = {}): Promise<BenchRow[]> {
       },
       {
         group: 'startup',
-        name: `raw SDK Clients, ${fanout} servers in sequence (baseline)`,
-        value: seq,
+        name: 'raw SDK Clients, both in parallel until both answered tools/list (baseline, cold)',
+        value: medianOf(t.rawListed),
         unit: 'ms',
         ratio: 1,
-        ratioTo: 'raw SDK in sequence',
+        ratioTo: 'raw SDK both listed',
+        note: how,
+      },
+      {
+        group: 'startup',
+        name: 'parley createHost().start() + tools/list of both, no era verdicts (first start)',
+        value: medianOf(t.coldAnswered),
+        unit: 'ms',
+        ratio: coldRatio.median,
+        ratioTo: 'raw SDK both listed',
+        target: '≤ 1.15×',
+        met: coldRatio.median <= 1.15 && failures.length === 0,
+        note: `ratio = median of per-round ratios; ${coldRatio.spread}; start() alone ${Math.round(cold)} ms; era found on the session process (server/discover in place, no sibling)${failNote(failures)}`,
+      },
+      {
+        group: 'startup',
+        name: `raw SDK Clients, ${fanout} servers in sequence`,
+        value: seq,
+        unit: 'ms',
+        note: 'one run, for scale',
+      },
+      {
+        group: 'startup',
+        name: `raw SDK Clients, ${fanout} servers in parallel (baseline, cold)`,
+        value: par,
+        unit: 'ms',
+        ratio: 1,
+        ratioTo: `raw SDK ${fanout} in parallel`,
         note: howF,
       },
       {
         group: 'startup',
-        name: `raw SDK Clients, ${fanout} servers in parallel`,
-        value: par,
-        unit: 'ms',
-        ratio: par / seq,
-        ratioTo: 'raw SDK in sequence',
-      },
-      {
-        group: 'startup',
-        name: `parley createHost().start(), ${fanout} servers in parallel`,
+        name: `parley createHost().start(), ${fanout} servers in parallel, no era verdicts (first start)`,
         value: pf,
         unit: 'ms',
-        ratio: pf / seq,
-        ratioTo: 'raw SDK in sequence',
-        note: `${(pf / par).toFixed(2)}× raw SDK in parallel; first start of each definition (era probed)${failNote(fanFailures)}`,
+        ratio: fanRatio.median,
+        ratioTo: `raw SDK ${fanout} in parallel`,
+        target: '≤ 1.15×',
+        met: fanRatio.median <= 1.15 && fanFailures.length === 0,
+        note: `ratio = median of per-round ratios; ${fanRatio.spread}${failNote(fanFailures)}`,
       },
     ];
     // Notes are not printed by run.ts: failed starts get rows of their own so they show.

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import fc from 'fast-check';
-import { parseCsv, readCsvFile, tableFromSalesResult, ChartDataError } from '../servers/charts/data.js';
+import { parseCsv, readCsvFile, tableFromQueryResult, ChartDataError } from '../servers/charts/data.js';
 import { toCsv } from '../servers/sales/results.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-charts-data-'));
@@ -77,15 +77,15 @@ test('property: any table written by toCsv parses back to the same text cells', 
 });
 
 test('sales result JSON: rows and columns are read; a wrong shape names the JSON pointer', () => {
-  const t = tableFromSalesResult(
+  const t = tableFromQueryResult(
     JSON.stringify({ uri: 'sales://results/x', columns: ['region', 'revenue'], rows: [{ region: '北京', revenue: 1.5 }] }),
   );
   assert.deepEqual(t, { columns: ['region', 'revenue'], rows: [{ region: '北京', revenue: 1.5 }] });
-  assert.deepEqual(tableFromSalesResult('{"rows":[{"a":1,"b":null}]}').columns, ['a', 'b']);
+  assert.deepEqual(tableFromQueryResult('{"rows":[{"a":1,"b":null}]}').columns, ['a', 'b']);
   assert.throws(
-    () => tableFromSalesResult('{"rows":[{"a":1},{"a":{"x":1}}]}', 'sales://results/abc'),
+    () => tableFromQueryResult('{"rows":[{"a":1},{"a":{"x":1}}]}', 'sales://results/abc'),
     /sales:\/\/results\/abc: \/rows\/1\/a: /,
   );
-  assert.throws(() => tableFromSalesResult('not json'), /not JSON/);
-  assert.throws(() => tableFromSalesResult('{"data":[]}'), /\/rows: /);
+  assert.throws(() => tableFromQueryResult('not json'), /not JSON/);
+  assert.throws(() => tableFromQueryResult('{"data":[]}'), /\/rows: /);
 });

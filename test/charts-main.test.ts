@@ -1,7 +1,7 @@
-// The parley-charts entry point as a real child process over HTTP, with --with-sales, and over stdio with roots.
+// The parley-charts entry point as a real child process over HTTP, and over stdio with roots.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -9,34 +9,24 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { spawnHttp } from './fixtures/servers/spawn.js';
 import { textOf } from './fixtures/servers/clients.js';
-import { PNG_SIGNATURE } from '../servers/charts/render.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-charts-main-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('--http --with-sales: query_sales then generate_chart from the result in one process', async () => {
+test('--http: charts has no copy of sales; the retired --with-sales flag is ignored', async () => {
   const s = await spawnHttp('servers/charts/main.ts', ['--with-sales', '--sales-db', join(dir, 'sales.db')]);
   try {
     const client = new Client({ name: 't', version: '1' }, { capabilities: {} });
     await client.connect(new StreamableHTTPClientTransport(new URL(s.url)));
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-    assert.deepEqual(tools, ['generate_chart', 'query_sales']);
-    const q = (await client.callTool({
-      name: 'query_sales',
-      arguments: { table: 'channels', range: 'last_quarter', region: '北京' },
-    })) as any;
-    assert.equal(q.isError, undefined, textOf(q));
-    const c = (await client.callTool({
-      name: 'generate_chart',
-      arguments: { data_source: q.structuredContent.uri, chart_type: 'bar', title: 'Channels' },
-    })) as any;
-    assert.equal(c.isError, undefined, textOf(c));
-    const img = c.content.find((x: any) => x.type === 'image');
-    assert.deepEqual(Buffer.from(img.data, 'base64').subarray(0, 8), PNG_SIGNATURE);
+    assert.deepEqual(tools, ['generate_chart'], 'query_sales belongs to the sales server only');
+    // It declares itself a consumer of query-result roots (src/host/roots/query-results.ts).
+    assert.deepEqual((client.getServerCapabilities()?.experimental as any)?.['parley/queryResultRoots'], { consumes: true });
     await client.close();
   } finally {
     await s.stop();
   }
+  assert.ok(!existsSync(join(dir, 'sales.db')), 'no sales database was opened');
 });
 
 test('stdio: a CSV inside the client root renders; one outside is refused', async () => {

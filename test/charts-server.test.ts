@@ -1,5 +1,6 @@
 // generate_chart over real SDK v2 clients: negotiates data source / chart type / title, reads CSV only inside
-// the client's roots, reads sales://results/{id} from an in-process sales backend, returns PNG + SVG.
+// the client's roots, reads sales://results/{id} from a query-result root (a file:// root named with the
+// result's URI, as a parley host hands it over), returns PNG + SVG.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -92,10 +93,10 @@ test('paths outside the roots are refused: .., absolute, sibling prefix, symlink
       [join(`${root}2`, 'sibling.csv'), /is outside every root/],
       // The refusal never names the real path a link leads to outside the roots (issue 12 item 16).
       ['link.csv', /"link\.csv" \(allowed roots: [^)]*\); give a CSV file inside/],
-      ['https://example.com/x.csv', /Only file:\/\/ URIs name local paths/],
+      ['https://example.com/x.csv', /only file:\/\/ URIs name local files; .*or give a CSV file inside your roots/],
       ['missing.csv', /does not exist/],
       ['sub', /not a regular file/],
-      ['sales://results/0123456789abcdef', /no sales backend; start it with --with-sales/],
+      ['sales://results/0123456789abcdef', /no such query result was handed to this server.*run the query/],
     ];
     for (const [source, re] of cases) {
       const r = (await c.client.callTool({ name: 'generate_chart', arguments: { data_source: source, chart_type: 'bar' } })) as any;
@@ -134,58 +135,66 @@ test('resolveCsvInRoots: empty roots and NUL are refused with DataPathError', as
   assert.equal(await resolveCsvInRoots('./sub/../sales.csv', [rootUri]), join(root, 'sales.csv'));
 });
 
-test('with the sales backend: query_sales result → generate_chart from sales://results/{id} (JSON and CSV)', async () => {
-  const backend = openChartsBackend({ sales });
-  const c = await legacyConnect(() => createChartsServer(backend), {
-    roots: [rootUri],
-    answer: () => ({ action: 'accept', content: { table: 'regions', range: 'last_quarter', region: 'all' } }),
-  });
+let handed = 0;
+/** What a parley host does with a result (src/host/roots/query-results.ts): a file:// root named with its URI. */
+function handOver(uri: string): { uri: string; name: string } {
+  const content = sales.store.read(uri);
+  assert.ok(content, uri);
+  const folder = join(dir, `handed-${++handed}`);
+  mkdirSync(folder);
+  writeFileSync(join(folder, content.mimeType === 'text/csv' ? 'result.csv' : 'result.json'), content.text);
+  return { uri: pathToFileURL(folder).href, name: uri };
+}
+
+test('a query-result root: sales://results/{id} (JSON and /csv) is charted from the root the host handed over', async () => {
+  const q = sales.store.save(sales.query.run({ table: 'regions', range: 'last_quarter', region: 'all' }));
+  const c = await legacyConnect(standaloneFactory, { roots: [rootUri, handOver(q.uri)], answer: () => ({ action: 'cancel' }) });
   try {
-    const q = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
-    assert.equal(q.isError, undefined, textOf(q));
     const pie = (await c.client.callTool({
       name: 'generate_chart',
-      arguments: { data_source: q.structuredContent.uri, chart_type: 'pie', title: 'Q4 revenue share' },
+      arguments: { data_source: q.uri, chart_type: 'pie', title: 'Q4 revenue share' },
     })) as any;
     checkChart(pie, 'Q4 revenue share');
     assert.deepEqual([pie.structuredContent.x, pie.structuredContent.y], ['region', 'revenue']);
+    assert.equal(pie.structuredContent.total, q.summary.revenue);
+    // `/csv` of a handed-over result reads the same result; fields named in the call win.
     const bar = (await c.client.callTool({
       name: 'generate_chart',
-      arguments: { data_source: q.structuredContent.csvUri, chart_type: 'bar', x: 'region_en', y: 'orders' },
+      arguments: { data_source: q.csvUri, chart_type: 'bar', x: 'region_en', y: 'orders' },
     })) as any;
     checkChart(bar);
     assert.deepEqual([bar.structuredContent.x, bar.structuredContent.y], ['region_en', 'orders']);
+    assert.equal(bar.structuredContent.total, q.summary.orders);
     const unknown = (await c.client.callTool({
       name: 'generate_chart',
       arguments: { data_source: 'sales://results/0123456789abcdef', chart_type: 'bar' },
     })) as any;
-    assert.match(textOf(unknown), /no such saved result; run query_sales first/);
+    assert.match(textOf(unknown), /no such query result was handed to this server.*run the query/);
+    assert.equal(c.seen.length, 0, 'nothing was asked');
   } finally {
     await c.close();
   }
 });
 
-test('a truncated orders result is charted from the whole result (monthly totals), and the chart says so', async () => {
-  const backend = openChartsBackend({ sales });
-  const c = await legacyConnect(() => createChartsServer(backend), {
-    roots: [rootUri],
-    answer: () => ({ action: 'accept', content: { table: 'orders', range: 'last_quarter', region: 'all' } }),
-  });
+test('a truncated orders result is charted from the whole result (daily totals), and the chart says so', async () => {
+  const q = sales.store.save(sales.query.run({ table: 'orders', range: 'last_quarter', region: 'all' }));
+  const c = await legacyConnect(standaloneFactory, { roots: [rootUri, handOver(q.uri)], answer: () => ({ action: 'cancel' }) });
   try {
-    const q = (await c.client.callTool({ name: 'query_sales', arguments: {} })) as any;
-    const result = JSON.parse(sales.store.read(q.structuredContent.uri)!.text);
+    const result = JSON.parse(sales.store.read(q.uri)!.text);
     assert.equal(result.truncated, true, 'the orders query lists only its newest rows');
     const bar = (await c.client.callTool({
       name: 'generate_chart',
-      arguments: { data_source: q.structuredContent.uri, chart_type: 'bar' },
+      arguments: { data_source: q.uri, chart_type: 'bar' },
     })) as any;
     checkChart(bar);
-    assert.deepEqual([bar.structuredContent.x, bar.structuredContent.y], ['month', 'revenue']);
-    assert.equal(bar.structuredContent.rows, result.summary.byMonth.length);
+    assert.deepEqual([bar.structuredContent.x, bar.structuredContent.y], ['date', 'revenue']);
+    assert.equal(bar.structuredContent.rows, result.summary.byDay.length);
+    assert.equal(bar.structuredContent.total, result.summary.revenue, 'the bars add up to the revenue the query reported');
+    const money = result.summary.revenue.toFixed(2);
     assert.match(
       textOf(bar),
       new RegExp(
-        `only ${result.rows.length} of ${result.summary.orders} orders.*monthly totals of all ${result.summary.orders} orders \\(revenue ¥${result.summary.revenue.toFixed(2)}\\)`,
+        `only ${result.rows.length} of ${result.summary.orders} orders.*daily totals of all ${result.summary.orders} orders \\(revenue ¥${money}\\)`,
       ),
     );
   } finally {

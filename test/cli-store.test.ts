@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { openStore, SCHEMA_VERSION } from '../src/host/store/index.js';
+import Database from 'better-sqlite3';
+import { openSqliteStore, openStore, SCHEMA_VERSION } from '../src/host/store/index.js';
 import { runParley } from './helpers/cli.js';
 import { pgSkipReason, startPostgres, type PgServer } from './helpers/postgres.js';
 
@@ -34,6 +35,25 @@ describe('parley store (SQLite path)', () => {
     const c = await run(['store', 'check'], { PARLEY_STORE: file });
     assert.equal(c.code, 0, c.stderr);
     assert.match(c.stdout, new RegExp(`schema version ${SCHEMA_VERSION} of ${SCHEMA_VERSION}`));
+  });
+
+  it("a store from a newer parley: one line, the store's own message, then the CLI's hint chosen by the error code", {
+    timeout: T,
+  }, async () => {
+    const file = join(dir, 'future.db');
+    openSqliteStore(file).close();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 5}`);
+    raw.close();
+    const r = await run(['audit', '--store', file]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(`^parley: ${file} has store schema version ${SCHEMA_VERSION + 5}, but`),
+      'the message as the store wrote it',
+    );
+    assert.match(r.stderr, /\(--store <file\|postgres:\/\/…> or PARLEY_STORE chooses another store\)\n$/, "the CLI's hint");
   });
 
   it('--store and --db together are a usage error; an unusable path exits 1 with one line', { timeout: T }, async () => {

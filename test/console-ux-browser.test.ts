@@ -199,3 +199,58 @@ test('URL warnings are shown in words, never as raw codes (url:punycode, credent
   await c.getByRole('button', { name: 'Cancel' }).click();
   assert.deepEqual(await within(answer, 'answer'), { action: 'cancel' });
 });
+
+test('date fields say and accept one format: the hint names YYYY-MM-DD / RFC 3339, the picker value is sent as is, a wrong value gets a message naming the format', {
+  skip,
+}, async () => {
+  const s = session;
+  const prompt = formPrompt({
+    rawSchema: {
+      type: 'object',
+      properties: {
+        day: { type: 'string', format: 'date', title: 'Day' },
+        at: { type: 'string', format: 'date-time', title: 'At' },
+      },
+      required: ['day'],
+    },
+  });
+  const answer = s.presenter.present(prompt, new AbortController().signal);
+  const card = s.page.locator(`article.prompt[data-id="${prompt.id}"]`);
+  const day = card.locator('[data-field="day"]');
+  const at = card.locator('[data-field="at"]');
+  await card.waitFor();
+  assert.equal(await day.locator('.hint').innerText(), 'YYYY-MM-DD (ISO 8601), e.g. 2025-01-31');
+  assert.match(
+    await at.locator('.hint').innerText(),
+    /^YYYY-MM-DDTHH:MM:SSZ or with an offset such as \+08:00 \(ISO 8601\), e\.g\. 2025-01-31T09:00:00Z; the picker takes your local time and sends it in UTC$/,
+  );
+  // The hint is the control's description (screen readers read it with the label).
+  const described = await day.locator('input').getAttribute('aria-describedby');
+  assert.ok(described?.split(' ').includes((await day.locator('.hint').getAttribute('id')) ?? '-'), 'the hint describes the input');
+  // A half-typed date (the picker holds no value yet) is refused with the format, not taken as "not given".
+  await day.locator('input').click();
+  await s.page.keyboard.type('12');
+  await card.getByRole('button', { name: 'Accept and send' }).click();
+  await day.locator('.error', { hasText: 'YYYY-MM-DD (ISO 8601), e.g. 2025-01-31' }).waitFor();
+  assert.equal(await day.locator('input').getAttribute('aria-invalid'), 'true');
+  // What <input type=date> produces (YYYY-MM-DD) is accepted as typed.
+  await day.locator('input').fill('2025-01-31');
+  await at.locator('input').fill('2025-01-31T09:30');
+  await card.getByRole('button', { name: 'Accept and send' }).click();
+  const got = (await within(answer, 'dates')) as { action: string; content: Record<string, string> };
+  assert.equal(got.action, 'accept');
+  assert.equal(got.content.day, '2025-01-31');
+  assert.match(got.content.at, /^2025-01-3[01]T\d\d:30:00Z$/, 'RFC 3339 UTC, in the hinted form');
+  // Any other spelling sent to the console is refused with a message naming the format (the API the page uses).
+  const again = formPrompt({ rawSchema: { type: 'object', properties: { day: { type: 'string', format: 'date' } }, required: ['day'] } });
+  void s.presenter.present(again, new AbortController().signal);
+  for (const wrong of ['31/01/2025', '2025-1-31', '2025-02-30', '2025-01-31T00:00:00Z']) {
+    const r = s.presenter.answer(again.id, { action: 'accept', content: { day: wrong } });
+    assert.equal(r.status, 422, wrong);
+    assert.match(
+      (r as { issues: Array<{ message: string }> }).issues[0].message,
+      /must be a real calendar date written YYYY-MM-DD \(ISO 8601\), e\.g\. 2025-01-31/,
+      wrong,
+    );
+  }
+});

@@ -62,6 +62,15 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
     const tStarted = Date.now();
     await page.locator('.server-card[data-server="sales"] .state.ready').waitFor();
     await page.locator('.server-card[data-server="charts"] .state.ready').waitFor();
+    // Issue 15 item 6: charts runs without a copy of sales, so query_sales is listed once, under sales.
+    await page.locator('details.tool[data-tool="charts/generate_chart"]').waitFor();
+    await page.locator('details.tool[data-tool="sales/query_sales"]').waitFor();
+    const listed = await page.locator('details.tool').evaluateAll((els) => els.map((e) => e.getAttribute('data-tool')));
+    assert.deepEqual(
+      listed.filter((t) => t?.endsWith('/query_sales')),
+      ['sales/query_sales'],
+      `tools listed: ${listed.join(', ')}`,
+    );
 
     // (a) a root, added in the Roots panel
     const rootUri = pathToFileURL(rootDir).href;
@@ -141,8 +150,14 @@ test('the seed story in the browser: root, query sales, answer the form, chart t
       complete: (el as HTMLImageElement).complete,
     }));
     assert.ok(size.complete && size.w >= 200 && size.h >= 150, `a decoded chart of real size: ${JSON.stringify(size)}`);
+    // The chart is of the whole result, handed over by the host (query-result root), and says what it shows.
+    const chartText = await chartResult.locator('pre.text').first().innerText();
+    assert.match(chartText, new RegExp(`bar chart of revenue by product from ${uri.replace(/[/.]/g, '\\$&')} \\(16 rows\\)`), chartText);
+    assert.match(chartText, /Note: this chart shows all 16 products of the result \(revenue ¥\d+\.\d\d in \d+ orders\)/, chartText);
+    const money = structured.summary.revenue.toFixed(2);
+    assert.ok(chartText.includes(`¥${money}`), `the chart's total is the query's ¥${money}: ${chartText}`);
     await img.scrollIntoViewIfNeeded();
-    await u.shot('4-chart', chartResult, 572);
+    await u.shot('4-chart', chartResult, 640);
     assert.equal(await page.locator('article.prompt').count(), 0, 'nothing left pending');
     // The answer is the session's configuration: a second call is not asked again.
     await result.evaluate((el) => el.replaceChildren());

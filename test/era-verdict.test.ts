@@ -1,6 +1,7 @@
-// Era verdicts cached per server definition (issues 4 and 5): reuse without the SDK's sibling probe
-// process, correction of stale verdicts, expiry of legacy verdicts, the store table and its migration.
-// Process counts come from the fixture's own log (one `spawn` line per process, the probe sibling included).
+// Era verdicts cached per server definition (issues 4 and 5), and era detection on the session's own
+// process (issue 17 item 9: no probe sibling, even on the first start): reuse of verdicts, correction of
+// stale verdicts, expiry of legacy verdicts, the store table and its migration.
+// Process counts come from the fixture's own log (one `spawn` line per process).
 import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -82,15 +83,14 @@ function store(t: TestContext, dir: string): SqliteStore {
 }
 
 describe('a cached verdict is reused', () => {
-  it('modern: the second start (new manager, same SQLite store) spawns one process and probes in place on it', async (t) => {
+  it('modern: the first and second start (new manager, same SQLite store) each spawn one process and probe in place on it', async (t) => {
     // req: ERA-VERDICT-CACHE, ERA-DUAL-MODERN
     const p = eraPeer(t, 'dual');
     const s = store(t, p.dir);
     const first = manager(t, { peer: p.def }, { eraVerdicts: s });
     await first.m.start('peer');
-    // With the sibling probe, start() resolves once the session child is spawned, before it has said
-    // anything (capabilities come from the sibling's DiscoverResult), so its log line may come later.
-    await until(() => p.count('spawn'), 2, 'first start: probe sibling + session child');
+    assert.equal(p.count('spawn'), 1, 'first start: the session child only (no probe sibling)');
+    assert.equal(first.m.info('peer')?.pid, Number(p.log()[1]?.pid), 'server/discover went to the session child itself');
     assert.deepEqual(
       first.eras.map((e) => [e.era, e.negotiation]),
       [['modern', 'probed']],
@@ -100,15 +100,14 @@ describe('a cached verdict is reused', () => {
 
     const second = manager(t, { peer: p.def }, { eraVerdicts: s });
     await second.m.start('peer');
-    const after = p.log().slice(3);
+    const before = p.log().slice(0, 2);
+    const after = p.log().slice(2);
     assert.deepEqual(
-      p
-        .log()
-        .slice(0, 3)
-        .map((l) => l.event),
-      ['spawn', 'discover', 'spawn'],
-      'first run: sibling, its probe, session child',
+      before.map((l) => l.event),
+      ['spawn', 'discover'],
+      'first run: one process, probed in place',
     );
+    assert.equal(before[0].pid, before[1].pid);
     assert.deepEqual(
       after.map((l) => l.event),
       ['spawn', 'discover'],
@@ -129,11 +128,15 @@ describe('a cached verdict is reused', () => {
     const verdicts = memoryEraVerdicts();
     const first = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await first.m.start('peer');
-    assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [2, 1, 1]);
+    assert.deepEqual(
+      [p.count('spawn'), p.count('discover'), p.count('initialize')],
+      [1, 1, 1],
+      'first start: probe, then initialize, on one process',
+    );
     await first.m.stopAll();
     const second = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await second.m.start('peer');
-    assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [3, 1, 2], 'second start: one process, no probe');
+    assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [2, 1, 2], 'second start: one process, no probe');
     assert.deepEqual(
       second.eras.map((e) => [e.era, e.negotiation]),
       [['legacy', 'verdict']],
@@ -148,7 +151,7 @@ describe('a cached verdict is reused', () => {
     await a.m.stopAll();
     const b = manager(t, { peer: p.def });
     await b.m.start('peer');
-    assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [3, 1, 2], 'second start: one spawn, no probe');
+    assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [2, 1, 2], 'second start: one spawn, no probe');
     assert.deepEqual(
       b.eras.map((e) => [e.era, e.negotiation]),
       [['legacy', 'verdict']],
@@ -183,13 +186,13 @@ describe('a stale verdict falls back and is corrected', () => {
     assert.equal(text(await m.callTool('peer', 'era')), 'legacy');
   });
 
-  it('modern verdict, server now exits on server/discover: falls back to the sibling probe once, verdict becomes legacy', async (t) => {
+  it('modern verdict, server now exits on server/discover: started once more with initialize, verdict becomes legacy', async (t) => {
     // req: ERA-DUAL-FALLBACK
     const { p, verdicts, key, spawned } = await seeded(t, 'dual');
     p.setEra('legacy-exit');
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
-    assert.equal(p.count('spawn') - spawned, 3, 'direct attempt (died on the probe) + probe sibling + session child');
+    assert.equal(p.count('spawn') - spawned, 2, 'the probed process (died on the probe) + the session child');
     assert.deepEqual(
       eras.map((e) => [e.era, e.negotiation]),
       [['legacy', 'corrected']],
@@ -214,7 +217,7 @@ describe('a stale verdict falls back and is corrected', () => {
     p.setEra('modern-only');
     const { m, eras } = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
     await m.start('peer');
-    await until(() => p.count('spawn') - spawned, 3, 'direct attempt (initialize refused) + probe sibling + session child');
+    await until(() => p.count('spawn') - spawned, 2, 'direct attempt (initialize refused) + the probed session child');
     assert.deepEqual(
       eras.map((e) => [e.era, e.negotiation]),
       [['modern', 'corrected']],
@@ -276,6 +279,31 @@ describe('a stale verdict falls back and is corrected', () => {
   });
 });
 
+describe('the first start (no verdict) finds the era on the session process', () => {
+  it('a server that exits on server/discover is started once more with initialize; the legacy verdict spares the probe next time', async (t) => {
+    // req: ERA-DUAL-FALLBACK
+    const p = eraPeer(t, 'legacy-exit');
+    const verdicts = memoryEraVerdicts();
+    const first = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
+    await first.m.start('peer');
+    assert.deepEqual(
+      [p.count('spawn'), p.count('discover'), p.count('initialize')],
+      [2, 1, 1],
+      'probed process died; session child initialized',
+    );
+    assert.deepEqual(
+      first.eras.map((e) => [e.era, e.negotiation]),
+      [['legacy', 'probed']],
+    );
+    assert.equal((await verdicts.getEraVerdict(eraVerdictKey(p.def)))?.era, 'legacy');
+    assert.equal(text(await first.m.callTool('peer', 'era')), 'legacy');
+    await first.m.stopAll();
+    const second = manager(t, { peer: p.def }, { eraVerdicts: verdicts });
+    await second.m.start('peer');
+    assert.deepEqual([p.count('spawn'), p.count('discover'), p.count('initialize')], [3, 1, 2], 'second start: one process, no probe');
+  });
+});
+
 describe('with real SDK servers', () => {
   /** Runs `script` through the spawn-logging wrapper. */
   function logged(t: TestContext, script: string) {
@@ -285,22 +313,39 @@ describe('with real SDK servers', () => {
     return { def, spawns: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length : 0) };
   }
 
-  it('SDK v2 dual-era server: second start is one process, modern, and tools work', async (t) => {
+  it('SDK v2 dual-era server: first and second start are one process each, modern, and tools work', async (t) => {
     // req: ERA-VERDICT-CACHE
     const r = logged(t, V2_DUAL);
     const verdicts = memoryEraVerdicts();
     const a = manager(t, { real: r.def }, { eraVerdicts: verdicts });
     await a.m.start('real');
-    await until(r.spawns, 2, 'first start: probe sibling + session child');
+    assert.equal(r.spawns(), 1, 'first start: one process');
+    assert.deepEqual(
+      a.eras.map((e) => [e.era, e.revision, e.negotiation]),
+      [['modern', '2026-07-28', 'probed']],
+    );
     await a.m.stopAll();
     const b = manager(t, { real: r.def }, { eraVerdicts: verdicts });
     await b.m.start('real');
-    assert.equal(r.spawns(), 3);
+    assert.equal(r.spawns(), 2);
     assert.deepEqual(
       b.eras.map((e) => [e.era, e.revision, e.negotiation]),
       [['modern', '2026-07-28', 'verdict']],
     );
     assert.deepEqual((await b.m.listTools('real')).tools.map((x) => x.name).sort(), ['ask', 'roots']);
+  });
+
+  it('SDK v1 server, first start: -32601 to the in-place probe, initialize on the same process', async (t) => {
+    // req: ERA-DUAL-FALLBACK
+    const r = logged(t, V1_PUSH);
+    const { m, eras } = manager(t, { real: r.def }, { eraVerdicts: memoryEraVerdicts() });
+    await m.start('real');
+    assert.equal(r.spawns(), 1);
+    assert.deepEqual(
+      eras.map((e) => [e.era, e.revision, e.negotiation]),
+      [['legacy', '2025-11-25', 'probed']],
+    );
+    assert.equal(text(await m.callTool('real', 'echo')), 'echo');
   });
 
   it('SDK v1 server under a (stale) modern verdict: -32601 to the in-place probe, initialize on the same process', async (t) => {

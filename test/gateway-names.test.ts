@@ -59,6 +59,14 @@ test('URI templates match one path segment per variable, literally elsewhere', (
   assert.equal(matchesTemplate('sales://results/{id}', 'sales://results/42/csv'), false);
   assert.equal(matchesTemplate('sales://results/{id}/csv', 'sales://results/42/csv'), true);
   assert.equal(matchesTemplate('a.b://{x}', 'aXb://y'), false, 'dots are literal');
+  assert.equal(matchesTemplate('sql-query://{table}{?range}', 'sql-query://orders?range=all'), true, 'level 3 query expansion');
+});
+
+test('URI template matching is linear: a hostile template from a server cannot stall resources/read', () => {
+  const uri = `x://${'a'.repeat(400)}/`; // no match: a backtracking RegExp tries every split of the run
+  const t0 = performance.now();
+  assert.equal(matchesTemplate('x://{a}{b}{c}{d}{e}{f}', uri), false);
+  assert.ok(performance.now() - t0 < 250, `took ${Math.round(performance.now() - t0)} ms`);
 });
 
 test('bearer lookup: only a known token in a well-formed header names a user', () => {

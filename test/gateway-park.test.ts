@@ -10,6 +10,7 @@ import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { waitUntil } from './helpers/wait.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const FORM = { mode: 'form' as const, message: 'm', requestedSchema: { type: 'object' as const, properties: {} } };
 const never = new AbortController().signal;
@@ -158,7 +159,7 @@ describe('gateway: a 2026-07-28 client that never retries', () => {
       await waitUntil(() => gw.stats().parked === 0 && gw.stats().openCalls === 0);
       assert.equal(gw.stats().parked, 0);
       assert.equal(gw.stats().openCalls, 0);
-      assert.equal(gw.space('default').host.broker.pending().length, 0);
+      assert.equal(hostInternals(gw.space('default').host).broker.pending().length, 0);
     } finally {
       await c.close();
     }

@@ -122,14 +122,14 @@ describe("gateway: the upstream client's roots reach server-filesystem", () => {
         text(await c.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, 'ws', 'hello.txt') } })),
         /hi from the client workspace/,
       );
-      assert.equal(gw.space('default').host.roots.get(ws)?.source, 'upstream');
+      assert.equal(gw.space('default').host.getRoot(ws)?.source, 'upstream');
     } finally {
       await transport.terminateSession(); // HTTP DELETE: the session ends
       await c.close();
     }
     const until = Date.now() + 10_000;
-    while (gw.space('default').host.roots.get(ws) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(gw.space('default').host.roots.get(ws), undefined, 'the session closed: its roots are gone');
+    while (gw.space('default').host.getRoot(ws) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(gw.space('default').host.getRoot(ws), undefined, 'the session closed: its roots are gone');
   });
 });
 
@@ -146,14 +146,14 @@ describe('gateway: a 2025-era HTTP session that vanishes without DELETE', () => 
       c.setRequestHandler('roots/list', async () => ({ roots: [{ uri: ws }] }));
       await c.connect(new StreamableHTTPClientTransport(new URL(h.url)));
       await c.listTools();
-      assert.equal(gw.space('default').host.roots.get(ws)?.source, 'upstream');
+      assert.equal(gw.space('default').host.getRoot(ws)?.source, 'upstream');
       assert.equal(gw.stats().sessions, 1);
       await c.close(); // no terminateSession(): the server is never told
       const until = Date.now() + 10_000;
-      while ((gw.stats().sessions > 0 || gw.space('default').host.roots.get(ws)) && Date.now() < until)
+      while ((gw.stats().sessions > 0 || gw.space('default').host.getRoot(ws)) && Date.now() < until)
         await new Promise((r) => setTimeout(r, 50));
       assert.equal(gw.stats().sessions, 0);
-      assert.equal(gw.space('default').host.roots.get(ws), undefined);
+      assert.equal(gw.space('default').host.getRoot(ws), undefined);
     } finally {
       await h.close();
       await gw.close();

@@ -30,7 +30,7 @@ describe('gateway ↔ bundled sales and charts', () => {
       gatewayConfig({
         sales: { ...stdioDef('sales', ['--import', TSX, join(REPO, 'servers/sales/main.ts'), '--db', db]), cwd: REPO },
         charts: {
-          ...stdioDef('charts', ['--import', TSX, join(REPO, 'servers/charts/main.ts'), '--with-sales', '--sales-db', db]),
+          ...stdioDef('charts', ['--import', TSX, join(REPO, 'servers/charts/main.ts')]),
           cwd: REPO,
         },
       }),

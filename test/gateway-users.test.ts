@@ -15,6 +15,7 @@ import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const TOKENS = { alice: 'pt_alice-secret-token', bob: 'pt_bob-secret-token' };
 
@@ -154,6 +155,6 @@ for (const engine of ['sqlite', 'postgres'] as const)
       const deadline = Date.now() + 10_000;
       while (gw.stats().openCalls > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       assert.equal(gw.stats().openCalls, 0, 'the upstream call was closed');
-      assert.equal(gw.space('alice').host.broker.pending?.().length ?? 0, 0, 'no prompt left pending in the broker');
+      assert.equal(hostInternals(gw.space('alice').host).broker.pending?.().length ?? 0, 0, 'no prompt left pending in the broker');
     });
   });

@@ -14,6 +14,7 @@ import { clientInfo, everything, fastStop, fixture, text } from './fixtures/serv
 import { gatewayConfig } from './helpers/gateway.js';
 import { startEverythingHttp } from './helpers/peers.js';
 import { createGateway } from '../src/gateway/index.js';
+import { hostInternals } from '../src/host/internals.js';
 
 type Step = (p: PromptView, signal: AbortSignal) => PresenterAnswer | Promise<PresenterAnswer>;
 
@@ -67,7 +68,7 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
       return reply('4');
     };
     const r = await host.callTool('v2', 'sample', {});
-    assert.equal(host.servers.info('v2')?.negotiatedRevision, '2026-07-28');
+    assert.equal(hostInternals(host).servers.info('v2')?.negotiatedRevision, '2026-07-28');
     assert.equal(text(r), 'reply: 4 (model parley/person)');
     const rows = await store.queryAudit({ server: 'v2', limit: 20 });
     const req = rows.find((x) => x.kind === 'request');
@@ -97,7 +98,7 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
       return reply('four');
     };
     assert.equal(text(await host.callTool('v1', 'sample', {})), 'reply: four (model parley/person)');
-    assert.equal(host.servers.info('v1')?.era, 'legacy');
+    assert.equal(hostInternals(host).servers.info('v1')?.era, 'legacy');
     presenter.step = () => ({ action: 'decline' });
     assert.match(text(await host.callTool('v1', 'sample', {})), /^error -1: .*User rejected sampling request/);
     presenter.step = () => ({ action: 'cancel' });
@@ -142,7 +143,7 @@ describe('sampling: a person writes the reply (policy "ask")', () => {
       const sig = presenter.prompts[0].signal;
       for (let i = 0; i < 100 && !sig.aborted; i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(sig.aborted, 'the presenter was told to close the prompt');
-      assert.equal(host.broker.pending().length, 0, 'nothing left pending');
+      assert.equal(hostInternals(host).broker.pending().length, 0, 'nothing left pending');
     });
   }
 });
@@ -233,7 +234,7 @@ describe('sampling over Streamable HTTP (server-everything, 2025-11-25)', () => 
       const a = host.callTool('http', 'trigger-sampling-request', { prompt: 'one' });
       const b = host.callTool('http', 'trigger-sampling-request', { prompt: 'two' });
       await prompted(presenter, 2);
-      assert.equal(host.servers.info('http')?.transport, 'streamable-http');
+      assert.equal(hostInternals(host).servers.info('http')?.transport, 'streamable-http');
       for (const w of [...waiting].reverse()) w.answer(reply(`re ${w.q.slice(-3)}`));
       assert.match(text(await a), /re one/);
       assert.match(text(await b), /re two/);

@@ -126,8 +126,8 @@ test('server-filesystem started with no directories is driven by the host roots,
   try {
     await waitFor(/\/a\b/);
     assert.match(text(await host.callTool('fs', 'read_text_file', { path: join(dir, 'a', 'hello.txt') })), /hi from a/);
-    host.roots.remove(pathToFileURL(join(dir, 'a')).href);
-    host.roots.add(pathToFileURL(join(dir, 'b')).href, { lifetime: 'session', source: 'user' });
+    host.removeRoot(pathToFileURL(join(dir, 'a')).href);
+    host.addRoot(pathToFileURL(join(dir, 'b')).href, { lifetime: 'session', source: 'user' });
     const now = await waitFor(/\/b\b/);
     assert.doesNotMatch(now, /\/a\b/);
     const denied = await host.callTool('fs', 'read_text_file', { path: join(dir, 'a', 'hello.txt') });

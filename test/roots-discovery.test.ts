@@ -12,6 +12,7 @@ import { createHost, HeadlessPresenter, loadHostConfig } from '../src/host/index
 import type { Host, HostConfig, ServerDef } from '../src/host/index.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 import { pollUntil } from './helpers/wait.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
 const uri = (p: string) => pathToFileUri(p, { platform: 'posix' });
@@ -64,27 +65,31 @@ test('templates, declared schemes and list changes of running servers route URIs
   const s = setup();
   const host = createHost(s.config, { presenter: new HeadlessPresenter(true) });
   try {
-    assert.deepEqual(host.roots.serversFor('sales-query://orders'), [], 'nothing is known before the servers run');
+    assert.deepEqual(hostInternals(host).roots.serversFor('sales-query://orders'), [], 'nothing is known before the servers run');
     await host.start();
     await host.discovered();
-    assert.deepEqual(host.roots.serversFor('sales-query://orders?range=last_month'), ['sales'], 'a 2025 server by its template');
-    assert.deepEqual(host.roots.serversFor('chart://monthly'), ['charts'], 'a 2026 server by its declared scheme');
-    assert.deepEqual(host.roots.serversFor(`${s.data}/2025/q1.csv`), ['charts'], 'and by its template');
-    assert.deepEqual(host.roots.serversFor('orders://7'), []);
+    assert.deepEqual(
+      hostInternals(host).roots.serversFor('sales-query://orders?range=last_month'),
+      ['sales'],
+      'a 2025 server by its template',
+    );
+    assert.deepEqual(hostInternals(host).roots.serversFor('chart://monthly'), ['charts'], 'a 2026 server by its declared scheme');
+    assert.deepEqual(hostInternals(host).roots.serversFor(`${s.data}/2025/q1.csv`), ['charts'], 'and by its template');
+    assert.deepEqual(hostInternals(host).roots.serversFor('orders://7'), []);
     assert.deepEqual(await host.serversFor('sales-query://orders'), ['sales'], 'host.serversFor (the gateway resource route) too');
 
     assert.equal(text(await host.callTool('sales', 'add_template', { template: 'orders://{id}' })), 'added orders://{id}');
     const routed = await pollUntil(
-      async () => (await host.discovered(), host.roots.serversFor('orders://7')),
+      async () => (await host.discovered(), hostInternals(host).roots.serversFor('orders://7')),
       (v) => v.length > 0,
     );
     assert.deepEqual(routed, ['sales'], 'a template added at run time is learnt from resources/list_changed');
 
-    await host.servers.stop('charts');
-    assert.deepEqual(host.roots.serversFor('chart://monthly'), [], 'a stopped server routes nothing');
-    await host.servers.start('charts');
+    await hostInternals(host).servers.stop('charts');
+    assert.deepEqual(hostInternals(host).roots.serversFor('chart://monthly'), [], 'a stopped server routes nothing');
+    await hostInternals(host).servers.start('charts');
     await host.discovered();
-    assert.deepEqual(host.roots.serversFor('chart://monthly'), ['charts'], 'and is learnt again when it runs');
+    assert.deepEqual(hostInternals(host).roots.serversFor('chart://monthly'), ['charts'], 'and is learnt again when it runs');
   } finally {
     await host.close();
     s.cleanup();
@@ -187,7 +192,7 @@ test('the bundled servers are discovered from their templates: sales://results/{
     {
       servers: {
         sales: def('sales', ['--db', join(dir, 'sales.db')]),
-        charts: def('charts', ['--with-sales', '--sales-db', join(dir, 'sales.db')]),
+        charts: def('charts', []),
       },
       routes: [],
       presets: {},
@@ -213,9 +218,9 @@ test('the bundled servers are discovered from their templates: sales://results/{
       JSON.stringify(started),
     );
     await host.discovered();
-    assert.ok(host.roots.serversFor('sales://results/0123abcd').includes('sales'));
-    assert.deepEqual(host.roots.serversFor('chart://svg/42'), ['charts']);
-    assert.deepEqual(host.roots.serversFor('postgres://sales-db'), []);
+    assert.ok(hostInternals(host).roots.serversFor('sales://results/0123abcd').includes('sales'));
+    assert.deepEqual(hostInternals(host).roots.serversFor('chart://svg/42'), ['charts']);
+    assert.deepEqual(hostInternals(host).roots.serversFor('postgres://sales-db'), []);
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { hostApiFor } from '../src/ui/web/index.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 import { runParley } from './helpers/cli.js';
 import { pollUntil } from './helpers/wait.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const FS = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
@@ -69,19 +70,19 @@ for (const how of ['fs.watch events', 'the schedule'] as const) {
     const api = hostApiFor(host);
     try {
       await host.start();
-      assert.equal(host.servers.info('fs')?.era, 'legacy');
-      assert.equal(host.servers.info('modern')?.era, 'modern');
+      assert.equal(hostInternals(host).servers.info('fs')?.era, 'legacy');
+      assert.equal(hostInternals(host).servers.info('modern')?.era, 'modern');
       assert.match(
         await allowed(host),
         new RegExp(`${s.keep}\n${s.gone}|${s.gone}\n${s.keep}`),
         'both roots reach server-filesystem at start',
       );
       assert.deepEqual((await modernRoots(host)).map((r) => r.uri).sort(), [uri(s.gone), uri(s.keep)].sort());
-      if (how === 'fs.watch events') assert.ok(host.roots.watchedFolders >= 2, 'the parents of both roots are watched');
+      if (how === 'fs.watch events') assert.ok(hostInternals(host).roots.watchedFolders >= 2, 'the parents of both roots are watched');
 
       rmSync(s.gone, { recursive: true, force: true });
       const missing = await pollUntil(
-        () => host.roots.get(uri(s.gone))?.health?.status,
+        () => host.getRoot(uri(s.gone))?.health?.status,
         (st) => st === 'missing',
         { ms: BOUND },
       );
@@ -106,7 +107,7 @@ for (const how of ['fs.watch events', 'the schedule'] as const) {
 
       mkdirSync(s.gone, { recursive: true });
       const back = await pollUntil(
-        () => host.roots.get(uri(s.gone))?.health?.status,
+        () => host.getRoot(uri(s.gone))?.health?.status,
         (st) => st === 'ok',
         { ms: BOUND },
       );
@@ -135,14 +136,14 @@ test('a whole parent folder removed and made again: the root comes back (the wat
   );
   try {
     await pollUntil(
-      () => host.roots.get(uri(s.gone))?.health?.status,
+      () => host.getRoot(uri(s.gone))?.health?.status,
       (st) => st === 'ok',
       { ms: BOUND },
     );
     rmSync(join(s.base, 'projects'), { recursive: true, force: true });
     assert.equal(
       await pollUntil(
-        () => host.roots.get(uri(s.gone))?.health?.status,
+        () => host.getRoot(uri(s.gone))?.health?.status,
         (st) => st === 'missing',
         { ms: BOUND },
       ),
@@ -151,7 +152,7 @@ test('a whole parent folder removed and made again: the root comes back (the wat
     mkdirSync(s.gone, { recursive: true });
     assert.equal(
       await pollUntil(
-        () => host.roots.get(uri(s.gone))?.health?.status,
+        () => host.getRoot(uri(s.gone))?.health?.status,
         (st) => st === 'ok',
         { ms: BOUND },
       ),
@@ -159,14 +160,14 @@ test('a whole parent folder removed and made again: the root comes back (the wat
     );
     // Once the schedule has seen the new parent, its events are watched again.
     await pollUntil(
-      () => host.roots.watchedFolders,
+      () => hostInternals(host).roots.watchedFolders,
       (n) => n === 2,
       { ms: BOUND },
     );
     rmSync(s.gone, { recursive: true });
     assert.equal(
       await pollUntil(
-        () => host.roots.get(uri(s.gone))?.health?.status,
+        () => host.getRoot(uri(s.gone))?.health?.status,
         (st) => st === 'missing',
         { ms: BOUND },
       ),

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { createHost, HeadlessPresenter, loadHostConfig, openSqliteStore } from '../src/host/index.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 import { runParley } from './helpers/cli.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const FS = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
@@ -39,12 +40,12 @@ test('virtual roots from parley.json and presets stay host-side, route, and surv
   const scope = { tenant: 'default', user: 'default', session: 'scene-test' };
   const one = createHost(config, { presenter: new HeadlessPresenter(true), store, scope });
   try {
-    const virtual = one.roots.list({ virtual: true }).map((r) => [r.uri, r.source]);
+    const virtual = one.listRoots({ virtual: true }).map((r) => [r.uri, r.source]);
     assert.deepEqual(virtual, [['postgres://sales-db', 'config']]);
-    assert.deepEqual(one.roots.serversFor('postgres://sales-db'), ['fs', 'modern'], 'a virtual root routes');
+    assert.deepEqual(hostInternals(one).roots.serversFor('postgres://sales-db'), ['fs', 'modern'], 'a virtual root routes');
     await one.presets.load('charts');
-    assert.ok(one.roots.get('chart://monthly')?.virtual, "a config preset's virtual root is loaded");
-    one.roots.add('postgres://reports-db', { name: 'reports' });
+    assert.ok(one.getRoot('chart://monthly')?.virtual, "a config preset's virtual root is loaded");
+    one.addRoot('postgres://reports-db', { name: 'reports' });
     await one.start();
     assert.equal(
       text(await one.callTool('fs', 'list_allowed_directories')).trim(),
@@ -68,10 +69,10 @@ test('virtual roots from parley.json and presets stay host-side, route, and surv
   }
   const three = createHost({ ...config, servers: {}, presets: {} }, { presenter: new HeadlessPresenter(true), store, scope: { ...scope } });
   try {
-    assert.equal(three.roots.get('postgres://reports-db'), undefined, 'a session root of the first host is not in a new host ...');
+    assert.equal(three.getRoot('postgres://reports-db'), undefined, 'a session root of the first host is not in a new host ...');
     await three.presets.load('scene');
     assert.deepEqual(
-      ['chart://monthly', 'postgres://reports-db'].map((u) => three.roots.get(u)?.virtual),
+      ['chart://monthly', 'postgres://reports-db'].map((u) => three.getRoot(u)?.virtual),
       [true, true],
       '... loading the preset brings them back',
     );

@@ -287,3 +287,17 @@ test('an error inside a multi-select answer names the item, on both enum shapes'
     ],
   );
 });
+
+test('the validator cache is bounded (VALIDATOR_CACHE_SIZE, least recently used evicted) and results stay right across evictions', async () => {
+  const { VALIDATOR_CACHE_SIZE } = await import('../src/schema/validate.js');
+  const schemaOf = (i: number) =>
+    ({ type: 'object', properties: { [`f${i}`]: { type: 'integer', minimum: i } }, required: [`f${i}`] }) as never;
+  const first = schemaOf(0);
+  for (let i = 0; i <= VALIDATOR_CACHE_SIZE + 10; i++) {
+    const s = i % 2 ? schemaOf(i) : JSON.parse(JSON.stringify(schemaOf(i))); // new objects: text and hash levels
+    assert.equal(validateContent(s, { [`f${i}`]: i }).ok, true);
+    assert.equal(validateContent(s, { [`f${i}`]: i - 1 }).ok, false);
+  }
+  assert.equal(validateContent(JSON.parse(JSON.stringify(first)), { f0: 0 }).ok, true, 'an evicted schema compiles again, alike');
+  assert.equal(validateContent(JSON.parse(JSON.stringify(first)), { f0: 'x' }).ok, false);
+});

@@ -15,6 +15,7 @@ import { isolatedEnv, runParley } from './helpers/cli.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { startSdkHttpPeer } from './helpers/peers.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
 const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
@@ -139,12 +140,12 @@ test('lazy by default when routes exist and none names the server; first use by 
     });
     assert.deepEqual((await host.start()).map((r) => r.name).sort(), ['forced', 'routed']);
     assert.deepEqual([processesWith(m.reader), processesWith(m.viaRoute)], [[], []]);
-    const read = await host.servers.readResource('reader', 'sales-query://orders');
+    const read = await hostInternals(host).servers.readResource('reader', 'sales-query://orders');
     assert.equal((read.contents[0] as { text?: string }).text, 'sales-query://orders', 'a resource read starts a lazy server');
     assert.equal(processesWith(m.reader).length, 1);
     assert.deepEqual(processesWith(m.viaRoute), []);
     assert.deepEqual(await host.serversFor('chart://monthly'), ['viaRoute'], 'a URI routed to it');
-    assert.equal(host.servers.state('viaRoute').status, 'running', 'a route that needs a lazy server starts it');
+    assert.equal(hostInternals(host).servers.state('viaRoute').status, 'running', 'a route that needs a lazy server starts it');
     assert.equal(processesWith(m.viaRoute).length, 1);
   } finally {
     await host.close();

@@ -125,36 +125,27 @@ for (const transport of ['stdio', 'http'] as const) {
       assert.deepEqual(r.result, { roots: [ROOT] });
     });
 
-    if (transport === 'http') {
-      it("params null or an array get -32602 too (repaired past the transport's parse by wire-repair.ts), audited and told", async () => {
-        for (const [c, got] of [
-          ['null-params', 'null'],
-          ['array-params', 'an array'],
-        ] as const) {
-          const notices = h.presenter.notices.length;
-          const r = await h.call(c);
-          assert.equal(r.error?.code, -32602, `${c}: ${JSON.stringify(r)}`);
-          assert.match(r.error!.message, new RegExp(`params must be an object \\(got ${got}\\)`));
-          assert.equal(h.presenter.notices.slice(notices).filter((n) => n.reason === 'invalid-request').length, 1);
-        }
-      });
-    } else {
-      it('params null or an array: the SDK stdio transport drops the message unparsed; parley tells the person and audits it', async () => {
-        // Known limit (docs/broker.md): the SDK v2 stdio transport parses every message with its JSON-RPC
-        // schema before any public hook, so the request's id is never seen and no -32602 can be sent.
-        for (const c of ['null-params', 'array-params']) {
-          const notices = h.presenter.notices.length;
-          const r = await h.call(c);
-          assert.ok(r.error, `${c}: the server's own request timeout ends it (${JSON.stringify(r)})`);
-          const told = h.presenter.notices.slice(notices).filter((n) => n.reason === 'invalid-request');
-          assert.equal(told.length, 1, `${c}: the person is told once`);
-          assert.match(told[0].message, /hostile sent a request or notification whose "params" is not an object/);
-          assert.ok(
-            h.store.audit.some((a) => a.requestId === told[0].requestId && a.kind === 'error' && a.detail?.reason === 'malformed-message'),
-          );
-        }
-      });
-    }
+    it(`params null, an array or a number get -32602 too (carried past the transport's parse: ${transport === 'http' ? 'wire-repair.ts' : "parley's own stdio reader"}), audited and told`, async () => {
+      for (const [c, got] of [
+        ['null-params', 'null'],
+        ['array-params', 'an array'],
+        ['number-params', 'number'],
+      ] as const) {
+        const notices = h.presenter.notices.length;
+        const r = await h.call(c);
+        assert.equal(r.error?.code, -32602, `${c}: ${JSON.stringify(r)}`);
+        assert.match(r.error!.message, new RegExp(`params must be an object \\(got ${got}\\)`));
+        const told = h.presenter.notices.slice(notices).filter((n) => n.reason === 'invalid-request');
+        assert.equal(told.length, 1, `${c}: the person is told once`);
+        assert.match(told[0].message, /hostile sent a request parley could not show/);
+        const rows = h.store.audit.filter((a) => a.requestId === told[0].requestId);
+        assert.deepEqual(
+          rows.map((a) => a.kind),
+          ['request', 'error'],
+          c,
+        );
+      }
+    });
 
     it('sampling/createMessage (not offered) and an unknown method get -32601', async () => {
       for (const c of ['sampling-garbage', 'unknown-method']) {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runParley } from './helpers/cli.js';
 import { createHost, HeadlessPresenter, loadHostConfig } from '../src/host/index.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const FS = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
@@ -46,7 +47,7 @@ test('the host waits for a start-up roots/list only when the server asks one', {
   try {
     const r = await host.callTool('fs', 'list_allowed_directories');
     assert.match(JSON.stringify(r.content), /work folder/);
-    const conn = await host.servers.ensureRunning('fs');
+    const conn = await hostInternals(host).servers.ensureRunning('fs');
     assert.equal(conn.startupRoots, 'settled', 'server-filesystem asked roots/list while starting and parley waited for it');
   } finally {
     await host.close();

@@ -133,7 +133,7 @@ describe('terminal field helpers', () => {
       fieldLabel('age', { type: 'integer', title: 'Age', minimum: 0, maximum: 150 }, true),
       'Age (age) * [0..150, whole number]',
     );
-    assert.equal(fieldLabel('d', { type: 'string', format: 'date' }, false), 'd [YYYY-MM-DD]');
+    assert.equal(fieldLabel('d', { type: 'string', format: 'date' }, false), 'd [YYYY-MM-DD (ISO 8601), e.g. 2025-01-31]');
   });
   it('checkField validates one field with the schema core', () => {
     const s = {

@@ -228,3 +228,26 @@ test("config scope user, 2025 eras: completing it on one connection re-announces
     await h.close();
   }
 });
+
+test('config cache: entries expire after their TTL, and the cache is bounded (least recently used dropped first)', async () => {
+  const { ConfigCache, CONFIG_CACHE_MAX } = await import('../src/server/index.js');
+  let now = 0;
+  const cache = new ConfigCache(() => now, 3);
+  cache.set('a', { v: 1 }, 100);
+  now = 99;
+  assert.deepEqual(cache.get('a'), { v: 1 });
+  now = 100;
+  assert.equal(cache.get('a'), undefined, 'expired at set + ttlMs');
+  cache.set('a', { v: 1 }, Infinity);
+  cache.set('b', { v: 2 }, Infinity);
+  cache.set('c', { v: 3 }, Infinity);
+  cache.get('a'); // a is now the most recently used
+  cache.set('d', { v: 4 }, Infinity);
+  assert.equal(cache.size, 3);
+  assert.equal(cache.get('b'), undefined, 'the least recently used went');
+  assert.deepEqual([cache.get('a'), cache.get('c'), cache.get('d')], [{ v: 1 }, { v: 3 }, { v: 4 }]);
+  // The default bound holds with more live entries than it (before, only expired entries were swept).
+  const big = new ConfigCache(() => 0);
+  for (let i = 0; i <= CONFIG_CACHE_MAX; i++) big.set(`k${i}`, {}, 3_600_000);
+  assert.equal(big.size, CONFIG_CACHE_MAX);
+});

@@ -67,6 +67,11 @@ test('HTTP: foreign Host or Origin gets 403', async () => {
       });
     });
     assert.equal(r2, 403);
+    const status = async (origin: string) =>
+      (await fetch(h.url, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body })).status;
+    assert.equal(await status('null'), 403, 'the opaque origin "null" of sandboxed pages is refused');
+    assert.equal(await status('localhost'), 403, 'an Origin that is not an origin URL is refused');
+    assert.notEqual(await status(`http://localhost:${port}`), 403, 'a loopback page is let through');
   } finally {
     await h.close();
   }

@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { serve } from '../src/server/index.js';
 import { legacyConnect, modernConnect } from './fixtures/servers/clients.js';
 import { templatesServer, RANGES } from './fixtures/templates/toolkit-templates.js';
+import { hostInternals } from '../src/host/internals.js';
 
 const factory = () => templatesServer();
 const textOf = (r: { contents: Array<object> }) => r.contents.map((c) => (c as { text?: string }).text ?? '').join('\n');
@@ -99,7 +100,7 @@ describe('toolkit template resource through the parley host (stdio, dual-era)', 
     assert.equal(textOf(r), 'rows of orders for last_quarter');
     assert.equal(seen.length, 1);
     assert.match(seen[0].message, /Which date range for orders\?/);
-    assert.equal(host.servers.info('tk')?.era, 'modern');
+    assert.equal(hostInternals(host).servers.info('tk')?.era, 'modern');
   });
 });
 
@@ -126,7 +127,7 @@ describe('toolkit template resource over HTTP (serve({http}) on 127.0.0.1): parl
     });
     try {
       assert.equal(textOf(await host.readResource('tk', 'sql-query://regions')), 'rows of regions for all');
-      assert.equal(host.servers.info('tk')?.era, 'modern');
+      assert.equal(hostInternals(host).servers.info('tk')?.era, 'modern');
       assert.match(seen[0].message, /Which date range for regions\?/);
     } finally {
       await host.close();

@@ -1,5 +1,5 @@
 /**
- * Chart input: a table of rows from a CSV file or from the JSON of a `sales://results/{id}` resource.
+ * Chart input: a table of rows from a CSV file or from the JSON of a query result (`sales://results/{id}`).
  *
  * CSV follows RFC 4180: comma separator, fields optionally in double quotes, `""` inside quotes is one quote,
  * quoted fields may hold commas and line breaks, records end in CRLF or LF, a UTF-8 BOM is dropped, the first
@@ -15,8 +15,10 @@ export type DataRow = Record<string, Cell>;
 export interface Table {
   columns: string[];
   rows: DataRow[];
-  /** Says plainly what the table holds when it is not the rows as given (e.g. totals of a truncated result). */
+  /** Says plainly what the chart of this table shows (e.g. the totals of a result that lists only some rows). */
   note?: string;
+  /** The default chart for this data (used when the call names no chart type / fields). */
+  suggest?: { type: 'line' | 'bar' | 'scatter' | 'pie'; x: string; y: string };
 }
 
 /** Bad input: `line` (1-based, in the CSV text) and `column` (1-based) when known. */
@@ -164,7 +166,9 @@ export async function readCsvFile(path: string, maxBytes = 10_000_000): Promise<
   }
 }
 
-const SalesResultJson = z.object({
+const Total = z.object({ orders: z.number(), revenue: z.number() });
+const QueryResultJson = z.object({
+  config: z.object({ table: z.string() }).loose().optional(),
   columns: z.array(z.string()).optional(),
   rows: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
   truncated: z.boolean().optional(),
@@ -172,39 +176,71 @@ const SalesResultJson = z.object({
     .object({
       orders: z.number(),
       revenue: z.number(),
-      byMonth: z.array(z.object({ month: z.string(), orders: z.number(), revenue: z.number() })),
+      byMonth: z.array(Total.extend({ month: z.string() })),
+      byDay: z.array(Total.extend({ date: z.string() })).optional(),
     })
     .optional(),
 });
 
+/** Longest window, in months, charted day by day; a longer one is charted month by month. */
+export const DAILY_MAX_MONTHS = 3;
+
 /**
- * Reads the JSON text of a `sales://results/{id}` resource (`{columns?, rows, …}`).
+ * The default chart of each sales table, by the result's `config.table` (docs/walkthrough.md):
+ * - `orders` (one row per order, a daily table): a line of revenue over time drawn from the result's
+ *   `summary`, so it covers every matching order, not only the rows listed: per day (`byDay`) for a window
+ *   of up to {@link DAILY_MAX_MONTHS} months, else per month (`byMonth`);
+ * - `products`, `regions`, `channels` (totals per item of a dimension): bars of revenue per item, by
+ *   its readable name (`product`, `region`, `channel_name`).
+ */
+const DIMENSION_X: Record<string, string> = { products: 'product', regions: 'region', channels: 'channel_name' };
+
+/**
+ * Reads the JSON of a query result (`{config?, columns?, rows, truncated?, summary?}`, as `sales://results/{id}`
+ * holds). The table is what a chart of the whole result needs (see {@link DAILY_MAX_MONTHS} and the table
+ * defaults above), with `suggest` (the default chart) and `note` (what it shows, when not the rows as listed).
  * @throws ChartDataError naming the JSON pointer of the first bad value
  */
-export function tableFromSalesResult(text: string, source = 'sales result'): Table {
+export function tableFromQueryResult(text: string, source = 'query result'): Table {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
     throw new ChartDataError(`${source}: not JSON (${(e as Error).message})`);
   }
-  const r = SalesResultJson.safeParse(json);
+  const r = QueryResultJson.safeParse(json);
   if (!r.success) {
     const i = r.error.issues[0];
     throw new ChartDataError(
       `${source}: /${i.path.map(String).join('/')}: ${i.message}; expected {rows: [{column: string | number | null}]}`,
     );
   }
-  // A truncated result (the orders table shows its newest rows only): a chart of the rows shown would
-  // mislead, so the chart uses the whole result's monthly totals and says so.
+  const table = r.data.config?.table;
   const sum = r.data.summary;
-  if (r.data.truncated && sum) {
+  // Written as the query's own text writes it (`revenue ¥493667.30`), so the two read alike side by side.
+  const money = (n: number) => `¥${n.toFixed(2)}`;
+  // Orders: one row per order, and the result lists only the newest ones. A chart of the rows listed
+  // would mislead, so the chart is the whole result's totals over time, and says so.
+  if ((table === 'orders' || (table === undefined && r.data.truncated)) && sum) {
+    const daily = sum.byDay !== undefined && sum.byMonth.length <= DAILY_MAX_MONTHS;
+    const rows = daily
+      ? (sum.byDay ?? []).map((d) => ({ date: d.date, revenue: d.revenue, orders: d.orders }))
+      : sum.byMonth.map((m) => ({ month: m.month, revenue: m.revenue, orders: m.orders }));
+    const listed = r.data.truncated ? `the result lists only ${r.data.rows.length} of ${sum.orders} orders, so ` : '';
     return {
-      columns: ['month', 'revenue', 'orders'],
-      rows: sum.byMonth.map((m) => ({ month: m.month, revenue: m.revenue, orders: m.orders })),
-      note: `the result lists only ${r.data.rows.length} of ${sum.orders} orders, so this chart shows the monthly totals of all ${sum.orders} orders (revenue ¥${sum.revenue.toFixed(2)})`,
+      columns: [daily ? 'date' : 'month', 'revenue', 'orders'],
+      rows,
+      note: `${listed}this chart shows the ${daily ? 'daily' : 'monthly'} totals of all ${sum.orders} orders (revenue ${money(sum.revenue)})`,
+      suggest: { type: 'line', x: daily ? 'date' : 'month', y: 'revenue' },
     };
   }
   const columns = r.data.columns ?? [...new Set(r.data.rows.flatMap((row) => Object.keys(row)))];
-  return { columns, rows: r.data.rows };
+  const x = table ? DIMENSION_X[table] : undefined;
+  const out: Table = { columns, rows: r.data.rows };
+  if (x && columns.includes(x) && columns.includes('revenue')) {
+    out.suggest = { type: 'bar', x, y: 'revenue' };
+    if (sum)
+      out.note = `this chart shows all ${r.data.rows.length} ${table} of the result (revenue ${money(sum.revenue)} in ${sum.orders} orders)`;
+  }
+  return out;
 }

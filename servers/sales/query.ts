@@ -19,6 +19,8 @@ export interface SalesSummary {
   revenue: number;
   byRegion: Array<{ region: string; region_en: string; orders: number; revenue: number }>;
   byMonth: Array<{ month: string; orders: number; revenue: number }>;
+  /** Per day with orders (`YYYY-MM-DD`), oldest first: the whole result as a daily series. */
+  byDay: Array<{ date: string; orders: number; revenue: number }>;
 }
 
 export interface SalesResult {
@@ -54,6 +56,7 @@ const TABLE_SQL: Record<SalesTable, string> = {
 };
 const TOTAL_SQL = `SELECT COUNT(*) AS orders, COALESCE(SUM(o.quantity), 0) AS units, COALESCE(ROUND(SUM(o.revenue_fen) / 100.0, 2), 0) AS revenue ${FROM} WHERE ${WHERE}`;
 const BY_REGION_SQL = `SELECT r.name_zh AS region, r.name_en AS region_en, COUNT(*) AS orders, ROUND(SUM(o.revenue_fen) / 100.0, 2) AS revenue ${FROM} WHERE ${WHERE} GROUP BY r.id ORDER BY r.id`;
+const BY_DAY_SQL = `SELECT o.order_date AS date, COUNT(*) AS orders, ROUND(SUM(o.revenue_fen) / 100.0, 2) AS revenue ${FROM} WHERE ${WHERE} GROUP BY o.order_date ORDER BY o.order_date`;
 const BY_MONTH_SQL = `SELECT substr(o.order_date, 1, 7) AS month, COUNT(*) AS orders, ROUND(SUM(o.revenue_fen) / 100.0, 2) AS revenue ${FROM} WHERE ${WHERE} GROUP BY month ORDER BY month`;
 
 /**
@@ -91,6 +94,7 @@ export class SalesQuery {
       ...total,
       byRegion: this.db.prepare(BY_REGION_SQL).all(params) as SalesSummary['byRegion'],
       byMonth: this.db.prepare(BY_MONTH_SQL).all(params) as SalesSummary['byMonth'],
+      byDay: this.db.prepare(BY_DAY_SQL).all(params) as SalesSummary['byDay'],
     };
     const columns = stmt.columns().map((c) => c.name);
     return { config, from, to, columns, rows, truncated: config.table === 'orders' && total.orders > rows.length, summary };

@@ -37,8 +37,8 @@ export class ResultStore {
   /**
    * @param maxEntries results kept in memory before the oldest is evicted. @default 100
    * @param dir when given, each result is also written to `<dir>/<id>.json` and read back from there on
-   *   a miss, so every process that opens the same database (the sales server, and the charts server
-   *   started with `--with-sales`) can resolve `sales://results/{id}`.
+   *   a miss, so a result outlives the sales process (a restarted server still resolves
+   *   `sales://results/{id}`, and a parley host can hand it to charts again as a query-result root).
    */
   constructor(
     private readonly maxEntries = 100,

@@ -18,6 +18,9 @@ import type { SalesDb } from './data.js';
 import { SalesQuery, describeResult } from './query.js';
 import { ResultStore, RESULT_URI_TEMPLATE, RESULT_CSV_URI_TEMPLATE } from './results.js';
 import { customRangeSchema, SalesConfigError } from './config.js';
+
+/** The experimental capability of query-result roots (same string as `src/host/roots/query-results.ts`). */
+export const QUERY_RESULT_ROOTS_CAPABILITY = 'parley/queryResultRoots';
 import type { SalesConfigObject } from './config.js';
 
 export const SALES_SERVER_NAME = 'parley-sales';
@@ -45,11 +48,6 @@ export interface SalesBackend {
   store: ResultStore;
   shared: Shared;
   config: ConfigDef<SalesConfigObject>;
-  /**
-   * {@link registerSales} bound to this backend, so a host server (charts `--with-sales`) can add the
-   * sales tools without importing this module (and better-sqlite3) when it runs without sales.
-   */
-  register(p: ParleyServer): void;
   close(): void;
 }
 
@@ -71,7 +69,6 @@ export function openSalesBackend(opts: SalesBackendOptions = {}): SalesBackend {
     store: new ResultStore(opts.maxResults ?? 100, resultsDir),
     shared: opts.shared ?? createShared(),
     config,
-    register: (p) => registerSales(p, backend),
     close: () => db.close(),
   };
   return backend;
@@ -83,12 +80,20 @@ function errorResult(text: string): CallToolResult {
 
 /** Builds one server instance on `backend`. */
 export function createSalesServer(backend: SalesBackend): ParleyServer {
-  const p = createParleyServer({ name: SALES_SERVER_NAME, version: SALES_SERVER_VERSION, shared: backend.shared });
+  const p = createParleyServer({
+    name: SALES_SERVER_NAME,
+    version: SALES_SERVER_VERSION,
+    shared: backend.shared,
+    // Query-result roots (src/host/roots/query-results.ts): a parley host hands the results this server
+    // links to over to the servers that consume them (charts), so they need no copy of sales. Only the
+    // JSON form: it carries the summary of the whole result (the CSV is the rows listed).
+    mcpOptions: { capabilities: { experimental: { [QUERY_RESULT_ROOTS_CAPABILITY]: { produces: [RESULT_URI_TEMPLATE] } } } },
+  });
   registerSales(p, backend);
   return p;
 }
 
-/** Registers `query_sales` and the result resources on `p` (used alone, or next to the charts tool). */
+/** Registers `query_sales` and the result resources on `p`. */
 export function registerSales(p: ParleyServer, backend: SalesBackend): void {
   const { query, store, config } = backend;
   // The custom range's dates, asked only when range is custom; kept per session like `config`.

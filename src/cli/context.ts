@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import { createHost, formatConfigIssues, hasErrors } from '../host/index.js';
 import { openPostgresCredentialStore, openSqliteCredentialStore, type CredentialStore } from '../host/auth/index.js';
 import type { ConfigIssue, Host, HostConfig, Presenter } from '../host/index.js';
-import { isPostgresUrl, openStore as openAnyStore, redactUrl, type Store } from '../host/store/index.js';
+import { isPostgresUrl, openStore as openAnyStore, redactUrl, StoreError, type Store } from '../host/store/index.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT } from './output.js';
 
@@ -119,9 +119,19 @@ export async function openStore(args: { store?: unknown; db?: unknown }, fallbac
   try {
     return await openAnyStore(target);
   } catch (e) {
-    const msg = oneLine((e as Error).message);
-    throw new CliError(/^Cannot /.test(msg) ? msg : `cannot open the store ${target}: ${msg}`, EXIT.FAILED);
+    throw storeFailure(e, `cannot open the store ${target}`);
   }
+}
+
+/**
+ * A store failure as a one-line CLI error. A `StoreError` already names the database and the fix; the
+ * CLI adds its own hint by the error's code (the host puts no command-line flags into its messages).
+ * Anything else is prefixed with `what`.
+ */
+export function storeFailure(e: unknown, what: string): CliError {
+  if (!StoreError.is(e)) return new CliError(`${what}: ${oneLine((e as Error)?.message ?? String(e))}`, EXIT.FAILED);
+  const hint = e.code === 'STORE_VERSION' ? ' (--store <file|postgres://…> or PARLEY_STORE chooses another store)' : '';
+  return new CliError(oneLine(e.message) + hint, EXIT.FAILED);
 }
 
 /**

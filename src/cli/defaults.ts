@@ -17,15 +17,16 @@ export function packageDir(): string {
 
 /**
  * The embedded default, in the `mcpServers` shape: `sales` (a deterministic SQLite sales database
- * in `.parley/sales.db`) and `charts` (vega-lite charts; `--with-sales` so it can chart
- * `sales://results/{id}`). Both run from the built package with the current Node binary.
+ * in `.parley/sales.db`) and `charts` (vega-lite charts; the host hands it `sales://results/{id}` as
+ * query-result roots, `src/host/roots/query-results.ts`). Both run from the built package with the
+ * current Node binary.
  */
 export function embeddedDefault(dir = packageDir()): Record<string, unknown> {
   const bin = (name: string) => `${dir.replace(/\/$/, '')}/dist/servers/${name}/main.js`;
   return {
     mcpServers: {
       sales: { command: process.execPath, args: [bin('sales'), '--db', '.parley/sales.db'] },
-      charts: { command: process.execPath, args: [bin('charts'), '--with-sales', '--sales-db', '.parley/sales.db'] },
+      charts: { command: process.execPath, args: [bin('charts')] },
     },
   };
 }

@@ -43,7 +43,7 @@ export const serversCommand = defineCommand({
     parseFlags('servers', rawArgs, { '--start': false, '--json': false });
     const ctx = await openHost(args, new HeadlessPresenter(true));
     try {
-      if (args.start) await ctx.host.start(ctx.host.servers.names());
+      if (args.start) await ctx.host.start(ctx.host.serverNames());
       const list: Array<{
         name: string;
         type: string;
@@ -73,18 +73,18 @@ export const toolsCommand = defineCommand({
     const pos = parseFlags('tools', rawArgs, { '--json': false });
     const ctx = await openHost(args, new HeadlessPresenter(true));
     try {
-      const names = pos.length ? pos : [...ctx.host.servers.names(), ...Object.keys(ctx.invalid)];
+      const names = pos.length ? pos : [...ctx.host.serverNames(), ...Object.keys(ctx.invalid)];
       for (const n of names)
-        if (!ctx.host.servers.names().includes(n) && !Object.hasOwn(ctx.invalid, n))
-          throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.servers.names().join(', ')})`, EXIT.FAILED);
+        if (!ctx.host.serverNames().includes(n) && !Object.hasOwn(ctx.invalid, n))
+          throw new CliError(`tools: no server named "${n}" (configured: ${ctx.host.serverNames().join(', ')})`, EXIT.FAILED);
       const out: Record<string, { tools?: Array<{ name: string; description?: string }>; error?: string }> = {};
       await Promise.all(
         names.map(async (n) => {
           if (Object.hasOwn(ctx.invalid, n)) return void (out[n] = { error: `invalid configuration: ${ctx.invalid[n]}` });
           try {
-            const r = await ctx.host.servers.listTools(n);
+            const tools = await ctx.host.listTools(n);
             out[n] = {
-              tools: r.tools.map((t) => ({
+              tools: tools.map((t) => ({
                 name: t.name,
                 ...(t.description ? { description: t.description } : {}),
                 inputSchema: t.inputSchema,

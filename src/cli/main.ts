@@ -77,7 +77,8 @@ export async function runCli(rawArgs: string[], io: CliIo = PROCESS_IO): Promise
       return e.exitCode;
     }
     const msg = (e as Error).message ?? String(e);
-    if (/Unknown command|Missing required|Invalid value/i.test(msg)) {
+    // citty's usage errors, by their code (EARG: a missing or invalid argument).
+    if (['EARG', 'E_UNKNOWN_COMMAND', 'E_NO_COMMAND'].includes(String((e as { code?: unknown }).code))) {
       io.err(tone(`parley: ${msg} (see parley --help)\n`, process.stderr));
       return EXIT.USAGE;
     }

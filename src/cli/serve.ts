@@ -60,6 +60,11 @@ const tokenCommand = defineCommand({
   args: {
     user: { type: 'positional', required: true, description: 'user name (letters, digits, . _ @ -)' },
     tenant: { type: 'string', description: 'the user\'s tenant (letters, digits, . _ @ -); default: gateway.users, tenant "default"' },
+    admin: {
+      type: 'boolean',
+      description: "make the user an administrator of the tenant (reads the tenant's /admin/* views)",
+      default: false,
+    },
   },
   run({ args }) {
     const user = String(args.user);
@@ -68,9 +73,14 @@ const tokenCommand = defineCommand({
     const tenant = args.tenant === undefined ? DEFAULT_TENANT : String(args.tenant);
     if (!/^[A-Za-z0-9._@-]{1,64}$/.test(tenant))
       throw new CliError(`--tenant "${tenant}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`, EXIT.USAGE);
+    if (args.admin && tenant === DEFAULT_TENANT)
+      throw new CliError('--admin needs --tenant <t>: administrators are per tenant (gateway.tenants.<t>.admins)', EXIT.USAGE);
     const t = newToken();
     const entry = { [user]: { tokenSha256: t.tokenSha256 } };
-    const lines = tenant === DEFAULT_TENANT ? { gateway: { users: entry } } : { gateway: { tenants: { [tenant]: { users: entry } } } };
+    const lines =
+      tenant === DEFAULT_TENANT
+        ? { gateway: { users: entry } }
+        : { gateway: { tenants: { [tenant]: { users: entry, ...(args.admin ? { admins: [user] } : {}) } } } };
     const who = tenant === DEFAULT_TENANT ? user : `${user} (tenant ${tenant})`;
     process.stdout.write(
       `token for ${who} (shown once; give it to ${user}, keep it out of files):\n  ${t.token}\n\nadd to parley.json:\n${JSON.stringify(lines, null, 2)}\n`,

@@ -11,7 +11,7 @@
 import { defineCommand } from 'citty';
 import { SCHEMA_VERSION, storeSchemaVersion } from '../host/store/index.js';
 import { isPostgresUrl, openStore as openAnyStore } from '../host/store/index.js';
-import { oneLine, parseFlags, printJson, storeArgs, storeTarget } from './context.js';
+import { parseFlags, printJson, storeArgs, storeFailure, storeTarget } from './context.js';
 import { CliError, EXIT } from './output.js';
 
 const json = { type: 'boolean', description: 'print JSON' } as const;
@@ -20,8 +20,7 @@ async function version(target: string): Promise<{ location: string; version: num
   try {
     return await storeSchemaVersion(target);
   } catch (e) {
-    const msg = oneLine((e as Error).message);
-    throw new CliError(/^Cannot /.test(msg) ? msg : `cannot read the store: ${msg}`, EXIT.FAILED);
+    throw storeFailure(e, 'cannot read the store');
   }
 }
 
@@ -55,8 +54,7 @@ const migrateCommand = defineCommand({
     try {
       store = await openAnyStore(target);
     } catch (e) {
-      const msg = oneLine((e as Error).message);
-      throw new CliError(/^Cannot /.test(msg) ? msg : `cannot migrate the store: ${msg}`, EXIT.FAILED);
+      throw storeFailure(e, 'cannot migrate the store');
     }
     const out = { engine: store.engine, location: store.location, from: before, version: store.schemaVersion, latest: SCHEMA_VERSION };
     await store.close();

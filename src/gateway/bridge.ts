@@ -23,8 +23,14 @@ import type { ConsoleWatch } from './hold.js';
 /** Elicitation params as sent upstream. */
 export type UpstreamElicitParams = ElicitRequestFormParams | ElicitRequestURLParams;
 
-/** One upstream `tools/call` in progress, keyed by the tag given to `host.callTool`. */
+/** One upstream `tools/call` in progress (a 2025-era session's calls share one). */
 export interface UpstreamCall {
+  /**
+   * The call's tag, passed to `host.callTool(…, { tag })`; prompts the host attributes to the call carry
+   * it back in `PromptView.call.tag` (`src/host/servers/calls.ts`). The upstream session id (2025 eras)
+   * or the parked call's id (2026-07-28).
+   */
+  readonly tag: string;
   /** Modes the upstream client declared for this request. */
   modes: { form: boolean; url: boolean };
   /** Upstream revision (defaults go into the schema only from 2025-11-25 on). */
@@ -37,9 +43,33 @@ export interface UpstreamCall {
   console?: ConsoleWatch;
 }
 
+/**
+ * One user's open upstream calls. The gateway's `tools/call` handler opens and closes them; the bridge
+ * finds a prompt's call by the tag the prompt carries. One per user; no other state is shared.
+ */
+export class OpenCalls {
+  readonly #byTag = new Map<string, UpstreamCall>();
+  /** Registers `call` under its tag (replacing none: tags are unique per open call). */
+  open(call: UpstreamCall): void {
+    this.#byTag.set(call.tag, call);
+  }
+  /** Forgets `call` (a later call that reuses its tag is left alone). */
+  close(call: UpstreamCall): void {
+    if (this.#byTag.get(call.tag) === call) this.#byTag.delete(call.tag);
+  }
+  /** The open call with `tag`, if any. */
+  get(tag: string | undefined): UpstreamCall | undefined {
+    return tag === undefined ? undefined : this.#byTag.get(tag);
+  }
+  /** How many calls are open. */
+  get size(): number {
+    return this.#byTag.size;
+  }
+}
+
 export interface BridgeOptions {
-  /** Open upstream calls by tag (shared with the gateway's `tools/call` handler). */
-  calls: Map<string, UpstreamCall>;
+  /** The user's open upstream calls (opened and closed by the gateway's `tools/call` handler). */
+  calls: OpenCalls;
   /** Used when the upstream client cannot answer: the console, or a headless presenter. */
   fallback: Presenter;
   /**
@@ -115,8 +145,7 @@ export class BridgePresenter implements Presenter {
 
   async present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
     if (prompt.sampling) return this.o.fallback.present(prompt, signal);
-    const tag = prompt.call?.tag;
-    const up = tag !== undefined ? this.o.calls.get(tag) : undefined;
+    const up = this.o.calls.get(prompt.call?.tag);
     if (up && up.modes[prompt.mode]) {
       const cap = this.o.cap;
       if (!cap) return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));

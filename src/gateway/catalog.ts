@@ -1,12 +1,12 @@
 /**
  * What the gateway offers upstream: the tools, prompts, resources and resource templates of every
- * configured server of one user's host, named by `./names.ts`. Lists come from the ServerManager's
- * list cache (refreshed on the servers' `list_changed`); a server that cannot start or does not offer
+ * configured server of one user's host, named by `./names.ts`, through the `Host` facade. Lists come
+ * from the host's per-server list cache (refreshed on the servers' `list_changed`); a server that cannot start or does not offer
  * a kind is left out of that list (and logged), never failing the whole list.
  * @module
  */
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
-import type { Host } from '../host/index.js';
+import { uriTemplateToRegExp, type Host } from '../host/index.js';
 import { namespace, parseQualifiedUri, qualifiedUri } from './names.js';
 
 type Target = { server: string; name: string };
@@ -37,7 +37,7 @@ export class Catalog {
 
   /** Every server's result of `fetch`, skipping (and logging) the ones that fail. */
   private async each<T>(what: Kind, fetch: (server: string) => Promise<T>): Promise<Array<{ server: string; value: T }>> {
-    const names = this.host.servers.names();
+    const names = this.host.serverNames();
     const got = await Promise.allSettled(names.map(fetch));
     const out: Array<{ server: string; value: T }> = [];
     let partial = false;
@@ -54,8 +54,7 @@ export class Catalog {
   }
 
   private capable(server: string, kind: 'tools' | 'prompts' | 'resources'): boolean {
-    const caps = this.host.servers.info(server)?.serverCapabilities as Record<string, unknown> | undefined;
-    return !!caps?.[kind];
+    return !!this.host.capabilities(server)?.[kind];
   }
 
   /** Every server's tools under exposed names; `fresh` also bypasses the host's per-server list cache. */
@@ -63,7 +62,7 @@ export class Catalog {
     if (fresh) this.tools = undefined;
     this.tools ??= this.named(
       'tools',
-      (s) => this.host.servers.listTools(s, { fresh }).then((r) => r.tools),
+      (s) => this.host.listTools(s, { fresh }),
       (t, server, exposed) => ({ ...t, name: exposed, title: t.title ?? t.name, description: `[${server}] ${t.description ?? ''}`.trim() }),
     );
     return this.tools;
@@ -74,7 +73,7 @@ export class Catalog {
     if (fresh) this.prompts = undefined;
     this.prompts ??= this.named(
       'prompts',
-      (s) => this.host.servers.listPrompts(s, { fresh }).then((r) => r.prompts),
+      (s) => this.host.listPrompts(s, { fresh }),
       (p, server, exposed) => ({ ...p, name: exposed, description: `[${server}] ${p.description ?? ''}`.trim() }),
     );
     return this.prompts;
@@ -87,7 +86,7 @@ export class Catalog {
     expose: (item: T, server: string, exposed: string) => T,
   ): Promise<Named<T>> {
     return this.each(kind, async (s) => {
-      await this.host.servers.ensureRunning(s);
+      await this.host.ensureRunning(s);
       return this.capable(s, kind) ? list(s) : [];
     }).then((per) => {
       const byName = new Map<string, Target>();
@@ -102,8 +101,8 @@ export class Catalog {
 
   listResources(): Promise<{ list: Resource[]; byUri: Map<string, Target> }> {
     this.resources ??= this.each('resources', async (s) => {
-      await this.host.servers.ensureRunning(s);
-      return this.capable(s, 'resources') ? (await this.host.servers.listResources(s)).resources : [];
+      await this.host.ensureRunning(s);
+      return this.capable(s, 'resources') ? this.host.listResources(s) : [];
     }).then((per) => {
       const count = new Map<string, number>();
       for (const { value } of per) for (const r of value) count.set(r.uri, (count.get(r.uri) ?? 0) + 1);
@@ -131,8 +130,8 @@ export class Catalog {
 
   private templatesByServer(): Promise<Array<{ server: string; template: ResourceTemplate }>> {
     this.templates ??= this.each('resources', async (s) => {
-      await this.host.servers.ensureRunning(s);
-      return this.capable(s, 'resources') ? (await this.host.servers.listResourceTemplates(s)).resourceTemplates : [];
+      await this.host.ensureRunning(s);
+      return this.capable(s, 'resources') ? this.host.listResourceTemplates(s) : [];
     }).then((per) => per.flatMap(({ server, value }) => value.map((template) => ({ server, template }))));
     return this.templates;
   }
@@ -178,7 +177,7 @@ export class Catalog {
    */
   async resource(uri: string): Promise<Target | undefined> {
     const q = parseQualifiedUri(uri);
-    if (q && this.host.servers.names().includes(q.server)) return { server: q.server, name: q.uri };
+    if (q && this.host.serverNames().includes(q.server)) return { server: q.server, name: q.uri };
     const listed = (await this.listResources()).byUri.get(uri);
     if (listed) return listed;
     const routed = await this.host.serversFor(uri).catch(() => [] as string[]);
@@ -189,9 +188,13 @@ export class Catalog {
   }
 }
 
-/** Whether `uri` fits a level-1 URI template (`{var}` matches one or more characters other than `/`). */
+/**
+ * Whether the RFC 6570 template (levels 1–4, from a server) can expand to `uri`, by the host's router
+ * matcher: linear in the URI's length, so a template such as `x://{a}{b}{c}{d}{e}` cannot stall the
+ * gateway (a backtracking RegExp of it, as the SDK's `UriTemplate.match` builds, took seconds on a
+ * few hundred characters). Templates over `MAX_TEMPLATE_CHARS` (1024) match nothing, as do URIs over
+ * `MAX_MATCH_URI_CHARS` (8192).
+ */
 export function matchesTemplate(template: string, uri: string): boolean {
-  const parts = template.split(/\{[^}]*\}/);
-  const re = parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
-  return new RegExp(`^${re}$`).test(uri);
+  return uriTemplateToRegExp(template)?.test(uri) ?? false;
 }

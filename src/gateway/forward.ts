@@ -76,7 +76,17 @@ export async function forwardRetry(f: ForwardCall): Promise<CallToolResult> {
   } as never);
   const proof = forwardProof(f.secret, f.identity);
   try {
-    await c.connect(new StreamableHTTPClientTransport(new URL(f.url), { requestInit: { headers: { [FORWARD_HEADER]: proof } } }));
+    // The connect (version discovery) honours the signal too: a hung owner must not hold the retry.
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = () => reject(f.signal.reason ?? new Error('aborted'));
+      if (f.signal.aborted) fail();
+      else f.signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    await Promise.race([
+      c.connect(new StreamableHTTPClientTransport(new URL(f.url), { requestInit: { headers: { [FORWARD_HEADER]: proof } } })),
+      aborted,
+    ]);
     return (await c.callTool(
       { name: f.name, arguments: f.args, inputResponses: f.inputResponses, requestState: f.requestState } as never,
       { allowInputRequired: true, signal: f.signal, timeout: f.timeoutMs } as never,

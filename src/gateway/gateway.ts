@@ -14,11 +14,11 @@ import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
-import type { Host, HostConfig, Presenter, Store } from '../host/index.js';
+import type { Host, HostConfig, Presenter, PromptView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
-import { BridgePresenter } from './bridge.js';
+import { BridgePresenter, OpenCalls } from './bridge.js';
 import { ConsoleHolds } from './hold.js';
 import type { ConsoleWatch, HoldOptions } from './hold.js';
 import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
@@ -37,6 +37,9 @@ import { identityOf, ResourceGuard } from './oauth.js';
 import type { Identity } from './oauth.js';
 import { gatewayIdentities, parseIdentity } from './users.js';
 import { checkForwardProof, FORWARD_HEADER, forwardRetry, isLoopbackUrl } from './forward.js';
+import { SessionRouter } from './sessions-route.js';
+import { adminRoutes } from './admin.js';
+import type { WatchOptions } from './sessions-watch.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -81,6 +84,11 @@ export interface GatewayOptions {
   consoleAddress?: () => string | undefined;
   /** Bounds of calls waiting for the console (`./hold.ts`). */
   hold?: HoldOptions;
+  /**
+   * Liveness probes of the replicas this one forwards to (`./sessions-watch.ts`; with `secret` only).
+   * @default probe every 1000 ms, 3000 ms each, down after 3 misses or a refused connection
+   */
+  replicaWatch?: WatchOptions;
 }
 
 /** One user's part of the gateway. */
@@ -91,8 +99,8 @@ export interface UserSpace {
   tenant: string;
   host: Host;
   catalog: Catalog;
-  /** Open upstream tool calls by tag. */
-  calls: Map<string, UpstreamCall>;
+  /** Open upstream tool calls, found by the tag their prompts carry. */
+  calls: OpenCalls;
   /** Live upstream sessions (2025 eras and stdio), for list_changed. */
   sessions: Set<McpServer>;
   /** Elicitations waiting for this user's client (pushed or parked); capped by `gateway.maxPendingPerUser`. */
@@ -145,6 +153,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   });
   /** This replica's MCP URL once serving over HTTP; sealed into requestState for cross-replica resume. */
   let selfUrl = '';
+  // With a shared secret, 2025-era session ids name their replica and reach it from any other (./sessions-route.ts).
+  const router = opts.secret
+    ? new SessionRouter({ secret: opts.secret, replicaId, selfUrl: () => selfUrl || undefined, watch: opts.replicaWatch, log })
+    : undefined;
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
@@ -159,7 +171,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   function space(user: string, who?: Identity): UserSpace {
     let s = spaces.get(user);
     if (s) return s;
-    const calls = new Map<string, UpstreamCall>();
+    const calls = new OpenCalls();
     const fallback = opts.fallback?.(user) ?? new HeadlessPresenter();
     // Tenant scope: the store rows, broker limits and server processes of this host are the tenant's
     // user's own; a tenant's `servers` list narrows the configuration it gets.
@@ -177,16 +189,17 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       clientInfo: { name: 'parley-gateway', version: '0.1.0' },
     });
     const catalog = new Catalog(host, log);
-    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host.roots) };
+    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host) };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.
     // A server that (re)starts may change every list (it was left out while down).
-    host.servers.events.on('state', (e: { server: string; state: { status: string } }) => {
-      if (e.state.status !== 'running') return;
-      for (const kind of ['tools', 'prompts', 'resources'] as const) catalog.invalidate(kind);
-    });
-    host.servers.events.on('listChanged', (e: { server: string; kind: 'tools' | 'resources' | 'prompts' }) => {
+    host.on((e) => {
+      if (e.type === 'server') {
+        if (e.state.status === 'running') for (const kind of ['tools', 'prompts', 'resources'] as const) catalog.invalidate(kind);
+        return;
+      }
+      if (e.type !== 'list-changed') return;
       catalog.invalidate(e.kind);
       for (const m of sp.sessions) {
         if (!m.isConnected()) continue;
@@ -243,7 +256,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const sp = spaceOf(sdk);
       const t = await sp.catalog.prompt(req.params.name);
       if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
-      return sp.host.servers.getPrompt(t.server, t.name, req.params.arguments);
+      // Through the host facade, so it is audited like tool calls.
+      return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
     }) as never);
     srv.setRequestHandler(
       'resources/list',
@@ -335,6 +349,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       let entry = sp.calls.get(sessionId) as SessionCalls | undefined;
       if (!entry) {
         const e: SessionCalls = {
+          tag: sessionId,
           modes,
           revision: era.revision,
           failures: [],
@@ -350,7 +365,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             closed: (p) => e.watches.forEach((w) => w.closed(p)),
           },
         };
-        sp.calls.set(sessionId, (entry = e));
+        sp.calls.open((entry = e));
       }
       entry.modes = modes;
       // Sent related to this tools/call so it travels on the call's own response stream over HTTP
@@ -363,34 +378,92 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       entry.active.push(carrier);
       const up = entry;
       // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
-      // its own signal, which the upstream cancel reaches only while this request waits for it.
-      const key = { user: sp.user, tool: exposed, args };
-      const down = new AbortController();
-      const onCancel = () => down.abort(sdk.mcpReq.signal.reason);
-      sdk.mcpReq.signal.addEventListener('abort', onCancel, { once: true });
-      const run = holds.take(key) ?? sp.host.callTool(target.server, target.name, args, { tag: sessionId, signal: down.signal });
-      const held = holds.watch(key, run, {
-        progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
-        notify: (n) => sdk.mcpReq.notify(n as never),
-        tool: exposed,
-      });
-      up.watches.push(held.watch);
+      // its own signal, which the upstream cancel reaches only while this request waits for it. Its watch
+      // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
+      const held = holds.start(
+        { user: sp.user, tool: exposed, args },
+        (signal) => sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal }),
+        {
+          progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
+          notify: (n) => sdk.mcpReq.notify(n as never),
+          tool: exposed,
+        },
+        sdk.mcpReq.signal,
+      );
+      if (held.started) {
+        up.watches.push(held.watch);
+        const done = () => {
+          const i = up.watches.indexOf(held.watch);
+          if (i >= 0) up.watches.splice(i, 1);
+        };
+        held.run.then(done, done);
+      }
       try {
         return finish(await held.outcome, up);
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
       } finally {
-        sdk.mcpReq.signal.removeEventListener('abort', onCancel);
-        up.watches.splice(up.watches.indexOf(held.watch), 1);
+        held.release();
         up.active.splice(up.active.indexOf(carrier), 1);
-        if (up.active.length === 0) sp.calls.delete(sessionId);
+        if (up.active.length === 0) sp.calls.close(up);
       }
     }
 
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
     // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it}.
     const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown; a?: unknown; raw?: unknown } | undefined;
+    if (state === undefined && !modes.form && !modes.url && holds.active()) {
+      // A client that declared no elicitation: nothing can be parked for it, every prompt goes to the
+      // console; the call waits for it as a 2025-era one does (./hold.ts: progress, then "call again").
+      // One tag per user, as a 2025-era session's: a 2025-era server's prompt cannot be told apart
+      // between concurrent calls, so it is shown to the watch of each.
+      const tag = `console-hold:${sp.user}`;
+      let entry = sp.calls.get(tag) as (UpstreamCall & { watches: Set<ConsoleWatch> }) | undefined;
+      if (!entry) {
+        const watches = new Set<ConsoleWatch>();
+        const e = {
+          tag,
+          modes,
+          revision: era.revision,
+          failures: [],
+          watches,
+          ask: () => Promise.reject(new Error('the client declared no elicitation')),
+          console: {
+            opened: (p: PromptView) => watches.forEach((w) => w.opened(p)),
+            closed: (p: PromptView) => watches.forEach((w) => w.closed(p)),
+          },
+        };
+        sp.calls.open((entry = e));
+      }
+      const calls = entry;
+      const held = holds.start(
+        { user: sp.user, tool: exposed, args },
+        (signal) => sp.host.callTool(target.server, target.name, args, { tag, signal }),
+        {
+          progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
+          notify: (n) => sdk.mcpReq.notify(n as never),
+          tool: exposed,
+        },
+        sdk.mcpReq.signal,
+      );
+      if (held.started) {
+        calls.watches.add(held.watch);
+        const done = () => {
+          calls.watches.delete(held.watch);
+          if (calls.watches.size === 0) sp.calls.close(calls);
+        };
+        held.run.then(done, done);
+      }
+      try {
+        return finish(await held.outcome, { ...calls, failures: [] });
+      } catch (e) {
+        if (sdk.mcpReq.signal.aborted) throw e;
+        return failed(e, { ...calls, failures: [] });
+      } finally {
+        held.release();
+      }
+    }
     let parked;
     if (state !== undefined) {
       if (typeof state !== 'object' || state === null || typeof state.p !== 'string')
@@ -411,6 +484,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             -32602,
             `Invalid requestState: its call is parked on replica ${String(state.r)}, not this one (${replicaId}), which cannot reach it; call the tool again without requestState`,
           );
+        // The owner dies or hangs: the retry fails within the watch's bound (./sessions-watch.ts).
+        const down = new AbortController();
+        const unwatch = router?.watch.watch(owner, (why) => down.abort(new Error(`it ${why}`)));
         try {
           return await forwardRetry({
             url: owner,
@@ -421,15 +497,21 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             inputResponses: sdk.mcpReq.inputResponses,
             requestState: String(state.raw),
             modes,
-            signal: sdk.mcpReq.signal,
+            signal: AbortSignal.any([sdk.mcpReq.signal, down.signal]),
             timeoutMs: (opts.park?.ttlMs ?? 300_000) + 10_000,
           });
         } catch (e) {
+          if (down.signal.aborted)
+            return errorResult(
+              `parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(down.signal.reason as Error).message}. The call is lost; call the tool again without requestState.`,
+            );
           if (e instanceof ProtocolError || (typeof (e as { code?: unknown }).code === 'number' && (e as { code: number }).code < 0))
             throw e;
           return errorResult(
             `parley: replica ${String(state.r)} (${owner}), where this call is parked, cannot be reached: ${(e as Error).message}. The call is lost; call the tool again without requestState.`,
           );
+        } finally {
+          unwatch?.();
         }
       }
       parked = lot.get(state.p, sp.user);
@@ -453,10 +535,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       if (up) up.modes = modes;
       parked.answer(sdk.mcpReq.inputResponses);
     } else {
-      const p = (parked = lot.open(sp.user, () => sp.calls.delete(p.id)));
+      const p = (parked = lot.open(sp.user, () => sp.calls.close(call)));
       p.tool = exposed;
-      sp.calls.set(p.id, { modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) });
-      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: p.id, signal }));
+      const call: UpstreamCall = { tag: p.id, modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) };
+      sp.calls.open(call);
+      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: call.tag, signal }));
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
@@ -466,7 +549,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never),
       }) as never;
     lot.close(parked);
-    sp.calls.delete(parked.id);
+    sp.calls.close(up);
     if (out.kind === 'result') return finish(out.result, up);
     if (sdk.mcpReq.signal.aborted) {
       parked.expire('the client cancelled the call');
@@ -487,11 +570,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       };
       if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
+      const admin = adminRoutes({ config, users, store: opts.store });
       // The resource URL is the served URL unless configured; with port 0 it is known after listen, so
       // the guard is made then (a request in between gets 503).
       let guard = oauth?.resource ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env }) : undefined;
       const http: HttpOptions = {
         sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+        ...(router ? { sessions: router } : {}),
         maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
         maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
         ...how.http,
@@ -506,7 +591,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
                 if (!guard) throw new HttpDenial(503, { 'retry-after': '1' }, '');
                 return guard.authenticate(req);
               },
-              routes: (pathname: string, req: IncomingMessage) => guard?.route(pathname, req),
+              // Tenant administrators' views (./admin.ts), then the OAuth metadata.
+              routes: (pathname: string, req: IncomingMessage) => admin(pathname, req) ?? guard?.route(pathname, req),
             }
           : {}),
       };
@@ -527,6 +613,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     async close() {
       lot.closeAll();
       holds.clear();
+      router?.close();
       await Promise.all([...spaces.values()].map((s) => s.host.close()));
     },
   };

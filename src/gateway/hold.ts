@@ -11,7 +11,8 @@
  *   timeouts;
  * - past that bound, the tool result says where to answer and to call the tool again with the same
  *   arguments: that call picks up the same downstream call (kept {@link HoldOptions.keepMs}) instead of
- *   starting another.
+ *   starting another. Calling again before the person answered waits for that call, with progress for
+ *   the prompt still open ({@link ConsoleHolds.start}; 2025 eras and 2026-07-28 clients alike).
  *
  * Spec: 2025-11-25 basic/utilities/progress (tokens, increasing progress, human-readable message).
  * @module
@@ -58,6 +59,32 @@ export interface ConsoleWatch {
 interface Kept {
   run: Promise<CallToolResult>;
   timer: NodeJS.Timeout;
+  /** Set for a call started by {@link ConsoleHolds.start}: its prompts still open, for the pickup call. */
+  down?: Down;
+}
+
+/** One downstream call started by {@link ConsoleHolds.start}, outliving the upstream request that started it. */
+interface Down {
+  run: Promise<CallToolResult>;
+  ctl: AbortController;
+  /** Its prompts open in the console now. */
+  open: Set<PromptView>;
+  /** The watch of the upstream request waiting for it now, if any. */
+  current?: ConsoleWatch;
+}
+
+/** What {@link ConsoleHolds.start} returns. */
+export interface StartedHold {
+  /** Give it to the bridge (`UpstreamCall.console`) for as long as the downstream call runs. */
+  watch: ConsoleWatch;
+  /** The result, or the "answer in the console, then call again" result past the bound. */
+  outcome: Promise<CallToolResult>;
+  /** The downstream call (its result, once; also after a "call again" result). */
+  run: Promise<CallToolResult>;
+  /** True when this request started the downstream call, false when it picked up a held one. */
+  started: boolean;
+  /** Call when the upstream request is done: its progress stops and its cancel no longer reaches the call. */
+  release(): void;
 }
 
 /** One gateway's held calls. */
@@ -79,6 +106,11 @@ export class ConsoleHolds {
     this.keepMs = o.keepMs ?? 600_000;
   }
 
+  /** Whether a console can answer (an address is known): only then do calls wait for it. */
+  active(): boolean {
+    return this.address() !== undefined;
+  }
+
   /** The pickup key's text: user, exposed tool and arguments (key order does not matter). */
   private static text(c: CallKey): string {
     return JSON.stringify([c.user, c.tool, canonical(c.args)]);
@@ -89,13 +121,57 @@ export class ConsoleHolds {
    * nothing while no call is kept (the usual case): the key is made only then.
    */
   take(call: CallKey): Promise<CallToolResult> | undefined {
+    return this.takeKept(call)?.run;
+  }
+
+  private takeKept(call: CallKey): Kept | undefined {
     if (this.kept.size === 0) return undefined;
     const key = ConsoleHolds.text(call);
     const k = this.kept.get(key);
     if (!k) return undefined;
     clearTimeout(k.timer);
     this.kept.delete(key);
-    return k.run;
+    return k;
+  }
+
+  /**
+   * A call of a client that can show no prompt at all (a 2026-07-28 client that declared no elicitation:
+   * nothing can be parked for it). Starts the downstream call with `start` — or picks up the one held for
+   * `call` — and waits for it as {@link watch} does. The returned `watch` belongs to the downstream call:
+   * a pickup call re-attaches to it, so a prompt still open in the console gets progress and the bound
+   * again. `signal` (the upstream request's) cancels the downstream call only while this request waits.
+   */
+  start(call: CallKey, start: (signal: AbortSignal) => Promise<CallToolResult>, ctx: HoldContext, signal: AbortSignal): StartedHold {
+    const kept = this.takeKept(call);
+    const ctl = new AbortController();
+    // A kept call of a 2025-era request (no Down) is picked up as it is: its prompts are not tracked.
+    const d: Down = kept?.down ?? { ctl, run: kept ? kept.run : start(ctl.signal), open: new Set() };
+    const run = d.run;
+    const onCancel = () => d.ctl.abort(signal.reason);
+    signal.addEventListener('abort', onCancel, { once: true });
+    const mine = this.watch(call, run, ctx, d);
+    d.current = mine.watch;
+    for (const p of d.open) mine.watch.opened(p);
+    return {
+      run,
+      started: !kept,
+      outcome: mine.outcome,
+      watch: {
+        opened: (p) => {
+          d.open.add(p);
+          d.current?.opened(p);
+        },
+        closed: (p) => {
+          d.open.delete(p);
+          d.current?.closed(p);
+        },
+      },
+      release: () => {
+        signal.removeEventListener('abort', onCancel);
+        mine.stop();
+        if (d.current === mine.watch) d.current = undefined;
+      },
+    };
   }
 
   /**
@@ -103,7 +179,12 @@ export class ConsoleHolds {
    * bound, keeps `run` for `call` and returns the "answer in the console, then call again" result.
    * @returns the watch for the bridge, and the outcome.
    */
-  watch(call: CallKey, run: Promise<CallToolResult>, ctx: HoldContext): { watch: ConsoleWatch; outcome: Promise<CallToolResult> } {
+  watch(
+    call: CallKey,
+    run: Promise<CallToolResult>,
+    ctx: HoldContext,
+    down?: Down,
+  ): { watch: ConsoleWatch; outcome: Promise<CallToolResult>; stop(): void } {
     const open = new Set<PromptView>();
     let progress = 0;
     let ticker: NodeJS.Timeout | undefined;
@@ -136,7 +217,7 @@ export class ConsoleHolds {
         bound ??= setTimeout(
           () => {
             stop();
-            this.keep(ConsoleHolds.text(call), run);
+            this.keep(ConsoleHolds.text(call), run, down);
             held({
               isError: true,
               content: [
@@ -156,7 +237,7 @@ export class ConsoleHolds {
       },
     };
     const outcome = Promise.race([run.finally(stop), heldResult]);
-    return { watch, outcome };
+    return { watch, outcome, stop };
   }
 
   /** Drops every kept call (their downstream calls end by their own deadlines). */
@@ -171,12 +252,12 @@ export class ConsoleHolds {
     return `${p.server} asks for ${what}, which this client cannot show. Answer it in parley's console at ${this.address()} (its address with the access token is in the file parley names on its stderr at start).`;
   }
 
-  private keep(key: string, run: Promise<CallToolResult>): void {
+  private keep(key: string, run: Promise<CallToolResult>, down?: Down): void {
     const old = this.kept.get(key);
     if (old) clearTimeout(old.timer);
     const timer = setTimeout(() => this.kept.delete(key), this.keepMs);
     timer.unref();
-    this.kept.set(key, { run, timer });
+    this.kept.set(key, { run, timer, ...(down ? { down } : {}) });
     run.catch(() => undefined); // a held call that fails is reported to whoever picks it up
   }
 }

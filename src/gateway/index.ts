@@ -12,7 +12,7 @@ export {
   type GatewayOptions,
   type UserSpace,
 } from './gateway.js';
-export { BridgePresenter, PendingCapError, upstreamParams, toAnswer, type UpstreamCall } from './bridge.js';
+export { BridgePresenter, OpenCalls, PendingCapError, upstreamParams, toAnswer, type UpstreamCall } from './bridge.js';
 export { ParkingLot, ParkedCall, type ParkOptions } from './park.js';
 export { namespace, qualifiedUri, parseQualifiedUri, SEPARATOR, MAX_NAME } from './names.js';
 export { hashToken, newToken, userForAuthorization, identityKey, parseIdentity, gatewayIdentities, DEFAULT_TENANT } from './users.js';

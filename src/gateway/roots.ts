@@ -7,14 +7,14 @@
  * upstream roots are not bridged: docs/gateway.md).
  * @module
  */
-import type { RootRegistry } from '../host/index.js';
+import type { Host } from '../host/index.js';
 
 /** Which upstream sessions list which root URI, for one user. */
 export class UpstreamRoots {
   private readonly bySession = new Map<string, Set<string>>();
   private readonly holders = new Map<string, Set<string>>();
 
-  constructor(private readonly registry: RootRegistry) {}
+  constructor(private readonly host: Pick<Host, 'getRoot' | 'addRoot' | 'removeRoot'>) {}
 
   /** Replaces `session`'s roots with `roots` (file:// URIs as the client sent them). */
   set(session: string, roots: Array<{ uri: string; name?: string }>): void {
@@ -25,8 +25,8 @@ export class UpstreamRoots {
       let added;
       try {
         added =
-          this.registry.get(r.uri) ??
-          this.registry.add(r.uri, { name: r.name, lifetime: 'request', source: 'upstream', requestId: 'upstream' });
+          this.host.getRoot(r.uri) ??
+          this.host.addRoot(r.uri, { name: r.name, lifetime: 'request', source: 'upstream', requestId: 'upstream' });
       } catch {
         continue; // not a usable file URI: left out, like any malformed root
       }
@@ -50,7 +50,7 @@ export class UpstreamRoots {
     h?.delete(session);
     if (h && h.size === 0) {
       this.holders.delete(uri);
-      if (this.registry.get(uri)?.source === 'upstream') this.registry.remove(uri);
+      if (this.host.getRoot(uri)?.source === 'upstream') this.host.removeRoot(uri);
     }
   }
 }

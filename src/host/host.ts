@@ -8,7 +8,15 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { normalizeRootUri, type Content } from '../schema/index.js';
 import { ElicitationBroker } from './broker/index.js';
 import type { BrokerEvent } from './broker/index.js';
@@ -17,7 +25,8 @@ import { effectiveRootPolicy, isLazy, type HostConfig, type RootPolicyDef, type 
 import type { Presenter } from './presenter.js';
 import { RootRegistry } from './roots/index.js';
 import { feedDiscovery } from './roots/discovery.js';
-import type { RootsChange } from './roots/index.js';
+import { QueryResultRoots } from './roots/query-results.js';
+import type { AddRootOptions, RegisteredRoot, RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
 import type { ServerState } from './servers/index.js';
 import type { AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
@@ -26,6 +35,7 @@ import { readResourceAsking } from './resources.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { CallbackServer } from './auth/callback-server.js';
 import { MemoryCredentialStore, type CredentialStore } from './auth/credential-store.js';
+import { setHostInternals } from './internals.js';
 
 export interface HostOptions {
   /** Shows input requests to a person (web console, terminal, scripted answers, headless). */
@@ -56,6 +66,12 @@ export interface HostOptions {
   signInTimeoutMs?: number;
   /** Clock for token expiry (tests), epoch ms. @default Date.now */
   now?: () => number;
+  /**
+   * Folder for query-result roots (results handed from a producing server to consuming ones,
+   * `roots/query-results.ts`); a `session-*` folder is made inside and removed by `close()`.
+   * @default a new `parley-query-results-*` folder in the OS temp dir
+   */
+  queryResultsDir?: string;
 }
 
 /** Events for UIs: server states, stderr lines, pending prompts, roots changes, tool calls. */
@@ -64,7 +80,9 @@ export type HostEvent =
   | { type: 'stderr'; server: string; line: string }
   | { type: 'broker'; event: BrokerEvent }
   | { type: 'roots'; change: RootsChange }
-  | { type: 'tool-call'; server: string; tool: string; phase: 'start' | 'end'; isError?: boolean; durationMs?: number };
+  | { type: 'tool-call'; server: string; tool: string; phase: 'start' | 'end'; isError?: boolean; durationMs?: number }
+  /** A server sent `notifications/{tools,resources,prompts}/list_changed` (its cached list was dropped). */
+  | { type: 'list-changed'; server: string; kind: 'tools' | 'resources' | 'prompts' };
 
 export interface ServerSummary {
   name: string;
@@ -81,14 +99,62 @@ export interface ServerSummary {
   lazy: boolean;
 }
 
+/**
+ * The host facade: everything a gateway, CLI or UI does with a host goes through these operations
+ * (the server manager, broker and root registry behind them are not part of it). Server names are
+ * the configuration's keys; an unknown name throws `UnknownServerError` (code `UNKNOWN_SERVER`).
+ */
 export interface Host {
   readonly config: HostConfig;
   readonly scope: Scope;
-  readonly servers: ServerManager;
-  readonly broker: ElicitationBroker;
-  readonly roots: RootRegistry;
   /** Server names with state, revision, capabilities and recent stderr. */
   listServers(): ServerSummary[];
+  /** The configured server names, in configuration order (no state; cheap). */
+  serverNames(): string[];
+  /**
+   * Resolves once `name` runs, starting it if needed (lazy servers too), bounded by its
+   * `startupTimeoutMs` (config; default `DEFAULT_TIMEOUTS.startupMs`).
+   * @throws UnknownServerError, ServerUnavailableError (start failed, timed out, or given up after crashes)
+   */
+  ensureRunning(name: string): Promise<void>;
+  /** Stops `name` (SIGTERM/SIGKILL bounds of {@link HostOptions.stop}) and starts it again. @throws as {@link ensureRunning} */
+  restart(name: string): Promise<void>;
+  /** Capabilities the server declared in `initialize` (spec: basic/lifecycle); `undefined` while it does not run. */
+  capabilities(name: string): ServerCapabilities | undefined;
+  /**
+   * The server's tools (`tools/list`, every page), starting it lazily. Cached until the server's
+   * `notifications/tools/list_changed`; `opts.fresh` drops the cached list first. Spec: server/tools.
+   * @throws as {@link ensureRunning}; the server's error
+   */
+  listTools(server: string, opts?: { fresh?: boolean }): Promise<Tool[]>;
+  /** The server's prompts (`prompts/list`), cached like {@link listTools}. Spec: server/prompts. */
+  listPrompts(server: string, opts?: { fresh?: boolean }): Promise<Prompt[]>;
+  /** The server's resources (`resources/list`), cached until `resources/list_changed`. Spec: server/resources. */
+  listResources(server: string): Promise<Resource[]>;
+  /** The server's resource templates (`resources/templates/list`), cached like {@link listResources}. */
+  listResourceTemplates(server: string): Promise<ResourceTemplate[]>;
+  /**
+   * Gets a prompt (`prompts/get`), starting the server lazily. Audited like tool calls: a
+   * `prompt-get` row `start`, then `ok` (with `durationMs`) or `failed` (with the error message);
+   * the arguments are not recorded. Spec: server/prompts.
+   * @throws as {@link ensureRunning}; the server's error (e.g. -32602 for an unknown prompt)
+   */
+  getPrompt(server: string, name: string, args?: Record<string, string>, opts?: { signal?: AbortSignal }): Promise<GetPromptResult>;
+  /** The roots the host offers (copies), optionally filtered. Spec: client/roots. */
+  listRoots(filter?: { lifetime?: RegisteredRoot['lifetime']; source?: RegisteredRoot['source']; virtual?: boolean }): RegisteredRoot[];
+  /** The root registered under `uri` (any spelling of it), if any. */
+  getRoot(uri: string): RegisteredRoot | undefined;
+  /**
+   * Adds a root (or updates its name, lifetime, source) and tells the servers it routes to
+   * (`notifications/roots/list_changed` on 2025 eras). Its health is checked on the registry's
+   * schedule; use {@link addRootChecked} to check it first.
+   * @throws UriError for a URI without a scheme or a malformed one
+   */
+  addRoot(uri: string, opts?: AddRootOptions): RegisteredRoot;
+  /** {@link addRoot}, then one health check (bounded, 2000 ms) before it resolves. @throws UriError */
+  addRootChecked(uri: string, opts?: AddRootOptions): Promise<RegisteredRoot>;
+  /** Removes a root (any spelling of its URI); returns whether it existed. */
+  removeRoot(uri: string): boolean;
   /**
    * Starts the named servers (default: the eager ones, i.e. every server that is not lazy) in
    * parallel; resolves when each has started or failed. Lazy servers start on first use.
@@ -114,7 +180,8 @@ export interface Host {
    * Reads a resource, starting the server lazily. When the server does not find `uri` and it is one of
    * the server's resource templates with variables left out, the missing variables are asked of a
    * person (a form through the broker, completions as options) and the completed URI is read
-   * (`./resources.ts`, essay §3.2).
+   * (`./resources.ts`, essay §3.2). Audited like tool calls: a `resource-read` row `start`, then `ok`
+   * (with `durationMs`) or `failed`. Spec: server/resources.
    * @throws ResourceInputDeclinedError (person declined/cancelled), the server's error otherwise
    */
   readResource(server: string, uri: string, opts?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
@@ -240,15 +307,46 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         : Promise.resolve(def),
   });
   servers.events.on('state', (e: { server: string; state: ServerState }) => emit({ type: 'server', server: e.server, state: e.state }));
+  servers.events.on('listChanged', (e: { server: string; kind: 'tools' | 'resources' | 'prompts' }) =>
+    emit({ type: 'list-changed', server: e.server, kind: e.kind }),
+  );
   const discovered = feedDiscovery(roots, servers, opts.log);
+  const queryResults = new QueryResultRoots(
+    {
+      roots,
+      // Known once connected (a consumer asks roots/list while it starts, before it is 'running').
+      capabilities: (name) => servers.info(name)?.serverCapabilities,
+      ensureRunning: async (name) => void (await servers.ensureRunning(name)),
+      announced: async () => void (await Promise.all([...notifying])),
+      names: () => servers.names(),
+      readResource: (server, uri, signal) =>
+        new Promise((resolve, reject) => {
+          const onAbort = () => reject(new Error(`no answer within the bound (${String(signal.reason ?? 'timeout')})`));
+          signal.addEventListener('abort', onAbort, { once: true });
+          servers
+            .readResource(server, uri)
+            .then(resolve, reject)
+            .finally(() => signal.removeEventListener('abort', onAbort));
+        }),
+      log: opts.log,
+    },
+    { dir: opts.queryResultsDir },
+  );
   const lazy = (name: string) => isLazy(config, config.servers[name] ?? { name });
   servers.events.on('stderr', (e: { server: string; line: string }) => emit({ type: 'stderr', server: e.server, line: e.line }));
 
+  // list_changed notifications in flight: a query-result root is announced before the call that made it returns.
+  const notifying = new Set<Promise<unknown>>();
   roots.on('change', (change) => {
     emit({ type: 'roots', change });
     for (const s of change.servers) {
-      if (servers.state(s).status === 'running')
-        void servers.sendRootsListChanged(s).catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`));
+      if (servers.state(s).status === 'running') {
+        const p: Promise<unknown> = servers
+          .sendRootsListChanged(s)
+          .catch((e) => opts.log?.('warn', `roots list_changed to ${s} failed: ${String(e)}`))
+          .finally(() => notifying.delete(p));
+        notifying.add(p);
+      }
     }
   });
 
@@ -262,13 +360,23 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       .finally(() => writes.delete(w));
     writes.add(w);
   };
+  /** Runs `run` between a `start` row and an `ok`/`failed` row of `kind` (as tool calls are audited). */
+  const audited = async <T>(server: string, kind: string, detail: Record<string, unknown>, run: () => Promise<T>): Promise<T> => {
+    const started = Date.now();
+    audit({ server, kind, action: 'start', detail });
+    try {
+      const result = await run();
+      audit({ server, kind, action: 'ok', durationMs: Date.now() - started, detail });
+      return result;
+    } catch (e) {
+      audit({ server, kind, action: 'failed', durationMs: Date.now() - started, detail: { ...detail, error: (e as Error).message } });
+      throw e;
+    }
+  };
 
   const host: Host = {
     config,
     scope,
-    servers,
-    broker,
-    roots,
     listServers: () =>
       servers.names().map((name) => {
         const info = servers.info(name);
@@ -288,6 +396,24 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       await roots.ready; // servers ask roots/list as soon as they start
       return servers.startMany(names ?? servers.names().filter((n) => !lazy(n)));
     },
+    serverNames: () => servers.names(),
+    ensureRunning: async (name) => void (await servers.ensureRunning(name)),
+    async restart(name) {
+      await servers.stop(name);
+      await servers.start(name);
+    },
+    capabilities: (name) => servers.info(name)?.serverCapabilities,
+    listTools: async (server, o) => (await servers.listTools(server, o)).tools,
+    listPrompts: async (server, o) => (await servers.listPrompts(server, o)).prompts,
+    listResources: async (server) => (await servers.listResources(server)).resources,
+    listResourceTemplates: async (server) => (await servers.listResourceTemplates(server)).resourceTemplates,
+    getPrompt: (server, name, args, o = {}) =>
+      audited(server, 'prompt-get', { prompt: name }, () => servers.getPrompt(server, name, args, o)),
+    listRoots: (filter) => roots.list(filter),
+    getRoot: (uri) => roots.get(uri),
+    addRoot: (uri, o) => roots.add(uri, o),
+    addRootChecked: (uri, o) => roots.addChecked(uri, o),
+    removeRoot: (uri) => roots.remove(uri),
     isLazy(name) {
       servers.state(name); // throws UnknownServerError for a name that is not configured
       return lazy(name);
@@ -298,7 +424,11 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       emit({ type: 'tool-call', server, tool, phase: 'start' });
       audit({ server, kind: 'tool-call', action: 'start', detail: { tool } });
       try {
+        // Query-result roots (roots/query-results.ts): a result URI argument to a consumer is handed over
+        // first; a producer's linked results become roots for the consumers.
+        await queryResults.beforeCall(server, args);
         const result = await servers.callTool(server, tool, args, o);
+        await queryResults.afterCall(server, result);
         const durationMs = Date.now() - started;
         emit({ type: 'tool-call', server, tool, phase: 'end', isError: result.isError === true, durationMs });
         audit({ server, kind: 'tool-call', action: result.isError ? 'error' : 'ok', durationMs, detail: { tool } });
@@ -310,7 +440,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         throw e;
       }
     },
-    readResource: (server, uri, o) => readResourceAsking({ servers, broker, audit }, server, uri, o),
+    readResource: (server, uri, o) =>
+      audited(server, 'resource-read', { uri }, () => readResourceAsking({ servers, broker, audit }, server, uri, o)),
     async serversFor(uri) {
       const names = roots.serversFor(uri).filter((n) => n in config.servers);
       await servers.startMany(names.filter((n) => servers.state(n).status !== 'running'));
@@ -328,7 +459,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
           scope: userScope,
           roots: roots
             .list()
-            .filter((r) => r.source !== 'config')
+            .filter((r) => r.source !== 'config' && !r.audience)
             .map((r) => ({ uri: r.uri, ...(r.name ? { name: r.name } : {}) })),
           answers,
           config: body.config ?? activePreset?.config ?? {},
@@ -387,8 +518,10 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       await servers.stopAll();
       await callback.close();
       await Promise.all([...writes, roots.ready, roots.flush()]);
+      queryResults.close();
       roots.close();
     },
   };
+  setHostInternals(host, { servers, broker, roots });
   return host;
 }

@@ -112,8 +112,12 @@ export type PresenterAnswer =
 
 /** Something the person should be told without being asked (refusals, server cancellations). */
 export interface PresenterNotice {
-  /** `'auto-answered'`: a remembered answer marked "answer automatically" was sent without asking. */
-  kind: 'refused' | 'cancelled-by-server' | 'url-completed' | 'timeout' | 'invalid-answer' | 'auto-answered';
+  /**
+   * `'auto-answered'`: a remembered answer marked "answer automatically" was sent without asking.
+   * `'server-stopped'`: the server exited (its connection closed) while requests of it waited; said once
+   * for all of them by the presenters (src/ui/server-stop.ts).
+   */
+  kind: 'refused' | 'cancelled-by-server' | 'url-completed' | 'timeout' | 'invalid-answer' | 'auto-answered' | 'server-stopped';
   server: string;
   requestId?: string;
   message: string;

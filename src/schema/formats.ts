@@ -33,6 +33,21 @@ export function isDateTime(s: string): boolean {
   return true;
 }
 
+/**
+ * How a person writes each date format: one text for the console's hint, the terminal's label and the
+ * validation message, so all three name the same format. ISO 8601 / RFC 3339 §5.6; `date-time` needs a
+ * time zone (`Z` or `±HH:MM`).
+ */
+export const FORMAT_HINTS: Readonly<Record<'date' | 'date-time', string>> = {
+  date: 'YYYY-MM-DD (ISO 8601), e.g. 2025-01-31',
+  'date-time': 'YYYY-MM-DDTHH:MM:SSZ or with an offset such as +08:00 (ISO 8601), e.g. 2025-01-31T09:00:00Z',
+};
+
+/** The hint for `format` (`date`, `date-time`), else `undefined`. */
+export function formatHint(format: unknown): string | undefined {
+  return format === 'date' || format === 'date-time' ? FORMAT_HINTS[format] : undefined;
+}
+
 const emailRe = fullFormats.email as RegExp;
 const uriFn = fullFormats.uri as (s: string) => boolean;
 

@@ -20,6 +20,7 @@ export {
 } from './result.js';
 export { schemaHash, canonicalJson } from './hash.js';
 export { fieldKind, enumOptions, FORMATS, DEFAULT_DIALECT } from './subset.js';
+export { FORMAT_HINTS, formatHint } from './formats.js';
 export { findRequestedSchemas, type FoundSchema, type FoundSchemas } from './message.js';
 export { pointer } from './pointer.js';
 export {

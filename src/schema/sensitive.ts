@@ -17,6 +17,7 @@
  * `format: "password"`, `writeOnly: true`, `"x-sensitive": true` or `"x-secret": true`.
  * @module
  */
+import { LRUCache } from 'lru-cache';
 import { fold, type Folded } from './fold.js';
 import { pointer } from './pointer.js';
 
@@ -396,7 +397,7 @@ function judge(f: Folded, negatable: boolean): Match | undefined {
 
 /** Longest text whose verdicts are memoised (characters); longer ones are judged every time. */
 export const MEMO_TEXT_MAX = 256;
-/** Most memoised texts per verdict; beyond it the oldest is forgotten. */
+/** Most memoised texts per verdict; beyond it the least recently used is forgotten (lru-cache). */
 export const MEMO_SIZE = 2_048;
 
 /**
@@ -404,13 +405,14 @@ export const MEMO_SIZE = 2_048;
  * descriptions with every request. Results are shared: frozen.
  */
 function memo<R>(fn: (text: string) => R): (text: string) => R {
-  const seen = new Map<string, R>();
+  // Boxed: lru-cache holds no `undefined`, and "no match" is a result worth keeping.
+  const seen = new LRUCache<string, { r: R }>({ max: MEMO_SIZE });
   return (text) => {
     if (text.length > MEMO_TEXT_MAX) return fn(text);
-    if (seen.has(text)) return seen.get(text) as R;
+    const hit = seen.get(text);
+    if (hit) return hit.r;
     const r = fn(text);
-    if (seen.size >= MEMO_SIZE) seen.delete(seen.keys().next().value as string);
-    seen.set(text, typeof r === 'object' && r !== null ? Object.freeze(r) : r);
+    seen.set(text, { r: typeof r === 'object' && r !== null ? Object.freeze(r) : r });
     return r;
   };
 }

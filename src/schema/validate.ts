@@ -14,7 +14,8 @@
  */
 import _Ajv2020 from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { FORMAT_CHECKS } from './formats.js';
+import { LRUCache } from 'lru-cache';
+import { FORMAT_CHECKS, FORMAT_HINTS } from './formats.js';
 import { schemaHash } from './hash.js';
 import { isObj, setOwn, tooDeep } from './safe.js';
 import { child } from './pointer.js';
@@ -37,17 +38,12 @@ const ajv = new Ajv2020({
 });
 for (const [name, check] of Object.entries(FORMAT_CHECKS)) ajv.addFormat(name, { type: 'string', validate: check });
 
-/** Most compiled validators kept; beyond it the oldest is evicted. */
+/** Most compiled validators kept (per key kind); beyond it the least recently used is evicted (lru-cache). */
 export const VALIDATOR_CACHE_SIZE = 512;
-const byHash = new Map<string, ValidateFunction>();
+const byHash = new LRUCache<string, ValidateFunction>({ max: VALIDATOR_CACHE_SIZE });
 /** First level: the schema's own JSON text (native, fast); the canonical hash only on a miss. */
-const byText = new Map<string, ValidateFunction>();
+const byText = new LRUCache<string, ValidateFunction>({ max: VALIDATOR_CACHE_SIZE });
 const byObject = new WeakMap<object, ValidateFunction>();
-
-function remember<K>(map: Map<K, ValidateFunction>, key: K, fn: ValidateFunction): void {
-  if (map.size >= VALIDATOR_CACHE_SIZE) map.delete(map.keys().next().value as K);
-  map.set(key, fn);
-}
 
 type Obj = Record<string, unknown>;
 
@@ -113,9 +109,9 @@ function compiled(schema: RequestedSchema): ValidateFunction {
       const js = validationSchema(schema);
       fn = ajv.compile(js);
       ajv.removeSchema(js);
-      remember(byHash, hash, fn);
+      byHash.set(hash, fn);
     }
-    remember(byText, text, fn);
+    byText.set(text, fn);
   }
   byObject.set(schema, fn);
   return fn;
@@ -229,7 +225,12 @@ function toIssue(e: ErrorObject, schema: RequestedSchema): Issue {
       return {
         ...base,
         path: e.instancePath,
-        message: `${label} must be a valid ${p.format}${p.format === 'date-time' ? ' (RFC 3339 with a time zone, e.g. 2025-01-31T09:00:00Z)' : p.format === 'date' ? ' (YYYY-MM-DD, a real calendar date)' : ''}`,
+        message:
+          p.format === 'date'
+            ? `${label} must be a real calendar date written ${FORMAT_HINTS.date}`
+            : p.format === 'date-time'
+              ? `${label} must be a date and time written ${FORMAT_HINTS['date-time']}`
+              : `${label} must be a valid ${p.format}`,
       };
     case 'not':
       return { ...base, path: e.instancePath, message: `${label} cannot be answered: its schema is outside the subset` };

@@ -3,6 +3,7 @@
  * only for the fields still missing, at most once per scope while the cache entry is fresh.
  * @module
  */
+import { LRUCache } from 'lru-cache';
 import type * as z from 'zod/v4';
 
 /** A configuration definition (see `defineConfig`). */
@@ -52,10 +53,24 @@ interface Entry {
   expiresAt: number;
 }
 
-/** In-memory configuration cache with an injectable clock. Keys never include secrets. */
+/** Most configuration entries one server process keeps (per definition and user or session); beyond it the least recently used is dropped and asked again. */
+export const CONFIG_CACHE_MAX = 10_000;
+
+/**
+ * In-memory configuration cache with an injectable clock (epoch ms): each entry expires `ttlMs` after
+ * it was set; at most `max` entries, the least recently used dropped first (lru-cache). Keys never
+ * include secrets.
+ */
 export class ConfigCache {
-  private readonly map = new Map<string, Entry>();
-  constructor(private readonly now: () => number) {}
+  private readonly map: LRUCache<string, Entry>;
+  /** @param max entries kept @default CONFIG_CACHE_MAX */
+  constructor(
+    private readonly now: () => number,
+    max: number = CONFIG_CACHE_MAX,
+  ) {
+    this.map = new LRUCache<string, Entry>({ max });
+  }
+  /** The values under `key`, unless absent or expired. */
   get(key: string): Record<string, unknown> | undefined {
     const e = this.map.get(key);
     if (!e) return undefined;
@@ -65,12 +80,16 @@ export class ConfigCache {
     }
     return e.values;
   }
+  /** Keeps `values` under `key` for `ttlMs` ms (`Infinity`: until evicted). */
   set(key: string, values: Record<string, unknown>, ttlMs: number): void {
-    if (this.map.size >= 1024) for (const [k, e] of this.map) if (e.expiresAt <= this.now()) this.map.delete(k);
     this.map.set(key, { values, expiresAt: this.now() + ttlMs });
   }
   delete(key: string): void {
     this.map.delete(key);
+  }
+  /** Entries held (expired ones count until read or evicted). */
+  get size(): number {
+    return this.map.size;
   }
 }
 

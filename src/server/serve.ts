@@ -10,7 +10,14 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { createMcpHandler, isLegacyRequest, isInitializeRequest } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  isInitializeRequest,
+  localhostAllowedHostnames,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 // Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
@@ -50,7 +57,7 @@ export interface HttpOptions {
    * Answers GET/OPTIONS requests for paths other than the endpoint (after the Host/Origin checks), e.g.
    * RFC 9728 metadata under `/.well-known/`. `undefined` falls through to the 404.
    */
-  routes?: (pathname: string, req: IncomingMessage) => HttpDenial | undefined;
+  routes?: (pathname: string, req: IncomingMessage) => HttpDenial | undefined | Promise<HttpDenial | undefined>;
   /**
    * A 2025-era session with no request for this long, and none open, is closed (clients that vanish
    * without HTTP DELETE would otherwise keep it forever), ms. Checked every `min(idle, 60 000)` ms.
@@ -65,6 +72,16 @@ export interface HttpOptions {
   maxSessionsPerUser?: number;
   /** Names the setting behind `maxSessionsPerUser` in the 429 message. @default 'maxSessionsPerUser' */
   maxSessionsSetting?: string;
+  /**
+   * 2025-era sessions held by other processes (replicas; src/gateway/sessions-route.ts): `newId` mints
+   * session ids, and `route` may answer a request whose session this process does not hold (resolving
+   * true), before the usual 404. `user` is who the request authenticated as ('' without `authenticate`).
+   * @default random UUIDs, and 404 for unknown sessions
+   */
+  sessions?: {
+    newId(): string;
+    route(sid: string, req: IncomingMessage, res: ServerResponse, body: unknown, user: string): Promise<boolean>;
+  };
 }
 
 /** A running server. */
@@ -114,14 +131,6 @@ function deny(res: ServerResponse, status: number, message: string, id: string |
   res
     .writeHead(status, { 'content-type': 'application/json' })
     .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
-}
-
-function hostnameOf(v: string): string | undefined {
-  try {
-    return new URL(v.includes('://') ? v : `http://${v}`).hostname;
-  } catch {
-    return undefined;
-  }
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -195,7 +204,8 @@ export async function serve(
   const { NodeStreamableHTTPServerTransport: HttpTransport, toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
   const o = opts.http;
   const path = o.path ?? '/mcp';
-  const allowed = new Set(['localhost', '127.0.0.1', '[::1]', '::1', ...(o.allowedHosts ?? [])]);
+  // DNS-rebinding protection (transports §Security Warning) by the SDK's validators: Host and, when sent, Origin.
+  const allowed = [...localhostAllowedHostnames(), ...(o.allowedHosts ?? [])];
   const fanout = new ListFanout<ParleyServer | McpServer>();
   const modern = createMcpHandler(
     (ctx) => {
@@ -234,13 +244,13 @@ export async function serve(
 
   const server = createServer(async (req, res) => {
     try {
-      const host = hostnameOf(req.headers.host ?? '');
-      if (!host || !allowed.has(host)) return deny(res, 403, `Host "${req.headers.host ?? ''}" is not allowed`);
-      const origin = req.headers.origin;
-      if (origin !== undefined && !allowed.has(hostnameOf(origin) ?? '')) return deny(res, 403, `Origin "${origin}" is not allowed`);
+      const host = validateHostHeader(req.headers.host, allowed);
+      if (!host.ok) return deny(res, 403, host.message);
+      const origin = validateOriginHeader(req.headers.origin, allowed);
+      if (!origin.ok) return deny(res, 403, origin.message);
       const pathname = new URL(req.url ?? '/', 'http://x').pathname;
       if (pathname !== path) {
-        const r = o.routes?.(pathname, req);
+        const r = await o.routes?.(pathname, req);
         if (r) return void res.writeHead(r.status, r.headers).end(r.body);
         return deny(res, 404, `no MCP endpoint here; use ${path}`);
       }
@@ -269,7 +279,10 @@ export async function serve(
       if (!legacy) return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
       if (typeof sid === 'string') {
         const t = sessions.get(sid);
-        if (!t) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        if (!t) {
+          if (await o.sessions?.route(sid, req, res, body, userOfAuth(auth))) return;
+          return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        }
         // A session belongs to whoever opened it: another identity's request gets the same 404.
         if (owners.get(sid) !== userOfAuth(auth)) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
         cancelOnDisconnect(t, res, body);
@@ -308,7 +321,7 @@ export async function serve(
       // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
       if (isParley(s)) fanout.hookInstance(m, true);
       const t: NodeStreamableHTTPServerTransport = new HttpTransport({
-        sessionIdGenerator: () => randomUUID(),
+        sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
         onsessioninitialized: (id) => {
           res.off('close', opened);
           opened();

@@ -449,13 +449,13 @@ export class ElicitationBroker {
   }
 
   /**
-   * A message from `server` that the transport dropped unparsed (see `InputHandlers.malformedMessage`):
+   * A message from `server` that the transport could not pass on (see `InputHandlers.malformedMessage`):
    * audited (`error`, reason `malformed-message`), told to the person (`refused`, reason
    * `invalid-request`) and emitted as a `refused` event.
    */
   malformedMessage(server: string, detail: string): void {
     const rec = { id: `malformed-${++this.seq}`, server, scope: this.scope, receivedAt: this.now() };
-    const message = `${server} sent ${detail}; the SDK transport dropped it unanswered (its id could not be read).`;
+    const message = `${server} sent ${detail}.`;
     this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message } });
     this.notify({ kind: 'refused', server, requestId: rec.id, reason: 'invalid-request', message });
     this.emit({ type: 'refused', id: rec.id, server, reason: 'invalid-request', message });

@@ -242,6 +242,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
       const into = ((config.gateway!.tenants ??= {})[t] ??= { users: {} });
       Object.assign(into.users, def.users);
       if (def.servers) into.servers = def.servers;
+      if (def.admins) into.admins = def.admins;
     }
   }
   for (const l of [...layers].reverse()) {

@@ -249,7 +249,7 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
       wrongType(r, at, 'an object {users, servers}', raw);
       continue;
     }
-    unknownKeys(r, raw, at, ['users', 'servers']);
+    unknownKeys(r, raw, at, ['users', 'servers', 'admins']);
     const t: NonNullable<NonNullable<HostConfig['gateway']>['tenants']>[string] = {
       users: readUsers(r, raw.users, [...at, 'users'], name),
     };
@@ -257,6 +257,24 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
       if (!Array.isArray(raw.servers) || !raw.servers.every((x) => typeof x === 'string' && x.length > 0))
         wrongType(r, [...at, 'servers'], 'an array of server names from mcpServers', raw.servers);
       else t.servers = [...raw.servers] as string[];
+    }
+    if (raw.admins !== undefined) {
+      if (!Array.isArray(raw.admins) || !raw.admins.every((x) => typeof x === 'string'))
+        wrongType(r, [...at, 'admins'], "an array of this tenant's user names", raw.admins);
+      else {
+        const unknown = raw.admins.filter((a) => !(a in t.users));
+        if (unknown.length)
+          report(
+            r,
+            'unknown-admin',
+            [...at, 'admins'],
+            `tenant "${name}": admins names ${unknown.map((a) => `"${a}"`).join(', ')}, not among its users (${Object.keys(t.users).join(', ') || 'none'})`,
+            {
+              fix: `add the user under gateway.tenants.${name}.users (parley serve token <user> --tenant ${name} --admin), or remove the name`,
+            },
+          );
+        t.admins = (raw.admins as string[]).filter((a) => a in t.users);
+      }
     }
     out.tenants[name] = t;
   }

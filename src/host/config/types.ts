@@ -221,6 +221,12 @@ export interface TenantDef {
   users: Record<string, { tokenSha256: string }>;
   /** The configured servers this tenant's users get. @default every configured server */
   servers?: string[];
+  /**
+   * Users of this tenant (names from `users`) who administer it: they read the tenant's audit, presets,
+   * remembered answers and roots at the gateway's `/admin/*` endpoints, and no other tenant's
+   * (src/gateway/admin.ts). @default none
+   */
+  admins?: string[];
 }
 
 /**

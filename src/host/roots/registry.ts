@@ -37,6 +37,12 @@ export interface RegisteredRoot {
   requestId?: string;
   /** Last health check; `undefined` until checked (an unchecked root is exposed). */
   health?: RootHealth;
+  /**
+   * When set, only servers for which it returns true receive this root (routes and `defaultRootsToAll`
+   * are not consulted). Query-result roots use it to reach the servers that consume them
+   * (`query-results.ts`). Never persisted.
+   */
+  audience?: (server: string) => boolean;
 }
 
 /** Payload of the `'change'` event. */
@@ -79,6 +85,8 @@ export interface AddRootOptions {
   /** @default 'user' */
   source?: RootSource;
   requestId?: string;
+  /** Only these servers receive the root (see {@link RegisteredRoot.audience}). */
+  audience?: (server: string) => boolean;
 }
 
 type Listener = (change: RootsChange) => void;
@@ -193,15 +201,18 @@ export class RootRegistry {
       virtual: !isFileUri(key),
       requestId: o.requestId,
       health: prev?.health,
+      audience: o.audience,
     };
     if (root.name === undefined) delete root.name;
     if (root.requestId === undefined) delete root.requestId;
+    if (root.audience === undefined) delete root.audience;
     if (
       prev &&
       prev.name === root.name &&
       prev.lifetime === root.lifetime &&
       prev.source === root.source &&
-      prev.requestId === root.requestId
+      prev.requestId === root.requestId &&
+      prev.audience === root.audience
     )
       return prev;
     this.mutate(prev ? 'update' : 'add', [key], () => {
@@ -428,6 +439,11 @@ export class RootRegistry {
     const out: Array<{ uri: string; name?: string }> = [];
     for (const r of this.roots.values()) {
       if (r.virtual || (r.health && FAILED.has(r.health.status))) continue;
+      if (r.audience) {
+        if (!r.audience(server)) continue;
+        out.push(r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name });
+        continue;
+      }
       const routed = this.router.serversFor(r.uri);
       if (routed.length ? !routed.includes(server) : !this.defaultRootsToAll) continue;
       out.push(r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name });
@@ -458,7 +474,7 @@ export class RootRegistry {
   }
 
   private storeScope(r: RegisteredRoot): Scope | undefined {
-    if (r.lifetime === 'request' || r.source === 'config') return undefined;
+    if (r.lifetime === 'request' || r.source === 'config' || r.audience) return undefined;
     if (r.lifetime === 'app') return { ...this.scope, session: null };
     return this.scope.session === null ? undefined : this.scope;
   }

@@ -7,25 +7,25 @@
  * - Capabilities: `elicitation: {form: {}, url: {}}`, `roots: {listChanged: true}`, and `sampling: {}`
  *   when the handlers answer sampling.
  * - Era: `versionNegotiation: {mode: 'auto'}` (probe `server/discover`, fall back to `initialize`,
- *   `protocol.md` §7.2). On stdio the SDK runs that probe on a throw-away sibling process, one extra
- *   full server boot before the real child starts. A cached verdict (`verdict`, see `era-verdict.ts`)
- *   avoids it: legacy → `connect({prior: {kind: 'legacy'}})` (plain `initialize`); modern → the probe
- *   runs in place on the session child. If that direct connect fails, the sibling probe runs once.
+ *   `protocol.md` §7.2). On stdio the probe runs in place on the session's own child
+ *   (`stdio-transport.ts`): no extra process, and no round trip the SDK's own `'auto'` negotiation
+ *   does not pay. A cached legacy verdict (`verdict`, see `era-verdict.ts`) skips the probe:
+ *   `connect({prior: {kind: 'legacy'}})` (plain `initialize`); if that fails, the era is probed once.
  * - HTTP: Streamable HTTP first; for `type: 'http'` a failed connect falls back to legacy HTTP+SSE
- *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE.
- * - Screen (`screen.ts`, 2025 eras): `elicitation/create` and `roots/list` pass a liberal screen on the
- *   transport before the Client validates them, so the broker sees every elicitation as sent.
  *   (`SSEClientTransport`, legacy era only); `type: 'sse'` goes straight to SSE. With `auth`, the
  *   Streamable HTTP transport sends through an {@link AuthSession} (OAuth: tokens, refresh, sign-in,
  *   step-up); a failed authorization fails the start and is not retried over SSE.
+ * - Screen (`screen.ts`, 2025 eras): `elicitation/create` and `roots/list` pass a liberal screen on the
+ *   transport before the Client validates them, so the broker sees every elicitation as sent. On stdio
+ *   parley reads the lines itself (`stdio-transport.ts`); over Streamable HTTP `wire-repair.ts` carries
+ *   non-object params past the SDK transport's parse.
  * - Cancellation (`protocol.md` §4.1): each broker call's `signal` aborts when the SDK aborts the
  *   request, when a `notifications/cancelled` for its id is observed on the transport (request id 0
  *   included; wrapped `transport.onmessage`, independent of SDK behaviour), or when the connection closes.
  * @module
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Implementation, JSONRPCMessage, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ServerDef } from '../config/types.js';
 import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
@@ -36,16 +36,17 @@ import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
+import { ParleyStdioTransport } from './stdio-transport.js';
 
 export type Era = 'legacy' | 'modern';
 
-/** How `Connection.open` negotiates one attempt: SDK `'auto'`, `'auto'` after a cached legacy verdict (`prior`), or plain legacy (SSE). */
+/** How `Connection.open` negotiates one attempt: SDK `'auto'`, plain `initialize` after a cached legacy verdict (`prior`), or plain legacy (SSE). */
 type AttemptMode = 'auto' | 'prior-legacy' | 'legacy';
 
 /**
  * Bound on the `server/discover` probe, ms (capped by `startupMs`). On stdio a silent server is
- * classified legacy after it (`protocol.md` §7.2); it includes the sibling's boot time, so it is
- * generous. Misclassifying a slow dual-era server as legacy is harmless (it serves 2025 too).
+ * classified legacy after it (`protocol.md` §7.2); it includes the child's boot time (the probe is
+ * its first message), so it is generous. Misclassifying a slow dual-era server as legacy is harmless (it serves 2025 too).
  */
 export const PROBE_TIMEOUT_MS = 10_000;
 
@@ -65,14 +66,20 @@ export interface ConnectOptions {
   parentEnv: Record<string, string | undefined>;
   pause: PauseGate;
   /**
-   * Cached era verdict for this definition: connect with it directly (no sibling probe), falling back
-   * to the probe once if that fails. `undefined` = probe.
+   * Cached era verdict for this definition (see `era-verdict.ts`): `'legacy'` connects with plain
+   * `initialize`, probing once if that fails; `'modern'` probes as without a verdict and only labels
+   * the outcome. `undefined` = probe.
    */
   verdict?: Era;
   /** Connect + negotiate bound, ms. */
   startupMs: number;
   /** Bound on the `server/discover` probe, ms (capped by `startupMs`). @default {@link PROBE_TIMEOUT_MS} */
   probeTimeoutMs?: number;
+  /**
+   * stdio: largest message (one stdout line, UTF-8 bytes) read; a longer one is answered or reported,
+   * never read (`stdio-transport.ts`). @default `MAX_STDIO_MESSAGE_BYTES` (16 MiB)
+   */
+  maxMessageBytes?: number;
   hooks: ConnectionHooks;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Aborting gives up the start (kills a spawned child) and rejects with code `START_ABORTED`. */
@@ -137,7 +144,7 @@ export class Connection {
 
   /** Child pid for stdio connections. */
   get pid(): number | null {
-    return this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+    return this.transport instanceof ParleyStdioTransport ? this.transport.pid : null;
   }
 
   get closed(): boolean {
@@ -218,9 +225,8 @@ export class Connection {
     const onTimeout = () => {
       // Kill what the abandoned attempt spawned (stdio child) so nothing outlives the failed start.
       timedOut = true;
-      const pid = currentTransport instanceof StdioClientTransport ? currentTransport.pid : null;
+      const pid = currentTransport instanceof ParleyStdioTransport ? currentTransport.pid : null;
       void current?.close().catch(() => {});
-      // Closing the transport itself also aborts the SDK's stdio sibling probe and reaps that sibling.
       void currentTransport?.close().catch(() => {});
       if (pid) {
         try {
@@ -248,10 +254,26 @@ export class Connection {
       const def = o.def;
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');
       if (def.type === 'stdio') {
-        const probe = () => attempt(stdioTransport(def, o), 'stdio', 'auto');
-        if (o.verdict === 'modern') return withVerdict(() => attempt(stdioTransport(def, o, true), 'stdio', 'auto'), probe);
-        if (o.verdict === 'legacy') return withVerdict(() => attempt(stdioTransport(def, o), 'stdio', 'prior-legacy'), probe);
-        return probe();
+        // The era is found on the one process the session uses (stdio-transport.ts): `server/discover`
+        // in place, then `initialize` on the same pipe when it is not answered as modern. A server
+        // that exits on that probe (some SDKs end on any request before `initialize`) is started once
+        // more with plain `initialize`; its legacy verdict then spares it the probe next time.
+        const legacy = () => attempt(stdioTransport(def, o), 'stdio', 'prior-legacy');
+        const detect = async (): Promise<Connection> => {
+          const transport = stdioTransport(def, o);
+          try {
+            return await attempt(transport, 'stdio', 'auto');
+          } catch (err) {
+            const diedOnProbe = err instanceof SdkError && err.code === SdkErrorCode.EraNegotiationFailed && transport.exited;
+            if (!diedOnProbe || timedOut || o.signal?.aborted) throw err;
+            o.log?.('info', `server "${o.name}" exited on the server/discover probe; starting it again with initialize (legacy era)`);
+            return legacy();
+          }
+        };
+        if (o.verdict === 'legacy') return withVerdict(legacy, detect);
+        const conn = await detect();
+        if (o.verdict === 'modern') conn.#negotiation = conn.era === 'modern' ? 'verdict' : 'corrected';
+        return conn;
       }
       const session = o.auth ? new AuthSession(o.auth, def, (fn) => o.pause.during(() => hold.during(fn))) : undefined;
       await session?.prepare();
@@ -337,7 +359,7 @@ export class Connection {
   /** Closes the client (the stdio transport then ends stdin, SIGTERM, SIGKILL: see manager docs). */
   async close(reason = 'server stopped'): Promise<void> {
     this.#closing = true;
-    this.#abortAll(reason);
+    this.#abortAll(reason, true);
     this.#life.abort(new Error(reason));
     await this.client.close().catch(() => {});
     this.#closed = true;
@@ -348,8 +370,13 @@ export class Connection {
     this.#abortAll(reason);
   }
 
-  #abortAll(reason: string): void {
-    for (const p of this.#pending) p.abort(new Error(reason));
+  /**
+   * `closed`: the connection ends (the server exited, or parley stops it); the reason then carries the
+   * SDK's `code: 'CONNECTION_CLOSED'`, so presenters say "*server* stopped while asking" once for all
+   * its prompts instead of a withdrawal per request (src/ui/server-stop.ts).
+   */
+  #abortAll(reason: string, closed = false): void {
+    for (const p of this.#pending) p.abort(closed ? Object.assign(new Error(reason), { code: 'CONNECTION_CLOSED' }) : new Error(reason));
   }
 
   /** Aborts the broker calls for the server's request `id` (legacy eras); whether there was one. */
@@ -399,9 +426,10 @@ export class Connection {
       }
       (inner as ((m: JSONRPCMessage, e?: unknown) => void) | undefined)?.call(t, msg, extra);
     };
-    // A message the transport could not parse as JSON-RPC (e.g. a request whose params are null or an
-    // array) is dropped by the SDK before onmessage, with no id to answer; tell the broker so the person
-    // hears of it and it is audited (screen.ts covers everything that does reach onmessage).
+    // A message an SDK transport (HTTP+SSE, or Streamable HTTP beyond wire-repair.ts) could not parse as
+    // JSON-RPC is dropped before onmessage, with no id to answer; tell the broker so the person hears of
+    // it and it is audited (screen.ts covers everything that does reach onmessage; parley's stdio
+    // transport reports what it cannot pass on itself).
     const innerError = t.onerror;
     t.onerror = (err: Error) => {
       const issues = (err as { issues?: unknown }).issues;
@@ -417,7 +445,7 @@ export class Connection {
     const prevClose = this.client.onclose;
     this.client.onclose = () => {
       prevClose?.();
-      this.#abortAll('server connection closed');
+      this.#abortAll('server connection closed', true);
       this.#life.abort(new Error('server connection closed'));
       const unexpected = !this.#closing && !this.#closed;
       this.#closed = true;
@@ -434,9 +462,12 @@ export class Connection {
 /** A short reason for a JSON-RPC message the transport dropped, from the SDK's parse issues. */
 function describeUnparsed(issues: unknown[]): string {
   const text = JSON.stringify(issues).slice(0, 20_000);
-  if (/"path":\["params"\]/.test(text)) return 'a request or notification whose "params" is not an object (null, an array or a value)';
-  if (/"path":\["params","_meta"\]/.test(text)) return 'a message whose "params._meta" is not an object';
-  return 'a message that is not valid JSON-RPC 2.0';
+  const what = /"path":\["params"\]/.test(text)
+    ? 'a request or notification whose "params" is not an object (null, an array or a value)'
+    : /"path":\["params","_meta"\]/.test(text)
+      ? 'a message whose "params._meta" is not an object'
+      : 'a message that is not valid JSON-RPC 2.0';
+  return `${what}; the SDK transport dropped it unanswered (its id could not be read)`;
 }
 
 /** A JSON-RPC request (a method and an id). */

@@ -2,16 +2,14 @@
  * Era verdicts per server definition (issue 4: "dual-era negotiation with the verdict cached per
  * server"; 2026-07-28 `versioning.mdx` §Backward Compatibility allows caching the verdict).
  *
- * Without a verdict, the SDK's `versionNegotiation: 'auto'` probes `server/discover` on a throw-away
- * *sibling process* for every stdio start (one extra spawn, run to completion before the real child
- * starts). With a verdict, `connection.ts` connects directly:
- * - `legacy` → `connect({prior: {kind: 'legacy'}})`: plain `initialize`, no probe;
- * - `modern` → the probe runs *in place* on the one session child (the SDK probes in place on any
- *   `StdioClientTransport` subclass), so the verdict is re-checked at every start at the cost of the
- *   one round trip `initialize` would cost anyway; a server that now answers `-32601` falls back to
- *   `initialize` on the same process.
- * If the direct connect fails (e.g. a server that now exits on the probe, or rejects `initialize`),
- * the sibling probe runs once and the verdict is replaced.
+ * On stdio the era is found on the session's own child (`stdio-transport.ts`; no sibling process):
+ * `server/discover` in place, then `initialize` on the same pipe when the answer is not modern. What a
+ * verdict saves there: a legacy verdict → `connect({prior: {kind: 'legacy'}})`, plain `initialize`
+ * without the probe round trip, and a server that exits on the probe is not started twice; a modern
+ * verdict changes nothing on the wire (the probe is the modern handshake) but is still re-checked.
+ * Over Streamable HTTP a legacy verdict saves the `server/discover` round trip. If the direct connect
+ * with a legacy verdict fails (e.g. the server now rejects `initialize`), the era is probed once and
+ * the verdict is replaced.
  *
  * Freshness: a modern verdict is re-checked at each start and needs no expiry. A legacy verdict is
  * never re-checked (an upgraded server still answers `initialize`), so it is used for
@@ -62,9 +60,9 @@ export function usableVerdict(v: EraVerdict | undefined, now: number, legacyTtlM
 
 /** How a connection's era was reached. */
 export type Negotiation =
-  /** No usable verdict: the SDK's `'auto'` negotiation (on stdio, a sibling probe process). */
+  /** No usable verdict: the era was probed (on stdio, in place on the session's child). */
   | 'probed'
-  /** The verdict was used and held: no sibling probe. */
+  /** The verdict was used and held. */
   | 'verdict'
   /** The verdict was stale: the in-place probe found the other era, or the direct connect failed and the probe ran. */
   | 'corrected';

@@ -73,9 +73,11 @@ export interface InputHandlers {
   /** 2025-11-25 `notifications/elicitation/complete`. */
   elicitationComplete?(server: string, elicitationId: string): void;
   /**
-   * The server sent a message the SDK transport could not parse and dropped (e.g. `elicitation/create`
-   * with `params: null`): its id could not be read, so no answer went back. `detail` says what was
-   * wrong (never the message itself). For telling the person and the audit log.
+   * The server sent a message the transport could not pass on to the Client: one an SDK transport
+   * dropped unparsed (no id, no answer), or one parley's stdio transport answered or ignored itself (a
+   * line over the size cap, JSON that is not JSON-RPC 2.0). `detail` says what it was and what happened
+   * to it (never the message itself), e.g. `a "ping" request (id 3) that is not valid JSON-RPC 2.0
+   * ("jsonrpc" must be "2.0"); parley answered -32600`. For telling the person and the audit log.
    */
   malformedMessage?(server: string, detail: string): void;
   /**

@@ -63,6 +63,8 @@ export interface ServerManagerOptions {
   legacyVerdictTtlMs?: number;
   /** Bound on the `server/discover` era probe, ms (capped by `startupMs`). @default `PROBE_TIMEOUT_MS` (10000) */
   probeTimeoutMs?: number;
+  /** Largest message a stdio server may write (one line, UTF-8 bytes). @default `MAX_STDIO_MESSAGE_BYTES` (16 MiB) */
+  maxMessageBytes?: number;
   /**
    * OAuth client side for HTTP servers (docs/auth.md). A start that fails because sign-in is required,
    * declined or refused, or authorization failed (code `AUTHORIZATION_FAILED`), is not restarted
@@ -275,8 +277,11 @@ export class ServerManager {
   async readResource(server: string, uri: string): Promise<ReadResourceResult> {
     return (await this.ensureRunning(server)).client.readResource({ uri }, { cacheMode: 'bypass' });
   }
-  async getPrompt(server: string, name: string, args?: Record<string, string>): Promise<GetPromptResult> {
-    return (await this.ensureRunning(server)).client.getPrompt({ name, ...(args ? { arguments: args } : {}) });
+  async getPrompt(server: string, name: string, args?: Record<string, string>, o: { signal?: AbortSignal } = {}): Promise<GetPromptResult> {
+    return (await this.ensureRunning(server)).client.getPrompt(
+      { name, ...(args ? { arguments: args } : {}) },
+      o.signal ? { signal: o.signal } : undefined,
+    );
   }
 
   /**
@@ -317,6 +322,7 @@ export class ServerManager {
         verdict,
         startupMs: t.startupMs,
         probeTimeoutMs: this.opts.probeTimeoutMs,
+        ...(this.opts.maxMessageBytes !== undefined ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),
         log: this.#log,
         signal: abort.signal,
         ...(this.opts.auth ? { auth: this.opts.auth } : {}),

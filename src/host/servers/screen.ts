@@ -16,7 +16,8 @@
  *
  * Kept originals are bounded ({@link MAX_KEPT}, oldest dropped first) and each is taken once. Over
  * Streamable HTTP, non-object params reach the screen wrapped by `wire-repair.ts` and are unwrapped
- * here; on stdio the SDK transport drops them before `onmessage` (docs/broker.md, known limit). Uses only the transport's public `onmessage`; no SDK internals.
+ * here; parley's stdio transport (`stdio-transport.ts`) wraps them the same way. Over legacy HTTP+SSE the
+ * SDK transport drops them before `onmessage`. Uses only the transport's public `onmessage`; no SDK internals.
  * @module
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';

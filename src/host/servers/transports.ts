@@ -3,31 +3,32 @@
  * @module
  */
 import { SSEClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { HttpServerDef, StdioServerDef } from '../config/types.js';
 import { childEnv } from './child-env.js';
 import type { ConnectOptions } from './connection.js';
+import { ParleyStdioTransport } from './stdio-transport.js';
 
 /**
- * A `StdioClientTransport` that behaves identically, except that SDK 2.4's `'auto'` negotiation probes
- * `server/discover` *in place* on it instead of on a throw-away sibling process: the SDK uses the
- * sibling only for the base class exactly (`versionNegotiation` docs in the client typings; checked in
- * `readStdioServerParams`, which looks for the base prototype's own `_dispose`). Used when a modern
- * verdict is cached, so the one session child answers the probe (see `era-verdict.ts`).
+ * The stdio transport for `def`: parley's own ({@link ParleyStdioTransport}: it reads stdout itself,
+ * and the SDK's `'auto'` negotiation probes `server/discover` in place on it, on the one process).
+ * Server stderr goes to `o.hooks.onStderr`; messages it cannot pass on go to the broker's
+ * `malformedMessage` (person and audit).
  */
-export class InPlaceProbeStdioTransport extends StdioClientTransport {}
-
-/** The stdio transport for `def`; `inPlaceProbe` picks {@link InPlaceProbeStdioTransport}. */
-export function stdioTransport(def: StdioServerDef, o: ConnectOptions, inPlaceProbe = false): StdioClientTransport {
-  const Kind = inPlaceProbe ? InPlaceProbeStdioTransport : StdioClientTransport;
-  const t = new Kind({
-    command: def.command,
-    args: def.args,
-    env: childEnv(def, o.parentEnv),
-    ...(def.cwd ? { cwd: def.cwd } : {}),
-    stderr: 'pipe',
-  });
-  t.stderr?.on('data', (chunk: Buffer | string) => o.hooks.onStderr(chunk.toString()));
+export function stdioTransport(def: StdioServerDef, o: ConnectOptions): ParleyStdioTransport {
+  const t = new ParleyStdioTransport(
+    {
+      command: def.command,
+      args: def.args,
+      env: childEnv(def, o.parentEnv),
+      ...(def.cwd ? { cwd: def.cwd } : {}),
+      ...(o.maxMessageBytes !== undefined ? { maxMessageBytes: o.maxMessageBytes } : {}),
+    },
+    {
+      refused: (detail) => o.handlers.malformedMessage?.(o.name, detail),
+      log: (level, message) => o.log?.(level, `server "${o.name}": ${message}`),
+    },
+  );
+  t.stderr.on('data', (chunk: Buffer | string) => o.hooks.onStderr(chunk.toString()));
   return t;
 }
 

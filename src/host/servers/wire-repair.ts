@@ -5,7 +5,8 @@
  * Over HTTP parley sees the bytes first, through the transport's public `fetch` option: such a request
  * is rewritten to `params: {_meta: {[ORIGINAL_PARAMS]: <the original params>}}`, which the transport
  * accepts; the screen (`screen.ts`) then hands the original to the broker, which answers -32602.
- * Everything else passes byte for byte. stdio has no such hook (docs/broker.md, known limit).
+ * Everything else passes byte for byte. parley's stdio transport (`stdio-transport.ts`) reads its lines
+ * itself and wraps the same way ({@link repairMessage}).
  *
  * Bounds: one SSE event is buffered at a time, at most {@link MAX_EVENT_CHARS} characters (a longer
  * event passes unrepaired); work is linear in the bytes received.

@@ -175,7 +175,7 @@ async function migratePostgres(pool: pg.Pool, location: string): Promise<{ from:
             'STORE_VERSION',
             location,
             `${location} has store schema version ${version}, but this parley only knows versions up to ${SCHEMA_VERSION}. ` +
-              'It was written by a newer parley: upgrade parley (npm install mcp-parley@latest), or point --store at another database.',
+              'It was written by a newer parley: upgrade parley (npm install mcp-parley@latest), or point the store at another database.',
           );
         }
         if (step && version < step.version) {
@@ -327,6 +327,17 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
           [s.tenant, s.user, s.session, server, schemaHash],
         );
         return r.length ? answerFromRow(r[0]) : undefined;
+      }),
+    // The list of remembered answers (read-only here; the tenant admin's view, src/gateway/admin.ts).
+    listAnswers: (scope) =>
+      run('list remembered answers', async (db) => {
+        const s = scopeParams(scope, 'listAnswers');
+        const r = await rows<AnswerRow & { auto: number | null; label: string | null }>(
+          db,
+          `SELECT * FROM answers WHERE tenant = $1 AND "user" = $2 AND (session IS NULL OR session = $3) ORDER BY server, updated_at DESC`,
+          [s.tenant, s.user, s.session],
+        );
+        return r.map((x) => ({ ...answerFromRow(x), auto: Number(x.auto) === 1, ...(x.label != null ? { label: x.label } : {}) }));
       }),
     forget: (scope, server) =>
       run('forget answers', async (db) => {

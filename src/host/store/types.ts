@@ -26,7 +26,7 @@ export interface AuditRecord {
   server: string;
   /**
    * What happened, e.g. `'request'`, `'repair'`, `'policy'`, `'answer'`, `'cancelled'`,
-   * `'error'`, `'roots'`, `'tool-call'`.
+   * `'error'`, `'roots'`, `'tool-call'`, `'prompt-get'`, `'resource-read'`.
    */
   kind: string;
   /** Correlates records of one input request (broker-assigned id). */

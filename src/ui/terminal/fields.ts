@@ -8,7 +8,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
-import { coerceFormValues, enumOptions, fieldKind, validateContent } from '../../schema/index.js';
+import { coerceFormValues, enumOptions, fieldKind, formatHint, validateContent } from '../../schema/index.js';
 import type { RequestedSchema } from '../../schema/index.js';
 
 /** Returned when the person pressed Esc / Ctrl-C (or the signal aborted). */
@@ -28,11 +28,7 @@ type Prop = Record<string, any>;
 export function fieldLabel(name: string, prop: Prop, required: boolean): string {
   const bits: string[] = [];
   if (typeof prop.format === 'string')
-    bits.push(
-      ({ email: 'e-mail address', uri: 'URL', date: 'YYYY-MM-DD', 'date-time': 'YYYY-MM-DDTHH:MM:SSZ' } as Record<string, string>)[
-        prop.format
-      ] ?? prop.format,
-    );
+    bits.push(formatHint(prop.format) ?? ({ email: 'e-mail address', uri: 'URL' } as Record<string, string>)[prop.format] ?? prop.format);
   if (prop.minimum !== undefined || prop.maximum !== undefined) bits.push(`${prop.minimum ?? '…'}..${prop.maximum ?? '…'}`);
   if (prop.type === 'integer') bits.push('whole number');
   if (prop.minLength !== undefined || prop.maxLength !== undefined) bits.push(`${prop.minLength ?? 0}..${prop.maxLength ?? '∞'} chars`);

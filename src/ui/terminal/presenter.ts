@@ -24,6 +24,7 @@ import type {
 } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { askField, CANCELLED, promptSignal, SKIPPED } from './fields.js';
+import { isConnectionClosed, ServerStops } from '../server-stop.js';
 
 export interface TerminalPresenterOptions {
   /** @default process.stdin */
@@ -61,6 +62,8 @@ export class TerminalPresenter implements Presenter {
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly colour: boolean;
+  /** A stop of the asking server is said once for all its prompts (src/ui/server-stop.ts). */
+  private readonly stops = new ServerStops((n) => this.notify(n));
 
   constructor(private readonly opts: TerminalPresenterOptions = {}) {
     this.input = opts.input ?? process.stdin;
@@ -70,7 +73,11 @@ export class TerminalPresenter implements Presenter {
 
   /** Shows `prompt` once the previous prompt is done. Resolves `cancel` when `signal` aborts. */
   present(prompt: PromptView, signal: AbortSignal): Promise<PresenterAnswer> {
-    const run = this.queue.then(() => (signal.aborted ? ({ action: 'cancel' } as const) : this.show(prompt, signal)));
+    const stopped = () => isConnectionClosed(signal.reason) && this.stops.closed(prompt.server, prompt.id, prompt.message);
+    signal.addEventListener('abort', stopped, { once: true });
+    const run = this.queue
+      .then(() => (signal.aborted ? ({ action: 'cancel' } as const) : this.show(prompt, signal)))
+      .finally(() => signal.removeEventListener('abort', stopped));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -105,6 +112,7 @@ export class TerminalPresenter implements Presenter {
 
   notify(n: PresenterNotice): void {
     try {
+      if (this.stops.swallow(n)) return;
       this.output.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);
     } catch {
       // notices must not throw

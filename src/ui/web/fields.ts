@@ -4,7 +4,7 @@
  * every schema decision is made here with the schema core.
  * @module
  */
-import { enumOptions, fieldKind, type FieldKind, type Issue } from '../../schema/index.js';
+import { enumOptions, fieldKind, formatHint, type FieldKind, type Issue } from '../../schema/index.js';
 import type { PromptView } from '../../host/presenter.js';
 
 export interface FieldView {
@@ -16,6 +16,8 @@ export interface FieldView {
   /** Mask the input and never offer to remember it. */
   sensitive: boolean;
   format?: string;
+  /** How to write a `date` / `date-time` value (`FORMAT_HINTS` of the schema core: the same words as the terminal and the validation message). */
+  formatHint?: string;
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -73,6 +75,8 @@ export function promptPayload(prompt: PromptView, since: number): PromptPayload 
     if (typeof p.description === 'string') f.description = p.description;
     if (prompt.sampling && name === 'reply') f.multiline = true;
     if (typeof p.format === 'string') f.format = p.format;
+    const hint = formatHint(p.format);
+    if (hint) f.formatHint = hint;
     for (const k of ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const) {
       const v = num(p[k]);
       if (v !== undefined) f[k] = v;

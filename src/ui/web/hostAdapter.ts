@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { exportPresets } from '../../host/store/index.js';
 import { PresetNotFoundError } from '../../host/index.js';
 import type { Host, Store } from '../../host/index.js';
-import type { ServerState as HostServerState } from '../../host/servers/index.js';
+import type { ServerState as HostServerState } from '../../host/index.js';
 import { HostApiError, type HostApi, type HostEvent, type ServerInfo, type ServerState, type ToolInfo } from './hostApi.js';
 
 function stateOf(s: HostServerState): { state: ServerState; error?: string } {
@@ -41,17 +41,15 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
         capabilities: s.capabilities as Record<string, unknown> | undefined,
         stderr: s.stderr.slice(-50),
         transport: s.type,
+        lazy: s.lazy,
       })),
-    async restartServer(name) {
-      await host.servers.stop(name);
-      await host.servers.start(name);
-    },
+    restartServer: (name) => host.restart(name),
     async listTools(): Promise<ToolInfo[]> {
       const out: ToolInfo[] = [];
       for (const s of host.listServers()) {
         if (s.state.status !== 'running') continue;
         try {
-          const { tools } = await host.servers.listTools(s.name);
+          const tools = await host.listTools(s.name);
           for (const t of tools)
             out.push({
               server: s.name,
@@ -67,12 +65,12 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       return out;
     },
     callTool: (server, tool, args) => host.callTool(server, tool, args) as never,
-    listRoots: () => host.roots.list().map((r) => ({ uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source, health: r.health })),
+    listRoots: () => host.listRoots().map((r) => ({ uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source, health: r.health })),
     async addRoot(root) {
-      const r = await host.roots.addChecked(toRootUri(root.uri), { name: root.name, lifetime: root.lifetime ?? 'session', source: 'user' });
+      const r = await host.addRootChecked(toRootUri(root.uri), { name: root.name, lifetime: root.lifetime ?? 'session', source: 'user' });
       return { uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source, health: r.health };
     },
-    removeRoot: (uri) => host.roots.remove(uri),
+    removeRoot: (uri) => host.removeRoot(uri),
     listPresets: async () =>
       (await host.presets.list()).map((p) => ({
         name: p.name,

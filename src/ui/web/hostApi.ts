@@ -27,6 +27,8 @@ export interface ServerInfo {
   error?: string;
   /** `'stdio' | 'http'`, for display. */
   transport?: string;
+  /** Starts on first use (config `lazy`); shown as "not started (lazy)" while `stopped`, as `parley servers` does. */
+  lazy?: boolean;
 }
 
 /** One tool of one server (`tools/list` entry plus the server's name). */

@@ -20,11 +20,13 @@ import type {
 } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
 import { issueField, promptPayload, type PromptPayload } from './fields.js';
+import { isConnectionClosed, ServerStops } from '../server-stop.js';
 
 /** What the presenter tells the console (and so the browsers). */
 export type PresenterEvent =
   | { type: 'prompt'; payload: PromptPayload }
-  | { type: 'prompt-closed'; id: string; reason: 'answered' | 'aborted'; action?: PresenterAnswer['action'] }
+  /** `server-stopped`: the server's connection closed; one `server-stopped` notice follows for all its prompts closed together. */
+  | { type: 'prompt-closed'; id: string; reason: 'answered' | 'aborted' | 'server-stopped'; action?: PresenterAnswer['action'] }
   | { type: 'notice'; notice: PresenterNotice & { ts: number } };
 
 /** Result of {@link WebPresenter.answer}; `status` maps to the HTTP status of the answer endpoint. */
@@ -62,6 +64,7 @@ export class WebPresenter implements Presenter {
   private readonly notices: Array<PresenterNotice & { ts: number }> = [];
   private readonly now: () => number;
   private readonly maxNotices: number;
+  private readonly stops = new ServerStops((n) => this.notify(n));
 
   constructor(opts: WebPresenterOptions = {}) {
     this.now = opts.now ?? Date.now;
@@ -77,7 +80,11 @@ export class WebPresenter implements Presenter {
     // Same id again (a re-presented round): the old wait ends quietly; the page replaces the card.
     this.settle(prompt.id, { action: 'cancel' }, 'replaced');
     return new Promise<PresenterAnswer>((resolve) => {
-      const onAbort = () => this.settle(prompt.id, { action: 'cancel' }, 'aborted');
+      const onAbort = () => {
+        if (!isConnectionClosed(signal.reason)) return this.settle(prompt.id, { action: 'cancel' }, 'aborted');
+        if (this.pendingById.has(prompt.id)) this.stops.closed(prompt.server, prompt.id, prompt.message);
+        this.settle(prompt.id, { action: 'cancel' }, 'server-stopped');
+      };
       const payload = promptPayload(prompt, this.now());
       if (decision) payload.decision = decision;
       this.pendingById.set(prompt.id, { payload, resolve, cleanup: () => signal.removeEventListener('abort', onAbort) });
@@ -112,6 +119,7 @@ export class WebPresenter implements Presenter {
 
   notify(notice: PresenterNotice): void {
     try {
+      if (this.stops.swallow(notice)) return;
       const n = { ...notice, ts: this.now() };
       this.notices.push(n);
       if (this.notices.length > this.maxNotices) this.notices.shift();
@@ -202,7 +210,7 @@ export class WebPresenter implements Presenter {
     return valid.ok ? { value: valid.value, issues: [] } : { value: coerced.value, issues: valid.issues };
   }
 
-  private settle(id: string, answer: PresenterAnswer, reason: 'answered' | 'aborted' | 'replaced'): void {
+  private settle(id: string, answer: PresenterAnswer, reason: 'answered' | 'aborted' | 'server-stopped' | 'replaced'): void {
     const p = this.pendingById.get(id);
     if (!p) return;
     this.pendingById.delete(id);

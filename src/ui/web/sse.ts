@@ -45,9 +45,9 @@ export class SseHub {
     });
   }
 
-  /** Sends one event to every browser. */
+  /** Sends one event to every browser (none open: nothing is serialised). */
   send(event: string, data: unknown): void {
-    this.write(frame(event, data));
+    if (this.streams.size > 0) this.write(frame(event, data));
   }
 
   /** Ends every stream and stops the heartbeat. */

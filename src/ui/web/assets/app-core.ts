@@ -41,7 +41,7 @@ export const APP_CORE_JS = String.raw`  var $ = function (id) { return document.
   function fmtTime(ms) { try { return new Date(ms).toLocaleString(); } catch (e) { return String(ms); } }
 
   // ---------- notices ----------
-  var NOTICE_LABEL = { 'refused': 'Refused by policy', 'cancelled-by-server': 'Withdrawn by the server', 'url-completed': 'Completed', 'timeout': 'Timed out', 'invalid-answer': 'Answer not accepted', 'withdrawn': 'Withdrawn' };
+  var NOTICE_LABEL = { 'refused': 'Refused by policy', 'cancelled-by-server': 'Withdrawn by the server', 'url-completed': 'Completed', 'timeout': 'Timed out', 'invalid-answer': 'Answer not accepted', 'withdrawn': 'Withdrawn', 'server-stopped': 'Server stopped' };
   function addNotice(n) {
     $('notices-section').hidden = false;
     var info = n.kind === 'url-completed';

@@ -8,7 +8,8 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
       res.data.forEach(function (s) {
         var caps = Object.keys(s.capabilities || {});
         box.appendChild(h('div', { class: 'card server-card', 'data-server': s.name },
-          h('h3', null, s.name, ' ', h('span', { class: 'state ' + s.state, text: s.state })),
+          h('h3', null, s.name, ' ', h('span', { class: 'state ' + s.state + (s.lazy ? ' lazy' : ''), text: s.state === 'stopped' && s.lazy ? 'not started (lazy)' : s.state })),
+          s.lazy ? h('p', { class: 'muted lazy-note', text: 'Lazy: starts on first use (a tool call, a read or Restart).' }) : null,
           h('p', null, 'Protocol revision: ', h('strong', { text: s.revision || 'not negotiated' }), s.transport ? ' · transport ' + s.transport : ''),
           h('p', null, 'Capabilities: ', caps.length ? caps.join(', ') : 'none declared'),
           caps.length ? h('details', null, h('summary', { text: 'Capabilities as declared' }), h('pre', { text: JSON.stringify(s.capabilities, null, 2) })) : null,

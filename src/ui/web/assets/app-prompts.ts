@@ -82,7 +82,8 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     if (f.minItems !== undefined || f.maxItems !== undefined) parts.push('choose ' + (f.minItems !== undefined ? f.minItems : 0) + (f.maxItems !== undefined ? ' to ' + f.maxItems : ' or more'));
     if (f.format === 'email') parts.push('an email address');
     if (f.format === 'uri') parts.push('a full address such as https://example.com');
-    if (f.format === 'date-time') parts.push('date and local time');
+    if (f.format === 'date' && f.formatHint) parts.push(f.formatHint);
+    if (f.format === 'date-time' && f.formatHint) parts.push(f.formatHint + '; the picker takes your local time and sends it in UTC');
     return parts.join('; ');
   }
   function renderField(f, p) {
@@ -125,7 +126,9 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       if (c.group) { out[name] = Array.prototype.slice.call(c.group.querySelectorAll('input:checked')).map(function (i) { return i.value; }); return; }
       if (f.kind === 'boolean') { out[name] = c.input.checked; return; }
       var v = c.input.value;
-      if (f.format === 'date-time' && v) { var d = new Date(v); if (!isNaN(d)) v = d.toISOString(); }
+      // A date the picker holds half-typed has no value (''): send what the server refuses with the format's message, never "not given".
+      if ((f.format === 'date' || f.format === 'date-time') && !v && c.input.validity && c.input.validity.badInput) v = 'incomplete';
+      if (f.format === 'date-time' && v && v !== 'incomplete') { var d = new Date(v); if (!isNaN(d)) v = d.toISOString().replace('.000Z', 'Z'); }
       out[name] = v;
     });
     return out;
