@@ -1,24 +1,27 @@
-// `flood` group (issue 12.7): one server floods the host with 500 elicitation requests/s while another
-// server's calls and the event loop must stay responsive. In-process: one ElicitationBroker on a SQLite
-// store FILE (WAL, synchronous=FULL: every commit is an fsync, as in production), default policy (the
-// flood is mostly rate-limited: each request still writes its `request` and `policy` audit rows), and a
-// presenter that accepts at once. Server `calm` makes one elicitation every 20 ms throughout.
-// Measured per phase (idle, then the flood), for two audit writers side by side in the same run:
-// - `group commit` (the store's default: every append of one event-loop turn in one transaction);
-// - `commit per row` (`groupCommit: false`: each append its own synchronous transaction, as before).
-// Figures: event-loop delay p99 (perf_hooks.monitorEventLoopDelay, 10 ms resolution, so ~10 ms is the
-// floor) and the median latency of `calm`'s elicitation, flood ÷ idle.
-// Targets (issue 12.7): p99 during the flood ≤ 50 ms; calm's latency ≤ 1.5× idle.
+// `flood` group (issues 12.7 and 17.7): one server floods the host with 500 elicitation requests/s
+// while the host must stay responsive. Real processes: parley's ServerManager + ElicitationBroker on a
+// SQLite store FILE (WAL, synchronous=FULL: every commit an fsync, as `parley up` opens it), default
+// policy (the flood is mostly rate-limited: each request still writes its `request` and `policy` audit
+// rows and waits for their commit), a presenter that accepts at once, and two stdio servers
+// (bench/fixtures/flood-server.mjs): `flood` pushes elicitation/create at 500/s for the phase, `calm`
+// answers `ping` tool calls. Each phase (idle, then the flood) runs `calm` ping calls back to back,
+// 5 ms apart, and records their latency and the host's event-loop delay (perf_hooks
+// monitorEventLoopDelay, 10 ms resolution, so ~10 ms is the floor).
+// Two audit writers side by side in the same run: `group commit` (the store's default: every append of
+// one event-loop turn in one transaction) and `commit per row` (`groupCommit: false`).
+// Targets: event-loop delay p99 during the flood ≤ 50 ms (idle p99 beside it); calm's median ping
+// latency during the flood ≤ 1.5× idle.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { ElicitationBroker } from '../dist/src/host/broker/index.js';
+import { ServerManager } from '../dist/src/host/servers/index.js';
 import { openSqliteStore } from '../dist/src/host/store/sqlite.js';
 import type { BenchRow } from './lib.js';
-import { envInt } from './peers.js';
+import { envInt, medianOf, repoPath, stdioDef } from './peers.js';
 
-const FORM = { type: 'object', properties: { region: { type: 'string' } }, required: ['region'] };
+const FLOOD_SERVER = { command: process.execPath, args: [repoPath('bench/fixtures/flood-server.mjs')] };
 const presenter = {
   interactive: false,
   present: async () => ({ action: 'accept' as const, content: { region: 'north' } }),
@@ -27,50 +30,33 @@ const presenter = {
 
 interface Phase {
   p99: number;
-  calmMs: number;
-  requests: number;
+  pingMs: number;
+  pings: number;
+  flood?: Record<string, number>;
 }
 
-async function phase(broker: ElicitationBroker, ms: number, ratePerS: number): Promise<Phase> {
-  const signal = new AbortController().signal;
-  const ctx = (server: string) => ({ server, era: 'legacy', revision: '2025-06-18', signal }) as never;
+async function phase(manager: ServerManager, ms: number, rate: number): Promise<Phase> {
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
-  const calm: number[] = [];
-  let requests = 0;
+  const lat: number[] = [];
   let stop = false;
-  const calmLoop = (async () => {
+  const calm = (async () => {
     while (!stop) {
       const t0 = performance.now();
-      await broker.elicit({ message: 'calm', requestedSchema: FORM } as never, ctx('calm'));
-      calm.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 20));
+      await manager.callTool('calm', 'ping', {});
+      lat.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 5));
     }
   })();
-  // 500/s as 5 requests every 10 ms (timers drift under load; the count is reported).
-  const perTick = Math.max(1, Math.round(ratePerS / 100));
-  const inflight = new Set<Promise<unknown>>();
-  const timer =
-    ratePerS > 0
-      ? setInterval(() => {
-          for (let i = 0; i < perTick; i++) {
-            requests++;
-            const p = broker
-              .elicit({ message: `flood ${requests} ${'x'.repeat(200)}`, requestedSchema: FORM } as never, ctx('flood'))
-              .catch(() => undefined);
-            inflight.add(p);
-            void p.finally(() => inflight.delete(p));
-          }
-        }, 10)
-      : undefined;
-  await new Promise((r) => setTimeout(r, ms));
-  clearInterval(timer);
+  let flood: Record<string, number> | undefined;
+  if (rate > 0) {
+    const r = await manager.callTool('flood', 'flood', { ms, rate });
+    flood = r.structuredContent as Record<string, number>;
+  } else await new Promise((r) => setTimeout(r, ms));
   stop = true;
-  await calmLoop;
-  await Promise.all(inflight);
+  await calm;
   h.disable();
-  calm.sort((a, b) => a - b);
-  return { p99: h.percentile(99) / 1e6, calmMs: calm[Math.floor(calm.length / 2)] ?? NaN, requests };
+  return { p99: h.percentile(99) / 1e6, pingMs: medianOf(lat), pings: lat.length, ...(flood ? { flood } : {}) };
 }
 
 export async function run(o: { ms?: number; rate?: number } = {}): Promise<BenchRow[]> {
@@ -85,36 +71,47 @@ export async function run(o: { ms?: number; rate?: number } = {}): Promise<Bench
     ] as const) {
       const store = openSqliteStore(join(dir, `${groupCommit ? 'group' : 'row'}.db`), { groupCommit });
       const broker = new ElicitationBroker({ presenter, store });
-      await phase(broker, Math.min(500, ms), rate); // warm-up
-      const idle = await phase(broker, ms, 0);
-      const flood = await phase(broker, ms, rate);
-      const audit = (await store.queryAudit({ limit: 1_000_000 })).length;
-      await store.close();
-      const p99Met = flood.p99 <= 50;
-      const ratio = flood.calmMs / idle.calmMs;
-      rows.push(
-        { group: 'flood', name: `${label}: event-loop delay p99, idle (baseline)`, value: idle.p99, unit: 'ms' },
+      const manager = new ServerManager(
+        { flood: stdioDef('flood', FLOOD_SERVER), calm: stdioDef('calm', FLOOD_SERVER) },
         {
-          group: 'flood',
-          name: `${label}: event-loop delay p99 during ${rate}/s from one server`,
-          value: flood.p99,
-          unit: 'ms',
-          ratio: flood.p99 / idle.p99,
-          ratioTo: 'idle p99',
-          target: 'p99 ≤ 50 ms',
-          met: p99Met,
-          note: `${flood.requests} flood requests in ${ms} ms; ${audit} audit rows in the file`,
-        },
-        {
-          group: 'flood',
-          name: `${label}: another server's elicitation latency, flood ÷ idle`,
-          value: ratio,
-          unit: '×',
-          target: '≤ 1.5× idle',
-          met: ratio <= 1.5,
-          note: `median ${flood.calmMs.toFixed(2)} ms during the flood, ${idle.calmMs.toFixed(2)} ms idle`,
+          clientInfo: { name: 'parley-bench', version: '0.0.1' },
+          handlers: { elicit: (params, ctx) => broker.elicit(params as never, ctx), listRoots: async () => ({ roots: [] }) },
         },
       );
+      try {
+        await manager.startMany(['flood', 'calm']);
+        await phase(manager, Math.min(500, ms), rate); // warm-up
+        const idle = await phase(manager, ms, 0);
+        const flood = await phase(manager, ms, rate);
+        const audit = (await store.queryAudit({ limit: 1_000_000 })).length;
+        const ratio = flood.pingMs / idle.pingMs;
+        rows.push(
+          { group: 'flood', name: `${label}: event-loop delay p99, idle (baseline)`, value: idle.p99, unit: 'ms' },
+          {
+            group: 'flood',
+            name: `${label}: event-loop delay p99 during ${rate}/s elicitations from one server`,
+            value: flood.p99,
+            unit: 'ms',
+            ratio: flood.p99 / idle.p99,
+            ratioTo: 'idle p99',
+            target: 'p99 ≤ 50 ms',
+            met: flood.p99 <= 50,
+            note: `flood answers ${JSON.stringify(flood.flood)} in ${ms} ms; ${audit} audit rows in the file`,
+          },
+          {
+            group: 'flood',
+            name: `${label}: another server's tool-call latency, flood ÷ idle`,
+            value: ratio,
+            unit: '×',
+            target: '≤ 1.5× idle',
+            met: ratio <= 1.5,
+            note: `median ping ${flood.pingMs.toFixed(2)} ms during the flood (${flood.pings} calls), ${idle.pingMs.toFixed(2)} ms idle (${idle.pings} calls)`,
+          },
+        );
+      } finally {
+        await manager.stopAll();
+        await store.close();
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

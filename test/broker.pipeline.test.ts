@@ -229,19 +229,19 @@ test('pending cap per server: the sixth concurrent request is declined, other se
   await Promise.all(again);
 });
 
-test("a request whose wait cannot start (its context's abort hook throws) is rejected and no longer waits; the pending cap is not used up", async () => {
-  const presenter = new ScriptedPresenter([{ action: 'decline' }]);
+test('a request whose presenter throws synchronously is rejected and no longer waits; the pending cap is not used up', async () => {
+  const presenter = new ScriptedPresenter([
+    () => {
+      throw new Error('hook broke');
+    },
+    { action: 'decline' },
+  ]);
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter, store, policy: { maxPendingPerServer: 1 } });
   const events: string[] = [];
   broker.on((e) => events.push(e.type === 'pending-removed' ? `${e.type}:${e.outcome}` : e.type));
   const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
-  const broken = ctx('srv', {
-    abort: () => undefined,
-    onAbort: () => {
-      throw new Error('hook broke');
-    },
-  });
+  const broken = ctx('srv');
   await assert.rejects(broker.elicit(confirm, broken), /hook broke/);
   assert.deepEqual(broker.pending(), [], 'the failed request does not wait');
   assert.deepEqual(events, ['pending-added', 'pending-removed:error']);
@@ -254,7 +254,7 @@ test("a request whose wait cannot start (its context's abort hook throws) is rej
     { action: 'decline' },
     'the next request is asked, not refused by the pending cap',
   );
-  assert.equal(presenter.prompts.length, 1);
+  assert.equal(presenter.prompts.length, 2);
 });
 
 test('the presenter answer wait is bounded: on timeout the broker answers cancel and closes the prompt', async () => {
@@ -274,32 +274,71 @@ test('the presenter answer wait is bounded: on timeout the broker answers cancel
   assert.equal(new ElicitationBroker({ presenter }).timeouts.answerMs, 1_800_000);
 });
 
-test("with the runtime's abort handle the presenter gets the request's own signal: a timeout aborts it and answers cancel, a server cancel stays a cancel by the server", async () => {
-  // timeout: the broker aborts the request's signal through ctx.abort, and says "timeout"
+test("the presenter gets one signal: the answer deadline aborts it (not the request's signal) and answers cancel; a server cancel stays a cancel by the server", async () => {
   const own = new AbortController();
   let seen: AbortSignal | undefined;
   const slow = (_p: InputRequestView, s: AbortSignal) => ((seen = s), new Promise<PresenterAnswer>(() => {}));
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([slow]), store, timeouts: { answerMs: 50 } });
   const form = { message: 'slow', requestedSchema: { type: 'object', properties: {} } };
-  assert.deepEqual(await broker.elicit(form, ctx('srv', { signal: own.signal, abort: (r?: unknown) => own.abort(r) })), {
-    action: 'cancel',
-  });
-  assert.equal(seen, own.signal, 'the presenter was given the request signal itself');
-  assert.equal(own.signal.aborted, true, 'the timeout aborted it');
-  assert.equal((own.signal.reason as Error).name, 'AbortError');
+  assert.deepEqual(await broker.elicit(form, ctx('srv', { signal: own.signal })), { action: 'cancel' });
+  assert.equal(seen?.aborted, true, "the deadline aborted the presenter's signal");
+  assert.equal((seen?.reason as Error | undefined)?.name, 'TimeoutError');
+  assert.equal(own.signal.aborted, false, "the request's own signal is untouched: the cancel answer is still sent");
   assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'timeout');
 
-  // server cancel: same handle, but the runtime aborts the signal (notifications/cancelled)
   const req = new AbortController();
   const b2 = new ElicitationBroker({ presenter: new ScriptedPresenter([slow]), timeouts: { answerMs: 60_000 } });
-  const pending = b2.elicit(form, ctx('srv', { signal: req.signal, abort: (r?: unknown) => req.abort(r) }));
+  const pending = b2.elicit(form, ctx('srv', { signal: req.signal }));
   await new Promise((r) => setImmediate(r));
-  req.abort(new Error('cancelled by the server'));
+  const reason = new Error('cancelled by the server');
+  req.abort(reason);
   await assert.rejects(pending, { code: 'CANCELLED_BY_SERVER' });
+  assert.equal(seen?.reason, reason, "the presenter's signal carries the server's reason");
 });
 
-test('answer deadlines share one timer: a later request still times out after an earlier one is answered, in start order', async () => {
+test('close() answers every waiting request cancel (audited as shutdown), and later ones at once', async () => {
+  const never = (_p: InputRequestView) => new Promise<PresenterAnswer>(() => {});
+  const store = new MemoryStore();
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([never, never]), store });
+  const form = { message: 'wait', requestedSchema: { type: 'object', properties: {} } };
+  const waiting = broker.elicit(form, ctx('srv'));
+  await new Promise((r) => setImmediate(r));
+  broker.close();
+  assert.deepEqual(await waiting, { action: 'cancel' });
+  assert.deepEqual(await broker.elicit(form, ctx('srv')), { action: 'cancel' });
+  assert.deepEqual(
+    store.audit.filter((a) => a.kind === 'error').map((a) => a.detail?.reason),
+    ['shutdown', 'shutdown'],
+  );
+  assert.deepEqual(broker.pending(), []);
+});
+
+test('answer deadlines beyond the longest timer are clamped to 2^31-1 ms: no early fire, no overflow warning', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  try {
+    const slow = () => new Promise<PresenterAnswer>((r) => setTimeout(() => r({ action: 'decline' }), 30));
+    const broker = new ElicitationBroker({
+      presenter: new ScriptedPresenter([slow]),
+      timeouts: { answerMs: 2 ** 31 + 5_000, urlCompletionMs: 2 ** 40 },
+    });
+    assert.deepEqual(broker.timeouts, { answerMs: 2 ** 31 - 1, urlCompletionMs: 2 ** 31 - 1 });
+    const form = { message: 'x', requestedSchema: { type: 'object', properties: {} } };
+    assert.deepEqual(await broker.elicit(form, ctx('srv')), { action: 'decline' });
+    await new Promise((res) => setImmediate(res));
+    assert.deepEqual(
+      warnings.filter((w) => w === 'TimeoutOverflowWarning'),
+      [],
+      'no timer was given a delay beyond 2^31-1 ms',
+    );
+  } finally {
+    process.off('warning', onWarning);
+  }
+});
+
+test('answer deadlines are per request: a later request still times out after an earlier one is answered, in start order', async () => {
   const store = new MemoryStore();
   let release!: (a: PresenterAnswer) => void;
   const first = (_p: InputRequestView) => new Promise<PresenterAnswer>((r) => (release = r));
@@ -311,7 +350,7 @@ test('answer deadlines share one timer: a later request still times out after an
   const b = broker.elicit(form('b'), ctx('s2'));
   await new Promise((r) => setTimeout(r, 40));
   const c = broker.elicit(form('c'), ctx('s3'));
-  release({ action: 'decline' }); // the first deadline's ask ends: the timer must re-arm for b, then c
+  release({ action: 'decline' }); // the first request ends: b's and c's deadlines still run
   assert.deepEqual(await a, { action: 'decline' });
   assert.deepEqual(await b, { action: 'cancel' }, 'b timed out');
   assert.equal(broker.pending('s3').length, 1, 'c (started 40 ms after b) is still waiting when b times out');
@@ -422,4 +461,30 @@ test('a presenter bug (unknown action) is audited and surfaces as an error, neve
   assert.equal(store.audit.filter((a) => a.kind === 'answer').length, 0);
   assert.equal(store.audit.find((a) => a.kind === 'error')?.detail?.reason, 'presenter');
   assert.equal(broker.pending().length, 0);
+});
+
+test('${input:…} prompts go through the pipeline: audited (a password redacted), prefilled from their default, bounded by answerMs', async () => {
+  const store = new MemoryStore();
+  const seen: InputRequestView[] = [];
+  const never = (_p: InputRequestView) => new Promise<PresenterAnswer>(() => {});
+  const presenter = new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { value: 'sk-secret-42' } }), never]);
+  const broker = new ElicitationBroker({ presenter, store, timeouts: { answerMs: 60 } });
+  const key = { id: 'api-key', type: 'promptString' as const, description: 'Service API key', password: true, default: 'sk-' };
+  assert.equal(await broker.askInput('svc', key), 'sk-secret-42');
+  assert.deepEqual(seen[0].sensitiveFields, ['value'], 'a password input is masked (and not refused as a sensitive field)');
+  assert.deepEqual(seen[0].prefill, { value: 'sk-' });
+  const rows = store.audit.filter((a) => a.requestId === seen[0].id);
+  assert.deepEqual(
+    rows.map((a) => a.kind),
+    ['request', 'policy', 'answer'],
+  );
+  assert.equal(rows[0].detail?.source, 'config-input');
+  assert.deepEqual(rows[2].detail?.content, { value: REDACTED });
+  assert.ok(!JSON.stringify(store.audit).includes('sk-secret-42'), 'the secret is in no audit row');
+
+  // Nobody answers: the deadline ends the prompt, and the input counts as not provided.
+  const t0 = Date.now();
+  assert.equal(await broker.askInput('svc', { id: 'region', type: 'promptString' }), undefined);
+  assert.ok(Date.now() - t0 < 5_000, 'bounded by answerMs');
+  assert.equal(store.audit.at(-1)?.detail?.reason, 'timeout');
 });

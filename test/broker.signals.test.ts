@@ -1,8 +1,7 @@
-// Abort signals of one elicitation: the input bridge owns one signal per request (`Pending`), aborted
-// by the Connection on legacy eras and forwarded from the SDK's on the modern era; the broker's
-// presenter loop (ask) gives that signal to the presenter and hears of its abort through the bridge's
-// `onAbort` callback (no listener), or, for a caller without that handle, forwards it with the answer
-// timer into a signal of its own. Reasons kept, listeners removed when the request settles.
+// Abort signals of one elicitation: the input bridge gives the broker one signal per request
+// (`AbortSignal.any` of the SDK's request signal and the Connection's own abort), and the broker's
+// presenter loop (ask) gives the presenter one signal combining it with the answer deadline and the
+// broker's shutdown. Reasons kept, nothing left listening when the request settles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
@@ -11,8 +10,7 @@ import { ask } from '../src/host/broker/ask.js';
 import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import type { ConnectOptions } from '../src/host/servers/connection.js';
 import type { InputContext } from '../src/host/servers/handlers.js';
-import { Pending, wireHandlers } from '../src/host/servers/input-bridge.js';
-import { List } from '../src/host/list.js';
+import { type Pending, wireHandlers } from '../src/host/servers/input-bridge.js';
 import { PauseGate } from '../src/host/servers/tool-clock.js';
 import { legacyServer } from './fixtures/broker/peers.js';
 import { waitUntil } from './helpers/wait.js';
@@ -50,94 +48,51 @@ function holdingPresenter() {
   };
 }
 
-test("ask: a server abort reaches the presenter's signal with the server's reason; the listener is removed", async () => {
+const stops = (server: AbortSignal, answerMs = 60_000, shutdown = new AbortController().signal) => ({ server, shutdown, answerMs });
+
+test("ask: a server abort reaches the presenter's signal with the server's reason; nothing is left listening on the server signal", async () => {
   const server = new AbortController();
   const presenter = holdingPresenter();
-  const pending = ask(presenter, VIEW, VIEW.schema, { signal: server.signal }, 60_000, 3, Date.now);
-  await new Promise((r) => setTimeout(r, 10));
-  assert.equal(listeners(server.signal), 1, 'ask listens on the server signal while it waits');
+  const pending = ask(presenter, VIEW, VIEW.schema, stops(server.signal), 3, Date.now);
+  await waitUntil(() => presenter.seen.length === 1);
   const reason = new Error('server gave up');
   server.abort(reason);
   const r = await pending;
   assert.equal(r.kind, 'cancelled-by-server');
-  assert.equal(presenter.seen.length, 1);
   assert.equal(presenter.seen[0].aborted, true);
   assert.equal(presenter.seen[0].reason, reason);
-  assert.notEqual(presenter.seen[0], server.signal, 'the presenter gets its own signal');
+  assert.equal(listeners(server.signal), 0, 'AbortSignal.any adds no listener to its sources');
 });
 
-test("ask: on timeout only the presenter's signal aborts (AbortError); the server signal is untouched and unlistened", async () => {
+test("ask: on timeout only the presenter's signal aborts (TimeoutError); the server signal is untouched", async () => {
   const server = new AbortController();
   const presenter = holdingPresenter();
-  const r = await ask(presenter, VIEW, VIEW.schema, { signal: server.signal }, 30, 3, Date.now);
+  const r = await ask(presenter, VIEW, VIEW.schema, stops(server.signal, 30), 3, Date.now);
   assert.equal(r.kind, 'timeout');
   assert.equal(presenter.seen[0].aborted, true);
-  assert.equal((presenter.seen[0].reason as Error).name, 'AbortError');
+  assert.equal((presenter.seen[0].reason as Error).name, 'TimeoutError');
   assert.equal(server.signal.aborted, false);
-  assert.equal(listeners(server.signal), 0);
 });
 
-test('ask: an answer removes the listener; a server signal aborted on arrival gives an aborted presenter signal', async () => {
-  const server = new AbortController();
-  const accept = { interactive: false, notify: () => {}, present: async () => ({ action: 'accept' as const, content: { name: 'Ada' } }) };
-  const r = await ask(accept, VIEW, VIEW.schema, { signal: server.signal }, 60_000, 3, Date.now);
-  assert.equal(r.kind, 'answer');
-  assert.equal(listeners(server.signal), 0);
+test('ask: shutdown ends the wait as its own outcome; a server signal aborted on arrival never reaches the presenter', async () => {
+  const closing = new AbortController();
+  const presenter = holdingPresenter();
+  const pending = ask(presenter, VIEW, VIEW.schema, stops(new AbortController().signal, 60_000, closing.signal), 3, Date.now);
+  await waitUntil(() => presenter.seen.length === 1);
+  closing.abort(new Error('closing'));
+  assert.equal((await pending).kind, 'shutdown');
 
   const gone = new AbortController();
   gone.abort('already');
   const seen: AbortSignal[] = [];
-  const r2 = await ask(
-    { ...accept, present: async (_p: InputRequestView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }) },
-    VIEW,
-    VIEW.schema,
-    { signal: gone.signal },
-    60_000,
-    3,
-    Date.now,
-  );
+  const accept = {
+    interactive: false,
+    notify: () => {},
+    present: async (_p: InputRequestView, s: AbortSignal) => (seen.push(s), { action: 'accept' as const, content: {} }),
+  };
+  const r2 = await ask(accept, VIEW, VIEW.schema, stops(gone.signal), 3, Date.now);
   assert.equal(r2.kind, 'cancelled-by-server');
-  for (const s of seen) assert.deepEqual([s.aborted, s.reason], [true, 'already']);
-});
-
-/** The context the input bridge gives the broker for one request. */
-const bridgeCtx = (p: Pending) => ({
-  signal: p.ctl.signal,
-  abort: (r?: unknown) => p.abort(r),
-  onAbort: (f: (() => void) | undefined) => p.onAbort(f),
-});
-
-test("ask with the bridge's handles: the presenter gets the bridge's signal, no listener is added, a withdrawal ends the wait with its reason", async () => {
-  const p = new Pending();
-  const presenter = holdingPresenter();
-  const pending = ask(presenter, VIEW, VIEW.schema, bridgeCtx(p), 60_000, 3, Date.now);
-  await waitUntil(() => presenter.seen.length === 1);
-  assert.equal(presenter.seen[0], p.ctl.signal, 'no second signal per request');
-  assert.equal(listeners(p.ctl.signal), 1, "only the presenter's own listener: ask registered a callback instead");
-  const reason = new Error('server gave up');
-  p.abort(reason);
-  const r = await pending;
-  assert.equal(r.kind, 'cancelled-by-server');
-  assert.equal(p.ctl.signal.reason, reason);
-});
-
-test("ask with the bridge's handles: the answer timeout aborts the bridge's signal (AbortError) and reads as a timeout", async () => {
-  const p = new Pending();
-  const r = await ask(holdingPresenter(), VIEW, VIEW.schema, bridgeCtx(p), 30, 3, Date.now);
-  assert.equal(r.kind, 'timeout');
-  assert.equal(p.ctl.signal.aborted, true);
-  assert.equal((p.ctl.signal.reason as Error).name, 'AbortError');
-});
-
-test("ask with the bridge's handles: an answer clears the callback, so a later abort of the request wakes nothing", async () => {
-  const p = new Pending();
-  let woke = 0;
-  const accept = { interactive: false, notify: () => {}, present: async () => ({ action: 'accept' as const, content: { name: 'Ada' } }) };
-  const ctx = { ...bridgeCtx(p), onAbort: (f: (() => void) | undefined) => p.onAbort(f && (() => (woke++, f()))) };
-  const r = await ask(accept, VIEW, VIEW.schema, ctx, 60_000, 3, Date.now);
-  assert.equal(r.kind, 'answer');
-  p.abort(new Error('connection closed later'));
-  assert.equal(woke, 0, 'the settled ask was not woken');
+  assert.deepEqual(seen, []);
 });
 
 /** A real SDK client and legacy server (InMemoryTransport) with parley's input bridge on the client. */
@@ -164,7 +119,7 @@ async function bridged(
         rec.after = listeners(ctx.mcpReq.signal);
       }
     });
-  const pending = new List<Pending>();
+  const pending = new Set<Pending>();
   const o = {
     name: 'bridge',
     handlers: { elicit: (_p: unknown, ctx: InputContext) => elicit(ctx), listRoots: async () => ({ roots: [] }) },
@@ -268,7 +223,7 @@ test('input bridge: a request whose SDK signal is already aborted when its handl
       },
       pause: new PauseGate(),
     } as unknown as ConnectOptions;
-    const pending = new List<Pending>();
+    const pending = new Set<Pending>();
     wireHandlers(client as unknown as Client, o, pending, { era, revision: era === 'legacy' ? '2025-11-25' : '2026-07-28' });
     const sdk = new AbortController();
     sdk.abort('connection closed first');
@@ -279,28 +234,5 @@ test('input bridge: a request whose SDK signal is already aborted when its handl
     assert.equal(seen.length, 1, `${era}: the broker was called`);
     assert.deepEqual([seen[0].aborted, seen[0].reason], [true, 'connection closed first'], `${era}: aborted on arrival, reason kept`);
     assert.equal(pending.size, 0, `${era}: nothing left in flight`);
-  }
-});
-
-test("ask: an answer timeout beyond setTimeout's range neither fires early nor spins the timer", async () => {
-  const warnings: string[] = [];
-  const onWarning = (w: Error) => warnings.push(w.name);
-  process.on('warning', onWarning);
-  try {
-    const slow = {
-      interactive: true,
-      notify: () => {},
-      present: () => new Promise<PresenterAnswer>((r) => setTimeout(() => r({ action: 'decline' }), 30)),
-    };
-    const r = await ask(slow, VIEW, VIEW.schema, { signal: new AbortController().signal }, 2 ** 31 + 5_000, 3, Date.now);
-    assert.equal(r.kind, 'answer', 'the answer came before the (distant) deadline');
-    await new Promise((res) => setImmediate(res));
-    assert.deepEqual(
-      warnings.filter((w) => w === 'TimeoutOverflowWarning'),
-      [],
-      'no timer was given a delay beyond 2^31-1 ms',
-    );
-  } finally {
-    process.off('warning', onWarning);
   }
 });

@@ -158,3 +158,20 @@ test('roots: paths become file:// URIs, .. collapses, other schemes are virtual 
     s.cleanup();
   }
 });
+
+test('deadlines longer than the longest timer (2^31-1 ms) are clamped when read, with a warning naming the field', () => {
+  const { config, issues } = load(
+    'parley.json',
+    '{"servers": {"slow": {"command": "x", "timeouts": {"toolCallMs": 5000000000, "maxTotalMs": 2147483647}}}, "gateway": {"users": {}, "sessionIdleMs": 9999999999}}',
+  );
+  assert.deepEqual(config.servers.slow.timeouts, { toolCallMs: 2 ** 31 - 1, maxTotalMs: 2 ** 31 - 1 });
+  assert.equal(config.gateway?.sessionIdleMs, 2 ** 31 - 1);
+  assert.deepEqual(
+    issues.map((i) => [i.code, i.severity, i.path]),
+    [
+      ['clamped', 'warning', '/servers/slow/timeouts/toolCallMs'],
+      ['clamped', 'warning', '/gateway/sessionIdleMs'],
+    ],
+  );
+  assert.match(issues[0].message, /5000000000 ms .* 2147483647 ms/);
+});

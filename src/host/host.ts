@@ -17,11 +17,11 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import { normalizeRootUri, type Content, type RequestedSchema } from '../schema/index.js';
+import { normalizeRootUri, type Content } from '../schema/index.js';
 import { ElicitationBroker } from './broker/index.js';
 import type { BrokerEvent } from './broker/index.js';
 import { resolveInputVariables } from './config/inputs.js';
-import { effectiveRootPolicy, isLazy, type HostConfig, type InputVariableDef, type RootPolicyDef, type ServerDef } from './config/types.js';
+import { effectiveRootPolicy, isLazy, type HostConfig, type RootPolicyDef, type ServerDef } from './config/types.js';
 import type { Presenter } from './presenter.js';
 import { RootRegistry } from './roots/index.js';
 import { feedDiscovery } from './roots/discovery.js';
@@ -303,7 +303,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     },
     prepare: (def) =>
       def.inputRefs?.length
-        ? resolveInputVariables(def, config.inputs, (input) => askInput(opts.presenter, def.name, input), inputCache)
+        ? resolveInputVariables(def, config.inputs, (input) => broker.askInput(def.name, input), inputCache)
         : Promise.resolve(def),
   });
   servers.events.on('state', (e: { server: string; state: ServerState }) => emit({ type: 'server', server: e.server, state: e.state }));
@@ -514,6 +514,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       return () => listeners.delete(listener);
     },
     async close() {
+      broker.close(); // prompts still waiting are answered cancel
       await servers.stopAll();
       await callback.close();
       await Promise.all([...writes, roots.ready, roots.flush()]);
@@ -523,38 +524,4 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   };
   setHostInternals(host, { servers, broker, roots });
   return host;
-}
-
-/**
- * Asks one `${input:id}` value through the presenter, as a one-field form. Password inputs are
- * marked sensitive (masked, never remembered); the value lives only in the host's memory.
- */
-async function askInput(presenter: Presenter, server: string, input: InputVariableDef): Promise<string | undefined> {
-  const field: Record<string, unknown> = {
-    type: 'string',
-    title: input.id,
-    ...(input.description ? { description: input.description } : {}),
-  };
-  if (input.type === 'pickString' && input.options?.length) field.enum = input.options;
-  const schema = { type: 'object', properties: { value: field }, required: ['value'] } as unknown as RequestedSchema;
-  const answer = await presenter.present(
-    {
-      id: `input-${input.id}-${randomUUID()}`,
-      server,
-      message: input.description ?? `Server "${server}" needs a value for "${input.id}" to start.`,
-      mode: 'form',
-      schema,
-      prefill: input.default !== undefined ? { value: input.default } : {},
-      prefillSources: input.default !== undefined ? { value: 'default' } : {},
-      repairs: [],
-      lint: [],
-      warnings: [],
-      sensitiveFields: input.password ? ['value'] : [],
-      round: 1,
-    },
-    new AbortController().signal,
-  );
-  if (answer.action !== 'accept') return undefined;
-  const v = answer.content?.value;
-  return typeof v === 'string' ? v : undefined;
 }

@@ -98,31 +98,23 @@ async function completeUri(deps: ReadDeps, server: string, uri: string, signal: 
     properties[name] = field;
   }
   const requestedSchema = { type: 'object', properties, required: missing } as unknown as RequestedSchema;
-  const controller = new AbortController();
-  const abort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) abort();
-  else signal?.addEventListener('abort', abort, { once: true });
-  try {
-    const answer = await deps.broker.elicit(
-      {
-        mode: 'form',
-        message: `${server} needs ${missing.join(', ')} to read ${uri} (resource template ${def.uriTemplate}).`,
-        requestedSchema,
-      },
-      { server, era: info.era, revision: info.negotiatedRevision, signal: controller.signal },
-    );
-    if (answer.action !== 'accept') {
-      deps.audit({ server, kind: 'resource-read', action: answer.action, detail: { uri, template: def.uriTemplate, missing } });
-      throw new ResourceElicitationDeclinedError(uri, answer.action, missing);
-    }
-    const vars: Record<string, string> = { ...known };
-    for (const name of missing) vars[name] = String(answer.content?.[name] ?? '');
-    const filled = t.expand(vars);
-    deps.audit({ server, kind: 'resource-read', action: 'filled', detail: { uri, template: def.uriTemplate, missing, filled } });
-    return filled;
-  } finally {
-    signal?.removeEventListener('abort', abort);
+  const answer = await deps.broker.elicit(
+    {
+      mode: 'form',
+      message: `${server} needs ${missing.join(', ')} to read ${uri} (resource template ${def.uriTemplate}).`,
+      requestedSchema,
+    },
+    { server, era: info.era, revision: info.negotiatedRevision, signal: signal ?? new AbortController().signal },
+  );
+  if (answer.action !== 'accept') {
+    deps.audit({ server, kind: 'resource-read', action: answer.action, detail: { uri, template: def.uriTemplate, missing } });
+    throw new ResourceElicitationDeclinedError(uri, answer.action, missing);
   }
+  const vars: Record<string, string> = { ...known };
+  for (const name of missing) vars[name] = String(answer.content?.[name] ?? '');
+  const filled = t.expand(vars);
+  deps.audit({ server, kind: 'resource-read', action: 'filled', detail: { uri, template: def.uriTemplate, missing, filled } });
+  return filled;
 }
 
 /** `completion/complete` for one template variable; undefined when the server fails or is slow. */

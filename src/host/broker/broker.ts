@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Issue, Repair, Revision } from '../../schema/index.js';
-import type { PolicyDef } from '../config/types.js';
+import type { InputVariableDef, PolicyDef } from '../config/types.js';
 import type { Presenter, PresenterNotice, InputRequestView, UrlView, WarningDetail } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask, type AskOutcome } from './ask.js';
@@ -16,9 +16,9 @@ import { DEFAULT_LIMITS, checkMessageLimits, excerpt, validateContent } from './
 import { checkForm, type FormCheck } from './form-cache.js';
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
 import { RateLimiter, checkUrl, escapeHidden, redactUrl, redactUrlsInContent, redactUrlsInText } from './policy.js';
-import { buildPrefill, recallContent, type Remembered } from './prefill.js';
+import { buildPrefill, recallContent } from './prefill.js';
 import { DEFAULT_POLICY } from '../config/policy.js';
-import { DEFAULT_BROKER_TIMEOUTS } from './types.js';
+import { DEFAULT_BROKER_TIMEOUTS, MAX_TIMER_MS } from './types.js';
 import type { ElicitAnswer } from '../servers/handlers.js';
 import type {
   BrokerElicitParams,
@@ -33,20 +33,8 @@ import type {
 import { UrlElicitationRegistry } from './urls.js';
 import { samplingPrompt, samplingResult, samplingSchema } from './sampling.js';
 import type { SampleAnswer } from '../servers/handlers.js';
-import { List, type ListNode } from '../list.js';
 
 type PendingOutcome = (BrokerEvent & { type: 'pending-removed' })['outcome'];
-/** What `start` worked out for the prompt, handed to `present`. */
-interface PromptParts {
-  repairs: Repair[];
-  lint: Issue[];
-  warnings: string[];
-  details: WarningDetail[];
-  sensitive: string[];
-  url: UrlView | undefined;
-  src: PrefillSources;
-}
-
 /** Forms whose last accepted answer the broker keeps in memory for {@link ElicitationBroker.recentAnswers}. */
 export const RECENT_ANSWERS_MAX = 256;
 
@@ -60,6 +48,7 @@ export interface BrokerOptions {
   sources?: PrefillSources | (() => PrefillSources);
   /** Default person. @default {tenant:'default', user:'default', session:<random uuid per broker>} */
   scope?: Scope;
+  /** Answer and URL-completion bounds, ms; each clamped to 2^31−1 (the longest timer). */
   timeouts?: Partial<BrokerTimeouts>;
   /** Presenter rounds for one request before an invalid answer ends as `cancel`. @default 3 */
   maxRounds?: number;
@@ -84,13 +73,17 @@ export class ElicitationBroker {
   private readonly scope: Scope;
   private readonly listeners = new Set<(e: BrokerEvent) => void>();
   /** Requests waiting on a person, oldest first; and how many per server (the pending cap). */
-  private readonly waiting = new List<InputRequest>();
+  private readonly waiting = new Set<InputRequest>();
   private readonly waitingPerServer = new Map<string, number>();
   private seq = 0;
+  /** Aborted by {@link close}: every wait on a person ends. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly opts: BrokerOptions) {
     this.policy = { ...DEFAULT_POLICY, urlSchemes: [...DEFAULT_POLICY.urlSchemes], ...opts.policy };
-    this.timeouts = { ...DEFAULT_BROKER_TIMEOUTS, ...opts.timeouts };
+    // Clamped: a timer longer than 2^31-1 ms fires after 1 ms.
+    const t = { ...DEFAULT_BROKER_TIMEOUTS, ...opts.timeouts };
+    this.timeouts = { answerMs: Math.min(t.answerMs, MAX_TIMER_MS), urlCompletionMs: Math.min(t.urlCompletionMs, MAX_TIMER_MS) };
     this.now = opts.now ?? Date.now;
     this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: randomUUID() };
     this.audit = new Auditor(opts.store, this.now);
@@ -109,32 +102,257 @@ export class ElicitationBroker {
 
   /** Input requests waiting on a person, oldest first. */
   pending(server?: string): InputRequest[] {
-    return this.waiting.values().filter((r) => server === undefined || r.server === server);
+    return [...this.waiting].filter((r) => server === undefined || r.server === server);
   }
 
   /**
    * Answers one elicitation. Resolves with `{action, content?}` (decline and cancel distinct; URL accept
    * without content). Rejects with {@link InvalidElicitationError} (-32602) for a request that cannot be
    * shown, {@link ElicitationCancelledError} when `ctx.signal` aborts, and `UserInteractionRequiredError`
-   * from a headless presenter.
+   * from a headless presenter. Whatever it settles with waits until this request's audit rows and
+   * remembered answer, and every earlier write, are committed: a confirmed answer survives a SIGKILL.
    */
-  elicit(params: BrokerElicitParams, ctx: BrokerInputContext): Promise<ElicitAnswer> {
-    // Not an async function: its generator frame kept every local below alive per request (measured:
-    // ~1.2 KB of garbage per elicitation). The steps up to the presenter run synchronously; the rest
-    // continues in `answered` / `askFailed`.
-    let out: Promise<ElicitAnswer>;
+  async elicit(params: BrokerElicitParams, ctx: BrokerInputContext): Promise<ElicitAnswer> {
     try {
-      out = Promise.resolve(this.start(params, ctx));
-    } catch (err) {
-      out = Promise.reject(err);
+      return await this.run(params, ctx);
+    } finally {
+      await this.audit.settled();
     }
-    if (!this.audit.enabled) return out;
-    // Durability: the reply (answer, refusal or -32602) waits until this request's audit rows, and every
-    // earlier one, are committed, so a confirmed answer survives a SIGKILL of the host.
-    return out.then(
-      (answer) => this.audit.settled().then(() => answer),
-      (err: unknown) => this.audit.settled().then(() => Promise.reject(err)),
-    );
+  }
+
+  /** One elicitation, top to bottom; the steps are those of docs/broker.md §Pipeline. */
+  private async run(params: BrokerElicitParams, ctx: BrokerInputContext): Promise<ElicitAnswer> {
+    // 1. The request, audited as received (its message bounded and URL credentials redacted).
+    const revision = revisionOf(ctx.revision, ctx.era);
+    const p = (params ?? {}) as Record<string, unknown>;
+    const mode = p.mode === undefined ? 'form' : p.mode;
+    const req: InputRequest = {
+      id: `in-${++this.seq}`,
+      server: ctx.server,
+      era: ctx.era,
+      revision,
+      mode: mode === 'url' ? 'url' : 'form',
+      message: typeof p.message === 'string' ? redactUrlsInText(excerpt(p.message, DEFAULT_LIMITS.messageChars)) : '',
+      scope: ctx.scope ?? this.scope,
+      receivedAt: this.now(),
+    };
+    if (ctx.call) req.call = ctx.call;
+    if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
+    this.audit.write(req, 'request', {
+      detail: {
+        ...(ctx.sampling
+          ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens }
+          : {}),
+        ...(ctx.configInput ? { source: 'config-input' } : {}),
+        mode,
+        message: req.message,
+        wireId: ctx.requestId,
+        era: ctx.era,
+        revision,
+        call: ctx.call,
+        url: typeof p.url === 'string' ? redactUrl(excerpt(p.url, DEFAULT_LIMITS.urlChars)) : p.url,
+        elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId,
+      },
+    });
+
+    // 2. Can it be shown? If not: -32602 naming the rule (never "decline": nobody was asked).
+    if (typeof params !== 'object' || params === null || Array.isArray(params))
+      throw this.invalid(
+        req,
+        `elicitation/create params must be an object (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`,
+      );
+    if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
+    const tooLarge = checkMessageLimits(p);
+    if (tooLarge.length) throw this.invalid(req, `Request too large: ${describeIssues(tooLarge, 'params')}`, tooLarge);
+    if (mode !== 'form' && mode !== 'url')
+      throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
+    if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
+    let form: FormCheck | undefined;
+    let sensitive: string[] = [];
+    let repairs: Repair[] = [];
+    let lint: Issue[] = [];
+    if (req.mode === 'form') {
+      form = checkForm(p.requestedSchema, revision); // normalise, lint, sensitive fields; cached per form
+      const n = form.normalized;
+      if (!n.ok) throw this.invalid(req, `Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
+      req.requestedSchema = n.schema;
+      repairs = n.repairs;
+      lint = ctx.configInput ? [] : form.lint; // rules for servers, not for the host's own question
+      if (repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs, lint } });
+      sensitive = ctx.configInput ? ctx.configInput.sensitive : form.sensitive;
+    } else {
+      if (typeof p.url !== 'string') throw this.invalid(req, 'URL-mode elicitation needs params.url (a string).');
+      req.url = escapeHidden(redactUrl(p.url)); // never kept in clear (policy.ts)
+      if (typeof p.elicitationId === 'string') req.elicitationId = p.elicitationId;
+    }
+
+    // 3. Policy: sensitive fields, pending cap, rate limit, then the URL's scheme and host.
+    const refusal = this.checkPolicy(req, ctx.configInput ? [] : sensitive);
+    if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
+    let url: UrlView | undefined;
+    let warnings: string[] = [];
+    let details: WarningDetail[] = [];
+    if (req.mode === 'url') {
+      const u = checkUrl(p.url as string, this.policy);
+      if (!u.ok) return this.refuse(req, u.reason, u.message, { url: req.url });
+      url = u.view;
+      warnings = u.view.warnings.map((w) => `url:${w}`);
+      details = u.view.warningDetails.map((d) => ({ code: `url:${d.code}`, text: d.text }));
+      if (u.view.warnings.length)
+        this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
+      if (req.elicitationId && !this.urls.add(req.server, req.elicitationId))
+        this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
+    } else if (sensitive.length) {
+      warnings = sensitive.map((f) => `sensitive:${f}`);
+      details = sensitive.map((f) => ({
+        code: `sensitive:${f}`,
+        text: `"${f}" looks like it asks for a secret: its value is masked, kept out of the audit log and never remembered.`,
+      }));
+      this.audit.write(req, 'policy', {
+        action: this.policy.sensitiveFields === 'ask' || ctx.configInput ? 'warn' : 'allow',
+        detail: { reason: 'sensitive-field', fields: sensitive },
+      });
+    }
+
+    // From here the request waits on a person: it counts against the pending cap and is listed.
+    this.waiting.add(req);
+    this.waitingPerServer.set(req.server, (this.waitingPerServer.get(req.server) ?? 0) + 1);
+    this.emit({ type: 'pending-added', request: req });
+    let outcome: PendingOutcome = 'error';
+    try {
+      // 4. Prefill: remembered answer (the one store read), preset, profile, schema defaults.
+      // Sampling replies are never prefilled; a configuration input only from its `default`.
+      const recall = form && this.opts.store && !ctx.sampling && !ctx.configInput;
+      const remembered = recall ? await recallContent(this.opts.store!, req.scope, req.server, form!) : undefined;
+      const prefill =
+        form && !ctx.sampling
+          ? buildPrefill(req.requestedSchema!, req.server, remembered, ctx.configInput ? {} : this.sources(req), form)
+          : { values: {}, sources: {} };
+      const prompt: InputRequestView = {
+        id: req.id,
+        server: req.server,
+        message: req.message,
+        mode: req.mode,
+        repairs,
+        lint,
+        warnings,
+        warningDetails: details,
+        sensitiveFields: sensitive,
+        round: 1,
+      } as InputRequestView;
+      if (ctx.call) prompt.call = ctx.call;
+      if (req.requestedSchema) prompt.schema = req.requestedSchema;
+      if (url) prompt.url = url;
+      if (ctx.sampling) prompt.sampling = ctx.sampling;
+      prompt.prefill = prefill.values;
+      prompt.prefillSources = prefill.sources;
+
+      // An answer without a prompt: "answer automatically next time", or a non-interactive presenter's
+      // complete prefill (`autoSubmitPrefill`).
+      const presenter = this.opts.presenter;
+      const autoRemembered = 'auto' in prefill && prefill.auto && sensitive.length === 0;
+      if (
+        req.mode === 'form' &&
+        (autoRemembered || (!presenter.interactive && presenter.autoSubmitPrefill)) &&
+        validateContent(req.requestedSchema!, prefill.values).ok
+      ) {
+        const source = autoRemembered ? 'remembered-auto' : 'auto-submit';
+        this.audit.write(req, 'answer', {
+          action: 'accept',
+          detail: { content: prefill.values, source, sources: prefill.sources },
+          sensitive,
+        });
+        if (autoRemembered) {
+          this.notify({
+            kind: 'auto-answered',
+            server: req.server,
+            requestId: req.id,
+            message: `Answered ${req.server}'s "${req.message}" automatically with your remembered answer (forget it or set it to prefill only in the remembered answers).`,
+          });
+          this.keepRecent(req, prefill.values, form!.hash(), sensitive);
+        }
+        this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
+        outcome = 'accept';
+        return { action: 'accept', content: prefill.values };
+      }
+
+      // 5 and 6. The presenter and validation rounds, until an answer, a server cancel, the answer
+      // deadline or the broker's shutdown.
+      let result: AskOutcome;
+      try {
+        const stops = { server: ctx.signal, shutdown: this.closing.signal, answerMs: this.timeouts.answerMs };
+        result = await ask(presenter, prompt, req.requestedSchema, stops, this.opts.maxRounds ?? 3, this.now);
+      } catch (err) {
+        const e = err as { message?: unknown; code?: unknown } | undefined;
+        this.audit.write(req, 'error', { detail: { reason: 'presenter', error: String(e?.message ?? err), code: e?.code } });
+        throw err;
+      }
+
+      // 7. The response.
+      if (result.kind === 'cancelled-by-server') {
+        this.audit.write(req, 'cancelled', { durationMs: result.durationMs, detail: { reason: 'cancelled by server' } });
+        this.notify({
+          kind: 'cancelled-by-server',
+          server: req.server,
+          requestId: req.id,
+          message: `${req.server} withdrew its request: "${req.message}"`,
+        });
+        outcome = 'cancelled-by-server';
+        throw new ElicitationCancelledError(req.server, req.id);
+      }
+      if (result.kind !== 'answer') {
+        const why =
+          result.kind === 'invalid'
+            ? `answer still invalid after ${result.rounds} rounds: ${describeIssues(result.issues)}`
+            : result.kind === 'timeout'
+              ? `no answer within ${this.timeouts.answerMs} ms`
+              : 'parley is shutting down';
+        this.audit.write(req, 'error', { durationMs: result.durationMs, action: 'cancel', detail: { reason: result.kind, message: why } });
+        this.notify({
+          kind: result.kind === 'invalid' ? 'invalid-answer' : 'timeout',
+          server: req.server,
+          requestId: req.id,
+          message: `Answered "cancel" to ${req.server}: ${why}.`,
+        });
+        this.settleUrl(req, 'cancel');
+        outcome = 'cancel';
+        this.emit({ type: 'answered', id: req.id, server: req.server, action: 'cancel' });
+        return { action: 'cancel' };
+      }
+      const a = result.answer;
+      const answer: ElicitAnswer =
+        a.action !== 'accept'
+          ? { action: a.action }
+          : req.mode === 'url'
+            ? { action: 'accept' }
+            : { action: 'accept', content: a.content ?? {} };
+      // Fields the person masked are treated like detected secrets: redacted and never remembered.
+      if (a.action === 'accept' && Array.isArray(a.masked))
+        sensitive = [...new Set([...sensitive, ...a.masked.filter((f): f is string => typeof f === 'string')])];
+      if (answer.content && form && !ctx.sampling && !ctx.configInput) {
+        if (a.action === 'accept' && a.remember && a.remember !== 'once' && this.opts.store)
+          this.remember(req, answer.content, a.remember, form.hash(), sensitive, a.auto === true);
+        this.keepRecent(req, answer.content, form.hash(), sensitive);
+      }
+      this.audit.write(req, 'answer', {
+        action: answer.action,
+        durationMs: result.durationMs,
+        detail: {
+          rounds: result.rounds,
+          remember: a.action === 'accept' ? a.remember : undefined,
+          ...(answer.content ? { content: answer.content } : {}),
+        },
+        sensitive,
+      });
+      this.settleUrl(req, answer.action);
+      outcome = answer.action;
+      this.emit({ type: 'answered', id: req.id, server: req.server, action: answer.action });
+      return answer;
+    } finally {
+      this.waiting.delete(req);
+      this.waitingPerServer.set(req.server, this.waitingPerServer.get(req.server)! - 1);
+      this.emit({ type: 'pending-removed', id: req.id, outcome });
+    }
   }
 
   /**
@@ -177,293 +395,57 @@ export class ElicitationBroker {
       return { action: 'decline', reason: message };
     }
     const form = { mode: 'form' as const, message: built.message, requestedSchema: samplingSchema(built.view.maxTokens) };
-    const a = await this.elicit(form, { ...ctx, fromWire: false, sampling: built.view });
+    const a = await this.elicit(form, { ...ctx, sampling: built.view });
     if (a.action === 'accept' && typeof a.content?.reply === 'string') return { action: 'accept', result: samplingResult(a.content.reply) };
     if (a.action === 'accept') return { action: 'cancel', reason: 'the reply was empty' };
     return { action: a.action, reason: a.action === 'decline' ? 'the person declined' : 'the person cancelled, or no answer came in time' };
   }
 
-  private start(params: BrokerElicitParams, ctx: BrokerInputContext): ElicitAnswer | Promise<ElicitAnswer> {
-    const revision = revisionOf(ctx.revision, ctx.era);
-    const p = (params ?? {}) as Record<string, unknown>;
-    const mode = p.mode === undefined ? 'form' : p.mode;
-    const req: InputRequest = {
-      id: `in-${++this.seq}`,
-      server: ctx.server,
-      era: ctx.era,
-      revision,
-      mode: mode === 'url' ? 'url' : 'form',
-      // Bounded: a message over the cap is refused below, and only its start is kept (events, audit).
-      message: typeof p.message === 'string' ? redactUrlsInText(excerpt(p.message, DEFAULT_LIMITS.messageChars)) : '',
-      scope: ctx.scope ?? this.scope,
-      receivedAt: this.now(),
-    };
-    if (ctx.call) req.call = ctx.call;
-    if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
-    if (this.audit.enabled)
-      this.audit.write(req, 'request', {
-        detail: {
-          ...(ctx.sampling
-            ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens }
-            : {}),
-          mode,
-          message: req.message,
-          wireId: ctx.requestId,
-          era: ctx.era,
-          revision,
-          call: ctx.call,
-          url: typeof p.url === 'string' ? redactUrl(excerpt(p.url, DEFAULT_LIMITS.urlChars)) : p.url,
-          elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId,
-        },
-      });
-    if (typeof params !== 'object' || params === null || Array.isArray(params))
-      throw this.invalid(
-        req,
-        `elicitation/create params must be an object (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`,
-      );
-    if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
-    const tooLarge = checkMessageLimits(p);
-    if (tooLarge.length) throw this.invalid(req, `Request too large: ${describeIssues(tooLarge, 'params')}`, tooLarge);
-    if (mode !== 'form' && mode !== 'url')
-      throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
-    if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
+  /**
+   * Asks a person for one `${input:id}` value of the configuration (docs/config.md), at a server's first
+   * start, through the pipeline: audited, bounded by `timeouts.answerMs`, a one-field form `value`
+   * (an enum for `pickString`, the input's `default` prefilled). A `password` input is masked, redacted
+   * from the audit log and never remembered; as the host's own question it is not refused as a
+   * sensitive field. Resolves `undefined` when the person declines, cancels or does not answer in time.
+   */
+  async askInput(server: string, input: InputVariableDef, signal: AbortSignal = new AbortController().signal): Promise<string | undefined> {
+    const value: Record<string, unknown> = { type: 'string', title: input.id };
+    if (input.description) value.description = input.description;
+    if (input.type === 'pickString' && input.options?.length) value.enum = input.options;
+    if (input.default !== undefined) value.default = input.default;
+    const answer = await this.elicit(
+      {
+        mode: 'form',
+        message: input.description ?? `Server "${server}" needs a value for "${input.id}" to start.`,
+        requestedSchema: { type: 'object', properties: { value }, required: ['value'] },
+      },
+      { server, era: 'modern', revision: '2026-07-28', signal, configInput: { sensitive: input.password ? ['value'] : [] } },
+    );
+    const v = answer.action === 'accept' ? answer.content?.value : undefined;
+    return typeof v === 'string' ? v : undefined;
+  }
 
-    // The prompt's parts; the InputRequestView is built once, below.
-    let sensitive: string[] = [];
-    let form: FormCheck | undefined;
-    let repairs: Repair[] = [];
-    let lint: Issue[] = [];
-    let warnings: string[] = [];
-    let details: WarningDetail[] = [];
-    let url: UrlView | undefined;
-    if (req.mode === 'form') {
-      // Normalise, lint and sensitive-field detection, cached per form (form-cache.ts: shared, frozen results).
-      form = checkForm(p.requestedSchema, revision, ctx.fromWire === true);
-      const n = form.normalized;
-      if (!n.ok) throw this.invalid(req, `Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
-      req.requestedSchema = n.schema;
-      repairs = n.repairs;
-      lint = form.lint;
-      if (repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs, lint } });
-      sensitive = form.sensitive;
-    } else {
-      if (typeof p.url !== 'string') throw this.invalid(req, 'URL-mode elicitation needs params.url (a string).');
-      // Never kept in clear: user information redacted, hidden characters escaped (policy.ts).
-      req.url = escapeHidden(redactUrl(p.url));
-      if (typeof p.elicitationId === 'string') req.elicitationId = p.elicitationId;
-    }
+  /**
+   * Ends every wait on a person: each waiting request is answered `cancel` (audited, reason
+   * `shutdown`), and so is any request made afterwards. Idempotent.
+   */
+  close(): void {
+    this.closing.abort(new Error('parley is shutting down'));
+  }
 
-    const refusal = this.checkPolicy(req, sensitive);
-    if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
-    if (req.mode === 'url') {
-      const u = checkUrl(p.url as string, this.policy);
-      if (!u.ok) return this.refuse(req, u.reason, u.message, { url: req.url });
-      url = u.view;
-      warnings = u.view.warnings.map((w) => `url:${w}`);
-      details = u.view.warningDetails.map((d) => ({ code: `url:${d.code}`, text: d.text }));
-      if (u.view.warnings.length)
-        this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
-      if (req.elicitationId && !this.urls.add(req.server, req.elicitationId))
-        this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
-    } else if (sensitive.length) {
-      warnings = sensitive.map((f) => `sensitive:${f}`);
-      details = sensitive.map((f) => ({
-        code: `sensitive:${f}`,
-        text: `"${f}" looks like it asks for a secret: its value is masked, kept out of the audit log and never remembered.`,
-      }));
-      this.audit.write(req, 'policy', {
-        action: this.policy.sensitiveFields === 'ask' ? 'warn' : 'allow',
-        detail: { reason: 'sensitive-field', fields: sensitive },
-      });
-    }
+  /** 2025-11-25 URL mode: records the person's decision on the request's `elicitationId`. */
+  private settleUrl(req: InputRequest, action: ElicitAnswer['action']): void {
+    if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, action === 'accept');
+  }
 
-    let src: PrefillSources = {};
+  /** Profile and preset answers for the prefill; a throwing `sources` is audited and counts as none. */
+  private sources(req: InputRequest): PrefillSources {
     try {
-      src = typeof this.opts.sources === 'function' ? this.opts.sources() : (this.opts.sources ?? {});
+      return typeof this.opts.sources === 'function' ? this.opts.sources() : (this.opts.sources ?? {});
     } catch (err) {
       this.audit.write(req, 'error', { detail: { reason: 'prefill-sources', error: String(err) } });
+      return {};
     }
-    const place = this.waiting.add(req);
-    this.waitingPerServer.set(req.server, (this.waitingPerServer.get(req.server) ?? 0) + 1);
-    if (this.listeners.size) this.emit({ type: 'pending-added', request: req });
-    const parts: PromptParts = { repairs, lint, warnings, details, sensitive, url, src };
-    // The remembered answer is the one store read before the prompt; the request already counts as
-    // waiting meanwhile (so the pending cap holds across the await). Sampling prompts are never prefilled.
-    if (req.requestedSchema && form && this.opts.store && !ctx.sampling) {
-      return recallContent(this.opts.store, req.scope, req.server, form).then((remembered) =>
-        this.present(req, ctx, place, form, parts, remembered),
-      );
-    }
-    return this.present(req, ctx, place, form, parts, undefined);
-  }
-
-  /** Builds the prompt (with its prefill) and hands it to the presenter, or auto-submits the prefill. */
-  private present(
-    req: InputRequest,
-    ctx: BrokerInputContext,
-    place: ListNode<InputRequest>,
-    form: FormCheck | undefined,
-    parts: PromptParts,
-    remembered: Remembered | undefined,
-  ): ElicitAnswer | Promise<ElicitAnswer> {
-    const { repairs, lint, warnings, details, sensitive, url, src } = parts;
-    const prefill =
-      req.requestedSchema && form && !ctx.sampling
-        ? buildPrefill(req.requestedSchema, req.server, remembered, src, form)
-        : { values: {}, sources: {} };
-    // Same keys, in the same order, as the spread-built view it replaces.
-    const prompt = {
-      id: req.id,
-      server: req.server,
-      message: req.message,
-      mode: req.mode,
-      repairs,
-      lint,
-      warnings,
-      warningDetails: details,
-      sensitiveFields: sensitive,
-      round: 1,
-    } as InputRequestView;
-    if (ctx.call) prompt.call = ctx.call;
-    if (req.requestedSchema) prompt.schema = req.requestedSchema;
-    if (url) prompt.url = url;
-    if (ctx.sampling) prompt.sampling = ctx.sampling;
-    prompt.prefill = prefill.values;
-    prompt.prefillSources = prefill.sources;
-
-    if (
-      'auto' in prefill &&
-      prefill.auto &&
-      req.mode === 'form' &&
-      sensitive.length === 0 &&
-      validateContent(req.requestedSchema!, prefill.values).ok
-    ) {
-      // The person chose "answer automatically next time (for this server and form)": no prompt.
-      this.audit.write(req, 'answer', {
-        action: 'accept',
-        detail: { content: prefill.values, source: 'remembered-auto', sources: prefill.sources },
-      });
-      this.notify({
-        kind: 'auto-answered',
-        server: req.server,
-        requestId: req.id,
-        message: `Answered ${req.server}'s "${req.message}" automatically with your remembered answer (forget it or set it to prefill only in the remembered answers).`,
-      });
-      if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
-      this.keepRecent(req, prefill.values, form!.hash(), sensitive);
-      this.leave(req, place, 'accept');
-      return { action: 'accept', content: prefill.values };
-    }
-    const presenter = this.opts.presenter;
-    if (
-      req.mode === 'form' &&
-      !presenter.interactive &&
-      presenter.autoSubmitPrefill &&
-      validateContent(req.requestedSchema!, prefill.values).ok
-    ) {
-      this.audit.write(req, 'answer', {
-        action: 'accept',
-        detail: { content: prefill.values, source: 'auto-submit', sources: prefill.sources },
-        sensitive,
-      });
-      if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: 'accept' });
-      this.leave(req, place, 'accept');
-      return { action: 'accept', content: prefill.values };
-    }
-    // ask() reports every failure as a rejection, never a throw.
-    return ask(presenter, prompt, req.requestedSchema, ctx, this.timeouts.answerMs, this.opts.maxRounds ?? 3, this.now).then(
-      (result) => this.answered(req, place, ctx.sampling ? undefined : form, sensitive, result),
-      (err: unknown) => this.askFailed(req, place, err),
-    );
-  }
-
-  /** The presenter loop ended: audit, notify and build the answer (or throw the cancellation). */
-  private answered(
-    req: InputRequest,
-    place: ListNode<InputRequest>,
-    form: FormCheck | undefined,
-    sensitive: string[],
-    result: AskOutcome,
-  ): ElicitAnswer {
-    let outcome: PendingOutcome = 'error';
-    try {
-      if (result.kind === 'cancelled-by-server') {
-        this.audit.write(req, 'cancelled', { durationMs: result.durationMs, detail: { reason: 'cancelled by server' } });
-        this.notify({
-          kind: 'cancelled-by-server',
-          server: req.server,
-          requestId: req.id,
-          message: `${req.server} withdrew its request: "${req.message}"`,
-        });
-        outcome = 'cancelled-by-server';
-        throw new ElicitationCancelledError(req.server, req.id);
-      }
-      let answer: ElicitAnswer;
-      if (result.kind === 'timeout' || result.kind === 'invalid') {
-        const why =
-          result.kind === 'timeout'
-            ? `no answer within ${this.timeouts.answerMs} ms`
-            : `answer still invalid after ${result.rounds} rounds: ${describeIssues(result.issues)}`;
-        this.audit.write(req, 'error', { durationMs: result.durationMs, action: 'cancel', detail: { reason: result.kind, message: why } });
-        this.notify({
-          kind: result.kind === 'timeout' ? 'timeout' : 'invalid-answer',
-          server: req.server,
-          requestId: req.id,
-          message: `Answered "cancel" to ${req.server}: ${why}.`,
-        });
-        answer = { action: 'cancel' };
-      } else {
-        const a = result.answer;
-        // Fields the person masked are treated like detected secrets: redacted and never remembered.
-        const masked = a.action === 'accept' && Array.isArray(a.masked) ? a.masked.filter((f): f is string => typeof f === 'string') : [];
-        if (masked.length) sensitive = [...new Set([...sensitive, ...masked])];
-        answer =
-          a.action === 'accept'
-            ? req.mode === 'url'
-              ? { action: 'accept' }
-              : { action: 'accept', content: a.content ?? {} }
-            : { action: a.action };
-        if (a.action === 'accept' && a.remember && a.remember !== 'once' && req.requestedSchema && form && this.opts.store)
-          this.remember(req, answer.content!, a.remember, form.hash(), sensitive, a.auto === true);
-        if (a.action === 'accept' && req.requestedSchema && form) this.keepRecent(req, answer.content!, form.hash(), sensitive);
-        if (this.audit.enabled)
-          this.audit.write(req, 'answer', {
-            action: answer.action,
-            durationMs: result.durationMs,
-            detail: {
-              rounds: result.rounds,
-              remember: a.action === 'accept' ? a.remember : undefined,
-              ...(answer.content ? { content: answer.content } : {}),
-            },
-            sensitive,
-          });
-      }
-      if (req.mode === 'url' && req.elicitationId) this.urls.decide(req.server, req.elicitationId, answer.action === 'accept');
-      outcome = answer.action;
-      if (this.listeners.size) this.emit({ type: 'answered', id: req.id, server: req.server, action: answer.action });
-      return answer;
-    } finally {
-      this.leave(req, place, outcome);
-    }
-  }
-
-  /** The presenter failed (e.g. a headless presenter's `UserInteractionRequiredError`): audit and rethrow. */
-  private askFailed(req: InputRequest, place: ListNode<InputRequest>, err: unknown): never {
-    try {
-      this.audit.write(req, 'error', {
-        detail: { reason: 'presenter', error: String((err as Error)?.message ?? err), code: (err as { code?: unknown })?.code },
-      });
-      throw err;
-    } finally {
-      this.leave(req, place, 'error');
-    }
-  }
-
-  /** The request no longer waits on a person. */
-  private leave(req: InputRequest, place: ListNode<InputRequest>, outcome: PendingOutcome): void {
-    this.waiting.remove(place);
-    this.waitingPerServer.set(req.server, this.waitingPerServer.get(req.server)! - 1);
-    if (this.listeners.size) this.emit({ type: 'pending-removed', id: req.id, outcome });
   }
 
   /**

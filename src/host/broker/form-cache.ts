@@ -17,12 +17,6 @@
  * properties. There is no object-identity level (unlike the validator cache in
  * `src/schema/validate.ts`): a caller may mutate an object and send it again.
  *
- * Wire requests have a cheaper first level: the last form seen under each revision is kept as a
- * shape (its key lists and values, made once per cached form), and a new request equal to it (same keys in the same order, same values: what
- * equal JSON texts mean) gets its checks with no JSON text made, hashed or compared. A server asking
- * the same form again, the common case, so skips the text key altogether (measured: stringify, hash
- * and compare were the broker's largest per-request cost, with the garbage of one text per request).
- *
  * Cached results are deep-frozen, since every request with the same form shares them: the
  * `requestedSchema`, `repairs`, `lint` and `sensitiveFields` a presenter or listener sees are read-only.
  * @module
@@ -58,15 +52,10 @@ export const MAX_FAITHFUL_NODES = 2_048;
 /** JSON text → checks by revision (the text alone is the key: no concatenation per lookup). */
 const cache = new Map<string, Partial<Record<Revision, Check>>>();
 
-/** Per revision, the checks of the last wire form (a cached one, so its `shape` is set). */
-const recent: Partial<Record<Revision, Check>> = {};
-
 class Check implements FormCheck {
   #hash: string | undefined;
   readonly sensitiveSet: ReadonlySet<string>;
   readonly defaults: ReadonlyArray<readonly [string, ContentValue]>;
-  /** The form this cached check is for, to match wire requests against; made on its first wire use. */
-  shape: Shape | undefined;
   constructor(
     readonly normalized: NormalizeResult,
     readonly lint: Issue[],
@@ -105,16 +94,10 @@ function compute(schema: unknown, revision: Revision): Check {
 
 /**
  * The checks of `requestedSchema` under `revision`: from the cache when the schema is JSON-faithful
- * (see the module comment), else computed on the value itself. `fromWire`: the value was parsed from
- * a JSON-RPC message, so it is JSON-faithful by construction and the faithfulness walk is skipped
- * (its JSON text is still the key). Never throws.
+ * (see the module comment), else computed on the value itself. Never throws.
  */
-export function checkForm(requestedSchema: unknown, revision: Revision, fromWire = false): FormCheck {
-  if (fromWire) {
-    const last = recent[revision];
-    if (last && matches(requestedSchema, last.shape!)) return last;
-  }
-  const text = fromWire ? wireText(requestedSchema) : faithfulText(requestedSchema);
+export function checkForm(requestedSchema: unknown, revision: Revision): FormCheck {
+  const text = faithfulText(requestedSchema);
   if (text === undefined) return compute(requestedSchema, revision);
   let byRevision = cache.get(text);
   if (!byRevision) {
@@ -130,57 +113,7 @@ export function checkForm(requestedSchema: unknown, revision: Revision, fromWire
     Object.freeze(hit.sensitive);
     byRevision[revision] = hit;
   }
-  if (fromWire) {
-    hit.shape ??= shapeOf(JSON.parse(text));
-    recent[revision] = hit;
-  }
   return hit;
-}
-
-/**
- * A JSON value kept to compare requests with: arrays as arrays of shapes, objects as their key list
- * and values (so a comparison walks the request's keys with for-in and allocates nothing).
- */
-type Shape = string | number | boolean | null | Shape[] | ShapeObject;
-class ShapeObject {
-  constructor(
-    readonly keys: string[],
-    readonly values: Shape[],
-  ) {}
-}
-
-/** The shape of a value made by `JSON.parse` (plain data, bounded by the cache's limits). */
-function shapeOf(v: unknown): Shape {
-  if (typeof v !== 'object' || v === null) return v as Shape;
-  if (Array.isArray(v)) return v.map(shapeOf);
-  const keys = Object.keys(v);
-  return new ShapeObject(
-    keys,
-    keys.map((k) => shapeOf((v as Record<string, unknown>)[k])),
-  );
-}
-
-/**
- * Whether `a` has the JSON text of `s`: the same own keys in the same order, equal primitives, equal
- * arrays. The recursion is bounded by `s` (a cached form); `a` may be anything parsed from the wire.
- * An inherited enumerable key (a polluted prototype) is not an own key, so it makes a mismatch.
- */
-function matches(a: unknown, s: Shape): boolean {
-  if (typeof s !== 'object' || s === null) return a === s;
-  if (typeof a !== 'object' || a === null) return false;
-  if (Array.isArray(s)) {
-    if (!Array.isArray(a) || a.length !== s.length) return false;
-    for (let i = 0; i < s.length; i++) if (!matches(a[i], s[i])) return false;
-    return true;
-  }
-  if (Array.isArray(a)) return false;
-  const keys = s.keys;
-  let i = 0;
-  for (const k in a) {
-    if (k !== keys[i] || !hasOwn(a, k) || !matches((a as Record<string, unknown>)[k], s.values[i])) return false;
-    i++;
-  }
-  return i === keys.length;
 }
 
 /** Number of cached forms (for tests). */
@@ -191,11 +124,6 @@ export function formCacheSize(): number {
 /** The JSON text of `value` when it is JSON-faithful and short enough to cache, else `undefined`. */
 export function faithfulText(value: unknown): string | undefined {
   return faithful(value, 0, { left: MAX_FAITHFUL_NODES }) ? cacheKey(value) : undefined;
-}
-
-/** The JSON text of an object parsed from the wire (faithful by construction) when short enough to cache. */
-function wireText(value: unknown): string | undefined {
-  return typeof value === 'object' && value !== null ? cacheKey(value) : undefined;
 }
 
 /** `JSON.stringify(value)` when it succeeds and has at most {@link MAX_CACHED_TEXT} characters. */

@@ -11,7 +11,7 @@ import type { SamplingView } from '../presenter.js';
 
 /**
  * Where a request comes from: the runtime's {@link InputContext} (`src/host/servers/handlers.ts`) plus
- * two optional fields the runtime may pass: `scope` (default: the broker's scope) and `call`.
+ * the person it belongs to (`scope`, default: the broker's scope), and the broker's own marks.
  */
 export interface BrokerInputContext extends InputContext {
   /** The person the answer belongs to. @default BrokerOptions.scope */
@@ -20,6 +20,11 @@ export interface BrokerInputContext extends InputContext {
   call?: { tool: string; callId: string; tag?: string };
   /** Set by `ElicitationBroker.sample`: the form is a sampling request's reply (no prefill, never remembered). */
   sampling?: SamplingView;
+  /**
+   * Set by `ElicitationBroker.askInput`: the form asks for a `${input:…}` value of the configuration (the
+   * host's own question: never refused as sensitive, never remembered); `sensitive` lists the masked fields.
+   */
+  configInput?: { sensitive: string[] };
 }
 
 /** Form-mode params (`mode` may be omitted: treated as form on every revision). */
@@ -87,6 +92,9 @@ export interface BrokerTimeouts {
   /** Longest wait in {@link UrlElicitationRegistry.waitForCompletion}. @default 600000 (10 min) */
   urlCompletionMs: number;
 }
+
+/** Longest delay a Node timer takes, ms (2^31−1, ~24.8 days); a longer one fires after 1 ms. Broker bounds are clamped to it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const DEFAULT_BROKER_TIMEOUTS: BrokerTimeouts = { answerMs: 30 * 60_000, urlCompletionMs: 10 * 60_000 };
 

@@ -7,6 +7,7 @@ import type { Issue } from '../../schema/types.js';
 /** Every code a {@link ConfigIssue} can carry. */
 export const CONFIG_ISSUE_CODES = [
   'bad-variable',
+  'clamped',
   'coerced',
   'conflict',
   'duplicate',
@@ -40,7 +41,7 @@ export type ConfigIssueCode = (typeof CONFIG_ISSUE_CODES)[number];
  * One configuration finding. Extends the schema core's {@link Issue}: `path` is a JSON pointer into the
  * configuration file (`''` for its root), and the location fields are filled wherever they are known.
  *
- * Codes: {@link CONFIG_ISSUE_CODES}; `unknown-key`, `unknown-server`, `no-servers` and `duplicate` are warnings.
+ * Codes: {@link CONFIG_ISSUE_CODES}; `unknown-key`, `unknown-server`, `no-servers`, `duplicate`, `coerced` and `clamped` are warnings.
  */
 export interface ConfigIssue extends Issue<ConfigIssueCode> {
   /** Absolute file path, `'<embedded>'` or `'<flag>'`. */

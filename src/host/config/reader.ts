@@ -133,3 +133,17 @@ export function reservedKey(r: Reader, key: string, segs: Segments, what: string
   report(r, 'invalid-value', segs, `"__proto__" cannot be used as ${what}`, { key: true, fix: 'choose another name' });
   return true;
 }
+
+/** Longest delay a timer takes, ms (2^31−1, ~24.8 days): a longer one would fire after 1 ms. */
+export const MAX_DEADLINE_MS = 2 ** 31 - 1;
+
+/** A deadline over {@link MAX_DEADLINE_MS} is clamped to it, with a warning naming the field. */
+export function clampMs(r: Reader, ms: number, segs: Segments, server?: string): number {
+  if (ms <= MAX_DEADLINE_MS) return ms;
+  report(r, 'clamped', segs, `${ms} ms is longer than the longest timer; using ${MAX_DEADLINE_MS} ms (~24.8 days)`, {
+    severity: 'warning',
+    ...(server !== undefined ? { server } : {}),
+    fix: `set at most ${MAX_DEADLINE_MS}`,
+  });
+  return MAX_DEADLINE_MS;
+}

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { HostConfig, InputVariableDef, RootPolicyDef, RouteDef } from './types.js';
 import { normalizeRootUri } from '../../schema/uri.js';
 import type { Reader } from './reader.js';
-import { isObject, report, reservedKey, str, unknownKeys, wrongType } from './reader.js';
+import { clampMs, isObject, report, reservedKey, str, unknownKeys, wrongType } from './reader.js';
 import type { Segments } from './source.js';
 import { readGatewayOAuth } from './gateway-oauth.js';
 
@@ -220,7 +220,7 @@ export function readGateway(r: Reader, v: unknown, segs: Segments): NonNullable<
   for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const) {
     const n = v[k];
     if (n === undefined) continue;
-    if (typeof n === 'number' && Number.isInteger(n) && n >= 1) out[k] = n;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 1) out[k] = k === 'sessionIdleMs' ? clampMs(r, n, [...segs, k]) : n;
     else wrongType(r, [...segs, k], 'a positive integer', n);
   }
   const oauth = readGatewayOAuth(r, v.oauth, [...segs, 'oauth']);

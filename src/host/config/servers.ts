@@ -17,7 +17,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { HttpServerDef, ServerDef, ServerTimeouts, StdioServerDef } from './types.js';
 import type { Reader } from './reader.js';
-import { isObject, report, str, strMap, unknownKeys, wrongType } from './reader.js';
+import { clampMs, isObject, report, str, strMap, unknownKeys, wrongType } from './reader.js';
 import { parseDotenv } from './env.js';
 import type { Segments } from './source.js';
 import { pointer } from './issues.js';
@@ -227,7 +227,7 @@ function readTimeouts(r: Reader, v: unknown, segs: Segments, name: string): Part
     const t = v[k];
     if (t === undefined) continue;
     if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) wrongType(r, [...segs, k], 'a positive number of milliseconds', t, name);
-    else out[k] = t;
+    else out[k] = clampMs(r, t, [...segs, k], name);
   }
   return out;
 }

@@ -12,8 +12,6 @@
  *   is not attributed (`call` absent).
  * @module
  */
-import { List } from '../list.js';
-import { whenSettled } from '../settle.js';
 
 /** The tool call an input request belongs to. */
 export interface CallRef {
@@ -25,26 +23,29 @@ export interface CallRef {
   tag?: string;
 }
 
-const inFlight = new WeakMap<object, List<CallRef>>();
+const inFlight = new WeakMap<object, Set<CallRef>>();
 
 /**
  * Runs `fn` (the wire call) with `ref` registered as in flight on `connection` until it settles.
  * (No AsyncLocalStorage: it would turn on Node's promise hooks for every promise of the process.)
  */
-export function runAsCall<T>(connection: object, ref: CallRef, fn: () => Promise<T>): Promise<T> {
+export async function runAsCall<T>(connection: object, ref: CallRef, fn: () => Promise<T>): Promise<T> {
   let calls = inFlight.get(connection);
-  if (!calls) inFlight.set(connection, (calls = new List()));
-  const list = calls;
-  const place = list.add(ref);
-  return whenSettled(fn, () => list.remove(place));
+  if (!calls) inFlight.set(connection, (calls = new Set()));
+  calls.add(ref);
+  try {
+    return await fn();
+  } finally {
+    calls.delete(ref);
+  }
 }
 
 /** The call an input request arriving on `connection` belongs to, if it can be known (see module doc). */
 export function attributeCall(connection: object): CallRef | undefined {
   const calls = inFlight.get(connection);
   if (!calls || calls.size === 0) return undefined;
-  if (calls.size === 1) return calls.first;
-  const all = calls.values();
+  const all = [...calls];
+  if (all.length === 1) return all[0];
   const tag = all[0].tag;
   if (tag === undefined || all.some((c) => c.tag !== tag)) return undefined;
   return { tool: `one of: ${[...new Set(all.map((c) => c.tool))].join(', ')}`, callId: '', tag };

@@ -28,7 +28,6 @@ import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@
 import type { Implementation, JSONRPCMessage, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
 import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
-import { List } from '../list.js';
 import { DeadlineHold, sseTransport, stdioTransport, withDeadline } from './transports.js';
 import { AuthSession } from '../auth/session.js';
 import type { Negotiation } from './era-verdict.js';
@@ -83,7 +82,7 @@ export class Connection {
   get lifetime(): AbortSignal {
     return this.#life.signal;
   }
-  readonly #pending: List<Pending>;
+  readonly #pending: Set<Pending>;
   readonly #completions = new Map<string, Set<() => void>>();
 
   private constructor(
@@ -91,7 +90,7 @@ export class Connection {
     readonly client: Client,
     readonly transport: Transport,
     kind: Connection['transportKind'],
-    pending: List<Pending>,
+    pending: Set<Pending>,
   ) {
     this.#pending = pending;
     this.transportKind = kind;
@@ -120,7 +119,7 @@ export class Connection {
    * `startupMs`); on rejection everything it started is closed.
    */
   static async open(o: ConnectOptions): Promise<Connection> {
-    const pending = new List<Pending>();
+    const pending = new Set<Pending>();
     const startup = new StartupRoots();
     const holder: { conn?: Connection; era: Era; revision: string; screen: Screen; startup: StartupRoots } = {
       era: 'legacy',
@@ -335,14 +334,13 @@ export class Connection {
    * its prompts instead of a withdrawal per request (src/ui/server-stop.ts).
    */
   #abortAll(reason: string, closed = false): void {
-    for (const p of this.#pending.values())
-      p.abort(closed ? Object.assign(new Error(reason), { code: 'CONNECTION_CLOSED' }) : new Error(reason));
+    for (const p of this.#pending) p.abort(closed ? Object.assign(new Error(reason), { code: 'CONNECTION_CLOSED' }) : new Error(reason));
   }
 
   /** Aborts the broker calls for the server's request `id` (legacy eras); whether there was one. */
   #cancel(id: string | number, reason: string): boolean {
     let found = false;
-    for (const p of this.#pending.values())
+    for (const p of this.#pending)
       if (p.id === id) {
         found = true;
         p.abort(new Error(reason));

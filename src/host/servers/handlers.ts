@@ -8,6 +8,7 @@
 import type { ElicitRequestParams } from '@modelcontextprotocol/client';
 import type { CallRef } from './calls.js';
 
+/** One input request's context: where it comes from, and one signal that withdraws it. */
 export interface InputContext {
   /** Server name (the key in the host configuration). */
   server: string;
@@ -17,28 +18,11 @@ export interface InputContext {
   revision: string;
   /**
    * Aborted when the request is withdrawn: the server sent `notifications/cancelled` for it
-   * (request id 0 included), the connection closed or crashed, or the server was stopped.
+   * (request id 0 included), the connection closed or crashed, the server was stopped, the tool call
+   * that caused it ended, or (2026-07-28) its `input_required` round was abandoned. The broker's own
+   * answer deadline does not abort it: that ends in a `cancel` answer, which must still be sent.
    */
   signal: AbortSignal;
-  /**
-   * Aborts `signal` with `reason`, when the runtime owns it (the ServerManager's elicitation handler
-   * does). The broker uses it when its answer timeout elapses, so a presenter is given this one signal
-   * instead of a second one made per request. Optional: without it the broker makes its own.
-   */
-  abort?: (reason?: unknown) => void;
-  /**
-   * Sets the one function to run right after `signal` aborts, whatever aborted it (`undefined`
-   * clears it), when the runtime owns `signal` (with `abort`). The broker uses it instead of an
-   * EventTarget listener on `signal` (an add/remove pair per request costs microseconds on Node 20).
-   * Not called when `signal` was already aborted when it was set: check `signal.aborted` first.
-   * One slot per request: the context belongs to one `elicit` call (a second `onAbort` replaces the first).
-   */
-  onAbort?: (fn: (() => void) | undefined) => void;
-  /**
-   * The params were parsed from a JSON-RPC message (set by the ServerManager): plain JSON by
-   * construction, so the broker keys its form cache by their JSON text without walking them first.
-   */
-  fromWire?: boolean;
   /** JSON-RPC id of the server's request on legacy eras */
   requestId?: string | number;
   /** The tool call the request belongs to, when the runtime can tell (`./calls.ts`). */

@@ -9,83 +9,51 @@ import type { Client, CreateMessageResult, ElicitRequestParams, ElicitResult } f
 import type { ConnectOptions, Era } from './connect-options.js';
 import type { InputContext } from './handlers.js';
 import { attributeCall } from './calls.js';
-import type { List, ListNode } from '../list.js';
-import { whenSettled } from '../settle.js';
 import type { Screen } from './screen.js';
 import type { StartupRoots } from './startup-roots.js';
 
 /**
- * One broker call in flight. It owns the signal the broker and presenter see: the SDK's own request
- * signal cannot serve, because the SDK sends no response at all once that signal is aborted, and the
- * broker's answer timeout must still answer `cancel`. Whoever aborts it (the Connection on
- * `notifications/cancelled` or close, the broker's timeout, the modern-era forward below) goes through
- * {@link Pending.abort}, which then calls the one callback the broker registered with `onAbort`: no
- * EventTarget listener per request (on Node 20 each add/remove pair costs microseconds).
+ * One broker call in flight, as the Connection sees it: aborted on `notifications/cancelled` for its
+ * JSON-RPC `id` (legacy eras), on close, and when the tool call that caused it ends.
  */
 export class Pending {
   readonly ctl = new AbortController();
-  #onAbort: (() => void) | undefined;
-  /** Its place in the connection's list of broker calls in flight (set by the bridge). */
-  place: ListNode<Pending> | undefined;
-
   /** @param id JSON-RPC id of the server's request on legacy eras (what `notifications/cancelled` names). */
   constructor(readonly id?: string | number) {}
-
-  /** Aborts the signal with `reason` (first call wins), then runs the registered callback once. */
   abort(reason?: unknown): void {
-    if (this.ctl.signal.aborted) return;
     this.ctl.abort(reason);
-    const fn = this.#onAbort;
-    this.#onAbort = undefined;
-    fn?.();
-  }
-
-  /** Sets (or, with `undefined`, clears) the callback run right after the signal aborts. */
-  onAbort(fn: (() => void) | undefined): void {
-    this.#onAbort = fn;
   }
 }
 
 /**
- * Registers the handlers on `client`. Every broker call in flight is in `pending` (the Connection
- * aborts them on `notifications/cancelled` by `Pending.id`, and all of them on close).
+ * Registers the handlers on `client`. Every broker call in flight is in `pending` until it settles.
+ * The broker's `signal` is `AbortSignal.any` of the SDK's request signal (cancellation, close, the
+ * modern era's MRTR round) and the call's own {@link Pending} (the Connection's aborts).
  */
 export function wireHandlers(
   client: Client,
   o: ConnectOptions,
-  pending: List<Pending>,
+  pending: Set<Pending>,
   holder: { era: Era; revision: string; screen?: Screen; startup?: StartupRoots },
 ): void {
-  const run = <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
+  const run = async <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
     const legacy = holder.era === 'legacy';
     const p = new Pending(legacy ? id : undefined);
-    p.place = pending.add(p);
-    // On legacy eras the SDK aborts its request signal only for `notifications/cancelled` and for
-    // close, and the Connection aborts `p` itself for both (a cancel read in the same chunk as its
-    // request, before this handler ran, is retried by the Connection once the handler has run). The
-    // modern era's signal also aborts with its MRTR round, so it is forwarded there.
-    // Whatever the era, a signal the SDK aborted before this handler ran (e.g. the connection closed
-    // in between) is passed on at once: one property read.
-    let forward: (() => void) | undefined;
-    if (sdkSignal.aborted) p.abort(sdkSignal.reason);
-    else if (!legacy) sdkSignal.addEventListener('abort', (forward = () => p.abort(sdkSignal.reason)));
-    const done = () => {
-      if (forward) sdkSignal.removeEventListener('abort', forward);
-      pending.remove(p.place!);
-    };
-    const call = attributeCall(client);
+    pending.add(p);
     const ctx: InputContext = {
       server: o.name,
       era: holder.era,
       revision: holder.revision,
-      signal: p.ctl.signal,
-      abort: (reason) => p.abort(reason),
-      onAbort: (cb) => p.onAbort(cb),
-      fromWire: true,
+      signal: AbortSignal.any([sdkSignal, p.ctl.signal]),
     };
     if (legacy) ctx.requestId = id;
+    const call = attributeCall(client);
     if (call) ctx.call = call;
-    return whenSettled(() => fn(ctx), done);
+    try {
+      return await fn(ctx);
+    } finally {
+      pending.delete(p);
+    }
   };
   client.setRequestHandler('elicitation/create', (req, ctx) => {
     // The server's own params when the screen kept them (2025 eras: the Client validated a placeholder).

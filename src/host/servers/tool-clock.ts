@@ -12,7 +12,6 @@
  * @module
  */
 import type { Clock } from './clock.js';
-import { whenSettled } from '../settle.js';
 
 /** Thrown (and used as abort reason) when a tool call runs out of either budget. */
 export class ToolCallTimeoutError extends Error {
@@ -142,12 +141,12 @@ export class PauseGate {
   }
 
   /** Runs `fn` (a person answering) with every clock of this server paused; settles as `fn` does. */
-  during<T>(fn: () => Promise<T>): Promise<T> {
+  async during<T>(fn: () => Promise<T>): Promise<T> {
     if (this.#depth++ === 0) for (const c of this.#clocks) c.pause();
-    return whenSettled(fn, this.#leave); // a handler may answer with a plain value, or throw
+    try {
+      return await fn();
+    } finally {
+      if (--this.#depth === 0) for (const c of this.#clocks) c.resume();
+    }
   }
-
-  readonly #leave = (): void => {
-    if (--this.#depth === 0) for (const c of this.#clocks) c.resume();
-  };
 }

@@ -10,8 +10,9 @@
  *
  * Group commit: `appendAudit` queues the record and resolves once it is committed; every record queued
  * during one event-loop turn is written in ONE transaction (one fsync) at `setImmediate`, so a flood of
- * audit rows costs one commit per turn instead of one per row (docs/store.md "Group commit"). Any other
- * call first commits the queue, so reads see every append made before them. With `synchronous=FULL`
+ * audit rows costs one commit per turn instead of one per row (docs/store.md "Group commit"). A call that
+ * reads or changes the audit table (query, purge, retention, a transaction) first commits the queue, so
+ * it sees every append made before it; other tables' calls leave the queue to its turn. With `synchronous=FULL`
  * that fsync runs on libuv's thread pool rather than the event loop: the batch commits without a sync
  * (SIGKILL-safe at once), then the WAL file is fsynced and only then do the batch's promises resolve, so
  * a resolved append is as durable as a FULL commit while the process keeps serving meanwhile.
@@ -231,12 +232,16 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
     });
   }
 
-  /** Runs a synchronous table call after any open transaction and the audit queue; maps errors. */
-  function run<T>(action: string, fn: () => T): Promise<T> {
-    if (txDone) return txDone.then(() => run(action, fn));
+  /**
+   * Runs a synchronous table call after any open transaction; maps errors. `audit`: the call reads or
+   * changes the audit table, so the queued appends are committed first. Other tables' calls (the
+   * broker's remembered-answer read on every request) leave the queue to its group commit.
+   */
+  function run<T>(action: string, fn: () => T, audit = false): Promise<T> {
+    if (txDone) return txDone.then(() => run(action, fn, audit));
     if (closed) return Promise.reject(closedError(action));
     try {
-      if (queue.length) flush();
+      if (audit && queue.length) flush();
       return Promise.resolve(fn());
     } catch (err) {
       return Promise.reject(toStoreError(err, file, action));
@@ -267,7 +272,7 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
         else schedule();
       });
     },
-    queryAudit: (q) => run('query the audit log', () => audit.query(q)),
+    queryAudit: (q) => run('query the audit log', () => audit.query(q), true),
     remember: (a) => run('remember an answer', () => answers.remember(a)),
     recall: (scope, server, hash) => run('recall an answer', () => answers.recall(scope, server, hash)),
     forget: (scope, server) => run('forget answers', () => answers.forget(scope, server)),
@@ -287,17 +292,21 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
     putEraVerdict: (v: EraVerdict) => run('save an era verdict', () => verdicts.putEraVerdict(v)),
     deleteEraVerdict: (defHash) => run('delete an era verdict', () => verdicts.deleteEraVerdict(defHash)),
     purgeUser: (tenant, user) =>
-      run('purge a user', (): PurgeResult => {
-        requireText(tenant, 'tenant', 'purgeUser');
-        requireText(user, 'user', 'purgeUser');
-        return db
-          .transaction(() => ({
-            audit: audit.purgeUser(tenant, user),
-            answers: answers.forget({ tenant, user, session: null }),
-          }))
-          .immediate();
-      }),
-    enforceRetention: () => run('apply audit retention', retain),
+      run(
+        'purge a user',
+        (): PurgeResult => {
+          requireText(tenant, 'tenant', 'purgeUser');
+          requireText(user, 'user', 'purgeUser');
+          return db
+            .transaction(() => ({
+              audit: audit.purgeUser(tenant, user),
+              answers: answers.forget({ tenant, user, session: null }),
+            }))
+            .immediate();
+        },
+        true,
+      ),
+    enforceRetention: () => run('apply audit retention', retain, true),
     async transaction<T>(fn: (tx: Pick<Store, 'savePreset' | 'loadPreset'>) => Promise<T>): Promise<T> {
       while (txDone) await txDone;
       if (closed) throw closedError('run a transaction');
