@@ -2,8 +2,10 @@
 // server writes is dropped without an answer. A hand-written server (raw-lines.mjs: the fake peer is the
 // point here, since parley's reader is under test) writes raw lines no SDK server would, on 2025-06-18 and
 // 2025-11-25: `elicitation/create` with params null, an array, a number or garbage gets a -32602 naming
-// the rule, an audit row and a notice for the person; a line that is not JSON gets -32700 without an id
-// and a log line with a bounded excerpt; JSON that is not JSON-RPC gets -32600; a line over the size cap
+// the rule, an audit row and a notice for the person; a line that is not JSON gets -32700 with id null,
+// an audit row and a notice with a bounded excerpt; a JSON array (a batch, gone since 2025-06-18) gets ONE
+// -32600 with id null; JSON that is not JSON-RPC gets -32600; a flood of such lines is reported at most
+// REFUSED_PER_WINDOW times per window plus one summary; a line over the size cap
 // is answered -32602 when its id shows at either end, else reported, and the connection stays usable
 // (the SDK's transport closes it at 10 MiB). Ordinary SDK v1/v2 servers and the reference servers work
 // through the same transport.
@@ -15,19 +17,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServerManager } from '../src/host/servers/index.js';
 import { MAX_STDIO_MESSAGE_BYTES } from '../src/host/servers/stdio-lines.js';
-import { LOG_BURST } from '../src/host/servers/stdio-transport.js';
+import { LOG_BURST, REFUSED_PER_WINDOW, REFUSED_WINDOW_MS } from '../src/host/servers/stdio-transport.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import type { ServerDef } from '../src/host/config/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { clientInfo, everything, fastStop, fixture, scriptedHandlers, stdioDef, text, ROOT } from './fixtures/servers-host/helpers.js';
-import { bounded } from './helpers/wait.js';
+import { bounded, sleep, waitUntil } from './helpers/wait.js';
 import { verifies } from './helpers/verifies.js';
 
 const CAP = 64 * 1024;
 const FILESYSTEM = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url));
 
-type Reply = { jsonrpc?: string; id?: string | number; result?: unknown; error?: { code: number; message: string } };
+type Reply = { jsonrpc?: string; id?: string | number | null; result?: unknown; error?: { code: number; message: string } };
 
 function host(def: ServerDef, maxMessageBytes?: number) {
   const store = new MemoryStore();
@@ -103,20 +105,53 @@ for (const revision of ['2025-06-18', '2025-11-25'] as const) {
       assert.deepEqual(byId.get('p1')?.result, {});
     });
 
-    it('a line that is not JSON gets -32700 without an id, and a log line with a bounded excerpt', async () => {
+    it('a line that is not JSON gets -32700 with "id": null, one audit row and one notice with a bounded excerpt', async () => {
+      const from = h.presenter.notices.length;
       const replies = await h.run('not-json');
       assert.equal(replies.length, 1);
       assert.equal(replies[0].error?.code, -32700);
-      assert.equal('id' in replies[0], false, 'no id can be known');
+      assert.ok(
+        'id' in replies[0] && replies[0].id === null,
+        `JSON-RPC 2.0 §5: id null when it cannot be known: ${JSON.stringify(replies[0])}`,
+      );
+      const t = h.told(from);
+      assert.equal(t.length, 1, 'told once');
+      assert.match(t[0].message, /^raw sent a line that is not JSON: "this is a log line, not JSON \{"; parley answered -32700/);
+      assert.deepEqual(
+        t[0].rows.map((a) => [a.kind, a.server, a.detail?.reason, a.detail?.message]),
+        [['error', 'raw', 'malformed-message', t[0].message]],
+      );
       const line = h.logs.find((l) => l.includes('not JSON'));
       assert.match(line ?? '', /server "raw": .*"this is a log line, not JSON \{"/);
     });
 
-    it('a server that answers each -32700 with another non-JSON line gets at most a burst of replies, not an endless exchange', async () => {
-      const replies = await h.run('garbage-loop');
-      assert.ok(replies.length >= 1, 'the first line is answered');
-      assert.ok(replies.length <= LOG_BURST + 3, `${replies.length} replies in 2 s (burst ${LOG_BURST}, one more per second)`);
-      assert.ok(replies.every((r) => r.error?.code === -32700 && !('id' in r)));
+    it('a JSON array ([1,2,3]) gets ONE -32600 with "id": null saying batches are not supported; audited and told once', async () => {
+      const from = h.presenter.notices.length;
+      const replies = await h.run('json-array');
+      assert.equal(replies.length, 1, JSON.stringify(replies));
+      assert.equal(replies[0].error?.code, -32600);
+      assert.ok('id' in replies[0] && replies[0].id === null, JSON.stringify(replies[0]));
+      assert.match(replies[0].error!.message, /batches are not supported/);
+      const t = h.told(from);
+      assert.equal(t.length, 1, 'told once');
+      assert.match(
+        t[0].message,
+        /^raw sent a JSON-RPC batch of 3 element\(s\), which MCP does not support: "\[1,2,3\]"; parley answered -32600 once/,
+      );
+      assert.deepEqual(
+        t[0].rows.map((a) => [a.kind, a.detail?.reason]),
+        [['error', 'malformed-message']],
+      );
+    });
+
+    it('a batch of two ping requests gets one -32600 with "id": null, not an answer per element', async () => {
+      const from = h.presenter.notices.length;
+      const replies = await h.run('batch');
+      assert.deepEqual(
+        replies.map((r) => [r.id, r.error?.code]),
+        [[null, -32600]],
+      );
+      assert.equal(h.told(from).length, 1);
     });
 
     it('JSON that is not JSON-RPC 2.0 gets -32600 (with the id when it is one), reported to the person and audited', async () => {
@@ -131,7 +166,7 @@ for (const revision of ['2025-06-18', '2025-11-25'] as const) {
       assert.equal(t[0].rows[0]?.detail?.reason, 'malformed-message');
       const [bad] = await h.run('bad-id');
       assert.equal(bad.error?.code, -32600);
-      assert.equal('id' in bad, false);
+      assert.ok('id' in bad && bad.id === null, JSON.stringify(bad));
       assert.match(bad.error!.message, /"id" must be a string or an integer/);
     });
 
@@ -173,6 +208,50 @@ for (const revision of ['2025-06-18', '2025-11-25'] as const) {
         /response has \d+ bytes, over parley's stdio message cap of 65536 bytes/,
       );
       assert.equal(text(await h.m.callTool('raw', 'huge', { bytes: 5 })), 'AAAAA');
+    });
+  });
+}
+
+for (const revision of ['2025-06-18', '2025-11-25'] as const) {
+  describe(`a ${revision} stdio server that floods parley with garbage lines`, () => {
+    let h: ReturnType<typeof host>;
+    before(async () => {
+      h = host(fixture('raw', 'raw-lines.mjs', [revision]), CAP);
+      await h.m.start('raw');
+    });
+    after(() => h?.m.stopAll());
+    const rows = () => h.store.audit.filter((a) => a.server === 'raw' && a.detail?.reason === 'malformed-message');
+
+    it(`50 lines that are not JSON: at most a burst of id-null replies; ${REFUSED_PER_WINDOW} audit rows and notices, then one summary row`, async () => {
+      const from = h.presenter.notices.length;
+      const replies = await h.run('garbage-flood');
+      assert.ok(replies.length >= 1 && replies.length <= LOG_BURST + 2, `${replies.length} replies`);
+      assert.ok(
+        replies.every((r) => r.error?.code === -32700 && r.id === null),
+        JSON.stringify(replies[0]),
+      );
+      assert.equal(rows().length, REFUSED_PER_WINDOW, 'the first of the window are audited one by one');
+      assert.ok(
+        await waitUntil(() => rows().length > REFUSED_PER_WINDOW, { ms: REFUSED_WINDOW_MS + 5_000 }),
+        'a summary row at the end of the window',
+      );
+      const all = rows();
+      assert.equal(all.length, REFUSED_PER_WINDOW + 1, 'one summary row, no more');
+      assert.match(
+        String(all.at(-1)?.detail?.message),
+        new RegExp(`^raw sent ${50 - REFUSED_PER_WINDOW} more message\\(s\\) parley could not pass on within ${REFUSED_WINDOW_MS} ms`),
+      );
+      assert.equal(h.told(from).length, REFUSED_PER_WINDOW + 1, 'the person is told as often as the audit log is written');
+    });
+
+    it('a server that answers each -32700 with another non-JSON line gets at most a burst of replies, not an endless exchange', async () => {
+      await sleep(REFUSED_WINDOW_MS); // a fresh report window
+      const before = rows().length;
+      const replies = await h.run('garbage-loop');
+      assert.ok(replies.length >= 1, 'the first line is answered');
+      assert.ok(replies.length <= LOG_BURST + 3, `${replies.length} replies in 2 s (burst ${LOG_BURST}, one more per second)`);
+      assert.ok(replies.every((r) => r.error?.code === -32700 && r.id === null));
+      assert.ok(rows().length - before <= REFUSED_PER_WINDOW + 1, `${rows().length - before} audit rows`);
     });
   });
 }

@@ -7,10 +7,14 @@
  * - a request whose `params` is `null`, an array or a value (or whose `_meta` is not an object) is
  *   wrapped as over HTTP (`wire-repair.ts`), reaches the screen and the broker, and is answered -32602
  *   naming the rule, told to the person and audited;
- * - a line that is not JSON: -32700 without an id (the id cannot be known), logged with a bounded
- *   excerpt;
- * - JSON that is not JSON-RPC 2.0: a request is answered -32600 with its id and reported (`refused`);
- *   a response ends parley's request of that id with a -32600 error instead of leaving it to time out;
+ * - a line that is not JSON: -32700 with `"id": null` (the id cannot be known; JSON-RPC 2.0 §5),
+ *   reported (`refused`) with a bounded excerpt;
+ * - a JSON array (a batch: MCP removed JSON-RPC batching in 2025-06-18, and parley speaks no earlier
+ *   revision): one -32600 with `"id": null` saying batches are not supported, reported; a response to
+ *   parley inside it ends that request with an error at once;
+ * - JSON that is not JSON-RPC 2.0: a request is answered -32600 with its id (`null` when it has no
+ *   usable one) and reported; a response ends parley's request of that id with a -32600 error instead
+ *   of leaving it to time out;
  * - a line over `maxMessageBytes` (default 16 MiB) is not read: a request whose id and method show in its
  *   first or last 4 KiB is answered -32602, a response ends parley's request with an error, and every
  *   such line is reported; reading goes on with the next line (the SDK closes the connection instead).
@@ -20,7 +24,9 @@
  * child's stdin (a server that does not read cannot grow the host's memory); log lines about a
  * server's output, and error replies without an id (a server that answers each of them with another
  * non-JSON line must not start an endless exchange), are each limited to {@link LOG_BURST} at once,
- * refilled one per second.
+ * refilled one per second. Reports (`refused`: one audit row and one notice each) are limited to
+ * {@link REFUSED_PER_WINDOW} per {@link REFUSED_WINDOW_MS} window; the rest of a window are counted and
+ * reported as one summary when it ends (or when the transport closes).
  *
  * The SDK's `'auto'` version negotiation probes `server/discover` in place on this transport (it uses a
  * throw-away sibling process only for the SDK's own class), so the era is found on the one process.
@@ -48,6 +54,12 @@ export const MAX_QUEUED_REPLY_BYTES = 1024 * 1024;
 
 /** Log lines about one server's output, and id-less error replies, allowed at once (then one per second each). */
 export const LOG_BURST = 10;
+
+/** Refused lines reported one by one per window (then one summary report per window). */
+export const REFUSED_PER_WINDOW = 10;
+
+/** The window of {@link REFUSED_PER_WINDOW}, ms. */
+export const REFUSED_WINDOW_MS = 5_000;
 
 /** A token bucket: `LOG_BURST` at once, one more per second. */
 class Budget {
@@ -87,7 +99,8 @@ export interface StdioParams {
 export interface StdioTransportHooks {
   /**
    * A message from the server that parley could not pass on (for the person and the audit log):
-   * `detail` says what it was and what parley did, never its content.
+   * `detail` says what it was and what parley did; of its content at most a 200-character JSON-quoted
+   * excerpt. At most {@link REFUSED_PER_WINDOW} calls per {@link REFUSED_WINDOW_MS}, plus one summary.
    */
   refused?(detail: string): void;
   log?(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
@@ -107,6 +120,10 @@ export class ParleyStdioTransport implements Transport {
   readonly #cap: number;
   readonly #logBudget = new Budget();
   readonly #replyBudget = new Budget();
+  #windowStart = 0;
+  #windowCount = 0;
+  #unreported = 0;
+  #summaryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly params: StdioParams,
@@ -157,6 +174,7 @@ export class ParleyStdioTransport implements Transport {
         this.#exited = true;
         this.#proc = undefined;
         this.#reader.clear();
+        this.#summarise();
         this.onclose?.();
       });
       proc.stdin?.on('error', (err) => this.onerror?.(err));
@@ -203,6 +221,7 @@ export class ParleyStdioTransport implements Transport {
         }
     }
     this.#reader.clear();
+    this.#summarise();
   }
 
   #line(line: Line): void {
@@ -211,17 +230,31 @@ export class ParleyStdioTransport implements Transport {
     try {
       value = JSON.parse(line.text);
     } catch {
-      this.#reply(undefined, PARSE_ERROR, 'Parse error: a line the server wrote to stdout is not JSON');
-      this.#log('warn', `the server wrote a line to stdout that is not JSON (answered -32700): ${excerpt(line.text)}`);
+      this.#reply(null, PARSE_ERROR, 'Parse error: a line the server wrote to stdout is not JSON');
+      this.#refused(`a line that is not JSON: ${excerpt(line.text)}; parley answered -32700`);
       return;
     }
     if (!Array.isArray(value)) return this.#message(value);
-    if (value.length === 0) {
-      this.#reply(undefined, INVALID_REQUEST, 'Invalid Request: an empty batch');
-      this.#log('warn', 'the server wrote an empty JSON-RPC batch (answered -32600)');
-      return;
-    }
-    for (const m of value) this.#message(m); // read liberally: batches are gone since 2025-06-18
+    this.#batch(value, line.text);
+  }
+
+  /**
+   * A JSON array: a JSON-RPC batch, which MCP removed in 2025-06-18 (the earliest revision parley
+   * speaks). One -32600 with `"id": null` for the whole array, never one per element; a response to
+   * parley inside it fails that request now rather than at its timeout.
+   */
+  #batch(value: unknown[], text: string): void {
+    this.#reply(
+      null,
+      INVALID_REQUEST,
+      'Invalid Request: JSON-RPC batches are not supported (MCP removed batching in 2025-06-18); send one message per line',
+    );
+    this.#refused(
+      `a JSON-RPC batch of ${value.length} element(s), which MCP does not support: ${excerpt(text)}; parley answered -32600 once`,
+    );
+    for (const m of value)
+      if (isPlain(m) && m.method === undefined && isId(m.id))
+        this.#failResponse(m.id, "the server's response came inside a JSON-RPC batch, which MCP does not support", false);
   }
 
   #message(value: unknown): void {
@@ -252,18 +285,15 @@ export class ParleyStdioTransport implements Transport {
       this.#reply(id, INVALID_REQUEST, `Invalid Request: not a JSON-RPC 2.0 request (${why})`);
       this.#refused(`a ${q(method)} request (id ${JSON.stringify(id)}) that is not valid JSON-RPC 2.0 (${why}); parley answered -32600`);
     } else if (method !== undefined && 'id' in o) {
-      this.#reply(undefined, INVALID_REQUEST, `Invalid Request: not a JSON-RPC 2.0 request (${why})`);
-      this.#refused(`a ${q(method)} request whose id cannot be used (${why}); parley answered -32600 without an id`);
+      this.#reply(null, INVALID_REQUEST, `Invalid Request: not a JSON-RPC 2.0 request (${why})`);
+      this.#refused(`a ${q(method)} request whose id cannot be used (${why}); parley answered -32600 with id null`);
     } else if (method !== undefined) {
       this.#refused(`a ${q(method)} notification that is not valid JSON-RPC 2.0 (${why}); parley ignored it`);
     } else if (id !== undefined) {
       this.#failResponse(id, `the server's response is not valid JSON-RPC 2.0 (${why})`);
     } else {
-      this.#reply(undefined, INVALID_REQUEST, `Invalid Request: not a JSON-RPC 2.0 message (${why})`);
-      this.#log(
-        'warn',
-        `the server wrote JSON that is not a JSON-RPC 2.0 message (answered -32600): ${excerpt(JSON.stringify(value) ?? '')}`,
-      );
+      this.#reply(null, INVALID_REQUEST, `Invalid Request: not a JSON-RPC 2.0 message (${why})`);
+      this.#refused(`JSON that is not a JSON-RPC 2.0 message (${why}): ${excerpt(JSON.stringify(value) ?? '')}; parley answered -32600`);
     }
   }
 
@@ -285,13 +315,43 @@ export class ParleyStdioTransport implements Transport {
   }
 
   /** Ends parley's own request `id` with an error now (the SDK Client ignores an unknown id). */
-  #failResponse(id: Id, message: string): void {
-    this.#log('warn', `${message} (request id ${JSON.stringify(id)} fails with -32600)`);
+  #failResponse(id: Id, message: string, report = true): void {
+    if (report) this.#refused(`a response parley could not read: ${message} (request id ${JSON.stringify(id)} fails with -32600)`);
+    else this.#log('warn', `${message} (request id ${JSON.stringify(id)} fails with -32600)`);
     this.#deliver({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } } as JSONRPCMessage);
   }
 
+  /** Reports a refused line: the first {@link REFUSED_PER_WINDOW} of each window, then a summary at its end. */
   #refused(detail: string): void {
     this.#log('warn', `the server sent ${detail}`);
+    const now = Date.now();
+    if (now - this.#windowStart >= REFUSED_WINDOW_MS) {
+      this.#summarise();
+      this.#windowStart = now;
+      this.#windowCount = 0;
+    }
+    if (this.#windowCount >= REFUSED_PER_WINDOW) {
+      this.#unreported++;
+      this.#summaryTimer ??= setTimeout(() => this.#summarise(), this.#windowStart + REFUSED_WINDOW_MS - now).unref();
+      return;
+    }
+    this.#windowCount++;
+    this.#report(detail);
+  }
+
+  /** The one summary report for the refused lines of a window not reported one by one. */
+  #summarise(): void {
+    if (this.#summaryTimer) clearTimeout(this.#summaryTimer);
+    this.#summaryTimer = undefined;
+    const n = this.#unreported;
+    if (n === 0) return;
+    this.#unreported = 0;
+    this.#report(
+      `${n} more message(s) parley could not pass on within ${REFUSED_WINDOW_MS} ms, not reported one by one (at most ${REFUSED_PER_WINDOW} are reported per ${REFUSED_WINDOW_MS} ms)`,
+    );
+  }
+
+  #report(detail: string): void {
     try {
       this.hooks.refused?.(detail);
     } catch {
@@ -299,17 +359,16 @@ export class ParleyStdioTransport implements Transport {
     }
   }
 
-  /** A JSON-RPC error reply of parley's own (no `id` when it cannot be known: the 2025-11-25 schema allows that). */
-  #reply(id: Id | undefined, code: number, message: string): void {
+  /** A JSON-RPC error reply of parley's own; `id` is `null` when it cannot be known (JSON-RPC 2.0 §5). */
+  #reply(id: Id | null, code: number, message: string): void {
     const stdin = this.#proc?.stdin;
     if (!stdin || !stdin.writable) return;
-    if (id === undefined && !this.#replyBudget.take()) return;
+    if (id === null && !this.#replyBudget.take()) return;
     if (stdin.writableLength > MAX_QUEUED_REPLY_BYTES) {
       this.#log('warn', `not answering ${code}: ${stdin.writableLength} bytes already wait on the server's stdin`);
       return;
     }
-    const error = { code, message };
-    stdin.write(serializeMessage((id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error }) as JSONRPCMessage));
+    stdin.write(serializeMessage({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage));
   }
 
   #log(level: 'warn' | 'info', message: string): void {
