@@ -291,3 +291,26 @@ test('the browser script parses and never writes HTML from strings', async () =>
   assert.doesNotThrow(() => new Function(APP_JS));
   assert.doesNotMatch(APP_JS, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
 });
+
+test('masked: accepted as field names of the form and passed on; a bad masked value is 400 naming the rule', async () => {
+  const prompt = formPrompt();
+  const answer = presenter.present(prompt, new AbortController().signal);
+  const url = `/api/prompts/${prompt.id}/answer`;
+  for (const [masked, why] of [
+    ['name', /masked must be an array of field names/],
+    [['nope'], /masked\/0 \("nope"\) is not a field of this form/],
+    [[7], /masked\/0 \(7\) is not a field of this form/],
+    [Array.from({ length: 101 }, () => 'name'), /masked lists 101 names; at most 100/],
+  ] as const) {
+    const r = await call('POST', url, { action: 'accept', content: { name: 'Ada' }, masked });
+    assert.equal(r.status, 400, JSON.stringify(masked).slice(0, 40));
+    assert.match(r.data.error ?? r.data.message, why);
+    assert.match(r.data.error ?? r.data.message, /send "masked" as an array of field names of this form \("name"/);
+    assert.equal(await state(answer), 'pending');
+  }
+  const ok = await call('POST', url, { action: 'accept', content: { name: 'Ada' }, masked: ['name', 'name'] });
+  assert.equal(ok.status, 200);
+  const a = await answer;
+  assert.equal(a.action, 'accept');
+  assert.deepEqual(a.action === 'accept' && a.masked, ['name']);
+});

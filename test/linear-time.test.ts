@@ -63,7 +63,7 @@ const PIECES = [
   'x',
 ];
 const unit = fc.oneof(
-  fc.constantFrom('A', 'aA', '2F', 'pin ', '://', 'a.', '\u200B', 'a@', '{x}', 'Aa1'),
+  fc.constantFrom('A', 'aA', '2F', 'pin ', '://', 'a.', '\u200B', 'a@', '{x}', 'Aa1', 'p4', 'S3', 'a-', '55'),
   fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 6 }).map((p) => p.join('')),
 );
 const make = (u: string, n: number) => u.repeat(Math.ceil(n / u.length)).slice(0, n);

@@ -156,3 +156,67 @@ test('fields the server marks as secret are hits whatever their names: format pa
     ],
   );
 });
+
+// Issue 12 item 13: misses found in review. Each row: where the text is, the text, the rule it hits.
+const WIDENED: Array<[where: 'name' | 'title' | 'description', text: string, rule: string]> = [
+  ['name', 'twoFactorCode', 'one-time-code'],
+  ['name', 'two_factor_code', 'one-time-code'],
+  ['name', 'tfa_code', 'one-time-code'],
+  ['title', '2FA code', 'one-time-code'],
+  ['title', 'Two-factor authentication code', 'one-time-code'],
+  ['description', 'Enter the code from your authenticator app', 'one-time-code'],
+  ['name', 'passw0rd', 'password'],
+  ['name', 'p4ssword', 'password'],
+  ['name', 'pa55w0rd', 'password'],
+  ['name', 'userP4ssword', 'password'],
+  ['title', 'S3CR3T', 'secret'],
+  ['name', 'api_k3y', 'api-key'],
+  ['name', 'p-a-s-s-w-o-r-d', 'password'],
+  ['title', 'P A S S W O R D', 'password'],
+  ['name', 'p.i.n', 'pin'],
+  ['name', 'clave', 'password'],
+  ['title', 'Clave', 'password'],
+  ['name', 'NIP', 'pin'],
+  ['title', 'Code NIP', 'pin'],
+  ['name', 'cvn', 'cvv'],
+  ['name', 'security_question_answer', 'security-answer'],
+  ['title', 'Secret answer', 'security-answer'],
+];
+
+test('widened detection: two-factor names, authenticator app, leetspeak, spelled-out words, clave, NIP, CVN, security answers', () => {
+  for (const [where, text, rule] of WIDENED) {
+    const prop = where === 'name' ? str() : str({ [where]: text });
+    const hits = detectSensitiveFields({ type: 'object', properties: { [where === 'name' ? text : 'f']: prop } });
+    assert.equal(hits.length, 1, `${where} ${JSON.stringify(text)} is a hit`);
+    assert.equal(hits[0].rule, rule, `${where} ${JSON.stringify(text)} → ${rule}`);
+    assert.equal(hits[0].where, where);
+  }
+});
+
+test('widened detection keeps its false-positive guards: words that contain or resemble the new ones', () => {
+  const clear = {
+    clavier: str(),
+    clavicle: str(),
+    nipple: str(),
+    snippet: str(),
+    author: str(),
+    authentication_method: str(),
+    authenticator_type: str(),
+    app_code_version: str(),
+    two_factor_method: str(),
+    tfa_enabled: str(),
+    security_question: str(),
+    mp3_bitrate: str(),
+    ipv4_address: str(),
+    h264_profile: str(),
+    oauth2_scope: str(),
+    x509_subject: str(),
+    s3_bucket: str(),
+    k8s_namespace: str(),
+    i18n_key: str(),
+    room_101: str(),
+    choice: str({ description: 'Pick a, b, c or d' }),
+    ab: str({ title: 'A B test group' }),
+  };
+  assert.deepEqual(fields(clear), []);
+});

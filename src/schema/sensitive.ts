@@ -8,7 +8,9 @@
  *
  * How a text is read (`fold.ts`): NFKC, default-ignorable characters removed, look-alike Cyrillic /
  * Greek / Armenian letters mapped to Latin and accents dropped, then split into words (camelCase,
- * snake_case, `APIKey`, `2FA`). Latin-script phrases (English, German, French, Spanish) are looked up
+ * snake_case, `APIKey`, `2FA`); runs of three or more one-letter words are read as one word
+ * (`p-a-s-s-w-o-r-d`), and a text with look-alike digits inside words (`passw0rd`, `p4ssword`,
+ * `S3CR3T`: 0→o 1→i 3→e 4→a 5→s 7→t) is judged a second time with them read as letters. Latin-script phrases (English, German, French, Spanish) are looked up
  * word by word in a phrase table; Russian words in their own table; Chinese, Japanese and Korean
  * terms are found in the canonical text. Every step is linear in the text's length: there is no
  * backtracking regular expression over untrusted text.
@@ -51,6 +53,7 @@ const LATIN: Record<string, string[]> = {
     'contrasena',
     'contrasenya',
     'senha',
+    'clave',
     'login password',
   ],
   passphrase: [
@@ -162,6 +165,7 @@ const LATIN: Record<string, string[]> = {
     'cvc',
     'cvc2',
     'csc',
+    'cvn',
     'card security code',
     'security code',
     'sicherheitscode',
@@ -171,7 +175,7 @@ const LATIN: Record<string, string[]> = {
     'code de securite',
     'codigo de seguridad',
   ],
-  pin: ['pin', 'pins', 'pin code', 'pin number', 'pincode', 'geheimzahl', 'code pin', 'numero pin'],
+  pin: ['pin', 'pins', 'pin code', 'pin number', 'pincode', 'geheimzahl', 'code pin', 'numero pin', 'nip', 'code nip', 'numero nip'],
   'one-time-code': [
     'one time code',
     'onetime code',
@@ -183,6 +187,18 @@ const LATIN: Record<string, string[]> = {
     'hotp',
     '2fa',
     '2fa code',
+    'two factor code',
+    'two factor auth code',
+    'two factor authentication code',
+    'two factor token',
+    '2 factor code',
+    'second factor code',
+    'tfa code',
+    'tfa token',
+    'mfa token',
+    'authenticator',
+    'authenticator app',
+    'authenticator code',
     'mfa',
     'mfa code',
     'verification code',
@@ -204,6 +220,14 @@ const LATIN: Record<string, string[]> = {
     'code de confirmation',
     'codigo de verificacion',
     'codigo de confirmacion',
+  ],
+  'security-answer': [
+    'security answer',
+    'security question answer',
+    'secret answer',
+    'secret question answer',
+    'answer to security question',
+    'answer to your security question',
   ],
   ssn: [
     'ssn',
@@ -320,7 +344,7 @@ const NEGATION_REACH = 6;
 const PWD_CONTEXT = new Set(['directory', 'folder', 'path', 'cwd', 'dir', 'verzeichnis', 'dossier', 'carpeta']);
 
 /** Longest phrase in words. */
-const MAX_PHRASE = 4;
+const MAX_PHRASE = 5;
 
 function table(src: Record<string, string[]>): Map<string, string> {
   const m = new Map<string, string>();
@@ -385,13 +409,72 @@ function findCjk(text: string): Match | undefined {
   return undefined;
 }
 
+/** Fewest single letters in a row that are read as one word ("p-a-s-s-w-o-r-d", "P I N"). */
+const SPELLED_MIN = 3;
+
+/**
+ * `ws` with every run of at least {@link SPELLED_MIN} one-letter words joined into one word, so a
+ * word spelled out with separators is read as the word. One pass: linear.
+ */
+function joinSpelled(ws: string[]): string[] {
+  const out: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length >= SPELLED_MIN) out.push(run.join(''));
+    else out.push(...run);
+    run = [];
+  };
+  for (const w of ws) {
+    if (w.length === 1 && w >= 'a' && w <= 'z') run.push(w);
+    else {
+      flush();
+      out.push(w);
+    }
+  }
+  flush();
+  return out;
+}
+
+/** Digits that stand for letters inside a word ("passw0rd", "p4ssword", "s3cr3t"). */
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't' };
+const isAsciiLetter = (c: string | undefined) => c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+
+/**
+ * `text` with each look-alike digit next to a letter (or next to such a digit: "pa55word") read as
+ * that letter (upper case between capitals), or `undefined` when there is none. `2` stays (`2FA`, `cvv2`). One pass: linear.
+ */
+function unleet(text: string): string | undefined {
+  let out = '';
+  let changed = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const l = LEET[c];
+    const prevMapped = changed && out.length === i && l !== undefined && LEET[text[i - 1]] !== undefined;
+    if (l !== undefined && (isAsciiLetter(text[i - 1]) || isAsciiLetter(text[i + 1]) || prevMapped)) {
+      // Upper case only between capitals ("S3CR3T", "PA55WORD"), so camelCase stays as written ("userP4ssword").
+      const before = isAsciiLetter(out[i - 1]) ? out[i - 1] : undefined;
+      const after = isAsciiLetter(text[i + 1]) ? text[i + 1] : undefined;
+      const upper = (c: string | undefined) => c === undefined || (c >= 'A' && c <= 'Z');
+      out += (before ?? after) !== undefined && upper(before) && upper(after) ? l.toUpperCase() : l;
+      changed = true;
+    } else out += c;
+  }
+  return changed ? out : undefined;
+}
+
+/** Judges one text: as written, then with look-alike digits read as letters. */
+function judgeText(text: string, negatable: boolean): Match | undefined {
+  const m = judge(foldMemo(text), negatable);
+  if (m) return m;
+  const alt = unleet(text);
+  return alt === undefined ? undefined : judge(fold(alt), negatable);
+}
+
 /** Judges one folded text. `negatable`: a description, where "we never ask for your password" is no hit. */
 function judge(f: Folded, negatable: boolean): Match | undefined {
+  const latin = joinSpelled(f.latin);
   return (
-    findPhrase(f.latin, LATIN_TABLE, negatable) ??
-    findStem(f.latin) ??
-    findPhrase(f.native, RUSSIAN_TABLE, negatable) ??
-    findCjk(f.nativeText)
+    findPhrase(latin, LATIN_TABLE, negatable) ?? findStem(latin) ?? findPhrase(f.native, RUSSIAN_TABLE, negatable) ?? findCjk(f.nativeText)
   );
 }
 
@@ -418,8 +501,8 @@ function memo<R>(fn: (text: string) => R): (text: string) => R {
 }
 
 const foldMemo = memo(fold);
-const judgePlain = memo((text: string) => judge(foldMemo(text), false));
-const judgeDescription = memo((text: string) => judge(foldMemo(text), true));
+const judgePlain = memo((text: string) => judgeText(text, false));
+const judgeDescription = memo((text: string) => judgeText(text, true));
 
 /**
  * The lower-case words a text is judged by (Latin-folded), e.g. `'2FA-Code'` → `['2fa', 'code']`.
@@ -443,8 +526,9 @@ function secretMark(prop: Record<string, unknown>): string | undefined {
  * secret, or that the server marks as secret (`format: "password"`, `writeOnly: true`,
  * `"x-sensitive": true`, `"x-secret": true`). Accepts any value; a non-object schema has no hits.
  * English, German, French, Spanish, Russian, Chinese (simplified and traditional), Japanese and
- * Korean; abbreviations (pwd, passwd, PIN, OTP, 2FA, CVV, SSN); look-alike letters and invisible
- * characters are folded away first. Unmarked booleans and fixed-choice fields are skipped (they cannot
+ * Korean; abbreviations (pwd, passwd, PIN, NIP, OTP, 2FA, TFA code, CVV, CVN, SSN), two-factor and
+ * authenticator-app codes, security-question answers; look-alike letters, look-alike digits inside
+ * words, separators between single letters and invisible characters are folded away first. Unmarked booleans and fixed-choice fields are skipped (they cannot
  * carry a secret); quantities and metadata ("password length", "token type", "max tokens", 令牌数量),
  * negated descriptions and ordinary fields (name, email, username, token counts) give no hits.
  * Time is linear in the total length of the names, titles and descriptions.

@@ -15,6 +15,16 @@ import type { RequestedSchema } from '../../schema/index.js';
 export const CANCELLED = Symbol('cancelled');
 /** Returned for an optional field left empty. */
 export const SKIPPED = Symbol('skipped');
+/**
+ * Typed as the whole value of a text field parley did not flag as a secret: the person marks the field
+ * secret. It is then asked again with hidden input, and the answer lists it in `masked` (the broker
+ * keeps it out of the audit and never remembers it).
+ */
+export const MASK_WORD = '!mask';
+/** The value of a field the person masked with {@link MASK_WORD}. */
+export class MaskedValue {
+  constructor(readonly value: unknown) {}
+}
 
 export interface FieldIo {
   input?: Readable;
@@ -70,7 +80,8 @@ export function promptSignal(signal: AbortSignal | undefined): { signal?: AbortS
 
 /**
  * Asks one field. `initial` is the prefill (or the schema default). Returns the raw value (string,
- * boolean, string[]), {@link SKIPPED} for an empty optional field, or {@link CANCELLED}.
+ * boolean, string[]), a {@link MaskedValue} when the person typed {@link MASK_WORD} into an unflagged
+ * string field, {@link SKIPPED} for an empty optional field, or {@link CANCELLED}.
  */
 export async function askField(schema: RequestedSchema, name: string, initial: unknown, sensitive: boolean, io: FieldIo): Promise<unknown> {
   const scoped = promptSignal(io.signal);
@@ -132,14 +143,20 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
           message: `${message} (hidden)`,
           validate: (v) => (v ? validate(v) : required ? `${name} is required` : undefined),
         });
-      else
+      else {
+        const maskable = prop.type === 'string';
         value = await p.text({
           ...common,
-          message,
+          message: maskable ? `${message} (type ${MASK_WORD} to hide it as a secret)` : message,
           initialValue: asText(start),
           placeholder: required ? undefined : '(optional: leave empty)',
-          validate,
+          validate: (v) => (maskable && v === MASK_WORD ? undefined : validate(v)),
         });
+        if (maskable && value === MASK_WORD) {
+          const hidden = await askOne(schema, name, undefined, true, io);
+          return hidden === CANCELLED ? CANCELLED : new MaskedValue(hidden);
+        }
+      }
   }
   if (p.isCancel(value)) return CANCELLED;
   if (value === '' || value === undefined) return SKIPPED;

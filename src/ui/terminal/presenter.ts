@@ -23,7 +23,7 @@ import type {
   InputRequestView,
 } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
-import { askField, CANCELLED, promptSignal, SKIPPED } from './fields.js';
+import { askField, CANCELLED, MaskedValue, promptSignal, SKIPPED } from './fields.js';
 import { isConnectionClosed, ServerStops } from '../server-stop.js';
 
 export interface TerminalPresenterOptions {
@@ -148,11 +148,16 @@ export class TerminalPresenter implements Presenter {
     const raw: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(prompt.prefill)) if (k in schema.properties) raw[k] = v;
     let ask = prompt.issues?.length ? fieldsOf(prompt.issues, names) : names;
+    // Fields the person masked (typed MASK_WORD): hidden from then on, listed in the answer's `masked`.
+    const masked = new Set<string>();
     for (;;) {
       for (const name of ask) {
-        const v = await askField(schema, name, raw[name], prompt.sensitiveFields.includes(name), { ...this.io, signal });
-        if (v === CANCELLED) return { action: 'cancel' };
-        if (v === SKIPPED) delete raw[name];
+        const hide = prompt.sensitiveFields.includes(name) || masked.has(name);
+        const got = await askField(schema, name, hide ? undefined : raw[name], hide, { ...this.io, signal });
+        if (got === CANCELLED) return { action: 'cancel' };
+        const v = got instanceof MaskedValue ? got.value : got;
+        if (got instanceof MaskedValue) masked.add(name);
+        if (v === SKIPPED || v === CANCELLED) delete raw[name];
         else raw[name] = v;
       }
       const choice = await this.select(signal, {
@@ -182,8 +187,9 @@ export class TerminalPresenter implements Presenter {
       }
       const remember = prompt.sensitiveFields.length || !names.length || prompt.sampling ? undefined : await this.remember(signal);
       if (remember === CANCELLED) return { action: 'cancel' };
-      if (remember === 'auto') return { action: 'accept', content: checked.value, remember: 'always', auto: true };
-      return { action: 'accept', content: checked.value, ...(remember ? { remember } : {}) };
+      const hidden = masked.size ? { masked: [...masked] } : {};
+      if (remember === 'auto') return { action: 'accept', content: checked.value, remember: 'always', auto: true, ...hidden };
+      return { action: 'accept', content: checked.value, ...(remember ? { remember } : {}), ...hidden };
     }
   }
 

@@ -45,6 +45,8 @@ interface Pending {
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 /** `'auto'` = remember always and answer automatically next time (for this server and form). */
 const REMEMBER = new Set<string>(['once', 'session', 'always', 'auto']);
+/** Cap on `masked` names in one answer (docs/console.md). */
+export const MAX_MASKED_FIELDS = 100;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const issue = (path: string, code: string, message: string): Issue => ({ code, path, severity: 'error', message });
 
@@ -157,7 +159,10 @@ export class WebPresenter implements Presenter {
   }
 
   /**
-   * Applies the person's answer `{action, content?, remember?}`. Accept in form mode is coerced and
+   * Applies the person's answer `{action, content?, remember?, masked?}`. `masked` (accept in form mode
+   * only) lists top-level property names of the prompt's form the person marked secret (at most
+   * {@link MAX_MASKED_FIELDS}, no repeats); the broker redacts them from the audit and never remembers
+   * them. A malformed `masked` → 400 naming the rule. Accept in form mode is coerced and
    * validated; invalid content → 422 and the prompt stays open. Decline and cancel never carry content.
    */
   answer(id: string, body: unknown): AnswerOutcome {
@@ -188,11 +193,23 @@ export class WebPresenter implements Presenter {
       this.settle(id, { action: 'accept' }, 'answered');
       return { status: 200, action };
     }
+    const masked = maskedFields(prompt, body.masked);
+    if ('error' in masked) return { status: 400, message: masked.error, issues: [issue('/masked', 'masked', masked.error)] };
     const checked = this.check(prompt, body.content ?? {});
     if (checked.issues.length > 0) return { status: 422, message: 'Some answers need fixing.', issues: checked.issues };
     const asked = p.payload.rememberable ? ((body.remember as RememberScope | 'auto' | undefined) ?? 'once') : 'once';
     const remember: RememberScope = asked === 'auto' ? 'always' : asked;
-    this.settle(id, { action: 'accept', content: checked.value, remember, ...(asked === 'auto' ? { auto: true } : {}) }, 'answered');
+    this.settle(
+      id,
+      {
+        action: 'accept',
+        content: checked.value,
+        remember,
+        ...(asked === 'auto' ? { auto: true } : {}),
+        ...(masked.names.length > 0 ? { masked: masked.names } : {}),
+      },
+      'answered',
+    );
     return { status: 200, action };
   }
 
@@ -229,4 +246,20 @@ export class WebPresenter implements Presenter {
       }
     }
   }
+}
+
+/** Checks `masked`: absent, or an array of distinct top-level property names of the prompt's form. */
+function maskedFields(prompt: InputRequestView, raw: unknown): { names: string[] } | { error: string } {
+  if (raw === undefined) return { names: [] };
+  const props = Object.keys(prompt.schema?.properties ?? {});
+  const fix = `send "masked" as an array of field names of this form (${props.map((n) => JSON.stringify(n)).join(', ') || 'it has none'}), or leave it out`;
+  if (!Array.isArray(raw)) return { error: `masked must be an array of field names: ${fix}.` };
+  if (raw.length > MAX_MASKED_FIELDS) return { error: `masked lists ${raw.length} names; at most ${MAX_MASKED_FIELDS}: ${fix}.` };
+  const seen = new Set<string>();
+  for (const [i, n] of raw.entries()) {
+    if (typeof n !== 'string' || !Object.hasOwn(prompt.schema?.properties ?? {}, n))
+      return { error: `masked/${i} (${JSON.stringify(n)?.slice(0, 80)}) is not a field of this form: ${fix}.` };
+    seen.add(n);
+  }
+  return { names: [...seen] };
 }

@@ -115,6 +115,17 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     var input = fieldInput(f, id, ids);
     if (f.kind === 'boolean') wrap.appendChild(h('div', null, input, ' ', h('label', { for: id }, f.title, reqMark)));
     else { wrap.appendChild(h('label', { for: id }, f.title, reqMark, sens)); wrap.appendChild(input); }
+    // A string field parley did not flag can still be a secret: the person masks it (hidden, kept out of the audit, never remembered).
+    if (f.kind === 'string' && !f.sensitive && !f.multiline && input.tagName === 'INPUT') {
+      var plain = input.type;
+      var mask = h('button', { type: 'button', class: 'mask-toggle secondary', 'aria-pressed': 'false', 'data-mask': f.name, title: 'Hide it as you type, keep it out of the audit log, never remember it', onclick: function () {
+        var on = mask.getAttribute('aria-pressed') !== 'true';
+        mask.setAttribute('aria-pressed', on ? 'true' : 'false');
+        input.type = on ? 'password' : plain;
+        input.autocomplete = on ? 'off' : '';
+      } }, 'Mask (secret)');
+      wrap.appendChild(mask);
+    }
     extras.forEach(function (x) { if (x) wrap.appendChild(x); });
     p.controls[f.name] = { field: f, input: input, err: wrap.querySelector('.error') };
     return wrap;
@@ -160,6 +171,8 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       body.content = collect(p);
       var r = p.el.querySelector('input[name="remember-' + p.idx + '"]:checked');
       if (r) body.remember = r.value;
+      var masked = Array.prototype.slice.call(p.el.querySelectorAll('button.mask-toggle[aria-pressed="true"]')).map(function (b) { return b.getAttribute('data-mask'); });
+      if (masked.length) body.masked = masked;
     }
     p.busy(true);
     return api('POST', '/prompts/' + encodeURIComponent(p.payload.prompt.id) + '/answer', body).then(function (res) {

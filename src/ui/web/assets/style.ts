@@ -31,6 +31,8 @@ button.secondary,.button.secondary{background:#fff;color:#1d4ed8}
 button.danger{background:#fff;color:#991b1b;border-color:#991b1b}
 button:disabled{opacity:.6;cursor:not-allowed}
 .buttons{display:flex;gap:.75rem;flex-wrap:wrap;margin-top:1rem}
+.mask-toggle{margin-top:.35rem;padding:.1rem .6rem;font-size:.85em}
+.mask-toggle[aria-pressed="true"]{background:#1d4ed8;color:#fff}
 form.inline{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 form.inline .error{flex-basis:100%}
 .error{color:#991b1b;margin:.15rem 0}
