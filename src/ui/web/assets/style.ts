@@ -24,7 +24,7 @@ h3{font-size:1.05rem;margin:0 0 .5rem}
 input,select,textarea{font:inherit;color:#1f2937;background:#fff;border:1px solid #6b7280;border-radius:4px;padding:.35rem .5rem}
 ::placeholder{color:#6b7280;opacity:1}
 textarea{width:100%;min-height:5rem;font-family:ui-monospace,Menlo,monospace}
-input[type=text],input[type=email],input[type=url],input[type=password],input[type=number],input[type=date],input[type=datetime-local],select{min-width:16rem}
+input[type=text],input[type=email],input[type=url],input[type=password],input[type=number],select{min-width:16rem}
 input[aria-invalid=true],select[aria-invalid=true],fieldset[aria-invalid=true]{border-color:#b91c1c;border-width:2px}
 button,.button{font:inherit;cursor:pointer;border-radius:6px;padding:.4rem 1rem;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:#fff;color:#1d4ed8}
