@@ -181,6 +181,53 @@ test('the audit table fits its card, long details included', { skip }, async () 
   assert.ok(fit.page <= fit.view, `page ${fit.page} px wide in a ${fit.view} px window`);
 });
 
+test('the roots table fits its card at 800 px, Remove buttons included', { skip }, async () => {
+  const s = session;
+  const { mkdtempSync, mkdirSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { pathToFileURL } = await import('node:url');
+  const base = mkdtempSync(join(tmpdir(), 'parley-roots-fit-'));
+  // Long names with no break opportunity (no hyphen or space), as generated result folders have.
+  const dir = join(base, 'queryresults'.repeat(5), 'Sales2026Q4QuarterlyReportByRegion'.repeat(2));
+  mkdirSync(dir, { recursive: true });
+  await s.page.setViewportSize({ width: 800, height: 900 });
+  try {
+    await s.page.getByLabel('Root URI').fill(pathToFileURL(dir).href);
+    await s.page.getByLabel('Name', { exact: true }).fill('quarterly-report-results');
+    await s.page.getByRole('button', { name: 'Add root' }).click();
+    const row = s.page.locator('#roots tr', { hasText: 'quarterly-report-results' });
+    await row.waitFor();
+    const fit = await s.page.locator('#roots-section').evaluate((sec) => {
+      const card = sec.getBoundingClientRect();
+      const pad = Number.parseFloat(getComputedStyle(sec).paddingRight) || 0;
+      const buttons = [...sec.querySelectorAll('table button')].map((b) => b.getBoundingClientRect().right);
+      return {
+        inner: card.right - pad,
+        table: sec.querySelector('table')!.getBoundingClientRect().right,
+        scroll: sec.querySelector('table')!.scrollWidth,
+        width: sec.querySelector('table')!.clientWidth,
+        button: Math.max(...buttons),
+        oneLine: [...sec.querySelectorAll('table button')].every(
+          (b) => b.scrollWidth <= b.clientWidth && b.getBoundingClientRect().height < 48,
+        ),
+        page: document.documentElement.scrollWidth,
+        view: window.innerWidth,
+      };
+    });
+    assert.ok(fit.table <= fit.inner + 0.5, `table right edge ${fit.table} px, card content edge ${fit.inner} px`);
+    assert.ok(fit.scroll <= fit.width, `table ${fit.scroll} px of content in ${fit.width} px`);
+    assert.ok(fit.button <= fit.inner + 0.5, `Remove button right edge ${fit.button} px, card content edge ${fit.inner} px`);
+    assert.ok(fit.oneLine, 'the Remove label stays on one line');
+    assert.ok(fit.page <= fit.view, `page ${fit.page} px wide in a ${fit.view} px window`);
+    await row.getByRole('button', { name: 'Remove root quarterly-report-results' }).click();
+    await row.waitFor({ state: 'detached' });
+  } finally {
+    await s.page.setViewportSize({ width: 1100, height: 900 });
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
 test('URL warnings are shown in words, never as raw codes (url:punycode, credentials-in-url)', { skip }, async () => {
   const s = session;
   const { urlPrompt } = await import('./fixtures/console/prompts.js');

@@ -69,6 +69,11 @@ details>summary{cursor:pointer}
 #audit th:nth-child(1){width:11rem}#audit th:nth-child(2){width:8rem}#audit th:nth-child(3){width:6rem}#audit th:nth-child(4){width:5.5rem}#audit th:nth-child(5){width:8rem}
 #audit td{overflow-wrap:anywhere;word-break:break-word}
 #audit td code{white-space:pre-wrap;overflow-wrap:anywhere}
+#roots table{table-layout:fixed}
+#roots th:nth-child(1){width:8rem}#roots th:nth-child(3){width:5.5rem}#roots th:nth-child(4){width:5rem}#roots th:nth-child(5){width:6.5rem}#roots th:nth-child(6){width:6.5rem}
+#roots td{overflow-wrap:anywhere;word-break:break-word}
+#roots td button{white-space:nowrap;word-break:normal}
+#roots td code{white-space:pre-wrap;overflow-wrap:anywhere}
 .toast{position:fixed;right:1rem;bottom:1rem;z-index:20;max-width:28rem;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;background:#fde68a;color:#1f2937;border:2px solid #1d4ed8;border-radius:8px;padding:.75rem 1rem;box-shadow:0 4px 16px rgba(0,0,0,.25)}
 .toast[hidden]{display:none}
 #new-request-text{flex-basis:100%;font-weight:600}
