@@ -201,14 +201,14 @@ test('the roots table fits its card at 800 px, Remove buttons included', { skip 
     const fit = await s.page.locator('#roots-section').evaluate((sec) => {
       const card = sec.getBoundingClientRect();
       const pad = Number.parseFloat(getComputedStyle(sec).paddingRight) || 0;
-      const buttons = [...sec.querySelectorAll('table button')].map((b) => b.getBoundingClientRect().right);
+      const buttons = Array.from(sec.querySelectorAll('table button')).map((b) => b.getBoundingClientRect().right);
       return {
         inner: card.right - pad,
         table: sec.querySelector('table')!.getBoundingClientRect().right,
         scroll: sec.querySelector('table')!.scrollWidth,
         width: sec.querySelector('table')!.clientWidth,
         button: Math.max(...buttons),
-        oneLine: [...sec.querySelectorAll('table button')].every(
+        oneLine: Array.from(sec.querySelectorAll('table button')).every(
           (b) => b.scrollWidth <= b.clientWidth && b.getBoundingClientRect().height < 48,
         ),
         page: document.documentElement.scrollWidth,
