@@ -137,3 +137,23 @@ test('prefill is never auto-submitted, except by a non-interactive presenter tha
   // An incomplete prefill (required region missing) still goes to the presenter, which has no steps → typed error.
   await assert.rejects(new ElicitationBroker({ presenter: auto }).elicit(FORM, ctx('deploy')), { code: 'USER_INTERACTION_REQUIRED' });
 });
+
+test('the audit records which kind of remembering the person chose: auto (answer automatically) vs prefill only', async () => {
+  const store = new MemoryStore();
+  const presenter = new ScriptedPresenter([
+    () => ({ action: 'accept', content: { region: 'eu' }, remember: 'always', auto: true }),
+    () => ({ action: 'accept', content: { region: 'us' }, remember: 'always' }),
+    () => ({ action: 'accept', content: { region: 'us' }, remember: 'session', auto: false }),
+    () => ({ action: 'accept', content: { region: 'us' }, remember: 'once' }),
+  ]);
+  const broker = new ElicitationBroker({ presenter, store });
+  for (const who of ['a1', 'a2', 'a3', 'a4']) await broker.elicit(FORM, ctx('deploy', { scope: scope(who, 's1') }));
+  const rows = (await store.queryAudit({ kind: 'answer' })).sort((x, y) => x.ts - y.ts || 0);
+  const got = rows.map((r) => [(r.detail as Record<string, unknown>).remember, (r.detail as Record<string, unknown>).auto]);
+  assert.deepEqual(got.sort(), [
+    ['always', false],
+    ['always', true],
+    ['once', undefined],
+    ['session', false],
+  ]);
+});

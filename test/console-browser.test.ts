@@ -64,11 +64,13 @@ test('13-field server-everything form: every field kind filled in the browser, a
     for (const [name, type] of [
       ['email', 'email'],
       ['homepage', 'url'],
-      ['birthdate', 'date'],
+      ['birthdate', 'text'],
       ['number', 'number'],
     ]) {
       assert.equal(await field(s, prompt.id, name).locator('input').getAttribute('type'), type, name);
     }
+    // A date is a text box showing its one format (the native picker shows the locale's order instead).
+    assert.equal(await field(s, prompt.id, 'birthdate').locator('input').getAttribute('placeholder'), 'YYYY-MM-DD');
     assert.equal(await field(s, prompt.id, 'integer').locator('input').getAttribute('type'), 'number');
 
     await field(s, prompt.id, 'name').locator('input').fill('Ada Lovelace');
@@ -380,6 +382,8 @@ test('roots, presets and audit panels: add a root (health shown), save and expor
       await s.page.getByLabel('Preset name').fill('work');
       await s.page.getByRole('button', { name: 'Save current roots and answers' }).click();
       await s.page.locator('#presets li[data-preset="work"]').waitFor();
+      // Times are ISO 8601 UTC (as parley audit prints them), never the browser's locale format.
+      assert.match(await s.page.locator('#presets li[data-preset="work"]').innerText(), /saved \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ/);
       const [download] = await Promise.all([s.page.waitForEvent('download'), s.page.getByText('Export all presets').click()]);
       assert.equal(download.suggestedFilename(), 'parley-presets.json');
       const doc = JSON.parse(readFileSync((await download.path())!, 'utf8'));
@@ -389,12 +393,12 @@ test('roots, presets and audit panels: add a root (health shown), save and expor
       await row.waitFor({ state: 'detached' });
 
       await s.host.store.appendAudit({
-        ts: Date.now(),
         scope: SCOPE,
         server: 'alpha',
         kind: 'answer',
         action: 'decline',
         requestId: 'r-dec',
+        ts: Date.UTC(2026, 11, 1, 19, 26, 3, 456),
       });
       await s.host.store.appendAudit({
         ts: Date.now(),
@@ -409,6 +413,7 @@ test('roots, presets and audit panels: add a root (health shown), save and expor
       await s.page.getByRole('button', { name: 'Filter' }).click();
       await s.page.locator('#audit tbody tr', { hasText: 'r-dec' }).waitFor();
       assert.equal(await s.page.locator('#audit tbody tr').count(), 1);
+      assert.equal(await s.page.locator('#audit tbody tr td').first().innerText(), '2026-12-01 19:26:03Z');
       await s.shot('roots-presets-audit');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -446,27 +451,31 @@ test('a re-presented prompt (round 2) shows the previous issues per field, the r
   }),
 );
 
-test('date-time fields are sent as RFC 3339 UTC times; typed numbers survive the round trip', { skip }, () =>
-  withSession(async (s) => {
-    const prompt = formPrompt({
-      rawSchema: {
-        type: 'object',
-        properties: { at: { type: 'string', format: 'date-time', title: 'When' }, n: { type: 'number', title: 'N', minimum: -5 } },
-        required: ['at'],
-      },
-    });
-    const answer = s.presenter.present(prompt, new AbortController().signal);
-    assert.equal(await field(s, prompt.id, 'at').locator('input').getAttribute('type'), 'datetime-local');
-    await field(s, prompt.id, 'at').locator('input').fill('2025-01-31T09:30');
-    await field(s, prompt.id, 'n').locator('input').fill('-2.5');
-    await card(s, prompt.id).getByRole('button', { name: 'Accept and send' }).click();
-    const got = await within(answer, 'date-time');
-    assert.equal(got.action, 'accept');
-    const content = (got as { content: Record<string, unknown> }).content;
-    assert.equal(content.n, -2.5);
-    const offsetMin = await s.page.evaluate(() => new Date('2025-01-31T09:30').getTimezoneOffset());
-    assert.equal(content.at, new Date(Date.UTC(2025, 0, 31, 9, 30) + offsetMin * 60_000).toISOString().replace('.000Z', 'Z'));
-  }),
+test(
+  'date-time fields are text boxes that take RFC 3339 as written and send it unchanged; typed numbers survive the round trip',
+  { skip },
+  () =>
+    withSession(async (s) => {
+      const prompt = formPrompt({
+        rawSchema: {
+          type: 'object',
+          properties: { at: { type: 'string', format: 'date-time', title: 'When' }, n: { type: 'number', title: 'N', minimum: -5 } },
+          required: ['at'],
+        },
+      });
+      const answer = s.presenter.present(prompt, new AbortController().signal);
+      const at = field(s, prompt.id, 'at').locator('input');
+      assert.equal(await at.getAttribute('type'), 'text', 'no native picker: it would show the locale order, not the hinted one');
+      assert.equal(await at.getAttribute('placeholder'), 'YYYY-MM-DDTHH:MM:SSZ');
+      await at.fill('2025-01-31T09:30:00+08:00');
+      await field(s, prompt.id, 'n').locator('input').fill('-2.5');
+      await card(s, prompt.id).getByRole('button', { name: 'Accept and send' }).click();
+      const got = await within(answer, 'date-time');
+      assert.equal(got.action, 'accept');
+      const content = (got as { content: Record<string, unknown> }).content;
+      assert.equal(content.n, -2.5);
+      assert.equal(content.at, '2025-01-31T09:30:00+08:00', 'sent exactly as typed (the offset kept)');
+    }),
 );
 
 test('sensitive fields are masked; remember is offered only for the others and names the masked ones', { skip }, () =>

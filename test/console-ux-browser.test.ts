@@ -4,7 +4,7 @@ import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM, launch, open, within, type Session } from './fixtures/console/browser.js';
+import { CHROMIUM, launch, open, settledWithin, within, type Session } from './fixtures/console/browser.js';
 import { formPrompt } from './fixtures/console/prompts.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
@@ -181,6 +181,53 @@ test('the audit table fits its card, long details included', { skip }, async () 
   assert.ok(fit.page <= fit.view, `page ${fit.page} px wide in a ${fit.view} px window`);
 });
 
+test('the roots table fits its card at 800 px, Remove buttons included', { skip }, async () => {
+  const s = session;
+  const { mkdtempSync, mkdirSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { pathToFileURL } = await import('node:url');
+  const base = mkdtempSync(join(tmpdir(), 'parley-roots-fit-'));
+  // Long names with no break opportunity (no hyphen or space), as generated result folders have.
+  const dir = join(base, 'queryresults'.repeat(5), 'Sales2026Q4QuarterlyReportByRegion'.repeat(2));
+  mkdirSync(dir, { recursive: true });
+  await s.page.setViewportSize({ width: 800, height: 900 });
+  try {
+    await s.page.getByLabel('Root URI').fill(pathToFileURL(dir).href);
+    await s.page.getByLabel('Name', { exact: true }).fill('quarterly-report-results');
+    await s.page.getByRole('button', { name: 'Add root' }).click();
+    const row = s.page.locator('#roots tr', { hasText: 'quarterly-report-results' });
+    await row.waitFor();
+    const fit = await s.page.locator('#roots-section').evaluate((sec) => {
+      const card = sec.getBoundingClientRect();
+      const pad = Number.parseFloat(getComputedStyle(sec).paddingRight) || 0;
+      const buttons = Array.from(sec.querySelectorAll('table button')).map((b) => b.getBoundingClientRect().right);
+      return {
+        inner: card.right - pad,
+        table: sec.querySelector('table')!.getBoundingClientRect().right,
+        scroll: sec.querySelector('table')!.scrollWidth,
+        width: sec.querySelector('table')!.clientWidth,
+        button: Math.max(...buttons),
+        oneLine: Array.from(sec.querySelectorAll('table button')).every(
+          (b) => b.scrollWidth <= b.clientWidth && b.getBoundingClientRect().height < 48,
+        ),
+        page: document.documentElement.scrollWidth,
+        view: window.innerWidth,
+      };
+    });
+    assert.ok(fit.table <= fit.inner + 0.5, `table right edge ${fit.table} px, card content edge ${fit.inner} px`);
+    assert.ok(fit.scroll <= fit.width, `table ${fit.scroll} px of content in ${fit.width} px`);
+    assert.ok(fit.button <= fit.inner + 0.5, `Remove button right edge ${fit.button} px, card content edge ${fit.inner} px`);
+    assert.ok(fit.oneLine, 'the Remove label stays on one line');
+    assert.ok(fit.page <= fit.view, `page ${fit.page} px wide in a ${fit.view} px window`);
+    await row.getByRole('button', { name: 'Remove root quarterly-report-results' }).click();
+    await row.waitFor({ state: 'detached' });
+  } finally {
+    await s.page.setViewportSize({ width: 1100, height: 900 });
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
 test('URL warnings are shown in words, never as raw codes (url:punycode, credentials-in-url)', { skip }, async () => {
   const s = session;
   const { urlPrompt } = await import('./fixtures/console/prompts.js');
@@ -200,7 +247,7 @@ test('URL warnings are shown in words, never as raw codes (url:punycode, credent
   assert.deepEqual(await within(answer, 'answer'), { action: 'cancel' });
 });
 
-test('date fields say and accept one format: the hint names YYYY-MM-DD / RFC 3339, the picker value is sent as is, a wrong value gets a message naming the format', {
+test('date fields show and accept one format: text boxes with the YYYY-MM-DD placeholder, other spellings refused naming the format, the value sent as typed', {
   skip,
 }, async () => {
   const s = session;
@@ -220,27 +267,43 @@ test('date fields say and accept one format: the hint names YYYY-MM-DD / RFC 333
   const at = card.locator('[data-field="at"]');
   await card.waitFor();
   assert.equal(await day.locator('.hint').innerText(), 'YYYY-MM-DD (ISO 8601), e.g. 2025-01-31');
-  assert.match(
+  assert.equal(
     await at.locator('.hint').innerText(),
-    /^YYYY-MM-DDTHH:MM:SSZ or with an offset such as \+08:00 \(ISO 8601\), e\.g\. 2025-01-31T09:00:00Z; the picker takes your local time and sends it in UTC$/,
+    'YYYY-MM-DDTHH:MM:SSZ or with an offset such as +08:00 (ISO 8601), e.g. 2025-01-31T09:00:00Z',
   );
+  // One format on screen: a text box (no native picker showing the locale's mm/dd/yyyy) with the hinted placeholder.
+  const dayInput = day.locator('input');
+  assert.deepEqual(await dayInput.evaluate((el: HTMLInputElement) => [el.type, el.placeholder, el.inputMode, el.pattern]), [
+    'text',
+    'YYYY-MM-DD',
+    'numeric',
+    '\\d{4}-\\d{2}-\\d{2}',
+  ]);
+  assert.equal(await at.locator('input').getAttribute('type'), 'text');
+  assert.equal(await at.locator('input').getAttribute('placeholder'), 'YYYY-MM-DDTHH:MM:SSZ');
   // The hint is the control's description (screen readers read it with the label).
-  const described = await day.locator('input').getAttribute('aria-describedby');
+  const described = await dayInput.getAttribute('aria-describedby');
   assert.ok(described?.split(' ').includes((await day.locator('.hint').getAttribute('id')) ?? '-'), 'the hint describes the input');
-  // A half-typed date (the picker holds no value yet) is refused with the format, not taken as "not given".
-  await day.locator('input').click();
-  await s.page.keyboard.type('12');
+  // Typed digits are what the box holds: 10012025 is not turned into a date, and is refused naming the format.
+  await dayInput.click();
+  await s.page.keyboard.type('10012025');
+  assert.equal(await dayInput.inputValue(), '10012025');
   await card.getByRole('button', { name: 'Accept and send' }).click();
   await day.locator('.error', { hasText: 'YYYY-MM-DD (ISO 8601), e.g. 2025-01-31' }).waitFor();
-  assert.equal(await day.locator('input').getAttribute('aria-invalid'), 'true');
-  // What <input type=date> produces (YYYY-MM-DD) is accepted as typed.
-  await day.locator('input').fill('2025-01-31');
+  assert.equal(await dayInput.getAttribute('aria-invalid'), 'true');
+  assert.equal(await settledWithin(answer), 'pending', 'nothing was sent');
+  // A date-time without seconds or zone is refused the same way.
+  await dayInput.fill('2025-01-31');
   await at.locator('input').fill('2025-01-31T09:30');
+  await card.getByRole('button', { name: 'Accept and send' }).click();
+  await at.locator('.error', { hasText: 'YYYY-MM-DDTHH:MM:SSZ' }).waitFor();
+  // Written as the hint says, both are sent exactly as typed.
+  await at.locator('input').fill('2025-01-31T09:30:00Z');
   await card.getByRole('button', { name: 'Accept and send' }).click();
   const got = (await within(answer, 'dates')) as { action: string; content: Record<string, string> };
   assert.equal(got.action, 'accept');
   assert.equal(got.content.day, '2025-01-31');
-  assert.match(got.content.at, /^2025-01-3[01]T\d\d:30:00Z$/, 'RFC 3339 UTC, in the hinted form');
+  assert.equal(got.content.at, '2025-01-31T09:30:00Z');
   // Any other spelling sent to the console is refused with a message naming the format (the API the page uses).
   const again = formPrompt({ rawSchema: { type: 'object', properties: { day: { type: 'string', format: 'date' } }, required: ['day'] } });
   void s.presenter.present(again, new AbortController().signal);

@@ -6,7 +6,16 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createHost, ScriptedPresenter, type HostConfig, type InputRequestView, type ServerDef } from '../src/host/index.js';
+import {
+  createHost,
+  ScriptedPresenter,
+  type HostConfig,
+  type InputRequestView,
+  type Presenter,
+  type PresenterDecision,
+  type ServerDef,
+} from '../src/host/index.js';
+import { WebPresenter } from '../src/ui/web/presenter.js';
 import { openSqliteStore } from '../src/host/store/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { verifies } from './helpers/verifies.js';
@@ -103,6 +112,38 @@ test('server-everything: roots from the registry, and the -32042 URL path with c
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('-32042: the retry-or-cancel decision names the same tool call id as the consent prompts (one call, one id)', async () => {
+  const consents: InputRequestView[] = [];
+  const decisions: PresenterDecision[] = [];
+  const presenter: Presenter = {
+    interactive: true,
+    present: async (p) => (consents.push(p), { action: 'accept' }),
+    notify: () => {},
+    decide: async (d) => (decisions.push(d), 'retry'),
+  };
+  const host = createHost(config({ everything: stdio(process.execPath, [EVERYTHING, 'stdio']) }), { presenter });
+  try {
+    await host.callTool('everything', 'trigger-url-elicitation', { url: 'https://example.com/pay', errorPath: true });
+    assert.ok(consents.length >= 1 && decisions.length >= 1, `${consents.length} consents, ${decisions.length} decisions`);
+    const ids = new Set([...consents.map((p) => p.call?.callId), ...decisions.map((d) => d.callId)]);
+    assert.equal(ids.size, 1, `one call, one id: ${[...ids].join(', ')}`);
+    assert.match(String([...ids][0]), /^[0-9a-f-]{36}$/);
+    // The console's Retry card shows that id (call.callId), not the decision's own id.
+    const web = new WebPresenter();
+    const shown = new Promise<InputRequestView>((resolve) => {
+      const orig = web.present.bind(web);
+      web.present = ((v: InputRequestView, sig: AbortSignal, extra?: unknown) => (resolve(v), orig(v, sig, extra as never))) as never;
+    });
+    const ac = new AbortController();
+    const pending = web.decide(decisions[0], ac.signal);
+    assert.equal((await shown).call?.callId, decisions[0].callId);
+    ac.abort();
+    await pending;
+  } finally {
+    await host.close();
   }
 });
 

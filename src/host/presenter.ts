@@ -137,6 +137,8 @@ export interface PresenterDecision {
   server: string;
   /** The tool call that needs the browser step. */
   tool: string;
+  /** That call's id: the `call.callId` its consent prompts carried, so one call shows one id. */
+  callId?: string;
   message: string;
   /** The URLs the person consented to open. */
   urls: string[];

@@ -340,6 +340,9 @@ export class ElicitationBroker {
         detail: {
           rounds: result.rounds,
           remember: a.action === 'accept' ? a.remember : undefined,
+          // Which kind of remembering (the RememberedAnswerEntry's `auto`): true = answer automatically
+          // next time, false = prefill only. Only when something is remembered.
+          ...(a.action === 'accept' && (a.remember === 'session' || a.remember === 'always') ? { auto: a.auto === true } : {}),
           ...(answer.content ? { content: answer.content } : {}),
         },
         sensitive,

@@ -94,6 +94,8 @@ export interface UrlRetryDecision {
   kind: 'url-retry';
   server: string;
   tool: string;
+  /** The tool call's id (the consent prompts' `call.callId`). */
+  callId?: string;
   message: string;
   urls: string[];
   round: number;

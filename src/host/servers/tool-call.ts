@@ -115,7 +115,7 @@ export async function callToolWithClock(
         );
       }
       const ids = urls.map((p) => p.elicitationId).filter((x): x is string => typeof x === 'string');
-      const choice = await env.pause.during(() => afterConsent(env, tool, urls, ids, round, promptSignal));
+      const choice = await env.pause.during(() => afterConsent(env, ref, urls, ids, round, promptSignal));
       if (choice === 'give-up') return urlRound(conn.name, tool, urls, MAX_URL_ROUNDS + 1, 1)!;
       if (choice === 'cancel') {
         if (combined.aborted) throw combined.reason;
@@ -167,13 +167,14 @@ function urlRound(
  */
 async function afterConsent(
   env: ToolCallEnv,
-  tool: string,
+  ref: CallRef,
   urls: ElicitRequestURLParams[],
   ids: string[],
   round: number,
   signal: AbortSignal,
 ): Promise<'retry' | 'cancel' | 'give-up'> {
   const { conn } = env;
+  const tool = ref.tool;
   const asked = new AbortController();
   const both = AbortSignal.any([signal, asked.signal]);
   try {
@@ -183,6 +184,7 @@ async function afterConsent(
         kind: 'url-retry',
         server: conn.name,
         tool,
+        callId: ref.callId,
         round,
         urls: urls.map((u) => u.url),
         message: `${conn.name} needs the browser step at ${urls.map((u) => u.url).join(', ')} before ${tool} can run. Finish it in your browser, then retry; or cancel the call.`,

@@ -113,7 +113,7 @@ export class WebPresenter implements Presenter {
       warnings: [],
       sensitiveFields: [],
       round: 1,
-      call: { tool: d.tool, callId: d.id },
+      call: { tool: d.tool, callId: d.callId ?? d.id },
     };
     const a = await this.present(view, signal, { kind: d.kind, tool: d.tool, urls: d.urls });
     return a.action === 'accept' ? 'retry' : 'cancel';

@@ -38,7 +38,8 @@ export const APP_CORE_JS = String.raw`  var $ = function (id) { return document.
     el.className = 'denied';
   }
   function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
-  function fmtTime(ms) { try { return new Date(ms).toLocaleString(); } catch (e) { return String(ms); } }
+  // ISO 8601 UTC to the second (2026-12-01 19:26:03Z), as parley audit prints it: one format whatever the browser's locale.
+  function fmtTime(ms) { try { return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z'); } catch (e) { return String(ms); } }
 
   // ---------- notices ----------
   var NOTICE_LABEL = { 'refused': 'Refused by policy', 'cancelled-by-server': 'Withdrawn by the server', 'url-completed': 'Completed', 'timeout': 'Timed out', 'invalid-answer': 'Answer not accepted', 'withdrawn': 'Withdrawn', 'server-stopped': 'Server stopped' };

@@ -67,10 +67,27 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       return h('input', Object.assign({ type: f.sensitive ? 'password' : 'number', autocomplete: f.sensitive ? 'off' : undefined, inputmode: f.kind === 'integer' ? 'numeric' : 'decimal', step: f.kind === 'integer' ? '1' : 'any', min: f.minimum, max: f.maximum, value: v === undefined ? '' : String(v) }, common));
     }
     if (f.multiline) return h('textarea', Object.assign({ rows: 6, maxlength: f.maxLength, text: v === undefined ? '' : String(v) }, common));
-    var type = f.sensitive ? 'password' : f.format === 'email' ? 'email' : f.format === 'uri' ? 'url' : f.format === 'date' ? 'date' : f.format === 'date-time' ? 'datetime-local' : 'text';
+    var type = f.sensitive ? 'password' : f.format === 'email' ? 'email' : f.format === 'uri' ? 'url' : 'text';
     var val = v === undefined ? '' : String(v);
-    if (type === 'datetime-local' && val) { var d = new Date(val); if (!isNaN(d)) { var off = d.getTimezoneOffset() * 60000; val = new Date(d.getTime() - off).toISOString().slice(0, 19); } }
-    return h('input', Object.assign({ type: type, value: val, minlength: f.minLength, maxlength: f.maxLength, autocomplete: f.sensitive ? 'off' : undefined, spellcheck: 'false' }, common));
+    // Dates are plain text written exactly as the hint says (no native picker: it shows the browser's locale order).
+    var dateAttrs = DATE_FORMATS[f.format] && !f.sensitive ? { inputmode: DATE_FORMATS[f.format].inputmode, pattern: DATE_FORMATS[f.format].pattern, placeholder: DATE_FORMATS[f.format].placeholder, autocomplete: 'off', 'data-format': f.format } : {};
+    return h('input', Object.assign({ type: type, value: val, minlength: f.minLength, maxlength: f.maxLength, autocomplete: f.sensitive ? 'off' : undefined, spellcheck: 'false' }, dateAttrs, common));
+  }
+  // The two date formats: what the text box shows and takes (RFC 3339 §5.6; the server checks the calendar too).
+  var DATE_FORMATS = {
+    date: { inputmode: 'numeric', placeholder: 'YYYY-MM-DD', pattern: '\\d{4}-\\d{2}-\\d{2}', re: /^\d{4}-\d{2}-\d{2}$/ },
+    'date-time': { inputmode: 'text', placeholder: 'YYYY-MM-DDTHH:MM:SSZ', pattern: '\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+\\-]\\d{2}:\\d{2})', re: /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/ }
+  };
+  /** Client-side check of the date fields (bounded input: maxlength or the 'value' cap); issues in the server's shape. */
+  function dateIssues(p) {
+    var out = [];
+    Object.keys(p.controls).forEach(function (name) {
+      var c = p.controls[name], df = c.input && DATE_FORMATS[c.field.format];
+      if (!df || c.field.sensitive) return;
+      var v = c.input.value;
+      if (v && (v.length > 64 || !df.re.test(v))) out.push({ path: '/' + name.replace(/~/g, '~0').replace(/\//g, '~1'), message: 'Write ' + c.field.title + ' as ' + (c.field.formatHint || df.placeholder) + '.' });
+    });
+    return out;
   }
   function hintFor(f) {
     var parts = [];
@@ -83,7 +100,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     if (f.format === 'email') parts.push('an email address');
     if (f.format === 'uri') parts.push('a full address such as https://example.com');
     if (f.format === 'date' && f.formatHint) parts.push(f.formatHint);
-    if (f.format === 'date-time' && f.formatHint) parts.push(f.formatHint + '; the picker takes your local time and sends it in UTC');
+    if (f.format === 'date-time' && f.formatHint) parts.push(f.formatHint);
     return parts.join('; ');
   }
   function renderField(f, p) {
@@ -136,11 +153,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
       var c = p.controls[name], f = c.field;
       if (c.group) { out[name] = Array.prototype.slice.call(c.group.querySelectorAll('input:checked')).map(function (i) { return i.value; }); return; }
       if (f.kind === 'boolean') { out[name] = c.input.checked; return; }
-      var v = c.input.value;
-      // A date the picker holds half-typed has no value (''): send what the server refuses with the format's message, never "not given".
-      if ((f.format === 'date' || f.format === 'date-time') && !v && c.input.validity && c.input.validity.badInput) v = 'incomplete';
-      if (f.format === 'date-time' && v && v !== 'incomplete') { var d = new Date(v); if (!isNaN(d)) v = d.toISOString().replace('.000Z', 'Z'); }
-      out[name] = v;
+      out[name] = c.input.value;
     });
     return out;
   }
@@ -168,6 +181,9 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
   function send(p, action) {
     var body = { action: action };
     if (action === 'accept' && p.payload.prompt.mode === 'form') {
+      // Dates written another way are refused here with the format's name; the server checks again (and the calendar).
+      var bad = dateIssues(p);
+      if (bad.length) { var f0 = showIssues(p, bad); if (f0) f0.focus(); return Promise.resolve(false); }
       body.content = collect(p);
       var r = p.el.querySelector('input[name="remember-' + p.idx + '"]:checked');
       if (r) body.remember = r.value;

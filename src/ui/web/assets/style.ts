@@ -24,7 +24,7 @@ h3{font-size:1.05rem;margin:0 0 .5rem}
 input,select,textarea{font:inherit;color:#1f2937;background:#fff;border:1px solid #6b7280;border-radius:4px;padding:.35rem .5rem}
 ::placeholder{color:#6b7280;opacity:1}
 textarea{width:100%;min-height:5rem;font-family:ui-monospace,Menlo,monospace}
-input[type=text],input[type=email],input[type=url],input[type=password],input[type=number],input[type=date],input[type=datetime-local],select{min-width:16rem}
+input[type=text],input[type=email],input[type=url],input[type=password],input[type=number],select{min-width:16rem}
 input[aria-invalid=true],select[aria-invalid=true],fieldset[aria-invalid=true]{border-color:#b91c1c;border-width:2px}
 button,.button{font:inherit;cursor:pointer;border-radius:6px;padding:.4rem 1rem;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;text-decoration:none;display:inline-block}
 button.secondary,.button.secondary{background:#fff;color:#1d4ed8}
@@ -71,6 +71,11 @@ details>summary{cursor:pointer}
 #audit th:nth-child(1){width:11rem}#audit th:nth-child(2){width:8rem}#audit th:nth-child(3){width:6rem}#audit th:nth-child(4){width:5.5rem}#audit th:nth-child(5){width:8rem}
 #audit td{overflow-wrap:anywhere;word-break:break-word}
 #audit td code{white-space:pre-wrap;overflow-wrap:anywhere}
+#roots table{table-layout:fixed}
+#roots th:nth-child(1){width:8rem}#roots th:nth-child(3){width:5.5rem}#roots th:nth-child(4){width:5rem}#roots th:nth-child(5){width:6.5rem}#roots th:nth-child(6){width:6.5rem}
+#roots td{overflow-wrap:anywhere;word-break:break-word}
+#roots td button{white-space:nowrap;word-break:normal}
+#roots td code{white-space:pre-wrap;overflow-wrap:anywhere}
 .toast{position:fixed;right:1rem;bottom:1rem;z-index:20;max-width:28rem;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;background:#fde68a;color:#1f2937;border:2px solid #1d4ed8;border-radius:8px;padding:.75rem 1rem;box-shadow:0 4px 16px rgba(0,0,0,.25)}
 .toast[hidden]{display:none}
 #new-request-text{flex-basis:100%;font-weight:600}
