@@ -139,6 +139,12 @@ describe('parley roots / presets / audit', () => {
     );
     assert.equal((await parley('audit', '--limit', 'x')).code, 2);
   });
+
+  it('audit prints times in the one format the console shows: ISO 8601 UTC to the second', { timeout: T }, async () => {
+    const text = (await parley('audit', '--limit', '1')).stdout;
+    assert.match(text, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z\t/m, text);
+    assert.doesNotMatch(text, /T\d{2}:\d{2}:\d{2}\.\d{3}Z/, 'no milliseconds, no T');
+  });
 });
 
 describe('--help', () => {

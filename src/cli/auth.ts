@@ -8,9 +8,9 @@
  */
 import { defineCommand } from 'citty';
 import { CLI_SCOPE, openCredentials, parseFlags, printJson, storeArgs, storeTarget } from './context.js';
-import { CliError, EXIT } from './output.js';
+import { CliError, EXIT, timeText } from './output.js';
 
-const iso = (ms: number | undefined) => (ms === undefined ? '-' : new Date(ms).toISOString());
+const iso = (ms: number | undefined) => (ms === undefined ? '-' : timeText(ms));
 
 export const authCommand = defineCommand({
   meta: { name: 'auth', description: 'Stored sign-ins of protected servers: `auth list`, `auth logout <server>`' },

@@ -10,7 +10,7 @@ import { exportPresets, HeadlessPresenter, importPresets, mergeAnswers, remember
 import type { Preset, Scope } from '../host/index.js';
 import { isFileUri, pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
-import { CliError, EXIT } from './output.js';
+import { CliError, EXIT, timeText } from './output.js';
 
 const json = { type: 'boolean', description: 'print JSON' } as const;
 const USER: Scope = { ...CLI_SCOPE, session: null };
@@ -317,7 +317,7 @@ export const auditCommand = defineCommand({
       if (args.json) return printJson(rows);
       for (const r of rows)
         process.stdout.write(
-          `${new Date(r.ts).toISOString()}\t${r.server}\t${r.kind}${r.action ? `\t${r.action}` : ''}${r.durationMs !== undefined ? `\t${r.durationMs}ms` : ''}${r.detail ? `\t${JSON.stringify(r.detail)}` : ''}\n`,
+          `${timeText(r.ts)}\t${r.server}\t${r.kind}${r.action ? `\t${r.action}` : ''}${r.durationMs !== undefined ? `\t${r.durationMs}ms` : ''}${r.detail ? `\t${JSON.stringify(r.detail)}` : ''}\n`,
         );
     } finally {
       await store.close();

@@ -5,6 +5,17 @@
  */
 
 /** Exit codes of every `parley` command. */
+/**
+ * A time as people read it at the terminal and in the console: ISO 8601 UTC to the second,
+ * `2026-12-01 19:26:03Z` (the console's `fmtTime` writes the same). `ms` is epoch milliseconds.
+ */
+export function timeText(ms: number): string {
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
+}
+
 export const EXIT = {
   /** Success (lint: no errors; warnings allowed). */
   OK: 0,
