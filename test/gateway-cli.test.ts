@@ -288,3 +288,13 @@ it('parley serve --http on a port in use: exit 1 with a clear message', async ()
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+describe('parley serve --help', () => {
+  it('names the store default the gateway uses ($XDG_STATE_HOME/parley/gateway.db), not the console default', async () => {
+    const r = await runParley(['serve', '--help'], { timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const help = r.stdout + r.stderr;
+    assert.match(help, /parley\/gateway\.db/);
+    assert.doesNotMatch(help, /\.parley\/parley\.db/);
+  });
+});
