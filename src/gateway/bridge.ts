@@ -171,7 +171,8 @@ export class BridgePresenter implements Presenter {
           up.modes.form || up.modes.url
             ? `the client did not declare ${prompt.mode}-mode elicitation`
             : 'the client did not declare elicitation';
-        up.failures.push(`${e.message} (${why}, and this gateway runs without a console).`);
+        // One sentence: "…, but no person can answer here: the client did not declare …, and …".
+        up.failures.push(`${e.message.replace(/\.$/, '')}: ${why}, and this gateway runs without a console.`);
       }
       throw e;
     } finally {
