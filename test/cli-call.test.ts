@@ -1,9 +1,10 @@
 // `parley call` as a child process against server-everything and the bundled sales server:
 // answers files (accept / decline / cancel / invalid), headless fail-fast, arguments, usage errors.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { isolatedEnv, runParley } from './helpers/cli.js';
 import { cliProject, FIXTURES, type CliProject } from './fixtures/cli/setup.js';
@@ -153,6 +154,26 @@ describe('parley call: a query result charted in a new process', () => {
       const chart = JSON.parse(c.stdout);
       assert.equal(chart.data_source, uri);
       assert.equal(chart.total, result.summary.revenue);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('parley call --non-interactive and a -32042 URL step', () => {
+  it('says no person can answer here, not that the server withdrew its request', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-url-'));
+    try {
+      const peer = fileURLToPath(new URL('./fixtures/servers-host/raw-peer.mjs', import.meta.url));
+      writeFileSync(join(dir, 'p.json'), JSON.stringify({ mcpServers: { u: { command: process.execPath, args: [peer, 'urlreq'] } } }));
+      const r = await runParley(['call', '--config', 'p.json', 'u', 'pay', '--non-interactive'], {
+        cwd: dir,
+        env: isolatedEnv(dir),
+        timeoutMs: 120_000,
+      });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /Server "u" asks for consent to open https:\/\/example\.com\/consent .*but no person can answer here/);
+      assert.doesNotMatch(r.stderr, /withdrew/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
