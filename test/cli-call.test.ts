@@ -1,9 +1,12 @@
 // `parley call` as a child process against server-everything and the bundled sales server:
 // answers files (accept / decline / cancel / invalid), headless fail-fast, arguments, usage errors.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { runParley } from './helpers/cli.js';
+import { isolatedEnv, runParley } from './helpers/cli.js';
 import { cliProject, FIXTURES, type CliProject } from './fixtures/cli/setup.js';
 import { verifies } from './helpers/verifies.js';
 
@@ -124,5 +127,55 @@ describe('parley call usage', () => {
     assert.equal(noTool.code, 2);
     assert.equal(noServer.code, 1);
     assert.match(noServer.stderr, /nosuch/);
+  });
+});
+
+describe('parley call: a query result charted in a new process', () => {
+  it('charts a sales result from an earlier `parley call` (the host starts sales to read it); the totals match', {
+    timeout: T,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-qr-'));
+    try {
+      // Same working folder and HOME for both runs: the embedded default config, sales keeps its results.
+      const run = (...args: string[]) => runParley(args, { cwd: dir, env: isolatedEnv(dir), timeoutMs: 120_000 });
+      const q = await run(
+        'call',
+        'sales',
+        'query_sales',
+        '{"table":"products","range":"last_month","region":"all"}',
+        '--non-interactive',
+        '--json',
+      );
+      assert.equal(q.code, 0, q.stderr);
+      const result = JSON.parse(q.stdout);
+      const uri = String(q.stdout.match(/sales:\/\/results\/[0-9a-f]+/)?.[0]);
+      const c = await run('call', 'charts', 'generate_chart', JSON.stringify({ data_source: uri }), '--json');
+      assert.equal(c.code, 0, c.stderr);
+      const chart = JSON.parse(c.stdout);
+      assert.equal(chart.data_source, uri);
+      assert.equal(chart.total, result.summary.revenue);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('parley call --non-interactive and a -32042 URL step', () => {
+  it('says no person can answer here, not that the server withdrew its request', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-url-'));
+    try {
+      const peer = fileURLToPath(new URL('./fixtures/servers-host/raw-peer.mjs', import.meta.url));
+      writeFileSync(join(dir, 'p.json'), JSON.stringify({ mcpServers: { u: { command: process.execPath, args: [peer, 'urlreq'] } } }));
+      const r = await runParley(['call', '--config', 'p.json', 'u', 'pay', '--non-interactive'], {
+        cwd: dir,
+        env: isolatedEnv(dir),
+        timeoutMs: 120_000,
+      });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /Server "u" asks for consent to open https:\/\/example\.com\/consent .*but no person can answer here/);
+      assert.doesNotMatch(r.stderr, /withdrew/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,11 +2,14 @@
 // option without its value is one line on stderr and exit 2; an unknown command too; a busy port is one
 // line and exit 1, never a stack trace.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { main, runCli } from '../src/cli/main.js';
 import { resolveCommand } from '../src/cli/flags.js';
-import { runParley } from './helpers/cli.js';
+import { isolatedEnv, runParley } from './helpers/cli.js';
 
 const T = 120_000;
 
@@ -107,6 +110,27 @@ describe('parley flags: one contract on every command', () => {
       }
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('parley --config <file> that cannot be read', () => {
+  it('a UTF-16 --config file is exit 2 with its one-line error, not a run with the other files', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-badcfg-'));
+    try {
+      writeFileSync(join(dir, 'bad.json'), Buffer.from('\ufeff{"mcpServers":{}}', 'utf16le'));
+      writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { other: { command: 'true' } } }));
+      const r = await runParley(['call', '--config', 'bad.json', 'other', 'x', '--non-interactive'], {
+        cwd: dir,
+        env: isolatedEnv(dir),
+      });
+      assert.equal(r.code, 2, r.stderr);
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], /bad\.json: error: the file is UTF-16LE; parley reads UTF-8/);
+      assert.doesNotMatch(r.stderr, /other|Connection closed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -62,10 +62,51 @@ describe('parley serve --stdio', () => {
       const r = await c.callTool({ name: 'v1__ask', arguments: {} });
       assert.equal(r.isError, true, text(r));
       assert.match(text(r), /^parley: Server "v1" asks for fields name \("Your name\?"\), but no person can answer here/);
-      assert.match(text(r), /the client did not declare elicitation, and this gateway runs without a console/);
+      assert.match(
+        text(r),
+        /but no person can answer here: the client did not declare elicitation, and this gateway runs without a console\.$/m,
+      );
+      // Said once, with clean punctuation (issue 15): no second "v1.ask failed: …" repeating it, no ". (".
+      assert.equal(text(r).match(/no person can answer here/g)?.length, 1, text(r));
+      assert.doesNotMatch(text(r), /\. \(/);
       // Flags of parley call mean nothing to a gateway's client (issue 15 item 11).
       assert.doesNotMatch(text(r), /--answers|--preset|interactively|terminal/);
       assert.match(stderr.join(''), /no console: prompts the client cannot answer fail at once/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('--headless, the bundled sales server (2026-07-28) and a client without elicitation: said once, clean punctuation', async () => {
+    const salesCfg = join(dir, 'sales.json');
+    const sales = fileURLToPath(new URL('../dist/servers/sales/main.js', import.meta.url));
+    writeFileSync(salesCfg, JSON.stringify({ mcpServers: { sales: { command: process.execPath, args: [sales] } } }));
+    const t = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        '--import',
+        import.meta.resolve('tsx'),
+        MAIN,
+        'serve',
+        '--stdio',
+        '--headless',
+        '--config',
+        salesCfg,
+        '--db',
+        join(dir, 's.db'),
+      ],
+      stderr: 'pipe',
+      cwd: dir,
+      env: isolatedEnv(dir),
+    });
+    const c = new Client({ name: 'desktop', version: '1' }, { capabilities: {} });
+    await c.connect(t);
+    try {
+      const r = await c.callTool({ name: 'sales__query_sales', arguments: {} });
+      assert.equal(r.isError, true, text(r));
+      assert.match(text(r), /^parley: Server "sales" asks for .*, but no person can answer here: the client did not declare/);
+      assert.equal(text(r).match(/no person can answer here/g)?.length, 1, text(r));
+      assert.doesNotMatch(text(r), /\. \(/);
     } finally {
       await c.close();
     }
@@ -287,4 +328,14 @@ it('parley serve --http on a port in use: exit 1 with a clear message', async ()
     busy.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe('parley serve --help', () => {
+  it('names the store default the gateway uses ($XDG_STATE_HOME/parley/gateway.db), not the console default', async () => {
+    const r = await runParley(['serve', '--help'], { timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const help = r.stdout + r.stderr;
+    assert.match(help, /parley\/gateway\.db/);
+    assert.doesNotMatch(help, /\.parley\/parley\.db/);
+  });
 });

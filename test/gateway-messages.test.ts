@@ -39,7 +39,7 @@ describe('gateway: a multi-item validation error names the item', () => {
         assert.equal(messages.length, 2, messages.join('\n---\n'));
         assert.match(
           messages[1],
-          /The previous answer was not accepted: \/untitledMultipleSelectEnum\/1 "untitledMultipleSelectEnum" \(Untitled Multiple Select Enum\) item 2 must be one of \["Guitar","Piano","Violin","Drums","Bass"\]/,
+          /The previous answer was not accepted: "untitledMultipleSelectEnum" \(Untitled Multiple Select Enum\), item 2: must be one of \["Guitar","Piano","Violin","Drums","Bass"\]/,
         );
         assert.match(text(r), /"untitledMultipleSelectEnum": \[\s*"Guitar",\s*"Piano"\s*\]/);
       } finally {

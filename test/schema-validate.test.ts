@@ -283,10 +283,37 @@ test('an error inside a multi-select answer names the item, on both enum shapes'
   assert.deepEqual(
     r.issues.map((i) => [i.path, i.message]),
     [
-      ['/tags/1', '"tags" (Tags) item 2 must be one of ["a","b"]'],
-      ['/t2/0', '"t2" item 1 must be one of ["x"]'],
+      ['/tags/1', '"tags" (Tags), item 2: must be one of ["a","b"]'],
+      ['/t2/0', '"t2", item 1: must be one of ["x"]'],
     ],
   );
+});
+
+test('validation messages are for people: no validator keyword or wording, the rule in code and the pointer in path', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, minItems: 1, maxItems: 1 },
+      name: { type: 'string', minLength: 2, maxLength: 3 },
+      n: { type: 'integer', minimum: 1, maximum: 9 },
+    },
+  } as const;
+  const few = validateContent(schema as never, { tags: [], name: 'x', n: 0 });
+  const many = validateContent(schema as never, { tags: ['a', 'b'], name: 'xxxx', n: 10 });
+  assert.ok(!few.ok && !many.ok);
+  assert.deepEqual(
+    [...few.issues, ...many.issues].map((i) => [i.code, i.path, i.message]),
+    [
+      ['minItems', '/tags', '"tags": choose at least 1 item'],
+      ['minLength', '/name', '"name" must be at least 2 characters long'],
+      ['minimum', '/n', '"n" must be at least 1'],
+      ['maxItems', '/tags', '"tags": choose at most 1 item'],
+      ['maxLength', '/name', '"name" must be at most 3 characters long'],
+      ['maximum', '/n', '"n" must be at most 9'],
+    ],
+  );
+  for (const i of [...few.issues, ...many.issues])
+    assert.doesNotMatch(i.message, /must NOT|\((minItems|maxItems|minLength|maxLength|minimum|maximum)\)/);
 });
 
 test('the validator cache is bounded (VALIDATOR_CACHE_SIZE, least recently used evicted) and results stay right across evictions', async () => {

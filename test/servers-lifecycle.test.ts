@@ -114,6 +114,30 @@ describe('crash and restart', () => {
 });
 
 describe('start', () => {
+  it("a restarted server's running state reports its own start time (startMs), not the time since the host started", async () => {
+    let offset = 0; // the host has been up a long time by the restart
+    const clock: Clock = { ...systemClock, now: () => systemClock.now() + offset };
+    const m = new ServerManager(
+      { a: fixture('a', 'v1-push.mjs') },
+      { handlers: scriptedHandlers().handlers, clientInfo, clock, stop: fastStop },
+    );
+    try {
+      await m.start('a');
+      const first = m.state('a');
+      assert.equal(first.status, 'running');
+      offset = 600_000;
+      await m.stop('a');
+      await m.start('a');
+      const again = m.state('a');
+      assert.ok(again.status === 'running' && first.status === 'running');
+      assert.ok(again.since - first.since >= 600_000);
+      assert.equal(typeof again.startMs, 'number');
+      assert.ok(again.startMs >= 0 && again.startMs < 60_000, `startMs ${again.startMs}`);
+    } finally {
+      await m.stopAll();
+    }
+  });
+
   it('is lazy: nothing runs until first use, and only the used server starts', async () => {
     const m = new ServerManager(
       { a: fixture('a', 'v1-push.mjs'), b: fixture('b', 'raw-peer.mjs', ['slow']) },

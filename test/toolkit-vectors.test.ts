@@ -23,7 +23,7 @@ test('R5/R6/R7 legacy: wrong types, coercion and extra fields are refused with t
   const answers = [{ name: 42 }, { name: 'Ada', age: -5 }, { name: 'Ada', age: 1.5 }, { name: 'Ada', admin: true }];
   const rules = [
     /"name" must be of type string/,
-    /"age" must be >= 0 \(minimum\)/,
+    /"age" must be at least 0/, // the minimum rule in words (issue 15)
     /"age" must be an integer/,
     /"admin" was not asked for/,
   ];

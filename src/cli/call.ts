@@ -107,6 +107,9 @@ class Watched implements Presenter {
     return this.inner.decide?.bind(this.inner);
   }
   notify(n: PresenterNotice): void {
+    // Once no person could answer, parley itself ends the call, which closes the prompt: that is not the
+    // server withdrawing anything, and the failure line says what happened.
+    if (this.failure && n.kind === 'cancelled-by-server') return;
     if (this.inner instanceof TerminalPresenter) return this.inner.notify(n);
     process.stderr.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);
   }

@@ -96,10 +96,17 @@ export function invalidReasons(config: HostConfig, issues: readonly ConfigIssue[
  * Loads configuration like `parley up` (`resolveConfig` from ./defaults.ts: the flag file or the
  * project/user files, else the embedded default); prints issues on stderr. One bad server entry does not
  * stop the others: the command runs with the valid servers, and the invalid ones are named.
+ * @throws CliError (exit 2, the file's one-line error) when the `--config` file itself cannot be read
+ *   (missing, not UTF-8, not JSON): an explicit file is never silently replaced by the other files.
  * @throws CliError (exit 1) when errors leave no valid server to run.
  */
 export function loadConfig(flagFile: string | undefined): { config: HostConfig; issues: ConfigIssue[] } {
   const loaded = resolveConfig({ flagFile });
+  if (flagFile) {
+    const abs = resolve(flagFile);
+    const unreadable = loaded.issues.filter((i) => i.severity === 'error' && i.file === abs && !i.server && !i.path);
+    if (unreadable.length) throw new CliError(`--config ${formatConfigIssues(unreadable.slice(0, 1))}`, EXIT.USAGE);
+  }
   if (loaded.issues.length) process.stderr.write(formatConfigIssues(loaded.issues) + '\n');
   if (hasErrors(loaded.issues)) {
     if (Object.keys(loaded.config.servers).length === 0)

@@ -20,7 +20,7 @@ import { resolveConfig } from './defaults.js';
 import { invalidReasons } from './context.js';
 import { CliError, EXIT } from './output.js';
 import { SHUTDOWN_BOUND_MS, writeConsoleUrlFile } from './up.js';
-import { openCredentials, openStore, stateDir, storeArgs, storeTarget } from './context.js';
+import { openCredentials, openStore, STORE_ENV, stateDir, storeArgs, storeTarget } from './context.js';
 
 /** Set in the environment of every server a gateway starts. */
 export const GATEWAY_MARKER = 'PARLEY_GATEWAY_PID';
@@ -100,9 +100,14 @@ export const serveCommand = defineCommand({
     config: {
       type: 'string',
       description:
-        'configuration file (else ./parley.json, ./.mcp.json, ./.vscode/mcp.json, ~/.config/parley/parley.json, else the embedded default)',
+        'configuration file (highest precedence over parley.json, .mcp.json, .vscode/mcp.json, ~/.config/parley/parley.json; else the embedded default)',
     },
     ...storeArgs,
+    // The gateway's own default (desktop clients start it in any directory), not the console's .parley/parley.db.
+    store: {
+      ...storeArgs.store,
+      description: `store: a postgres://user:pw@host:port/db URL or a SQLite file path (default $${STORE_ENV}, else $XDG_STATE_HOME/parley/gateway.db, i.e. ~/.local/state/parley/gateway.db)`,
+    },
     headless: { type: 'boolean', description: 'no console: prompts the client cannot answer fail at once', default: false },
   },
   subCommands: { token: tokenCommand },

@@ -163,8 +163,9 @@ export const upCommand = defineCommand({
       else if (s.status === 'running')
         log(
           'server',
-          { server: e.server, status: 'running', era: s.era, revision: s.revision, ms: Date.now() - started },
-          `  ${e.server}: ${p.green('ready')} (${s.revision}, ${Date.now() - started} ms)`,
+          // The server's own start (a restart too), not the time since parley started.
+          { server: e.server, status: 'running', era: s.era, revision: s.revision, ms: s.startMs },
+          `  ${e.server}: ${p.green('ready')} (${s.revision}, ${s.startMs} ms)`,
         );
       else if (s.status === 'error')
         log('server', { server: e.server, status: 'error', message: s.message }, `  ${e.server}: ${p.red('error')} ${s.message}`);

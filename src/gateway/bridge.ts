@@ -88,9 +88,7 @@ export class PendingCapError extends Error {
 
 /** Builds the params sent upstream: the downstream server is named, prefill becomes defaults. */
 export function upstreamParams(prompt: InputRequestView, revision: string): UpstreamElicitParams {
-  const again = prompt.issues?.length
-    ? `\n(The previous answer was not accepted: ${prompt.issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')})`
-    : '';
+  const again = prompt.issues?.length ? `\n(The previous answer was not accepted: ${prompt.issues.map((i) => i.message).join('; ')})` : '';
   const message = `[${prompt.server}] ${prompt.message}${again}`;
   // elicitationId exists on 2025-11-25 only (removed in 2026-07-28).
   if (prompt.mode === 'url')
@@ -171,7 +169,8 @@ export class BridgePresenter implements Presenter {
           up.modes.form || up.modes.url
             ? `the client did not declare ${prompt.mode}-mode elicitation`
             : 'the client did not declare elicitation';
-        up.failures.push(`${e.message} (${why}, and this gateway runs without a console).`);
+        // One sentence: "…, but no person can answer here: the client did not declare …, and …".
+        up.failures.push(`${e.message.replace(/\.$/, '')}: ${why}, and this gateway runs without a console.`);
       }
       throw e;
     } finally {

@@ -330,16 +330,30 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (!target) throw new ProtocolError(-32602, `Unknown tool "${exposed}"; tools/list names them as <server>__<tool>`);
     const era = readEra(mcp, sdk);
     const modes = elicitModes(era);
+    // A server's error text or a thrown error that only repeats what a failure already explains (e.g. no
+    // person can answer here, which the server got back from its elicitation) is said once, not twice.
+    const repeats = (t: string, up: UpstreamCall) => {
+      const core = t.replace(/^MCP error -?\d+: /, '').replace(/\.$/, '');
+      return core.length > 0 && up.failures.some((f) => f.startsWith(core));
+    };
     const finish = (r: CallToolResult, up: UpstreamCall) =>
       up.failures.length
-        ? { ...r, isError: true, content: [{ type: 'text' as const, text: `parley: ${up.failures.join(' ')}` }, ...(r.content ?? [])] }
+        ? {
+            ...r,
+            isError: true,
+            content: [
+              { type: 'text' as const, text: `parley: ${up.failures.join(' ')}` },
+              ...(r.content ?? []).filter((c) => !(c.type === 'text' && repeats(c.text, up))),
+            ],
+          }
         : r;
-    const failed = (e: unknown, up: UpstreamCall) =>
-      errorResult(
-        [...up.failures.map((f) => `parley: ${f}`), `${target.server}.${target.name} failed: ${(e as Error)?.message ?? String(e)}`].join(
-          '\n',
-        ),
+    const failed = (e: unknown, up: UpstreamCall) => {
+      const message = (e as Error)?.message ?? String(e);
+      const said = repeats(message, up);
+      return errorResult(
+        [...up.failures.map((f) => `parley: ${f}`), ...(said ? [] : [`${target.server}.${target.name} failed: ${message}`])].join('\n'),
       );
+    };
 
     if (!era.modern) {
       // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).

@@ -192,11 +192,13 @@ function fieldLabel(schema: RequestedSchema, field: string): string {
   return typeof title === 'string' && title !== field ? `"${field}" (${title})` : `"${field}"`;
 }
 
-/** `"tags" item 2` for an error inside a multi-select answer (`/tags/1`), else the field's label. */
+/** `"tags", item 2:` for an error inside a multi-select answer (`/tags/1`), else the field's label. */
 function itemLabel(schema: RequestedSchema, field: string, instancePath: string): string {
   const item = instancePath.split('/')[2];
-  return item !== undefined && /^\d+$/.test(item) ? `${fieldLabel(schema, field)} item ${Number(item) + 1}` : fieldLabel(schema, field);
+  return item !== undefined && /^\d+$/.test(item) ? `${fieldLabel(schema, field)}, item ${Number(item) + 1}:` : fieldLabel(schema, field);
 }
+
+const plural = (n: unknown, one: string, many: string) => `${String(n)} ${Number(n) === 1 ? one : many}`;
 
 function toIssue(e: ErrorObject, schema: RequestedSchema): Issue<IssueCode> {
   const field = e.instancePath.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -237,7 +239,24 @@ function toIssue(e: ErrorObject, schema: RequestedSchema): Issue<IssueCode> {
       };
     case 'not':
       return { ...base, path: e.instancePath, message: `${label} cannot be answered: its schema is outside the subset` };
+    // Person-facing text, no validator keyword (the rule stays in `code`, the pointer in `path`).
+    case 'minItems':
+      return { ...base, path: e.instancePath, message: `${label}: choose at least ${plural(p.limit, 'item', 'items')}` };
+    case 'maxItems':
+      return { ...base, path: e.instancePath, message: `${label}: choose at most ${plural(p.limit, 'item', 'items')}` };
+    case 'uniqueItems':
+      return { ...base, path: e.instancePath, message: `${label}: choose each option only once` };
+    case 'minLength':
+      return { ...base, path: e.instancePath, message: `${label} must be at least ${plural(p.limit, 'character', 'characters')} long` };
+    case 'maxLength':
+      return { ...base, path: e.instancePath, message: `${label} must be at most ${plural(p.limit, 'character', 'characters')} long` };
+    case 'minimum':
+      return { ...base, path: e.instancePath, message: `${label} must be at least ${String(p.limit)}` };
+    case 'maximum':
+      return { ...base, path: e.instancePath, message: `${label} must be at most ${String(p.limit)}` };
+    case 'pattern':
+      return { ...base, path: e.instancePath, message: `${label} is not in the expected form (${String(p.pattern)})` };
     default:
-      return { ...base, path: e.instancePath, message: `${label} ${e.message ?? 'is invalid'} (${e.keyword})` };
+      return { ...base, path: e.instancePath, message: `${label} is not a valid answer` };
   }
 }

@@ -14,7 +14,7 @@ import { ask, type AskOutcome } from './ask.js';
 import { Auditor } from './audit.js';
 import { DEFAULT_LIMITS, checkMessageLimits, excerpt, validateContent } from './core.js';
 import { checkForm, type FormCheck } from './form-cache.js';
-import { ElicitationCancelledError, InvalidElicitationError, describeIssues } from './errors.js';
+import { ElicitationCancelledError, InvalidElicitationError, describeIssues, describeIssuesForPeople } from './errors.js';
 import { RateLimiter, checkUrl, escapeHidden, redactUrl, redactUrlsInContent, redactUrlsInText } from './policy.js';
 import { buildPrefill, recallContent } from './prefill.js';
 import { DEFAULT_POLICY } from '../config/policy.js';
@@ -303,11 +303,17 @@ export class ElicitationBroker {
       if (result.kind !== 'answer') {
         const why =
           result.kind === 'invalid'
-            ? `answer still invalid after ${result.rounds} rounds: ${describeIssues(result.issues)}`
+            ? `answer still invalid after ${result.rounds} rounds: ${describeIssuesForPeople(result.issues)}`
             : result.kind === 'timeout'
               ? `no answer within ${this.timeouts.answerMs} ms`
               : 'parley is shutting down';
-        this.audit.write(req, 'error', { durationMs: result.durationMs, action: 'cancel', detail: { reason: result.kind, message: why } });
+        // The log keeps each rule and JSON pointer; the person's notice says it in words.
+        const pointers = result.kind === 'invalid' ? { issues: describeIssues(result.issues) } : {};
+        this.audit.write(req, 'error', {
+          durationMs: result.durationMs,
+          action: 'cancel',
+          detail: { reason: result.kind, message: why, ...pointers },
+        });
         this.notify({
           kind: result.kind === 'invalid' ? 'invalid-answer' : 'timeout',
           server: req.server,

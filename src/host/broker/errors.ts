@@ -33,6 +33,16 @@ export class ElicitationCancelledError extends Error {
 const SHOWN_ISSUES = 3;
 
 /**
+ * The same issues for a person (a notice on the terminal or in the console): each message names its
+ * field already, so no rule name or JSON pointer (those stay in the audit record and in `data.issues`).
+ */
+export function describeIssuesForPeople(issues: Issue[]): string {
+  const shown = issues.slice(0, SHOWN_ISSUES).map((i) => i.message);
+  if (issues.length > SHOWN_ISSUES) shown.push(`and ${issues.length - SHOWN_ISSUES} more`);
+  return shown.join('; ');
+}
+
+/**
  * A short text naming each rule and JSON pointer: `nested-object at requestedSchema/properties/address:
  * <message> Fix: <fix>`; at most three issues, then `and N more`. `base` prefixes each pointer.
  */

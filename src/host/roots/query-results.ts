@@ -17,6 +17,11 @@
  *    "servers whose capabilities declare `consumes`". The producer and every other server never see them.
  * 4. A call to a consumer whose top-level string argument is a producer's result URI not captured yet
  *    (e.g. a result from before a restart, which the producer kept) is captured first, then called.
+ *    A producer declares its templates only once it runs, so when no running server's templates match
+ *    (e.g. `parley call charts …` in a new process), the host first starts the configured servers that
+ *    have not run yet — the one named like the URI's scheme first, at most
+ *    {@link MAX_PRODUCER_STARTS} (default 8), in parallel, waiting at most {@link PRODUCER_START_TIMEOUT_MS}
+ *    (default 10000 ms) for them — and then looks again.
  *
  * Lifetime: the host session. At most {@link MAX_QUERY_RESULT_ROOTS} (default 20) are kept; the oldest
  * root and its files go first. `close()` removes the folder. Never persisted, never part of presets.
@@ -38,6 +43,10 @@ export const MAX_QUERY_RESULT_BYTES = 10_000_000;
 export const QUERY_RESULT_READ_TIMEOUT_MS = 10_000;
 /** Query-result roots kept per host; the oldest is removed first. */
 export const MAX_QUERY_RESULT_ROOTS = 20;
+/** Servers that have not run yet started to find the producer of an uncaptured result URI. */
+export const MAX_PRODUCER_STARTS = 8;
+/** Bound on waiting for those servers to start, ms (each start is also bounded by its startup timeout). */
+export const PRODUCER_START_TIMEOUT_MS = 10_000;
 
 /** What a server declared in {@link QUERY_RESULT_ROOTS_CAPABILITY}; unknown shapes are ignored. */
 export function queryResultRole(capabilities: unknown): { produces: string[]; consumes: boolean } {
@@ -71,6 +80,10 @@ export interface QueryResultRootsOptions {
   maxBytes?: number;
   /** @default QUERY_RESULT_READ_TIMEOUT_MS */
   readTimeoutMs?: number;
+  /** @default MAX_PRODUCER_STARTS */
+  maxProducerStarts?: number;
+  /** @default PRODUCER_START_TIMEOUT_MS */
+  producerStartTimeoutMs?: number;
 }
 
 /** One captured result: its resource URI and the `file://` root that holds it. */
@@ -97,6 +110,8 @@ export class QueryResultRoots {
       maxRoots: options.maxRoots ?? MAX_QUERY_RESULT_ROOTS,
       maxBytes: options.maxBytes ?? MAX_QUERY_RESULT_BYTES,
       readTimeoutMs: options.readTimeoutMs ?? QUERY_RESULT_READ_TIMEOUT_MS,
+      maxProducerStarts: options.maxProducerStarts ?? MAX_PRODUCER_STARTS,
+      producerStartTimeoutMs: options.producerStartTimeoutMs ?? PRODUCER_START_TIMEOUT_MS,
     };
   }
 
@@ -141,6 +156,7 @@ export class QueryResultRoots {
     // A lazy consumer that has not run yet: start it (the call would) so its capabilities are known.
     if (this.#deps.capabilities(server) === undefined) await this.#deps.ensureRunning(server).catch(() => undefined);
     if (!this.isConsumer(server)) return;
+    if (wanted.some((v) => !this.producerOf(v))) await this.#startPossibleProducers(server, wanted);
     for (const v of wanted) {
       const producer = this.producerOf(v);
       if (producer && producer !== server) await this.capture(producer, v);
@@ -192,6 +208,28 @@ export class QueryResultRoots {
     this.#deps.roots.add(root, { name: uri, lifetime: 'session', source: 'tool', audience: (s) => this.isConsumer(s) });
     while (this.#byResource.size > this.#opts.maxRoots) this.#drop(this.#byResource.values().next().value as QueryResultRoot);
     return entry;
+  }
+
+  /**
+   * Starts servers that have not run yet (so their `produces` templates become known), those named like
+   * a wanted URI's scheme first; at most `maxProducerStarts`, bounded by `producerStartTimeoutMs`.
+   * Start failures are ignored: the consumer then says the result is missing.
+   */
+  async #startPossibleProducers(consumer: string, wanted: string[]): Promise<void> {
+    const schemes = new Set(wanted.map((v) => v.slice(0, v.indexOf(':')).toLowerCase()));
+    const idle = this.#deps.names().filter((n) => n !== consumer && this.#deps.capabilities(n) === undefined);
+    const candidates = [...idle.filter((n) => schemes.has(n.toLowerCase())), ...idle.filter((n) => !schemes.has(n.toLowerCase()))].slice(
+      0,
+      this.#opts.maxProducerStarts,
+    );
+    if (candidates.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#opts.producerStartTimeoutMs);
+      timer.unref?.();
+    });
+    const starts = Promise.allSettled(candidates.map((n) => this.#deps.ensureRunning(n)));
+    await Promise.race([starts, bound]).finally(() => clearTimeout(timer));
   }
 
   /** Removes every query-result root and the folder. */

@@ -304,6 +304,7 @@ export class ServerManager {
 
   async #connect(live: Live): Promise<Connection> {
     this.#set(live, { status: 'starting', attempt: live.attempts + 1 });
+    const startedAt = this.#clock.now();
     const t = this.timeouts(live.name);
     const abort = (live.startAbort = new AbortController());
     let conn: Connection;
@@ -355,7 +356,8 @@ export class ServerManager {
     await this.#verdicts.record(defHash, conn);
     this.events.emit('era', { server: live.name, era: conn.era, revision: conn.revision, negotiation: conn.negotiation, defHash });
     live.cache.clear();
-    this.#set(live, { status: 'running', era: conn.era, revision: conn.revision, since: this.#clock.now() });
+    const since = this.#clock.now();
+    this.#set(live, { status: 'running', era: conn.era, revision: conn.revision, since, startMs: since - startedAt });
     this.#log('info', `server "${live.name}" running (${conn.era} ${conn.revision} over ${conn.transportKind})`);
     return conn;
   }

@@ -8,7 +8,15 @@ import type { EraEvent } from './era-verdict.js';
 export type ServerState =
   | { status: 'stopped' }
   | { status: 'starting' /** 1-based start attempt since the last success. */; attempt: number }
-  | { status: 'running'; era: Era; revision: string /** epoch ms */; since: number }
+  | {
+      status: 'running';
+      era: Era;
+      revision: string;
+      /** Epoch ms. */
+      since: number;
+      /** How long this start (this attempt, a restart too) took, from 'starting' to 'running', ms. */
+      startMs: number;
+    }
   | {
       status: 'error';
       message: string;

@@ -137,7 +137,7 @@ export class TerminalPresenter implements Presenter {
       prompt.sampling ? `${prompt.server} asks for a model reply (sampling)` : `${prompt.server} is asking`,
       this.io,
     );
-    if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
+    if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(i.message, this.io);
   }
 
   private async show(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
@@ -180,7 +180,7 @@ export class TerminalPresenter implements Presenter {
       if (choice === 'decline') return { action: 'decline' };
       const checked = check(schema, raw);
       if (!checked.ok) {
-        for (const i of checked.issues) p.log.error(`${i.path || '(form)'}: ${i.message}`, this.io);
+        for (const i of checked.issues) p.log.error(i.message, this.io);
         const again = fieldsOf(checked.issues, names);
         ask = again.length ? again : names;
         continue;
