@@ -78,6 +78,9 @@ test('docs/walkthrough.md: custom date range, a chart, a restart in the middle, 
     await u.stop();
     u = await up([], { dir, expectReady: 2 });
     page = u.page;
+    // Both servers' tool lists have loaded (the page fetches them after 'ready'), then count query_sales.
+    await page.locator('details.tool[data-tool="sales/query_sales"]').waitFor();
+    await page.locator('details.tool[data-tool="charts/generate_chart"]').waitFor();
     const listed = await page.locator('details.tool').evaluateAll((els) => els.map((e) => e.getAttribute('data-tool')));
     assert.deepEqual(
       listed.filter((t) => t?.endsWith('/query_sales')),

@@ -87,7 +87,11 @@ describe('gateway over HTTP: v1 (2025) and v2 (2026-07-28) downstream, every ups
       seen.length = 0;
       assert.equal(text(await c.call('v1__ask')), 'hello grace');
       assert.equal(seen.length, 2, 'asked twice: the first answer was invalid');
-      assert.match(seen[1].message, /^\[v1\] Your name\?\n\(The previous answer was not accepted: \/name /, 'the re-ask says why');
+      assert.match(
+        seen[1].message,
+        /^\[v1\] Your name\?\n\(The previous answer was not accepted: "name" must be of type string/,
+        'the re-ask says why',
+      );
     } finally {
       queue = [];
       await c.close();
