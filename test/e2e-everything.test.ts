@@ -21,7 +21,9 @@ async function toolResult(tool: Locator): Promise<Locator> {
 
 /** Consents to the pending URL card: checks what it shows, clicks Open, returns the URL shown. */
 async function consent(u: Up, page: Page, shot: string): Promise<{ full: string; host: string }> {
-  const first = page.locator('article.prompt[data-server="everything"]:has(code.url-full)').first();
+  // A consent card marks the URL's host; the retry-or-cancel card lists URLs without (it may still be on
+  // the page for a moment after its Retry was clicked).
+  const first = page.locator('article.prompt[data-server="everything"]:has(mark.url-host)').first();
   await first.waitFor({ timeout: 30_000 });
   // This card by its id: the retry question that follows is another card of the same server.
   const card = page.locator(`article.prompt[data-id="${await first.getAttribute('data-id')}"]`);
@@ -126,6 +128,7 @@ test('server-everything through parley up: the 13-field form and URL mode (-3204
     await retry.waitFor();
     await u.shot('8-url-retry');
     await retry.click();
+    await retry.waitFor({ state: 'detached' });
     seen.push(await consent(u, page, '8-url-consent-2')); // the retried call's own elicitation
     assert.deepEqual(seen, [
       { full: 'https://modelcontextprotocol.io', host: 'modelcontextprotocol.io' },
