@@ -2,7 +2,7 @@
 // and accept one format (the label names it, a wrong value gets a message naming it), and a crash of
 // the asking server says so once.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO } from './fixtures/cli/setup.js';
 import { isolatedEnv } from './helpers/cli.js';
+import { tmux, waitFor } from './helpers/tmux.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const T = 240_000;
@@ -25,22 +26,6 @@ before(() => {
   );
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8', timeout: 5_000 });
-const screen = (s: string) => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', s);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls the pane until `re` matches; throws with the screen after `ms`. */
-async function waitFor(s: string, re: RegExp, ms = 90_000): Promise<string> {
-  const end = Date.now() + ms;
-  let last = '';
-  while (Date.now() < end) {
-    last = screen(s);
-    if (re.test(last)) return last;
-    await sleep(200);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${re}; screen:\n${last}`);
-}
 
 /** `parley call asker ask` in a fresh 160x50 tmux session. */
 function start(): string {

@@ -2,12 +2,13 @@
 // parley did not flag, the field is asked again with hidden input, and the answer lists it in `masked`:
 // the server gets the value, the store file (its bytes) never holds it, and it is not prefilled next time.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
 import { isolatedEnv } from './helpers/cli.js';
+import { screen, tmux, waitFor } from './helpers/tmux.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const T = 240_000;
@@ -16,22 +17,6 @@ before(() => {
   p = cliProject();
 });
 after(() => p.cleanup());
-
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8', timeout: 5_000 });
-const screen = (s: string) => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', s);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls the pane until `re` matches; throws with the screen after `ms`. */
-async function waitFor(s: string, re: RegExp, ms = 90_000): Promise<string> {
-  const end = Date.now() + ms;
-  let last = '';
-  while (Date.now() < end) {
-    last = screen(s);
-    if (re.test(last)) return last;
-    await sleep(200);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${re}; screen:\n${last}`);
-}
 
 /** `parley call everything trigger-elicitation-request` in a fresh 120x40 tmux session. */
 function start(): string {

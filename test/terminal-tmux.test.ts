@@ -1,12 +1,13 @@
 // Drives `parley call` through server-everything's elicitation in a real pseudo-terminal (tmux):
 // typing answers and accepting shows the tool's result; Esc at a prompt answers cancel.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
 import { isolatedEnv } from './helpers/cli.js';
 import { verifies } from './helpers/verifies.js';
+import { tmux, waitFor } from './helpers/tmux.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const T = 240_000;
@@ -15,22 +16,6 @@ before(() => {
   p = cliProject();
 });
 after(() => p.cleanup());
-
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8', timeout: 5_000 });
-const screen = (s: string) => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', s);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls the pane until `re` matches; throws with the screen after `ms`. */
-async function waitFor(s: string, re: RegExp, ms = 90_000): Promise<string> {
-  const end = Date.now() + ms;
-  let last = '';
-  while (Date.now() < end) {
-    last = screen(s);
-    if (re.test(last)) return last;
-    await sleep(200);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${re}; screen:\n${last}`);
-}
 
 /** Starts `parley call everything trigger-elicitation-request` in a fresh 120x40 tmux session. */
 function start(tool = 'trigger-elicitation-request', ...args: string[]): string {
