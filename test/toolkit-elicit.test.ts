@@ -1,7 +1,11 @@
 // Elicitation through the toolkit on both eras with real SDK v2 peers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { legacyPair, modernPair, text } from './fixtures/toolkit/peers.js';
+import * as z from 'zod/v4';
+import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createParleyServer, createShared } from '../src/server/index.js';
+import { legacyPair, modernPair, text, v2Client } from './fixtures/toolkit/peers.js';
 
 for (const era of ['legacy', 'modern'] as const) {
   const pair = era === 'legacy' ? legacyPair : modernPair;
@@ -47,3 +51,60 @@ test('resource passthrough reaches the underlying McpServer', async () => {
     await p.close();
   }
 });
+
+// prepare() checks a schema once and remembers it by its JSON text for the revision, not by the object:
+// a raw schema object changed after a first ask is checked again, so a sensitive field added to it is
+// still refused (a cache keyed by the object would send it).
+for (const era of ['legacy', 'modern'] as const) {
+  test(`${era}: a raw schema object changed between two asks is checked again (an added password field is refused)`, async () => {
+    const shared = createShared();
+    const asked: string[] = [];
+    const factory = () => {
+      const p = createParleyServer({ name: 'mutating', version: '1', shared });
+      p.tool('mutate', { description: 'asks twice with one schema object', inputSchema: z.object({}) }, async (_a, ctx) => {
+        const form: { type: 'object'; properties: Record<string, { type: 'string'; title?: string }> } = {
+          type: 'object',
+          properties: { name: { type: 'string' } },
+        };
+        await ctx.elicit('Name?', form);
+        form.properties.password = { type: 'string', title: 'Password' };
+        try {
+          await ctx.elicit('Again?', form);
+          return { content: [{ type: 'text', text: 'sent' }] };
+        } catch (e) {
+          return { content: [{ type: 'text', text: (e as Error).message }] };
+        }
+      });
+      return p.mcp;
+    };
+    const client = v2Client(
+      (r) => {
+        asked.push(r.params.message);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+      era === 'modern' ? { mode: 'auto' } : {},
+    );
+    let stop: () => Promise<unknown>;
+    if (era === 'legacy') {
+      const server = factory();
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(b);
+      await client.connect(a);
+      stop = () => server.close();
+    } else {
+      const handler = createMcpHandler(factory, { legacy: 'reject' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), { fetch: (u, i) => handler.fetch(new Request(u, i)) }),
+      );
+      stop = async () => handler.close?.();
+    }
+    try {
+      const r = text(await client.callTool({ name: 'mutate', arguments: {} }));
+      assert.match(r, /must not ask for sensitive data: field "password"/);
+      assert.deepEqual(asked, ['Name?'], 'only the first form was sent');
+    } finally {
+      await client.close();
+      await stop();
+    }
+  });
+}

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/v4';
+import { LRUCache } from 'lru-cache';
 import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
 import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
 import type { Content, RequestedSchema } from '../schema/types.js';
@@ -221,31 +222,63 @@ async function push<T>(
   }
 }
 
-function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpty: boolean): RequestedSchema {
-  let req: RequestedSchema;
+/** Most checked schemas remembered by `prepare`; beyond it the least recently used is forgotten (lru-cache). */
+const PREPARED_SCHEMA_MAX = 256;
+/**
+ * Wire schemas that passed `prepare`'s checks (lint, sensitive fields), keyed by revision and JSON text:
+ * the text, not the object, so a raw schema object changed between two asks is checked again. zod schemas
+ * are immutable, so their wire form is kept per schema object and revision (`wireForm`); asking again with
+ * the same object then also reuses the answer validator compiled for it (`validateContent` caches by object).
+ */
+const checked = new LRUCache<string, true>({ max: PREPARED_SCHEMA_MAX });
+const fromZod = new WeakMap<z.ZodObject, Map<string, RequestedSchema>>();
+
+/** The zod schema's wire form for `revision`, converted once per schema object. */
+function wireForm(schema: z.ZodObject, revision: RequestEra['revision']): RequestedSchema {
+  let byRevision = fromZod.get(schema);
+  let req = byRevision?.get(revision);
+  if (req) return req;
   try {
-    req =
-      schema instanceof z.ZodType ? toRequestedSchema(schema as z.ZodObject, { revision: st.era.revision }) : (schema as RequestedSchema);
+    req = toRequestedSchema(schema, { revision });
   } catch (e) {
     throw new ElicitationSchemaError(`requestedSchema cannot be sent: ${(e as Error).message}`);
   }
+  if (!byRevision) fromZod.set(schema, (byRevision = new Map()));
+  byRevision.set(revision, req);
+  return req;
+}
+
+/**
+ * The wire schema of an ask, checked for the client's revision: lint errors and sensitive fields throw
+ * `ElicitationSchemaError`. The checks run once per schema (see `checked`), not on every ask.
+ */
+function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpty: boolean): RequestedSchema {
+  const revision = st.era.revision;
+  const req = schema instanceof z.ZodType ? wireForm(schema as z.ZodObject, revision) : (schema as RequestedSchema);
+  let text: string | undefined;
+  try {
+    text = `${revision}\n${JSON.stringify(req)}`;
+  } catch {
+    // A cycle (or a BigInt): never cached; the lint below names the problem.
+  }
+  const known = text !== undefined && checked.has(text);
   // Sensitive fields get their own error below (pointing to URL mode).
-  const errors = lintRequestedSchema(req, { revision: st.era.revision }).filter(
-    (i) => i.severity === 'error' && i.code !== 'sensitive-field',
-  );
+  const errors = known ? [] : lintRequestedSchema(req, { revision }).filter((i) => i.severity === 'error' && i.code !== 'sensitive-field');
   if (errors.length)
     throw new ElicitationSchemaError(
-      `requestedSchema is invalid for revision ${st.era.revision}: ${errors.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      `requestedSchema is invalid for revision ${revision}: ${errors.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
       errors,
     );
   if (!allowEmpty && Object.keys(req.properties ?? {}).length === 0)
     throw new ElicitationSchemaError('requestedSchema has no properties; use ctx.confirm(message) for a confirm-only prompt');
+  if (known) return req;
   const sensitive = detectSensitiveFields(req);
   if (sensitive.length) {
     throw new ElicitationSchemaError(
       `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.where} matched "${s.matched}")`).join(', ')}; collect it out of band with ctx.elicitUrl(message, url)`,
     );
   }
+  if (text !== undefined) checked.set(text, true);
   return req;
 }
 
