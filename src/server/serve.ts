@@ -1,5 +1,5 @@
 /**
- * `serve(factory, …)`: dual-era hosting. stdio uses the SDK's `serveStdio`. HTTP routes 2025-era
+ * `serve(factory, …)`: dual-era hosting. stdio: `./stdio.ts` (the SDK's `serveStdio`). HTTP routes 2025-era
  * requests (`isLegacyRequest`) to sessionful `NodeStreamableHTTPServerTransport`s (they can push
  * elicitation and roots requests) and everything else to `createMcpHandler(factory, {legacy:'reject'})`
  * (sdk.md §1.8, §3 #3). Binds 127.0.0.1 and answers a foreign Host or Origin with HTTP 403.
@@ -19,7 +19,6 @@ import {
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 // Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { ParleyServer } from './server.js';
@@ -27,6 +26,7 @@ import { ListFanout } from './fanout.js';
 import { ListChanges } from './lists.js';
 import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
+import { serveStdioConnection } from './stdio.js';
 
 /**
  * Builds one server per connection (legacy HTTP, stdio) or per request (2026-07-28 HTTP). `ctx.authInfo`
@@ -170,7 +170,7 @@ export async function serve(
   if ('stdio' in opts) {
     const processSession = `stdio:${randomUUID()}`;
     const fanout = new ListFanout<ParleyServer | McpServer>();
-    const h = serveStdio(
+    const h = serveStdioConnection(
       (ctx) => {
         const s = factory({ era: ctx.era });
         if ('useProcessSession' in s) s.useProcessSession(processSession);
@@ -190,7 +190,7 @@ export async function serve(
         }
         return m;
       },
-      { onerror: () => undefined },
+      () => undefined,
     );
     return {
       url: 'stdio:',
