@@ -97,30 +97,30 @@ test('R4 legacy, SDK v2 client: its own check refuses the unknown action; the to
   }
 });
 
-test('tampered, foreign-tool and expired requestState get JSON-RPC -32602', async () => {
-  let now = 1_000_000;
+test('tampered, foreign-tool, foreign-key and expired requestState get JSON-RPC -32602 naming the reason', async () => {
   const { createShared } = await import('../src/server/index.js');
-  const shared = createShared({ now: () => now });
-  const p = await modernPair(() => ({ action: 'accept' }), { autoFulfill: false, shared, extra: { requestStateTtlMs: 1000 } });
+  // The SDK codec counts expiry in whole seconds of Date.now: a 1000 ms state is refused 2 s after minting.
+  const p = await modernPair(() => ({ action: 'accept' }), { autoFulfill: false, extra: { requestStateTtlMs: 1000 } });
+  const other = await modernPair(() => ({ action: 'accept' }), { autoFulfill: false, shared: createShared() });
   try {
     const r1: any = await callRaw(p.client, 'raw');
     const s: string = r1.requestState;
+    const refused = (reason: string) => (e: any) => e.code === -32602 && e.message.includes(`Invalid requestState (${reason})`);
+    const retry = (c: any, name: string, state: string, args: Record<string, unknown> = {}) =>
+      callRaw(c, name, { arguments: args, inputResponses: { e0: { action: 'decline' } }, requestState: state });
+    assert.equal(JSON.parse(text(await retry(p.client, 'raw', s))).action, 'decline', 'the untouched state is accepted until it expires');
     const tampered = s.slice(0, -3) + (s.endsWith('A') ? 'BBB' : 'AAA');
-    const bad = (e: any) => e.code === -32602 && /requestState/.test(e.message);
-    await assert.rejects(callRaw(p.client, 'raw', { inputResponses: { e0: { action: 'decline' } }, requestState: tampered }), bad);
+    await assert.rejects(retry(p.client, 'raw', tampered), refused('mac'));
     verifies('MRTR-STATE-INTEGRITY');
-    await assert.rejects(callRaw(p.client, 'greet', { inputResponses: { e0: { action: 'decline' } }, requestState: s }), bad); // bound to the tool name
-    await assert.rejects(
-      callRaw(p.client, 'two', { arguments: { x: 2 }, inputResponses: { e0: { action: 'decline' } }, requestState: s }),
-      bad,
-    );
-    now += 1001;
-    await assert.rejects(
-      callRaw(p.client, 'raw', { inputResponses: { e0: { action: 'decline' } }, requestState: s }),
-      (e: any) => bad(e) && /expired/.test(e.message),
-    );
+    await assert.rejects(retry(p.client, 'greet', s), refused('tool')); // bound to the tool name
+    await assert.rejects(retry(p.client, 'two', s, { x: 2 }), refused('tool'));
+    await assert.rejects(retry(other.client, 'raw', s), refused('mac'), 'a state minted with another key is foreign');
+    await assert.rejects(retry(p.client, 'raw', 'p1.e30.AAAA'), refused('malformed'));
+    await new Promise((r) => setTimeout(r, 2_100));
+    await assert.rejects(retry(p.client, 'raw', s), refused('expired'));
   } finally {
     await p.close();
+    await other.close();
   }
 });
 

@@ -14,7 +14,7 @@ export { createShared, defaultShared } from './shared.js';
 export type { Shared, UrlFlow } from './shared.js';
 export { ListChanges } from './lists.js';
 export type { ListKind, ListChange, ListChangeScope } from './lists.js';
-export { StateSealer, argsDigest } from './seal.js';
+export { argsDigest } from './seal.js';
 export type { StatePayload } from './seal.js';
 export {
   ParleyServerError,

@@ -1,10 +1,16 @@
 /**
- * Sealed `requestState` (revision 2026-07-28, protocol.md §6.3): HMAC-SHA256 over the JSON payload, with a
- * TTL and bindings to the tool name, a digest of the arguments and the authenticated user. Signed, not
- * encrypted: never put secrets in it. Wire form: `p1.<base64url(json)>.<base64url(mac)>`.
+ * The toolkit's `requestState` (revision 2026-07-28, protocol.md §6.3), sealed with the SDK's request-state
+ * codec (`createRequestStateCodec`): HMAC-SHA256 with the `Shared` key, an expiry (the server's
+ * `requestStateTtlMs`), and a binding to the authenticated user (the codec's `bind`, kept in the state as a
+ * keyed tag, not as the user id). The payload names the tool and a digest of the call's arguments; both are
+ * compared after the codec has verified the state. Signed, not encrypted: never put secrets in it.
+ * Wire form (the SDK's): `v1.<base64url({p, exp, b})>.<base64url(mac)>`.
  * @module
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { createRequestStateCodec } from '@modelcontextprotocol/server';
+import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
+import { userOf } from './era.js';
 
 /** What a sealed state carries. `a` holds the answers recorded so far, keyed like `inputRequests`. */
 export interface StatePayload {
@@ -12,10 +18,6 @@ export interface StatePayload {
   t: string;
   /** Digest of the call's arguments (see `argsDigest`). */
   d: string;
-  /** Authenticated user (`sub`/client id) or '' when unknown. */
-  u: string;
-  /** Expiry, ms since epoch. */
-  exp: number;
   /** Recorded answers, keyed `e0`, `r1`, … */
   a: Record<string, unknown>;
   /** Keys asked in the round that minted this state (only these are read from `inputResponses`). */
@@ -32,6 +34,12 @@ export interface StatePayload {
   /** The method each key of `p` was asked with (`elicitation/create`, `roots/list`, `sampling/createMessage`). */
   m?: Record<string, string>;
 }
+
+/**
+ * Why a state was refused: the codec's reasons (`malformed`, `mac`, `expired`, and `user` for its `bind`
+ * check), then the payload's bindings (`tool`, `arguments`).
+ */
+export type StateRefusal = 'malformed' | 'mac' | 'expired' | 'user' | 'tool' | 'arguments';
 
 /** Canonical JSON (sorted keys) so the digest does not depend on key order. */
 function canonical(v: unknown): string {
@@ -51,38 +59,37 @@ export function argsDigest(args: unknown): string {
     .digest('base64url');
 }
 
-/** Seals and opens request states with one key. */
-export class StateSealer {
-  private readonly key: Buffer;
-  /** @param key at least 32 bytes; random per process when omitted. */
-  constructor(key?: Uint8Array | string) {
-    this.key = key === undefined ? randomBytes(32) : Buffer.from(key);
-    if (this.key.length < 32) throw new RangeError('requestStateKey must be at least 32 bytes');
+/**
+ * The SDK codec for one key and lifetime, bound to the request's user (`userOf`: `sub`, else client id,
+ * else '').
+ * @param key at least 32 bytes (a string is UTF-8 encoded). @throws RangeError for a shorter key.
+ * @param ttlMs lifetime of a minted state, ms (the codec counts whole seconds since the epoch).
+ */
+export function stateCodec(key: Uint8Array | string, ttlMs: number): RequestStateCodec<StatePayload> {
+  return createRequestStateCodec<StatePayload>({ key, ttlSeconds: ttlMs / 1000, bind: (ctx) => userOf(ctx) });
+}
+
+const REASONS = new Set(['malformed', 'mac', 'expired']);
+
+/**
+ * Verifies an echoed state with the codec (MAC, expiry, user), then its tool and arguments digest.
+ * Returns the payload, or why it was refused. Never throws.
+ */
+export async function openState(
+  codec: RequestStateCodec<StatePayload>,
+  state: string,
+  ctx: ServerContext,
+  expect: { tool: string; digest: string },
+): Promise<StatePayload | StateRefusal> {
+  let p: StatePayload;
+  try {
+    p = await codec.verify(state, ctx);
+  } catch (e) {
+    const reason = (e as Error).message;
+    return REASONS.has(reason) ? (reason as StateRefusal) : reason === 'bind' ? 'user' : 'malformed';
   }
-  seal(p: StatePayload): string {
-    const body = Buffer.from(JSON.stringify(p)).toString('base64url');
-    return `p1.${body}.${createHmac('sha256', this.key).update(body).digest('base64url')}`;
-  }
-  /**
-   * Opens a state and checks every binding. Returns the payload, or a reason string
-   * (`malformed`, `mac`, `expired`, `tool`, `arguments`, `user`) on failure.
-   */
-  open(state: string, expect: { tool: string; digest: string; user: string; now: number }): StatePayload | string {
-    const [v, body, mac] = state.split('.');
-    if (v !== 'p1' || !body || !mac) return 'malformed';
-    const want = createHmac('sha256', this.key).update(body).digest();
-    const got = Buffer.from(mac, 'base64url');
-    if (got.length !== want.length || !timingSafeEqual(got, want)) return 'mac';
-    let p: StatePayload;
-    try {
-      p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-    } catch {
-      return 'malformed';
-    }
-    if (typeof p?.exp !== 'number' || p.exp < expect.now) return 'expired';
-    if (p.t !== expect.tool) return 'tool';
-    if (p.d !== expect.digest) return 'arguments';
-    if (p.u !== expect.user) return 'user';
-    return p;
-  }
+  if (!p || typeof p !== 'object' || !Array.isArray(p.p)) return 'malformed';
+  if (p.t !== expect.tool) return 'tool';
+  if (p.d !== expect.digest) return 'arguments';
+  return p;
 }

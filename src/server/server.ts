@@ -18,9 +18,9 @@ import { makeContext, Suspend } from './context.js';
 import type { CallState, ParleyContext, ParleyRoot } from './context.js';
 import { readEra, userOf } from './era.js';
 import { ElicitationRefusedError, InputUnavailableError, ParleyServerError } from './errors.js';
-import { argsDigest } from './seal.js';
+import { argsDigest, openState } from './seal.js';
 import type { StatePayload } from './seal.js';
-import { defaultShared } from './shared.js';
+import { DEFAULT_STATE_TTL_MS, defaultShared } from './shared.js';
 import type { Shared } from './shared.js';
 import type { ConfigDef } from './config.js';
 import { configKey } from './config.js';
@@ -36,7 +36,10 @@ export interface ParleyServerOptions {
   elicitationTimeoutMs?: number;
   /** How long a pushed `roots/list` may wait. @default 10_000 */
   rootsTimeoutMs?: number;
-  /** Lifetime of a sealed `requestState` (2026-07-28). @default 1_800_000 (30 min) */
+  /**
+   * Lifetime of a sealed `requestState` (2026-07-28), ms; the SDK codec counts whole seconds, so a state
+   * expires up to 1 s later. @default 1_800_000 (30 min)
+   */
   requestStateTtlMs?: number;
   /**
    * While a pushed elicitation waits (legacy eras) and the tool call carries a `progressToken`, send
@@ -146,11 +149,11 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const settings = {
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000,
     rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
-    requestStateTtlMs: opts.requestStateTtlMs ?? 1_800_000,
+    requestStateTtlMs: opts.requestStateTtlMs ?? DEFAULT_STATE_TTL_MS,
     maxReasks: opts.maxReasks ?? 3,
     progressIntervalMs: opts.progressIntervalMs ?? 15_000,
   };
-  const ttl = settings.requestStateTtlMs;
+  const states = shared.requestStates(settings.requestStateTtlMs);
   let intercepted = false;
   let listIntercepted = false;
   // What "the session" is, per transport and era:
@@ -229,7 +232,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/call handler to wrap');
     mcp.server.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: unknown } }, sdk: ServerContext) => {
       const entry: CallEntry = { rawArgs: req.params.arguments ?? {} };
-      const opened = openState(req.params.name, entry.rawArgs, sdk);
+      const opened = await checkState(req.params.name, entry.rawArgs, sdk);
       if (opened) entry.state = opened;
       calls.set(sdk.mcpReq.signal, entry);
       const result = await inner(req, sdk);
@@ -296,10 +299,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   }
 
   /** Checks a `requestState` of `name` against its raw arguments and the responses given; -32602 when it fails. */
-  function openState(name: string, rawArgs: unknown, sdk: ServerContext): StatePayload | undefined {
+  async function checkState(name: string, rawArgs: unknown, sdk: ServerContext): Promise<StatePayload | undefined> {
     const raw = sdk.mcpReq.requestState();
     if (typeof raw !== 'string') return undefined;
-    const opened = shared.sealer.open(raw, { tool: name, digest: argsDigest(rawArgs), user: userOf(sdk), now: shared.now() });
+    const opened = await openState(states, raw, sdk, { tool: name, digest: argsDigest(rawArgs) });
     if (typeof opened === 'string')
       throw new ProtocolError(
         -32602,
@@ -339,21 +342,19 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   }
 
   /** Seals the state of a suspended request: the 2026-07-28 `input_required` result. */
-  function suspended(name: string, entry: CallEntry, st: CallState, e: Suspend) {
+  async function suspended(name: string, entry: CallEntry, st: CallState, e: Suspend) {
     const keys = Object.keys(e.requests);
-    const state = shared.sealer.seal({
+    const payload: StatePayload = {
       t: name,
       d: argsDigest(entry.rawArgs),
-      u: st.user,
-      exp: shared.now() + ttl,
       a: st.answers,
       p: keys,
       n: st.reasks,
       ids: st.ids,
       c: st.pins,
       m: Object.fromEntries(keys.map((k) => [k, e.requests[k].method])),
-    });
-    return inputRequired({ inputRequests: e.requests, requestState: state });
+    };
+    return inputRequired({ inputRequests: e.requests, requestState: await states.mint(payload, st.sdk) });
   }
 
   async function run(name: string, handler: ParleyToolHandler<z.ZodObject>, args: unknown, sdk: ServerContext): Promise<CallToolResult> {
@@ -362,7 +363,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     try {
       return await handler(args as never, makeContext(st));
     } catch (e) {
-      if (e instanceof Suspend) return suspended(name, entry, st, e) as never;
+      if (e instanceof Suspend) return (await suspended(name, entry, st, e)) as never;
       if (e instanceof UrlElicitationRequiredError) throw e;
       // 2026-07-28: a capability the request did not declare is a protocol error, -32021 with
       // data.requiredCapabilities (changelog "Capabilities"); raised by the tools/call wrapper because
@@ -420,7 +421,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       if (!hit) return inner(req, sdk);
       const name = `resource:${hit.entry.template}`;
       const call: CallEntry = { rawArgs: { uri } };
-      const opened = openState(name, call.rawArgs, sdk);
+      const opened = await checkState(name, call.rawArgs, sdk);
       if (opened) call.state = opened;
       const st = stateFor(call, sdk);
       const { t } = hit.entry;

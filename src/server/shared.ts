@@ -5,7 +5,10 @@
  * @module
  */
 import { ConfigCache } from './config.js';
-import { StateSealer } from './seal.js';
+import { randomBytes } from 'node:crypto';
+import type { RequestStateCodec } from '@modelcontextprotocol/server';
+import { stateCodec } from './seal.js';
+import type { StatePayload } from './seal.js';
 import { ListChanges } from './lists.js';
 import type { ListChangeScope, ListKind } from './lists.js';
 
@@ -22,7 +25,11 @@ export interface UrlFlow {
 
 /** Shared state. Create one per server process with `createShared` and pass it to every `createParleyServer`. */
 export interface Shared {
-  sealer: StateSealer;
+  /**
+   * The SDK request-state codec (`createRequestStateCodec`) for states that live `ttlMs`, keyed with this
+   * `Shared`'s `requestStateKey` and bound to the request's user; one codec per lifetime, made on first use.
+   */
+  requestStates(ttlMs: number): RequestStateCodec<StatePayload>;
   config: ConfigCache;
   urlFlows: Map<string, UrlFlow>;
   /** Records a flow; flows older than `urlFlowTtlMs` are pruned on the way. */
@@ -46,10 +53,15 @@ export interface Shared {
   listChanged(kinds: ListKind | readonly ListKind[], scope?: ListChangeScope): void;
 }
 
+/** `createParleyServer`'s default `requestStateTtlMs`, ms (30 min). */
+export const DEFAULT_STATE_TTL_MS = 1_800_000;
+
 /**
- * @param opts.requestStateKey HMAC key, at least 32 bytes; random per process when omitted (then every
- *   round of a 2026-07-28 flow must reach this process).
- * @param opts.now clock in ms. @default Date.now
+ * @param opts.requestStateKey HMAC key of `requestState`, at least 32 bytes (a string is UTF-8 encoded);
+ *   random per process when omitted (then every round of a 2026-07-28 flow must reach this process).
+ * @throws RangeError (from the SDK's codec) for a key shorter than 32 bytes.
+ * @param opts.now clock in ms of the configuration cache and URL flows (a `requestState` expires on the SDK
+ *   codec's clock, `Date.now`). @default Date.now
  * @param opts.urlFlowTtlMs how long a URL-mode flow can be completed, in ms. @default 86_400_000 (24 h)
  */
 export function createShared(opts: { requestStateKey?: Uint8Array | string; now?: () => number; urlFlowTtlMs?: number } = {}): Shared {
@@ -57,8 +69,14 @@ export function createShared(opts: { requestStateKey?: Uint8Array | string; now?
   const ttl = opts.urlFlowTtlMs ?? 86_400_000;
   const urlFlows = new Map<string, UrlFlow>();
   const lists = new ListChanges();
+  const key = opts.requestStateKey ?? randomBytes(32);
+  const codecs = new Map([[DEFAULT_STATE_TTL_MS, stateCodec(key, DEFAULT_STATE_TTL_MS)]]); // checks the key now
   return {
-    sealer: new StateSealer(opts.requestStateKey),
+    requestStates: (ttlMs) => {
+      let codec = codecs.get(ttlMs);
+      if (!codec) codecs.set(ttlMs, (codec = stateCodec(key, ttlMs)));
+      return codec;
+    },
     config: new ConfigCache(now),
     urlFlows,
     now,
