@@ -12,8 +12,8 @@ const FIXTURE = ['--import', 'tsx', 'test/fixtures/toolkit/server.ts'];
 type Msg = { id?: number | string; method?: string; result?: any; error?: { code: number; message: string } };
 
 /** The fixture server as raw lines: `write` sends lines in one chunk, `next` waits for a message. */
-function wire() {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, FIXTURE, { stdio: ['pipe', 'pipe', 'pipe'] });
+function wire(args = FIXTURE) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const got: Msg[] = [];
   const waiters = new Set<() => void>();
   let buf = '';
@@ -138,6 +138,19 @@ test('stdio: an initialize that claims 2026-07-28 in _meta is not served as a 20
     assert.notEqual(r.result?.protocolVersion, '2025-11-25', JSON.stringify(r));
   } finally {
     await w.close();
+  }
+});
+
+test('stdio: when the factory throws, the opening request of either era is answered -32603, never left hanging', async () => {
+  for (const opening of [initialize(1), { id: 1, method: 'server/discover', params: { _meta: ENVELOPE } }]) {
+    const w = wire(['--import', 'tsx', 'test/fixtures/toolkit/throwing-server.ts']);
+    try {
+      w.write(opening);
+      const r = await w.next((m) => m.id === 1);
+      assert.equal(r.error?.code, -32603, JSON.stringify(r));
+    } finally {
+      await w.close();
+    }
   }
 });
 
