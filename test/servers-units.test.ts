@@ -46,6 +46,26 @@ describe('ToolClock and PauseGate', () => {
     assert.match((k.signal.reason as Error).message, /toolCallMs = 1000 ms.*timeouts\.toolCallMs/s);
   });
 
+  it("follows the caller's signal: aborts with its reason, and stops listening once disposed", () => {
+    const c = new ManualClock();
+    const caller = new AbortController();
+    const k = new ToolClock(c, info, false, caller.signal);
+    const why = new Error('the client cancelled');
+    caller.abort(why);
+    assert.equal(k.signal.reason, why);
+    c.advance(10_000); // a budget running out later does not replace the caller's reason
+    assert.equal(k.signal.reason, why);
+
+    const gone = new AbortController();
+    const d = new ToolClock(c, info, false, gone.signal);
+    d.dispose();
+    gone.abort(new Error('after the call'));
+    assert.equal(d.signal.aborted, false);
+
+    const early = AbortSignal.abort(why);
+    assert.equal(new ToolClock(c, info, false, early).signal.reason, why);
+  });
+
   it('does not count time while paused, with nested pauses', async () => {
     verifies('TIMEOUT-HUMAN-PAUSE');
     const c = new ManualClock();

@@ -4,7 +4,7 @@
  * - Clock: {@link ToolClock} (`toolCallMs` paused while a person answers, `maxTotalMs` never paused).
  *   The SDK request gets `timeout` = `maxTotalTimeout` = `maxTotalMs` + {@link SDK_TIMEOUT_SLACK_MS}, so the
  *   SDK's 60 s default never fires; our clock aborts through `signal` (the SDK then sends
- *   `notifications/cancelled`). Rejects with {@link ToolCallTimeoutError} on expiry; with the caller's
+ *   `notifications/cancelled`). Rejects with `ToolCallTimeoutError` (./tool-clock.ts) on expiry; with the caller's
  *   abort reason when the caller's `signal` aborts.
  * - `-32042` (UrlElicitationRequiredError, 2025-11-25 `protocol.md` §2.2): each URL elicitation in
  *   `error.data.elicitations` goes to `handlers.elicit` (mode url, no `requestId`, clocks paused). If all
@@ -24,7 +24,7 @@ import type { CallToolResult, ElicitRequestURLParams } from '@modelcontextprotoc
 import type { Clock } from './clock.js';
 import type { Connection } from './connection.js';
 import type { InputHandlers } from './handlers.js';
-import { ToolClock, ToolCallTimeoutError, type PauseGate } from './tool-clock.js';
+import { ToolClock, type PauseGate } from './tool-clock.js';
 import { runAsCall } from './calls.js';
 import { callToolRounds } from './mrtr.js';
 import type { CallRef } from './calls.js';
@@ -53,13 +53,15 @@ export async function callToolWithClock(
 ): Promise<CallToolResult> {
   const { conn } = env;
   const ref: CallRef = { tool, callId: randomUUID(), ...(tag !== undefined ? { tag } : {}) };
+  // The clock's signal also carries the caller's abort.
   const clock = new ToolClock(
     env.clock,
     { server: conn.name, tool, toolCallMs: env.toolCallMs, maxTotalMs: env.maxTotalMs },
     env.pause.paused,
+    signal,
   );
   const untrack = env.pause.track(clock);
-  const combined = signal ? AbortSignal.any([signal, clock.signal]) : clock.signal;
+  const combined = clock.signal;
   const legOptions = {
     signal: combined,
     timeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS,
@@ -129,7 +131,8 @@ export async function callToolWithClock(
       untrack();
       if (env.pause.inFlight === 0 && conn.era === 'legacy')
         conn.abortPendingInputs(`the tool call ${tool} that led to this request ended`);
-      throw clock.signal.aborted ? (clock.signal.reason as ToolCallTimeoutError) : (signal?.reason ?? err);
+      // A ToolCallTimeoutError, or the caller's reason (whichever aborted the clock first).
+      throw clock.signal.aborted ? clock.signal.reason : (signal?.reason ?? err);
     }
     throw closedError(conn, tool) ?? err;
   } finally {
