@@ -5,7 +5,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteStore, StoreError, REDACTED, SCHEMA_VERSION, type AuditRecord, type Store } from '../src/host/store/index.js';
+import {
+  openSqliteStore,
+  openStore,
+  StoreError,
+  REDACTED,
+  SCHEMA_VERSION,
+  type AuditRecord,
+  type SqliteStore,
+  type Store,
+} from '../src/host/store/index.js';
 import { tempDir } from './fixtures/store/tmp.js';
 
 const alice = { tenant: 'acme', user: 'alice', session: 's1' };
@@ -23,17 +32,25 @@ function storeError(code: string, fileFragment: string) {
   };
 }
 
-test('opens a file in new parent directories with WAL, synchronous=FULL, foreign_keys and a busy timeout', async (t) => {
+test('opens a file in new parent directories with WAL, synchronous=NORMAL by default (FULL on request), foreign_keys and a busy timeout', async (t) => {
   const file = join(tempDir(t), 'a', 'b', 'parley.db');
   const store = openSqliteStore(file);
   t.after(() => store.close());
   assert.ok(existsSync(file));
-  assert.deepEqual(await store.settings(), { journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000 });
+  assert.deepEqual(await store.settings(), { journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 5000 });
   assert.equal(store.schemaVersion, SCHEMA_VERSION);
   assert.deepEqual(await store.integrityCheck(), ['ok']);
-  const fast = openSqliteStore(join(tempDir(t), 'n.db'), { synchronous: 'NORMAL', busyTimeoutMs: 250 });
-  assert.deepEqual(await fast.settings(), { journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 250 });
-  fast.close();
+  const full = openSqliteStore(join(tempDir(t), 'n.db'), { synchronous: 'FULL', busyTimeoutMs: 250 });
+  assert.deepEqual(await full.settings(), { journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 250 });
+  await full.close();
+});
+
+test('openStore passes synchronous to a SQLite store (the CLI reads $PARLEY_STORE_SYNC)', async (t) => {
+  const full = await openStore(join(tempDir(t), 'f.db'), { synchronous: 'FULL' });
+  const normal = await openStore(join(tempDir(t), 'n.db'));
+  t.after(() => Promise.all([full.close(), normal.close()]));
+  assert.equal((await (full as SqliteStore).settings()).synchronous, 'FULL');
+  assert.equal((await (normal as SqliteStore).settings()).synchronous, 'NORMAL');
 });
 
 test('a closed store throws STORE_CLOSED from every method; close is idempotent', async (t) => {
