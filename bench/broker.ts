@@ -8,8 +8,8 @@
 // per-form cache (src/host/broker/form-cache.ts: one JSON.stringify and a lookup per request); the
 // answer is still validated every time. Two more sides add a file-backed SQLite store in WAL mode, as
 // `parley up` opens it (audit rows, the remembered-answer lookup, and the reply waiting for the commit
-// of its audit rows, so a confirmed answer survives SIGKILL): with the default `synchronous=FULL` and
-// with `NORMAL`; another is the ServerManager whose handler answers without the broker (the runtime's
+// of its audit rows, so a confirmed answer survives SIGKILL): with the default `synchronous=NORMAL` and
+// with `FULL` (power-loss safe); another is the ServerManager whose handler answers without the broker (the runtime's
 // share of the cost). Targets (issue 17.6): per-elicitation wall time and host CPU, parley with the
 // file-backed store ÷ raw ≤ 1.15×.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,7 +41,7 @@ export interface BrokerBenchOptions {
   warmup?: number;
   /** Timed rounds (every side once per round, back to back, order rotating); ratios are medians of per-round ratios. @default 21 */
   repeats?: number;
-  /** Also measure parley with a file-backed SQLite store (WAL; synchronous FULL and NORMAL). @default true */
+  /** Also measure parley with a file-backed SQLite store (WAL; synchronous NORMAL, the default, and FULL). @default true */
   withStore?: boolean;
 }
 
@@ -77,9 +77,7 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
   const plain = parleyHost();
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-broker-'));
   const stores =
-    o.withStore === false
-      ? []
-      : [openSqliteStore(join(dir, 'full.db')), openSqliteStore(join(dir, 'normal.db'), { synchronous: 'NORMAL' })];
+    o.withStore === false ? [] : [openSqliteStore(join(dir, 'normal.db')), openSqliteStore(join(dir, 'full.db'), { synchronous: 'FULL' })];
   const stored = stores.map((st) => parleyHost(st));
   const bare = parleyHost(undefined, true);
   try {
@@ -149,7 +147,7 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
       unit: '×',
       note: `the runtime's share (Connection, input bridge, tool-call clock); wall ${roundRatio(measured.rounds, 2, 0, 'wallMs').toFixed(2)}× raw`,
     });
-    for (const [i, label] of ['synchronous=FULL (the default)', 'synchronous=NORMAL'].entries()) {
+    for (const [i, label] of ['synchronous=NORMAL (the default)', 'synchronous=FULL'].entries()) {
       if (!stored[i]) continue;
       const side = 3 + i;
       const audited = (await stores[i].queryAudit({ limit: 5 })).length;

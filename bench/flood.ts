@@ -1,6 +1,6 @@
 // `flood` group (issues 12.7 and 17.7): one server floods the host with 500 elicitation requests/s
 // while the host must stay responsive. Real processes: parley's ServerManager + ElicitationBroker on a
-// SQLite store FILE (WAL, synchronous=FULL: every commit an fsync, as `parley up` opens it), default
+// SQLite store FILE (WAL, synchronous=NORMAL, as `parley up` opens it), default
 // policy (the flood is mostly rate-limited: each request still writes its `request` and `policy` audit
 // rows and waits for their commit), a presenter that accepts at once, and two stdio servers
 // (bench/fixtures/flood-server.mjs): `flood` pushes elicitation/create at 500/s for the phase, `calm`

@@ -56,6 +56,15 @@ describe('parley store (SQLite path)', () => {
     assert.match(r.stderr, /\(--store <file\|postgres:\/\/…> or PARLEY_STORE chooses another store\)\n$/, "the CLI's hint");
   });
 
+  it('PARLEY_STORE_SYNC chooses the SQLite synchronous level: FULL or NORMAL, anything else is a usage error', { timeout: T }, async () => {
+    const file = join(dir, 'sync.db');
+    const full = await run(['audit', '--store', file], { PARLEY_STORE_SYNC: 'full' });
+    assert.equal(full.code, 0, full.stderr);
+    const bad = await run(['audit', '--store', file], { PARLEY_STORE_SYNC: 'OFF' });
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /PARLEY_STORE_SYNC must be FULL or NORMAL \(got "OFF"\)/);
+  });
+
   it('--store and --db together are a usage error; an unusable path exits 1 with one line', { timeout: T }, async () => {
     const both = await run(['audit', '--store', join(dir, 'x.db'), '--db', join(dir, 'y.db')]);
     assert.equal(both.code, 2);

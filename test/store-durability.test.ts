@@ -70,38 +70,41 @@ test('audit records survive SIGKILL of the writing process: clean open, integrit
 
 const ANSWERS = fileURLToPath(new URL('./fixtures/store/answer-loop.ts', import.meta.url));
 
-test('every answer the host confirmed before SIGKILL has its audit rows: the reply waits for the commit', async (t) => {
-  const file = join(tempDir(t), 'answers.db');
-  const child = spawn(process.execPath, ['--import', 'tsx', ANSWERS, file, '200'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+for (const synchronous of ['NORMAL', 'FULL'] as const)
+  test(`synchronous=${synchronous}: every answer the host confirmed before SIGKILL has its audit rows: the reply waits for the commit`, async (t) => {
+    const file = join(tempDir(t), 'answers.db');
+    const child = spawn(process.execPath, ['--import', 'tsx', ANSWERS, file, '200', synchronous], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const confirmed: string[] = [];
+    let buf = '';
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    await withTimeout(
+      new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          buf += d.toString();
+          const lines = buf.split('\n');
+          buf = lines.pop()!;
+          for (const l of lines) if (l.startsWith('answered ')) confirmed.push(l.slice(9));
+        });
+        // The child kills itself in the tick of its 200th confirmation, while the next ones are in flight.
+        child.once('exit', (_code, signal) =>
+          signal === 'SIGKILL' ? resolve() : reject(new Error(`answer loop exited early: ${stderr}`)),
+        );
+      }),
+      60_000,
+      'the host to confirm 200 answers',
+    );
+    assert.equal(await withTimeout(exited, 5_000, 'the host to die'), 'SIGKILL');
+    const store = openSqliteStore(file);
+    t.after(() => store.close());
+    const rows = await store.queryAudit({ kind: 'answer', limit: 1_000_000 });
+    const audited = new Set(rows.filter((r) => r.action === 'accept').map((r) => r.requestId));
+    const missing = confirmed.filter((id) => !audited.has(id));
+    t.diagnostic(`${confirmed.length} answers confirmed, ${audited.size} answer rows committed before SIGKILL`);
+    assert.deepEqual(missing, [], 'no confirmed answer lacks its audit row');
+    assert.deepEqual(await store.integrityCheck(), ['ok']);
   });
-  const confirmed: string[] = [];
-  let buf = '';
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
-  await withTimeout(
-    new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        buf += d.toString();
-        const lines = buf.split('\n');
-        buf = lines.pop()!;
-        for (const l of lines) if (l.startsWith('answered ')) confirmed.push(l.slice(9));
-      });
-      // The child kills itself in the tick of its 200th confirmation, while the next ones are in flight.
-      child.once('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error(`answer loop exited early: ${stderr}`))));
-    }),
-    60_000,
-    'the host to confirm 200 answers',
-  );
-  assert.equal(await withTimeout(exited, 5_000, 'the host to die'), 'SIGKILL');
-  const store = openSqliteStore(file);
-  t.after(() => store.close());
-  const rows = await store.queryAudit({ kind: 'answer', limit: 1_000_000 });
-  const audited = new Set(rows.filter((r) => r.action === 'accept').map((r) => r.requestId));
-  const missing = confirmed.filter((id) => !audited.has(id));
-  t.diagnostic(`${confirmed.length} answers confirmed, ${audited.size} answer rows committed before SIGKILL`);
-  assert.deepEqual(missing, [], 'no confirmed answer lacks its audit row');
-  assert.deepEqual(await store.integrityCheck(), ['ok']);
-});

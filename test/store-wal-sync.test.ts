@@ -14,7 +14,7 @@ const rec = (n: number) => ({ ts: n, scope: { tenant: 'default', user: 'u', sess
 
 test('appendAudit on a FULL file store: committed at once, resolved only after an fsync off the event loop, which covers batches committed meanwhile', async (t) => {
   const dir = tempDir(t);
-  const store = openSqliteStore(join(dir, 'a.db'));
+  const store = openSqliteStore(join(dir, 'a.db'), { synchronous: 'FULL' });
   const held: Array<(err: Error | null) => void> = [];
   const real = fs.fsync;
   fs.fsync = ((fd: number, cb: (err: Error | null) => void) => void held.push(cb)) as typeof fs.fsync;

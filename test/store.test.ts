@@ -5,7 +5,17 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteStore, StoreError, REDACTED, SCHEMA_VERSION, type AuditRecord, type Store } from '../src/host/store/index.js';
+import {
+  openSqliteStore,
+  openStore,
+  StoreError,
+  REDACTED,
+  SCHEMA_VERSION,
+  type AuditRecord,
+  type SqliteStore,
+  type Store,
+} from '../src/host/store/index.js';
+import { AUDIT_TEXT_MAX, auditParams, boundedDetailJson, redact as redactDeep } from '../src/host/store/audit.js';
 import { tempDir } from './fixtures/store/tmp.js';
 
 const alice = { tenant: 'acme', user: 'alice', session: 's1' };
@@ -23,17 +33,25 @@ function storeError(code: string, fileFragment: string) {
   };
 }
 
-test('opens a file in new parent directories with WAL, synchronous=FULL, foreign_keys and a busy timeout', async (t) => {
+test('opens a file in new parent directories with WAL, synchronous=NORMAL by default (FULL on request), foreign_keys and a busy timeout', async (t) => {
   const file = join(tempDir(t), 'a', 'b', 'parley.db');
   const store = openSqliteStore(file);
   t.after(() => store.close());
   assert.ok(existsSync(file));
-  assert.deepEqual(await store.settings(), { journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 5000 });
+  assert.deepEqual(await store.settings(), { journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 5000 });
   assert.equal(store.schemaVersion, SCHEMA_VERSION);
   assert.deepEqual(await store.integrityCheck(), ['ok']);
-  const fast = openSqliteStore(join(tempDir(t), 'n.db'), { synchronous: 'NORMAL', busyTimeoutMs: 250 });
-  assert.deepEqual(await fast.settings(), { journalMode: 'wal', synchronous: 'NORMAL', foreignKeys: true, busyTimeoutMs: 250 });
-  fast.close();
+  const full = openSqliteStore(join(tempDir(t), 'n.db'), { synchronous: 'FULL', busyTimeoutMs: 250 });
+  assert.deepEqual(await full.settings(), { journalMode: 'wal', synchronous: 'FULL', foreignKeys: true, busyTimeoutMs: 250 });
+  await full.close();
+});
+
+test('openStore passes synchronous to a SQLite store (the CLI reads $PARLEY_STORE_SYNC)', async (t) => {
+  const full = await openStore(join(tempDir(t), 'f.db'), { synchronous: 'FULL' });
+  const normal = await openStore(join(tempDir(t), 'n.db'));
+  t.after(() => Promise.all([full.close(), normal.close()]));
+  assert.equal((await (full as SqliteStore).settings()).synchronous, 'FULL');
+  assert.equal((await (normal as SqliteStore).settings()).synchronous, 'NORMAL');
 });
 
 test('a closed store throws STORE_CLOSED from every method; close is idempotent', async (t) => {
@@ -225,4 +243,34 @@ test('a lock held past busyTimeoutMs gives STORE_IO that names the lock and the 
   assert.ok(Date.now() - started >= 40, 'waited about the busy timeout');
   other.exec('ROLLBACK');
   assert.equal(typeof (await store.appendAudit(rec())), 'number', 'works again once the lock is released');
+});
+
+test('auditParams stores a detail that needs no redaction or excerpt as it is, and every other detail exactly as the copying path does', () => {
+  const scope = { tenant: 't', user: 'u', session: null };
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  let deep: Record<string, unknown> = { leaf: 'x' };
+  for (let i = 0; i < 40; i++) deep = { d: deep };
+  class Thing {
+    x = 1;
+  }
+  const cases: Array<[Record<string, unknown>, string[]]> = [
+    [{ mode: 'form', message: 'hi', call: { tool: 't', callId: 'c' }, content: { a: 1, b: [true, null, 'x'] }, gone: undefined }, []],
+    [{ content: { password: 'pw', nested: [{ password: 'pw2' }] } }, ['password']],
+    [{ long: 'y'.repeat(AUDIT_TEXT_MAX + 1) }, []],
+    [{ ['k'.repeat(AUDIT_TEXT_MAX + 5)]: 1 }, []],
+    [{ when: new Date(0), thing: new Thing() }, []],
+    [cyclic, []],
+    [deep, []],
+    [Object.assign(Object.create(null), { bare: 1 }), []],
+  ];
+  for (const [detail, keys] of cases) {
+    const got = auditParams({ ts: 1, scope, server: 's', kind: 'answer', detail, redactKeys: keys }).detail;
+    assert.equal(got, boundedDetailJson(redactDeep(detail, new Set(keys))), JSON.stringify(Object.keys(detail)));
+  }
+  const plain = cases[0][0];
+  assert.equal(auditParams({ ts: 1, scope, server: 's', kind: 'answer', detail: plain }).detail, JSON.stringify(plain));
+  assert.ok(
+    !auditParams({ ts: 1, scope, server: 's', kind: 'answer', detail: cases[1][0], redactKeys: ['password'] }).detail!.includes('pw'),
+  );
 });

@@ -18,6 +18,8 @@ import { CliError, EXIT } from './output.js';
 export const DEFAULT_DB = '.parley/parley.db';
 /** Environment variable naming the store when `--store` is not given. */
 export const STORE_ENV = 'PARLEY_STORE';
+/** `FULL` or `NORMAL` (the default): the SQLite store's `synchronous` level (docs/store.md "Durability"). */
+export const STORE_SYNC_ENV = 'PARLEY_STORE_SYNC';
 
 /** citty definition of `--store` (and its older spelling `--db`, a SQLite path). */
 export const storeArgs = {
@@ -123,8 +125,11 @@ export function loadConfig(flagFile: string | undefined): { config: HostConfig; 
  */
 export async function openStore(args: { store?: unknown; db?: unknown }, fallback?: string): Promise<Store> {
   const target = storeTarget(args, fallback);
+  const sync = process.env[STORE_SYNC_ENV]?.toUpperCase() || undefined;
+  if (sync !== undefined && sync !== 'FULL' && sync !== 'NORMAL')
+    throw new CliError(`$${STORE_SYNC_ENV} must be FULL or NORMAL (got ${JSON.stringify(sync)})`, EXIT.USAGE);
   try {
-    return await openAnyStore(target);
+    return await openAnyStore(target, sync ? { synchronous: sync } : {});
   } catch (e) {
     throw storeFailure(e, `cannot open the store ${target}`);
   }

@@ -42,6 +42,8 @@ export function redact(value: unknown, keys: ReadonlySet<string>, seen: Set<obje
   }
 }
 
+const NO_KEYS: ReadonlySet<string> = new Set();
+
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** A string cut to {@link AUDIT_TEXT_MAX} characters with its length and SHA-256 appended; shorter strings unchanged. */
@@ -64,9 +66,47 @@ function boundStrings(value: unknown): unknown {
  * {@link AUDIT_DETAIL_MAX} characters replaced by an excerpt of its JSON with length and SHA-256.
  */
 export function boundedDetailJson(detail: unknown): string {
-  const json = JSON.stringify(boundStrings(detail));
+  return boundedJson(JSON.stringify(boundStrings(detail)));
+}
+
+function boundedJson(json: string): string {
   if (json.length <= AUDIT_DETAIL_MAX) return json;
   return JSON.stringify({ truncated: true, chars: json.length, sha256: sha256(json), excerpt: json.slice(0, AUDIT_TEXT_MAX) });
+}
+
+/** Deepest plain structure {@link storedDetailJson} serialises as it is; deeper (or cyclic) takes the copying path. */
+const AS_IS_DEPTH = 32;
+
+/**
+ * Whether `value` would come out of `redact` + `boundStrings` unchanged: only plain objects and arrays
+ * (no class instances, whose copy would differ from their JSON), no key in `keys`, no string or key
+ * over {@link AUDIT_TEXT_MAX}, at most {@link AS_IS_DEPTH} levels (so a cycle is never walked forever).
+ */
+function storedAsIs(value: unknown, keys: ReadonlySet<string>, depth: number): boolean {
+  if (typeof value === 'string') return value.length <= AUDIT_TEXT_MAX;
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth >= AS_IS_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!storedAsIs(value[i], keys, depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) return false;
+    if (k.length > AUDIT_TEXT_MAX || keys.has(k) || !storedAsIs((value as Record<string, unknown>)[k], keys, depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * The stored JSON of a record's `detail`: {@link redact}ed at every depth, long strings excerpted,
+ * bounded ({@link boundedDetailJson}). A detail that needs none of it (the usual case) is serialised
+ * as it is, without the two copies.
+ */
+function storedDetailJson(detail: unknown, keys: ReadonlySet<string>): string {
+  if (storedAsIs(detail, keys, 0)) return boundedJson(JSON.stringify(detail));
+  return boundedDetailJson(redact(detail, keys));
 }
 
 /** Column values of one audit row, as both engines bind them. */
@@ -108,7 +148,7 @@ export function auditParams(rec: AuditRecord): AuditParams {
     requestId: rec.requestId === undefined ? null : excerpt(String(rec.requestId)),
     action: rec.action === undefined ? null : excerpt(String(rec.action)),
     durationMs: rec.durationMs ?? null,
-    detail: rec.detail === undefined ? null : boundedDetailJson(redact(rec.detail, new Set(keys))),
+    detail: rec.detail === undefined ? null : storedDetailJson(rec.detail, keys.length ? new Set(keys) : NO_KEYS),
     redactKeys: keys.length > 0 ? boundedDetailJson(keys) : null,
   };
 }

@@ -8,7 +8,7 @@ import { sqliteDriver } from './drivers.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AuditRetention, Store } from './types.js';
-import { openSqliteStore } from './sqlite.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite.js';
 import { openPostgresStore, postgresSchemaVersion, redactUrl } from './postgres.js';
 import { toStoreError } from './errors.js';
 
@@ -24,6 +24,11 @@ export interface OpenStoreOptions {
   retention?: AuditRetention;
   /** PostgreSQL: how long to wait for a connection, in ms. @default 5000 */
   connectTimeoutMs?: number;
+  /**
+   * SQLite: `synchronous` level (see {@link SqliteStoreOptions.synchronous}); ignored for PostgreSQL.
+   * @default 'NORMAL'
+   */
+  synchronous?: SqliteStoreOptions['synchronous'];
 }
 
 /**
@@ -33,7 +38,7 @@ export interface OpenStoreOptions {
  */
 export async function openStore(target: string, opts: OpenStoreOptions = {}): Promise<Store> {
   if (isPostgresUrl(target)) return openPostgresStore(target, { retention: opts.retention, connectTimeoutMs: opts.connectTimeoutMs });
-  return openSqliteStore(target, { retention: opts.retention });
+  return openSqliteStore(target, { retention: opts.retention, ...(opts.synchronous ? { synchronous: opts.synchronous } : {}) });
 }
 
 /**

@@ -2,11 +2,12 @@
  * The embedded SQLite implementation of {@link Store}, on better-sqlite3 (synchronous driver, Promise
  * interface).
  *
- * Durability: WAL journal with `synchronous=FULL` by default. SQLite fsyncs the WAL at every commit,
- * so a record whose `appendAudit` promise resolved survives a SIGKILL of the process and also an OS
- * crash or power loss; a record whose transaction had not committed is rolled back on the next open and
- * never appears half-written. `synchronous: 'NORMAL'` still survives SIGKILL (the WAL is in the OS page
- * cache) but may lose the last commits on power loss.
+ * Durability: WAL journal with `synchronous=NORMAL` by default. Every commit hands its WAL frames to the
+ * OS with write() before its promise resolves, so a record whose `appendAudit` promise resolved survives
+ * a SIGKILL of the process (the kernel keeps the file's pages); what NORMAL gives up is only the newest
+ * commits on an OS crash or power loss, which `synchronous: 'FULL'` covers with an fsync of the WAL per
+ * group commit. A transaction that had not committed is rolled back on the next open and never appears
+ * half-written.
  *
  * Group commit: `appendAudit` queues the record and resolves once it is committed; every record queued
  * during one event-loop turn is written in ONE transaction (one fsync) at `setImmediate`, so a flood of
@@ -36,9 +37,11 @@ import { retentionPolicy, type RetentionPolicy } from './retention.js';
 
 export interface SqliteStoreOptions {
   /**
-   * SQLite `synchronous` level in WAL mode. `'FULL'`: a commit is on disk when the call returns (power-loss
-   * safe). `'NORMAL'`: SIGKILL-safe, faster, may lose the newest commits on power loss.
-   * @default 'FULL'
+   * SQLite `synchronous` level in WAL mode. `'NORMAL'`: a commit is written to the OS before the call
+   * returns, so it survives SIGKILL; the newest commits may be lost on an OS crash or power loss.
+   * `'FULL'`: also fsyncs the WAL before an append resolves (power-loss safe; one fsync per group commit,
+   * off the event loop). The CLI reads `$PARLEY_STORE_SYNC`.
+   * @default 'NORMAL'
    */
   synchronous?: 'FULL' | 'NORMAL';
   /**
@@ -97,7 +100,7 @@ export interface SqliteStore extends Store {
  */
 export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOptions = {}): SqliteStore {
   const file = path === ':memory:' ? path : resolve(path);
-  const synchronous = opts.synchronous ?? 'FULL';
+  const synchronous = opts.synchronous ?? 'NORMAL';
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new TypeError(`openSqliteStore: synchronous must be 'FULL' or 'NORMAL'`);
   const busyTimeoutMs = opts.busyTimeoutMs ?? 5000;
   retentionPolicy(opts.retention); // argument check before any file is touched
@@ -146,6 +149,8 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   const answerList = answerListTable(db);
   const retention: RetentionPolicy = retentionPolicy(opts.retention);
   const maxBatch = opts.maxBatch ?? 1000;
+  // Prepared once: better-sqlite3 compiles a wrapper per db.transaction() call.
+  const insertBatch = db.transaction((rows: AuditParams[]) => audit.insert(rows));
   let closed = false;
   /** Set while a `transaction()` is open: every other call waits for it. */
   let txDone: Promise<void> | undefined;
@@ -159,7 +164,7 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
 
   // FULL on a file: the group commit's fsync runs off the event loop (module comment). A synchronous
   // fsync here blocked every other request of a gateway for its duration (5-10 ms on the bench VM).
-  const offLoop = (opts.synchronous ?? 'FULL') === 'FULL' && file !== ':memory:' && opts.groupCommit !== false;
+  const offLoop = (opts.synchronous ?? 'NORMAL') === 'FULL' && file !== ':memory:' && opts.groupCommit !== false;
   const relaxed = offLoop ? db.prepare('PRAGMA synchronous = NORMAL') : undefined;
   const strict = offLoop ? db.prepare('PRAGMA synchronous = FULL') : undefined;
   let walFd: number | undefined;
@@ -205,7 +210,7 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
       try {
         relaxed?.run();
         try {
-          ids = db.transaction(() => audit.insert(batch.map((b) => b.p))).immediate();
+          ids = insertBatch.immediate(batch.map((b) => b.p));
         } finally {
           strict?.run();
         }
