@@ -2,7 +2,7 @@
 // side in the same run, in front of the same downstream server (bench/fixtures/proxy-server.mjs, raw
 // SDK v2 over stdio), for SDK v2 clients on 2025-11-25 over Streamable HTTP:
 // - parley: `parley serve --http` from dist/, as users run it: a file-backed SQLite store (WAL,
-//   synchronous=FULL; every tool call and elicitation audited), the web console for prompts the client
+//   synchronous=NORMAL, the default; every tool call and elicitation audited), the web console for prompts the client
 //   cannot answer, the policy's rate limit opened to the bench's load;
 // - supergateway (`--stdio … --outputTransport streamableHttp --stateful`: a session needs state for
 //   the server's elicitation to reach its client; one downstream process per session, its design);
