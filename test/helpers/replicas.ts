@@ -138,7 +138,12 @@ export interface Cluster {
  * Starts PostgreSQL, `replicas` replicas and HAProxy.
  * @returns undefined when PostgreSQL binaries are absent outside CI (see pgSkipReason)
  */
-export async function startCluster(o: { replicas: number; env?: Record<string, string> }): Promise<Cluster | undefined> {
+export async function startCluster(o: {
+  replicas: number;
+  env?: Record<string, string>;
+  /** Extra node flags for each replica (e.g. a V8 GC schedule). */
+  nodeArgs?: string[];
+}): Promise<Cluster | undefined> {
   const pg: PgServer | undefined = await startPostgres();
   if (!pg) return undefined;
   void pgSkipReason;
@@ -163,7 +168,7 @@ export async function startCluster(o: { replicas: number; env?: Record<string, s
   async function startReplica(port: number): Promise<Replica> {
     const child = spawn(
       process.execPath,
-      [MAIN, 'serve', '--http', '--headless', '--port', String(port), '--config', cfg, '--store', storeUrl],
+      [...(o.nodeArgs ?? []), MAIN, 'serve', '--http', '--headless', '--port', String(port), '--config', cfg, '--store', storeUrl],
       {
         env: { ...process.env, ...isolatedEnv(dir), PARLEY_SECRET: SECRET, ...o.env },
         cwd: dir,
