@@ -143,6 +143,8 @@ export async function startCluster(o: {
   env?: Record<string, string>;
   /** Extra node flags for each replica (e.g. a V8 GC schedule). */
   nodeArgs?: string[];
+  /** Merged into parley.json `gateway` (e.g. `oauth`). */
+  gateway?: Record<string, unknown>;
 }): Promise<Cluster | undefined> {
   const pg: PgServer | undefined = await startPostgres();
   if (!pg) return undefined;
@@ -158,7 +160,7 @@ export async function startCluster(o: {
     JSON.stringify({
       mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } },
       policy: { maxPendingPerServer: 200, burst: 2000, ratePerMinute: 60000 },
-      gateway: { maxPendingPerUser: 200, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } } },
+      gateway: { maxPendingPerUser: 200, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } }, ...o.gateway },
     }),
   );
   const replicas: Replica[] = [];
