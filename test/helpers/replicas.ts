@@ -104,6 +104,7 @@ export function nginxConfig(dir: string, lbPort: number, ports: number[]): strin
     '      proxy_set_header Host $host;',
     '      proxy_buffering off;',
     '      proxy_request_buffering off;',
+    '      proxy_connect_timeout 2s;',
     '      proxy_read_timeout 1800s;',
     '      proxy_next_upstream error timeout;',
     '    }',
