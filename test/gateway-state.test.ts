@@ -147,21 +147,24 @@ describe('gateway: sealed requestState', () => {
 });
 
 describe('forwarding proofs and targets', () => {
-  it('a proof names its identity for 30 s under the secret that made it, and nothing else', () => {
+  it('a proof names its identity (key, user, tenant) for 30 s to the replica it was made for, under the secret that made it, and nothing else', () => {
     const now = Date.now();
-    const p = forwardProof(SECRET, 'acme/alice', now);
-    assert.equal(checkForwardProof(SECRET, p, now), 'acme/alice');
-    assert.equal(checkForwardProof(SECRET, p, now + 31_000), undefined, 'expired');
-    assert.equal(checkForwardProof('another secret, also thirty-two bytes long', p, now), undefined, 'other secret');
+    const alice = { key: 'acme/alice', user: 'alice', tenant: 'acme' };
+    const to = 'http://127.0.0.1:8702/mcp';
+    const p = forwardProof(SECRET, alice, to, now);
+    assert.deepEqual(checkForwardProof(SECRET, p, to, now), alice);
+    assert.equal(checkForwardProof(SECRET, p, to, now + 31_000), undefined, 'expired');
+    assert.equal(checkForwardProof(SECRET, p, 'http://127.0.0.1:8703/mcp', now), undefined, 'another replica');
+    assert.equal(checkForwardProof('another secret, also thirty-two bytes long', p, to, now), undefined, 'other secret');
     const [id, exp, mac] = p.split('.');
-    assert.equal(
-      checkForwardProof(SECRET, `${Buffer.from('acme/bob').toString('base64url')}.${exp}.${mac}`, now),
-      undefined,
-      'other identity',
-    );
-    assert.equal(checkForwardProof(SECRET, `${id}.${Number(exp) + 100}.${mac}`, now), undefined, 'longer life');
-    assert.equal(checkForwardProof(SECRET, undefined, now), undefined);
-    assert.equal(checkForwardProof(SECRET, 'x'.repeat(100_000), now), undefined);
+    const bob = Buffer.from(JSON.stringify({ k: 'acme/bob', u: 'bob', t: 'acme' })).toString('base64url');
+    assert.equal(checkForwardProof(SECRET, `${bob}.${exp}.${mac}`, to, now), undefined, 'other identity');
+    assert.equal(checkForwardProof(SECRET, `${id}.${Number(exp) + 100}.${mac}`, to, now), undefined, 'longer life');
+    assert.equal(checkForwardProof(SECRET, undefined, to, now), undefined);
+    assert.equal(checkForwardProof(SECRET, 'x'.repeat(100_000), to, now), undefined);
+    // A well-signed proof whose identity is not {k,u,t} of non-empty strings names nobody.
+    const odd = forwardProof(SECRET, { key: '', user: 'alice', tenant: 'acme' }, to, now);
+    assert.equal(checkForwardProof(SECRET, odd, to, now), undefined, 'empty key');
   });
 
   it('only loopback http URLs are forwarding targets', () => {

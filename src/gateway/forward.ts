@@ -3,38 +3,86 @@
  * (gateway.ts) names the replica that parks the call and its loopback MCP URL; a retry that lands on
  * another replica is sent on to that URL as the same `tools/call`, by an SDK v2 client that
  * authenticates as the original caller with a short-lived proof signed by the shared secret
- * (`x-parley-forward`). Nothing else is trusted: the URL comes from a state only holders of the secret
- * can mint, and must be loopback http.
+ * (`x-parley-forward`): the caller's space key, user and tenant as this replica authenticated them (a
+ * static token, or an OAuth access token it verified), bound to the receiving replica's URL. The bearer
+ * token itself never travels. Nothing else is trusted: the URL comes from a state only holders of the
+ * secret can mint, and must be loopback http.
  * @module
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { AuthInfo, CallToolResult } from '@modelcontextprotocol/client';
+import { DEFAULT_TENANT } from './users.js';
 
-/** Header carrying a forwarded caller's identity: `<base64url identity>.<exp seconds>.<hmac>`. */
+/**
+ * Header carrying a forwarded caller's identity: `<base64url JSON {k,u,t}>.<exp seconds>.<hmac>`, the HMAC
+ * (SHA-256 under the shared secret) covering the identity, the expiry and the receiving replica's URL.
+ */
 export const FORWARD_HEADER = 'x-parley-forward';
 /** Lifetime of one forwarding proof, seconds. */
 export const FORWARD_PROOF_TTL_S = 30;
+/** Longest identity part of a proof, base64url characters (user and tenant are ≤ 256 characters each). */
+export const MAX_PROOF_IDENTITY_CHARS = 8192;
 
-const mac = (secret: string | Uint8Array, identity: string, exp: number) =>
-  createHmac('sha256', secret).update(`parley.forward:${identity}:${exp}`).digest('base64url');
-
-/** A proof that this replica forwards a request of `identity` (valid {@link FORWARD_PROOF_TTL_S} s). */
-export function forwardProof(secret: string | Uint8Array, identity: string, now = Date.now()): string {
-  const exp = Math.floor(now / 1000) + FORWARD_PROOF_TTL_S;
-  return `${Buffer.from(identity, 'utf8').toString('base64url')}.${exp}.${mac(secret, identity, exp)}`;
+/**
+ * Who a forwarded request is: the space key (`extra.sub`), the user and the tenant, as the forwarding
+ * replica authenticated them (a static token, or an OAuth access token it verified).
+ */
+export interface ForwardedIdentity {
+  key: string;
+  user: string;
+  tenant: string;
 }
 
-/** The identity a valid, unexpired proof names, else `undefined`. */
-export function checkForwardProof(secret: string | Uint8Array, header: string | undefined, now = Date.now()): string | undefined {
-  const m = /^([A-Za-z0-9_-]{1,400})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(header ?? '');
-  if (!m) return undefined;
-  const identity = Buffer.from(m[1], 'base64url').toString('utf8');
+/**
+ * The identity to vouch for: `key` (the caller's space key, `extra.sub`) with the user and tenant of the
+ * request's `AuthInfo` (an OAuth user's claims; a static user is its key in tenant `default`).
+ */
+export function forwardedIdentity(a: AuthInfo | undefined, key: string): ForwardedIdentity {
+  const x = a?.extra as { user?: unknown; tenant?: unknown } | undefined;
+  const name = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  return { key, user: name(x?.user) ?? key, tenant: name(x?.tenant) ?? DEFAULT_TENANT };
+}
+
+const mac = (secret: string | Uint8Array, body: string, exp: number, audience: string) =>
+  createHmac('sha256', secret).update(`parley.forward.v2\n${audience}\n${body}\n${exp}`).digest('base64url');
+
+/**
+ * A proof that this replica forwards a request of `who` to the replica at `audience` (its MCP URL), valid
+ * {@link FORWARD_PROOF_TTL_S} s. Only replicas holding the secret can make one; the client never sees it.
+ */
+export function forwardProof(secret: string | Uint8Array, who: ForwardedIdentity, audience: string, now = Date.now()): string {
+  const exp = Math.floor(now / 1000) + FORWARD_PROOF_TTL_S;
+  const body = Buffer.from(JSON.stringify({ k: who.key, u: who.user, t: who.tenant }), 'utf8').toString('base64url');
+  return `${body}.${exp}.${mac(secret, body, exp, audience)}`;
+}
+
+/**
+ * The identity a valid, unexpired proof made for `audience` (this replica's MCP URL) names, else
+ * `undefined` (malformed, another secret, another audience, expired, or an identity part over
+ * {@link MAX_PROOF_IDENTITY_CHARS}).
+ */
+export function checkForwardProof(
+  secret: string | Uint8Array,
+  header: string | undefined,
+  audience: string,
+  now = Date.now(),
+): ForwardedIdentity | undefined {
+  if (!header || header.length > MAX_PROOF_IDENTITY_CHARS + 64) return undefined;
+  const m = /^([A-Za-z0-9_-]+)\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(header);
+  if (!m || m[1].length > MAX_PROOF_IDENTITY_CHARS) return undefined;
   const exp = Number(m[2]);
   if (exp < Math.floor(now / 1000)) return undefined;
-  const want = Buffer.from(mac(secret, identity, exp)),
+  const want = Buffer.from(mac(secret, m[1], exp, audience)),
     got = Buffer.from(m[3]);
-  return want.length === got.length && timingSafeEqual(want, got) ? identity : undefined;
+  if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(m[1], 'base64url').toString('utf8')) as Record<string, unknown>;
+    const ok = (x: unknown): x is string => typeof x === 'string' && x.length > 0;
+    return ok(v.k) && ok(v.u) && ok(v.t) ? { key: v.k, user: v.u, tenant: v.t } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether `url` is an http URL on a loopback address (the only forwarding targets). */
@@ -49,7 +97,8 @@ export function isLoopbackUrl(url: string): boolean {
 
 export interface ForwardCall {
   url: string;
-  identity: string;
+  /** The caller as this replica authenticated them (carried in the proof, never the bearer token). */
+  identity: ForwardedIdentity;
   secret: string | Uint8Array;
   name: string;
   args: Record<string, unknown>;
@@ -74,7 +123,7 @@ export async function forwardRetry(f: ForwardCall): Promise<CallToolResult> {
     versionNegotiation: { mode: 'auto' },
     inputRequired: { autoFulfill: false },
   } as never);
-  const proof = forwardProof(f.secret, f.identity);
+  const proof = forwardProof(f.secret, f.identity, f.url);
   try {
     // The connect (version discovery) honours the signal too: a hung owner must not hold the retry.
     const aborted = new Promise<never>((_, reject) => {

@@ -12,7 +12,7 @@ import type { CredentialStore } from '../host/auth/index.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
-import type { CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, Presenter, InputRequestView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
@@ -35,8 +35,9 @@ import type { ParkOptions } from './park.js';
 import { UpstreamRoots } from './roots.js';
 import { identityOf, ResourceGuard } from './oauth.js';
 import type { Identity } from './oauth.js';
-import { gatewayIdentities, parseIdentity } from './users.js';
-import { checkForwardProof, FORWARD_HEADER, forwardRetry, isLoopbackUrl } from './forward.js';
+import { DEFAULT_TENANT, gatewayIdentities, parseIdentity } from './users.js';
+import { checkForwardProof, FORWARD_HEADER, forwardedIdentity, forwardRetry, isLoopbackUrl } from './forward.js';
+import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
 import { adminRoutes } from './admin.js';
 import type { WatchOptions } from './sessions-watch.js';
@@ -504,7 +505,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         try {
           return await forwardRetry({
             url: owner,
-            identity: sp.user,
+            identity: forwardedIdentity(sdk.http?.authInfo, sp.user),
             secret: opts.secret,
             name: exposed,
             args,
@@ -572,6 +573,25 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     return failed(out.error, up);
   }
 
+  /**
+   * The `AuthInfo` of a caller another replica vouches for (`./forward.ts`): a static user as such, an
+   * OAuth user only when `gateway.oauth` is configured and the key is the one this replica would derive
+   * from the user and tenant claims (`./oauth.ts`). `undefined` otherwise (the request then needs its own
+   * credentials, which forwarded requests do not carry).
+   */
+  function forwardedAuth(f: ForwardedIdentity): AuthInfo | undefined {
+    if (f.key in users) return { token: 'bearer', clientId: f.key, scopes: [], extra: { sub: f.key } };
+    if (!oauth) return undefined;
+    const key = oauth.tenantClaim ? `${encodeURIComponent(f.tenant)}/${f.user}` : f.user;
+    if (key !== f.key || (!oauth.tenantClaim && f.tenant !== DEFAULT_TENANT)) return undefined;
+    return {
+      token: 'forwarded',
+      clientId: f.key,
+      scopes: [...oauth.scopes],
+      extra: { sub: f.key, user: f.user, tenant: f.tenant, issuer: oauth.issuer },
+    };
+  }
+
   return {
     space,
     factory,
@@ -600,8 +620,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
               authenticate: (req: IncomingMessage) => {
                 // A retry another replica forwards (./forward.ts): the caller's identity, signed with the shared secret.
                 const fwd = req.headers[FORWARD_HEADER];
-                const forwarded = opts.secret && typeof fwd === 'string' ? checkForwardProof(opts.secret, fwd) : undefined;
-                if (forwarded && forwarded in users) return { token: 'bearer', clientId: forwarded, scopes: [], extra: { sub: forwarded } };
+                const forwarded =
+                  opts.secret && selfUrl && typeof fwd === 'string' ? checkForwardProof(opts.secret, fwd, selfUrl) : undefined;
+                const vouched = forwarded && forwardedAuth(forwarded);
+                if (vouched) return vouched;
                 if (!guard) throw new HttpDenial(503, { 'retry-after': '1' }, '');
                 return guard.authenticate(req);
               },

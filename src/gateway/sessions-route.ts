@@ -17,7 +17,8 @@
 import { request } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { FORWARD_HEADER, forwardProof, isLoopbackUrl } from './forward.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { FORWARD_HEADER, forwardedIdentity, forwardProof, isLoopbackUrl } from './forward.js';
 import { openSessionId, sealSessionId } from './sessions-id.js';
 import { HOP_HEADER, OwnerWatch } from './sessions-watch.js';
 import type { WatchOptions } from './sessions-watch.js';
@@ -35,10 +36,10 @@ export interface SessionRouterOptions {
 }
 
 /**
- * Request headers carried to the owner; everything else stays here. `authorization` goes along for
- * OAuth access tokens, which the owner checks itself (a static token's user is vouched for by the proof).
+ * Request headers carried to the owner; everything else stays here. Not `authorization`: the owner
+ * takes the caller (static or OAuth user, with tenant) from the proof, so the bearer token stays here.
  */
-const REQUEST_HEADERS = ['authorization', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+const REQUEST_HEADERS = ['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
 /** Response headers carried back. */
 const RESPONSE_HEADERS = ['content-type', 'cache-control', 'mcp-session-id', 'mcp-protocol-version', 'allow'];
 
@@ -101,7 +102,9 @@ export class SessionRouter {
     const answered = new Set<Id>();
     const headers: Record<string, string> = { [HOP_HEADER]: '1' };
     for (const h of REQUEST_HEADERS) if (typeof req.headers[h] === 'string') headers[h] = req.headers[h] as string;
-    if (identity) headers[FORWARD_HEADER] = forwardProof(this.o.secret, identity);
+    // The caller as authenticated here (user and tenant too, for an OAuth user), vouched for to the owner.
+    const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth;
+    if (identity) headers[FORWARD_HEADER] = forwardProof(this.o.secret, forwardedIdentity(auth, identity), owner.url);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
     if (payload) headers['content-length'] = String(payload.length);
     const u = new URL(owner.url);

@@ -84,11 +84,16 @@ export class OwnerWatch {
       });
       if (stopped()) return;
       let why: string | undefined;
+      // The probe's bound is a timer of our own, not AbortSignal.timeout: on Node 20 a timeout signal
+      // inside AbortSignal.any is held only weakly, and once garbage-collected it never fires
+      // (nodejs/node#57736), so a probe of a hung owner waited for undici's 300 s instead of timeoutMs.
+      const bound = new AbortController();
+      const timer = setTimeout(() => bound.abort(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
       try {
         const res = await fetch(url, {
           method: 'GET',
           headers: { [HOP_HEADER]: '1', accept: 'application/json' },
-          signal: AbortSignal.any([AbortSignal.timeout(this.o.timeoutMs), w.stop.signal]),
+          signal: AbortSignal.any([bound.signal, w.stop.signal]),
         });
         await res.body?.cancel().catch(() => undefined);
         missed = 0;
@@ -98,6 +103,8 @@ export class OwnerWatch {
         if (refused(e)) why = 'refused the connection (the process is gone)';
         else if (++missed >= this.o.misses)
           why = `did not answer ${missed} liveness probes in a row (each bounded by ${this.o.timeoutMs} ms; the process hangs or is overloaded)`;
+      } finally {
+        clearTimeout(timer);
       }
       if (why) {
         this.owners.delete(url);

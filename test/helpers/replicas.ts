@@ -104,6 +104,7 @@ export function nginxConfig(dir: string, lbPort: number, ports: number[]): strin
     '      proxy_set_header Host $host;',
     '      proxy_buffering off;',
     '      proxy_request_buffering off;',
+    '      proxy_connect_timeout 2s;',
     '      proxy_read_timeout 1800s;',
     '      proxy_next_upstream error timeout;',
     '    }',
@@ -138,7 +139,14 @@ export interface Cluster {
  * Starts PostgreSQL, `replicas` replicas and HAProxy.
  * @returns undefined when PostgreSQL binaries are absent outside CI (see pgSkipReason)
  */
-export async function startCluster(o: { replicas: number; env?: Record<string, string> }): Promise<Cluster | undefined> {
+export async function startCluster(o: {
+  replicas: number;
+  env?: Record<string, string>;
+  /** Extra node flags for each replica (e.g. a V8 GC schedule). */
+  nodeArgs?: string[];
+  /** Merged into parley.json `gateway` (e.g. `oauth`). */
+  gateway?: Record<string, unknown>;
+}): Promise<Cluster | undefined> {
   const pg: PgServer | undefined = await startPostgres();
   if (!pg) return undefined;
   void pgSkipReason;
@@ -153,7 +161,7 @@ export async function startCluster(o: { replicas: number; env?: Record<string, s
     JSON.stringify({
       mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } },
       policy: { maxPendingPerServer: 200, burst: 2000, ratePerMinute: 60000 },
-      gateway: { maxPendingPerUser: 200, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } } },
+      gateway: { maxPendingPerUser: 200, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } }, ...o.gateway },
     }),
   );
   const replicas: Replica[] = [];
@@ -163,7 +171,7 @@ export async function startCluster(o: { replicas: number; env?: Record<string, s
   async function startReplica(port: number): Promise<Replica> {
     const child = spawn(
       process.execPath,
-      [MAIN, 'serve', '--http', '--headless', '--port', String(port), '--config', cfg, '--store', storeUrl],
+      [...(o.nodeArgs ?? []), MAIN, 'serve', '--http', '--headless', '--port', String(port), '--config', cfg, '--store', storeUrl],
       {
         env: { ...process.env, ...isolatedEnv(dir), PARLEY_SECRET: SECRET, ...o.env },
         cwd: dir,
