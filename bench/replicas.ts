@@ -121,8 +121,8 @@ export async function run(): Promise<BenchRow[]> {
         'defaults',
         '  mode http',
         '  timeout connect 2s',
-        '  timeout client 120s',
-        '  timeout server 120s',
+        '  timeout client 31m',
+        '  timeout server 31m',
         '  option http-no-delay', // SSE messages go out at once (without it, ≈ 200 ms more per elicitation here)
         `frontend one`,
         `  bind 127.0.0.1:${lb1}`,
