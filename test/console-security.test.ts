@@ -22,7 +22,17 @@ function raw(
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: con.port, method, path, headers: { host: `127.0.0.1:${con.port}`, ...headers }, timeout: 15_000 },
+      // A fresh connection each (agent: false): after a 413 the server closes a socket whose body it did
+      // not read, and a kept-alive socket reused by the next request would fail with "socket hang up".
+      {
+        host: '127.0.0.1',
+        port: con.port,
+        method,
+        path,
+        headers: { host: `127.0.0.1:${con.port}`, ...headers },
+        timeout: 15_000,
+        agent: false,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -224,6 +234,60 @@ test('API bodies over 1 MiB are refused with 413', async () => {
   );
   assert.equal(r.status, 413);
   assert.equal(host.roots.list().length, 0);
+});
+
+test('every answer carries the same security headers: page, assets, API, 404, refusals, the token redirect, 413, events', async () => {
+  const CSP =
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
+  const bearer = { authorization: `Bearer ${con.token}` };
+  const big = 'x'.repeat(1024 * 1024 + 1);
+  const answers: Array<[string, Awaited<ReturnType<typeof raw>>]> = [
+    ['page', await raw('GET', '/', { cookie })],
+    ['script', await raw('GET', '/app.js', { cookie })],
+    ['styles', await raw('GET', '/app.css', { cookie })],
+    ['api', await raw('GET', '/api/servers', bearer)],
+    ['404', await raw('GET', '/api/nothing-here', bearer)],
+    ['refusal page', await raw('GET', '/', { accept: 'text/html' })],
+    ['refusal json', await raw('GET', '/api/servers')],
+    ['host 403', await raw('GET', '/api/servers', { host: 'evil.example', cookie })],
+    ['token redirect', await raw('GET', `/?token=${con.token}`)],
+    ['413', await raw('POST', '/api/roots', { ...bearer, 'content-type': 'application/json', 'content-length': String(big.length) }, big)],
+  ];
+  for (const [what, r] of answers) {
+    assert.equal(r.headers['content-security-policy'], CSP, what);
+    assert.equal(r.headers['x-frame-options'], 'DENY', what);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff', what);
+    assert.equal(r.headers['referrer-policy'], 'no-referrer', what);
+    assert.equal(r.headers['cache-control'], 'no-store', what);
+    assert.equal(r.headers['cross-origin-opener-policy'], 'same-origin', what);
+    assert.equal(r.headers['cross-origin-resource-policy'], 'same-origin', what);
+    assert.equal(r.headers['strict-transport-security'], undefined, `${what}: no HSTS on plain-HTTP loopback`);
+  }
+  assert.deepEqual(
+    answers.map(([what, r]) => [what, r.status]),
+    [
+      ['page', 200],
+      ['script', 200],
+      ['styles', 200],
+      ['api', 200],
+      ['404', 404],
+      ['refusal page', 401],
+      ['refusal json', 401],
+      ['host 403', 403],
+      ['token redirect', 303],
+      ['413', 413],
+    ],
+  );
+  // The event stream's headers, read without waiting for its end.
+  const ac = new AbortController();
+  const events = await fetch(`${con.origin}/api/events`, { headers: bearer, signal: ac.signal });
+  try {
+    assert.equal(events.headers.get('content-security-policy'), CSP);
+    assert.equal(events.headers.get('x-frame-options'), 'DENY');
+    assert.equal(events.headers.get('cache-control'), 'no-store');
+  } finally {
+    ac.abort();
+  }
 });
 
 test('the token never appears in anything written to stdout or stderr', () => {

@@ -7,7 +7,9 @@ import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/clien
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { request } from 'node:http';
 import { createShared, serve } from '../src/server/index.js';
+import { MAX_REQUEST_BODY_BYTES } from '../src/server/serve.js';
 import { demoServer, text, v2Client } from './fixtures/toolkit/peers.js';
 import { verifies } from './helpers/verifies.js';
 
@@ -74,6 +76,70 @@ test('HTTP: foreign Host or Origin gets 403', async () => {
     assert.equal(await status('null'), 403, 'the opaque origin "null" of sandboxed pages is refused');
     assert.equal(await status('localhost'), 403, 'an Origin that is not an origin URL is refused');
     assert.notEqual(await status(`http://localhost:${port}`), 403, 'a loopback page is let through');
+  } finally {
+    await h.close();
+  }
+});
+
+/** One raw POST to `url` over a fresh connection: status, `connection` header and the body (`json` when it is JSON). */
+function post(url: string, body: string, chunked = false) {
+  const u = new URL(url);
+  type Json = { id: unknown; error?: { code: number; message: string } };
+  return new Promise<{ status: number; connection?: string; text: string; json: Json }>((resolve, reject) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    if (!chunked) headers['content-length'] = String(Buffer.byteLength(body));
+    const q = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        const json = /json/.test(res.headers['content-type'] ?? '') ? (JSON.parse(text) as Json) : { id: undefined };
+        resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, text, json });
+      });
+    });
+    q.on('error', reject);
+    q.setTimeout(15_000, () => q.destroy(new Error('no answer within 15 s')));
+    // Chunked: the body goes in 64 KiB writes, so the server sees it cross the cap while reading.
+    if (chunked) for (let i = 0; i < body.length; i += 65_536) q.write(body.slice(i, i + 65_536));
+    q.end(chunked ? undefined : body);
+  });
+}
+
+test('HTTP: request bodies are read by the SDK up to 4 MiB; over it 413 naming the cap, not JSON -32700', { timeout: 60_000 }, async () => {
+  const h = await serve(() => demoServer(createShared()), { http: {} });
+  try {
+    assert.equal(MAX_REQUEST_BODY_BYTES, 4 * 1024 * 1024);
+    // An initialize padded to just under the cap is read whole and answered.
+    const init = (pad: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: { experimental: { pad: { text: 'x'.repeat(pad) } } },
+          clientInfo: { name: 'big', version: '1' },
+        },
+      });
+    const fits = init(MAX_REQUEST_BODY_BYTES - 400);
+    assert.ok(Buffer.byteLength(fits) <= MAX_REQUEST_BODY_BYTES);
+    const ok = await post(h.url, fits);
+    assert.equal(ok.status, 200);
+    assert.match(ok.text, /"serverInfo":\{"name":"demo"/);
+    // One byte over: refused, unread when Content-Length says so, and after reading past the cap when chunked.
+    const over = init(MAX_REQUEST_BODY_BYTES);
+    for (const chunked of [false, true]) {
+      const r = await post(h.url, over, chunked);
+      assert.equal(r.status, 413, `chunked: ${chunked}`);
+      assert.equal(r.connection, 'close');
+      assert.equal(r.json.error?.code, -32000);
+      assert.match(r.json.error?.message ?? '', /request body over 4194304 bytes \(4 MiB\)/);
+    }
+    const bad = await post(h.url, '{"jsonrpc": "2.0", "id": 1, "method": ');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error?.code, -32700, 'JSON-RPC Parse error');
+    assert.equal(bad.json.id, null);
+    assert.match(bad.json.error?.message ?? '', /^invalid JSON body: /);
   } finally {
     await h.close();
   }

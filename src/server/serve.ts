@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import {
   createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
   isLegacyRequest,
   isInitializeRequest,
   localhostAllowedHostnames,
@@ -20,7 +21,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 // Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
-import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeStreamableHTTPServerTransport, toWebRequest } from '@modelcontextprotocol/node';
 import type { ParleyServer } from './server.js';
 import { ListFanout } from './fanout.js';
 import { ListChanges } from './lists.js';
@@ -127,22 +128,54 @@ function listMembers(fanout: ListFanout<ParleyServer | McpServer>): Pick<ServeHa
   return { listChanged: (kinds, scope) => own.announce(kinds, scope), connections: () => fanout.products() };
 }
 
-function deny(res: ServerResponse, status: number, message: string, id: string | number | null = null): void {
-  res
-    .writeHead(status, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
+function deny(res: ServerResponse, status: number, message: string, id: string | number | null = null, code = -32000): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > 4_194_304) throw Object.assign(new Error('request body over 4 MiB'), { status: 413 });
-    chunks.push(c as Buffer);
+/**
+ * Largest HTTP request body `serve` reads, bytes: the SDK's `DEFAULT_MAX_REQUEST_BODY_SIZE` (4 MiB).
+ * The SDK reads the body (`toWebRequest` of `@modelcontextprotocol/node`, which stops at the cap and
+ * refuses a larger declared `Content-Length` unread); a longer body gets HTTP 413 with a JSON-RPC error.
+ */
+export const MAX_REQUEST_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
+
+/** A POST body that could not be used: HTTP `status` and the JSON-RPC error `code` to answer with. */
+class BodyError extends Error {
+  constructor(
+    readonly status: 400 | 413,
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * Reads and parses a POST body by the SDK. Resolves the body (`undefined` when empty) and the web
+ * `Request` it was read into (for `isLegacyRequest`). @throws BodyError: 413 over
+ * {@link MAX_REQUEST_BODY_BYTES}; 400 with -32700 (Parse error) when it is not JSON; 400 when the
+ * stream failed.
+ */
+async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promise<{ body: unknown; web: Request }> {
+  let web: Request;
+  let text: string;
+  try {
+    web = await toWeb(req, undefined, { maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
+    text = await web.text();
+  } catch (e) {
+    if ((e as { status?: number }).status === 413)
+      throw new BodyError(
+        413,
+        -32000,
+        `request body over ${MAX_REQUEST_BODY_BYTES} bytes (4 MiB), the most parley reads; send smaller messages`,
+      );
+    throw new BodyError(400, -32000, `could not read the request body: ${(e as Error).message}`);
+  }
+  try {
+    return { body: text ? JSON.parse(text) : undefined, web };
+  } catch (e) {
+    throw new BodyError(400, -32700, `invalid JSON body: ${(e as Error).message}`);
+  }
 }
 
 /**
@@ -267,15 +300,20 @@ export async function serve(
         return deny(res, 401, 'missing or unknown bearer token: send Authorization: Bearer <token> (parley serve token <user> makes one)');
       }
       let body: unknown;
+      let web: Request | undefined;
       if (req.method === 'POST') {
         try {
-          body = await readJson(req);
+          ({ body, web } = await readJson(req, toWebRequest));
         } catch (e) {
-          return deny(res, (e as { status?: number }).status ?? 400, `invalid JSON body: ${(e as Error).message}`);
+          if (!(e instanceof BodyError)) throw e;
+          // The rest of an oversized body is not read: the connection cannot carry another request.
+          if (e.status === 413) res.setHeader('connection', 'close');
+          return deny(res, e.status, e.message, null, e.code);
         }
       }
       const sid = req.headers['mcp-session-id'];
-      const legacy = typeof sid === 'string' || (await isLegacyRequest(await toWebRequest(req, body ?? null), body));
+      const legacy =
+        typeof sid === 'string' || (await isLegacyRequest(body !== undefined && web ? web : await toWebRequest(req, body ?? null), body));
       if (!legacy) return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
       if (typeof sid === 'string') {
         const t = sessions.get(sid);

@@ -11,6 +11,7 @@ import { serve } from '@hono/node-server';
 import { bodyLimit } from 'hono/body-limit';
 import { setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
+import { secureHeaders } from 'hono/secure-headers';
 import type { HostApi } from './hostApi.js';
 import type { WebPresenter } from './presenter.js';
 import { apiRoutes } from './api.js';
@@ -57,14 +58,32 @@ const refusalPage = (r: Refusal) => html`<!doctype html>
 <body><main><h1>parley console: no access</h1><p id="refusal" data-reason="${r.reason}">${r.message}</p></main></body></html>
 `;
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-};
+/**
+ * The console's security headers, set by Hono's `secureHeaders` on every answer (page, assets, API,
+ * event stream, refusals, the token redirect): the CSP below, `X-Frame-Options: DENY` (stricter than
+ * Hono's `SAMEORIGIN`), `Referrer-Policy: no-referrer`, `X-Content-Type-Options: nosniff`, and Hono's
+ * other defaults (`Cross-Origin-Opener-Policy` and `Cross-Origin-Resource-Policy: same-origin`,
+ * `Origin-Agent-Cluster: ?1`, `X-DNS-Prefetch-Control: off`, `X-Download-Options: noopen`,
+ * `X-Permitted-Cross-Domain-Policies: none`, `X-XSS-Protection: 0`). No `Strict-Transport-Security`:
+ * the console is plain HTTP on 127.0.0.1, where browsers ignore it (RFC 6797 §8.1).
+ */
+const securityHeaders = () =>
+  secureHeaders({
+    contentSecurityPolicy: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ['data:'],
+      connectSrc: ["'self'"],
+      formAction: ["'none'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+    xFrameOptions: 'DENY',
+    referrerPolicy: 'no-referrer',
+    xContentTypeOptions: 'nosniff',
+    strictTransportSecurity: false,
+  });
 
 /**
  * Starts the console. @throws Error when `hostname` is not loopback or the port is taken.
@@ -79,6 +98,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
   let port = 0;
 
   const app = new Hono();
+  app.use('*', securityHeaders());
+  // Nothing the console answers may be cached: answers, audit rows, the page with its session.
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('cache-control', 'no-store');
+  });
   app.use('*', async (c, next) => {
     const access = guard(
       {
@@ -97,9 +122,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
     if (!access.ok) {
       const r = access.refusal;
       const page = c.req.method === 'GET' && !c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html');
-      return page
-        ? c.html(refusalPage(r), r.status, SECURITY_HEADERS)
-        : c.json({ error: r.message, reason: r.reason }, r.status, SECURITY_HEADERS);
+      return page ? c.html(refusalPage(r), r.status) : c.json({ error: r.message, reason: r.reason }, r.status);
     }
     if (access.by === 'token') {
       // Trade the URL token for a session of its own (the cookie never holds the token), then drop the
@@ -110,11 +133,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
         path: '/',
         maxAge: Math.floor(sessions.ttlMs / 1000),
       });
-      for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
       return c.redirect('/', 303);
     }
     await next();
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) if (!c.res.headers.has(k)) c.res.headers.set(k, v);
   });
 
   app.use(
@@ -125,12 +146,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
   app.get('/', (c) => c.html(PAGE_HTML));
   app.get('/app.js', (c) => c.body(APP_JS, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get('/app.css', (c) => c.body(APP_CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
-  app.get('/api/events', (c) => {
-    const first = [
-      { event: 'snapshot', data: { prompts: opts.presenter?.pending() ?? [], notices: opts.presenter?.recentNotices() ?? [] } },
-    ];
-    return hub.open(first, c.req.raw.signal);
-  });
+  app.get('/api/events', (c) =>
+    hub.open(c, { event: 'snapshot', data: { prompts: opts.presenter?.pending() ?? [], notices: opts.presenter?.recentNotices() ?? [] } }),
+  );
   app.route('/api', apiRoutes(opts.host, opts.presenter));
   app.notFound((c) => c.json({ error: `No such console resource: ${c.req.method} ${c.req.path}` }, 404));
   app.onError((e, c) => c.json({ error: `Console error: ${e.message}` }, 500));
