@@ -114,14 +114,15 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
       Object.fromEntries(
         IDS.filter((i) => i.startsWith(`${t}/`)).map((i) => [i.slice(t.length + 1), { tokenSha256: hashToken(TOKENS[i]) }]),
       );
-    // The broker's limits are per user per replica (5 pending, burst 10 by default); raised so the load
-    // below measures delivery, not rate limiting (a declined prompt would read "no name (decline)").
+    // The broker's limits (5 pending, burst 10 by default) and the gateway's 20 pending prompts per user
+    // are raised so the load below (25 concurrent calls per user, spread by the balancer) measures
+    // delivery, not limits (a declined prompt would read "no name (decline)").
     writeFileSync(
       cfg,
       JSON.stringify({
         mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } },
         policy: { maxPendingPerServer: 200, burst: 200, ratePerMinute: 6000 },
-        gateway: { tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } } },
+        gateway: { maxPendingPerUser: 100, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } } },
       }),
     );
     // The first replica migrates the empty database; the others start once it serves.
