@@ -39,7 +39,8 @@ import type { Reader } from './reader.js';
 import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
 import { readServer } from './servers.js';
 import { readPolicy } from './policy.js';
-import { readGateway, readInputs, readPresets, readRootPolicy, readRoots, readRoutes } from './sections.js';
+import { readInputs, readPresets, readProfile, readRootPolicy, readRoots, readRoutes } from './sections.js';
+import { readGateway } from './gateway.js';
 
 export type ConfigFormat = 'mcpServers' | 'vscode' | 'vscode-settings' | 'parley';
 
@@ -129,11 +130,7 @@ export function readDocument(r: Reader): ConfigLayer {
   layer.policy = readPolicy(r, v.policy, ['policy']);
   layer.roots = readRoots(r, v.roots, ['roots']);
   layer.rootPolicy = readRootPolicy(r, v.rootPolicy, ['rootPolicy']);
-  if (v.profile !== undefined) {
-    if (isObject(v.profile)) {
-      for (const [k, val] of Object.entries(v.profile)) if (!reservedKey(r, k, ['profile', k], 'a profile key')) layer.profile[k] = val;
-    } else wrongType(r, ['profile'], 'an object of field name → value', v.profile);
-  }
+  layer.profile = readProfile(r, v.profile, ['profile']);
   layer.presets = readPresets(r, v.presets, ['presets']);
   layer.gateway = readGateway(r, v.gateway, ['gateway']);
   return layer;

@@ -95,10 +95,13 @@ export function named<T extends z.ZodType>(value: T, what: string, name: string,
 
 /**
  * A string field with `${…}` expansion (see interpolate.ts); `tilde` also expands a leading `~`.
- * `noInputs` is reported when the string holds `${input:…}` (fields read before any person is asked).
+ * `noInputs` is reported when the string holds `${input:…}` (fields read before any person is asked);
+ * `missing` when a required field is absent.
  */
-export function text(interp: InterpolationContext, opts: { tilde?: boolean; noInputs?: Say } = {}) {
-  return z.string(expect('a string')).transform((s, ctx) => {
+export function text(interp: InterpolationContext, opts: { tilde?: boolean; noInputs?: Say; missing?: Say } = {}) {
+  const { missing } = opts;
+  const error = (iss: { input?: unknown }) => enc(iss.input === undefined && missing ? missing : { code: 'type', what: 'a string' });
+  return z.string({ error }).transform((s, ctx) => {
     const e = expand(s, interp, opts);
     if (!e.ok) for (const p of e.problems) flag(ctx, { code: p.code, message: p.message, fix: p.fix });
     else if (opts.noInputs && e.inputRefs.length) flag(ctx, opts.noInputs);
