@@ -35,9 +35,12 @@
  */
 import { basename } from 'node:path';
 import type { HostConfig, InputVariableDef, PolicyDef, RootPolicyDef, RouteDef, ServerDef } from './types.js';
+import { z } from 'zod';
 import type { Reader } from './reader.js';
-import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
-import { readServer } from './servers.js';
+import { isObject, report } from './reader.js';
+import type { Segments } from './source.js';
+import { named, obj, parseSection } from './zod.js';
+import { readServer, type ServerRead } from './servers.js';
 import { readPolicy } from './policy.js';
 import { readInputs, readPresets, readProfile, readRootPolicy, readRoots, readRoutes } from './sections.js';
 import { readGateway } from './gateway.js';
@@ -94,28 +97,28 @@ export function emptyLayer(file: string, format: ConfigFormat): ConfigLayer {
   };
 }
 
+/** A document or block whose top-level keys are `keys`, each read by its own section; other keys are warned about. */
+const top = (what: string, keys: readonly string[]) => obj(what, Object.fromEntries(keys.map((k) => [k, z.unknown().optional()])));
+const PARLEY = top('a JSON object', PARLEY_KEYS);
+const VSCODE = top('a JSON object', ['$schema', 'servers', 'inputs']);
+const MCP = top('an object with "servers"', ['servers', 'inputs']);
+const SERVERS = named(z.unknown(), 'an object of servers', 'a server name');
+
 export function readDocument(r: Reader): ConfigLayer {
-  const v = r.source.value;
-  if (!isObject(v)) {
-    wrongType(r, [], 'a JSON object', v);
-    return emptyLayer(r.source.file, 'parley');
-  }
-  const format = detectFormat(r.source.file, v);
+  const raw = r.source.value;
+  const format = isObject(raw) ? detectFormat(r.source.file, raw) : 'parley';
   const layer = emptyLayer(r.source.file, format);
   if (format === 'vscode-settings') {
     // Only "mcp" is parley's; a settings file without it is simply not an MCP configuration.
-    if (v.mcp === undefined) return layer;
-    if (!isObject(v.mcp)) {
-      wrongType(r, ['mcp'], 'an object with "servers"', v.mcp);
-      return layer;
-    }
-    unknownKeys(r, v.mcp, ['mcp'], ['servers', 'inputs']);
-    readServers(r, layer, v.mcp, ['mcp'], ['servers']);
-    if (v.mcp.inputs !== undefined) layer.inputs = readInputs(r, v.mcp.inputs, ['mcp', 'inputs']);
+    const mcp = isObject(raw) && raw.mcp !== undefined ? parseSection(r, MCP, raw.mcp, ['mcp']) : undefined;
+    if (!mcp) return layer;
+    readServers(r, layer, mcp, ['mcp'], ['servers']);
+    if (mcp.inputs !== undefined) layer.inputs = readInputs(r, mcp.inputs, ['mcp', 'inputs']);
     return layer;
   }
-  if (format === 'parley') unknownKeys(r, v, [], PARLEY_KEYS);
-  if (format === 'vscode') unknownKeys(r, v, [], ['$schema', 'servers', 'inputs']);
+  // mcpServers files belong to other apps too: their other keys are ignored silently, except "servers".
+  const v = format === 'mcpServers' ? (raw as Record<string, unknown>) : parseSection(r, format === 'vscode' ? VSCODE : PARLEY, raw, []);
+  if (!v) return layer;
   if (format === 'mcpServers' && v.servers !== undefined) {
     report(r, 'unknown-key', ['servers'], '"servers" is ignored in an mcpServers file', {
       severity: 'warning',
@@ -137,37 +140,30 @@ export function readDocument(r: Reader): ConfigLayer {
 }
 
 /**
- * Reads the server blocks `keys` of `obj` (found at `at`) into `layer`. Warns `no-servers` when the file
- * defines no server at all (no block, or only empty ones), unless it is a parley file with other settings.
+ * Reads the server blocks `keys` of `obj` (found at `at`) into `layer`; a name in two blocks: the later
+ * wins, with a warning. Warns `no-servers` when the file defines no server at all (no block, or only
+ * empty ones), unless it is a parley file with other settings.
  */
-function readServers(r: Reader, layer: ConfigLayer, obj: Record<string, unknown>, at: Array<string | number>, keys: string[]): void {
+function readServers(r: Reader, layer: ConfigLayer, obj: Record<string, unknown>, at: Segments, keys: string[]): void {
   let count = 0;
+  const read = new Map<string, ServerRead>();
   for (const key of keys) {
     const block = obj[key];
     if (block === undefined) continue;
-    if (!isObject(block)) {
-      wrongType(r, [...at, key], 'an object of servers', block);
-      count++; // reported already; "no servers" would be a second message about the same mistake
-      continue;
-    }
-    for (const [name, raw] of Object.entries(block)) {
-      count++;
-      if (reservedKey(r, name, [...at, key, name], 'a server name')) continue;
-      if (Object.hasOwn(layer.servers, name) || layer.invalid.includes(name) || layer.disabled.includes(name)) {
+    count += isObject(block) ? Object.keys(block).length : 1; // a wrong type is reported: "no servers" would repeat it
+    for (const [name, raw] of Object.entries(parseSection(r, SERVERS, block, [...at, key], ['*']) ?? {})) {
+      if (read.delete(name))
         report(r, 'duplicate', [...at, key, name], `server "${name}" is defined twice in this file; this definition wins`, {
           severity: 'warning',
           key: true,
           server: name,
         });
-        delete layer.servers[name];
-        layer.invalid = layer.invalid.filter((n) => n !== name);
-        layer.disabled = layer.disabled.filter((n) => n !== name);
-      }
-      const res = readServer(r, name, raw, [...at, key, name]);
-      if (res.kind === 'ok') layer.servers[name] = res.def;
-      else if (res.kind === 'invalid') layer.invalid.push(name);
-      else layer.disabled.push(name);
+      read.set(name, readServer(r, name, raw, [...at, key, name]));
     }
+  }
+  for (const [name, res] of read) {
+    if (res.kind === 'ok') layer.servers[name] = res.def;
+    else (res.kind === 'invalid' ? layer.invalid : layer.disabled).push(name);
   }
   const otherSettings = layer.format === 'parley' && PARLEY_ONLY.some((k) => k in obj);
   if (count === 0 && !otherSettings) {

@@ -152,6 +152,7 @@ export function parseSection<T extends z.ZodType>(
     if (res.success) return res.data;
     const found: Found[] = [];
     for (const iss of res.error.issues) adapt(iss, [], found);
+    let changed = false;
     if (!copied) {
       box.v = structuredClone(box.v);
       copied = true;
@@ -162,11 +163,11 @@ export function parseSection<T extends z.ZodType>(
       const message = s.code === 'type' ? `expected ${s.what}, got ${typeName(f.input)}` : (s.message ?? 'invalid value');
       const fix = s.code === 'type' ? `make ${pointer(segs) || 'the document'} ${s.what}` : s.fix;
       report(r, s.code, segs, message, { severity: s.warning ? 'warning' : 'error', fix, key: s.key, server });
-      if (!s.warning) edit(box, unit(f.path, patterns), DROP);
-      else if (s.code === 'unknown-key') edit(box, f.path, DROP);
-      else if (s.repair !== undefined) edit(box, f.path, s.repair);
+      if (!s.warning) changed = edit(box, unit(f.path, patterns), DROP) || changed;
+      else if (s.code === 'unknown-key' || s.repair !== undefined) changed = edit(box, f.path, s.repair ?? DROP) || changed;
     }
-    if (box.v === undefined) return undefined;
+    // Nothing left, or nothing changed (the same findings would come again): the section is left out.
+    if (box.v === undefined || !changed) return undefined;
   }
   return undefined;
 }
@@ -209,17 +210,18 @@ function unit(path: PropertyKey[], patterns: string[][]): PropertyKey[] {
   return path.slice(0, best);
 }
 
-/** Deletes (`DROP`) or replaces the value at `path` inside `box.v`; a path that no longer exists is ignored. */
-function edit(box: { v: unknown }, path: PropertyKey[], to: typeof DROP | string | number): void {
+/** Deletes (`DROP`) or replaces the value at `path` inside `box.v`; false when that path no longer exists. */
+function edit(box: { v: unknown }, path: PropertyKey[], to: typeof DROP | string | number): boolean {
   if (path.length === 0) {
     box.v = to === DROP ? undefined : to;
-    return;
+    return true;
   }
   const own = (o: unknown, k: PropertyKey): o is Record<PropertyKey, unknown> => typeof o === 'object' && o !== null && Object.hasOwn(o, k);
   let o: unknown = box.v;
   for (const seg of path.slice(0, -1)) o = own(o, seg) ? o[seg] : undefined;
   const last = path[path.length - 1];
-  if (!own(o, last)) return;
+  if (!own(o, last)) return false;
   if (to === DROP) delete o[last];
   else Object.defineProperty(o, last, { value: to, enumerable: true, writable: true, configurable: true });
+  return true;
 }
