@@ -224,10 +224,13 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
       config.servers[name] = def;
       invalid.delete(name);
     }
-    for (const name of [...l.invalid, ...l.disabled]) {
+    for (const name of l.invalid) {
       delete config.servers[name];
-      if (l.invalid.includes(name)) invalid.add(name);
-      else invalid.delete(name);
+      invalid.add(name);
+    }
+    for (const name of l.disabled) {
+      delete config.servers[name];
+      invalid.delete(name);
     }
     Object.assign(config.policy, l.policy);
     Object.assign(config.profile, l.profile);
@@ -245,9 +248,14 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
       if (def.admins) into.admins = def.admins;
     }
   }
+  const rootUris = new Set<string>();
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);
-    for (const root of l.roots) if (!config.roots.some((x) => x.uri === root.uri)) config.roots.push(root);
+    for (const root of l.roots) {
+      if (rootUris.has(root.uri)) continue;
+      rootUris.add(root.uri);
+      config.roots.push(root);
+    }
   }
   if (invalid.size) config.invalidServers = [...invalid];
   return config;
@@ -280,7 +288,7 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
       fix: 'define it under "inputs" ({"id", "type": "promptString", "description"})',
     });
     delete config.servers[name];
-    config.invalidServers = [...(config.invalidServers ?? []), name];
+    (config.invalidServers ??= []).push(name);
   }
   const known = new Set([...Object.keys(config.servers), ...(config.invalidServers ?? [])]);
   config.routes.forEach((route, i) => {

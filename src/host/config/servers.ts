@@ -130,8 +130,13 @@ export type ServerRead = { kind: 'ok'; def: ServerDef } | { kind: 'invalid' } | 
 
 const INPUT_REF = /\$\{input:([^}]+)\}/g;
 
+/** The schema is built once per document (it closes over the document's interpolation context). */
+const schemas = new WeakMap<Reader, ReturnType<typeof serverSchema>>();
+
 export function readServer(r: Reader, name: string, raw: unknown, segs: Segments): ServerRead {
-  const e = parseSection(r, serverSchema(r), raw, segs, [], name);
+  let schema = schemas.get(r);
+  if (!schema) schemas.set(r, (schema = serverSchema(r)));
+  const e = parseSection(r, schema, raw, segs, [], name);
   if (!e) return { kind: 'invalid' };
   if (e.type === 'disabled') return { kind: 'disabled' };
   const pos = r.source.locate(segs, { key: true });
