@@ -9,27 +9,10 @@
  * - `vscode-settings`: VS Code's `settings.json` form, `{"mcp": {"servers", "inputs"}}`; every other key
  *   belongs to VS Code and is ignored silently.
  *
- * The parley.json schema (every key optional; JSONC):
- * ```
- * {
- *   "$schema"?:    string,                                   // ignored
- *   "mcpServers"?: { [name]: ServerEntry },                  // see servers.ts
- *   "servers"?:    { [name]: ServerEntry },
- *   "inputs"?:     [{ id, type: "promptString"|"pickString", description?, password?, default?, options? }],
- *   "routes"?:     [{ match: string, regex?: boolean, servers: string[] }],   // glob, or JS regex source
- *   "policy"?:     { sensitiveFields?: "decline"|"ask"|"allow",  // default "decline"
- *                    ratePerMinute?: int (30), burst?: int (10), maxPendingPerServer?: int (5),
- *                    urlSchemes?: string[] (["https"]), allowLoopbackUrls?: boolean (false), sampling?: "ask"|"decline" ("ask") },
- *   "gateway"?:    { users?: { [name]: { tokenSha256 } }, oauth?: { issuer, … }, maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs? },
- *   "presets"?:    { [name]: { roots?: Root[], answers?: { [formKey]: { [field]: value } } } },
- *   "profile"?:    { [fieldName]: value },                   // prefill for fields of that name
- *   "roots"?:      Root[],                                   // Root = {uri, name?} | string (path or URI;
- *                                                            //  other schemes are virtual: routing only)
- *   "rootPolicy"?: { unrouted?: "all"|"none",               // default "none" with routes, else "all"
- *                    healthIntervalMs?: int (30000), watch?: boolean (true) }
- * }
- * ```
- * Unknown keys are warnings; wrong types are errors that leave the bad item out (a bad server is
+ * parley.json (JSONC, every key optional) has `$schema` (ignored), `mcpServers`, `servers` (entries:
+ * servers.ts), `inputs`, `routes`, `roots`, `presets`, `profile`, `rootPolicy` (sections.ts), `policy`
+ * (policy.ts) and `gateway` (gateway.ts); each module holds its section's zod schema, and the types are
+ * in types.ts. Unknown keys are warnings; an error leaves out the item that holds it (a bad server is
  * listed in `invalid`). See docs/config.md.
  * @module
  */

@@ -48,6 +48,13 @@ const algorithms = rule(
   `algorithms must be a non-empty array of ${ALGORITHMS.join(', ')} (asymmetric only: the gateway never shares a key with the issuer)`,
   'e.g. ["RS256"]',
 );
+const SECRET = rule(
+  'plaintext-secret',
+  'a client secret does not belong in configuration',
+  'put it in an environment variable and name it in "clientSecretEnv"',
+);
+const SECRET_ENV = rule('invalid-value', 'clientSecretEnv is the NAME of an environment variable', 'e.g. "PARLEY_INTROSPECTION_SECRET"');
+const SKEW = rule('invalid-value', 'clockSkewMs must be an integer 0..300000 (ms)', 'e.g. 5000');
 
 function oauth(interp: InterpolationContext) {
   return obj('an object {issuer, resource?, jwksUri?, introspection?, scopes?, userClaim?, tenantClaim?}', {
@@ -58,18 +65,10 @@ function oauth(interp: InterpolationContext) {
       endpoint: url(interp, 'introspection.endpoint').optional(),
       clientId: z.string(expect("a non-empty string (the gateway's client id at the issuer)")).min(1),
       clientSecretEnv: z
-        .string(rule('invalid-value', 'clientSecretEnv is the NAME of an environment variable', 'e.g. "PARLEY_INTROSPECTION_SECRET"'))
+        .string(SECRET_ENV)
         .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
         .optional(),
-      clientSecret: z
-        .never(
-          rule(
-            'plaintext-secret',
-            'a client secret does not belong in configuration',
-            'put it in an environment variable and name it in "clientSecretEnv"',
-          ),
-        )
-        .optional(),
+      clientSecret: z.never(SECRET).optional(),
     }).optional(),
     scopes: z
       .array(
@@ -84,11 +83,7 @@ function oauth(interp: InterpolationContext) {
       .min(1)
       .refine((a) => a.every((x) => ALGORITHMS.includes(x)), algorithms)
       .default(['RS256', 'PS256', 'ES256', 'EdDSA']),
-    clockSkewMs: z
-      .int(rule('invalid-value', 'clockSkewMs must be an integer 0..300000 (ms)', 'e.g. 5000'))
-      .min(0)
-      .max(300_000)
-      .default(5000),
+    clockSkewMs: z.int(SKEW).min(0).max(300_000).default(5000),
   });
 }
 
@@ -99,47 +94,28 @@ const GATEWAY_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
 const tokenCommand = (name: string, tenant?: string) => `parley serve token ${name}${tenant ? ` --tenant ${tenant}` : ''}`;
 const userAt = (path: ReadonlyArray<PropertyKey>) => tokenCommand(String(path.at(-2)), path[0] === 'tenants' ? String(path[1]) : undefined);
 
-const USERS = named(
-  obj('an object {tokenSha256}', {
-    tokenSha256: z
-      .string(
-        rule(
-          'invalid-token-hash',
-          (p) => `user "${String(p.at(-2))}": tokenSha256 must be 64 lowercase hex characters (a SHA-256 digest)`,
-          (p) => `run: ${userAt(p)}`,
-        ),
-      )
-      .regex(/^[0-9a-f]{64}$/),
-  }),
-  'an object of user name → {tokenSha256}',
-  'a user name',
-  (k) =>
-    GATEWAY_NAME.test(k)
-      ? undefined
-      : {
-          code: 'invalid-user-name',
-          message: `user name "${k}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`,
-          fix: 'rename the user',
-        },
+/** A user or tenant name rule; a tenant may not be called "default" (gateway.users is tenant "default"). */
+const nameRule = (kind: 'user' | 'tenant') => (k: string) =>
+  GATEWAY_NAME.test(k) && !(kind === 'tenant' && k === 'default')
+    ? undefined
+    : {
+        code: kind === 'user' ? ('invalid-user-name' as const) : ('invalid-tenant-name' as const),
+        message: `${kind} name "${k}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"${kind === 'tenant' ? ', and not "default" (gateway.users is tenant "default")' : ''}`,
+        fix: `rename the ${kind}`,
+      };
+const HASH = rule(
+  'invalid-token-hash',
+  (p) => `user "${String(p.at(-2))}": tokenSha256 must be 64 lowercase hex characters (a SHA-256 digest)`,
+  (p) => `run: ${userAt(p)}`,
 );
-
-const TENANTS = named(
-  obj('an object {users, servers}', {
-    users: USERS.optional(),
-    servers: z.array(z.string(expect('a server name')).min(1), expect('an array of server names from mcpServers')).optional(),
-    admins: z.array(z.string(expect('a user name')), expect("an array of this tenant's user names")).optional(),
-  }),
-  'an object of tenant name → {users, servers}',
-  'a tenant name',
-  (k) =>
-    GATEWAY_NAME.test(k) && k !== 'default'
-      ? undefined
-      : {
-          code: 'invalid-tenant-name',
-          message: `tenant name "${k}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-", and not "default" (gateway.users is tenant "default")`,
-          fix: 'rename the tenant',
-        },
-);
+const USER = obj('an object {tokenSha256}', { tokenSha256: z.string(HASH).regex(/^[0-9a-f]{64}$/) });
+const USERS = named(USER, 'an object of user name → {tokenSha256}', 'a user name', nameRule('user'));
+const TENANT = obj('an object {users, servers}', {
+  users: USERS.optional(),
+  servers: z.array(z.string(expect('a server name')).min(1), expect('an array of server names from mcpServers')).optional(),
+  admins: z.array(z.string(expect('a user name')), expect("an array of this tenant's user names")).optional(),
+});
+const TENANTS = named(TENANT, 'an object of tenant name → {users, servers}', 'a tenant name', nameRule('tenant'));
 
 const positive = z.int(expect('a positive integer')).min(1);
 const UNITS = ['*', 'users/*', 'tenants/*', 'tenants/*/users', 'tenants/*/users/*', 'tenants/*/servers', 'tenants/*/admins'];

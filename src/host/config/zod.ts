@@ -146,58 +146,37 @@ export function parseSection<T extends z.ZodType>(
 ): z.output<T> | undefined {
   const patterns = units.map((u) => u.split('/'));
   const box: { v: unknown } = { v: value };
-  let copied = false;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const res = schema.safeParse(box.v, { reportInput: true });
     if (res.success) return res.data;
-    const found: Found[] = [];
-    for (const iss of res.error.issues) adapt(iss, [], found);
+    if (pass === 0) box.v = structuredClone(box.v);
     let changed = false;
-    if (!copied) {
-      box.v = structuredClone(box.v);
-      copied = true;
-    }
-    for (const f of found) {
-      const segs = [...at, ...f.path] as Segments;
-      const s = f.say;
-      const message = s.code === 'type' ? `expected ${s.what}, got ${typeName(f.input)}` : (s.message ?? 'invalid value');
-      const fix = s.code === 'type' ? `make ${pointer(segs) || 'the document'} ${s.what}` : s.fix;
-      report(r, s.code, segs, message, { severity: s.warning ? 'warning' : 'error', fix, key: s.key, server });
-      if (!s.warning) changed = edit(box, unit(f.path, patterns), DROP) || changed;
-      else if (s.code === 'unknown-key' || s.repair !== undefined) changed = edit(box, f.path, s.repair ?? DROP) || changed;
-    }
+    for (const iss of res.error.issues)
+      adapt(iss, [], (s, path, input) => {
+        const segs = [...at, ...path] as Segments;
+        const message = s.code === 'type' ? `expected ${s.what}, got ${typeName(input)}` : (s.message ?? 'invalid value');
+        const fix = s.code === 'type' ? `make ${pointer(segs) || 'the document'} ${s.what}` : s.fix;
+        report(r, s.code, segs, message, { severity: s.warning ? 'warning' : 'error', fix, key: s.key, server });
+        if (!s.warning) changed = edit(box, unit(path, patterns), DROP) || changed;
+        else if (s.code === 'unknown-key' || s.repair !== undefined) changed = edit(box, path, s.repair ?? DROP) || changed;
+      });
     // Nothing left, or nothing changed (the same findings would come again): the section is left out.
     if (box.v === undefined || !changed) return undefined;
   }
   return undefined;
 }
 
-interface Found {
-  say: Say;
-  path: PropertyKey[];
-  input: unknown;
-}
-
-/** One zod finding as parley findings (an unknown-keys finding becomes one per key). */
-function adapt(iss: z.core.$ZodIssue, base: Path, out: Found[]): void {
+/** One zod finding as parley findings, passed to `found` (an unknown-keys finding becomes one per key). */
+function adapt(iss: z.core.$ZodIssue, base: Path, found: (say: Say, path: PropertyKey[], input: unknown) => void): void {
   const path = [...base, ...iss.path];
   if (iss.code === 'invalid_union') {
     // Alternatives by JSON type (a root is a string or an object): report the one the value's type chose.
     const chosen = iss.errors.filter((e) => !(e.length === 1 && e[0].code === 'invalid_type' && e[0].path.length === 0));
-    if (chosen.length === 1) {
-      for (const e of chosen[0]) adapt(e, path, out);
-      return;
-    }
+    if (chosen.length === 1) return void chosen[0].forEach((e) => adapt(e, path, found));
   }
   const say = dec(iss.message) ?? { code: iss.code === 'invalid_value' ? 'invalid-value' : 'type', what: 'a valid value' };
-  if (iss.code === 'unrecognized_keys') {
-    for (const k of iss.keys)
-      out.push({
-        say: { ...say, message: `unknown key "${k}" is ignored`, warning: true, key: true },
-        path: [...path, k],
-        input: undefined,
-      });
-  } else out.push({ say, path, input: iss.input });
+  if (iss.code !== 'unrecognized_keys') return found(say, path, iss.input);
+  for (const k of iss.keys) found({ ...say, message: `unknown key "${k}" is ignored`, warning: true, key: true }, [...path, k], undefined);
 }
 
 const DROP = Symbol('drop');
