@@ -11,7 +11,6 @@ import type { GatewayDef } from './types.js';
 import type { Reader } from './reader.js';
 import { isObject, report } from './reader.js';
 import type { Segments } from './source.js';
-import type { InterpolationContext } from './interpolate.js';
 import { clampMs, expect, flag, named, obj, parseSection, rule, text } from './zod.js';
 
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
@@ -19,9 +18,9 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** An absolute http(s) URL without fragment; https unless loopback. */
-function url(interp: InterpolationContext, what: string, missing?: string) {
+function url(what: string, missing?: string) {
   const required = missing ? { code: 'required' as const, message: missing, fix: 'add "issuer": "https://login.example.com"' } : undefined;
-  return text(interp, { missing: required }).transform((s, ctx) => {
+  return text({ missing: required }).transform((s, ctx) => {
     const u = URL.canParse(s) ? new URL(s) : undefined;
     if (!u) flag(ctx, { code: 'invalid-url', message: `${what} must be an absolute URL`, fix: 'write it as https://host/path' });
     else if (u.hash || (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname))))
@@ -56,36 +55,34 @@ const SECRET = rule(
 const SECRET_ENV = rule('invalid-value', 'clientSecretEnv is the NAME of an environment variable', 'e.g. "PARLEY_INTROSPECTION_SECRET"');
 const SKEW = rule('invalid-value', 'clockSkewMs must be an integer 0..300000 (ms)', 'e.g. 5000');
 
-function oauth(interp: InterpolationContext) {
-  return obj('an object {issuer, resource?, jwksUri?, introspection?, scopes?, userClaim?, tenantClaim?}', {
-    issuer: url(interp, 'issuer', 'gateway.oauth needs "issuer", the authorization server that issues the tokens'),
-    resource: url(interp, 'resource').optional(),
-    jwksUri: url(interp, 'jwksUri').optional(),
-    introspection: obj('an object {clientId, clientSecretEnv?, endpoint?}', {
-      endpoint: url(interp, 'introspection.endpoint').optional(),
-      clientId: z.string(expect("a non-empty string (the gateway's client id at the issuer)")).min(1),
-      clientSecretEnv: z
-        .string(SECRET_ENV)
-        .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
-        .optional(),
-      clientSecret: z.never(SECRET).optional(),
-    }).optional(),
-    scopes: z
-      .array(
-        z.string(expect('a scope (1-128 characters, no spaces or quotes)')).regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/),
-        expect('an array of scope strings (no spaces or quotes)'),
-      )
-      .default([]),
-    userClaim: claim.default('sub'),
-    tenantClaim: claim.optional(),
-    algorithms: z
-      .array(z.string(algorithms), algorithms)
-      .min(1)
-      .refine((a) => a.every((x) => ALGORITHMS.includes(x)), algorithms)
-      .default(['RS256', 'PS256', 'ES256', 'EdDSA']),
-    clockSkewMs: z.int(SKEW).min(0).max(300_000).default(5000),
-  });
-}
+const OAUTH = obj('an object {issuer, resource?, jwksUri?, introspection?, scopes?, userClaim?, tenantClaim?}', {
+  issuer: url('issuer', 'gateway.oauth needs "issuer", the authorization server that issues the tokens'),
+  resource: url('resource').optional(),
+  jwksUri: url('jwksUri').optional(),
+  introspection: obj('an object {clientId, clientSecretEnv?, endpoint?}', {
+    endpoint: url('introspection.endpoint').optional(),
+    clientId: z.string(expect("a non-empty string (the gateway's client id at the issuer)")).min(1),
+    clientSecretEnv: z
+      .string(SECRET_ENV)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
+      .optional(),
+    clientSecret: z.never(SECRET).optional(),
+  }).optional(),
+  scopes: z
+    .array(
+      z.string(expect('a scope (1-128 characters, no spaces or quotes)')).regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/),
+      expect('an array of scope strings (no spaces or quotes)'),
+    )
+    .default([]),
+  userClaim: claim.default('sub'),
+  tenantClaim: claim.optional(),
+  algorithms: z
+    .array(z.string(algorithms), algorithms)
+    .min(1)
+    .refine((a) => a.every((x) => ALGORITHMS.includes(x)), algorithms)
+    .default(['RS256', 'PS256', 'ES256', 'EdDSA']),
+  clockSkewMs: z.int(SKEW).min(0).max(300_000).default(5000),
+});
 
 /** Tenant and user names: 1-64 characters of letters, digits, `.`, `_`, `@`, `-` (never `/`). */
 const GATEWAY_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
@@ -120,18 +117,19 @@ const TENANTS = named(TENANT, 'an object of tenant name → {users, servers}', '
 const positive = z.int(expect('a positive integer')).min(1);
 const UNITS = ['*', 'users/*', 'tenants/*', 'tenants/*/users', 'tenants/*/users/*', 'tenants/*/servers', 'tenants/*/admins'];
 
+const GATEWAY = obj('an object {users, tenants, oauth?}', {
+  users: USERS.optional(),
+  tenants: TENANTS.optional(),
+  oauth: OAUTH.optional(),
+  maxSessionsPerUser: positive.optional(),
+  maxPendingPerUser: positive.optional(),
+  sessionIdleMs: clampMs(positive).optional(),
+});
+
 export function readGateway(r: Reader, v: unknown, segs: Segments): GatewayDef {
   const out: GatewayDef = { users: {} };
   if (v === undefined) return out;
-  const schema = obj('an object {users, tenants, oauth?}', {
-    users: USERS.optional(),
-    tenants: TENANTS.optional(),
-    oauth: oauth(r.interp).optional(),
-    maxSessionsPerUser: positive.optional(),
-    maxPendingPerUser: positive.optional(),
-    sessionIdleMs: clampMs(positive).optional(),
-  });
-  const g = parseSection(r, schema, isObject(v) ? refuseTokens(r, structuredClone(v), segs) : v, segs, UNITS);
+  const g = parseSection(r, GATEWAY, isObject(v) ? refuseTokens(r, structuredClone(v), segs) : v, segs, UNITS);
   if (!g) return out;
   const { users, tenants, oauth: o, ...limits } = g;
   Object.assign(out, limits, { users: users ?? {} }, o ? { oauth: o } : {});

@@ -12,7 +12,7 @@ import { normalizeRootUri } from '../../schema/uri.js';
 import type { Reader } from './reader.js';
 import { report } from './reader.js';
 import type { Segments } from './source.js';
-import { expect, flag, list, named, obj, parseSection, rule, text } from './zod.js';
+import { expect, flag, interpolation, list, named, obj, parseSection, rule, text } from './zod.js';
 
 const str = (what = 'a string') => z.string(expect(what));
 const bool = z.boolean(expect('a boolean'));
@@ -80,9 +80,8 @@ export function readRoutes(r: Reader, v: unknown, segs: Segments): RouteDef[] {
  * canonical form: it is used host-side for routing and presets and never sent to a server (MCP
  * `Root.uri` MUST be a `file://` URI, 2025-11-25 client/roots §Root). A malformed URI is an error.
  */
-function rootsSchema(r: Reader) {
-  const base = r.interp.workspaceFolder;
-  const uri = text(r.interp, {
+const ROOTS = (() => {
+  const uri = text({
     tilde: true,
     noInputs: {
       code: 'bad-variable',
@@ -90,7 +89,7 @@ function rootsSchema(r: Reader) {
       fix: 'use an environment variable or a literal path',
     },
   }).transform((s, ctx) => {
-    const u = rootUri(s, base);
+    const u = rootUri(s, interpolation().workspaceFolder);
     if (u === undefined)
       flag(ctx, {
         code: 'invalid-value',
@@ -104,10 +103,10 @@ function rootsSchema(r: Reader) {
     expect('a root {uri, name?} or a path/URI string'),
   );
   return list(root, 'an array of roots');
-}
+})();
 
 export function readRoots(r: Reader, v: unknown, segs: Segments): HostConfig['roots'] {
-  return (v === undefined ? undefined : parseSection(r, rootsSchema(r), v, segs, ['*'])) ?? [];
+  return (v === undefined ? undefined : parseSection(r, ROOTS, v, segs, ['*'])) ?? [];
 }
 
 /** The root URI for a root string: a `file:` URI (normalised) for a path or `file:` URI, a canonical virtual URI for another scheme, `undefined` when malformed (or a `file:` URI with a host). */
@@ -128,9 +127,9 @@ function rootUri(s: string, base: string): string | undefined {
 }
 
 /** parley.json `presets`: name → `{roots?, answers?}`; a bad root or a bad `answers` is left out, the preset kept. */
-export function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['presets'] {
-  const preset = obj('a preset object {roots?, answers?}', {
-    roots: rootsSchema(r).optional(),
+const PRESETS = named(
+  obj('a preset object {roots?, answers?}', {
+    roots: ROOTS.optional(),
     answers: z
       .record(
         z.string(),
@@ -138,9 +137,14 @@ export function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['
         expect('an object of form key → object of field values'),
       )
       .optional(),
-  });
-  const schema = named(preset, 'an object of preset name → preset', 'a preset name');
-  return (v === undefined ? undefined : parseSection(r, schema, v, segs, ['*', '*/roots', '*/roots/*', '*/answers'])) ?? {};
+  }),
+  'an object of preset name → preset',
+  'a preset name',
+);
+
+/** parley.json `presets`: name → `{roots?, answers?}`; a bad root or a bad `answers` is left out, the preset kept. */
+export function readPresets(r: Reader, v: unknown, segs: Segments): HostConfig['presets'] {
+  return (v === undefined ? undefined : parseSection(r, PRESETS, v, segs, ['*', '*/roots', '*/roots/*', '*/answers'])) ?? {};
 }
 
 const PROFILE = named(z.unknown(), 'an object of field name → value', 'a profile key');

@@ -67,8 +67,8 @@ function kindOf(raw: Record<string, unknown>, ctx: z.core.$RefinementCtx): 'stdi
 }
 
 /** One server entry: stdio or remote by {@link kindOf}, or `{type: 'disabled'}` for `disabled: true` (nothing else is read). */
-function serverSchema(r: Reader) {
-  const t = (tilde = false) => text(r.interp, { tilde });
+const SERVER = (() => {
+  const t = (tilde = false) => text({ tilde });
   const ms = clampMs(z.number(expect('a positive number of milliseconds')).positive()).optional();
   const common = {
     timeouts: obj('an object', { startupMs: ms, toolCallMs: ms, maxTotalMs: ms }).optional(),
@@ -124,19 +124,14 @@ function serverSchema(r: Reader) {
     },
     z.discriminatedUnion('type', [disabled, stdio, remote], expect('a server object')),
   );
-}
+})();
 
 export type ServerRead = { kind: 'ok'; def: ServerDef } | { kind: 'invalid' } | { kind: 'disabled' };
 
 const INPUT_REF = /\$\{input:([^}]+)\}/g;
 
-/** The schema is built once per document (it closes over the document's interpolation context). */
-const schemas = new WeakMap<Reader, ReturnType<typeof serverSchema>>();
-
 export function readServer(r: Reader, name: string, raw: unknown, segs: Segments): ServerRead {
-  let schema = schemas.get(r);
-  if (!schema) schemas.set(r, (schema = serverSchema(r)));
-  const e = parseSection(r, schema, raw, segs, [], name);
+  const e = parseSection(r, SERVER, raw, segs, [], name);
   if (!e) return { kind: 'invalid' };
   if (e.type === 'disabled') return { kind: 'disabled' };
   const pos = r.source.locate(segs, { key: true });

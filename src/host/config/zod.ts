@@ -94,15 +94,28 @@ export function named<T extends z.ZodType>(value: T, what: string, name: string,
 }
 
 /**
+ * The interpolation context of the section being parsed. Schemas are built once per process (zod compiles
+ * a schema on first use), so text fields read the document's context from here; parsing is synchronous
+ * and {@link parseSection} sets it for its duration.
+ */
+let current: InterpolationContext | undefined;
+
+/** The interpolation context of the document being parsed (inside a schema's transforms only). */
+export function interpolation(): InterpolationContext {
+  if (!current) throw new Error('interpolation() outside parseSection');
+  return current;
+}
+
+/**
  * A string field with `${…}` expansion (see interpolate.ts); `tilde` also expands a leading `~`.
  * `noInputs` is reported when the string holds `${input:…}` (fields read before any person is asked);
  * `missing` when a required field is absent.
  */
-export function text(interp: InterpolationContext, opts: { tilde?: boolean; noInputs?: Say; missing?: Say } = {}) {
+export function text(opts: { tilde?: boolean; noInputs?: Say; missing?: Say } = {}) {
   const { missing } = opts;
   const error = (iss: { input?: unknown }) => enc(iss.input === undefined && missing ? missing : { code: 'type', what: 'a string' });
   return z.string({ error }).transform((s, ctx) => {
-    const e = expand(s, interp, opts);
+    const e = expand(s, interpolation(), opts);
     if (!e.ok) for (const p of e.problems) flag(ctx, { code: p.code, message: p.message, fix: p.fix });
     else if (opts.noInputs && e.inputRefs.length) flag(ctx, opts.noInputs);
     return e.ok ? e.value : s;
@@ -147,7 +160,14 @@ export function parseSection<T extends z.ZodType>(
   const patterns = units.map((u) => u.split('/'));
   const box: { v: unknown } = { v: value };
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const res = schema.safeParse(box.v, { reportInput: true });
+    const outer = current;
+    current = r.interp;
+    let res: z.ZodSafeParseResult<z.output<T>>;
+    try {
+      res = schema.safeParse(box.v, { reportInput: true });
+    } finally {
+      current = outer;
+    }
     if (res.success) return res.data;
     if (pass === 0) box.v = structuredClone(box.v);
     let changed = false;
