@@ -1,7 +1,7 @@
 // Edge cases: reserved names, pointer escaping, BOM and CRLF positions, keys in the wrong format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadHostConfig } from '../src/host/config/index.js';
+import { loadConfigValue, loadHostConfig, mergeLayers, type ConfigIssue } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
 import { verifies } from './helpers/verifies.js';
 
@@ -174,4 +174,41 @@ test('deadlines longer than the longest timer (2^31-1 ms) are clamped when read,
     ],
   );
   assert.match(issues[0].message, /5000000000 ms .* 2147483647 ms/);
+});
+
+test('shape checks stay linear in the number of bad items, and report each finding once', () => {
+  // Every item is bad: a server (wrong type + unknown key), a route (empty match, a number as server),
+  // a root (a number) and a user (a malformed hash). Locating each finding used to rescan the file
+  // (quadratic: 3000 items took ~20 s); the time per item must stay flat from 500 to 5000 items.
+  const ctx = { cwd: '/p', home: '/h', env: {} };
+  const doc = (n: number) =>
+    JSON.stringify({
+      mcpServers: Object.fromEntries(Array.from({ length: n }, (_, i) => [`s${i}`, { command: i, extra: 1 }])),
+      routes: Array.from({ length: n }, (_, i) => ({ match: '', servers: [i] })),
+      roots: Array.from({ length: n }, () => 5),
+      gateway: { users: Object.fromEntries(Array.from({ length: n }, (_, i) => [`u${i}`, { tokenSha256: 'x' }])) },
+    });
+  const perItem = (n: number) => {
+    const text = doc(n);
+    let best = Number.POSITIVE_INFINITY;
+    let issues: ConfigIssue[] = [];
+    for (let run = 0; run < 2; run++) {
+      const t0 = performance.now();
+      const r = loadConfigValue(text, ctx, '<big>');
+      mergeLayers([r.layer!]);
+      best = Math.min(best, performance.now() - t0);
+      issues = r.issues;
+    }
+    return { ms: best / n, issues };
+  };
+  perItem(100); // warm-up
+  const small = perItem(500);
+  const big = perItem(5000);
+  assert.equal(big.issues.length, 5000 * 6, 'six findings per item, none repeated by a later pass');
+  assert.equal(new Set(big.issues.map((i) => `${i.path} ${i.code}`)).size, big.issues.length);
+  assert.ok(
+    big.issues.every((i) => i.line !== undefined),
+    'every finding has its line:column',
+  );
+  assert.ok(big.ms <= 4 * small.ms, `time per item grew ${(big.ms / small.ms).toFixed(1)}× from 500 to 5000 items`);
 });

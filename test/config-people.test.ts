@@ -144,3 +144,32 @@ test('numeric and boolean env values become strings with a warning that does not
     s.cleanup();
   }
 });
+
+test('a configuration file over 4 MiB is a too-large error, read no further; an envFile too', () => {
+  const s = sandbox();
+  try {
+    const text = '{"mcpServers": {"a": {"command": "x", "envFile": "big.env"}}}';
+    const at = (n: number) => text + ' '.repeat(n - text.length);
+    writeFileSync(join(s.cwd, 'big.env'), `A=${'x'.repeat(4 * 1024 * 1024)}\n`);
+    const exact = join(s.cwd, 'exact.json');
+    writeFileSync(exact, at(4 * 1024 * 1024));
+    const ok = loadHostConfig({ cwd: s.cwd, home: s.home, env: {}, flagFile: exact });
+    assert.deepEqual(
+      ok.issues.map((i) => [i.code, i.path]),
+      [['env-file', '/mcpServers/a/envFile']],
+      'a file of exactly 4 MiB is read; its envFile over 4 MiB is not',
+    );
+    assert.match(ok.issues[0].message, /EFBIG/);
+    const over = join(s.cwd, 'over.json');
+    writeFileSync(over, at(4 * 1024 * 1024 + 1));
+    const { issues, config } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {}, flagFile: over });
+    assert.deepEqual(
+      issues.map((i) => [i.code, i.file]),
+      [['too-large', over]],
+    );
+    assert.match(issues[0].message, /larger than 4194304 bytes/);
+    assert.deepEqual(config.servers, {});
+  } finally {
+    s.cleanup();
+  }
+});

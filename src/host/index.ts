@@ -55,6 +55,7 @@ export {
   exportPresets,
   importPresets,
   PRESETS_FORMAT,
+  PRESET_ISSUE_CODES,
   redact,
   AUDIT_DEFAULT_LIMIT,
   AUDIT_TEXT_MAX,
@@ -79,6 +80,8 @@ export {
   type PurgeResult,
   type StoreErrorCode,
   type ImportPresetsOptions,
+  type PresetIssue,
+  type PresetIssueCode,
 } from './store/index.js';
 export {
   MemoryCredentialStore,

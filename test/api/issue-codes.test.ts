@@ -23,7 +23,15 @@ import {
   type RepairCode,
   type RequestedSchema,
 } from '../../src/schema/index.js';
-import { CONFIG_ISSUE_CODES, loadConfigValue, type ConfigIssueCode } from '../../src/host/index.js';
+import {
+  CONFIG_ISSUE_CODES,
+  importPresets,
+  loadConfigValue,
+  PRESET_ISSUE_CODES,
+  type ConfigIssueCode,
+  type PresetIssueCode,
+} from '../../src/host/index.js';
+import { openSqliteStore } from '../../src/host/store/index.js';
 import { vectors } from '../helpers/vectors.js';
 
 const ISSUE = new Set<string>([...SCHEMA_ISSUE_CODES, ...VALIDATION_ISSUE_CODES]);
@@ -104,6 +112,51 @@ test('every code a configuration check emits is in ConfigIssueCode', () => {
   // @ts-expect-error 'no-such-code' is not a ConfigIssueCode
   const bad: ConfigIssueCode = 'no-such-code';
   assert.ok(!(CONFIG_ISSUE_CODES as readonly string[]).includes(bad));
+});
+
+test('every code a preset import emits is in PresetIssueCode', async (t) => {
+  const store = openSqliteStore(':memory:');
+  t.after(() => store.close());
+  const scope = { tenant: 'default', user: 'ada', session: null };
+  const entry = { name: 'p', roots: [], answers: {}, config: {} };
+  const doc = (presets: unknown, extra: object = {}) => JSON.stringify({ format: 'parley-presets', version: 1, presets, ...extra });
+  await store.savePreset({ ...entry, scope, updatedAt: 1 });
+  const inputs: Array<[string, { replace?: boolean }?]> = [
+    ['{ bad json'],
+    [JSON.stringify({ format: 'other', version: 2, presets: {}, extra: 1 })],
+    [
+      doc([
+        {
+          ...entry,
+          name: '',
+          roots: [{ uri: 'file://evil.example/x' }, 5, 'x'.repeat(9000)],
+          answers: { s: { a: null, b: 'x'.repeat(70_000) } },
+          updatedAt: 1.5,
+        },
+      ]),
+    ],
+    [doc([entry, entry])],
+    [doc([entry]), { replace: false }],
+  ];
+  const codes: string[] = [];
+  for (const [json, opts] of inputs) codes.push(...(await importPresets(store, scope, json, opts)).issues.map((i) => i.code));
+  for (const c of [
+    'json',
+    'duplicate',
+    'exists',
+    'custom',
+    'invalid_type',
+    'invalid_value',
+    'too_big',
+    'too_small',
+    'unrecognized_keys',
+    'invalid_union',
+  ])
+    assert.ok(codes.includes(c), `the inputs reach ${c}: ${codes.join(', ')}`);
+  assert.deepEqual([...new Set(codes.filter((c) => !(PRESET_ISSUE_CODES as readonly string[]).includes(c)))], []);
+  // @ts-expect-error 'no-such-code' is not a PresetIssueCode
+  const bad: PresetIssueCode = 'no-such-code';
+  assert.ok(!(PRESET_ISSUE_CODES as readonly string[]).includes(bad));
 });
 
 test('the unions refuse an unlisted code at compile time (negative control)', () => {

@@ -9,37 +9,24 @@
  * - `vscode-settings`: VS Code's `settings.json` form, `{"mcp": {"servers", "inputs"}}`; every other key
  *   belongs to VS Code and is ignored silently.
  *
- * The parley.json schema (every key optional; JSONC):
- * ```
- * {
- *   "$schema"?:    string,                                   // ignored
- *   "mcpServers"?: { [name]: ServerEntry },                  // see servers.ts
- *   "servers"?:    { [name]: ServerEntry },
- *   "inputs"?:     [{ id, type: "promptString"|"pickString", description?, password?, default?, options? }],
- *   "routes"?:     [{ match: string, regex?: boolean, servers: string[] }],   // glob, or JS regex source
- *   "policy"?:     { sensitiveFields?: "decline"|"ask"|"allow",  // default "decline"
- *                    ratePerMinute?: int (30), burst?: int (10), maxPendingPerServer?: int (5),
- *                    urlSchemes?: string[] (["https"]), allowLoopbackUrls?: boolean (false), sampling?: "ask"|"decline" ("ask") },
- *   "gateway"?:    { users?: { [name]: { tokenSha256 } }, oauth?: { issuer, … }, maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs? },
- *   "presets"?:    { [name]: { roots?: Root[], answers?: { [formKey]: { [field]: value } } } },
- *   "profile"?:    { [fieldName]: value },                   // prefill for fields of that name
- *   "roots"?:      Root[],                                   // Root = {uri, name?} | string (path or URI;
- *                                                            //  other schemes are virtual: routing only)
- *   "rootPolicy"?: { unrouted?: "all"|"none",               // default "none" with routes, else "all"
- *                    healthIntervalMs?: int (30000), watch?: boolean (true) }
- * }
- * ```
- * Unknown keys are warnings; wrong types are errors that leave the bad item out (a bad server is
+ * parley.json (JSONC, every key optional) has `$schema` (ignored), `mcpServers`, `servers` (entries:
+ * servers.ts), `inputs`, `routes`, `roots`, `presets`, `profile`, `rootPolicy` (sections.ts), `policy`
+ * (policy.ts) and `gateway` (gateway.ts); each module holds its section's zod schema, and the types are
+ * in types.ts. Unknown keys are warnings; an error leaves out the item that holds it (a bad server is
  * listed in `invalid`). See docs/config.md.
  * @module
  */
 import { basename } from 'node:path';
 import type { HostConfig, InputVariableDef, PolicyDef, RootPolicyDef, RouteDef, ServerDef } from './types.js';
+import { z } from 'zod';
 import type { Reader } from './reader.js';
-import { isObject, report, reservedKey, unknownKeys, wrongType } from './reader.js';
-import { readServer } from './servers.js';
+import { isObject, report } from './reader.js';
+import type { Segments } from './source.js';
+import { named, obj, parseSection } from './zod.js';
+import { readServer, type ServerRead } from './servers.js';
 import { readPolicy } from './policy.js';
-import { readGateway, readInputs, readPresets, readRootPolicy, readRoots, readRoutes } from './sections.js';
+import { readInputs, readPresets, readProfile, readRootPolicy, readRoots, readRoutes } from './sections.js';
+import { readGateway } from './gateway.js';
 
 export type ConfigFormat = 'mcpServers' | 'vscode' | 'vscode-settings' | 'parley';
 
@@ -93,28 +80,28 @@ export function emptyLayer(file: string, format: ConfigFormat): ConfigLayer {
   };
 }
 
+/** A document or block whose top-level keys are `keys`, each read by its own section; other keys are warned about. */
+const top = (what: string, keys: readonly string[]) => obj(what, Object.fromEntries(keys.map((k) => [k, z.unknown().optional()])));
+const PARLEY = top('a JSON object', PARLEY_KEYS);
+const VSCODE = top('a JSON object', ['$schema', 'servers', 'inputs']);
+const MCP = top('an object with "servers"', ['servers', 'inputs']);
+const SERVERS = named(z.unknown(), 'an object of servers', 'a server name');
+
 export function readDocument(r: Reader): ConfigLayer {
-  const v = r.source.value;
-  if (!isObject(v)) {
-    wrongType(r, [], 'a JSON object', v);
-    return emptyLayer(r.source.file, 'parley');
-  }
-  const format = detectFormat(r.source.file, v);
+  const raw = r.source.value;
+  const format = isObject(raw) ? detectFormat(r.source.file, raw) : 'parley';
   const layer = emptyLayer(r.source.file, format);
   if (format === 'vscode-settings') {
     // Only "mcp" is parley's; a settings file without it is simply not an MCP configuration.
-    if (v.mcp === undefined) return layer;
-    if (!isObject(v.mcp)) {
-      wrongType(r, ['mcp'], 'an object with "servers"', v.mcp);
-      return layer;
-    }
-    unknownKeys(r, v.mcp, ['mcp'], ['servers', 'inputs']);
-    readServers(r, layer, v.mcp, ['mcp'], ['servers']);
-    if (v.mcp.inputs !== undefined) layer.inputs = readInputs(r, v.mcp.inputs, ['mcp', 'inputs']);
+    const mcp = isObject(raw) && raw.mcp !== undefined ? parseSection(r, MCP, raw.mcp, ['mcp']) : undefined;
+    if (!mcp) return layer;
+    readServers(r, layer, mcp, ['mcp'], ['servers']);
+    if (mcp.inputs !== undefined) layer.inputs = readInputs(r, mcp.inputs, ['mcp', 'inputs']);
     return layer;
   }
-  if (format === 'parley') unknownKeys(r, v, [], PARLEY_KEYS);
-  if (format === 'vscode') unknownKeys(r, v, [], ['$schema', 'servers', 'inputs']);
+  // mcpServers files belong to other apps too: their other keys are ignored silently, except "servers".
+  const v = format === 'mcpServers' ? (raw as Record<string, unknown>) : parseSection(r, format === 'vscode' ? VSCODE : PARLEY, raw, []);
+  if (!v) return layer;
   if (format === 'mcpServers' && v.servers !== undefined) {
     report(r, 'unknown-key', ['servers'], '"servers" is ignored in an mcpServers file', {
       severity: 'warning',
@@ -129,48 +116,37 @@ export function readDocument(r: Reader): ConfigLayer {
   layer.policy = readPolicy(r, v.policy, ['policy']);
   layer.roots = readRoots(r, v.roots, ['roots']);
   layer.rootPolicy = readRootPolicy(r, v.rootPolicy, ['rootPolicy']);
-  if (v.profile !== undefined) {
-    if (isObject(v.profile)) {
-      for (const [k, val] of Object.entries(v.profile)) if (!reservedKey(r, k, ['profile', k], 'a profile key')) layer.profile[k] = val;
-    } else wrongType(r, ['profile'], 'an object of field name → value', v.profile);
-  }
+  layer.profile = readProfile(r, v.profile, ['profile']);
   layer.presets = readPresets(r, v.presets, ['presets']);
   layer.gateway = readGateway(r, v.gateway, ['gateway']);
   return layer;
 }
 
 /**
- * Reads the server blocks `keys` of `obj` (found at `at`) into `layer`. Warns `no-servers` when the file
- * defines no server at all (no block, or only empty ones), unless it is a parley file with other settings.
+ * Reads the server blocks `keys` of `obj` (found at `at`) into `layer`; a name in two blocks: the later
+ * wins, with a warning. Warns `no-servers` when the file defines no server at all (no block, or only
+ * empty ones), unless it is a parley file with other settings.
  */
-function readServers(r: Reader, layer: ConfigLayer, obj: Record<string, unknown>, at: Array<string | number>, keys: string[]): void {
+function readServers(r: Reader, layer: ConfigLayer, obj: Record<string, unknown>, at: Segments, keys: string[]): void {
   let count = 0;
+  const read = new Map<string, ServerRead>();
   for (const key of keys) {
     const block = obj[key];
     if (block === undefined) continue;
-    if (!isObject(block)) {
-      wrongType(r, [...at, key], 'an object of servers', block);
-      count++; // reported already; "no servers" would be a second message about the same mistake
-      continue;
-    }
-    for (const [name, raw] of Object.entries(block)) {
-      count++;
-      if (reservedKey(r, name, [...at, key, name], 'a server name')) continue;
-      if (Object.hasOwn(layer.servers, name) || layer.invalid.includes(name) || layer.disabled.includes(name)) {
+    count += isObject(block) ? Object.keys(block).length : 1; // a wrong type is reported: "no servers" would repeat it
+    for (const [name, raw] of Object.entries(parseSection(r, SERVERS, block, [...at, key], ['*']) ?? {})) {
+      if (read.delete(name))
         report(r, 'duplicate', [...at, key, name], `server "${name}" is defined twice in this file; this definition wins`, {
           severity: 'warning',
           key: true,
           server: name,
         });
-        delete layer.servers[name];
-        layer.invalid = layer.invalid.filter((n) => n !== name);
-        layer.disabled = layer.disabled.filter((n) => n !== name);
-      }
-      const res = readServer(r, name, raw, [...at, key, name]);
-      if (res.kind === 'ok') layer.servers[name] = res.def;
-      else if (res.kind === 'invalid') layer.invalid.push(name);
-      else layer.disabled.push(name);
+      read.set(name, readServer(r, name, raw, [...at, key, name]));
     }
+  }
+  for (const [name, res] of read) {
+    if (res.kind === 'ok') layer.servers[name] = res.def;
+    else (res.kind === 'invalid' ? layer.invalid : layer.disabled).push(name);
   }
   const otherSettings = layer.format === 'parley' && PARLEY_ONLY.some((k) => k in obj);
   if (count === 0 && !otherSettings) {

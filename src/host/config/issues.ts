@@ -27,6 +27,7 @@ export const CONFIG_ISSUE_CODES = [
   'read-failed',
   'required',
   'secret-exposed',
+  'too-large',
   'type',
   'unknown-admin',
   'unknown-input',

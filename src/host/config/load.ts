@@ -12,7 +12,7 @@
  * {@link DEFAULT_POLICY}.
  * @module
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { HostConfig, ServerDef } from './types.js';
 import type { ConfigIssue } from './issues.js';
@@ -51,11 +51,32 @@ export function loadConfigFile(path: string, ctx: LoadContext): LoadedConfigFile
   return loadFile(absPath(path, ctx), ctx, false) ?? { issues: [] };
 }
 
+/** Largest configuration file parley reads, bytes (4 MiB); a larger one is a `too-large` error. */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+
+/** Reads at most `max` bytes of `file`; `undefined` when it holds more. Throws like `fs.readFileSync`. */
+function readBounded(file: string, max: number): Buffer | undefined {
+  const fd = openSync(file, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks, total);
+      if ((total += n) > max) return undefined;
+      chunks.push(chunk.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** `optional`: a missing file (ENOENT/ENOTDIR) yields `undefined` instead of an issue. */
 function loadFile(file: string, ctx: LoadContext, optional: boolean): LoadedConfigFile | undefined {
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
-    bytes = readFileSync(file);
+    bytes = readBounded(file, MAX_CONFIG_BYTES);
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? String(e);
     if (optional && (why === 'ENOENT' || why === 'ENOTDIR')) return undefined;
@@ -71,6 +92,10 @@ function loadFile(file: string, ctx: LoadContext, optional: boolean): LoadedConf
         },
       ],
     };
+  }
+  if (!bytes) {
+    const message = `the file is larger than ${MAX_CONFIG_BYTES} bytes (4 MiB), the most parley reads`;
+    return { issues: [{ code: 'too-large', path: '', severity: 'error', message, fix: 'split it, or move data out of it', file }] };
   }
   const encoding = utf16(bytes);
   if (encoding) {
@@ -156,7 +181,11 @@ function readSource(source: ConfigSource, ctx: LoadContext): LoadedConfigFile {
       workspaceFolder: source.file.startsWith('<') ? ctx.cwd : workspaceFolderOf(source.file, ctx.cwd),
     },
     issues: [] as ConfigIssue[],
-    readText: (p: string) => readFileSync(p, 'utf8'),
+    readText: (p: string) => {
+      const bytes = readBounded(p, MAX_CONFIG_BYTES);
+      if (!bytes) throw Object.assign(new Error(`larger than ${MAX_CONFIG_BYTES} bytes`), { code: 'EFBIG' });
+      return bytes.toString('utf8');
+    },
   };
   const layer = readDocument(r);
   return { layer, format: layer.format, issues: r.issues };
@@ -224,10 +253,13 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
       config.servers[name] = def;
       invalid.delete(name);
     }
-    for (const name of [...l.invalid, ...l.disabled]) {
+    for (const name of l.invalid) {
       delete config.servers[name];
-      if (l.invalid.includes(name)) invalid.add(name);
-      else invalid.delete(name);
+      invalid.add(name);
+    }
+    for (const name of l.disabled) {
+      delete config.servers[name];
+      invalid.delete(name);
     }
     Object.assign(config.policy, l.policy);
     Object.assign(config.profile, l.profile);
@@ -245,9 +277,14 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
       if (def.admins) into.admins = def.admins;
     }
   }
+  const rootUris = new Set<string>();
   for (const l of [...layers].reverse()) {
     config.routes.push(...l.routes);
-    for (const root of l.roots) if (!config.roots.some((x) => x.uri === root.uri)) config.roots.push(root);
+    for (const root of l.roots) {
+      if (rootUris.has(root.uri)) continue;
+      rootUris.add(root.uri);
+      config.roots.push(root);
+    }
   }
   if (invalid.size) config.invalidServers = [...invalid];
   return config;
@@ -280,7 +317,7 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
       fix: 'define it under "inputs" ({"id", "type": "promptString", "description"})',
     });
     delete config.servers[name];
-    config.invalidServers = [...(config.invalidServers ?? []), name];
+    (config.invalidServers ??= []).push(name);
   }
   const known = new Set([...Object.keys(config.servers), ...(config.invalidServers ?? [])]);
   config.routes.forEach((route, i) => {

@@ -3,9 +3,10 @@
  * @module
  */
 import type { PolicyDef, ServerTimeouts } from './types.js';
+import { z } from 'zod';
 import type { Reader } from './reader.js';
-import { isObject, report, unknownKeys, wrongType } from './reader.js';
 import type { Segments } from './source.js';
+import { expect, obj, parseSection, rule } from './zod.js';
 
 /** Policy defaults, exactly as documented on {@link PolicyDef}. Frozen; copy before changing. */
 export const DEFAULT_POLICY: Readonly<PolicyDef> = Object.freeze({
@@ -20,45 +21,37 @@ export const DEFAULT_POLICY: Readonly<PolicyDef> = Object.freeze({
 /** Timeout defaults in ms, as documented on {@link ServerTimeouts}. */
 export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({ startupMs: 30_000, toolCallMs: 120_000, maxTotalMs: 3_600_000 });
 
-const KEYS = ['sensitiveFields', 'ratePerMinute', 'burst', 'maxPendingPerServer', 'urlSchemes', 'allowLoopbackUrls', 'sampling'] as const;
+const nonNegative = z.int(expect('a non-negative integer')).min(0).optional();
+
+/** parley.json `policy`: every key optional; a bad key is reported and left out, so its default applies. */
+const POLICY = obj('an object', {
+  sensitiveFields: z
+    .enum(['decline', 'ask', 'allow'], rule('invalid-value', 'expected "decline", "ask" or "allow"', 'the default is "decline"'))
+    .optional(),
+  ratePerMinute: nonNegative,
+  burst: nonNegative,
+  maxPendingPerServer: nonNegative,
+  urlSchemes: z
+    .array(
+      z.string(expect('a URL scheme name such as "https"')).regex(/^[a-z][a-z0-9+.-]*$/i),
+      expect('an array of URL scheme names such as "https"'),
+    )
+    .transform((u) => u.map((x) => x.toLowerCase()))
+    .optional(),
+  allowLoopbackUrls: z.boolean(expect('true or false')).optional(),
+  sampling: z
+    .enum(
+      ['ask', 'decline'],
+      rule(
+        'invalid-value',
+        'expected "ask" or "decline"',
+        'the default is "ask" (the person writes or approves the reply; declined when nobody can be asked)',
+      ),
+    )
+    .optional(),
+});
 
 /** Reads a partial policy; bad keys are reported and left out (so the default applies). */
 export function readPolicy(r: Reader, v: unknown, segs: Segments): Partial<PolicyDef> {
-  if (v === undefined) return {};
-  if (!isObject(v)) {
-    wrongType(r, segs, 'an object', v);
-    return {};
-  }
-  unknownKeys(r, v, segs, KEYS);
-  const out: Partial<PolicyDef> = {};
-  const s = v.sensitiveFields;
-  if (s !== undefined) {
-    if (s === 'decline' || s === 'ask' || s === 'allow') out.sensitiveFields = s;
-    else
-      report(r, 'invalid-value', [...segs, 'sensitiveFields'], 'expected "decline", "ask" or "allow"', { fix: 'the default is "decline"' });
-  }
-  for (const k of ['ratePerMinute', 'burst', 'maxPendingPerServer'] as const) {
-    const n = v[k];
-    if (n === undefined) continue;
-    if (typeof n === 'number' && Number.isInteger(n) && n >= 0) out[k] = n;
-    else wrongType(r, [...segs, k], 'a non-negative integer', n);
-  }
-  if (v.sampling !== undefined) {
-    if (v.sampling === 'ask' || v.sampling === 'decline') out.sampling = v.sampling;
-    else
-      report(r, 'invalid-value', [...segs, 'sampling'], 'expected "ask" or "decline"', {
-        fix: 'the default is "ask" (the person writes or approves the reply; declined when nobody can be asked)',
-      });
-  }
-  const u = v.urlSchemes;
-  if (u !== undefined) {
-    if (Array.isArray(u) && u.every((x) => typeof x === 'string' && /^[a-z][a-z0-9+.-]*$/i.test(x)))
-      out.urlSchemes = u.map((x: string) => x.toLowerCase().replace(/:$/, ''));
-    else wrongType(r, [...segs, 'urlSchemes'], 'an array of URL scheme names such as "https"', u);
-  }
-  if (v.allowLoopbackUrls !== undefined) {
-    if (typeof v.allowLoopbackUrls === 'boolean') out.allowLoopbackUrls = v.allowLoopbackUrls;
-    else wrongType(r, [...segs, 'allowLoopbackUrls'], 'true or false', v.allowLoopbackUrls);
-  }
-  return out;
+  return (v === undefined ? undefined : parseSection(r, POLICY, v, segs, ['*'])) ?? {};
 }

@@ -4,7 +4,7 @@
  * which also reports error offsets.
  * @module
  */
-import { findNodeAtLocation, parseTree, printParseErrorCode } from 'jsonc-parser';
+import { parseTree, printParseErrorCode } from 'jsonc-parser';
 import type { Node, ParseError } from 'jsonc-parser';
 import type { ConfigIssue } from './issues.js';
 
@@ -24,17 +24,47 @@ export interface ConfigSource {
   locate(segments: Segments, opts?: { key?: boolean }): Position | undefined;
 }
 
-/** Maps a character offset to 1-based line:column. */
-export function offsetToPosition(text: string, offset: number): Position {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
+/**
+ * Maps character offsets of `text` to 1-based line:column: the line starts are found once, each lookup
+ * is a binary search (many issues in a large file stay linear overall).
+ */
+export function positions(text: string): (offset: number) => Position {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
     }
+    return { line: lo + 1, column: offset - starts[lo] + 1 };
+  };
+}
+
+/**
+ * The node at `segments` below `root`. An object's properties are indexed by name on first use, so
+ * locating every entry of a large object stays linear (jsonc-parser's own lookup scans the siblings).
+ */
+function nodeAt(root: Node, segments: Segments, index: WeakMap<Node, Map<string, Node>>): Node | undefined {
+  let node: Node | undefined = root;
+  for (const seg of segments) {
+    if (node?.type === 'array') node = typeof seg === 'number' ? node.children?.[seg] : undefined;
+    else if (node?.type === 'object') {
+      let byName = index.get(node);
+      if (!byName) {
+        byName = new Map();
+        for (const prop of node.children ?? []) {
+          const [k, v] = prop.children ?? [];
+          if (k && v) byName.set(String(k.value), v); // a repeated key: the last one wins, as in the value
+        }
+        index.set(node, byName);
+      }
+      node = byName.get(String(seg));
+    } else return undefined;
   }
-  return { line, column: offset - lineStart + 1 };
+  return node;
 }
 
 /**
@@ -45,6 +75,7 @@ export function parseConfigText(file: string, text: string): { source: ConfigSou
   const errors: ParseError[] = [];
   const body = text.charCodeAt(0) === 0xfeff ? ' ' + text.slice(1) : text; // keep offsets stable under a BOM
   const root = parseTree(body, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  const position = positions(body);
   const issues: ConfigIssue[] = errors.map((e) => ({
     code: 'parse',
     path: '',
@@ -52,15 +83,15 @@ export function parseConfigText(file: string, text: string): { source: ConfigSou
     message: `invalid JSON: ${describe(printParseErrorCode(e.error))}`,
     fix: 'fix the syntax at this position (comments and trailing commas are allowed)',
     file,
-    ...offsetToPosition(body, e.offset),
+    ...position(e.offset),
   }));
   const value = issues.length === 0 && root ? nodeValue(root) : undefined;
+  const index = new WeakMap<Node, Map<string, Node>>();
   const locate = (segments: Segments, opts?: { key?: boolean }): Position | undefined => {
-    if (!root) return undefined;
-    const node = findNodeAtLocation(root, [...segments]);
+    const node = root && nodeAt(root, segments, index);
     if (!node) return undefined;
     const at = opts?.key && node.parent?.type === 'property' ? node.parent : node;
-    return offsetToPosition(body, at.offset);
+    return position(at.offset);
   };
   return { source: { file, value, locate }, issues };
 }

@@ -68,13 +68,42 @@ export function pointer(path: ReadonlyArray<PropertyKey>, base = ''): string {
   return base + path.map((p) => '/' + String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
+/**
+ * Every code a {@link PresetIssue} can carry: `json` (the document is not JSON), `duplicate` (a name repeats
+ * in the document), `exists` (a preset of that name is already in the scope, with `replace: false`), and
+ * the shape rule that failed, named by zod's issue code (`invalid_type`, `unrecognized_keys`, `too_big`, …;
+ * `custom` for a root URI the configuration's rules refuse). docs/config.md §Issues lists them.
+ */
+export const PRESET_ISSUE_CODES = [
+  'json',
+  'duplicate',
+  'exists',
+  'custom',
+  'invalid_element',
+  'invalid_format',
+  'invalid_key',
+  'invalid_type',
+  'invalid_union',
+  'invalid_value',
+  'not_multiple_of',
+  'too_big',
+  'too_small',
+  'unrecognized_keys',
+] as const satisfies ReadonlyArray<string>;
+export type PresetIssueCode = (typeof PRESET_ISSUE_CODES)[number];
+
+/** A finding of `importPresets`: a schema-core {@link Issue} with a {@link PresetIssueCode}. */
+export type PresetIssue = Issue<PresetIssueCode>;
+
 /** zod findings as plain {@link Issue}s; `base` is prefixed to every pointer. */
-export function zodIssues(error: z.ZodError, base = ''): Issue[] {
+export function zodIssues(error: z.ZodError, base = ''): PresetIssue[] {
   return error.issues.map((i) => {
     const at = pointer(i.path, base);
     const keys = i.code === 'unrecognized_keys' ? ((i as { keys?: string[] }).keys ?? []) : [];
+    // zod's code union is checked against PRESET_ISSUE_CODES here: a new zod code fails the type check.
+    const code: PresetIssueCode = i.code;
     return {
-      code: i.code,
+      code,
       path: at,
       severity: 'error' as const,
       message: `${at || '(document)'}: ${i.message}`,

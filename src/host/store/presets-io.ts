@@ -5,9 +5,8 @@
  * @module
  */
 import { z } from 'zod';
-import type { Issue } from '../../schema/types.js';
 import type { Preset, Scope, Store } from './types.js';
-import { presetEntrySchema, zodIssues } from './preset-shape.js';
+import { presetEntrySchema, zodIssues, type PresetIssue } from './preset-shape.js';
 
 /** `format` value of an exported document. */
 export const PRESETS_FORMAT = 'parley-presets';
@@ -34,7 +33,8 @@ export interface ImportPresetsOptions {
 /**
  * Validates `json` and, only if it has no error, saves every preset into `scope` in one transaction.
  * @returns `imported`: presets written (0 whenever `issues` has an error); `issues`: findings with JSON
- *   pointers into the document (`''` for the whole document), e.g. `/presets/2/roots/0/uri`.
+ *   pointers into the document (`''` for the whole document), e.g. `/presets/2/roots/0/uri`, and a code
+ *   from `PRESET_ISSUE_CODES`.
  * @throws StoreError when the store itself fails while writing (then nothing was imported).
  */
 export async function importPresets(
@@ -42,12 +42,12 @@ export async function importPresets(
   scope: Scope,
   json: string,
   opts: ImportPresetsOptions = {},
-): Promise<{ imported: number; issues: Issue[] }> {
+): Promise<{ imported: number; issues: PresetIssue[] }> {
   let doc: unknown;
   try {
     doc = JSON.parse(json);
   } catch (err) {
-    const issue: Issue = {
+    const issue: PresetIssue = {
       code: 'json',
       path: '',
       severity: 'error',
@@ -59,7 +59,7 @@ export async function importPresets(
   const parsed = documentSchema.safeParse(doc);
   if (!parsed.success) return { imported: 0, issues: zodIssues(parsed.error) };
 
-  const issues: Issue[] = [];
+  const issues: PresetIssue[] = [];
   const seen = new Map<string, number>();
   parsed.data.presets.forEach((p, i) => {
     const first = seen.get(p.name);
@@ -79,7 +79,7 @@ export async function importPresets(
   const presets: Preset[] = parsed.data.presets.map((p) => ({ ...p, scope, updatedAt: p.updatedAt ?? now }) as Preset);
   // The clash check and the writes run in one transaction, so a preset saved meanwhile cannot slip in.
   const clashes = await store.transaction(async (tx) => {
-    const found: Issue[] = [];
+    const found: PresetIssue[] = [];
     if (opts.replace === false) {
       for (const [i, p] of presets.entries()) {
         if (await tx.loadPreset(scope, p.name)) {
