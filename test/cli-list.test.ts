@@ -117,6 +117,11 @@ describe('parley roots / presets / audit', () => {
     const bad = await parley('presets', 'import', join(p.dir, 'bad.json'));
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /\/presets\/0\/roots\/0/);
+    // a file over 4 MiB is refused by its size, before it is read
+    writeFileSync(join(p.dir, 'huge.json'), ' '.repeat(4 * 1024 * 1024 + 1));
+    const huge = await parley('presets', 'import', join(p.dir, 'huge.json'));
+    assert.notEqual(huge.code, 0);
+    assert.match(huge.stderr, /huge\.json is 4194305 bytes, over the 4194304-byte \(4 MiB\) limit/);
     const good = await parley('presets', 'import', file);
     assert.equal(good.code, 0, good.stderr);
     assert.match(good.stdout, /imported 1 preset/);

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import { forEachEngine } from './helpers/store-engines.js';
 import assert from 'node:assert/strict';
-import { exportPresets, importPresets, type Preset, type Scope, type Store } from '../src/host/store/index.js';
+import { exportPresets, importPresets, MAX_PRESETS_DOCUMENT_BYTES, type Preset, type Scope, type Store } from '../src/host/store/index.js';
 
 const alice: Scope = { tenant: 'acme', user: 'alice', session: null };
 const bob: Scope = { tenant: 'acme', user: 'bob', session: null };
@@ -153,5 +153,38 @@ forEachEngine((engine) => {
     );
     assert.deepEqual(ok, { imported: 1, issues: [] });
     assert.deepEqual((await store.loadPreset(alice, 'plain'))?.roots, [{ uri: 'file:///srv/data' }, { uri: 'chart://monthly' }]);
+  });
+
+  test('a document over 4 MiB is one too-large issue, read no further; over 1000 presets is too_big; nothing is imported', async (t) => {
+    const store = await engine.open(t);
+    const entry = (i: number) => ({ name: `p${i}`, roots: [], answers: {}, config: {} });
+    const pad = {
+      format: 'parley-presets',
+      version: 1,
+      presets: [{ ...entry(0), config: { x: { y: 'z'.repeat(MAX_PRESETS_DOCUMENT_BYTES) } } }],
+    };
+    const big = await importPresets(store, alice, JSON.stringify(pad));
+    assert.deepEqual(
+      big.issues.map((i) => [i.code, i.path]),
+      [['too-large', '']],
+    );
+    assert.match(big.issues[0].message, /over the 4194304-byte \(4 MiB\) limit/);
+    const many = await importPresets(
+      store,
+      alice,
+      JSON.stringify({ format: 'parley-presets', version: 1, presets: Array.from({ length: 1001 }, (_, i) => entry(i)) }),
+    );
+    assert.deepEqual(
+      many.issues.map((i) => [i.code, i.path]),
+      [['too_big', '/presets']],
+    );
+    assert.equal(big.imported + many.imported, 0);
+    assert.deepEqual(await store.listPresets(alice), []);
+    const thousand = await importPresets(
+      store,
+      alice,
+      JSON.stringify({ format: 'parley-presets', version: 1, presets: Array.from({ length: 1000 }, (_, i) => entry(i)) }),
+    );
+    assert.deepEqual(thousand, { imported: 1000, issues: [] });
   });
 });

@@ -3,10 +3,18 @@
  * Roots and presets are stored at user scope (they outlive the process); see docs/cli.md.
  * @module
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand } from 'citty';
-import { exportPresets, HeadlessPresenter, importPresets, mergeAnswers, rememberedAnswers, RootRegistry } from '../host/index.js';
+import {
+  exportPresets,
+  HeadlessPresenter,
+  importPresets,
+  MAX_PRESETS_DOCUMENT_BYTES,
+  mergeAnswers,
+  rememberedAnswers,
+  RootRegistry,
+} from '../host/index.js';
 import type { Preset, Scope } from '../host/index.js';
 import { isFileUri, pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
@@ -255,8 +263,15 @@ export const presetsCommand = defineCommand({
         if (!target) throw new CliError('presets import: give a file');
         let text: string;
         try {
+          // Checked before reading, so a huge file is refused without loading it (importPresets would refuse it too).
+          const size = statSync(target).size;
+          if (size > MAX_PRESETS_DOCUMENT_BYTES)
+            throw new CliError(
+              `presets import: ${target} is ${size} bytes, over the ${MAX_PRESETS_DOCUMENT_BYTES}-byte (4 MiB) limit; split it into smaller documents`,
+            );
           text = readFileSync(target, 'utf8');
         } catch (e) {
+          if (e instanceof CliError) throw e;
           throw new CliError(`presets import: cannot read ${target} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
         }
         const r = await importPresets(store, USER, text);

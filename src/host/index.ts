@@ -55,6 +55,7 @@ export {
   exportPresets,
   importPresets,
   PRESETS_FORMAT,
+  MAX_PRESETS_DOCUMENT_BYTES,
   PRESET_ISSUE_CODES,
   redact,
   AUDIT_DEFAULT_LIMIT,

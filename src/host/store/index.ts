@@ -28,7 +28,13 @@ export { MIGRATIONS, SCHEMA_VERSION, migrate, sqlFor, toPostgres, POSTGRES_REWRI
 export { openPostgresStore, postgresSchemaVersion, redactUrl, type PostgresStore, type PostgresStoreOptions } from './postgres.js';
 export { openStore, isPostgresUrl, storeSchemaVersion, DEFAULT_STORE, type OpenStoreOptions } from './open.js';
 export { AUDIT_MAX_AGE_MS, AUDIT_MAX_ROWS, AUDIT_RETENTION_INTERVAL_MS } from './retention.js';
-export { exportPresets, importPresets, PRESETS_FORMAT, type ImportPresetsOptions } from './presets-io.js';
+export {
+  exportPresets,
+  importPresets,
+  MAX_PRESETS_DOCUMENT_BYTES,
+  PRESETS_FORMAT,
+  type ImportPresetsOptions,
+} from './presets-io.js';
 export { PRESET_ISSUE_CODES, type PresetIssue, type PresetIssueCode } from './preset-shape.js';
 export { redact, AUDIT_DEFAULT_LIMIT, AUDIT_TEXT_MAX, AUDIT_DETAIL_MAX } from './audit.js';
 export { memoryEraVerdicts } from './era-verdicts.js';

@@ -76,6 +76,7 @@ export function pointer(path: ReadonlyArray<PropertyKey>, base = ''): string {
  */
 export const PRESET_ISSUE_CODES = [
   'json',
+  'too-large',
   'duplicate',
   'exists',
   'custom',

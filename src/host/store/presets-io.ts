@@ -11,10 +11,16 @@ import { presetEntrySchema, zodIssues, type PresetIssue } from './preset-shape.j
 /** `format` value of an exported document. */
 export const PRESETS_FORMAT = 'parley-presets';
 
+/** The largest presets document `importPresets` reads: 4 MiB (UTF-8 bytes); a larger one is a `too-large` issue. */
+export const MAX_PRESETS_DOCUMENT_BYTES = 4 * 1024 * 1024;
+
+/** The most presets one document may hold. */
+export const MAX_PRESETS_PER_DOCUMENT = 1000;
+
 const documentSchema = z.strictObject({
   format: z.literal(PRESETS_FORMAT),
   version: z.literal(1),
-  presets: z.array(presetEntrySchema),
+  presets: z.array(presetEntrySchema).max(MAX_PRESETS_PER_DOCUMENT),
 });
 
 /** Serialises every preset of `scope` (exact scope match) as a pretty-printed JSON document. */
@@ -43,6 +49,17 @@ export async function importPresets(
   json: string,
   opts: ImportPresetsOptions = {},
 ): Promise<{ imported: number; issues: PresetIssue[] }> {
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes > MAX_PRESETS_DOCUMENT_BYTES) {
+    const issue: PresetIssue = {
+      code: 'too-large',
+      path: '',
+      severity: 'error',
+      message: `The presets document is ${bytes} bytes, over the ${MAX_PRESETS_DOCUMENT_BYTES}-byte (4 MiB) limit.`,
+      fix: `Split it into documents of at most ${MAX_PRESETS_PER_DOCUMENT} presets and 4 MiB each.`,
+    };
+    return { imported: 0, issues: [issue] };
+  }
   let doc: unknown;
   try {
     doc = JSON.parse(json);
