@@ -26,6 +26,8 @@ import type { ConfigDef } from './config.js';
 import { configKey } from './config.js';
 import { sendOwn } from './fanout.js';
 import { fillFromUri } from '../schema/template-fill.js';
+import { createWrappedMcpServer } from './handler-wrap.js';
+import type { Handler } from './handler-wrap.js';
 import type { ParleyResourceOptions, ParleyResourceHandler } from './templates.js';
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
@@ -137,9 +139,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const shared = opts.shared ?? defaultShared();
   // 2026-07-28: tool lists may depend on the user's configuration, so they must not be cached (SEP-2549).
   const cacheHints = { 'tools/list': { ttlMs: 0, cacheScope: 'private' as const }, ...opts.mcpOptions?.cacheHints };
-  const mcp = new McpServer(
+  const { mcp, assertWrapped } = createWrappedMcpServer(
     { name: opts.name, version: opts.version },
     { ...opts.mcpOptions, cacheHints, capabilities: { tools: { listChanged: true }, ...opts.mcpOptions?.capabilities } },
+    { 'tools/list': wrapList, 'tools/call': wrapCall, 'resources/read': wrapRead },
   );
   const connectionId = randomUUID();
   const rootsCache: { value?: ParleyRoot[] } = {};
@@ -154,8 +157,8 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     progressIntervalMs: opts.progressIntervalMs ?? 15_000,
   };
   const states = shared.requestStates(settings.requestStateTtlMs);
-  let intercepted = false;
-  let listIntercepted = false;
+  /** Whether a parley tool is registered: from then on every tools/call gets the requestState check. */
+  let hasTools = false;
   // What "the session" is, per transport and era:
   // - legacy HTTP: the transport's MCP session id;
   // - stdio (both eras): the process, since one process serves one client (set by `serve({stdio})`);
@@ -171,17 +174,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   };
 
   /** Lists configuration-dependent tools with `describe(config)` once this user/session completed it. */
-  function interceptList(): void {
-    if (listIntercepted) return;
-    listIntercepted = true;
-    const inner = (
-      mcp.server as unknown as {
-        _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<{ tools: Array<{ name: string; description?: string }> }>;
-      }
-    )._getRequestHandler('tools/list');
-    if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/list handler to wrap');
-    mcp.server.setRequestHandler('tools/list', (async (req: unknown, sdk: ServerContext) => {
-      const res = await inner(req, sdk);
+  function wrapList(inner: Handler): Handler {
+    return async (req, sdk) => {
+      const res = (await inner(req, sdk)) as { tools: Array<{ name: string; description?: string }> };
+      if (dependents.length === 0) return res;
       const era = readEra(mcp, sdk);
       const user = userOf(sdk),
         session = sessionOf(sdk, era.modern);
@@ -195,7 +191,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         if (parsed.success && listed) listed.description = d.dep.describe(parsed.data as Record<string, unknown>);
       }
       return res;
-    }) as never);
+    };
   }
 
   /**
@@ -222,17 +218,16 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     rootsCache.value = undefined;
   });
 
-  /** Verifies `requestState` before the SDK's tool dispatch so failures are JSON-RPC -32602 errors. */
-  function intercept(): void {
-    if (intercepted) return;
-    intercepted = true;
-    const inner = (
-      mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> }
-    )._getRequestHandler('tools/call');
-    if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no tools/call handler to wrap');
-    mcp.server.setRequestHandler('tools/call', (async (req: { params: { name: string; arguments?: unknown } }, sdk: ServerContext) => {
-      const entry: CallEntry = { rawArgs: req.params.arguments ?? {} };
-      const opened = await checkState(req.params.name, entry.rawArgs, sdk);
+  /**
+   * Verifies `requestState` before the SDK's tool dispatch so failures are JSON-RPC -32602 errors, and
+   * raises -32021 after it (an error thrown inside a tool callback becomes an `isError` result).
+   */
+  function wrapCall(inner: Handler): Handler {
+    return async (req, sdk) => {
+      if (!hasTools) return inner(req, sdk);
+      const params = (req as { params: { name: string; arguments?: unknown } }).params;
+      const entry: CallEntry = { rawArgs: params.arguments ?? {} };
+      const opened = await checkState(params.name, entry.rawArgs, sdk);
       if (opened) entry.state = opened;
       calls.set(sdk.mcpReq.signal, entry);
       const result = await inner(req, sdk);
@@ -241,7 +236,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
           requiredCapabilities: entry.missingCapability.requiredCapabilities,
         });
       return result;
-    }) as never);
+    };
   }
 
   /** The per-request state a `ParleyContext` runs on: recorded answers of `entry.state` plus this round's responses. */
@@ -378,7 +373,6 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
 
   /** Parley template resources, matched before the SDK's own resources/read dispatch. */
   const templates: Array<{ template: string; t: UriTemplate; handler: ParleyResourceHandler }> = [];
-  let readIntercepted = false;
 
   function addTemplate(template: string, config: ParleyResourceOptions, handler: ParleyResourceHandler): void {
     const t = new UriTemplate(template); // throws on a template the SDK cannot parse
@@ -401,18 +395,13 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         throw new ProtocolError(-32603, 'parley template resource read outside its wrapper');
       }) as never,
     );
-    interceptRead();
+    assertWrapped('resources/read');
   }
 
-  function interceptRead(): void {
-    if (readIntercepted) return;
-    readIntercepted = true;
-    const inner = (
-      mcp.server as unknown as { _getRequestHandler(m: string): (r: unknown, c: ServerContext) => Promise<unknown> }
-    )._getRequestHandler('resources/read');
-    if (typeof inner !== 'function') throw new Error('SDK changed: McpServer has no resources/read handler to wrap');
-    mcp.server.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
-      const uri = req.params.uri;
+  /** Answers reads of parley template resources; every other URI goes to the SDK's own dispatch. */
+  function wrapRead(inner: Handler): Handler {
+    return async (req, sdk) => {
+      const uri = (req as { params: { uri: string } }).params.uri;
       let hit: { entry: (typeof templates)[number]; known: Record<string, string>; missing: string[] } | undefined;
       for (const entry of templates) {
         const fill = fillFromUri(entry.t, uri);
@@ -431,14 +420,14 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         expand: (v: Record<string, string | string[]>) => t.expand(v),
       });
       try {
-        return await hit.entry.handler({ ...hit.known }, ctx);
+        return (await hit.entry.handler({ ...hit.known }, ctx)) as never;
       } catch (e) {
         if (e instanceof Suspend) return suspended(name, call, st, e);
         if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError || e instanceof ParleyServerError)
           throw new ProtocolError(-32602, `${uri}: ${e.message}`);
         throw e;
       }
-    }) as never);
+    };
   }
 
   const server: ParleyServer = {
@@ -459,11 +448,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         } as never,
         ((args: unknown, sdk: ServerContext) => run(name, handler as never, args, sdk)) as never,
       );
-      intercept();
-      if (config.dependsOn) {
-        dependents.push({ name, dep: config.dependsOn });
-        interceptList();
-      }
+      assertWrapped('tools/call');
+      assertWrapped('tools/list');
+      hasTools = true;
+      if (config.dependsOn) dependents.push({ name, dep: config.dependsOn });
       return registered;
     },
     resource: ((...a: unknown[]) => {
