@@ -56,12 +56,18 @@ forEachEngine((engine) => {
     assert.equal(await a.takeRateToken!(b5, now + 1), false);
   });
 
-  it('OAuth sign-ins: recorded without tokens, listed per tenant, revoked until a newer token arrives', async (t) => {
+  it('OAuth sign-ins: recorded without tokens, listed per tenant, revoked for every token issued before', async (t) => {
     const location = await engine.location(t);
     const a = await second(location, t);
     const b = await second(location, t);
     const iss = 'http://127.0.0.1:1/issuer';
-    const use = (o: Record<string, unknown>) => ({ tenant: 'acme', issuer: iss, subject: 'sub-alice', user: 'alice', ...o });
+    const use = (o: { at: number; expiresAt?: number; issuedAt?: number; subject?: string }) => ({
+      tenant: 'acme',
+      issuer: iss,
+      subject: 'sub-alice',
+      user: 'alice',
+      ...o,
+    });
     assert.equal(await a.recordSignIn!(use({ at: 1000, expiresAt: 5000, issuedAt: 900 })), true);
     assert.equal(await b.recordSignIn!(use({ at: 2000, expiresAt: 5000, issuedAt: 900 })), true, 'the same token again');
     assert.equal(await b.recordSignIn!(use({ at: 3000, expiresAt: 9000, issuedAt: 2900 })), true, 'a newer token');
@@ -82,10 +88,11 @@ forEachEngine((engine) => {
     assert.equal((await a.listSignIns!('acme'))[0].revokedAt, 4000);
     assert.equal((await a.listSignIns!('globex'))[0].revokedAt, undefined);
     assert.equal(await a.recordSignIn!({ ...use({ at: 4300, expiresAt: 7000 }), tenant: 'globex' }), true);
-    // A token issued after the revocation is a new sign-in.
+    // A token issued after the revocation is a new sign-in; the old tokens stay refused.
     assert.equal(await a.recordSignIn!(use({ at: 5000, expiresAt: 20_000, issuedAt: 4500 })), true);
+    assert.equal(await a.recordSignIn!(use({ at: 5100, expiresAt: 9000, issuedAt: 2900 })), false);
     const [row] = await b.listSignIns!('acme');
-    assert.equal(row.revokedAt, undefined);
+    assert.equal(row.revokedAt, 4000);
     assert.equal(row.lastSignInAt, 5000);
     assert.equal(row.tokenExpiresAt, 20_000);
     assert.equal(row.firstSignInAt, 1000);

@@ -615,11 +615,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       };
       if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
-      const admin = adminRoutes({ config, users, store: opts.store });
+      const admin = adminRoutes({ config, users, store: opts.store, onRevoke: (t, subject) => guard?.forgetSignIn(t, subject) });
       // The resource URL is the served URL unless configured; with port 0 it is known after listen, so
       // the guard is made then (a request in between gets 503).
       let guard = oauth?.resource
-        ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env })
+        ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env, store: opts.store })
         : undefined;
       const http: HttpOptions = {
         sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
@@ -644,7 +644,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           : {}),
       };
       const h = keep(await serve((c) => factory(c as never), { http }));
-      guard ??= new ResourceGuard({ oauth, users, servedUrl: h.url, env: opts.env });
+      guard ??= new ResourceGuard({ oauth, users, servedUrl: h.url, env: opts.env, store: opts.store });
       // serve() reads the options at each request: the 401 for a request without credentials names
       // the metadata document (RFC 9728 §5.1).
       http.challenge = guard.challenge;

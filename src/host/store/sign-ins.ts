@@ -6,8 +6,9 @@
  * `record` runs at a token's first use on a replica (and again after `SIGN_IN_RECHECK_MS`), as ONE upsert
  * whose update is conditional: a row revoked by an administrator refuses every token issued before the
  * revocation (`iat` ≤ `revoked_at`; a token without `iat`: its `exp` ≤ the newest expiry known when it was
- * revoked), and returns no row; a newer token is a new sign-in and clears the revocation. `last_at` is
- * when the newest token (the largest `exp`) was first seen. Parameterised SQL only.
+ * revoked), and returns no row; a token issued later is a new sign-in (the revocation stays, so the old
+ * tokens stay refused until they expire). `last_at` is when the newest token (the largest `exp`) was
+ * first seen. Parameterised SQL only.
  * @module
  */
 import type Database from 'better-sqlite3';
@@ -41,9 +42,7 @@ const RECORD_SQLITE = `
   ON CONFLICT (tenant, issuer, subject) DO UPDATE SET
     user = excluded.user,
     last_at = CASE WHEN excluded.expires_at > coalesce(oauth_signins.expires_at, -1) THEN excluded.last_at ELSE oauth_signins.last_at END,
-    expires_at = max(coalesce(oauth_signins.expires_at, -1), coalesce(excluded.expires_at, -1)),
-    revoked_at = NULL,
-    revoked_until = NULL
+    expires_at = max(coalesce(oauth_signins.expires_at, -1), coalesce(excluded.expires_at, -1))
   WHERE oauth_signins.revoked_at IS NULL
      OR (@iat IS NOT NULL AND @iat > oauth_signins.revoked_at)
      OR (@iat IS NULL AND @exp IS NOT NULL AND @exp > coalesce(oauth_signins.revoked_until, oauth_signins.revoked_at))
@@ -56,9 +55,7 @@ export const RECORD_POSTGRES = `
   ON CONFLICT (tenant, issuer, subject) DO UPDATE SET
     "user" = EXCLUDED."user",
     last_at = CASE WHEN EXCLUDED.expires_at > coalesce(oauth_signins.expires_at, -1) THEN EXCLUDED.last_at ELSE oauth_signins.last_at END,
-    expires_at = GREATEST(coalesce(oauth_signins.expires_at, -1), coalesce(EXCLUDED.expires_at, -1)),
-    revoked_at = NULL,
-    revoked_until = NULL
+    expires_at = GREATEST(coalesce(oauth_signins.expires_at, -1), coalesce(EXCLUDED.expires_at, -1))
   WHERE oauth_signins.revoked_at IS NULL
      OR ($7::bigint IS NOT NULL AND $7::bigint > oauth_signins.revoked_at)
      OR ($7::bigint IS NULL AND $6::bigint IS NOT NULL AND $6::bigint > coalesce(oauth_signins.revoked_until, oauth_signins.revoked_at))

@@ -214,7 +214,7 @@ export interface OAuthSignIn {
   lastSignInAt: number;
   /** That token's expiry, epoch ms. */
   tokenExpiresAt?: number;
-  /** Set while revoked: tokens issued before this instant are refused. */
+  /** Set once revoked: tokens issued before this instant are refused (later ones sign in again). */
   revokedAt?: number;
 }
 
