@@ -262,12 +262,54 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
   const userOfCtx = (sdk: ServerContext) => (multiUser ? userOf(sdk) : DEFAULT_USER);
 
+  // What every upstream server shares (defined once, not per session: a session costs less heap).
+  /** The requestState verifier: the handler sees the verified payload plus the sealed text (`raw`), which a forwarded retry carries on. */
+  const verifyState = async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state });
+  const spaceOf = (sdk: ServerContext) => {
+    const user = userOfCtx(sdk);
+    if (!user) throw new ProtocolError(-32001, 'no user: this gateway needs a bearer token');
+    return space(user, multiUser ? identityOf(sdk.http?.authInfo) : undefined);
+  };
+  /** The request handlers that need no session state. */
+  const shared: Array<[string, (req: never, sdk: ServerContext) => Promise<unknown>]> = [
+    ['prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list })],
+    [
+      'prompts/get',
+      async (req: { params: { name: string; arguments?: Record<string, string> } }, sdk) => {
+        const sp = spaceOf(sdk);
+        const t = await sp.catalog.prompt(req.params.name);
+        if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
+        // Through the host facade, so it is audited like tool calls.
+        return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
+      },
+    ],
+    ['resources/list', async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list })],
+    ['resources/templates/list', async (_req, sdk) => ({ resourceTemplates: await spaceOf(sdk).catalog.listTemplates() })],
+    [
+      'resources/read',
+      async (req: { params: { uri: string } }, sdk) => {
+        const sp = spaceOf(sdk);
+        const t = await sp.catalog.resource(req.params.uri);
+        // Resource not found: -32602 with data {uri} on every revision, as the SDK sends it (2026-07-28
+        // requires -32602; earlier revisions named -32002, which SDK v1 never emitted either).
+        if (!t)
+          throw new ResourceNotFoundError(
+            req.params.uri,
+            `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`,
+          );
+        // Through the host facade: a template URI with variables left out asks for them (essay §3.2; a
+        // 2025-era client gets the prompt in the console, as prompts not tied to a tool call), and the
+        // read is audited like tool calls.
+        return sp.host.readResource(t.server, t.name, { signal: sdk.mcpReq.signal });
+      },
+    ],
+  ];
+
   function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-      // The handler sees the verified payload plus the sealed text (`raw`), which a forwarded retry carries on.
       requestState: {
-        verify: async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state }),
+        verify: verifyState,
       },
     } as never);
     // The session's call tag (./bridge.ts), unique in this process: short, so it costs no heap per session.
@@ -276,11 +318,6 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     const ownerWho = multiUser ? identityOf(ctx.authInfo as never) : undefined;
     const srv = mcp.server;
     let sessionRoots: (sdk: ServerContext) => Promise<void> = () => Promise.resolve();
-    const spaceOf = (sdk: ServerContext) => {
-      const user = userOfCtx(sdk);
-      if (!user) throw new ProtocolError(-32001, 'no user: this gateway needs a bearer token');
-      return space(user, multiUser ? identityOf(sdk.http?.authInfo) : undefined);
-    };
 
     srv.setRequestHandler('tools/list', async (_req, sdk) => {
       const sp = spaceOf(sdk);
@@ -295,40 +332,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       await sessionRoots(sdk);
       return callTool(mcp, sp, sessionId, req.params.name, req.params.arguments ?? {}, sdk);
     }) as never);
-    srv.setRequestHandler('prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list }) as never);
-    srv.setRequestHandler('prompts/get', (async (
-      req: { params: { name: string; arguments?: Record<string, string> } },
-      sdk: ServerContext,
-    ) => {
-      const sp = spaceOf(sdk);
-      const t = await sp.catalog.prompt(req.params.name);
-      if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
-      // Through the host facade, so it is audited like tool calls.
-      return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
-    }) as never);
-    srv.setRequestHandler(
-      'resources/list',
-      async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list }) as never,
-    );
-    srv.setRequestHandler(
-      'resources/templates/list',
-      async (_req, sdk) => ({ resourceTemplates: await spaceOf(sdk).catalog.listTemplates() }) as never,
-    );
-    srv.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
-      const sp = spaceOf(sdk);
-      const t = await sp.catalog.resource(req.params.uri);
-      // Resource not found: -32602 with data {uri} on every revision, as the SDK sends it (2026-07-28
-      // requires -32602; earlier revisions named -32002, which SDK v1 never emitted either).
-      if (!t)
-        throw new ResourceNotFoundError(
-          req.params.uri,
-          `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`,
-        );
-      // Through the host facade: a template URI with variables left out asks for them (essay §3.2; a
-      // 2025-era client gets the prompt in the console, as prompts not tied to a tool call), and the
-      // read is audited like tool calls.
-      return sp.host.readResource(t.server, t.name, { signal: sdk.mcpReq.signal });
-    }) as never);
+    for (const [method, handler] of shared) srv.setRequestHandler(method as never, handler as never);
 
     // 2025-era sessions: remember the session for list_changed, and bridge the client's roots. The
     // first roots/list is sent related to the session's first request (on HTTP a request outside one
