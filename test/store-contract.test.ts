@@ -326,7 +326,7 @@ forEachEngine((engine) => {
       t.after(() => lite.close());
       assert.deepEqual(
         tables.filter((n: string) => n !== 'parley_schema'),
-        ['answers', 'audit', 'audit_purge_gate', 'era_verdicts', 'presets', 'roots'],
+        ['answers', 'audit', 'audit_purge_gate', 'era_verdicts', 'oauth_signins', 'presets', 'rate_limits', 'roots'],
       );
       await store.close();
       await c.query('UPDATE parley_schema SET version = $1', [SCHEMA_VERSION + 1]);

@@ -107,6 +107,11 @@ export interface UserSpace {
   /** Elicitations waiting for this user's client (pushed or parked); capped by `gateway.maxPendingPerUser`. */
   pending: { n: number };
   roots: UpstreamRoots;
+  /**
+   * Whether the user's fallback presenter can show a prompt (parley's console): only then can a call
+   * wait for the console (`./hold.ts`); otherwise the bridge never hands a prompt to it.
+   */
+  consoleHold: boolean;
 }
 
 export interface Gateway {
@@ -130,6 +135,35 @@ export interface Gateway {
 }
 
 const errorResult = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+// A server's error text or a thrown error that only repeats what a failure already explains (e.g. no
+// person can answer here, which the server got back from its elicitation) is said once, not twice.
+function repeats(t: string, up: UpstreamCall): boolean {
+  const core = t.replace(/^MCP error -?\d+: /, '').replace(/\.$/, '');
+  return core.length > 0 && up.failures.some((f) => f.startsWith(core));
+}
+
+/** A downstream result with the call's failures (prompts nobody could answer) said first. */
+function finish(r: CallToolResult, up: UpstreamCall): CallToolResult {
+  if (!up.failures.length) return r;
+  return {
+    ...r,
+    isError: true,
+    content: [
+      { type: 'text' as const, text: `parley: ${up.failures.join(' ')}` },
+      ...(r.content ?? []).filter((c) => !(c.type === 'text' && repeats(c.text, up))),
+    ],
+  };
+}
+
+/** The tool result of a downstream call that failed with `e`. */
+function failedResult(e: unknown, up: UpstreamCall, target: { server: string; name: string }): CallToolResult {
+  const message = (e as Error)?.message ?? String(e);
+  const said = repeats(message, up);
+  return errorResult(
+    [...up.failures.map((f) => `parley: ${f}`), ...(said ? [] : [`${target.server}.${target.name} failed: ${message}`])].join('\n'),
+  );
+}
 
 export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Gateway {
   const spaces = new Map<string, UserSpace>();
@@ -158,6 +192,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   const router = opts.secret
     ? new SessionRouter({ secret: opts.secret, replicaId, selfUrl: () => selfUrl || undefined, watch: opts.replicaWatch, log })
     : undefined;
+  /** Numbers the upstream sessions' call tags. */
+  let sessionSeq = 0;
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
 
@@ -190,7 +226,17 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       clientInfo: { name: 'parley-gateway', version: '0.1.0' },
     });
     const catalog = new Catalog(host, log);
-    s = { user, tenant, host, catalog, calls, sessions: new Set(), pending, roots: new UpstreamRoots(host) };
+    s = {
+      user,
+      tenant,
+      host,
+      catalog,
+      calls,
+      sessions: new Set(),
+      pending,
+      roots: new UpstreamRoots(host),
+      consoleHold: fallback.interactive,
+    };
     const sp = s;
     // Downstream list changes reach every live 2025-era session of this user and the user's 2026-07-28
     // subscriptions/listen streams.
@@ -217,24 +263,62 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
   const userOfCtx = (sdk: ServerContext) => (multiUser ? userOf(sdk) : DEFAULT_USER);
 
+  // What every upstream server shares (defined once, not per session: a session costs less heap).
+  /** The requestState verifier: the handler sees the verified payload plus the sealed text (`raw`), which a forwarded retry carries on. */
+  const verifyState = async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state });
+  const spaceOf = (sdk: ServerContext) => {
+    const user = userOfCtx(sdk);
+    if (!user) throw new ProtocolError(-32001, 'no user: this gateway needs a bearer token');
+    return space(user, multiUser ? identityOf(sdk.http?.authInfo) : undefined);
+  };
+  /** The request handlers that need no session state. */
+  const shared: Array<[string, (req: never, sdk: ServerContext) => Promise<unknown>]> = [
+    ['prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list })],
+    [
+      'prompts/get',
+      async (req: { params: { name: string; arguments?: Record<string, string> } }, sdk) => {
+        const sp = spaceOf(sdk);
+        const t = await sp.catalog.prompt(req.params.name);
+        if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
+        // Through the host facade, so it is audited like tool calls.
+        return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
+      },
+    ],
+    ['resources/list', async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list })],
+    ['resources/templates/list', async (_req, sdk) => ({ resourceTemplates: await spaceOf(sdk).catalog.listTemplates() })],
+    [
+      'resources/read',
+      async (req: { params: { uri: string } }, sdk) => {
+        const sp = spaceOf(sdk);
+        const t = await sp.catalog.resource(req.params.uri);
+        // Resource not found: -32602 with data {uri} on every revision, as the SDK sends it (2026-07-28
+        // requires -32602; earlier revisions named -32002, which SDK v1 never emitted either).
+        if (!t)
+          throw new ResourceNotFoundError(
+            req.params.uri,
+            `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`,
+          );
+        // Through the host facade: a template URI with variables left out asks for them (essay §3.2; a
+        // 2025-era client gets the prompt in the console, as prompts not tied to a tool call), and the
+        // read is audited like tool calls.
+        return sp.host.readResource(t.server, t.name, { signal: sdk.mcpReq.signal });
+      },
+    ],
+  ];
+
   function factory(ctx: { authInfo?: { clientId?: string; extra?: Record<string, unknown> } } = {}): McpServer {
     const mcp = new McpServer(opts.serverInfo ?? { name: 'parley-gateway', version: '0.1.0' }, {
       capabilities: { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true } },
-      // The handler sees the verified payload plus the sealed text (`raw`), which a forwarded retry carries on.
       requestState: {
-        verify: async (state: string, c: unknown) => ({ ...((await stateCodec.verify(state, c as never)) as object), raw: state }),
+        verify: verifyState,
       },
     } as never);
-    const sessionId = randomUUID();
+    // The session's call tag (./bridge.ts), unique in this process: short, so it costs no heap per session.
+    const sessionId = `s${++sessionSeq}`;
     const owner = multiUser ? ((ctx.authInfo?.extra?.sub as string | undefined) ?? ctx.authInfo?.clientId ?? '') : DEFAULT_USER;
     const ownerWho = multiUser ? identityOf(ctx.authInfo as never) : undefined;
     const srv = mcp.server;
     let sessionRoots: (sdk: ServerContext) => Promise<void> = () => Promise.resolve();
-    const spaceOf = (sdk: ServerContext) => {
-      const user = userOfCtx(sdk);
-      if (!user) throw new ProtocolError(-32001, 'no user: this gateway needs a bearer token');
-      return space(user, multiUser ? identityOf(sdk.http?.authInfo) : undefined);
-    };
 
     srv.setRequestHandler('tools/list', async (_req, sdk) => {
       const sp = spaceOf(sdk);
@@ -249,40 +333,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       await sessionRoots(sdk);
       return callTool(mcp, sp, sessionId, req.params.name, req.params.arguments ?? {}, sdk);
     }) as never);
-    srv.setRequestHandler('prompts/list', async (_req, sdk) => ({ prompts: (await spaceOf(sdk).catalog.listPrompts()).list }) as never);
-    srv.setRequestHandler('prompts/get', (async (
-      req: { params: { name: string; arguments?: Record<string, string> } },
-      sdk: ServerContext,
-    ) => {
-      const sp = spaceOf(sdk);
-      const t = await sp.catalog.prompt(req.params.name);
-      if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
-      // Through the host facade, so it is audited like tool calls.
-      return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
-    }) as never);
-    srv.setRequestHandler(
-      'resources/list',
-      async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list }) as never,
-    );
-    srv.setRequestHandler(
-      'resources/templates/list',
-      async (_req, sdk) => ({ resourceTemplates: await spaceOf(sdk).catalog.listTemplates() }) as never,
-    );
-    srv.setRequestHandler('resources/read', (async (req: { params: { uri: string } }, sdk: ServerContext) => {
-      const sp = spaceOf(sdk);
-      const t = await sp.catalog.resource(req.params.uri);
-      // Resource not found: -32602 with data {uri} on every revision, as the SDK sends it (2026-07-28
-      // requires -32602; earlier revisions named -32002, which SDK v1 never emitted either).
-      if (!t)
-        throw new ResourceNotFoundError(
-          req.params.uri,
-          `Resource not found: no configured server offers, routes or has a template for ${req.params.uri}`,
-        );
-      // Through the host facade: a template URI with variables left out asks for them (essay §3.2; a
-      // 2025-era client gets the prompt in the console, as prompts not tied to a tool call), and the
-      // read is audited like tool calls.
-      return sp.host.readResource(t.server, t.name, { signal: sdk.mcpReq.signal });
-    }) as never);
+    for (const [method, handler] of shared) srv.setRequestHandler(method as never, handler as never);
 
     // 2025-era sessions: remember the session for list_changed, and bridge the client's roots. The
     // first roots/list is sent related to the session's first request (on HTTP a request outside one
@@ -331,30 +382,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (!target) throw new ProtocolError(-32602, `Unknown tool "${exposed}"; tools/list names them as <server>__<tool>`);
     const era = readEra(mcp, sdk);
     const modes = elicitModes(era);
-    // A server's error text or a thrown error that only repeats what a failure already explains (e.g. no
-    // person can answer here, which the server got back from its elicitation) is said once, not twice.
-    const repeats = (t: string, up: UpstreamCall) => {
-      const core = t.replace(/^MCP error -?\d+: /, '').replace(/\.$/, '');
-      return core.length > 0 && up.failures.some((f) => f.startsWith(core));
-    };
-    const finish = (r: CallToolResult, up: UpstreamCall) =>
-      up.failures.length
-        ? {
-            ...r,
-            isError: true,
-            content: [
-              { type: 'text' as const, text: `parley: ${up.failures.join(' ')}` },
-              ...(r.content ?? []).filter((c) => !(c.type === 'text' && repeats(c.text, up))),
-            ],
-          }
-        : r;
-    const failed = (e: unknown, up: UpstreamCall) => {
-      const message = (e as Error)?.message ?? String(e);
-      const said = repeats(message, up);
-      return errorResult(
-        [...up.failures.map((f) => `parley: ${f}`), ...(said ? [] : [`${target.server}.${target.name} failed: ${message}`])].join('\n'),
-      );
-    };
+    const failed = (e: unknown, up: UpstreamCall) => failedResult(e, up, target);
 
     if (!era.modern) {
       // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).
@@ -395,17 +423,21 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
       // its own signal, which the upstream cancel reaches only while this request waits for it. Its watch
       // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
-      const held = holds.start(
-        { user: sp.user, tool: exposed, args },
-        (signal) => sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal }),
-        {
-          progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
-          notify: (n) => sdk.mcpReq.notify(n as never),
-          tool: exposed,
-        },
-        sdk.mcpReq.signal,
-      );
-      if (held.started) {
+      // Without a console (the user's fallback cannot show a prompt, so the bridge never opens a watch) no
+      // call is ever held: the downstream call runs on the upstream request's own signal.
+      const held = sp.consoleHold
+        ? holds.start(
+            { user: sp.user, tool: exposed, args },
+            (signal) => sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal }),
+            {
+              progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
+              notify: (n) => sdk.mcpReq.notify(n as never),
+              tool: exposed,
+            },
+            sdk.mcpReq.signal,
+          )
+        : undefined;
+      if (held?.started) {
         up.watches.push(held.watch);
         const done = () => {
           const i = up.watches.indexOf(held.watch);
@@ -414,12 +446,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         held.run.then(done, done);
       }
       try {
-        return finish(await held.outcome, up);
+        const outcome = held
+          ? held.outcome
+          : sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal: sdk.mcpReq.signal });
+        return finish(await outcome, up);
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
       } finally {
-        held.release();
+        held?.release();
         up.active.splice(up.active.indexOf(carrier), 1);
         if (up.active.length === 0) sp.calls.close(up);
       }
@@ -604,10 +639,12 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       };
       if ('stdio' in how) return keep(await serve((c) => factory(c as never), { stdio: true, onClose: how.onClose }));
       multiUser = hasUsers;
-      const admin = adminRoutes({ config, users, store: opts.store });
+      const admin = adminRoutes({ config, users, store: opts.store, onRevoke: (t, subject) => guard?.forgetSignIn(t, subject) });
       // The resource URL is the served URL unless configured; with port 0 it is known after listen, so
       // the guard is made then (a request in between gets 503).
-      let guard = oauth?.resource ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env }) : undefined;
+      let guard = oauth?.resource
+        ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env, store: opts.store })
+        : undefined;
       const http: HttpOptions = {
         sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
         ...(router ? { sessions: router } : {}),
@@ -633,7 +670,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           : {}),
       };
       const h = keep(await serve((c) => factory(c as never), { http }));
-      guard ??= new ResourceGuard({ oauth, users, servedUrl: h.url, env: opts.env });
+      guard ??= new ResourceGuard({ oauth, users, servedUrl: h.url, env: opts.env, store: opts.store });
       // serve() reads the options at each request: the 401 for a request without credentials names
       // the metadata document (RFC 9728 §5.1).
       http.challenge = guard.challenge;

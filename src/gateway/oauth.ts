@@ -20,7 +20,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AuthInfo, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
-import type { GatewayOAuthDef } from '../host/index.js';
+import type { GatewayOAuthDef, Store } from '../host/index.js';
 import { HttpDenial } from '../server/serve.js';
 import { hashToken, userForAuthorization } from './users.js';
 
@@ -32,6 +32,11 @@ export const INTROSPECTION_CACHE_MS = 30_000;
 export const INTROSPECTION_CACHE_MAX = 10_000;
 /** Longest user or tenant claim value accepted, characters. */
 export const MAX_CLAIM_CHARS = 256;
+/**
+ * How long a replica trusts its last look at a token's sign-in in the store, ms: a revocation made on
+ * another replica refuses the token there within this bound (at once on the replica that revoked it).
+ */
+export const SIGN_IN_RECHECK_MS = 5_000;
 
 /** Who a request is: the space key (`extra.sub`), the user and the tenant. */
 export interface Identity {
@@ -71,6 +76,11 @@ export interface ResourceGuardOptions {
   servedUrl: string;
   /** Environment for `introspection.clientSecretEnv`. @default process.env */
   env?: Record<string, string | undefined>;
+  /**
+   * Where OAuth sign-ins are recorded and revoked (`Store.recordSignIn`; src/gateway/admin.ts lists and
+   * revokes them). Without it (or without that method) nothing is recorded and nothing can be revoked.
+   */
+  store?: Store;
 }
 
 /**
@@ -90,11 +100,18 @@ export class ResourceGuard {
   private issuerMeta: Promise<Record<string, unknown>> | undefined;
   private jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   private readonly introspected = new LRUCache<string, AuthInfo>({ max: INTROSPECTION_CACHE_MAX, ttl: INTROSPECTION_CACHE_MS });
+  private readonly store: Store | undefined;
+  /** Tokens (by hash) whose sign-in the store accepted in the last {@link SIGN_IN_RECHECK_MS}. */
+  private readonly signedIn = new LRUCache<string, { tenant: string; subject: string }>({
+    max: INTROSPECTION_CACHE_MAX,
+    ttl: SIGN_IN_RECHECK_MS,
+  });
 
   constructor(o: ResourceGuardOptions) {
     this.oauth = o.oauth;
     this.users = o.users;
     this.env = o.env ?? process.env;
+    this.store = o.store;
     this.resource = new URL(o.oauth?.resource ?? o.servedUrl);
     this.metadataUrl = getOAuthProtectedResourceMetadataUrl(this.resource);
   }
@@ -141,7 +158,7 @@ export class ResourceGuard {
     if (user) return { token: 'static', clientId: user, scopes: [], extra: { sub: user, user, tenant: 'default' } };
     if (!this.oauth || !header) return undefined;
     const o = {
-      verifier: { verifyAccessToken: (t: string) => this.verify(t) },
+      verifier: { verifyAccessToken: async (t: string) => this.signIn(t, await this.verify(t)) },
       expectedResource: this.resource,
       requiredScopes: this.oauth.scopes,
       resourceMetadataUrl: this.metadataUrl,
@@ -154,6 +171,48 @@ export class ResourceGuard {
       r.headers.forEach((v, k) => (headers[k] = v));
       throw new HttpDenial(r.status, headers, await r.text());
     }
+  }
+
+  /**
+   * Forgets this replica's recent sign-in checks of `subject` in `tenant`, so the next request with one
+   * of its tokens asks the store again (after an administrator revoked it here).
+   */
+  forgetSignIn(tenant: string, subject: string): void {
+    for (const [k, v] of this.signedIn.entries()) if (v.tenant === tenant && v.subject === subject) this.signedIn.delete(k);
+  }
+
+  /**
+   * Records a verified token's use in the store (`Store.recordSignIn`, at most once per
+   * {@link SIGN_IN_RECHECK_MS} per token on this replica) and refuses it when a tenant administrator
+   * revoked its sign-in after it was issued. @throws OAuthError
+   */
+  private async signIn(token: string, info: AuthInfo): Promise<AuthInfo> {
+    const store = this.store;
+    if (!store?.recordSignIn) return info;
+    const key = hashToken(token);
+    if (this.signedIn.has(key)) return info;
+    const x = info.extra as { user: string; tenant: string; subject: string; issuedAt?: number };
+    let ok: boolean;
+    try {
+      ok = await store.recordSignIn({
+        tenant: x.tenant,
+        issuer: this.oauth!.issuer,
+        subject: x.subject,
+        user: x.user,
+        at: Date.now(),
+        ...(info.expiresAt !== undefined ? { expiresAt: info.expiresAt * 1000 } : {}),
+        ...(x.issuedAt !== undefined ? { issuedAt: x.issuedAt } : {}),
+      });
+    } catch (e) {
+      throw new OAuthError(OAuthErrorCode.ServerError, `cannot check the sign-in in the store: ${(e as Error).message}`);
+    }
+    if (!ok)
+      throw invalid(
+        `the sign-in of "${x.subject}" in tenant "${x.tenant}" was revoked by a tenant administrator; sign in again to get a new token`,
+      );
+    const left = info.expiresAt !== undefined ? info.expiresAt * 1000 - Date.now() : SIGN_IN_RECHECK_MS;
+    this.signedIn.set(key, { tenant: x.tenant, subject: x.subject }, { ttl: Math.max(1, Math.min(SIGN_IN_RECHECK_MS, left)) });
+    return info;
   }
 
   /** Verifies one access token (the SDK's `OAuthTokenVerifier`). @throws OAuthError */
@@ -240,7 +299,15 @@ export class ResourceGuard {
       scopes,
       expiresAt: p.exp as number,
       ...(named && URL.canParse(named) ? { resource: new URL(named) } : {}),
-      extra: { sub: key, user, tenant, issuer: o.issuer },
+      // `subject`: the token's `sub` claim (else the user), the key of its sign-in (src/gateway/admin.ts).
+      extra: {
+        sub: key,
+        user,
+        tenant,
+        issuer: o.issuer,
+        subject: typeof p.sub === 'string' && /^[^\u0000-\u001f\u007f]{1,256}$/.test(p.sub) ? p.sub : user,
+        ...(typeof p.iat === 'number' ? { issuedAt: p.iat * 1000 } : {}),
+      },
     };
   }
 

@@ -275,6 +275,46 @@ export async function serve(
   );
   sweeper.unref();
 
+  /**
+   * A new 2025-era session's server and transport for `user`, counted as opening until its initialize
+   * succeeds or `res` closes. Outside the request handler so that the session's closures do not keep
+   * the initialize request and response alive for the session's lifetime.
+   */
+  async function openSession(user: string, auth: AuthInfo | undefined, res: ServerResponse): Promise<NodeStreamableHTTPServerTransport> {
+    opening.set(user, (opening.get(user) ?? 0) + 1);
+    let counted = true;
+    const opened = () => {
+      if (!counted) return;
+      counted = false;
+      const n = (opening.get(user) ?? 1) - 1;
+      if (n > 0) opening.set(user, n);
+      else opening.delete(user);
+    };
+    res.once('close', opened);
+    const s = factory({ authInfo: auth, era: 'legacy' });
+    const m = toMcp(s);
+    fanout.watch(s);
+    // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
+    if (isParley(s)) fanout.hookInstance(m, true);
+    const t: NodeStreamableHTTPServerTransport = new HttpTransport({
+      sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
+      onsessioninitialized: (id) => {
+        opened();
+        sessions.set(id, t);
+        owners.set(id, user); // the user (extra.sub, else clientId): one client id may serve many users
+        activity.set(id, { last: Date.now(), open: 0 });
+        fanout.addLive(m, { user, era: 'legacy', product: s });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+        owners.delete(id);
+        activity.delete(id);
+      },
+    });
+    await m.connect(t);
+    return t;
+  }
+
   const server = createServer(async (req, res) => {
     try {
       const host = validateHostHeader(req.headers.host, allowed);
@@ -346,35 +386,7 @@ export async function serve(
           (body as { id?: string | number }).id ?? null,
         );
       }
-      opening.set(user, (opening.get(user) ?? 0) + 1);
-      const opened = () => {
-        const n = (opening.get(user) ?? 1) - 1;
-        if (n > 0) opening.set(user, n);
-        else opening.delete(user);
-      };
-      res.once('close', opened);
-      const s = factory({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth, era: 'legacy' });
-      const m = toMcp(s);
-      fanout.watch(s);
-      // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
-      if (isParley(s)) fanout.hookInstance(m, true);
-      const t: NodeStreamableHTTPServerTransport = new HttpTransport({
-        sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
-        onsessioninitialized: (id) => {
-          res.off('close', opened);
-          opened();
-          sessions.set(id, t);
-          owners.set(id, userOfAuth(auth)); // the user (extra.sub, else clientId): one client id may serve many users
-          activity.set(id, { last: Date.now(), open: 0 });
-          fanout.addLive(m, { user: userOfAuth(auth), era: 'legacy', product: s });
-        },
-        onsessionclosed: (id) => {
-          sessions.delete(id);
-          owners.delete(id);
-          activity.delete(id);
-        },
-      });
-      await m.connect(t);
+      const t = await openSession(user, auth, res);
       await t.handleRequest(req, res, body);
     } catch (e) {
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);

@@ -146,6 +146,8 @@ export async function startCluster(o: {
   nodeArgs?: string[];
   /** Merged into parley.json `gateway` (e.g. `oauth`). */
   gateway?: Record<string, unknown>;
+  /** parley.json `policy` entries replacing the defaults below. */
+  policy?: Record<string, unknown>;
 }): Promise<Cluster | undefined> {
   const pg: PgServer | undefined = await startPostgres();
   if (!pg) return undefined;
@@ -155,12 +157,13 @@ export async function startCluster(o: {
   const cfg = join(dir, 'parley.json');
   const users = (t: string) =>
     Object.fromEntries(IDS.filter((i) => i.startsWith(`${t}/`)).map((i) => [i.slice(t.length + 1), { tokenSha256: hashToken(TOKENS[i]) }]));
-  // The broker's limits are per user per replica; raised so load measures delivery, not rate limiting.
+  // The broker's limits (the rate limit is shared by the replicas, the pending cap is per replica); raised
+  // so load measures delivery, not rate limiting.
   writeFileSync(
     cfg,
     JSON.stringify({
       mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } },
-      policy: { maxPendingPerServer: 200, burst: 2000, ratePerMinute: 60000 },
+      policy: { maxPendingPerServer: 200, burst: 2000, ratePerMinute: 60000, ...o.policy },
       gateway: { maxPendingPerUser: 200, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } }, ...o.gateway },
     }),
   );

@@ -29,8 +29,8 @@ export interface AskStops {
 const ACTIONS: ReadonlySet<string> = new Set(['accept', 'decline', 'cancel']);
 
 /**
- * Runs the presenter loop. The presenter gets one signal, `AbortSignal.any` of the server's signal,
- * the answer deadline and the broker's shutdown; the first to abort ends the wait and names the
+ * Runs the presenter loop. The presenter gets one signal, aborted by the server's signal, the answer
+ * deadline or the broker's shutdown; the first to abort ends the wait and names the
  * outcome. Presenter errors (e.g. `UserInteractionRequiredError`) reject.
  */
 export async function ask(
@@ -42,11 +42,19 @@ export async function ask(
   now: () => number,
 ): Promise<AskOutcome> {
   const started = now();
-  // A ref'd timer, cleared below: AbortSignal.timeout's timer is unref'd, so a prompt waiting on nothing
-  // else (a scripted presenter, a test) would let the process exit before its deadline answered.
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new DOMException('no answer in time', 'TimeoutError')), stops.answerMs);
-  const signal = AbortSignal.any([stops.server, deadline.signal, stops.shutdown]);
+  // One controller for the three stops (not AbortSignal.any of three: a composite signal per waiting
+  // prompt costs heap for as long as it waits). A ref'd timer, cleared below: AbortSignal.timeout's timer
+  // is unref'd, so a prompt waiting on nothing else (a scripted presenter, a test) would let the process
+  // exit before its deadline answered.
+  const ctl = new AbortController();
+  const signal = ctl.signal;
+  const timer = setTimeout(() => ctl.abort(new DOMException('no answer in time', 'TimeoutError')), stops.answerMs);
+  const onServer = () => ctl.abort(stops.server.reason);
+  const onShutdown = () => ctl.abort(stops.shutdown.reason);
+  if (stops.server.aborted) onServer();
+  else if (stops.shutdown.aborted) onShutdown();
+  stops.server.addEventListener('abort', onServer, { once: true });
+  stops.shutdown.addEventListener('abort', onShutdown, { once: true });
   const stopped = (): AskOutcome => {
     const durationMs = now() - started;
     if (stops.server.aborted) return { kind: 'cancelled-by-server', durationMs };
@@ -83,5 +91,7 @@ export async function ask(
     throw err;
   } finally {
     clearTimeout(timer);
+    stops.server.removeEventListener('abort', onServer);
+    stops.shutdown.removeEventListener('abort', onShutdown);
   }
 }

@@ -187,7 +187,9 @@ export class ElicitationBroker {
     }
 
     // 3. Policy: sensitive fields, pending cap, rate limit, then the URL's scheme and host.
-    const refusal = this.checkPolicy(req, ctx.configInput ? [] : sensitive);
+    // The rate limit is taken from the store's shared bucket when it has one (every replica of a gateway
+    // draws on it); the pending cap is checked again after that wait, as other requests may have joined.
+    const refusal = this.checkPolicy(req, ctx.configInput ? [] : sensitive) ?? (await this.takeRate(req)) ?? this.checkPending(req);
     if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
     let url: UrlView | undefined;
     let warnings: string[] = [];
@@ -513,19 +515,37 @@ export class ElicitationBroker {
         message: `Declined: ${req.server} asked in a form for ${sensitive.map((f) => `"${f}"`).join(', ')}, which look like secrets. Servers must use URL mode for credentials (policy sensitiveFields: "decline").`,
         detail: { fields: sensitive },
       };
+    return this.checkPending(req);
+  }
+
+  private checkPending(req: InputRequest): { reason: RefusalReason; message: string; detail: Record<string, unknown> } | undefined {
     if (this.pendingCount(req.server) >= this.policy.maxPendingPerServer)
       return {
         reason: 'pending-cap',
         message: `Declined: ${req.server} already has ${this.policy.maxPendingPerServer} input requests waiting (policy maxPendingPerServer).`,
         detail: { pending: this.policy.maxPendingPerServer },
       };
-    if (!this.limiter.take(req.server))
-      return {
-        reason: 'rate-limited',
-        message: `Declined: ${req.server} sends input requests faster than ${this.policy.ratePerMinute}/min (burst ${this.policy.burst}).`,
-        detail: { ratePerMinute: this.policy.ratePerMinute, burst: this.policy.burst },
-      };
     return undefined;
+  }
+
+  /**
+   * One token of the (tenant, user, server) bucket: from the store when it counts them
+   * (`Store.takeRateToken`, shared by every replica on the database), else from this broker's own.
+   */
+  private async takeRate(
+    req: InputRequest,
+  ): Promise<{ reason: RefusalReason; message: string; detail: Record<string, unknown> } | undefined> {
+    const store = this.opts.store;
+    const { burst, ratePerMinute } = this.policy;
+    const ok = store?.takeRateToken
+      ? await store.takeRateToken({ tenant: req.scope.tenant, user: req.scope.user, server: req.server, burst, ratePerMinute }, this.now())
+      : this.limiter.take(req.server);
+    if (ok) return undefined;
+    return {
+      reason: 'rate-limited',
+      message: `Declined: ${req.server} sends input requests faster than ${ratePerMinute}/min (burst ${burst}).`,
+      detail: { ratePerMinute, burst },
+    };
   }
 
   /**

@@ -15,6 +15,8 @@
 import type Database from 'better-sqlite3';
 import { StoreError, toStoreError } from './errors.js';
 import { ANSWERS_AUTO_MIGRATION } from './answer-list.js';
+import { RATE_LIMITS_MIGRATION } from './rate-limits.js';
+import { SIGN_INS_MIGRATION } from './sign-ins.js';
 
 /** One schema step. `sql` may hold several statements; it is static text (no values). */
 export interface Migration {
@@ -171,6 +173,8 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   ANSWERS_AUTO_MIGRATION,
+  RATE_LIMITS_MIGRATION,
+  SIGN_INS_MIGRATION,
 ];
 
 /** The schema version this code writes. */

@@ -21,6 +21,8 @@ import { StoreError } from './errors.js';
 import { MIGRATIONS, SCHEMA_VERSION, sqlFor } from './migrations.js';
 import { auditFromRow, auditParams, auditQuery, type AuditRow } from './audit.js';
 import { answerFromRow, rememberParams, type AnswerRow } from './answers.js';
+import { TAKE_POSTGRES, takeParams } from './rate-limits.js';
+import { LIST_POSTGRES, RECORD_POSTGRES, REVOKE_POSTGRES, recordParams, signInFromRow, type SignInRow } from './sign-ins.js';
 import { presetFromRow, presetParams, type PresetRow } from './presets.js';
 import { rootFromRow, rootParams, type RootRow } from './roots.js';
 import { verdictFromRow, verdictParams, type VerdictRow } from './era-verdicts.js';
@@ -329,6 +331,31 @@ function wrap(pool: pg.Pool, location: string, retention: Required<AuditRetentio
         );
         return r.length ? answerFromRow(r[0]) : undefined;
       }),
+    // Shared by every replica on this database (docs/scaling.md): the rate limit and OAuth sign-ins.
+    takeRateToken: (b, now) =>
+      run('take a rate-limit token', async (db) => {
+        const p = takeParams(b, now);
+        return (await count(db, TAKE_POSTGRES, [p.tenant, p.user, p.server, p.cap, p.now, p.perMs])) > 0;
+      }),
+    recordSignIn: (u) =>
+      run('record an OAuth sign-in', async (db) => {
+        const p = recordParams(u);
+        return (await count(db, RECORD_POSTGRES, [p.tenant, p.issuer, p.subject, p.user, p.at, p.exp, p.iat])) > 0;
+      }),
+    listSignIns: (tenant) =>
+      run('list OAuth sign-ins', async (db) =>
+        (await rows<SignInRow>(db, LIST_POSTGRES, [requireText(tenant, 'tenant', 'listSignIns')])).map(signInFromRow),
+      ),
+    revokeSignIn: (tenant, subject, at) =>
+      run(
+        'revoke an OAuth sign-in',
+        async (db) =>
+          (await count(db, REVOKE_POSTGRES, [
+            requireText(tenant, 'tenant', 'revokeSignIn'),
+            requireText(subject, 'subject', 'revokeSignIn'),
+            Math.trunc(at),
+          ])) > 0,
+      ),
     // The list of remembered answers (read-only here; the tenant admin's view, src/gateway/admin.ts).
     listAnswers: (scope) =>
       run('list remembered answers', async (db) => {

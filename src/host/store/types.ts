@@ -174,6 +174,51 @@ export interface PurgeResult {
 }
 
 /**
+ * A broker token bucket counted in the store (docs/scaling.md): capacity `burst` (at least 1), refilled
+ * at `ratePerMinute` tokens per 60 000 ms, one per (tenant, user, server).
+ */
+export interface RateBucket {
+  tenant: string;
+  user: string;
+  server: string;
+  burst: number;
+  ratePerMinute: number;
+}
+
+/** One use of an OAuth access token by a gateway user ({@link Store.recordSignIn}); never the token. */
+export interface SignInUse {
+  tenant: string;
+  /** The token's issuer (`gateway.oauth.issuer`). */
+  issuer: string;
+  /** The token's `sub` claim, else the user claim. */
+  subject: string;
+  /** The user the gateway maps the token to (`gateway.oauth.userClaim`). */
+  user: string;
+  /** When the gateway saw it, epoch ms. */
+  at: number;
+  /** The token's `exp`, epoch ms. */
+  expiresAt?: number;
+  /** The token's `iat`, epoch ms, when it has one. */
+  issuedAt?: number;
+}
+
+/** An OAuth sign-in as a tenant administrator sees it (src/gateway/admin.ts). No token, ever. */
+export interface OAuthSignIn {
+  tenant: string;
+  issuer: string;
+  subject: string;
+  user: string;
+  /** First use of a token of this subject, epoch ms. */
+  firstSignInAt: number;
+  /** First use of its newest token (the largest `exp`), epoch ms. */
+  lastSignInAt: number;
+  /** That token's expiry, epoch ms. */
+  tokenExpiresAt?: number;
+  /** Set once revoked: tokens issued before this instant are refused (later ones sign in again). */
+  revokedAt?: number;
+}
+
+/**
  * Persistence used by the host. Every method returns a Promise; argument errors reject with a
  * `TypeError` naming the field, storage failures with `StoreError` (code `'STORE_CLOSED' |
  * 'STORE_CORRUPT' | 'STORE_IO' | 'STORE_VERSION' | 'STORE_UNAVAILABLE'`).
@@ -226,6 +271,21 @@ export interface Store {
   recallEntry?(scope: Scope, server: string, schemaHash: string): Promise<RememberedAnswerEntry | undefined>;
   setAnswerMode?(scope: Scope, server: string, schemaHash: string, auto: boolean, label?: string): Promise<boolean>;
   forgetAnswer?(scope: Scope, server: string, schemaHash: string): Promise<boolean>;
+
+  /**
+   * Optional: takes one token of the shared bucket `b` at `now` (epoch ms) in one statement, so replicas
+   * on one database cannot both take the last token. @returns false when the bucket is empty.
+   */
+  takeRateToken?(b: RateBucket, now: number): Promise<boolean>;
+  /**
+   * Optional: records one use of an OAuth access token. @returns false when an administrator revoked
+   * the sign-in and the token was issued before that (the token must be refused); nothing is changed then.
+   */
+  recordSignIn?(u: SignInUse): Promise<boolean>;
+  /** Optional: the OAuth sign-ins of one tenant, newest first. */
+  listSignIns?(tenant: string): Promise<OAuthSignIn[]>;
+  /** Optional: revokes the sign-in of `subject` in `tenant` at `at` (epoch ms). @returns whether one existed. */
+  revokeSignIn?(tenant: string, subject: string, at: number): Promise<boolean>;
 
   /**
    * Runs `fn` atomically (all of its writes or none): the writes made through `tx` commit together.
