@@ -84,7 +84,9 @@ export async function run(): Promise<BenchRow[]> {
   if (!existsSync(MAIN)) return skip('dist/ missing: run npm run build (npm run bench does)');
   const K = envInt('PARLEY_BENCH_REPLICA_K', 40);
   const R = envInt('PARLEY_BENCH_REPLICA_ROUNDS', 9);
-  const N = envInt('PARLEY_BENCH_SESSIONS', 300);
+  // 1,000 like the gateway group: with fewer, the process's own growth during the run (compiled code,
+  // ≈ 0.6-0.8 KB per session at N=200) is counted as if each session held it.
+  const N = envInt('PARLEY_BENCH_SESSIONS', 1000);
   const pg = (await startPostgres())!;
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-replicas-'));
   const children: ChildProcess[] = [];
