@@ -8,8 +8,9 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { createShared, serve } from '../src/server/index.js';
-import { MAX_REQUEST_BODY_BYTES } from '../src/server/serve.js';
+import { MAX_REQUEST_BODY_BYTES, REQUEST_RECEIVE_MS } from '../src/server/serve.js';
 import { demoServer, text, v2Client } from './fixtures/toolkit/peers.js';
 import { verifies } from './helpers/verifies.js';
 
@@ -140,6 +141,51 @@ test('HTTP: request bodies are read by the SDK up to 4 MiB; over it 413 naming t
     assert.equal(bad.json.error?.code, -32700, 'JSON-RPC Parse error');
     assert.equal(bad.json.id, null);
     assert.match(bad.json.error?.message ?? '', /^invalid JSON body: /);
+  } finally {
+    await h.close();
+  }
+});
+
+/** Sends `head` and part of a body on a raw socket, then waits; resolves with what came back and when. */
+function stall(url: string, head: string): Promise<{ text: string; ms: number }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const sock = connect(Number(u.port), u.hostname, () => sock.write(head));
+    let text = '';
+    sock.on('data', (d) => (text += d.toString('latin1')));
+    sock.on('error', reject);
+    sock.on('close', () => resolve({ text, ms: Date.now() - started }));
+    setTimeout(() => (sock.destroy(), resolve({ text: `(still open) ${text}`, ms: Date.now() - started })), 15_000).unref();
+  });
+}
+
+test('HTTP: a request whose body stalls gets 408 within requestReceiveMs (checked every second), and the connection closes; the default is 30 s', {
+  timeout: 60_000,
+}, async () => {
+  assert.equal(REQUEST_RECEIVE_MS, 30_000);
+  const h = await serve(() => demoServer(createShared()), { http: { requestReceiveMs: 1_500 } });
+  try {
+    const u = new URL(h.url);
+    const body = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{';
+    const partBody = `POST ${u.pathname} HTTP/1.1\r\nhost: ${u.host}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n${body}`;
+    const partHeaders = `POST ${u.pathname} HTTP/1.1\r\nhost: ${u.host}\r\ncontent-`;
+    const [a, b] = await Promise.all([stall(h.url, partBody), stall(h.url, partHeaders)]);
+    for (const r of [a, b]) {
+      assert.match(r.text, /^HTTP\/1\.1 408 /, r.text);
+      assert.ok(r.ms >= 1_400 && r.ms < 1_500 + 1_000 + 2_000, `ended after ${r.ms} ms`);
+    }
+    // A well-formed request on the same server is served as usual.
+    const ok = await post(
+      h.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    );
+    assert.equal(ok.status, 200);
   } finally {
     await h.close();
   }

@@ -74,6 +74,13 @@ export interface HttpOptions {
   /** Names the setting behind `maxSessionsPerUser` in the 429 message. @default 'maxSessionsPerUser' */
   maxSessionsSetting?: string;
   /**
+   * Longest time to receive one request's headers and body, ms (Node's `requestTimeout`, checked every
+   * second). A client that stalls mid-request gets HTTP 408 and its connection is closed. A response
+   * that streams for longer (an SSE stream waiting on a person) is not affected: it starts after the
+   * request was received. @default {@link REQUEST_RECEIVE_MS} (30 000)
+   */
+  requestReceiveMs?: number;
+  /**
    * 2025-era sessions held by other processes (replicas; src/gateway/sessions-route.ts): `newId` mints
    * session ids, and `route` may answer a request whose session this process does not hold (resolving
    * true), before the usual 404. `user` is who the request authenticated as ('' without `authenticate`).
@@ -131,6 +138,9 @@ function listMembers(fanout: ListFanout<ParleyServer | McpServer>): Pick<ServeHa
 function deny(res: ServerResponse, status: number, message: string, id: string | number | null = null, code = -32000): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
 }
+
+/** Default of {@link HttpOptions.requestReceiveMs}: 30 s to receive a request's headers and body, ms. */
+export const REQUEST_RECEIVE_MS = 30_000;
 
 /**
  * Largest HTTP request body `serve` reads, bytes: the SDK's `DEFAULT_MAX_REQUEST_BODY_SIZE` (4 MiB).
@@ -315,7 +325,9 @@ export async function serve(
     return t;
   }
 
-  const server = createServer(async (req, res) => {
+  const receiveMs = o.requestReceiveMs ?? REQUEST_RECEIVE_MS;
+  const limits = { requestTimeout: receiveMs, headersTimeout: receiveMs, connectionsCheckingInterval: 1_000 };
+  const server = createServer(limits, async (req, res) => {
     try {
       const host = validateHostHeader(req.headers.host, allowed);
       if (!host.ok) return deny(res, 403, host.message);

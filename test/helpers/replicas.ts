@@ -60,7 +60,7 @@ export function haproxyConfig(lbPort: number, ports: number[]): string {
     '  timeout connect 2s',
     '  timeout client 31m',
     '  timeout server 31m',
-    '  timeout check 1s',
+    '  timeout check 2s',
     '  retries 2',
     '  option redispatch',
     '  option http-no-delay',
@@ -73,7 +73,7 @@ export function haproxyConfig(lbPort: number, ports: number[]): string {
     '  option httpchk',
     '  http-check send meth GET uri /mcp ver HTTP/1.1 hdr host 127.0.0.1',
     '  http-check expect rstatus ^[234]',
-    ...ports.map((p, i) => `  server r${i + 1} 127.0.0.1:${p} check inter 500 fall 2 rise 1 on-marked-down shutdown-sessions`),
+    ...ports.map((p, i) => `  server r${i + 1} 127.0.0.1:${p} check inter 500 fall 3 rise 1 on-marked-down shutdown-sessions`),
     '',
   ].join('\n');
 }
