@@ -3,7 +3,18 @@
 // stdio. Same tool, same 5-field form, same answer; only the server side differs
 // (bench/fixtures/raw-server.mjs vs bench/fixtures/toolkit-server.mjs).
 import type { BenchRow } from './lib.js';
-import { connectRaw, envInt, interleaved, roundRatio, rawServerCmd, toolkitServerCmd, type LoopCall, type RawPeer } from './peers.js';
+import {
+  connectRaw,
+  envInt,
+  interleaved,
+  roundQuartiles,
+  roundRatio,
+  roundSpread,
+  rawServerCmd,
+  toolkitServerCmd,
+  type LoopCall,
+  type RawPeer,
+} from './peers.js';
 
 export interface ToolkitBenchOptions {
   /** Elicitations per timed loop. @default 1000 (env PARLEY_BENCH_N) */
@@ -56,13 +67,25 @@ export async function run(o: ToolkitBenchOptions = {}): Promise<BenchRow[]> {
         ratioTo: 'raw SDK rate',
         note: `${(kitT.wallMs / n).toFixed(3)} ms wall, ${(kitT.serverCpuMs / n).toFixed(3)} ms server CPU each`,
       },
-      { group: 'toolkit', name: 'per-elicitation wall time toolkit ÷ raw', value: wall, unit: '×', note: how },
+      {
+        group: 'toolkit',
+        name: 'per-elicitation wall time toolkit ÷ raw',
+        value: wall,
+        unit: '×',
+        target: '≤ 1.05×',
+        met: wall <= 1.05,
+        spread: roundQuartiles(measured.rounds, 1, 0, 'wallMs'),
+        note: `${how}; ${roundSpread(measured.rounds, 1, 0, 'wallMs')}`,
+      },
       {
         group: 'toolkit',
         name: 'per-elicitation server CPU toolkit ÷ raw (load-robust)',
         value: cpu,
         unit: '×',
-        note: 'CPU of the server process during the loop',
+        target: '≤ 1.15×',
+        met: cpu <= 1.15,
+        spread: roundQuartiles(measured.rounds, 1, 0, 'serverCpuMs'),
+        note: `CPU of the server process during the loop; ${roundSpread(measured.rounds, 1, 0, 'serverCpuMs')}`,
       },
     ];
   } finally {
