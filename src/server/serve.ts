@@ -366,6 +366,9 @@ export async function serve(
       const sid = req.headers['mcp-session-id'];
       const legacy =
         typeof sid === 'string' || (await isLegacyRequest(body !== undefined && web ? web : await toWebRequest(req, body ?? null), body));
+      // Not kept while the call waits (this frame lives as long as the request): a web Request per pending
+      // call is heap per session.
+      web = undefined;
       if (!legacy) return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
       if (typeof sid === 'string') {
         const t = sessions.get(sid);
