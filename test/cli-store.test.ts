@@ -144,6 +144,12 @@ describe('parley store (PostgreSQL URL)', { skip: pgSkipReason && !inCi ? pgSkip
         /^parley: Cannot (open the store|read the schema version): PostgreSQL at postgres:\/\/parley@127\.0\.0\.1:1\/none is unavailable/,
       );
       assert.doesNotMatch(r.stderr, /s3cret/);
+      // At start nothing is open, so nothing reconnects: the line says what to do instead.
+      assert.match(
+        lines[0],
+        /Check that the server is running and the URL, user and password are right; nothing was opened, so run the command again/,
+      );
+      assert.doesNotMatch(lines[0], /reconnects/);
     }
   });
 });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BridgePresenter, OpenCalls, type UpstreamCall } from '../src/gateway/index.js';
 import type { PresenterAnswer, InputRequestView } from '../src/host/index.js';
+import { HeadlessPresenter, UserInteractionRequiredError } from '../src/host/index.js';
 
 const prompt = (tag?: string): InputRequestView => ({
   id: 'p1',
@@ -54,4 +55,30 @@ test('a prompt goes to the open call its tag names; untagged, unknown or closed:
   calls.close(b);
   assert.deepEqual(await bridge.present(prompt('session-b'), signal), { action: 'accept', content: { name: 'bea' } });
   assert.equal(calls.size, 1);
+});
+
+test('a prompt no client call in flight can answer, without a console: the error says so and what the server should do', async () => {
+  const calls = new OpenCalls();
+  const bridge = new BridgePresenter({ calls, fallback: new HeadlessPresenter() });
+  const signal = new AbortController().signal;
+  const a = call('session-a', 'ada');
+  calls.open(a);
+  calls.close(a); // the client gave up on the call: it is no longer in flight
+  for (const [p, why] of [
+    [
+      prompt('session-a'),
+      /could not be matched to a client call in flight: the call "t" it belongs to has ended \(the client may have given up on it/,
+    ],
+    [prompt(), /could not be matched to a client call in flight: it was not sent as part of one \(no related request\)/],
+  ] as const)
+    await assert.rejects(bridge.present(p, signal), (e: Error) => {
+      assert.ok(e instanceof UserInteractionRequiredError);
+      assert.match(e.message, /^Server "s" asks for fields name \("Your name\?"\), but no person can answer here: it could not be matched/);
+      assert.match(e.message, why);
+      assert.match(
+        e.message,
+        /The server should ask only while handling the client's call .* and stop asking once that call is cancelled\.$/,
+      );
+      return true;
+    });
 });

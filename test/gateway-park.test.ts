@@ -133,6 +133,40 @@ describe('gateway: a 2026-07-28 client driving the rounds by hand', () => {
     }
   });
 
+  it('a requestState is bound to the arguments: a retry that changes them is -32602, the unchanged retry completes', async () => {
+    const { c, call } = await manual();
+    try {
+      const original = { city: 'Oslo', opts: { units: 'metric', days: [1, 2] } };
+      const first = await call({ arguments: original });
+      assert.equal(first.resultType, 'input_required');
+      const key = Object.keys(first.inputRequests as object)[0];
+      const answers = { [key]: { action: 'accept', content: { name: 'ada' } } };
+      for (const changed of [
+        { ...original, city: 'Bergen' },
+        { city: 'Oslo' },
+        {},
+        { ...original, opts: { units: 'metric', days: [2, 1] } },
+      ])
+        await assert.rejects(
+          call({ arguments: changed, inputResponses: answers, requestState: first.requestState }),
+          (e: Error & { code?: number }) =>
+            e.code === -32602 &&
+            /bound to the tool name and arguments/.test(e.message) &&
+            /retry with the arguments of the original call/.test(e.message),
+          JSON.stringify(changed),
+        );
+      // The same arguments with the keys in another order are the same call (canonical JSON).
+      const done = await call({
+        arguments: { opts: { days: [1, 2], units: 'metric' }, city: 'Oslo' },
+        inputResponses: answers,
+        requestState: first.requestState,
+      });
+      assert.equal(text(done as never), 'hello ada');
+    } finally {
+      await c.close();
+    }
+  });
+
   it('a forged requestState is -32602', async () => {
     const { c, call } = await manual();
     try {

@@ -77,16 +77,25 @@ describe('gateway: sealed requestState', () => {
     const elsewhere = await manual(r2.url, 'alice');
     const bob = await manual(r2.url, 'bob');
     try {
-      const first = await alice.call({});
+      const first = await alice.call({ arguments: { city: 'Oslo' } });
       const key = Object.keys(first.inputRequests as object)[0];
       const answers = { [key]: { action: 'accept', content: { name: 'forwarded' } } };
       // Bound to alice on every replica: bob cannot use it through r2 either.
       await assert.rejects(
-        bob.call({ inputResponses: answers, requestState: first.requestState }),
+        bob.call({ arguments: { city: 'Oslo' }, inputResponses: answers, requestState: first.requestState }),
         invalid(/Invalid or expired requestState/),
       );
+      // Bound to the arguments on every replica: r2 refuses changed ones before forwarding.
+      await assert.rejects(
+        elsewhere.call({ arguments: { city: 'Bergen' }, inputResponses: answers, requestState: first.requestState }),
+        invalid(/bound to the tool name and arguments.*retry with the arguments of the original call/),
+      );
+      assert.equal(r1.gw.stats().parked, 1, 'the call is still parked on r1');
       assert.equal(r2.gw.stats().parked, 0, 'nothing is parked on r2');
-      assert.equal(text((await elsewhere.call({ inputResponses: answers, requestState: first.requestState })) as never), 'hello forwarded');
+      assert.equal(
+        text((await elsewhere.call({ arguments: { city: 'Oslo' }, inputResponses: answers, requestState: first.requestState })) as never),
+        'hello forwarded',
+      );
       assert.equal(r1.gw.stats().parked, 0, 'the owner finished the call');
     } finally {
       await Promise.all([alice.c.close(), elsewhere.c.close(), bob.c.close()]);

@@ -128,6 +128,17 @@ export function toAnswer(r: ElicitResult | undefined): PresenterAnswer {
   return { action: 'cancel' };
 }
 
+/**
+ * The message for a prompt no client call in flight can answer: `message` ("…, but no person can answer
+ * here.") said why, and what the server should do instead.
+ */
+function unmatched(message: string, prompt: InputRequestView): string {
+  const why = prompt.call?.tag
+    ? `it could not be matched to a client call in flight: the call "${prompt.call.tool}" it belongs to has ended (the client may have given up on it: cancelled, timed out or disconnected)`
+    : 'it could not be matched to a client call in flight: it was not sent as part of one (no related request)';
+  return `${message.replace(/\.$/, '')}: ${why}, and this gateway runs without a console. The server should ask only while handling the client's call (elicitation/create as a request related to it) and stop asking once that call is cancelled.`;
+}
+
 /** The presenter of one gateway user's host. */
 export class BridgePresenter implements Presenter {
   readonly interactive = true;
@@ -172,6 +183,8 @@ export class BridgePresenter implements Presenter {
         // One sentence: "…, but no person can answer here: the client did not declare …, and …".
         up.failures.push(`${e.message.replace(/\.$/, '')}: ${why}, and this gateway runs without a console.`);
       }
+      // Not attributed to an upstream call: the downstream server gets this as the error of its request.
+      if (e instanceof UserInteractionRequiredError && !up) e.message = unmatched(e.message, prompt);
       throw e;
     } finally {
       watch?.closed(prompt);

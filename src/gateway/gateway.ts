@@ -36,6 +36,7 @@ import { UpstreamRoots } from './roots.js';
 import { identityOf, ResourceGuard } from './oauth.js';
 import type { Identity } from './oauth.js';
 import { DEFAULT_TENANT, gatewayIdentities, parseIdentity } from './users.js';
+import { callDigest } from './args-digest.js';
 import { checkForwardProof, FORWARD_HEADER, forwardedIdentity, forwardRetry, isLoopbackUrl } from './forward.js';
 import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
@@ -461,8 +462,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     }
 
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
-    // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it}.
-    const state = sdk.mcpReq.requestState() as { p?: unknown; r?: unknown; a?: unknown; raw?: unknown } | undefined;
+    // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it, a: its URL,
+    // t: its tool, d: callDigest of the tool name and arguments}.
+    const state = sdk.mcpReq.requestState() as
+      | { p?: unknown; r?: unknown; a?: unknown; t?: unknown; d?: unknown; raw?: unknown }
+      | undefined;
     if (state === undefined && !modes.form && !modes.url && holds.active()) {
       // A client that declared no elicitation: nothing can be parked for it, every prompt goes to the
       // console; the call waits for it as a 2025-era one does (./hold.ts: progress, then "call again").
@@ -518,6 +522,18 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (state !== undefined) {
       if (typeof state !== 'object' || state === null || typeof state.p !== 'string')
         throw new ProtocolError(-32602, 'Invalid requestState: not one this gateway minted; call the tool again without requestState');
+      // Bound to the tool name and arguments of the call it was minted for (basic/patterns/mrtr §Security
+      // Considerations): a retry that changes them would otherwise be answered for the original call.
+      if (typeof state.t === 'string' && state.t !== exposed)
+        throw new ProtocolError(
+          -32602,
+          `Invalid requestState: it was minted for tool "${state.t}", not "${exposed}"; call the tool again without requestState`,
+        );
+      if (state.d !== callDigest(exposed, args))
+        throw new ProtocolError(
+          -32602,
+          `Invalid requestState: it is bound to the tool name and arguments of the call it was minted for, and this retry of "${exposed}" changes them (MRTR: a retry carries the original request's parameters); retry with the arguments of the original call, or call the tool again without requestState to start a new call`,
+        );
       if (state.r !== replicaId) {
         // Parked on another replica: only replicas holding the shared secret can mint this state, so the
         // owner's URL in it is trusted, and still must be loopback http.
@@ -596,7 +612,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (out.kind === 'input')
       return inputRequired({
         inputRequests: out.inputRequests as never,
-        requestState: await stateCodec.mint({ p: parked.id, r: replicaId, ...(selfUrl ? { a: selfUrl } : {}) }, sdk as never),
+        requestState: await stateCodec.mint(
+          { p: parked.id, r: replicaId, t: exposed, d: callDigest(exposed, args), ...(selfUrl ? { a: selfUrl } : {}) },
+          sdk as never,
+        ),
       }) as never;
     lot.close(parked);
     sp.calls.close(up);

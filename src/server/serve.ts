@@ -149,6 +149,35 @@ export const REQUEST_RECEIVE_MS = 30_000;
  */
 export const MAX_REQUEST_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
+/**
+ * Deepest nesting of arrays and objects `serve` accepts in a request body (levels; the message itself is
+ * level 1). Deeper bodies get HTTP 400 with JSON-RPC -32600 (Invalid Request) naming this cap, before the
+ * body is parsed: no MCP message needs more, and validators that recurse per level would fail on them.
+ * @default 128
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * Position (UTF-16 index into `text`) of the first `[` or `{` that nests deeper than `max` levels, or
+ * -1. One linear pass; brackets inside JSON strings do not count.
+ */
+export function overDeepAt(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return -1;
+}
+
 /** A POST body that could not be used: HTTP `status` and the JSON-RPC error `code` to answer with. */
 class BodyError extends Error {
   constructor(
@@ -163,8 +192,8 @@ class BodyError extends Error {
 /**
  * Reads and parses a POST body by the SDK. Resolves the body (`undefined` when empty) and the web
  * `Request` it was read into (for `isLegacyRequest`). @throws BodyError: 413 over
- * {@link MAX_REQUEST_BODY_BYTES}; 400 with -32700 (Parse error) when it is not JSON; 400 when the
- * stream failed.
+ * {@link MAX_REQUEST_BODY_BYTES}; 400 with -32600 (Invalid Request) when it nests deeper than
+ * {@link MAX_JSON_DEPTH}; 400 with -32700 (Parse error) when it is not JSON; 400 when the stream failed.
  */
 async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promise<{ body: unknown; web: Request }> {
   let web: Request;
@@ -181,6 +210,13 @@ async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promi
       );
     throw new BodyError(400, -32000, `could not read the request body: ${(e as Error).message}`);
   }
+  const deep = overDeepAt(text, MAX_JSON_DEPTH);
+  if (deep >= 0)
+    throw new BodyError(
+      400,
+      -32600,
+      `request body nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels (at character ${deep}), the most parley reads (MAX_JSON_DEPTH); send a message with less nesting`,
+    );
   try {
     return { body: text ? JSON.parse(text) : undefined, web };
   } catch (e) {

@@ -63,8 +63,15 @@ const UNAVAILABLE_CODES =
 const UNAVAILABLE_TEXT =
   /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
 
-/** Maps a pg error to a {@link StoreError}; argument errors and constraint errors pass unchanged. */
-function toPgError(err: unknown, location: string, action: string): unknown {
+/** What an unavailable server means at start: nothing is open, so nothing reconnects by itself. */
+const AT_START = 'nothing was opened, so run the command again once the server answers (`pg_isready -d <URL>` checks it).';
+
+/**
+ * Maps a pg error to a {@link StoreError}; argument errors and constraint errors pass unchanged.
+ * @param then how parley goes on when the server is unavailable: an open pool reconnects on the next
+ *   request (the default); at start ({@link AT_START}) the command must be run again.
+ */
+function toPgError(err: unknown, location: string, action: string, then = 'parley reconnects on the next request.'): unknown {
   if (StoreError.is(err) || err instanceof TypeError) return err;
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : '';
   const detail = err instanceof Error ? err.message : String(err);
@@ -73,7 +80,7 @@ function toPgError(err: unknown, location: string, action: string): unknown {
       'STORE_UNAVAILABLE',
       location,
       `Cannot ${action}: PostgreSQL at ${location} is unavailable (${code || 'error'}: ${detail}). ` +
-        'Check that the server is running and the URL, user and password are right; parley reconnects on the next request.',
+        `Check that the server is running and the URL, user and password are right; ${then}`,
       { cause: err, driverCode: code || undefined },
     );
   }
@@ -120,7 +127,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     await migratePostgres(pool, location);
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw toPgError(err, location, 'open the store');
+    throw toPgError(err, location, 'open the store', AT_START);
   }
   const store = wrap(pool, location, retention);
   try {
@@ -153,7 +160,7 @@ export async function postgresSchemaVersion(url: string, connectTimeoutMs = 5000
     const r = await client.query('SELECT version FROM parley_schema WHERE id = 1');
     return r.rows.length ? Number(r.rows[0].version) : 0;
   } catch (err) {
-    throw toPgError(err, location, 'read the schema version');
+    throw toPgError(err, location, 'read the schema version', AT_START);
   } finally {
     await client.end().catch(() => undefined);
   }
