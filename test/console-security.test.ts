@@ -293,3 +293,21 @@ test('every answer carries the same security headers: page, assets, API, 404, re
 test('the token never appears in anything written to stdout or stderr', () => {
   assert.ok(!written.join('').includes(con.token));
 });
+
+test('a request that stalls mid-headers gets 408 within requestReceiveMs and its connection closes', { timeout: 30_000 }, async (t) => {
+  const { connect } = await import('node:net');
+  const host = createTestHost();
+  const c = await startConsole({ host, port: 0, requestReceiveMs: 1_500 });
+  t.after(() => c.close());
+  const started = Date.now();
+  const got = await new Promise<string>((resolve, reject) => {
+    const sock = connect(c.port, '127.0.0.1', () => sock.write('GET /api/prompts HTTP/1.1\r\nhost: 127.0.0.1\r\nx-'));
+    let text = '';
+    sock.on('data', (d) => (text += d.toString('latin1')));
+    sock.on('error', reject);
+    sock.on('close', () => resolve(text));
+    setTimeout(() => (sock.destroy(), resolve(`(still open) ${text}`)), 10_000).unref();
+  });
+  assert.match(got, /^HTTP\/1\.1 408 /, got);
+  assert.ok(Date.now() - started < 1_500 + 1_000 + 2_000, `ended after ${Date.now() - started} ms`);
+});

@@ -33,6 +33,11 @@ export interface ConsoleOptions {
   heartbeatMs?: number;
   /** Lifetime of a browser session (cookie `Max-Age` and server-side expiry), ms. @default 43_200_000 (12 h) */
   sessionTtlMs?: number;
+  /**
+   * Longest time to receive one request's headers and body, ms (Node's `requestTimeout`, checked every
+   * second): a client that stalls gets HTTP 408 and its connection is closed. @default 30_000
+   */
+  requestReceiveMs?: number;
 }
 
 export interface ConsoleHandle {
@@ -157,7 +162,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
   const unsubPresenter = opts.presenter?.on((e) => hub.send(e.type, e));
 
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname }, () => resolve(s as Server)) as Server;
+    const receiveMs = opts.requestReceiveMs ?? 30_000;
+    const serverOptions = { requestTimeout: receiveMs, headersTimeout: receiveMs, connectionsCheckingInterval: 1_000 };
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname, serverOptions }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
   });
   port = (server.address() as AddressInfo).port;
