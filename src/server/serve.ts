@@ -28,6 +28,8 @@ import { ListChanges } from './lists.js';
 import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
+import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
+import type { SessionEventLimits } from './session-events.js';
 
 /**
  * Builds one server per connection (legacy HTTP, stdio) or per request (2026-07-28 HTTP). `ctx.authInfo`
@@ -71,6 +73,16 @@ export interface HttpOptions {
    * @default 1000
    */
   maxSessionsPerUser?: number;
+  /**
+   * Resumable 2025-era streams (basic/transports §Resumability and Redelivery): each session keeps its
+   * SSE events in memory (`./session-events.ts`) so a 2025-11-25 client whose stream broke resumes it
+   * with GET `Last-Event-ID`. Bounds per session: `maxEvents` (256), `maxBytes` (1 MiB), and a stream's
+   * events go `graceMs` (30000 ms) after its last response. A resumable client that drops a POST's
+   * stream has `graceMs` to resume before its open requests are cancelled. `false` turns it off (no
+   * event ids; a dropped stream cancels its requests at once).
+   * @default the bounds above
+   */
+  resumability?: SessionEventLimits | false;
   /** Names the setting behind `maxSessionsPerUser` in the 429 message. @default 'maxSessionsPerUser' */
   maxSessionsSetting?: string;
   /**
@@ -183,15 +195,30 @@ async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promi
  * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
  * cancellation), so handlers waiting on a person stop and nothing is left pending.
  */
-function cancelOnDisconnect(t: NodeStreamableHTTPServerTransport, res: ServerResponse, body: unknown): void {
+function cancelOnDisconnect(
+  t: NodeStreamableHTTPServerTransport,
+  res: ServerResponse,
+  body: unknown,
+  events: SessionEvents | undefined,
+  graceMs: number,
+): void {
   const ids = (Array.isArray(body) ? body : [body])
     .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
     .map((m) => m.id);
   if (!ids.length) return;
   res.once('close', () => {
     if (res.writableFinished) return;
-    for (const requestId of ids)
-      t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
+    const cancel = () => {
+      for (const requestId of ids)
+        t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
+    };
+    // A client that was given event ids may resume the stream (e.g. its forwarding replica died): it has
+    // `graceMs` to do so (on any stream of the session) before its requests are cancelled.
+    if (!events?.resumable) return cancel();
+    const closedAt = Date.now();
+    setTimeout(() => {
+      if (events.lastReplayAt < closedAt) cancel();
+    }, graceMs).unref();
   });
 }
 
@@ -252,6 +279,9 @@ export async function serve(
   );
   const modernNode = toNodeHandler(modern);
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  /** Each session's SSE events (resumability), when on. */
+  const events = new Map<string, SessionEvents>();
+  const resumeLimits = o.resumability === false ? undefined : { ...DEFAULT_SESSION_EVENT_LIMITS, ...o.resumability };
   const owners = new Map<string, string>();
   const activity = new Map<string, { last: number; open: number }>();
   const idleMs = o.sessionIdleMs ?? 1_800_000;
@@ -262,12 +292,14 @@ export async function serve(
   const sweeper = setInterval(
     () => {
       const now = Date.now();
+      for (const e of events.values()) e.prune(now);
       for (const [sid, a] of activity) {
         if (a.open > 0 || now - a.last <= idleMs) continue;
         const t = sessions.get(sid);
         sessions.delete(sid);
         owners.delete(sid);
         activity.delete(sid);
+        events.delete(sid);
         void t?.close().catch(() => undefined);
       }
     },
@@ -296,17 +328,21 @@ export async function serve(
     fanout.watch(s);
     // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
     if (isParley(s)) fanout.hookInstance(m, true);
+    const store = resumeLimits && new SessionEvents(resumeLimits);
     const t: NodeStreamableHTTPServerTransport = new HttpTransport({
       sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
+      ...(store ? { eventStore: store } : {}),
       onsessioninitialized: (id) => {
         opened();
         sessions.set(id, t);
+        if (store) events.set(id, store);
         owners.set(id, user); // the user (extra.sub, else clientId): one client id may serve many users
         activity.set(id, { last: Date.now(), open: 0 });
         fanout.addLive(m, { user, era: 'legacy', product: s });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
+        events.delete(id);
         owners.delete(id);
         activity.delete(id);
       },
@@ -363,7 +399,7 @@ export async function serve(
         }
         // A session belongs to whoever opened it: another identity's request gets the same 404.
         if (owners.get(sid) !== userOfAuth(auth)) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
-        cancelOnDisconnect(t, res, body);
+        cancelOnDisconnect(t, res, body, events.get(sid), resumeLimits?.graceMs ?? 0);
         const a = activity.get(sid);
         if (a) {
           a.open++;
