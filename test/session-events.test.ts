@@ -67,4 +67,19 @@ describe('SessionEvents', () => {
     assert.equal(await s.getStreamIdForEventId(p), undefined, 'after the grace');
     assert.equal(await s.getStreamIdForEventId(open), 'b', 'a stream without a response stays');
   });
+
+  it('drops a delivered stream deliveredGraceMs after its HTTP response was written out', async () => {
+    const s = new SessionEvents({ graceMs: 30_000, deliveredGraceMs: 1000 });
+    const p = await s.storeEvent('a', {} as JSONRPCMessage);
+    await s.storeEvent('a', answer(1));
+    const q = await s.storeEvent('b', {} as JSONRPCMessage);
+    await s.storeEvent('b', answer(2));
+    const now = Date.now();
+    s.delivered([1], now);
+    s.prune(now + 500);
+    assert.equal(await s.getStreamIdForEventId(p), 'a', 'within the delivered grace');
+    s.prune(now + 1500);
+    assert.equal(await s.getStreamIdForEventId(p), undefined, 'delivered and past its grace');
+    assert.equal(await s.getStreamIdForEventId(q), 'b', 'not delivered: kept for graceMs');
+  });
 });

@@ -76,10 +76,11 @@ export interface HttpOptions {
   /**
    * Resumable 2025-era streams (basic/transports §Resumability and Redelivery): each session keeps its
    * SSE events in memory (`./session-events.ts`) so a 2025-11-25 client whose stream broke resumes it
-   * with GET `Last-Event-ID`. Bounds per session: `maxEvents` (256), `maxBytes` (1 MiB), and a stream's
-   * events go `graceMs` (30000 ms) after its last response. A resumable client that drops a POST's
-   * stream has `graceMs` to resume before its open requests are cancelled. `false` turns it off (no
-   * event ids; a dropped stream cancels its requests at once).
+   * with GET `Last-Event-ID`. Bounds per session: `maxEvents` (256), `maxBytes` (1 MiB); a stream's
+   * events go `deliveredGraceMs` (2000 ms) after the HTTP response carrying them was written out in
+   * full, else `graceMs` (30000 ms) after its last response. A resumable client that drops a POST's
+   * stream has `resumeWaitMs` (5000 ms) to resume before its open requests are cancelled. `false` turns
+   * it off (no event ids; a dropped stream cancels its requests at once).
    * @default the bounds above
    */
   resumability?: SessionEventLimits | false;
@@ -195,12 +196,21 @@ async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promi
  * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
  * cancellation), so handlers waiting on a person stop and nothing is left pending.
  */
+/** Tells the session's event store when this POST's response was written out in full (see SessionEvents.delivered). */
+function deliveredOnFinish(res: ServerResponse, body: unknown, events: SessionEvents | undefined): void {
+  if (!events) return;
+  const ids = (Array.isArray(body) ? body : [body])
+    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
+    .map((m) => m.id);
+  if (ids.length) res.once('finish', () => events.delivered(ids));
+}
+
 function cancelOnDisconnect(
   t: NodeStreamableHTTPServerTransport,
   res: ServerResponse,
   body: unknown,
   events: SessionEvents | undefined,
-  graceMs: number,
+  waitMs: number,
 ): void {
   const ids = (Array.isArray(body) ? body : [body])
     .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
@@ -213,12 +223,12 @@ function cancelOnDisconnect(
         t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
     };
     // A client that was given event ids may resume the stream (e.g. its forwarding replica died): it has
-    // `graceMs` to do so (on any stream of the session) before its requests are cancelled.
+    // `waitMs` to do so (on any stream of the session) before its requests are cancelled.
     if (!events?.resumable) return cancel();
     const closedAt = Date.now();
     setTimeout(() => {
       if (events.lastReplayAt < closedAt) cancel();
-    }, graceMs).unref();
+    }, waitMs).unref();
   });
 }
 
@@ -312,7 +322,12 @@ export async function serve(
    * succeeds or `res` closes. Outside the request handler so that the session's closures do not keep
    * the initialize request and response alive for the session's lifetime.
    */
-  async function openSession(user: string, auth: AuthInfo | undefined, res: ServerResponse): Promise<NodeStreamableHTTPServerTransport> {
+  async function openSession(
+    user: string,
+    auth: AuthInfo | undefined,
+    res: ServerResponse,
+    body: unknown,
+  ): Promise<NodeStreamableHTTPServerTransport> {
     opening.set(user, (opening.get(user) ?? 0) + 1);
     let counted = true;
     const opened = () => {
@@ -329,6 +344,7 @@ export async function serve(
     // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
     if (isParley(s)) fanout.hookInstance(m, true);
     const store = resumeLimits && new SessionEvents(resumeLimits);
+    deliveredOnFinish(res, body, store);
     const t: NodeStreamableHTTPServerTransport = new HttpTransport({
       sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
       ...(store ? { eventStore: store } : {}),
@@ -399,7 +415,8 @@ export async function serve(
         }
         // A session belongs to whoever opened it: another identity's request gets the same 404.
         if (owners.get(sid) !== userOfAuth(auth)) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
-        cancelOnDisconnect(t, res, body, events.get(sid), resumeLimits?.graceMs ?? 0);
+        cancelOnDisconnect(t, res, body, events.get(sid), resumeLimits?.resumeWaitMs ?? 0);
+        deliveredOnFinish(res, body, events.get(sid));
         const a = activity.get(sid);
         if (a) {
           a.open++;
@@ -422,7 +439,7 @@ export async function serve(
           (body as { id?: string | number }).id ?? null,
         );
       }
-      const t = await openSession(user, auth, res);
+      const t = await openSession(user, auth, res, body);
       await t.handleRequest(req, res, body);
     } catch (e) {
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);

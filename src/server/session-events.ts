@@ -7,8 +7,9 @@
  *
  * Bounded per session: at most {@link SessionEventLimits.maxEvents} events and
  * {@link SessionEventLimits.maxBytes} bytes (JSON, UTF-8), the oldest dropped first; a stream's events are
- * dropped {@link SessionEventLimits.graceMs} ms after its last response was stored (the request stream
- * is then complete). A `Last-Event-ID` this store no longer holds (dropped, or never issued) is refused
+ * dropped {@link SessionEventLimits.deliveredGraceMs} ms after the HTTP response carrying them was written
+ * out in full, else {@link SessionEventLimits.graceMs} ms after its last response was stored. Dropping is
+ * lazy: on the session's next event, and on `serve()`'s idle sweep. A `Last-Event-ID` this store no longer holds (dropped, or never issued) is refused
  * (HTTP 400 from the SDK), never answered with a stream that silently misses events.
  * @module
  */
@@ -20,11 +21,31 @@ export interface SessionEventLimits {
   maxEvents?: number;
   /** Most bytes (JSON, UTF-8) kept per session. @default 1048576 (1 MiB) */
   maxBytes?: number;
-  /** How long a stream's events stay after its last response was stored, ms. @default 30000 */
+  /**
+   * How long a stream's events stay after its last response was stored, ms, while that response was not
+   * seen written out in full (its connection dropped: the client may resume). @default 30000
+   */
   graceMs?: number;
+  /**
+   * How long they stay once the HTTP response that carried the stream was written out in full
+   * ({@link SessionEvents.delivered}), ms: the hop after it (a forwarding replica) may still die. @default 2000
+   */
+  deliveredGraceMs?: number;
+  /**
+   * How long the session's server waits for a resume (a GET with `Last-Event-ID` on any stream of the
+   * session) after a resumable client's POST stream dropped, before it cancels that POST's requests as
+   * abandoned, ms. The SDK clients reconnect 1 s after a break, then 1.5 s later. @default 5000
+   */
+  resumeWaitMs?: number;
 }
 
-export const DEFAULT_SESSION_EVENT_LIMITS: Required<SessionEventLimits> = { maxEvents: 256, maxBytes: 1_048_576, graceMs: 30_000 };
+export const DEFAULT_SESSION_EVENT_LIMITS: Required<SessionEventLimits> = {
+  maxEvents: 256,
+  maxBytes: 1_048_576,
+  graceMs: 30_000,
+  deliveredGraceMs: 2_000,
+  resumeWaitMs: 5_000,
+};
 
 interface Ev {
   seq: number;
@@ -41,22 +62,30 @@ export class SessionEvents implements EventStore {
   private bytes = 0;
   private seq = 0;
   /** Per stream: the highest dropped seq (events up to it are gone) and when its last response was stored. */
-  private streams = new Map<StreamId, { dropped: number; doneAt: number }>();
+  private streams = new Map<StreamId, { dropped: number; doneAt: number; deliveredAt: number; answers?: unknown[] }>();
   /** Whether the client was given event ids (a priming event was stored: protocol 2025-11-25 or later). */
   resumable = false;
   /** When a stream of this session was last resumed (`Date.now()`), 0 before. */
   lastReplayAt = 0;
 
-  constructor(private readonly limits: Required<SessionEventLimits> = DEFAULT_SESSION_EVENT_LIMITS) {}
+  private readonly limits: Required<SessionEventLimits>;
+
+  /** @param limits merged over {@link DEFAULT_SESSION_EVENT_LIMITS} */
+  constructor(limits?: SessionEventLimits) {
+    this.limits = limits ? { ...DEFAULT_SESSION_EVENT_LIMITS, ...limits } : DEFAULT_SESSION_EVENT_LIMITS;
+  }
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const seq = ++this.seq;
     const empty = !('jsonrpc' in message);
     if (empty) this.resumable = true; // the SDK's priming event is `{}`
     const bytes = empty ? 0 : Buffer.byteLength(JSON.stringify(message), 'utf8');
-    const s = this.streams.get(streamId) ?? { dropped: 0, doneAt: 0 };
+    const s = this.streams.get(streamId) ?? { dropped: 0, doneAt: 0, deliveredAt: 0 };
     this.streams.set(streamId, s);
-    if (isResponse(message)) s.doneAt = Date.now();
+    if (isResponse(message)) {
+      s.doneAt = Date.now();
+      (s.answers ??= []).push((message as { id: unknown }).id);
+    }
     this.events.push({ seq, stream: streamId, message, bytes });
     this.bytes += bytes;
     this.prune();
@@ -79,12 +108,21 @@ export class SessionEvents implements EventStore {
     return at.stream;
   }
 
-  /** Drops the streams complete for longer than the grace, then the oldest events over the caps. */
+  /**
+   * Says that the HTTP response answering the requests `ids` was written out in full: their streams' events
+   * go after `deliveredGraceMs`.
+   */
+  delivered(ids: readonly unknown[], now = Date.now()): void {
+    for (const s of this.streams.values()) if (s.answers?.some((a) => ids.includes(a))) s.deliveredAt = now;
+    this.prune(now);
+  }
+
+  /** Drops the streams complete (or delivered) for longer than their grace, then the oldest events over the caps. */
   prune(now = Date.now()): void {
-    const { maxEvents, maxBytes, graceMs } = this.limits;
+    const { maxEvents, maxBytes, graceMs, deliveredGraceMs } = this.limits;
     let stale = false;
     for (const [id, s] of this.streams)
-      if (s.doneAt && now - s.doneAt > graceMs) {
+      if ((s.doneAt && now - s.doneAt > graceMs) || (s.deliveredAt && now - s.deliveredAt > deliveredGraceMs)) {
         this.streams.delete(id);
         stale = true;
       }
