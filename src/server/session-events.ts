@@ -47,10 +47,12 @@ export const DEFAULT_SESSION_EVENT_LIMITS: Required<SessionEventLimits> = {
   resumeWaitMs: 5_000,
 };
 
+/** One event; the message is kept as its JSON text (a flat string is far smaller than the object graph). */
 interface Ev {
   seq: number;
   stream: StreamId;
-  message: JSONRPCMessage;
+  /** JSON of the message; undefined for the SDK's priming event. */
+  json: string | undefined;
   bytes: number;
 }
 
@@ -79,14 +81,15 @@ export class SessionEvents implements EventStore {
     const seq = ++this.seq;
     const empty = !('jsonrpc' in message);
     if (empty) this.resumable = true; // the SDK's priming event is `{}`
-    const bytes = empty ? 0 : Buffer.byteLength(JSON.stringify(message), 'utf8');
+    const json = empty ? undefined : JSON.stringify(message);
+    const bytes = json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
     const s = this.streams.get(streamId) ?? { dropped: 0, doneAt: 0, deliveredAt: 0 };
     this.streams.set(streamId, s);
     if (isResponse(message)) {
       s.doneAt = Date.now();
       (s.answers ??= []).push((message as { id: unknown }).id);
     }
-    this.events.push({ seq, stream: streamId, message, bytes });
+    this.events.push({ seq, stream: streamId, json, bytes });
     this.bytes += bytes;
     this.prune();
     return `${seq}.${streamId}`;
@@ -104,7 +107,8 @@ export class SessionEvents implements EventStore {
     if (!at) throw new Error(`unknown or expired Last-Event-ID "${lastEventId.slice(0, 100)}"`);
     this.lastReplayAt = Date.now();
     for (const e of this.events.slice())
-      if (e.stream === at.stream && e.seq > at.seq && 'jsonrpc' in e.message) await send(`${e.seq}.${e.stream}`, e.message);
+      if (e.stream === at.stream && e.seq > at.seq && e.json !== undefined)
+        await send(`${e.seq}.${e.stream}`, JSON.parse(e.json) as JSONRPCMessage);
     return at.stream;
   }
 
