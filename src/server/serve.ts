@@ -28,6 +28,8 @@ import { ListChanges } from './lists.js';
 import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
+import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
+import type { SessionEventLimits } from './session-events.js';
 
 /**
  * Builds one server per connection (legacy HTTP, stdio) or per request (2026-07-28 HTTP). `ctx.authInfo`
@@ -71,6 +73,17 @@ export interface HttpOptions {
    * @default 1000
    */
   maxSessionsPerUser?: number;
+  /**
+   * Resumable 2025-era streams (basic/transports §Resumability and Redelivery): each session keeps its
+   * SSE events in memory (`./session-events.ts`) so a 2025-11-25 client whose stream broke resumes it
+   * with GET `Last-Event-ID`. Bounds per session: `maxEvents` (256), `maxBytes` (1 MiB); a stream's
+   * events go `deliveredGraceMs` (2000 ms) after the HTTP response carrying them was written out in
+   * full, else `graceMs` (30000 ms) after its last response. A resumable client that drops a POST's
+   * stream has `resumeWaitMs` (5000 ms) to resume before its open requests are cancelled. `false` turns
+   * it off (no event ids; a dropped stream cancels its requests at once).
+   * @default the bounds above
+   */
+  resumability?: SessionEventLimits | false;
   /** Names the setting behind `maxSessionsPerUser` in the 429 message. @default 'maxSessionsPerUser' */
   maxSessionsSetting?: string;
   /**
@@ -229,15 +242,39 @@ async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promi
  * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
  * cancellation), so handlers waiting on a person stop and nothing is left pending.
  */
-function cancelOnDisconnect(t: NodeStreamableHTTPServerTransport, res: ServerResponse, body: unknown): void {
+/** Tells the session's event store when this POST's response was written out in full (see SessionEvents.delivered). */
+function deliveredOnFinish(res: ServerResponse, body: unknown, events: SessionEvents | undefined): void {
+  if (!events) return;
+  const ids = (Array.isArray(body) ? body : [body])
+    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
+    .map((m) => m.id);
+  if (ids.length) res.once('finish', () => events.delivered(ids));
+}
+
+function cancelOnDisconnect(
+  t: NodeStreamableHTTPServerTransport,
+  res: ServerResponse,
+  body: unknown,
+  events: SessionEvents | undefined,
+  waitMs: number,
+): void {
   const ids = (Array.isArray(body) ? body : [body])
     .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
     .map((m) => m.id);
   if (!ids.length) return;
   res.once('close', () => {
     if (res.writableFinished) return;
-    for (const requestId of ids)
-      t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
+    const cancel = () => {
+      for (const requestId of ids)
+        t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
+    };
+    // A client that was given event ids may resume the stream (e.g. its forwarding replica died): it has
+    // `waitMs` to do so (on any stream of the session) before its requests are cancelled.
+    if (!events?.resumable) return cancel();
+    const closedAt = Date.now();
+    setTimeout(() => {
+      if (events.lastReplayAt < closedAt) cancel();
+    }, waitMs).unref();
   });
 }
 
@@ -298,6 +335,9 @@ export async function serve(
   );
   const modernNode = toNodeHandler(modern);
   const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  /** Each session's SSE events (resumability), when on. */
+  const events = new Map<string, SessionEvents>();
+  const resumeLimits = o.resumability === false ? undefined : { ...DEFAULT_SESSION_EVENT_LIMITS, ...o.resumability };
   const owners = new Map<string, string>();
   const activity = new Map<string, { last: number; open: number }>();
   const idleMs = o.sessionIdleMs ?? 1_800_000;
@@ -308,12 +348,14 @@ export async function serve(
   const sweeper = setInterval(
     () => {
       const now = Date.now();
+      for (const e of events.values()) e.prune(now);
       for (const [sid, a] of activity) {
         if (a.open > 0 || now - a.last <= idleMs) continue;
         const t = sessions.get(sid);
         sessions.delete(sid);
         owners.delete(sid);
         activity.delete(sid);
+        events.delete(sid);
         void t?.close().catch(() => undefined);
       }
     },
@@ -326,7 +368,12 @@ export async function serve(
    * succeeds or `res` closes. Outside the request handler so that the session's closures do not keep
    * the initialize request and response alive for the session's lifetime.
    */
-  async function openSession(user: string, auth: AuthInfo | undefined, res: ServerResponse): Promise<NodeStreamableHTTPServerTransport> {
+  async function openSession(
+    user: string,
+    auth: AuthInfo | undefined,
+    res: ServerResponse,
+    body: unknown,
+  ): Promise<NodeStreamableHTTPServerTransport> {
     opening.set(user, (opening.get(user) ?? 0) + 1);
     let counted = true;
     const opened = () => {
@@ -342,17 +389,22 @@ export async function serve(
     fanout.watch(s);
     // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
     if (isParley(s)) fanout.hookInstance(m, true);
+    const store = resumeLimits && new SessionEvents(resumeLimits);
+    deliveredOnFinish(res, body, store);
     const t: NodeStreamableHTTPServerTransport = new HttpTransport({
       sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
+      ...(store ? { eventStore: store } : {}),
       onsessioninitialized: (id) => {
         opened();
         sessions.set(id, t);
+        if (store) events.set(id, store);
         owners.set(id, user); // the user (extra.sub, else clientId): one client id may serve many users
         activity.set(id, { last: Date.now(), open: 0 });
         fanout.addLive(m, { user, era: 'legacy', product: s });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
+        events.delete(id);
         owners.delete(id);
         activity.delete(id);
       },
@@ -414,7 +466,8 @@ export async function serve(
         }
         // A session belongs to whoever opened it: another identity's request gets the same 404.
         if (owners.get(sid) !== userOfAuth(auth)) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
-        cancelOnDisconnect(t, res, body);
+        cancelOnDisconnect(t, res, body, events.get(sid), resumeLimits?.resumeWaitMs ?? 0);
+        deliveredOnFinish(res, body, events.get(sid));
         const a = activity.get(sid);
         if (a) {
           a.open++;
@@ -437,7 +490,7 @@ export async function serve(
           (body as { id?: string | number }).id ?? null,
         );
       }
-      const t = await openSession(user, auth, res);
+      const t = await openSession(user, auth, res, body);
       await t.handleRequest(req, res, body);
     } catch (e) {
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
