@@ -73,6 +73,24 @@ export const SCHEMA_ISSUE_CODES = [
 export type SchemaIssueCode = (typeof SCHEMA_ISSUE_CODES)[number];
 
 /**
+ * zod 4's issue codes, the rule named by a finding that came from a zod schema (answers through
+ * `parseAccepted`, preset imports). A code zod adds fails the type check where a zod issue is converted.
+ */
+export const ZOD_ISSUE_CODES = [
+  'custom',
+  'invalid_element',
+  'invalid_format',
+  'invalid_key',
+  'invalid_type',
+  'invalid_union',
+  'invalid_value',
+  'not_multiple_of',
+  'too_big',
+  'too_small',
+  'unrecognized_keys',
+] as const;
+
+/**
  * Codes of answer-validation findings: the JSON Schema keyword that failed (`validateContent`, ajv over
  * the subset), or zod's issue code (`parseAccepted`).
  */
@@ -95,17 +113,7 @@ export const VALIDATION_ISSUE_CODES = [
   'required',
   'type',
   'uniqueItems',
-  'custom',
-  'invalid_element',
-  'invalid_format',
-  'invalid_key',
-  'invalid_type',
-  'invalid_union',
-  'invalid_value',
-  'not_multiple_of',
-  'too_big',
-  'too_small',
-  'unrecognized_keys',
+  ...ZOD_ISSUE_CODES,
 ] as const;
 export type ValidationIssueCode = (typeof VALIDATION_ISSUE_CODES)[number];
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from 'zod';
+import { ZOD_ISSUE_CODES } from '../../schema/codes.js';
 import type { Issue } from '../../schema/types.js';
 import { normalizeRootUri } from '../../schema/uri.js';
 
@@ -74,23 +75,7 @@ export function pointer(path: ReadonlyArray<PropertyKey>, base = ''): string {
  * the shape rule that failed, named by zod's issue code (`invalid_type`, `unrecognized_keys`, `too_big`, …;
  * `custom` for a root URI the configuration's rules refuse). docs/config.md §Issues lists them.
  */
-export const PRESET_ISSUE_CODES = [
-  'json',
-  'too-large',
-  'duplicate',
-  'exists',
-  'custom',
-  'invalid_element',
-  'invalid_format',
-  'invalid_key',
-  'invalid_type',
-  'invalid_union',
-  'invalid_value',
-  'not_multiple_of',
-  'too_big',
-  'too_small',
-  'unrecognized_keys',
-] as const satisfies ReadonlyArray<string>;
+export const PRESET_ISSUE_CODES = ['json', 'too-large', 'duplicate', 'exists', ...ZOD_ISSUE_CODES] as const satisfies ReadonlyArray<string>;
 export type PresetIssueCode = (typeof PRESET_ISSUE_CODES)[number];
 
 /** A finding of `importPresets`: a schema-core {@link Issue} with a {@link PresetIssueCode}. */
