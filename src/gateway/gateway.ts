@@ -17,6 +17,7 @@ import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, Presenter, InputRequestView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
+import { argsDigest } from '../server/seal.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
 import { BridgePresenter, OpenCalls } from './bridge.js';
 import { ConsoleHolds } from './hold.js';
@@ -36,7 +37,6 @@ import { UpstreamRoots } from './roots.js';
 import { identityOf, ResourceGuard } from './oauth.js';
 import type { Identity } from './oauth.js';
 import { DEFAULT_TENANT, gatewayIdentities, parseIdentity } from './users.js';
-import { callDigest } from './args-digest.js';
 import { checkForwardProof, FORWARD_HEADER, forwardedIdentity, forwardRetry, isLoopbackUrl } from './forward.js';
 import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
@@ -463,7 +463,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
     // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it, a: its URL,
-    // t: its tool, d: callDigest of the tool name and arguments}.
+    // t: its tool, d: argsDigest of its arguments}.
     const state = sdk.mcpReq.requestState() as
       | { p?: unknown; r?: unknown; a?: unknown; t?: unknown; d?: unknown; raw?: unknown }
       | undefined;
@@ -524,12 +524,12 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         throw new ProtocolError(-32602, 'Invalid requestState: not one this gateway minted; call the tool again without requestState');
       // Bound to the tool name and arguments of the call it was minted for (basic/patterns/mrtr §Security
       // Considerations): a retry that changes them would otherwise be answered for the original call.
-      if (typeof state.t === 'string' && state.t !== exposed)
+      if (state.t !== exposed)
         throw new ProtocolError(
           -32602,
-          `Invalid requestState: it was minted for tool "${state.t}", not "${exposed}"; call the tool again without requestState`,
+          `Invalid requestState: it was minted for tool "${String(state.t).slice(0, 200)}", not "${exposed}"; call the tool again without requestState`,
         );
-      if (state.d !== callDigest(exposed, args))
+      if (state.d !== argsDigest(args))
         throw new ProtocolError(
           -32602,
           `Invalid requestState: it is bound to the tool name and arguments of the call it was minted for, and this retry of "${exposed}" changes them (MRTR: a retry carries the original request's parameters); retry with the arguments of the original call, or call the tool again without requestState to start a new call`,
@@ -613,7 +613,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       return inputRequired({
         inputRequests: out.inputRequests as never,
         requestState: await stateCodec.mint(
-          { p: parked.id, r: replicaId, t: exposed, d: callDigest(exposed, args), ...(selfUrl ? { a: selfUrl } : {}) },
+          { p: parked.id, r: replicaId, t: exposed, d: argsDigest(args), ...(selfUrl ? { a: selfUrl } : {}) },
           sdk as never,
         ),
       }) as never;

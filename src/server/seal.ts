@@ -41,22 +41,58 @@ export interface StatePayload {
  */
 export type StateRefusal = 'malformed' | 'mac' | 'expired' | 'user' | 'tool' | 'arguments';
 
-/** Canonical JSON (sorted keys) so the digest does not depend on key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as any)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}
-
-/** SHA-256 (base64url) of the canonical JSON of a tool call's arguments. */
+/**
+ * SHA-256 (base64url, 43 characters) of the canonical JSON of a tool call's arguments (`args` absent
+ * counts as `{}`): object keys sorted (UTF-16 code unit order) at every level, `undefined` members dropped,
+ * no whitespace, so the digest does not depend on key order. Written with an explicit stack, not
+ * recursion: arguments from a hostile client may nest arbitrarily deep, and time and memory stay linear
+ * in their JSON size (bounded by the transport's message cap). The toolkit and the gateway bind their
+ * 2026-07-28 `requestState` to it (basic/patterns/mrtr §Security Considerations).
+ */
 export function argsDigest(args: unknown): string {
-  return createHash('sha256')
-    .update(canonical(args ?? {}))
-    .digest('base64url');
+  const hash = createHash('sha256');
+  let buf = '';
+  const out = (s: string) => {
+    buf += s;
+    if (buf.length >= 65_536) {
+      hash.update(buf);
+      buf = '';
+    }
+  };
+  // Work items: a string is written as is; `{ v }` is a value still to be written.
+  const stack: Array<string | { v: unknown }> = [{ v: args ?? {} }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item === 'string') {
+      out(item);
+      continue;
+    }
+    const v = item.v;
+    if (v === null || typeof v !== 'object') {
+      out(JSON.stringify(v) ?? 'null');
+    } else if (Array.isArray(v)) {
+      out('[');
+      stack.push(']');
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ v: v[i] === undefined ? null : v[i] });
+        if (i > 0) stack.push(',');
+      }
+    } else {
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj)
+        .filter((k) => obj[k] !== undefined)
+        .sort();
+      out('{');
+      stack.push('}');
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push({ v: obj[keys[i]] });
+        stack.push(`${JSON.stringify(keys[i])}:`);
+        if (i > 0) stack.push(',');
+      }
+    }
+  }
+  hash.update(buf);
+  return hash.digest('base64url');
 }
 
 /**
