@@ -16,6 +16,7 @@ import type { Store } from '../src/host/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { startIssuer } from './helpers/oidc.js';
+import { postModernToolsList } from './helpers/modern-request.js';
 import type { Issuer, IssuerClient } from './helpers/oidc.js';
 import { pgSkipReason, startPostgres } from './helpers/postgres.js';
 import type { PgServer } from './helpers/postgres.js';
@@ -51,28 +52,11 @@ const engines: Array<{
 
 /** A 2026-07-28 tools/list with `token`: the HTTP status. */
 const list = (url: string, token: string) =>
-  fetch(url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/list',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/list',
-      params: {
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-        },
-      },
-    }),
-  }).then(async (r) => ({ status: r.status, challenge: r.headers.get('www-authenticate') ?? '', body: await r.text() }));
+  postModernToolsList(url, { authorization: `Bearer ${token}` }).then(async (r) => ({
+    status: r.status,
+    challenge: r.headers.get('www-authenticate') ?? '',
+    body: await r.text(),
+  }));
 
 for (const engine of engines) {
   describe(`OAuth sign-ins in the tenant administrator's view on ${engine.name}`, () => {

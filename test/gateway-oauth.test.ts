@@ -19,6 +19,7 @@ import { fixture } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { startIssuer } from './helpers/oidc.js';
+import { postModernToolsList } from './helpers/modern-request.js';
 import { isolatedEnv } from './helpers/cli.js';
 import type { Issuer, IssuerClient } from './helpers/oidc.js';
 import { verifies } from './helpers/verifies.js';
@@ -57,29 +58,7 @@ async function setup(oauth: (issuer: string) => Partial<GatewayOAuthDef>, env: R
   return { issuer, gw, url, store, stop: async () => (await stop(), await issuer.close()) };
 }
 
-const post = (url: string, headers: Record<string, string> = {}) =>
-  fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/list',
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/list',
-      params: {
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-        },
-      },
-    }),
-  });
+const post = postModernToolsList;
 
 describe('gateway: OAuth access tokens from a configured issuer (JWT via JWKS)', () => {
   let issuer: Issuer;

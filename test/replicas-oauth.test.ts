@@ -16,6 +16,7 @@ import { forwardProof } from '../src/gateway/forward.js';
 import { clusterSkipReason, SECRET, startCluster } from './helpers/replicas.js';
 import type { Cluster } from './helpers/replicas.js';
 import { startIssuer } from './helpers/oidc.js';
+import { postModernToolsList } from './helpers/modern-request.js';
 import type { Issuer, IssuerClient } from './helpers/oidc.js';
 import { pgSkipReason } from './helpers/postgres.js';
 
@@ -182,29 +183,7 @@ describe('OAuth users across replicas on PostgreSQL', { skip: clusterSkipReason 
     if (!c) return t.skip(pgSkipReason);
     const [a, b] = c.replicas.map((r) => r.url);
     const dana = { key: 'initech/dana', user: 'dana', tenant: 'initech' };
-    const post = (url: string, proof: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/list',
-          'x-parley-forward': proof,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/list',
-          params: {
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientCapabilities': {},
-              'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-            },
-          },
-        }),
-      });
+    const post = (url: string, proof: string) => postModernToolsList(url, { 'x-parley-forward': proof });
     assert.equal((await post(a, forwardProof('not the replicas’ secret, but 32+ bytes long', dana, a))).status, 401);
     assert.equal((await post(a, forwardProof(SECRET, dana, b))).status, 401, 'a proof for replica b is not one for replica a');
     // The control: the replicas' own proof for this replica is accepted (what a forwarding replica sends).

@@ -22,6 +22,25 @@ import { pgSkipReason } from './helpers/postgres.js';
  */
 const RESUME_BOUND_MS = 8_000;
 
+/**
+ * The crossing both tests make: the first request (initialize) goes to `owner`, later ones to `via` until
+ * `reroute`; the elicitation handler calls `asked()` and waits for `release()`.
+ */
+function crossing(owner: string, via: string) {
+  let route = via;
+  let n = 0;
+  let asked = () => {};
+  let release = () => {};
+  return {
+    fetchFn: (_u: string | URL, init?: RequestInit) => fetch(n++ === 0 ? owner : route, init),
+    reroute: (url: string) => void (route = url),
+    prompted: new Promise<void>((r) => (asked = r)),
+    answered: new Promise<void>((r) => (release = r)),
+    asked: () => asked(),
+    release: () => release(),
+  };
+}
+
 describe('a forwarding replica dies mid-call: the client resumes its stream on a live replica', { skip: clusterSkipReason }, () => {
   let c: Cluster | undefined;
   before(async () => {
@@ -33,22 +52,16 @@ describe('a forwarding replica dies mid-call: the client resumes its stream on a
     if (!c) return t.skip(pgSkipReason);
     const [a, b] = c.replicas;
     // The client initializes on A; later requests go to B until it dies, then to the balancer.
-    let route = b.url;
-    let n = 0;
-    const fetchFn = (_u: string | URL, init?: RequestInit) => fetch(n++ === 0 ? a.url : route, init);
-    let asked = () => {};
-    let release = () => {};
-    const prompted = new Promise<void>((r) => (asked = r));
-    const answered = new Promise<void>((r) => (release = r));
+    const x = crossing(a.url, b.url);
     const client = new Client({ name: 'v2', version: '1' }, { capabilities: { elicitation: { form: {} } } as never });
     client.setRequestHandler('elicitation/create', async () => {
-      asked();
-      await answered;
+      x.asked();
+      await x.answered;
       return { action: 'accept', content: { name: 'resumed' } } as never;
     });
     const tr = new StreamableHTTPClientTransport(new URL(c.lbUrl), {
       requestInit: { headers: { authorization: `Bearer ${TOKENS[IDS[0]]}` } },
-      fetch: fetchFn as never,
+      fetch: x.fetchFn as never,
     });
     await client.connect(tr);
     try {
@@ -57,11 +70,11 @@ describe('a forwarding replica dies mid-call: the client resumes its stream on a
         (r) => ({ ok: text(r), at: Date.now() }),
         (e: Error) => ({ err: e.message, at: Date.now() }),
       );
-      await prompted;
+      await x.prompted;
       await c.kill(1, 'SIGKILL');
-      route = c.lbUrl;
+      x.reroute(c.lbUrl);
       const t0 = Date.now();
-      release();
+      x.release();
       const o = (await outcome) as { ok?: string; err?: string; at: number };
       assert.equal(o.ok, 'hello resumed', `the call's answer after B died: ${JSON.stringify(o)}`);
       assert.ok(o.at - t0 < RESUME_BOUND_MS, `answered within ${RESUME_BOUND_MS} ms of the person's answer (took ${o.at - t0} ms)`);
@@ -77,22 +90,16 @@ describe('a forwarding replica dies mid-call: the client resumes its stream on a
   it('SDK v1 1.32.2 (2025-11-25): the same crossing, B SIGKILLed: it resumes too and gets the answer within the bound', async (t) => {
     if (!c) return t.skip(pgSkipReason);
     const [a, b] = c.replicas;
-    let route = b.url;
-    let n = 0;
-    const fetchFn = (_u: string | URL, init?: RequestInit) => fetch(n++ === 0 ? a.url : route, init);
-    let asked = () => {};
-    let release = () => {};
-    const prompted = new Promise<void>((r) => (asked = r));
-    const answered = new Promise<void>((r) => (release = r));
+    const x = crossing(a.url, b.url);
     const client = new V1Client({ name: 'v1', version: '1' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(V1Elicit, async () => {
-      asked();
-      await answered;
+      x.asked();
+      await x.answered;
       return { action: 'accept', content: { name: 'v1' } };
     });
     const tr = new V1Transport(new URL(c.lbUrl), {
       requestInit: { headers: { authorization: `Bearer ${TOKENS[IDS[1]]}` } },
-      fetch: fetchFn as never,
+      fetch: x.fetchFn as never,
     });
     await client.connect(tr);
     try {
@@ -100,11 +107,11 @@ describe('a forwarding replica dies mid-call: the client resumes its stream on a
         (r) => ({ ok: text(r as never), at: Date.now() }),
         (e: Error) => ({ err: e.message, at: Date.now() }),
       );
-      await prompted;
+      await x.prompted;
       await c.kill(1, 'SIGKILL');
-      route = c.lbUrl;
+      x.reroute(c.lbUrl);
       const t0 = Date.now();
-      release();
+      x.release();
       const o = (await outcome) as { ok?: string; err?: string; at: number };
       // Without the event store it waited for its own 60 s request timeout.
       assert.equal(o.ok, 'hello v1', `the call's answer after B died: ${JSON.stringify(o)}`);
