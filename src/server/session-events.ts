@@ -47,6 +47,21 @@ export const DEFAULT_SESSION_EVENT_LIMITS: Required<SessionEventLimits> = {
   resumeWaitMs: 5_000,
 };
 
+/** One stream's state. */
+interface Stream {
+  id: StreamId;
+  /** The highest dropped seq: events up to it are gone. */
+  dropped: number;
+  /** When its last response was stored, else 0. */
+  doneAt: number;
+  /** When the HTTP response carrying it was written out in full, else 0. */
+  deliveredAt: number;
+  /** Ids of the requests answered on it. */
+  answers?: unknown[];
+  /** How many of its events this store holds. */
+  held: number;
+}
+
 /** One event; the message is kept as its JSON text (a flat string is far smaller than the object graph). */
 interface Ev {
   seq: number;
@@ -63,8 +78,11 @@ export class SessionEvents implements EventStore {
   private events: Ev[] = [];
   private bytes = 0;
   private seq = 0;
-  /** Per stream: the highest dropped seq (events up to it are gone) and when its last response was stored. */
-  private streams = new Map<StreamId, { dropped: number; doneAt: number; deliveredAt: number; answers?: unknown[] }>();
+  private streams = new Map<StreamId, Stream>();
+  /** The stream of each request answered on a stream this store still holds, for {@link delivered}. */
+  private answered = new Map<unknown, Stream>();
+  /** No stream's grace ends before this (`Date.now()` ms): until then `prune` need not look at the streams. */
+  private nextExpiry = Infinity;
   /** Whether the client was given event ids (a priming event was stored: protocol 2025-11-25 or later). */
   resumable = false;
   /** When a stream of this session was last resumed (`Date.now()`), 0 before. */
@@ -83,12 +101,16 @@ export class SessionEvents implements EventStore {
     if (empty) this.resumable = true; // the SDK's priming event is `{}`
     const json = empty ? undefined : JSON.stringify(message);
     const bytes = json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
-    const s = this.streams.get(streamId) ?? { dropped: 0, doneAt: 0, deliveredAt: 0 };
-    this.streams.set(streamId, s);
+    let s = this.streams.get(streamId);
+    if (!s) this.streams.set(streamId, (s = { id: streamId, dropped: 0, doneAt: 0, deliveredAt: 0, held: 0 }));
     if (isResponse(message)) {
+      const id = (message as { id: unknown }).id;
       s.doneAt = Date.now();
-      (s.answers ??= []).push((message as { id: unknown }).id);
+      this.nextExpiry = Math.min(this.nextExpiry, s.doneAt + this.limits.graceMs);
+      (s.answers ??= []).push(id);
+      this.answered.set(id, s);
     }
+    s.held++;
     this.events.push({ seq, stream: streamId, json, bytes });
     this.bytes += bytes;
     this.prune();
@@ -117,7 +139,11 @@ export class SessionEvents implements EventStore {
    * go after `deliveredGraceMs`.
    */
   delivered(ids: readonly unknown[], now = Date.now()): void {
-    for (const s of this.streams.values()) if (s.answers?.some((a) => ids.includes(a))) s.deliveredAt = now;
+    for (const id of ids) {
+      const s = this.answered.get(id);
+      if (s) s.deliveredAt = now;
+    }
+    if (ids.length) this.nextExpiry = Math.min(this.nextExpiry, now + this.limits.deliveredGraceMs);
     this.prune(now);
   }
 
@@ -125,11 +151,16 @@ export class SessionEvents implements EventStore {
   prune(now = Date.now()): void {
     const { maxEvents, maxBytes, graceMs, deliveredGraceMs } = this.limits;
     let stale = false;
-    for (const [id, s] of this.streams)
-      if ((s.doneAt && now - s.doneAt > graceMs) || (s.deliveredAt && now - s.deliveredAt > deliveredGraceMs)) {
-        this.streams.delete(id);
-        stale = true;
+    if (now > this.nextExpiry) {
+      this.nextExpiry = Infinity;
+      for (const s of this.streams.values()) {
+        const until = Math.min(s.doneAt ? s.doneAt + graceMs : Infinity, s.deliveredAt ? s.deliveredAt + deliveredGraceMs : Infinity);
+        if (now > until) {
+          this.forget(s);
+          stale ||= s.held > 0;
+        } else this.nextExpiry = Math.min(this.nextExpiry, until);
       }
+    }
     if (stale) {
       this.events = this.events.filter((e) => this.streams.has(e.stream));
       this.bytes = this.events.reduce((n, e) => n + e.bytes, 0);
@@ -139,10 +170,17 @@ export class SessionEvents implements EventStore {
       const e = this.events[cut++];
       this.bytes -= e.bytes;
       const s = this.streams.get(e.stream);
-      if (s) s.dropped = e.seq;
+      if (!s) continue;
+      s.dropped = e.seq;
+      // None of its events left: a Last-Event-ID on it can only be refused.
+      if (--s.held === 0) this.forget(s);
     }
     if (cut) this.events.splice(0, cut);
-    for (const [id, s] of this.streams) if (s.dropped && !this.events.some((e) => e.stream === id)) this.streams.delete(id);
+  }
+
+  private forget(s: Stream): void {
+    this.streams.delete(s.id);
+    for (const id of s.answers ?? []) if (this.answered.get(id) === s) this.answered.delete(id);
   }
 
   /** The position `eventId` names, when this store still holds everything after it on its stream. */
