@@ -1,6 +1,6 @@
 /**
  * The audit log table: append and query, plus the two sanctioned deletions (retention and
- * `purgeUser`). There is no update API, and database triggers (migrations 2 and 4) abort any UPDATE or
+ * `purgeUser`). There is no update API, and database triggers (migrations 2 and 4, recreated by 8) abort any UPDATE or
  * DELETE on `audit` unless the deleting transaction holds a row in `audit_purge_gate`, so the log is
  * append-only for every other client of the database.
  *
