@@ -25,38 +25,40 @@ function committed(file: string): Array<{ id: number; request_id: string }> {
   }
 }
 
-test('a deferred row waits for the next ordinary append and commits in its transaction, before it', async (t) => {
-  const file = join(tempDir(t), 'a.db');
-  const store = openSqliteStore(file, { deferMs: 60_000 });
-  t.after(() => store.close());
-  const early = store.appendAudit(rec('r1'), { defer: true });
-  await turns(5);
-  assert.deepEqual(committed(file), [], 'no commit of its own');
-  const answerId = await store.appendAudit(rec('r1', 'answer'));
-  const rows = committed(file);
-  assert.deepEqual(
-    rows.map((r) => r.request_id),
-    ['r1', 'r1'],
-  );
-  assert.equal(await early, rows[0].id);
-  assert.equal(answerId, rows[1].id);
-  assert.ok(rows[0].id < rows[1].id, 'the deferred row keeps its place: ids ascend in append order');
-});
+for (const synchronous of ['NORMAL', 'FULL'] as const)
+  test(`synchronous=${synchronous}: a deferred row waits for the next ordinary append and commits in its transaction, before it`, async (t) => {
+    const file = join(tempDir(t), 'a.db');
+    const store = openSqliteStore(file, { deferMs: 60_000, synchronous });
+    t.after(() => store.close());
+    const early = store.appendAudit(rec('r1'), { defer: true });
+    await turns(5);
+    assert.deepEqual(committed(file), [], 'no commit of its own');
+    const answerId = await store.appendAudit(rec('r1', 'answer'));
+    const rows = committed(file);
+    assert.deepEqual(
+      rows.map((r) => r.request_id),
+      ['r1', 'r1'],
+    );
+    assert.equal(await early, rows[0].id);
+    assert.equal(answerId, rows[1].id);
+    assert.ok(rows[0].id < rows[1].id, 'the deferred row keeps its place: ids ascend in append order');
+  });
 
-test('a deferred row with nothing after it commits alone within deferMs', async (t) => {
-  const file = join(tempDir(t), 'b.db');
-  const store = openSqliteStore(file, { deferMs: 40 });
-  t.after(() => store.close());
-  const started = performance.now();
-  const p = store.appendAudit(rec('alone'), { defer: true });
-  await turns(3);
-  assert.deepEqual(committed(file), [], 'not committed at the end of the turn');
-  const id = await p;
-  const waited = performance.now() - started;
-  assert.deepEqual(committed(file), [{ id, request_id: 'alone' }]);
-  assert.ok(waited >= 35, `waited ${waited.toFixed(1)} ms for the bound`);
-  assert.ok(waited < 2_000, `committed within the bound (plus scheduling), took ${waited.toFixed(1)} ms`);
-});
+for (const synchronous of ['NORMAL', 'FULL'] as const)
+  test(`synchronous=${synchronous}: a deferred row with nothing after it commits alone within deferMs`, async (t) => {
+    const file = join(tempDir(t), 'b.db');
+    const store = openSqliteStore(file, { deferMs: 40, synchronous });
+    t.after(() => store.close());
+    const started = performance.now();
+    const p = store.appendAudit(rec('alone'), { defer: true });
+    await turns(3);
+    assert.deepEqual(committed(file), [], 'not committed at the end of the turn');
+    const id = await p;
+    const waited = performance.now() - started;
+    assert.deepEqual(committed(file), [{ id, request_id: 'alone' }]);
+    assert.ok(waited >= 35, `waited ${waited.toFixed(1)} ms for the bound`);
+    assert.ok(waited < 2_000, `committed within the bound (plus scheduling), took ${waited.toFixed(1)} ms`);
+  });
 
 test('mixed deferred and ordinary appends commit in append order; an audit read commits deferred rows first', async (t) => {
   const file = join(tempDir(t), 'c.db');
