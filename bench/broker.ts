@@ -163,6 +163,7 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
           unit: '×',
           target: '≤ 1.15×',
           met: w <= 1.15,
+          spread: roundQuartiles(measured.rounds, side, 0, 'wallMs'),
           note: `${each}; audit rows, remembered-answer lookup, reply after the commit; ${roundSpread(measured.rounds, side, 0, 'wallMs')}`,
         },
         {
@@ -172,6 +173,7 @@ export async function run(o: BrokerBenchOptions = {}): Promise<BenchRow[]> {
           unit: '×',
           target: '≤ 1.15×',
           met: c <= 1.15,
+          spread: roundQuartiles(measured.rounds, side, 0, 'hostCpuMs'),
           note: roundSpread(measured.rounds, side, 0, 'hostCpuMs'),
         },
       );

@@ -48,9 +48,13 @@ describe('bench groups (tiny N)', { concurrency: true }, () => {
   });
 
   test('broker group runs with tiny N and reports the ratio against its target', async () => {
-    const rows = await runBroker({ n: 5, warmup: 2, repeats: 1, withStore: false });
-    checkRows(rows, 'broker', 5);
+    const rows = await runBroker({ n: 5, warmup: 2, repeats: 2 });
+    checkRows(rows, 'broker', 9);
     assert.equal(rows.find((r) => r.target)?.target, '≤ 1.15×');
+    const targets = rows.filter((r) => r.target);
+    assert.equal(targets.length, 6, 'no store, and the file store with NORMAL and with FULL: wall and CPU each');
+    for (const r of targets)
+      assert.ok(r.spread && r.spread.n === 2 && r.spread.q1 <= r.spread.q3, `${r.name}: per-round quartiles ${JSON.stringify(r.spread)}`);
   });
 
   test('toolkit group runs with tiny N (same raw client against both servers)', async () => {

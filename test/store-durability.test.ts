@@ -106,5 +106,12 @@ for (const synchronous of ['NORMAL', 'FULL'] as const)
     const missing = confirmed.filter((id) => !audited.has(id));
     t.diagnostic(`${confirmed.length} answers confirmed, ${audited.size} answer rows committed before SIGKILL`);
     assert.deepEqual(missing, [], 'no confirmed answer lacks its audit row');
+    // The `request` row is deferred (it rides along with the answer's commit): still there for each.
+    const requested = new Set((await store.queryAudit({ kind: 'request', limit: 1_000_000 })).map((r) => r.requestId));
+    assert.deepEqual(
+      confirmed.filter((id) => !requested.has(id)),
+      [],
+      'no confirmed answer lacks its deferred request row',
+    );
     assert.deepEqual(await store.integrityCheck(), ['ok']);
   });

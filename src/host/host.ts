@@ -29,13 +29,16 @@ import { QueryResultRoots } from './roots/query-results.js';
 import type { AddRootOptions, RegisteredRoot, RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
 import type { ServerState } from './servers/index.js';
-import type { AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
+import type { AppendOptions, AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
 import { mergeAnswers, rememberedAnswers } from './store/presets-scene.js';
 import { readResourceAsking } from './resources.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { CallbackServer } from './auth/callback-server.js';
 import { MemoryCredentialStore, type CredentialStore } from './auth/credential-store.js';
 import { setHostInternals } from './internals.js';
+
+/** Append option of audit rows nobody waits on (a call's `start`). */
+const DEFER: AppendOptions = { defer: true };
 
 export interface HostOptions {
   /** Shows input requests to a person (web console, terminal, scripted answers, headless). */
@@ -352,10 +355,11 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
 
   // Host-level audit rows (tool calls, presets) are written without blocking the call; close() waits for them.
   const writes = new Set<Promise<unknown>>();
-  const audit = (rec: Omit<AuditRecord, 'ts' | 'scope'>) => {
+  // `start` rows are deferred: they commit with the call's `ok`/`failed` row (docs/store.md "Deferred rows").
+  const audit = (rec: Omit<AuditRecord, 'ts' | 'scope'>, o?: AppendOptions) => {
     if (!opts.store) return;
     const w = opts.store
-      .appendAudit({ ts: Date.now(), scope, ...rec })
+      .appendAudit({ ts: Date.now(), scope, ...rec }, o)
       .catch((e: unknown) => opts.log?.('error', `audit write failed: ${String(e)}`))
       .finally(() => writes.delete(w));
     writes.add(w);
@@ -363,7 +367,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
   /** Runs `run` between a `start` row and an `ok`/`failed` row of `kind` (as tool calls are audited). */
   const audited = async <T>(server: string, kind: string, detail: Record<string, unknown>, run: () => Promise<T>): Promise<T> => {
     const started = Date.now();
-    audit({ server, kind, action: 'start', detail });
+    audit({ server, kind, action: 'start', detail }, DEFER);
     try {
       const result = await run();
       audit({ server, kind, action: 'ok', durationMs: Date.now() - started, detail });
@@ -422,7 +426,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     async callTool(server, tool, args = {}, o = {}) {
       const started = Date.now();
       emit({ type: 'tool-call', server, tool, phase: 'start' });
-      audit({ server, kind: 'tool-call', action: 'start', detail: { tool } });
+      audit({ server, kind: 'tool-call', action: 'start', detail: { tool } }, DEFER);
       try {
         // Query-result roots (roots/query-results.ts): a result URI argument to a consumer is handed over
         // first; a producer's linked results become roots for the consumers.

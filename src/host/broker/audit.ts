@@ -6,7 +6,8 @@
  * Writes do not block the caller; {@link Auditor.settled} is the barrier the broker awaits before it
  * confirms an answer to a server, so every confirmed answer's rows are committed (durable against
  * SIGKILL) first. Stores commit appends in order, so waiting for the newest write covers every
- * earlier one.
+ * earlier one. `defer: true` (the `request` row) lets a row wait for the next write's commit instead of
+ * costing a commit of its own; it is still tracked, so `settled` covers it.
  * @module
  */
 import { REDACTED } from '../store/types.js';
@@ -22,6 +23,9 @@ export function redact(content: Record<string, unknown> | undefined, keys: strin
   for (const k of keys) if (k in out) out[k] = REDACTED;
   return out;
 }
+
+/** Append option of rows nobody waits on (`request`): they ride along with the next commit (docs/store.md "Deferred rows"). */
+const DEFER = { defer: true } as const;
 
 export class Auditor {
   /** Number of audit writes the store refused. */
@@ -42,7 +46,7 @@ export class Auditor {
   write(
     req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>,
     kind: AuditKind,
-    rest: { action?: string; durationMs?: number; detail?: Record<string, unknown>; sensitive?: string[] } = {},
+    rest: { action?: string; durationMs?: number; detail?: Record<string, unknown>; sensitive?: string[]; defer?: boolean } = {},
   ): void {
     if (!this.store) return;
     const keys = rest.sensitive ?? [];
@@ -63,7 +67,7 @@ export class Auditor {
       ...(keys.length ? { redactKeys: keys } : {}),
     };
     this.track(
-      this.store.appendAudit(rec).then(undefined, (err: unknown) => {
+      this.store.appendAudit(rec, rest.defer ? DEFER : undefined).then(undefined, (err: unknown) => {
         this.failures++;
         throw err;
       }),

@@ -139,6 +139,7 @@ export class ElicitationBroker {
     if (ctx.call) req.call = ctx.call;
     if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
     this.audit.write(req, 'request', {
+      defer: true, // committed with this request's next row (its answer, refusal or error)
       detail: {
         ...(ctx.sampling
           ? { method: 'sampling/createMessage', messages: ctx.sampling.messages.length, maxTokens: ctx.sampling.maxTokens }

@@ -1,6 +1,6 @@
 /**
  * The audit log table: append and query, plus the two sanctioned deletions (retention and
- * `purgeUser`). There is no update API, and database triggers (migrations 2 and 4) abort any UPDATE or
+ * `purgeUser`). There is no update API, and database triggers (migrations 2 and 4, recreated by 8) abort any UPDATE or
  * DELETE on `audit` unless the deleting transaction holds a row in `audit_purge_gate`, so the log is
  * append-only for every other client of the database.
  *
@@ -213,11 +213,59 @@ export function auditQuery(q: AuditQuery, ph: (name: string, value: unknown) => 
   return { where: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', limit };
 }
 
+/**
+ * Migration 8: a cheaper `audit` table (docs/store.md "Tables"). Each index and the `sqlite_sequence`
+ * row of `AUTOINCREMENT` is one more page written per commit, so on SQLite the table is rebuilt (ids,
+ * rows, the scope index and the append-only triggers kept) without `AUTOINCREMENT` and without the
+ * `audit_ts` and `audit_request` indexes: retention by age walks ids from the oldest instead, and no
+ * product read filters by request id (a `queryAudit({requestId})` scans the table). Ids stay never
+ * reused without `AUTOINCREMENT`: `audit_seq.high` (SQLite only) holds the highest id a retention or
+ * purge run may have deleted, and an insert takes one more than the larger of it and the newest id.
+ * PostgreSQL's identity column never reuses ids anyway; there the step only drops the two indexes.
+ */
+export const AUDIT_LEAN_MIGRATION = {
+  version: 8,
+  description: 'cheaper audit appends: audit without AUTOINCREMENT (audit_seq keeps ids unique), without the ts and request_id indexes',
+  sql: `
+    CREATE TABLE audit_seq (id INTEGER PRIMARY KEY CHECK (id = 1), high INTEGER NOT NULL);
+    INSERT INTO audit_seq (id, high) VALUES (1, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0));
+    CREATE TABLE audit_v8 (
+      id          INTEGER PRIMARY KEY,
+      ts          INTEGER NOT NULL,
+      tenant      TEXT NOT NULL,
+      user        TEXT NOT NULL,
+      session     TEXT,
+      server      TEXT NOT NULL,
+      kind        TEXT NOT NULL,
+      request_id  TEXT,
+      action      TEXT,
+      duration_ms REAL,
+      detail      TEXT,
+      redact_keys TEXT
+    );
+    INSERT INTO audit_v8 (id, ts, tenant, user, session, server, kind, request_id, action, duration_ms, detail, redact_keys)
+      SELECT id, ts, tenant, user, session, server, kind, request_id, action, duration_ms, detail, redact_keys FROM audit ORDER BY id;
+    DROP TABLE audit;
+    ALTER TABLE audit_v8 RENAME TO audit;
+    CREATE INDEX audit_scope ON audit (tenant, user, session, id);
+    CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+      BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: UPDATE is not allowed'); END;
+    CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit WHEN NOT EXISTS (SELECT 1 FROM audit_purge_gate)
+      BEGIN SELECT RAISE(ABORT, 'parley audit log is append-only: DELETE is not allowed'); END;
+  `,
+  postgres: `
+    DROP INDEX audit_request;
+    DROP INDEX audit_ts;
+  `,
+};
+
 /** Statements of the audit table, prepared once per store. */
 export function auditTable(db: Database.Database) {
   const insert = db.prepare(
-    `INSERT INTO audit (ts, tenant, user, session, server, kind, request_id, action, duration_ms, detail, redact_keys)
-     VALUES (@ts, @tenant, @user, @session, @server, @kind, @requestId, @action, @durationMs, @detail, @redactKeys)`,
+    // The id: one more than the newest row and than any id retention or purge deleted (migration 8).
+    `INSERT INTO audit (id, ts, tenant, user, session, server, kind, request_id, action, duration_ms, detail, redact_keys)
+     VALUES (max(coalesce((SELECT max(id) FROM audit), 0), (SELECT high FROM audit_seq)) + 1,
+             @ts, @tenant, @user, @session, @server, @kind, @requestId, @action, @durationMs, @detail, @redactKeys)`,
   );
   // One prepared statement per combination of filters present; the SQL text is built only from the
   // fixed fragments in auditQuery, never from values.
@@ -225,11 +273,16 @@ export function auditTable(db: Database.Database) {
   const openGate = db.prepare('INSERT INTO audit_purge_gate (open) VALUES (1)');
   const closeGate = db.prepare('DELETE FROM audit_purge_gate');
   const delUser = db.prepare('DELETE FROM audit WHERE tenant = ? AND user = ?');
-  const delOld = db.prepare('DELETE FROM audit WHERE ts < ?');
+  // Retention by age walks ids from the oldest (no index on ts): rows below the oldest row not older
+  // than the cutoff are deleted.
+  const firstKept = db.prepare('SELECT id FROM audit WHERE ts >= ? ORDER BY id LIMIT 1');
+  const delBelow = db.prepare('DELETE FROM audit WHERE id < ?');
+  const keepHigh = db.prepare('UPDATE audit_seq SET high = max(high, coalesce((SELECT max(id) FROM audit), 0))');
   const nthNewest = db.prepare('SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?');
   const delUpTo = db.prepare('DELETE FROM audit WHERE id <= ?');
-  /** Runs `fn` with the purge gate open; the caller holds a transaction. */
+  /** Runs `fn` with the purge gate open; the caller holds a transaction. Deleted ids are never reused. */
   const gated = (fn: () => number): number => {
+    keepHigh.run();
     openGate.run();
     try {
       return fn();
@@ -262,10 +315,17 @@ export function auditTable(db: Database.Database) {
       return gated(() => delUser.run(tenant, user).changes);
     },
 
-    /** Deletes rows older than `cutoff` (epoch ms; `undefined` = none) and beyond the newest `maxRows` (0 = no limit). */
+    /**
+     * Deletes rows older than `cutoff` (epoch ms; `undefined` = none) from the oldest id up to the first
+     * row that is not, and rows beyond the newest `maxRows` (0 = no limit).
+     */
     retain(cutoff: number | undefined, maxRows: number): number {
       return gated(() => {
-        let n = cutoff === undefined ? 0 : delOld.run(cutoff).changes;
+        let n = 0;
+        if (cutoff !== undefined) {
+          const kept = firstKept.get(cutoff) as { id: number } | undefined;
+          n += delBelow.run(kept ? kept.id : Number.MAX_SAFE_INTEGER).changes;
+        }
         if (maxRows > 0) {
           const edge = nthNewest.get(maxRows) as { id: number } | undefined;
           if (edge) n += delUpTo.run(edge.id).changes;

@@ -9,6 +9,7 @@ export type {
   Scope,
   AuditRecord,
   AuditQuery,
+  AppendOptions,
   RememberScope,
   RememberedAnswer,
   RememberedAnswerEntry,

@@ -8,6 +8,8 @@
  * `ON CONFLICT`, migrations take a transaction-scoped advisory lock, and nothing is cached in process.
  * Durability: each write commits before its promise resolves (`synchronous_commit` as the server has
  * it, `on` by default), so a resolved `appendAudit` survives a SIGKILL of parley and of PostgreSQL.
+ * A deferred append (`{ defer: true }`) is committed at once like any other: the server groups
+ * concurrent commits itself, and batching here would hold a pool connection for nothing.
  *
  * Availability: an unreachable server at open rejects with `StoreError('STORE_UNAVAILABLE')`. While
  * running, a call that cannot get a connection within `connectTimeoutMs` rejects with the same code;

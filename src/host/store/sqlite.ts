@@ -17,6 +17,14 @@
  * that fsync runs on libuv's thread pool rather than the event loop: the batch commits without a sync
  * (SIGKILL-safe at once), then the WAL file is fsynced and only then do the batch's promises resolve, so
  * a resolved append is as durable as a FULL commit while the process keeps serving meanwhile.
+ *
+ * Deferred rows (`appendAudit(rec, { defer: true })`, rows nobody waits on): queued like the others but
+ * without a commit of their own; they are written in the transaction of the next ordinary append (or
+ * audit read), and at the latest `deferMs` (default 50 ms) after the first of them was queued. The queue
+ * keeps append order, so ids ascend in append order and a committed row implies every row appended
+ * before it is committed. A SIGKILL can lose only deferred rows queued less than `deferMs` before it
+ * with no ordinary commit after them; never a resolved append, never a row an answer the broker
+ * confirmed depends on (it waits for its rows' commit, `Auditor.settled`). `close()` commits them.
  * @module
  */
 import type Database from 'better-sqlite3';
@@ -70,6 +78,12 @@ export interface SqliteStoreOptions {
    * behaviour before group commit; kept for the `flood` benchmark's comparison). @default true
    */
   groupCommit?: boolean;
+  /**
+   * Longest a deferred audit row (`appendAudit(rec, { defer: true })`) waits for an ordinary commit to
+   * ride along with before it is committed alone, in ms (docs/store.md "Deferred rows").
+   * @default 50
+   */
+  deferMs?: number;
 }
 
 /** The SQLite store: a {@link Store} plus what it knows about its file. */
@@ -108,6 +122,8 @@ export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOpti
   retentionPolicy(opts.retention); // argument check before any file is touched
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0)
     throw new TypeError('openSqliteStore: busyTimeoutMs must be a non-negative integer (ms)');
+  if (opts.deferMs !== undefined && (!Number.isInteger(opts.deferMs) || opts.deferMs < 0 || opts.deferMs > 60_000))
+    throw new TypeError('openSqliteStore: deferMs must be an integer from 0 to 60000 (ms)');
 
   let db: Database.Database;
   try {
@@ -162,6 +178,11 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   // Group commit: records queued this turn, committed together.
   let queue: Array<{ p: AuditParams; resolve: (id: number) => void; reject: (e: unknown) => void }> = [];
   let scheduled: NodeJS.Immediate | undefined;
+  // Deferred rows: queued without `urgent`; they ride along with the next ordinary commit, or commit
+  // when `deferTimer` fires (at most deferMs after the first of them was queued).
+  const deferMs = opts.deferMs ?? 50;
+  let urgent = false;
+  let deferTimer: NodeJS.Timeout | undefined;
 
   const closedError = (action: string) =>
     new StoreError('STORE_CLOSED', file, `Cannot ${action}: the store on ${file} is closed. Open it again with openSqliteStore().`);
@@ -207,6 +228,9 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   /** Commits every queued audit record (up to maxBatch per transaction) in one transaction each. */
   function flush(): void {
     scheduled = undefined;
+    urgent = false;
+    if (deferTimer) clearTimeout(deferTimer);
+    deferTimer = undefined;
     while (queue.length > 0) {
       const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
       queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
@@ -233,6 +257,17 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
    * one commit for all of them writes each touched page once.
    */
   function schedule(): void {
+    if (!urgent) {
+      // Only deferred rows are queued: wait for an ordinary append, at most deferMs (ref'd, like the
+      // immediate below, so a process that ends by itself commits them first).
+      if (queue.length && !deferTimer)
+        deferTimer = setTimeout(() => {
+          deferTimer = undefined;
+          urgent = true;
+          schedule();
+        }, deferMs);
+      return;
+    }
     if (scheduled || queue.length === 0 || syncing) return;
     scheduled = setImmediate(() => {
       scheduled = undefined; // else the retry below after a transaction() would find it set and return
@@ -267,7 +302,7 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
     file,
     location: file,
     schemaVersion: SCHEMA_VERSION,
-    appendAudit(rec) {
+    appendAudit(rec, o) {
       if (closed) return Promise.reject(closedError('append an audit record'));
       let p: AuditParams;
       try {
@@ -277,6 +312,7 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
       }
       return new Promise<number>((resolve, reject) => {
         queue.push({ p, resolve, reject });
+        if (o?.defer !== true) urgent = true;
         if (opts.groupCommit === false && !txDone) flush();
         else schedule();
       });
@@ -375,6 +411,7 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
       } finally {
         closed = true;
         if (scheduled) clearImmediate(scheduled);
+        clearTimeout(deferTimer);
         clearInterval(timer);
       }
       if (syncing) await new Promise<void>((r) => drained.push(r));

@@ -47,6 +47,21 @@ export interface AuditRecord {
 /** Placeholder written instead of a secret value. */
 export const REDACTED = '[redacted]';
 
+/** Options of {@link Store.appendAudit}. */
+export interface AppendOptions {
+  /**
+   * A row nobody waits on (the broker's `request` row, the host's tool-call `start` row): the SQLite
+   * store commits it together with the next ordinary commit, and at the latest `deferMs` (SQLite
+   * store option, default 50 ms) after it was queued, alone if nothing else came. Rows keep their
+   * append order (ids ascending), so a committed later row implies every earlier deferred row is
+   * committed too. What a SIGKILL can lose: deferred rows queued less than `deferMs` before it and
+   * with no ordinary commit after them, never a row an awaited append or a confirmed answer
+   * followed. The promise still resolves once the row is committed. PostgreSQL commits it at once.
+   * @default false
+   */
+  defer?: boolean;
+}
+
 export interface AuditQuery {
   scope?: Partial<Scope>;
   server?: string;
@@ -235,8 +250,12 @@ export interface Store {
   /** Schema version of the open database (the latest this code knows once open). */
   readonly schemaVersion: number;
 
-  /** @returns the new record's id (strictly increasing, never reused; shared by every process on the database). */
-  appendAudit(rec: AuditRecord): Promise<number>;
+  /**
+   * @param opts `{ defer: true }` for a row nobody waits on ({@link AppendOptions}).
+   * @returns the new record's id (strictly increasing, never reused; shared by every process on the database),
+   *   once the record is committed.
+   */
+  appendAudit(rec: AuditRecord, opts?: AppendOptions): Promise<number>;
   queryAudit(q?: AuditQuery): Promise<AuditRecord[]>;
 
   remember(a: RememberedAnswer): Promise<void>;
