@@ -13,6 +13,8 @@ import { schemaHash } from '../src/schema/index.js';
 import { clock, ctx } from './fixtures/broker/ctx.js';
 import { vector } from './helpers/vectors.js';
 import { verifies } from './helpers/verifies.js';
+import { tempDir } from './fixtures/store/tmp.js';
+import { join } from 'node:path';
 
 const vec = (id: string) => vector('schemas', id).input;
 
@@ -177,29 +179,34 @@ for (const [kind, open] of [
     store.close();
   });
 
-test('a flood of 50 requests: beyond the token bucket they are declined with a recorded reason', async () => {
-  verifies('ELIC-1125-CLIENT-RATE-LIMIT');
-  const c = clock();
-  const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
-  const store = new MemoryStore();
-  const broker = new ElicitationBroker({
-    presenter,
-    store,
-    now: c.now,
-    policy: { ratePerMinute: 30, burst: 10, maxPendingPerServer: 100 },
+// With a SQLite file store the bucket is the broker's own too (takeRateToken is PostgreSQL's: a take on
+// SQLite would be a WAL commit of its own on every elicitation; src/host/store/rate-limits.ts).
+for (const kind of ['memory', 'sqlite file'] as const)
+  test(`a flood of 50 requests (${kind} store): beyond the token bucket they are declined with a recorded reason`, async (t) => {
+    verifies('ELIC-1125-CLIENT-RATE-LIMIT');
+    const c = clock();
+    const presenter = new ScriptedPresenter(Array.from({ length: 50 }, () => ({ action: 'accept', content: {} }) as PresenterAnswer));
+    const store: Store = kind === 'memory' ? new MemoryStore() : openSqliteStore(join(tempDir(t), 'flood.db'));
+    t.after(() => store.close());
+    if (kind === 'sqlite file') assert.equal(store.takeRateToken, undefined, 'SQLite keeps no shared bucket');
+    const broker = new ElicitationBroker({
+      presenter,
+      store,
+      now: c.now,
+      policy: { ratePerMinute: 30, burst: 10, maxPendingPerServer: 100 },
+    });
+    const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+    const results = await Promise.all(Array.from({ length: 50 }, () => broker.elicit(confirm, ctx('flood'))));
+    assert.equal(results.filter((r) => r.action === 'accept').length, 10);
+    assert.equal(results.filter((r) => r.action === 'decline').length, 40);
+    const limited = (await store.queryAudit({ kind: 'policy', limit: 1000 })).filter((a) => a.detail?.reason === 'rate-limited');
+    assert.equal(limited.length, 40);
+    // Another server has its own bucket; after 2 s one token (30/min) is back for the flooder.
+    assert.equal((await broker.elicit(confirm, ctx('calm'))).action, 'accept');
+    assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'decline');
+    c.advance(2_000);
+    assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'accept');
   });
-  const confirm = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
-  const results = await Promise.all(Array.from({ length: 50 }, () => broker.elicit(confirm, ctx('flood'))));
-  assert.equal(results.filter((r) => r.action === 'accept').length, 10);
-  assert.equal(results.filter((r) => r.action === 'decline').length, 40);
-  const limited = store.audit.filter((a) => a.kind === 'policy' && a.detail?.reason === 'rate-limited');
-  assert.equal(limited.length, 40);
-  // Another server has its own bucket; after 2 s one token (30/min) is back for the flooder.
-  assert.equal((await broker.elicit(confirm, ctx('calm'))).action, 'accept');
-  assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'decline');
-  c.advance(2_000);
-  assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'accept');
-});
 
 test('pending cap per server: the sixth concurrent request is declined, other servers unaffected', async () => {
   const release: Array<() => void> = [];

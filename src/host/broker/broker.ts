@@ -188,8 +188,8 @@ export class ElicitationBroker {
     }
 
     // 3. Policy: sensitive fields, pending cap, rate limit, then the URL's scheme and host.
-    // The rate limit is taken from the store's shared bucket when it has one (every replica of a gateway
-    // draws on it); the pending cap is checked again after that wait, as other requests may have joined.
+    // The rate limit is taken from the store's shared bucket when it has one (PostgreSQL: every replica of
+    // a gateway draws on it), else from the broker's own; the pending cap is checked again after that wait, as other requests may have joined.
     const refusal = this.checkPolicy(req, ctx.configInput ? [] : sensitive) ?? (await this.takeRate(req)) ?? this.checkPending(req);
     if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
     let url: UrlView | undefined;
@@ -531,7 +531,7 @@ export class ElicitationBroker {
 
   /**
    * One token of the (tenant, user, server) bucket: from the store when it counts them
-   * (`Store.takeRateToken`, shared by every replica on the database), else from this broker's own.
+   * (`Store.takeRateToken`, PostgreSQL: shared by every replica on the database), else from this broker's own.
    */
   private async takeRate(
     req: InputRequest,

@@ -40,7 +40,6 @@ import { presetsTable } from './presets.js';
 import { rootsTable } from './roots.js';
 import { eraVerdictsTable } from './era-verdicts.js';
 import { answerListTable } from './answer-list.js';
-import { rateLimitsTable } from './rate-limits.js';
 import { signInsTable } from './sign-ins.js';
 import { requireText } from './scope.js';
 import { retentionPolicy, type RetentionPolicy } from './retention.js';
@@ -165,7 +164,6 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   const roots = rootsTable(db);
   const verdicts = eraVerdictsTable(db);
   const answerList = answerListTable(db);
-  const rateLimits = rateLimitsTable(db);
   const signIns = signInsTable(db);
   const retention: RetentionPolicy = retentionPolicy(opts.retention);
   const maxBatch = opts.maxBatch ?? 1000;
@@ -326,7 +324,6 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
     setAnswerMode: (scope, server, hash, auto, label) =>
       run('set a remembered answer mode', () => answerList.setMode(scope, server, hash, auto, label)),
     forgetAnswer: (scope, server, hash) => run('forget an answer', () => answerList.forgetOne(scope, server, hash)),
-    takeRateToken: (b, now) => run('take a rate-limit token', () => rateLimits.take(b, now)),
     recordSignIn: (u) => run('record an OAuth sign-in', () => signIns.record(u)),
     listSignIns: (tenant) => run('list OAuth sign-ins', () => signIns.list(tenant)),
     revokeSignIn: (tenant, subject, at) => run('revoke an OAuth sign-in', () => signIns.revoke(tenant, subject, at)),

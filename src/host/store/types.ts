@@ -292,8 +292,9 @@ export interface Store {
   forgetAnswer?(scope: Scope, server: string, schemaHash: string): Promise<boolean>;
 
   /**
-   * Optional: takes one token of the shared bucket `b` at `now` (epoch ms) in one statement, so replicas
-   * on one database cannot both take the last token. @returns false when the bucket is empty.
+   * Optional (the PostgreSQL store has it, the SQLite store does not; src/host/store/rate-limits.ts):
+   * takes one token of the shared bucket `b` at `now` (epoch ms) in one statement, so replicas on one
+   * database cannot both take the last token. @returns false when the bucket is empty.
    */
   takeRateToken?(b: RateBucket, now: number): Promise<boolean>;
   /**
