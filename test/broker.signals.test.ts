@@ -1,5 +1,5 @@
 // Abort signals of one elicitation: the input bridge gives the broker one signal per request
-// (`AbortSignal.any` of the SDK's request signal and the Connection's own abort), and the broker's
+// (the Connection's own abort, which the SDK's request signal also reaches on 2026-07-28), and the broker's
 // presenter loop (ask) gives the presenter one signal combining it with the answer deadline and the
 // broker's shutdown. Reasons kept, nothing left listening when the request settles.
 import { test } from 'node:test';

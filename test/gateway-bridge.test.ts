@@ -3,7 +3,7 @@
 // two files mutate). A state machine of ours, so fake calls and a fake fallback presenter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BridgePresenter, OpenCalls, type UpstreamCall } from '../src/gateway/index.js';
+import { BridgePresenter, OpenCalls, upstreamParams, type UpstreamCall } from '../src/gateway/index.js';
 import type { PresenterAnswer, InputRequestView } from '../src/host/index.js';
 import { HeadlessPresenter, UserInteractionRequiredError } from '../src/host/index.js';
 
@@ -81,4 +81,43 @@ test('a prompt no client call in flight can answer, without a console: the error
       );
       return true;
     });
+});
+
+test('upstream params: prefill becomes defaults from 2025-11-25 on (never a secret, never of the wrong type); the read-only prompt is left as it was', () => {
+  const freeze = <T>(v: T): T => {
+    if (typeof v === 'object' && v !== null) for (const c of Object.values(Object.freeze(v))) freeze(c);
+    return v;
+  };
+  const schema = freeze({
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      age: { type: 'integer' },
+      pin: { type: 'string' },
+      subscribe: { type: 'boolean', default: false },
+      plan: { type: 'string', enum: ['free', 'pro'] },
+    },
+  }) as unknown as InputRequestView['schema'];
+  const before = JSON.stringify(schema);
+  const p: InputRequestView = {
+    ...prompt(),
+    schema,
+    prefill: { name: 'Ada', age: 'old', pin: '1234', subscribe: false, plan: 'gold' },
+    sensitiveFields: ['pin'],
+  };
+  const up = upstreamParams(p, '2025-11-25') as { mode: string; message: string; requestedSchema: { properties: Record<string, unknown> } };
+  assert.equal(up.message, '[s] Your name?');
+  assert.deepEqual(up.requestedSchema.properties, {
+    name: { type: 'string', default: 'Ada' },
+    age: { type: 'integer' },
+    pin: { type: 'string' },
+    subscribe: { type: 'boolean', default: false },
+    plan: { type: 'string', enum: ['free', 'pro'] },
+  });
+  assert.equal(JSON.stringify(schema), before, 'the prompt schema is unchanged');
+  // 2025-06-18 has no defaults in forms: the schema goes as it is.
+  assert.deepEqual((upstreamParams(p, '2025-06-18') as { requestedSchema: unknown }).requestedSchema, JSON.parse(before));
+  // A prefill that is the form's own defaults: nothing to add.
+  const own = upstreamParams({ ...p, prefill: { subscribe: false } }, '2025-11-25') as { requestedSchema: unknown };
+  assert.deepEqual(own.requestedSchema, JSON.parse(before));
 });

@@ -86,7 +86,11 @@ export class PendingCapError extends Error {
   readonly code = 'PENDING_CAP';
 }
 
-/** Builds the params sent upstream: the downstream server is named, prefill becomes defaults. */
+/**
+ * Builds the params sent upstream: the downstream server is named, prefill becomes defaults (from
+ * 2025-11-25 on). The result shares the prompt's read-only schema; only properties that get a new
+ * default are copied, so a form whose prefill is its own defaults costs no copy.
+ */
 export function upstreamParams(prompt: InputRequestView, revision: string): UpstreamElicitParams {
   const again = prompt.issues?.length ? `\n(The previous answer was not accepted: ${prompt.issues.map((i) => i.message).join('; ')})` : '';
   const message = `[${prompt.server}] ${prompt.message}${again}`;
@@ -98,16 +102,20 @@ export function upstreamParams(prompt: InputRequestView, revision: string): Upst
       url: prompt.url!.full,
       ...(revision === '2025-11-25' ? { elicitationId: prompt.id } : {}),
     } as UpstreamElicitParams;
-  const schema = structuredClone(prompt.schema ?? { type: 'object', properties: {} }) as {
+  const schema = (prompt.schema ?? { type: 'object', properties: {} }) as unknown as {
     properties: Record<string, Record<string, unknown>>;
   };
+  let properties = schema.properties;
   if (revision >= '2025-11-25') {
     for (const [k, v] of Object.entries(prompt.prefill)) {
-      const p = schema.properties[k];
-      if (p && !prompt.sensitiveFields.includes(k) && fitsType(p, v)) p.default = v;
+      const p = properties[k];
+      if (!p || p.default === v || prompt.sensitiveFields.includes(k) || !fitsType(p, v)) continue;
+      if (properties === schema.properties) properties = { ...properties };
+      properties[k] = { ...p, default: v };
     }
   }
-  return { mode: 'form', message, requestedSchema: schema as ElicitRequestFormParams['requestedSchema'] };
+  const requestedSchema = properties === schema.properties ? schema : { ...schema, properties };
+  return { mode: 'form', message, requestedSchema: requestedSchema as ElicitRequestFormParams['requestedSchema'] };
 }
 
 /** A default must have its property's type (a re-asked invalid answer is prefill too, and must not become one). */
