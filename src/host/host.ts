@@ -370,10 +370,13 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     audit({ server, kind, action: 'start', detail }, DEFER);
     try {
       const result = await run();
-      audit({ server, kind, action: 'ok', durationMs: Date.now() - started, detail });
+      audit({ server, kind, action: 'ok', durationMs: Date.now() - started, detail }, DEFER);
       return result;
     } catch (e) {
-      audit({ server, kind, action: 'failed', durationMs: Date.now() - started, detail: { ...detail, error: (e as Error).message } });
+      audit(
+        { server, kind, action: 'failed', durationMs: Date.now() - started, detail: { ...detail, error: (e as Error).message } },
+        DEFER,
+      );
       throw e;
     }
   };
@@ -435,12 +438,12 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         await queryResults.afterCall(server, result);
         const durationMs = Date.now() - started;
         emit({ type: 'tool-call', server, tool, phase: 'end', isError: result.isError === true, durationMs });
-        audit({ server, kind: 'tool-call', action: result.isError ? 'error' : 'ok', durationMs, detail: { tool } });
+        audit({ server, kind: 'tool-call', action: result.isError ? 'error' : 'ok', durationMs, detail: { tool } }, DEFER);
         return result;
       } catch (e) {
         const durationMs = Date.now() - started;
         emit({ type: 'tool-call', server, tool, phase: 'end', isError: true, durationMs });
-        audit({ server, kind: 'tool-call', action: 'failed', durationMs, detail: { tool, error: (e as Error).message } });
+        audit({ server, kind: 'tool-call', action: 'failed', durationMs, detail: { tool, error: (e as Error).message } }, DEFER);
         throw e;
       }
     },

@@ -189,7 +189,8 @@ export class ElicitationBroker {
 
     // 3. Policy: sensitive fields, pending cap, rate limit, then the URL's scheme and host.
     // The rate limit is taken from the store's shared bucket when it has one (PostgreSQL: every replica of
-    // a gateway draws on it), else from the broker's own; the pending cap is checked again after that wait, as other requests may have joined.
+    // a gateway draws on it), else from the broker's own; the pending cap is checked again after that
+    // wait, as other requests may have joined.
     const refusal = this.checkPolicy(req, ctx.configInput ? [] : sensitive) ?? (await this.takeRate(req)) ?? this.checkPending(req);
     if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
     let url: UrlView | undefined;
