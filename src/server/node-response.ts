@@ -31,7 +31,11 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
     return void res.writeHead(response.status, headers).end(bytes);
   }
   res.writeHead(response.status, headers);
-  const reader = body.getReader();
+  return pipeEvents(res, body.getReader());
+}
+
+/** Streams an SSE body to `res` (the response itself is not kept while the stream lasts). */
+async function pipeEvents(res: ServerResponse, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   if (res.destroyed) return void reader.cancel().catch(() => undefined);
   const cancel = () => {
     if (!res.writableFinished) reader.cancel().catch(() => undefined);

@@ -464,10 +464,15 @@ export async function serve(
       }
       // The session's transport reads the web Request (a POST's is `web`, its body already parsed) and
       // answers a web Response, written here (./node-response.ts: no timer before an SSE response's headers).
-      const request = web ?? (await toWebRequest(req, null));
-      web = undefined;
-      const answer = async (t: WebStandardStreamableHTTPServerTransport) =>
-        writeResponse(res, await t.handleRequest(request, { authInfo: auth, ...(body !== undefined && { parsedBody: body }) }));
+      // `web` is let go once handed over: a stream's answer can last as long as its session.
+      const answer = async (t: WebStandardStreamableHTTPServerTransport) => {
+        const answered = t.handleRequest(web ?? (await toWebRequest(req, null)), {
+          authInfo: auth,
+          ...(body !== undefined && { parsedBody: body }),
+        });
+        web = undefined;
+        await writeResponse(res, await answered);
+      };
       if (typeof sid === 'string') {
         const t = sessions.get(sid);
         if (!t) {
