@@ -17,7 +17,14 @@ interface Answer {
   text: string;
 }
 
-function post(url: string, agent: Agent, body: unknown, headers: Record<string, string> = {}, onHeaders?: () => void): Promise<Answer> {
+function post(
+  url: string,
+  agent: Agent,
+  body: unknown,
+  headers: Record<string, string> = {},
+  onHeaders?: () => void,
+  slow = false,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -30,7 +37,14 @@ function post(url: string, agent: Agent, body: unknown, headers: Record<string, 
         onHeaders?.();
         let text = '';
         res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
+        res.on('data', (c: string) => {
+          text += c;
+          // A slow reader: the server's socket fills and its writes must wait for `drain`.
+          if (slow) {
+            res.pause();
+            setTimeout(() => res.resume(), 2);
+          }
+        });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
         res.on('error', reject);
       },
@@ -45,6 +59,9 @@ async function session(gate?: Promise<void>) {
     () => {
       const s = new McpServer({ name: 'sse', version: '1' });
       s.registerTool('echo', { inputSchema: z.object({ t: z.string() }) }, async (a) => ({ content: [{ type: 'text', text: a.t }] }));
+      s.registerTool('big', { inputSchema: z.object({ n: z.number().int() }) }, async (a) => ({
+        content: [{ type: 'text', text: 'x'.repeat(a.n) }],
+      }));
       s.registerTool('held', { inputSchema: z.object({}) }, async () => {
         await gate;
         return { content: [{ type: 'text', text: 'released' }] };
@@ -65,8 +82,8 @@ async function session(gate?: Promise<void>) {
   const hdrs = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
   assert.equal((await post(h.url, agent, { jsonrpc: '2.0', method: 'notifications/initialized' }, hdrs)).status, 202);
   return {
-    call: (id: number, name: string, args: object, onHeaders?: () => void) =>
-      post(h.url, agent, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, hdrs, onHeaders),
+    call: (id: number, name: string, args: object, onHeaders?: () => void, slow = false) =>
+      post(h.url, agent, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, hdrs, onHeaders, slow),
     close: async () => {
       agent.destroy();
       await h.close();
@@ -113,6 +130,23 @@ it("a pending call's SSE headers reach the client before its result", { timeout:
     const a = await pending;
     assert.ok(headersSeen);
     assert.ok(a.text.includes('"text":"released"'), a.text);
+  } finally {
+    await s.close();
+  }
+});
+
+it('a large SSE answer to a slow reader arrives whole (writes wait for drain)', { timeout: 60_000 }, async () => {
+  const s = await session();
+  try {
+    const n = 3_000_000;
+    const a = await s.call(1, 'big', { n }, undefined, true);
+    assert.equal(a.status, 200);
+    const event = a.text.split('\n\n').find((e) => e.includes('"result"'));
+    assert.ok(event, a.text.slice(0, 200));
+    const message = JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { result: { content: Array<{ text: string }> } };
+    assert.equal(message.result.content[0]?.text.length, n);
+    // The session still answers on the same connection afterwards.
+    assert.ok((await s.call(2, 'echo', { t: 'after' })).text.includes('"text":"after"'));
   } finally {
     await s.close();
   }
