@@ -1,6 +1,6 @@
 /**
  * `serve(factory, …)`: dual-era hosting. stdio: `./stdio.ts` (the SDK's `serveStdio`). HTTP routes 2025-era
- * requests (`isLegacyRequest`) to sessionful `NodeStreamableHTTPServerTransport`s (they can push
+ * requests (`isLegacyRequest`) to sessionful `WebStandardStreamableHTTPServerTransport`s (they can push
  * elicitation and roots requests) and everything else to `createMcpHandler(factory, {legacy:'reject'})`
  * (sdk.md §1.8, §3 #3). Binds 127.0.0.1 and answers a foreign Host or Origin with HTTP 403.
  * List changes reach both eras through `ListFanout` (`fanout.ts`): 2025-era sessions by their own
@@ -18,16 +18,18 @@ import {
   localhostAllowedHostnames,
   validateHostHeader,
   validateOriginHeader,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 // Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
-import type { NodeStreamableHTTPServerTransport, toWebRequest } from '@modelcontextprotocol/node';
+import type { toWebRequest } from '@modelcontextprotocol/node';
 import type { ParleyServer } from './server.js';
 import { ListFanout } from './fanout.js';
 import { ListChanges } from './lists.js';
 import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
+import { writeResponse } from './node-response.js';
 import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
 import type { SessionEventLimits } from './session-events.js';
 
@@ -252,7 +254,7 @@ function deliveredOnFinish(res: ServerResponse, body: unknown, events: SessionEv
 }
 
 function cancelOnDisconnect(
-  t: NodeStreamableHTTPServerTransport,
+  t: WebStandardStreamableHTTPServerTransport,
   res: ServerResponse,
   body: unknown,
   events: SessionEvents | undefined,
@@ -317,7 +319,7 @@ export async function serve(
       ...listMembers(fanout),
     };
   }
-  const { NodeStreamableHTTPServerTransport: HttpTransport, toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
+  const { toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
   const o = opts.http;
   const path = o.path ?? '/mcp';
   // DNS-rebinding protection (transports §Security Warning) by the SDK's validators: Host and, when sent, Origin.
@@ -334,7 +336,7 @@ export async function serve(
     { legacy: 'reject', bus: fanout.bus },
   );
   const modernNode = toNodeHandler(modern);
-  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   /** Each session's SSE events (resumability), when on. */
   const events = new Map<string, SessionEvents>();
   const resumeLimits = o.resumability === false ? undefined : { ...DEFAULT_SESSION_EVENT_LIMITS, ...o.resumability };
@@ -373,7 +375,7 @@ export async function serve(
     auth: AuthInfo | undefined,
     res: ServerResponse,
     body: unknown,
-  ): Promise<NodeStreamableHTTPServerTransport> {
+  ): Promise<WebStandardStreamableHTTPServerTransport> {
     opening.set(user, (opening.get(user) ?? 0) + 1);
     let counted = true;
     const opened = () => {
@@ -391,7 +393,7 @@ export async function serve(
     if (isParley(s)) fanout.hookInstance(m, true);
     const store = resumeLimits && new SessionEvents(resumeLimits);
     deliveredOnFinish(res, body, store);
-    const t: NodeStreamableHTTPServerTransport = new HttpTransport({
+    const t: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
       ...(store ? { eventStore: store } : {}),
       onsessioninitialized: (id) => {
@@ -454,10 +456,23 @@ export async function serve(
       const sid = req.headers['mcp-session-id'];
       const legacy =
         typeof sid === 'string' || (await isLegacyRequest(body !== undefined && web ? web : await toWebRequest(req, body ?? null), body));
-      // Not kept while the call waits (this frame lives as long as the request): a web Request per pending
-      // call is heap per session.
-      web = undefined;
-      if (!legacy) return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
+      if (!legacy) {
+        // Not kept while the call waits (this frame lives as long as the request): a web Request per
+        // pending call is heap per session. (A session's transport keeps the one it is handed instead.)
+        web = undefined;
+        return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
+      }
+      // The session's transport reads the web Request (a POST's is `web`, its body already parsed) and
+      // answers a web Response, written here (./node-response.ts: no timer before an SSE response's headers).
+      // `web` is let go once handed over: a stream's answer can last as long as its session.
+      const answer = async (t: WebStandardStreamableHTTPServerTransport) => {
+        const answered = t.handleRequest(web ?? (await toWebRequest(req, null)), {
+          authInfo: auth,
+          ...(body !== undefined && { parsedBody: body }),
+        });
+        web = undefined;
+        await writeResponse(res, await answered);
+      };
       if (typeof sid === 'string') {
         const t = sessions.get(sid);
         if (!t) {
@@ -477,7 +492,7 @@ export async function serve(
             a.last = Date.now();
           });
         }
-        return void (await t.handleRequest(req, res, body));
+        return void (await answer(t));
       }
       if (!isInitializeRequest(body)) return deny(res, 400, 'a legacy request without MCP-Session-Id must be initialize');
       const user = userOfAuth(auth);
@@ -490,8 +505,7 @@ export async function serve(
           (body as { id?: string | number }).id ?? null,
         );
       }
-      const t = await openSession(user, auth, res, body);
-      await t.handleRequest(req, res, body);
+      await answer(await openSession(user, auth, res, body));
     } catch (e) {
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
       else res.end();
