@@ -26,10 +26,29 @@ forEachEngine((engine) => {
     await store.enforceRetention();
     const left = (await store.queryAudit()).map((r) => r.requestId);
     assert.ok(left.includes('young'), 'the young row is kept');
+    assert.ok(left.includes('ahead'), 'the row stamped ahead is kept, as its ts is not older than the cutoff');
     assert.deepEqual(
       left.filter((r) => r?.startsWith('old')),
       [],
       `rows two hours old are deleted by a one-hour age limit (left: ${left.join(', ')})`,
+    );
+    await store.close();
+  });
+
+  test('retention by age: rows stamped after the clock of the run (the clock now runs behind) are never deleted', async (t) => {
+    const location = await engine.location(t);
+    const retention = { maxAgeMs: HOUR, intervalMs: 0 };
+    const store = engine.name === 'sqlite' ? openSqliteStore(location, { retention }) : await openPostgresStore(location, { retention });
+    const now = Date.now();
+    // Written while the clock ran two hours ahead; the clock has since been stepped back to now.
+    for (let i = 0; i < 3; i++)
+      await store.appendAudit({ ts: now + 2 * HOUR, scope, server: 'files', kind: 'request', requestId: `ahead${i}` });
+    await store.appendAudit({ ts: now, scope, server: 'files', kind: 'request', requestId: 'young' });
+    await store.enforceRetention();
+    assert.deepEqual(
+      (await store.queryAudit()).map((r) => r.requestId),
+      ['young', 'ahead2', 'ahead1', 'ahead0'],
+      'no row younger than the cutoff by its ts is deleted',
     );
     await store.close();
   });
