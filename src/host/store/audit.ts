@@ -273,10 +273,12 @@ export function auditTable(db: Database.Database) {
   const openGate = db.prepare('INSERT INTO audit_purge_gate (open) VALUES (1)');
   const closeGate = db.prepare('DELETE FROM audit_purge_gate');
   const delUser = db.prepare('DELETE FROM audit WHERE tenant = ? AND user = ?');
-  // Retention by age walks ids from the oldest (no index on ts): rows below the oldest row not older
-  // than the cutoff are deleted.
-  const firstKept = db.prepare('SELECT id FROM audit WHERE ts >= ? ORDER BY id LIMIT 1');
-  const delBelow = db.prepare('DELETE FROM audit WHERE id < ?');
+  // Retention by age walks ids from the oldest (no index on ts): rows older than the cutoff below the
+  // oldest row stamped between the cutoff and now are deleted. A row stamped after now (the clock ran
+  // ahead when it was written, or runs behind now) is skipped by the walk, else it would hold back
+  // every old row after it until its time came, and it is not deleted (its ts is not older).
+  const firstKept = db.prepare('SELECT id FROM audit WHERE ts >= ? AND ts <= ? ORDER BY id LIMIT 1');
+  const delBelow = db.prepare('DELETE FROM audit WHERE id < ? AND ts < ?');
   const keepHigh = db.prepare('UPDATE audit_seq SET high = max(high, coalesce((SELECT max(id) FROM audit), 0))');
   const nthNewest = db.prepare('SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?');
   const delUpTo = db.prepare('DELETE FROM audit WHERE id <= ?');
@@ -317,14 +319,14 @@ export function auditTable(db: Database.Database) {
 
     /**
      * Deletes rows older than `cutoff` (epoch ms; `undefined` = none) from the oldest id up to the first
-     * row that is not, and rows beyond the newest `maxRows` (0 = no limit).
+     * row stamped from `cutoff` to `now` (epoch ms), and rows beyond the newest `maxRows` (0 = no limit).
      */
-    retain(cutoff: number | undefined, maxRows: number): number {
+    retain(cutoff: number | undefined, maxRows: number, now = Date.now()): number {
       return gated(() => {
         let n = 0;
         if (cutoff !== undefined) {
-          const kept = firstKept.get(cutoff) as { id: number } | undefined;
-          n += delBelow.run(kept ? kept.id : Number.MAX_SAFE_INTEGER).changes;
+          const kept = firstKept.get(cutoff, now) as { id: number } | undefined;
+          n += delBelow.run(kept ? kept.id : Number.MAX_SAFE_INTEGER, cutoff).changes;
         }
         if (maxRows > 0) {
           const edge = nthNewest.get(maxRows) as { id: number } | undefined;

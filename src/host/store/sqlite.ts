@@ -291,8 +291,9 @@ function wrap(db: Database.Database, file: string, opts: SqliteStoreOptions): Sq
   }
 
   function retain(): number {
-    const cutoff = retention.maxAgeMs > 0 ? Date.now() - retention.maxAgeMs : undefined;
-    return db.transaction(() => audit.retain(cutoff, retention.maxRows)).immediate();
+    const now = Date.now();
+    const cutoff = retention.maxAgeMs > 0 ? now - retention.maxAgeMs : undefined;
+    return db.transaction(() => audit.retain(cutoff, retention.maxRows, now)).immediate();
   }
 
   const store: SqliteStore = {
