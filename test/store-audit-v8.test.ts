@@ -96,7 +96,7 @@ forEachEngine((engine) => {
         const names = (await sql(`SELECT name FROM sqlite_master WHERE tbl_name = 'audit' ORDER BY name`)) as Array<{ name: string }>;
         assert.deepEqual(
           names.map((r) => r.name),
-          ['audit', 'audit_no_delete', 'audit_no_update', 'audit_scope'],
+          ['audit', 'audit_ids_fresh', 'audit_no_delete', 'audit_no_update', 'audit_scope'],
         );
         assert.deepEqual(await sql(`SELECT name FROM sqlite_sequence WHERE name = 'audit'`), [], 'no AUTOINCREMENT any more');
       } else {
@@ -127,4 +127,23 @@ forEachEngine((engine) => {
     await other.close();
     assert.equal(await store.appendAudit({ ts: Date.now(), scope, server: 'files', kind: 'answer' }), 8, 'ids 6 and 7 are not reused');
   });
+});
+
+test('sqlite: no client can take an id a purge or retention deleted, nor lower audit_seq (migration 9)', async (t) => {
+  const { tempDir } = await import('./fixtures/store/tmp.js');
+  const { join } = await import('node:path');
+  const location = join(tempDir(t), 'ids.db');
+  const store = openSqliteStore(location, { retention: { intervalMs: 0 } });
+  t.after(() => store.close());
+  const scope = { tenant: 'acme', user: 'alice', session: 's' };
+  for (const kind of ['request', 'answer', 'answer']) await store.appendAudit({ ts: Date.now(), scope, server: 'files', kind });
+  assert.deepEqual(await store.purgeUser('acme', 'alice'), { audit: 3, answers: 0 }); // ids 1-3, the newest
+  const other = new Database(location); // another client: the sqlite3 CLI, an older parley
+  t.after(() => other.close());
+  const insert = other.prepare(`INSERT INTO audit (ts, tenant, user, server, kind) VALUES (1, 'acme', 'mallory', 'files', 'forged')`);
+  assert.throws(() => insert.run(), /never reused/, 'SQLite would have handed out id 1 again');
+  assert.throws(() => other.prepare('DELETE FROM audit_seq').run(), /DELETE is not allowed/);
+  assert.throws(() => other.prepare('UPDATE audit_seq SET high = 0').run(), /may only grow/);
+  assert.equal(await store.appendAudit({ ts: Date.now(), scope, server: 'files', kind: 'answer' }), 4, 'parley goes on from 4');
+  assert.equal(Number(insert.run().lastInsertRowid), 5, 'an insert above every used id is an ordinary append');
 });

@@ -259,6 +259,28 @@ export const AUDIT_LEAN_MIGRATION = {
   `,
 };
 
+/**
+ * Migration 9: migration 8's guarantee that an audit id is never handed out twice held only for
+ * parley's own INSERT (which takes one more than the newest id and than `audit_seq.high`). Another
+ * client inserting without an id (the `sqlite3` CLI, an older parley still running during an upgrade)
+ * got SQLite's max(rowid) + 1, which after a purge of the newest rows is an id already used. Now the
+ * database refuses such an insert, and refuses to delete `audit_seq` or lower its `high`. PostgreSQL's
+ * identity column never reuses a value: nothing to add there.
+ */
+export const AUDIT_IDS_MIGRATION = {
+  version: 9,
+  description: 'audit ids never reused by any client: inserts at or below audit_seq.high refused; audit_seq cannot be deleted or lowered',
+  sql: `
+    CREATE TRIGGER audit_ids_fresh AFTER INSERT ON audit WHEN NEW.id <= (SELECT high FROM audit_seq)
+      BEGIN SELECT RAISE(ABORT, 'parley audit ids are never reused: this id was deleted by retention or a purge; append through parley'); END;
+    CREATE TRIGGER audit_seq_no_delete BEFORE DELETE ON audit_seq
+      BEGIN SELECT RAISE(ABORT, 'parley audit_seq keeps audit ids unique: DELETE is not allowed'); END;
+    CREATE TRIGGER audit_seq_no_lower BEFORE UPDATE ON audit_seq WHEN NEW.high < OLD.high OR NEW.id <> OLD.id
+      BEGIN SELECT RAISE(ABORT, 'parley audit_seq keeps audit ids unique: high may only grow'); END;
+  `,
+  postgres: 'SELECT 1',
+};
+
 /** Statements of the audit table, prepared once per store. */
 export function auditTable(db: Database.Database) {
   const insert = db.prepare(

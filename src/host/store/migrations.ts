@@ -17,7 +17,7 @@ import { StoreError, toStoreError } from './errors.js';
 import { ANSWERS_AUTO_MIGRATION } from './answer-list.js';
 import { RATE_LIMITS_MIGRATION } from './rate-limits.js';
 import { SIGN_INS_MIGRATION } from './sign-ins.js';
-import { AUDIT_LEAN_MIGRATION } from './audit.js';
+import { AUDIT_IDS_MIGRATION, AUDIT_LEAN_MIGRATION } from './audit.js';
 
 /** One schema step. `sql` may hold several statements; it is static text (no values). */
 export interface Migration {
@@ -177,6 +177,7 @@ export const MIGRATIONS: readonly Migration[] = [
   RATE_LIMITS_MIGRATION,
   SIGN_INS_MIGRATION,
   AUDIT_LEAN_MIGRATION,
+  AUDIT_IDS_MIGRATION,
 ];
 
 /** The schema version this code writes. */
