@@ -41,6 +41,35 @@ function crossing(owner: string, via: string) {
   };
 }
 
+/** A call's outcome with the time it settled: its text, or the error's message. */
+function settled(call: Promise<unknown>): Promise<{ ok?: string; err?: string; at: number }> {
+  return call.then(
+    (r) => ({ ok: text(r as never), at: Date.now() }),
+    (e: Error) => ({ err: e.message, at: Date.now() }),
+  );
+}
+
+/**
+ * The middle of both tests: once the person is asked, replica B (index 1, the forwarder) is SIGKILLed,
+ * the client's requests go to the balancer, the person answers, and the call must end with `expected`
+ * within {@link RESUME_BOUND_MS} of that answer.
+ */
+async function killForwarderThenAnswer(
+  c: Cluster,
+  x: ReturnType<typeof crossing>,
+  outcome: ReturnType<typeof settled>,
+  expected: string,
+): Promise<void> {
+  await x.prompted;
+  await c.kill(1, 'SIGKILL');
+  x.reroute(c.lbUrl);
+  const t0 = Date.now();
+  x.release();
+  const o = await outcome;
+  assert.equal(o.ok, expected, `the call's answer after B died: ${JSON.stringify(o)}`);
+  assert.ok(o.at - t0 < RESUME_BOUND_MS, `answered within ${RESUME_BOUND_MS} ms of the person's answer (took ${o.at - t0} ms)`);
+}
+
 describe('a forwarding replica dies mid-call: the client resumes its stream on a live replica', { skip: clusterSkipReason }, () => {
   let c: Cluster | undefined;
   before(async () => {
@@ -66,18 +95,8 @@ describe('a forwarding replica dies mid-call: the client resumes its stream on a
     await client.connect(tr);
     try {
       assert.equal(JSON.parse(Buffer.from(tr.sessionId!.split('.')[1], 'base64url').toString('utf8')).a, a.url, 'A owns the session');
-      const outcome = client.callTool({ name: 'v2__ask', arguments: {} }, { timeout: 60_000 } as never).then(
-        (r) => ({ ok: text(r), at: Date.now() }),
-        (e: Error) => ({ err: e.message, at: Date.now() }),
-      );
-      await x.prompted;
-      await c.kill(1, 'SIGKILL');
-      x.reroute(c.lbUrl);
-      const t0 = Date.now();
-      x.release();
-      const o = (await outcome) as { ok?: string; err?: string; at: number };
-      assert.equal(o.ok, 'hello resumed', `the call's answer after B died: ${JSON.stringify(o)}`);
-      assert.ok(o.at - t0 < RESUME_BOUND_MS, `answered within ${RESUME_BOUND_MS} ms of the person's answer (took ${o.at - t0} ms)`);
+      const outcome = settled(client.callTool({ name: 'v2__ask', arguments: {} }, { timeout: 60_000 } as never));
+      await killForwarderThenAnswer(c, x, outcome, 'hello resumed');
       // The session goes on through the balancer.
       const next = client.callTool({ name: 'v2__ask', arguments: {} }, { timeout: 30_000 } as never);
       assert.equal(text(await next), 'hello resumed');
@@ -103,19 +122,9 @@ describe('a forwarding replica dies mid-call: the client resumes its stream on a
     });
     await client.connect(tr);
     try {
-      const outcome = client.callTool({ name: 'v2__ask', arguments: {} }, undefined, { timeout: 60_000 }).then(
-        (r) => ({ ok: text(r as never), at: Date.now() }),
-        (e: Error) => ({ err: e.message, at: Date.now() }),
-      );
-      await x.prompted;
-      await c.kill(1, 'SIGKILL');
-      x.reroute(c.lbUrl);
-      const t0 = Date.now();
-      x.release();
-      const o = (await outcome) as { ok?: string; err?: string; at: number };
+      const outcome = settled(client.callTool({ name: 'v2__ask', arguments: {} }, undefined, { timeout: 60_000 }));
       // Without the event store it waited for its own 60 s request timeout.
-      assert.equal(o.ok, 'hello v1', `the call's answer after B died: ${JSON.stringify(o)}`);
-      assert.ok(o.at - t0 < RESUME_BOUND_MS, `answered within ${RESUME_BOUND_MS} ms of the person's answer (took ${o.at - t0} ms)`);
+      await killForwarderThenAnswer(c, x, outcome, 'hello v1');
     } finally {
       await client.close().catch(() => undefined);
       await c.restart(1);
