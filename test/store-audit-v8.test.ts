@@ -7,33 +7,10 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { migrate, MIGRATIONS, openPostgresStore, openSqliteStore, sqlFor, type Store } from '../src/host/store/index.js';
-import { forEachEngine, type Engine } from './helpers/store-engines.js';
+import { forEachEngine, onDatabase, type Engine } from './helpers/store-engines.js';
 
 const COLS = 'ts, tenant, "user", session, server, kind, request_id';
 const OLD = () => Date.now() - 3_600_000;
-
-/** Runs statements on the engine's database outside the Store. */
-async function onDb(engine: Engine, location: string, fn: (sql: (text: string) => Promise<unknown[]>) => Promise<void>): Promise<void> {
-  if (engine.name === 'sqlite') {
-    const db = new Database(location);
-    try {
-      await fn(async (text) => {
-        const stmt = db.prepare(text);
-        return stmt.reader ? stmt.all() : (stmt.run(), []);
-      });
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const c = new pg.Client({ connectionString: location });
-  await c.connect();
-  try {
-    await fn(async (text) => (await c.query(text)).rows);
-  } finally {
-    await c.end();
-  }
-}
 
 /** A database at schema version 7 (before migration 8), as the released code left it. */
 async function makeV7(engine: Engine, location: string): Promise<void> {
@@ -66,7 +43,7 @@ forEachEngine((engine) => {
   test('migration 8 on a version-7 database with rows: ids kept, still append-only, retention and purge work, ids never reused', async (t) => {
     const location = await engine.location(t);
     await makeV7(engine, location);
-    await onDb(engine, location, async (sql) => {
+    await onDatabase(engine, location, async (sql) => {
       const row = (ts: number, user: string, req: string) =>
         sql(`INSERT INTO audit (${COLS}) VALUES (${ts}, 'acme', '${user}', 's', 'files', 'request', '${req}')`);
       await row(OLD(), 'alice', 'old1');
@@ -89,7 +66,7 @@ forEachEngine((engine) => {
     assert.equal(await store.appendAudit({ ts: Date.now(), scope, server: 'files', kind: 'answer' }), 5, 'id 4 (purged) is not reused');
     assert.deepEqual((await store.queryAudit({ requestId: 'a3' })).length, 1, 'requestId queries work without the index');
 
-    await onDb(engine, location, async (sql) => {
+    await onDatabase(engine, location, async (sql) => {
       await assert.rejects(sql(`UPDATE audit SET kind = 'forged'`), /append-only/);
       await assert.rejects(sql('DELETE FROM audit'), /append-only/);
       if (engine.name === 'sqlite') {
@@ -115,7 +92,7 @@ forEachEngine((engine) => {
     assert.equal(await store.appendAudit({ ts: Date.now(), scope, server: 'files', kind: 'answer' }), 6);
     // Retention by age removing every row: the ids go on from there.
     await store.appendAudit({ ts: OLD(), scope, server: 'files', kind: 'answer' });
-    await onDb(engine, location, async (sql) => {
+    await onDatabase(engine, location, async (sql) => {
       await assert.rejects(sql('DELETE FROM audit'), /append-only/, 'the gate is closed again');
     });
     assert.equal((await store.queryAudit()).length, 2);

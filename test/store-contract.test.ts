@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import {
   AUDIT_DETAIL_MAX,
@@ -20,7 +19,7 @@ import {
   type Scope,
   type Store,
 } from '../src/host/store/index.js';
-import { forEachEngine, type Engine } from './helpers/store-engines.js';
+import { forEachEngine, onDatabase, type Engine } from './helpers/store-engines.js';
 
 const alice: Scope = { tenant: 'acme', user: 'alice', session: 's1' };
 const bob: Scope = { tenant: 'acme', user: 'bob', session: 's1' };
@@ -28,22 +27,7 @@ const rec = (over: Partial<AuditRecord> = {}): AuditRecord => ({ ts: Date.now(),
 
 /** Runs raw SQL on the engine's database, outside the Store (to prove what the database itself refuses). */
 async function raw(engine: Engine, location: string, sql: string): Promise<void> {
-  if (engine.name === 'sqlite') {
-    const db = new Database(location);
-    try {
-      db.exec(sql);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const c = new pg.Client({ connectionString: location });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
+  await onDatabase(engine, location, async (run) => void (await run(sql)));
 }
 
 async function dbBytes(engine: Engine, location: string): Promise<number> {

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { openPostgresStore, openSqliteStore, type AuditRetention, type Store } from '../../src/host/store/index.js';
 import { tempDir } from '../fixtures/store/tmp.js';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { pgSkipReason, startPostgres, type PgServer } from './postgres.js';
 
 export interface Engine {
@@ -55,4 +57,34 @@ export function forEachEngine(body: (engine: Engine) => void): void {
     };
     body(engine);
   });
+}
+
+/**
+ * Runs single SQL statements on the engine's database outside the Store (another client of the same
+ * database: what the sqlite3 CLI or psql would do). `sql(text)` resolves with the rows a query returns.
+ */
+export async function onDatabase(
+  engine: Engine,
+  location: string,
+  fn: (sql: (text: string) => Promise<unknown[]>) => Promise<void>,
+): Promise<void> {
+  if (engine.name === 'sqlite') {
+    const db = new Database(location);
+    try {
+      await fn(async (text) => {
+        const stmt = db.prepare(text);
+        return stmt.reader ? stmt.all() : (stmt.run(), []);
+      });
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const c = new pg.Client({ connectionString: location });
+  await c.connect();
+  try {
+    await fn(async (text) => (await c.query(text)).rows);
+  } finally {
+    await c.end();
+  }
 }
