@@ -355,7 +355,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
 
   // Host-level audit rows (tool calls, presets) are written without blocking the call; close() waits for them.
   const writes = new Set<Promise<unknown>>();
-  // `start` rows are deferred: they commit with the call's `ok`/`failed` row (docs/store.md "Deferred rows").
+  // A call's rows (`start`, then `ok`/`error`/`failed`) are deferred: they commit with the next answer's
+  // rows or in a batch within 50 ms, so calls cost no commit each (docs/store.md "Deferred rows").
   const audit = (rec: Omit<AuditRecord, 'ts' | 'scope'>, o?: AppendOptions) => {
     if (!opts.store) return;
     const w = opts.store

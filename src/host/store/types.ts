@@ -50,7 +50,8 @@ export const REDACTED = '[redacted]';
 /** Options of {@link Store.appendAudit}. */
 export interface AppendOptions {
   /**
-   * A row nobody waits on (the broker's `request` row, the host's tool-call `start` row): the SQLite
+   * A row nobody waits on (the broker's `request` row; the host's rows of tool calls, `prompts/get` and
+   * `resources/read`, start and end): the SQLite
    * store commits it together with the next ordinary commit, and at the latest `deferMs` (SQLite
    * store option, default 50 ms) after it was queued, alone if nothing else came. Rows keep their
    * append order (ids ascending), so a committed later row implies every earlier deferred row is
