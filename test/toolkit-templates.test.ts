@@ -70,6 +70,24 @@ for (const [era, connect] of [
         await c.close();
       }
     });
+
+    it("a client without the elicitation capability gets the era's missing-capability error naming the URI and the field", async () => {
+      const c = await connect(factory, {});
+      try {
+        await assert.rejects(c.client.readResource({ uri: 'sql-query://orders' }), (e: { code?: number; message: string; data?: any }) => {
+          assert.match(e.message, /sql-query:\/\/orders: the client declared no form-mode elicitation capability.*Needed: range/);
+          // 2026-07-28: -32021 with data.requiredCapabilities, as for tools/call; 2025 eras: -32602.
+          if (era === '2026-07-28') {
+            assert.equal(e.code, -32021);
+            assert.deepEqual(e.data?.requiredCapabilities, { elicitation: { form: {} } });
+          } else assert.equal(e.code, -32602);
+          return true;
+        });
+        assert.equal(c.seen.length, 0);
+      } finally {
+        await c.close();
+      }
+    });
   });
 }
 

@@ -423,6 +423,12 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         return (await hit.entry.handler({ ...hit.known }, ctx)) as never;
       } catch (e) {
         if (e instanceof Suspend) return suspended(name, call, st, e);
+        // 2026-07-28: a capability the request did not declare is -32021 with data.requiredCapabilities,
+        // as for tools/call (changelog "Capabilities"); 2025 eras keep -32602 naming the URI.
+        if (e instanceof InputUnavailableError && st.era.modern && e.requiredCapabilities)
+          throw new ProtocolError(-32021, `Missing required client capability: ${uri}: ${e.message}`, {
+            requiredCapabilities: e.requiredCapabilities,
+          });
         if (e instanceof InputUnavailableError || e instanceof ElicitationRefusedError || e instanceof ParleyServerError)
           throw new ProtocolError(-32602, `${uri}: ${e.message}`);
         throw e;
