@@ -124,6 +124,31 @@ test('tampered, foreign-tool, foreign-key and expired requestState get JSON-RPC 
   }
 });
 
+test('a requestState sealed with another key (a restart, or createShared() inside the factory) is refused with a message naming the fix', async () => {
+  const { createShared } = await import('../src/server/index.js');
+  // Two instances with their own Shared: what a restart, a second process, or a factory that calls
+  // createShared() per request produces (each 2026-07-28 request gets a fresh instance).
+  const first = await modernPair(() => ({ action: 'accept' }), { autoFulfill: false, shared: createShared() });
+  const second = await modernPair(() => ({ action: 'accept' }), { autoFulfill: false, shared: createShared() });
+  try {
+    const r1: any = await callRaw(first.client, 'raw');
+    await assert.rejects(
+      callRaw(second.client, 'raw', { inputResponses: { e0: { action: 'decline' } }, requestState: r1.requestState }),
+      (e: any) => {
+        assert.equal(e.code, -32602);
+        assert.match(e.message, /Invalid requestState \(mac\)/);
+        assert.match(e.message, /the server restarted/);
+        assert.match(e.message, /outside the factory/);
+        assert.match(e.message, /createShared\(\{ requestStateKey \}\)/);
+        return true;
+      },
+    );
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});
+
 test('requestState is bound to the arguments digest', async () => {
   const p = await modernPair(() => ({ action: 'accept' }), { autoFulfill: false });
   try {

@@ -19,7 +19,7 @@ import type { CallState, ParleyContext, ParleyRoot } from './context.js';
 import { readEra, userOf } from './era.js';
 import { ElicitationRefusedError, InputUnavailableError, ParleyServerError } from './errors.js';
 import { argsDigest, openState } from './seal.js';
-import type { StatePayload } from './seal.js';
+import type { StatePayload, StateRefusal } from './seal.js';
 import { DEFAULT_STATE_TTL_MS, defaultShared } from './shared.js';
 import type { Shared } from './shared.js';
 import type { ConfigDef } from './config.js';
@@ -29,6 +29,19 @@ import { fillFromUri } from '../schema/template-fill.js';
 import { createWrappedMcpServer } from './handler-wrap.js';
 import type { Handler } from './handler-wrap.js';
 import type { ParleyResourceOptions, ParleyResourceHandler } from './templates.js';
+
+/**
+ * What each refusal of a `requestState` means, and (for `mac`) the server author's fix: a state sealed
+ * with another key is what a restart, a second process or a `createShared()` inside the factory produces.
+ */
+const STATE_REFUSALS: Record<StateRefusal, string> = {
+  malformed: 'it is not a requestState this server sealed',
+  mac: "its signature does not match this server's key: it was tampered with, or sealed with another key (the server restarted, another process of this endpoint answered, or the factory creates its Shared state per request; create it once, outside the factory, and give every process the same createShared({ requestStateKey }))",
+  expired: "it is older than the server's requestStateTtlMs",
+  user: 'it was sealed for another user',
+  tool: 'it was sealed for another tool or resource',
+  arguments: "it was sealed for other arguments (a retry carries the original call's arguments)",
+};
 
 /** Options of `createParleyServer`. All durations in milliseconds. */
 export interface ParleyServerOptions {
@@ -301,8 +314,10 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     if (typeof opened === 'string')
       throw new ProtocolError(
         -32602,
-        `Invalid requestState (${opened}): it was tampered with, expired, or minted for another tool, arguments or user; start the call again without requestState`,
-        { reason: opened },
+        `Invalid requestState (${opened}): ${STATE_REFUSALS[opened]}; start the call again without requestState`,
+        {
+          reason: opened,
+        },
       );
     for (const k of opened.p) {
       const r = sdk.mcpReq.inputResponses?.[k] as { action?: unknown } | undefined;
