@@ -1,0 +1,65 @@
+// The toolkit snippets a server author copies first must compile as written, importing the package by
+// name (`mcp-parley/server`, resolved through package.json `exports` to the build, as in a project that
+// depends on mcp-parley): README.md's "Writing a server that asks" block, and docs/server.md's runnable
+// example with its relative import replaced by the package name. Type-checked in memory with the
+// TypeScript compiler API (nothing is written). Needs `npm run build`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import ts from 'typescript';
+
+/** The first ```ts block after `heading` in `file`. */
+function blockAfter(file: string, heading: string): string {
+  const md = readFileSync(file, 'utf8');
+  const at = md.indexOf(heading);
+  assert.ok(at >= 0, `${file}: no "${heading}"`);
+  const block = /```ts\n([\s\S]*?)```/.exec(md.slice(at))?.[1];
+  assert.ok(block, `${file}: no ts block after "${heading}"`);
+  return block;
+}
+
+/** tsc diagnostics of `sources` (virtual files in the package root, so `mcp-parley/*` self-resolves). */
+function diagnose(sources: Record<string, string>): string[] {
+  const root = process.cwd();
+  const files = new Map(Object.entries(sources).map(([name, text]) => [resolve(root, name), text]));
+  const options: ts.CompilerOptions = {
+    noEmit: true,
+    strict: true,
+    skipLibCheck: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    types: ['node'],
+  };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, lang, ...rest) =>
+    files.has(name) ? ts.createSourceFile(name, files.get(name) as string, lang) : getSourceFile(name, lang, ...rest);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (name) => files.has(name) || fileExists(name);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (name) => files.get(name) ?? readFile(name);
+  const program = ts.createProgram([...files.keys()], options, host);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? `${d.file.fileName.slice(root.length + 1)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
+}
+
+test('README.md and docs/server.md toolkit examples compile as written against mcp-parley/server', () => {
+  const readme = blockAfter('README.md', '## Writing a server that asks');
+  assert.match(readme, /from 'mcp-parley\/server'/);
+  const docs = blockAfter('docs/server.md', '## Runnable example').replace("'../../../src/server/index.js'", "'mcp-parley/server'");
+  assert.match(docs, /from 'mcp-parley\/server'/);
+  assert.deepEqual(diagnose({ 'readme-server-snippet.ts': readme, 'docs-server-example.ts': docs }), []);
+});
+
+test('the snippet check reports a snippet that does not compile (negative control)', () => {
+  const bad = "import { createParleyServer } from 'mcp-parley/server';\ncreateParleyServer({ name: 'x' });\n";
+  const found = diagnose({ 'bad-snippet.ts': bad });
+  assert.equal(found.length, 1, found.join('\n'));
+  assert.match(found[0], /^bad-snippet\.ts:2: .*version/s);
+});
