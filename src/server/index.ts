@@ -7,7 +7,7 @@
 export { createParleyServer } from './server.js';
 export type { ParleyServer, ParleyServerOptions, ParleyToolOptions, ParleyToolHandler } from './server.js';
 export { isSuspendSignal } from './context.js';
-export type { ParleyContext, ElicitOutcome, UrlOutcome, ElicitOptions, ParleyRoot } from './context.js';
+export type { ParleyContext, ElicitOutcome, UrlOutcome, ElicitOptions, ParleyRoot, InputKind } from './context.js';
 export { defineConfig, ConfigCache, CONFIG_CACHE_MAX } from './config.js';
 export type { ConfigDef } from './config.js';
 export { createShared, defaultShared } from './shared.js';
