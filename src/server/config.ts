@@ -14,7 +14,8 @@ export interface ConfigDef<S extends z.ZodObject = z.ZodObject> {
   schema: S;
   /**
    * `'user'`: shared by every connection of the authenticated user (falls back to the connection when
-   * no user is known). `'session'`: one connection/session (and user).
+   * no user is known). `'session'`: one connection/session (and user). On 2026-07-28 HTTP without an
+   * authenticated user there is neither, and the configuration lives for one tool call (docs/server.md).
    */
   scope: 'session' | 'user';
   /** How long a completed configuration stays fresh, in ms. @default 3_600_000 (1 h) */
