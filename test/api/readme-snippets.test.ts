@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import ts from 'typescript';
 
 /** The first ```ts block after `heading` in `file`. */
@@ -38,6 +38,9 @@ function diagnose(sources: Record<string, string>): string[] {
     files.has(name) ? ts.createSourceFile(name, files.get(name) as string, lang) : getSourceFile(name, lang, ...rest);
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => files.has(name) || fileExists(name);
+  const dirs = new Set([...files.keys()].map((f) => dirname(f)));
+  const directoryExists = host.directoryExists?.bind(host);
+  host.directoryExists = (d) => dirs.has(d) || (directoryExists ? directoryExists(d) : true);
   const readFile = host.readFile.bind(host);
   host.readFile = (name) => files.get(name) ?? readFile(name);
   const program = ts.createProgram([...files.keys()], options, host);
@@ -55,6 +58,16 @@ test('README.md and docs/server.md toolkit examples compile as written against m
   const docs = blockAfter('docs/server.md', '## Runnable example').replace("'../../../src/server/index.js'", "'mcp-parley/server'");
   assert.match(docs, /from 'mcp-parley\/server'/);
   assert.deepEqual(diagnose({ 'readme-server-snippet.ts': readme, 'docs-server-example.ts': docs }), []);
+});
+
+test("docs/server.md's testing recipe and its use compile next to the example, as the page says to save them", () => {
+  const example = blockAfter('docs/server.md', '## Runnable example').replace("'../../../src/server/index.js'", "'mcp-parley/server'");
+  const recipe = blockAfter('docs/server.md', '## Testing your server');
+  const use = blockAfter('docs/server.md', '```ts\n// testing.test.ts');
+  assert.match(recipe, /from '\.\/example\.js'/);
+  assert.match(use, /from '\.\/testing\.js'/);
+  const dir = 'snippets-not-on-disk';
+  assert.deepEqual(diagnose({ [`${dir}/example.ts`]: example, [`${dir}/testing.ts`]: recipe, [`${dir}/testing.test.ts`]: use }), []);
 });
 
 test('the snippet check reports a snippet that does not compile (negative control)', () => {
