@@ -30,6 +30,16 @@ for (const era of ['legacy', 'modern'] as const) {
       await p.close();
     }
   });
+  test(`${era}: a handler that catches every error (the suspend signal too) still gets the person's answer`, async () => {
+    const p = await pair(() => ({ action: 'accept', content: { name: 'Ada' } }));
+    try {
+      const r: any = await p.client.callTool({ name: 'careless', arguments: {} });
+      assert.equal(text(r), 'careless Ada');
+      assert.notEqual(r.isError, true);
+    } finally {
+      await p.close();
+    }
+  });
   test(`${era}: two asks in order`, async () => {
     const p = await pair((r) =>
       r.params.message === 'First?' ? { action: 'accept', content: { first: 'Ada' } } : { action: 'accept', content: { last: 'Lovelace' } },

@@ -124,11 +124,18 @@ export class Suspend {
 
 /**
  * `true` for the toolkit's internal suspend signal. A handler that catches errors around `ctx` calls
- * must rethrow these, or the 2026-07-28 round never reaches the client.
+ * should rethrow these. If it does not, the toolkit still answers the 2026-07-28 round with the asks
+ * left pending and drops what the handler returned or threw after catching it (docs/server.md).
  * @example try { await ctx.elicit(...) } catch (e) { if (isSuspendSignal(e)) throw e; ... }
  */
 export function isSuspendSignal(e: unknown): boolean {
   return e instanceof Suspend;
+}
+
+/** The suspend signal for `requests`, noted in `st` (see `CallState.suspended`). */
+function suspend(st: CallState, requests: Record<string, InputRequest>): Suspend {
+  st.suspended = { ...st.suspended, ...requests };
+  return new Suspend(requests);
 }
 
 /** Per-call state shared by the ctx and the wrapper. */
@@ -152,6 +159,11 @@ export interface CallState {
   pins: Record<string, unknown>;
   /** Keys named by the tool (`opts.key`) in this run, to refuse a name used twice. */
   named?: Set<string>;
+  /**
+   * 2026-07-28: every input request this run suspended on, whether or not the signal reached the
+   * wrapper (a handler may catch it), so the round is answered `input_required` either way.
+   */
+  suspended?: Record<string, InputRequest>;
   seq: number;
   elicitationTimeoutMs: number;
   rootsTimeoutMs: number;
@@ -357,11 +369,11 @@ async function elicitForm(
       delete st.answers[key];
       if (n > st.maxReasks)
         throw new ElicitationAnswerError(`invalid answer after ${st.maxReasks} re-asks: ${reason}`, read.ok ? [] : read.issues);
-      throw new Suspend({
+      throw suspend(st, {
         [key]: inputRequired.elicit({ message: `${message}\n\nPlease correct: ${reason}`, requestedSchema: req as never }),
       });
     }
-    throw new Suspend({ [key]: inputRequired.elicit({ message, requestedSchema: req as never }) });
+    throw suspend(st, { [key]: inputRequired.elicit({ message, requestedSchema: req as never }) });
   }
   let asked = message;
   for (let n = 0; ; n++) {
@@ -430,7 +442,7 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
     st.shared.addUrlFlow(id, { user: st.user, session: st.session, complete: false, createdAt: st.shared.now() });
   if (st.era.modern) {
     const raw = st.answers[key];
-    if (raw === undefined) throw new Suspend({ [key]: inputRequired.elicitUrl({ message, url }) });
+    if (raw === undefined) throw suspend(st, { [key]: inputRequired.elicitUrl({ message, url }) });
     const read = (await loadElicitResultReader())(raw);
     if (!read.ok) throw new ElicitationAnswerError(read.message, read.issues);
     return { action: read.result.action, elicitationId: id };
@@ -463,7 +475,7 @@ async function roots(st: CallState, name?: string): Promise<ParleyRoot[]> {
     );
   if (st.era.modern) {
     const raw = st.answers[key];
-    if (raw === undefined) throw new Suspend({ [key]: inputRequired.listRoots() });
+    if (raw === undefined) throw suspend(st, { [key]: inputRequired.listRoots() });
     return parseRootsList(raw).roots;
   }
   if (st.rootsCache.value) return st.rootsCache.value;
@@ -497,7 +509,7 @@ async function sample(st: CallState, params: CreateMessageRequestParams, opts?: 
     );
   if (st.era.modern) {
     const raw = st.answers[key];
-    if (raw === undefined) throw new Suspend({ [key]: inputRequired.createMessage(params) });
+    if (raw === undefined) throw suspend(st, { [key]: inputRequired.createMessage(params) });
     return readSample(raw, key);
   }
   return readSample(

@@ -371,9 +371,14 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
     const entry = calls.get(sdk.mcpReq.signal) ?? { rawArgs: args };
     const st = stateFor(entry, sdk);
     try {
-      return await handler(args as never, makeContext(st));
+      const result = await handler(args as never, makeContext(st));
+      // The handler caught the suspend signal (a try/catch around ctx calls) and returned: the round
+      // still goes to the client, as the same code waits for the answer on 2025 eras.
+      if (st.suspended) return (await suspended(name, entry, st, new Suspend(st.suspended))) as never;
+      return result;
     } catch (e) {
       if (e instanceof Suspend) return (await suspended(name, entry, st, e)) as never;
+      if (st.suspended) return (await suspended(name, entry, st, new Suspend(st.suspended))) as never;
       if (e instanceof UrlElicitationRequiredError) throw e;
       // 2026-07-28: a capability the request did not declare is a protocol error, -32021 with
       // data.requiredCapabilities (changelog "Capabilities"); raised by the tools/call wrapper because
@@ -435,9 +440,12 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
         expand: (v: Record<string, string | string[]>) => t.expand(v),
       });
       try {
-        return (await hit.entry.handler({ ...hit.known }, ctx)) as never;
+        const result = await hit.entry.handler({ ...hit.known }, ctx);
+        if (st.suspended) return suspended(name, call, st, new Suspend(st.suspended)); // caught by the handler (see run)
+        return result as never;
       } catch (e) {
         if (e instanceof Suspend) return suspended(name, call, st, e);
+        if (st.suspended) return suspended(name, call, st, new Suspend(st.suspended));
         // 2026-07-28: a capability the request did not declare is -32021 with data.requiredCapabilities,
         // as for tools/call (changelog "Capabilities"); 2025 eras keep -32602 naming the URI.
         if (e instanceof InputUnavailableError && st.era.modern && e.requiredCapabilities)
