@@ -62,7 +62,11 @@ export interface ParleyServerOptions {
    * the call alive. 0 turns it off. @default 15_000
    */
   progressIntervalMs?: number;
-  /** Re-asks after invalid answers on 2026-07-28 before the tool fails. @default 3 */
+  /**
+   * How often one ask is asked again after an answer that fails a check before the call fails: on
+   * 2026-07-28 any invalid answer; on every era an answer the wire schema accepts but the zod schema
+   * refuses (`.refine()`, `z.email()`). @default 3
+   */
   maxReasks?: number;
   /** Sentence telling the user how to supply values when the client cannot elicit (vector Q4). */
   howToSupply?: string;
@@ -72,8 +76,12 @@ export interface ParleyServerOptions {
   mcpOptions?: McpServerOptions;
 }
 
-/** A tool's registration. */
-export interface ParleyToolOptions<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined> {
+/** A tool's registration; `C` is the schema of the configuration its description depends on (`dependsOn`). */
+export interface ParleyToolOptions<
+  I extends z.ZodObject,
+  O extends z.ZodObject | undefined = undefined,
+  C extends z.ZodObject = z.ZodObject,
+> {
   title?: string;
   description: string;
   inputSchema: I;
@@ -84,7 +92,7 @@ export interface ParleyToolOptions<I extends z.ZodObject, O extends z.ZodObject 
    * re-announced (`notifications/tools/list_changed`: 2025-era connections directly, 2026-07-28 clients of
    * the same user on their `subscriptions/listen` streams).
    */
-  dependsOn?: { config: ConfigDef; describe: (config: Record<string, unknown>) => string };
+  dependsOn?: { config: ConfigDef<C>; describe: (config: z.infer<C>) => string };
 }
 
 /** A parley tool handler. */
@@ -110,9 +118,9 @@ export interface ParleyServer {
    */
   useProcessSession(id: string): void;
   /** Registers a tool whose handler gets a `ParleyContext`. */
-  tool<I extends z.ZodObject>(
+  tool<I extends z.ZodObject, C extends z.ZodObject = z.ZodObject>(
     name: string,
-    config: ParleyToolOptions<I, z.ZodObject | undefined>,
+    config: ParleyToolOptions<I, z.ZodObject | undefined, C>,
     handler: ParleyToolHandler<I>,
   ): RegisteredTool;
   /**
@@ -161,7 +169,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
   const rootsCache: { value?: ParleyRoot[] } = {};
   const idZero: { burnt?: Promise<void> } = {};
   const calls = new WeakMap<AbortSignal, CallEntry>();
-  const dependents: Array<{ name: string; dep: NonNullable<ParleyToolOptions<z.ZodObject>['dependsOn']> }> = [];
+  const dependents: Array<{ name: string; dep: { config: ConfigDef; describe: (config: Record<string, unknown>) => string } }> = [];
   const settings = {
     elicitationTimeoutMs: opts.elicitationTimeoutMs ?? 1_800_000,
     rootsTimeoutMs: opts.rootsTimeoutMs ?? 10_000,
@@ -480,7 +488,7 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       assertWrapped('tools/call');
       assertWrapped('tools/list');
       hasTools = true;
-      if (config.dependsOn) dependents.push({ name, dep: config.dependsOn });
+      if (config.dependsOn) dependents.push({ name, dep: config.dependsOn as unknown as (typeof dependents)[number]['dep'] });
       return registered;
     },
     resource: ((...a: unknown[]) => {

@@ -76,3 +76,18 @@ test('the snippet check reports a snippet that does not compile (negative contro
   assert.equal(found.length, 1, found.join('\n'));
   assert.match(found[0], /^bad-snippet\.ts:2: .*version/s);
 });
+
+test('dependsOn.describe receives the typed configuration (z.infer of its schema), as ctx.config returns it', () => {
+  const snippet = [
+    "import * as z from 'zod/v4';",
+    "import { createParleyServer, defineConfig } from 'mcp-parley/server';",
+    "const db = defineConfig({ name: 'db', schema: z.object({ host: z.string(), port: z.number().int() }) });",
+    "const s = createParleyServer({ name: 'x', version: '1.0.0' });",
+    'const on = (c: { host: string; port: number }) => `on ${c.host.toUpperCase()}:${c.port.toFixed(0)}`;',
+    "s.tool('q', { description: 'q', inputSchema: z.object({}), dependsOn: { config: db, describe: (c) => on(c) } }, async () => ({ content: [] }));",
+    '// @ts-expect-error the configuration has no field "nope"',
+    "s.tool('r', { description: 'r', inputSchema: z.object({}), dependsOn: { config: db, describe: (c) => String(c.nope) } }, async () => ({ content: [] }));",
+    '',
+  ].join('\n');
+  assert.deepEqual(diagnose({ 'depends-on-snippet.ts': snippet }), []);
+});
