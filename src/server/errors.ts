@@ -58,7 +58,8 @@ export interface NeededField {
 
 /**
  * The client cannot answer what the tool needs (no `elicitation` capability, no mode, or no `roots`):
- * nothing was sent. The wrapper turns it into an `isError` result listing the fields (vector Q4).
+ * nothing was sent. The wrapper turns it into an `isError` result listing the fields (vector Q4) on
+ * 2025 eras, and into JSON-RPC -32021 with `data.requiredCapabilities` on 2026-07-28.
  */
 export class InputUnavailableError extends ParleyServerError {
   /**
