@@ -18,7 +18,7 @@ export interface ConfigDef<S extends z.ZodObject = z.ZodObject> {
    * authenticated user there is neither, and the configuration lives for one tool call (docs/server.md).
    */
   scope: 'session' | 'user';
-  /** How long a completed configuration stays fresh, in ms. @default 3_600_000 (1 h) */
+  /** How long a completed configuration stays fresh, in ms (> 0; `Infinity`: until evicted). @default 3_600_000 (1 h) */
   ttlMs: number;
   /** Values used without asking. */
   defaults: Partial<z.infer<S>>;
@@ -28,6 +28,8 @@ export interface ConfigDef<S extends z.ZodObject = z.ZodObject> {
 
 /**
  * Declares a configuration. `ctx.config(def)` returns it complete (vector: session layer).
+ * @throws TypeError for an empty `name`; RangeError for a `scope` other than 'session'/'user' or a
+ *   `ttlMs` that is not a number above 0 (`Infinity` keeps it until evicted).
  * @example defineConfig({ name: 'db', schema: z.object({ host: z.string() }), scope: 'user', ttlMs: 600_000 })
  */
 export function defineConfig<S extends z.ZodObject>(d: {
@@ -38,6 +40,13 @@ export function defineConfig<S extends z.ZodObject>(d: {
   defaults?: Partial<z.infer<S>>;
   message?: string;
 }): ConfigDef<S> {
+  if (typeof d.name !== 'string' || d.name === '') throw new TypeError('defineConfig: name must be a non-empty string');
+  if (d.scope !== undefined && d.scope !== 'session' && d.scope !== 'user')
+    throw new RangeError(`defineConfig "${d.name}": scope must be 'session' or 'user'; got ${JSON.stringify(d.scope)}`);
+  if (d.ttlMs !== undefined && !(typeof d.ttlMs === 'number' && d.ttlMs > 0 && !Number.isNaN(d.ttlMs)))
+    throw new RangeError(
+      `defineConfig "${d.name}": ttlMs must be a number of milliseconds above 0 (Infinity: until evicted); got ${typeof d.ttlMs === 'string' ? JSON.stringify(d.ttlMs) : String(d.ttlMs)}`,
+    );
   return {
     name: d.name,
     schema: d.schema,

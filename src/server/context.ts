@@ -24,6 +24,7 @@ import {
 } from './errors.js';
 import type { NeededField } from './errors.js';
 import { elicitModes } from './era.js';
+import { checkTimerMs } from './bounds.js';
 import type { RequestEra } from './era.js';
 import { configKey, missingFields } from './config.js';
 import type { ConfigDef } from './config.js';
@@ -45,7 +46,10 @@ export interface UrlOutcome {
 
 /** Options of `ctx.elicit`. */
 export interface ElicitOptions {
-  /** Per-ask timeout in ms (legacy push only). @default the server's `elicitationTimeoutMs` */
+  /**
+   * Per-ask timeout in ms (legacy push only; checked on every era: a whole number from 1 to
+   * 2,147,483,647, else the ask throws RangeError). @default the server's `elicitationTimeoutMs`
+   */
   timeoutMs?: number;
   /**
    * The `inputRequests` key of this ask on 2026-07-28 (ignored on 2025 eras, where nothing is keyed).
@@ -348,6 +352,8 @@ async function elicitForm(
   opts?: ElicitOptions,
   check?: ContentCheck,
 ): Promise<ElicitOutcome<Content>> {
+  // Checked on every era, so a wrong value shows in any test, not only against a 2025-era client.
+  if (opts?.timeoutMs !== undefined) checkTimerMs('ctx.elicit / ctx.confirm: opts.timeoutMs', opts.timeoutMs);
   if (!elicitModes(st.era).form)
     throw new InputUnavailableError(
       'the client declared no form-mode elicitation capability, so nothing was asked',
@@ -499,6 +505,7 @@ function readSample(raw: unknown, key: string): CreateMessageResult {
 }
 
 async function sample(st: CallState, params: CreateMessageRequestParams, opts?: ElicitOptions): Promise<CreateMessageResult> {
+  if (opts?.timeoutMs !== undefined) checkTimerMs('ctx.sample: opts.timeoutMs', opts.timeoutMs);
   const key = keyFor(st, 's', opts?.key);
   if (!st.era.caps.sampling)
     throw new InputUnavailableError(

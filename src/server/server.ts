@@ -25,6 +25,7 @@ import type { Shared } from './shared.js';
 import type { ConfigDef } from './config.js';
 import { configKey } from './config.js';
 import { sendOwn } from './fanout.js';
+import { checkTimerMs, checkWhole } from './bounds.js';
 import { fillFromUri } from '../schema/template-fill.js';
 import { createWrappedMcpServer } from './handler-wrap.js';
 import type { Handler } from './handler-wrap.js';
@@ -144,10 +145,6 @@ function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/**
- * Creates a parley server. Call it inside the factory given to `serve` (one instance per connection or
- * request); pass the same `shared` to every instance.
- */
 /** What the tools/call wrapper and the tool run share about one call. */
 interface CallEntry {
   rawArgs: unknown;
@@ -156,7 +153,20 @@ interface CallEntry {
   missingCapability?: { message: string; requiredCapabilities: Record<string, unknown> };
 }
 
+/**
+ * Creates a parley server. Call it inside the factory given to `serve` (one instance per connection or
+ * request); pass the same `shared` to every instance.
+ * @throws RangeError when a duration or `maxReasks` is not a whole number in its range: timeouts 1 ms to
+ *   2,147,483,647 ms (the longest Node timer, about 24.8 days), `progressIntervalMs` 0 (off) to the same,
+ *   `requestStateTtlMs` at least 1000, `maxReasks` 0 to 100.
+ */
 export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
+  const o = 'createParleyServer';
+  if (opts.elicitationTimeoutMs !== undefined) checkTimerMs(`${o}: elicitationTimeoutMs`, opts.elicitationTimeoutMs);
+  if (opts.rootsTimeoutMs !== undefined) checkTimerMs(`${o}: rootsTimeoutMs`, opts.rootsTimeoutMs);
+  if (opts.progressIntervalMs !== undefined) checkTimerMs(`${o}: progressIntervalMs`, opts.progressIntervalMs, 0);
+  if (opts.requestStateTtlMs !== undefined) checkWhole(`${o}: requestStateTtlMs`, opts.requestStateTtlMs, 1000, Number.MAX_SAFE_INTEGER);
+  if (opts.maxReasks !== undefined) checkWhole(`${o}: maxReasks`, opts.maxReasks, 0, 100, '');
   const shared = opts.shared ?? defaultShared();
   // 2026-07-28: tool lists may depend on the user's configuration, so they must not be cached (SEP-2549).
   const cacheHints = { 'tools/list': { ttlMs: 0, cacheScope: 'private' as const }, ...opts.mcpOptions?.cacheHints };
