@@ -71,6 +71,15 @@ for (const [era, connect] of [
       }
     });
 
+    it('a handler that catches every error (the suspend signal too) still gets the answer', async () => {
+      const c = await connect(factory, { answer: () => ({ action: 'accept', content: { range: 'all' } }) });
+      try {
+        assert.equal(textOf(await c.client.readResource({ uri: 'careless://orders' })), 'careless orders all');
+      } finally {
+        await c.close();
+      }
+    });
+
     it("a client without the elicitation capability gets the era's missing-capability error naming the URI and the field", async () => {
       const c = await connect(factory, {});
       try {
