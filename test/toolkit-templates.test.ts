@@ -85,6 +85,11 @@ for (const [era, connect] of [
       try {
         await assert.rejects(c.client.readResource({ uri: 'sql-query://orders' }), (e: { code?: number; message: string; data?: any }) => {
           assert.match(e.message, /sql-query:\/\/orders: the client declared no form-mode elicitation capability.*Needed: range/);
+          // A read has no tool arguments: the fix named is the URI.
+          assert.match(
+            e.message,
+            /Give them in the URI \(sql-query:\/\/\{table\}\{\?range\}\), or use a client that supports elicitation\.$/,
+          );
           // 2026-07-28: -32021 with data.requiredCapabilities, as for tools/call; 2025 eras: -32602.
           if (era === '2026-07-28') {
             assert.equal(e.code, -32021);

@@ -69,7 +69,11 @@ export interface ParleyServerOptions {
    * refuses (`.refine()`, `z.email()`). @default 3
    */
   maxReasks?: number;
-  /** Sentence telling the user how to supply values when the client cannot elicit (vector Q4). */
+  /**
+   * Sentence telling the user how to supply values when the client cannot elicit (vector Q4).
+   * @default tools: "Supply these values as tool arguments or in the server configuration, or use a
+   *   client that supports elicitation."; template resources: "Give them in the URI (<template>), …"
+   */
   howToSupply?: string;
   /** State shared across the instances one factory creates. @default the process-wide `defaultShared()` */
   shared?: Shared;
@@ -451,6 +455,9 @@ export function createParleyServer(opts: ParleyServerOptions): ParleyServer {
       const opened = await checkState(name, call.rawArgs, sdk);
       if (opened) call.state = opened;
       const st = stateFor(call, sdk);
+      // A read has no tool arguments: the values can be given in the URI instead.
+      if (opts.howToSupply === undefined)
+        st.howToSupply = `Give them in the URI (${hit.entry.template}), or use a client that supports elicitation.`;
       const { t } = hit.entry;
       const ctx = Object.assign(makeContext(st), {
         uri,
