@@ -31,6 +31,11 @@ export interface OidcStackOptions {
   accessTokenTtl?: number;
   /** What the protected-resource metadata says `resource` is. @default the MCP URL */
   advertisedResource?: (mcpUrl: string) => string;
+  /**
+   * Every refresh returns a new refresh token and the used one is spent (a used one coming back
+   * revokes the grant), as providers with refresh-token rotation do. @default the provider's own rule
+   */
+  rotateRefreshToken?: boolean;
 }
 
 const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
@@ -72,6 +77,7 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     },
     scopes: ['openid', 'offline_access', 'mcp:read', 'mcp:write'],
     pkce: { required: () => true },
+    ...(opts.rotateRefreshToken !== undefined ? { rotateRefreshToken: opts.rotateRefreshToken } : {}),
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),

@@ -28,7 +28,7 @@ import type { HttpServerDef } from '../config/types.js';
 import { UserInteractionRequiredError, type Presenter, type PresenterAnswer, type InputRequestView } from '../presenter.js';
 import type { CallbackServer } from './callback-server.js';
 import type { CredentialStore } from './credential-store.js';
-import { ParleyOAuthProvider } from './provider.js';
+import { NoSignInNow, ParleyOAuthProvider } from './provider.js';
 
 export const AuthDefaults = {
   /** Bound on one sign-in (consent + browser + callback), ms. */
@@ -220,6 +220,7 @@ export class AuthSession {
       ...(this.#scope ? { scope: this.#scope } : {}),
       ...(this.#ctx.fetch ? { fetchFn: this.#ctx.fetch } : {}),
     };
+    if (!o.force && (await this.#refreshShared(common))) return;
     const r = await auth(this.provider, { ...common, ...(o.force ? { forceReauthorization: true } : {}) });
     if (r === 'AUTHORIZED') return;
     const cb = this.provider.takeCallback();
@@ -230,6 +231,42 @@ export class AuthSession {
     await auth(this.provider, { ...common, authorizationCode: code, ...(iss !== null ? { iss } : {}) });
     this.signIns++;
     this.#ctx.log?.('info', `server "${this.#server}": signed in at ${this.provider.issuer ?? 'the authorization server'}`);
+  }
+
+  /**
+   * Other processes share the stored tokens (replicas of a gateway on one PostgreSQL store): under the
+   * store's lock on this (tenant, user, server), read the row again; tokens another process stored since
+   * (a refresh, a sign-in) that are not due are used as they are. Otherwise the refresh happens here,
+   * still under the lock, so no two processes spend one refresh token (a provider that rotates refresh
+   * tokens revokes the grant when a used one comes back). A sign-in, which waits on a person, happens
+   * after the lock is released. Resolves `true` when usable tokens are stored.
+   */
+  async #refreshShared(common: Parameters<typeof auth>[1]): Promise<boolean> {
+    const store = this.#ctx.store;
+    const key = { ...this.#ctx.scope, server: this.#server };
+    const run = async () => {
+      const held = (await this.provider.tokens())?.access_token;
+      await this.provider.reload();
+      const stored = await this.provider.tokens();
+      if (stored?.access_token && stored.access_token !== held && !this.#due()) return true;
+      if (!stored?.refresh_token) return false;
+      this.provider.refreshOnly = true;
+      try {
+        return (await auth(this.provider, common)) === 'AUTHORIZED';
+      } catch (err) {
+        if (err instanceof NoSignInNow) return false;
+        throw err;
+      } finally {
+        this.provider.refreshOnly = false;
+      }
+    };
+    return store.exclusive ? store.exclusive(key, run) : run();
+  }
+
+  /** Whether the held access token expires within the refresh window. */
+  #due(): boolean {
+    const exp = this.provider.expiresAt;
+    return exp !== undefined && (this.#ctx.now ?? Date.now)() >= exp - (this.#ctx.refreshSkewMs ?? AuthDefaults.refreshSkewMs);
   }
 
   async #refreshIfDue(): Promise<void> {
