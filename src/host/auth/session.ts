@@ -263,6 +263,14 @@ export class AuthSession {
     return store.exclusive ? store.exclusive(key, run) : run();
   }
 
+  /** How to sign in when nobody can be asked here: the command, with the user of a gateway named. */
+  #signInHint(): string {
+    const { tenant, user } = this.#ctx.scope;
+    const flags = `${user === 'default' ? '' : ` --user ${user}`}${tenant === 'default' ? '' : ` --tenant ${tenant}`}`;
+    const whom = flags ? ` for user "${user}" of tenant "${tenant}"` : '';
+    return `${whom}; nobody can be asked here: sign in once with \`parley auth login ${this.#server}${flags}\` on a machine with a browser, using the same --store and PARLEY_SECRET (docs/auth.md)`;
+  }
+
   /** Whether the held access token expires within the refresh window. */
   #due(): boolean {
     const exp = this.provider.expiresAt;
@@ -333,11 +341,7 @@ export class AuthSession {
       return params;
     } catch (err) {
       if (err instanceof UserInteractionRequiredError)
-        throw new SignInError(
-          'SIGN_IN_REQUIRED',
-          server,
-          `sign-in required for ${server} (at ${issuer}); run interactively once to sign in`,
-        );
+        throw new SignInError('SIGN_IN_REQUIRED', server, `sign-in required for ${server} (at ${issuer})${this.#signInHint()}`);
       if (err instanceof SignInError) throw err;
       throw new SignInError('SIGN_IN_FAILED', server, `sign-in for ${server} did not complete: ${(err as Error).message}`);
     } finally {
