@@ -97,7 +97,7 @@ export function nginxConfig(dir: string, lbPort: number, ports: number[]): strin
     '  }',
     '  server {',
     `    listen 127.0.0.1:${lbPort};`,
-    '    location /mcp {',
+    '    location / {',
     '      proxy_pass http://parley;',
     '      proxy_http_version 1.1;',
     '      proxy_set_header Connection "";',
