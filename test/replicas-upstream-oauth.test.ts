@@ -10,6 +10,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
 import { clusterSkipReason, MAIN, SECRET, startCluster, TOKENS, type Cluster } from './helpers/replicas.js';
@@ -97,6 +99,14 @@ describe('an OAuth-protected upstream server behind a team gateway (replicas, Po
 
     // After: alice's calls through the balancer (2026-07-28: each request on either replica) succeed.
     for (let i = 0; i < 4; i++) assert.match(text(await alice.call()), /hello client/);
+    // And an SDK v1 (1.32.2) client of alice on 2025-11-25, its session on one replica.
+    const v1 = new V1Client({ name: 'oauth-v1', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    await v1.connect(new V1Transport(new URL(c.lbUrl), { requestInit: { headers: { authorization: `Bearer ${TOKENS['acme/alice']}` } } }));
+    try {
+      for (let i = 0; i < 2; i++) assert.match(text(await v1.callTool({ name: 'crm__whoami', arguments: {} })), /hello client/);
+    } finally {
+      await v1.close();
+    }
     // bob of the same tenant is not served with alice's sign-in.
     await assert.rejects(bob.call(), /Unknown tool "crm__whoami"/);
     assert.match(logs(), /sign-in required for crm .* for user "bob" of tenant "acme".*parley auth login crm --user bob --tenant acme/);
