@@ -220,8 +220,11 @@ export class AuthSession {
       ...(this.#scope ? { scope: this.#scope } : {}),
       ...(this.#ctx.fetch ? { fetchFn: this.#ctx.fetch } : {}),
     };
-    if (!o.force && (await this.#refreshShared(common))) return;
-    const r = await auth(this.provider, { ...common, ...(o.force ? { forceReauthorization: true } : {}) });
+    const shared = o.force ? 'none' : await this.#refreshShared(common);
+    if (shared === 'authorized') return;
+    // A refresh tried under the lock is not tried again outside it: straight to the sign-in.
+    const force = o.force || shared === 'refresh-failed';
+    const r = await auth(this.provider, { ...common, ...(force ? { forceReauthorization: true } : {}) });
     if (r === 'AUTHORIZED') return;
     const cb = this.provider.takeCallback();
     const code = cb?.get('code');
@@ -239,22 +242,23 @@ export class AuthSession {
    * (a refresh, a sign-in) that are not due are used as they are. Otherwise the refresh happens here,
    * still under the lock, so no two processes spend one refresh token (a provider that rotates refresh
    * tokens revokes the grant when a used one comes back). A sign-in, which waits on a person, happens
-   * after the lock is released. Resolves `true` when usable tokens are stored.
+   * after the lock is released. Resolves `authorized` when usable tokens are stored, `refresh-failed`
+   * when the refresh needs a sign-in, `none` when there was nothing to refresh.
    */
-  async #refreshShared(common: Parameters<typeof auth>[1]): Promise<boolean> {
+  async #refreshShared(common: Parameters<typeof auth>[1]): Promise<'authorized' | 'refresh-failed' | 'none'> {
     const store = this.#ctx.store;
     const key = { ...this.#ctx.scope, server: this.#server };
     const run = async () => {
       const held = (await this.provider.tokens())?.access_token;
       await this.provider.reload();
       const stored = await this.provider.tokens();
-      if (stored?.access_token && stored.access_token !== held && !this.#due()) return true;
-      if (!stored?.refresh_token) return false;
+      if (stored?.access_token && stored.access_token !== held && !this.#due()) return 'authorized' as const;
+      if (!stored?.refresh_token) return 'none' as const;
       this.provider.refreshOnly = true;
       try {
-        return (await auth(this.provider, common)) === 'AUTHORIZED';
+        return (await auth(this.provider, common)) === 'AUTHORIZED' ? ('authorized' as const) : ('refresh-failed' as const);
       } catch (err) {
-        if (err instanceof NoSignInNow) return false;
+        if (err instanceof NoSignInNow) return 'refresh-failed' as const;
         throw err;
       } finally {
         this.provider.refreshOnly = false;
