@@ -104,3 +104,38 @@ test('replicas whose token is due at the same moment refresh once between them (
   assert.deepEqual(r.stack.tokenGrants, ['authorization_code', 'refresh_token', 'refresh_token']);
   assert.equal(r.seen.length, 1);
 });
+
+test('the refresh lock: another process waits at most refreshLockMs, then gets the lock-timeout error; other keys do not wait', async (t) => {
+  if (!pg) return void t.skip(pgSkipReason ?? 'no PostgreSQL');
+  const url = await pg.createDatabase();
+  const a = await openPostgresCredentialStore(url, { env });
+  const b = await openPostgresCredentialStore(url, { env, refreshLockMs: 300 });
+  t.after(async () => {
+    await a.close();
+    await b.close();
+  });
+  const key = { tenant: 'acme', user: 'alice', server: 'crm' };
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let entered!: () => void;
+  const inside = new Promise<void>((r) => (entered = r));
+  const holder = a.exclusive!(key, async () => {
+    entered();
+    await held;
+    return 'a';
+  });
+  await inside;
+  const t0 = Date.now();
+  await assert.rejects(
+    b.exclusive!(key, async () => 'b'),
+    /another process has held the refresh of server "crm" for user "alice" of tenant "acme" for 300 ms \(refreshLockMs\)/,
+  );
+  const waited = Date.now() - t0;
+  assert.ok(waited >= 250 && waited < 5_000, `waited ${waited} ms`);
+  // Another user's key is not held up.
+  assert.equal(await b.exclusive!({ ...key, user: 'bob' }, async () => 'bob'), 'bob');
+  release();
+  assert.equal(await holder, 'a');
+  // Released: the next one gets it at once.
+  assert.equal(await b.exclusive!(key, async () => 'b'), 'b');
+});

@@ -140,9 +140,16 @@ export async function openPostgresCredentialStore(url: string, opts: PostgresCre
       await c.connect();
       try {
         await c.query('BEGIN');
-        await c.query("SELECT set_config('lock_timeout', $1, true)", [`${Math.max(1, Math.trunc(opts.refreshLockMs ?? 30_000))}ms`]);
+        const waitMs = Math.max(1, Math.trunc(opts.refreshLockMs ?? 30_000));
+        await c.query("SELECT set_config('lock_timeout', $1, true)", [`${waitMs}ms`]);
         const id = createHash('sha256').update(`${k.tenant}\0${k.user}\0${k.server}`).digest().readInt32BE(0);
-        await c.query('SELECT pg_advisory_xact_lock($1, $2)', [REFRESH_LOCK_CLASS, id]);
+        await c.query('SELECT pg_advisory_xact_lock($1, $2)', [REFRESH_LOCK_CLASS, id]).catch((err: { code?: string }) => {
+          if (err.code !== '55P03') throw err; // lock_not_available: lock_timeout fired
+          throw new Error(
+            `another process has held the refresh of server "${k.server}" for user "${k.user}" of tenant "${k.tenant}" for ${waitMs} ms (refreshLockMs): its authorization server may be slow; try again`,
+            { cause: err },
+          );
+        });
         return await fn();
       } finally {
         await c.query('COMMIT').catch(() => undefined);
