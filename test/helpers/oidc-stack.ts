@@ -23,6 +23,8 @@ export interface OidcStack {
   authorizations: URLSearchParams[];
   /** Requests to /mcp answered 401. */
   unauthorized: number;
+  /** While true, the token endpoint never answers (an authorization server that hangs). */
+  hangTokenEndpoint: boolean;
   close(): Promise<void>;
 }
 
@@ -97,6 +99,7 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     try {
       const url = new URL(req.url ?? '/', issuer);
       if (url.pathname === '/auth' && req.method === 'GET') authorizations.push(url.searchParams);
+      if (url.pathname === '/token' && stack.hangTokenEndpoint) return; // accepted, never answered
       if (url.pathname.startsWith('/interaction/')) {
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name === 'login') {
@@ -156,7 +159,16 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     }));
     return s;
   });
-  const stack: OidcStack = { issuer, mcpUrl, provider, tokenGrants, authorizations, unauthorized: 0, close: async () => {} };
+  const stack: OidcStack = {
+    issuer,
+    mcpUrl,
+    provider,
+    tokenGrants,
+    authorizations,
+    unauthorized: 0,
+    hangTokenEndpoint: false,
+    close: async () => {},
+  };
   const mcpNode = toNodeHandler({
     fetch: async (request: Request) => {
       const url = new URL(request.url);

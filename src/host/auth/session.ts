@@ -35,6 +35,12 @@ export const AuthDefaults = {
   signInTimeoutMs: 300_000,
   /** Refresh this long before the access token expires, ms. */
   refreshSkewMs: 60_000,
+  /**
+   * Bound on one request to the authorization server or the resource metadata (discovery, registration,
+   * token exchange, refresh) until its response headers, ms. Without it a hung authorization server
+   * held a refresh (and every request of that server waiting on it) for undici's 300 s.
+   */
+  authFetchMs: 30_000,
 } as const;
 
 /** Host-wide authorization settings, shared by every server's {@link AuthSession}. */
@@ -52,6 +58,8 @@ export interface AuthContext {
   allowLoopbackUrls?: boolean;
   /** @default {@link AuthDefaults.refreshSkewMs} */
   refreshSkewMs?: number;
+  /** @default {@link AuthDefaults.authFetchMs} */
+  authFetchMs?: number;
   /** `client_name` for dynamic registration. @default 'parley' */
   clientName?: string;
   /** fetch for the authorization server (discovery, registration, tokens). @default globalThis.fetch */
@@ -180,6 +188,31 @@ export class AuthSession {
     return d;
   }
 
+  /**
+   * fetch for the OAuth flow, each request bounded by {@link AuthDefaults.authFetchMs} until its headers.
+   * A timer of its own, not `AbortSignal.timeout` (on Node 20 one inside `AbortSignal.any` can be
+   * collected and never fire, nodejs/node#57736).
+   */
+  #authFetchError: Error | undefined;
+  readonly #authFetch: FetchLike = async (input, init) => {
+    const ms = this.#ctx.authFetchMs ?? AuthDefaults.authFetchMs;
+    const where = new URL(input instanceof Request ? input.url : String(input)).origin;
+    const bound = new AbortController();
+    const timer = setTimeout(
+      () => bound.abort(new Error(`${where} did not answer within ${ms} ms (authFetchMs); the authorization server may be down`)),
+      ms,
+    );
+    try {
+      const signal = init?.signal ? AbortSignal.any([init.signal, bound.signal]) : bound.signal;
+      return await (this.#ctx.fetch ?? fetch)(input, { ...init, signal });
+    } catch (err) {
+      this.#authFetchError = bound.signal.aborted ? (bound.signal.reason as Error) : (err as Error);
+      throw this.#authFetchError;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   /** Whether a deferred 401 awaits {@link takeDeferred}. */
   get deferred(): boolean {
     return this.#deferred;
@@ -189,7 +222,7 @@ export class AuthSession {
    * Makes sure usable tokens are stored: refresh, or sign-in through the person. Concurrent calls share
    * one run. @throws SignInError, or the SDK's OAuth errors (e.g. a refused token exchange).
    */
-  authorize(o: { force?: boolean }): Promise<void> {
+  authorize(o: { force?: boolean; refreshOnly?: boolean }): Promise<void> {
     this.#inflight ??= this.#authorize(o).then(
       () => {
         this.failure = undefined;
@@ -213,15 +246,22 @@ export class AuthSession {
     return this.#inflight;
   }
 
-  async #authorize(o: { force?: boolean }): Promise<void> {
+  async #authorize(o: { force?: boolean; refreshOnly?: boolean }): Promise<void> {
     const common = {
       serverUrl: this.#url,
       ...(this.#resourceMetadataUrl ? { resourceMetadataUrl: this.#resourceMetadataUrl } : {}),
       ...(this.#scope ? { scope: this.#scope } : {}),
-      ...(this.#ctx.fetch ? { fetchFn: this.#ctx.fetch } : {}),
+      fetchFn: this.#authFetch,
     };
+    this.#authFetchError = undefined;
     const shared = o.force ? 'none' : await this.#refreshShared(common);
     if (shared === 'authorized') return;
+    // A refresh before expiry that did not succeed while the tokens are kept (the authorization server
+    // did not answer; a refused refresh drops them): the request goes on with the token held.
+    if (o.refreshOnly && shared === 'refresh-failed' && (await this.provider.tokens())?.access_token) {
+      const why = (this.#authFetchError as Error | undefined)?.message ?? 'the authorization server did not issue new tokens';
+      throw Object.assign(new Error(why), { code: 'REFRESH_FAILED' });
+    }
     // A refresh tried under the lock is not tried again outside it: straight to the sign-in.
     const force = o.force || shared === 'refresh-failed';
     const r = await auth(this.provider, { ...common, ...(force ? { forceReauthorization: true } : {}) });
@@ -293,7 +333,7 @@ export class AuthSession {
     const now = (this.#ctx.now ?? Date.now)();
     if (now < exp - (this.#ctx.refreshSkewMs ?? AuthDefaults.refreshSkewMs)) return;
     if (!(await this.provider.tokens())?.refresh_token) return;
-    await this.authorize({}).catch((err: unknown) => {
+    await this.authorize({ refreshOnly: true }).catch((err: unknown) => {
       if (err instanceof SignInError) throw err;
       this.#ctx.log?.(
         'warn',
