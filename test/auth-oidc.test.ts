@@ -265,3 +265,40 @@ test('a sign-in nobody completes ends after signInTimeoutMs; a declined sign-in 
     await stack.close();
   }
 });
+
+test('a hung authorization server: a due refresh gives up after authFetchMs and the request goes on with the token held', {
+  timeout: 60_000,
+}, async () => {
+  const stack = await startOidcStack({ accessTokenTtl: 3600 });
+  const dir = tmp();
+  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
+  let skew = 0;
+  const now = () => Date.now() + skew;
+  const logs: string[] = [];
+  const host = createHost(config(stack.mcpUrl), {
+    presenter: new ScriptedPresenter([signer([])]),
+    credentials,
+    now,
+    authFetchMs: 500,
+    log: (_l, m) => void logs.push(m),
+  });
+  try {
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    // Inside the refresh window; the token endpoint accepts the connection and never answers.
+    skew = 3570_000;
+    stack.hangTokenEndpoint = true;
+    const t0 = Date.now();
+    // Before the bound the refresh waited for undici's 300 s, and the call with it.
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
+    assert.ok(
+      logs.some((m) => /refreshing the access token failed \(.*did not answer within 500 ms \(authFetchMs\)/.test(m)),
+      logs.join('\n'),
+    );
+  } finally {
+    await host.close();
+    await credentials.close();
+    await stack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

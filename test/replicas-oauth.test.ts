@@ -8,12 +8,13 @@
 // person); a 2025-era session of an OAuth user works through the other replica too; a client that sends
 // its own x-parley-forward header is not believed.
 import { after, before, describe, it } from 'node:test';
+import { existsSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { text } from './fixtures/toolkit/peers.js';
 import { forwardProof } from '../src/gateway/forward.js';
-import { clusterSkipReason, SECRET, startCluster } from './helpers/replicas.js';
+import { clusterSkipReason, NGINX, SECRET, startCluster } from './helpers/replicas.js';
 import type { Cluster } from './helpers/replicas.js';
 import { startIssuer } from './helpers/oidc.js';
 import { postModernToolsList } from './helpers/modern-request.js';
@@ -177,6 +178,28 @@ describe('OAuth users across replicas on PostgreSQL', { skip: clusterSkipReason 
     } finally {
       await s.close();
     }
+  });
+
+  it('through nginx (the docs/scaling.md example): a client without a token finds the RFC 9728 metadata the 401 points to', async (t) => {
+    if (!c) return t.skip(pgSkipReason);
+    if (!existsSync(NGINX) && !process.env.CI) return t.skip(`${NGINX} not found: install Debian package nginx`);
+    const lb = await c.nginx();
+    const res = await fetch(lb, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
+    assert.equal(res.status, 401);
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    const where = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    assert.ok(where, challenge);
+    // The balancer's origin stands in for the public one (RESOURCE's host is not resolvable here).
+    const meta = await fetch(new URL(new URL(where).pathname, lb));
+    // An example that proxied only /mcp answered nginx's own 404 here: no client could discover the issuer.
+    assert.equal(meta.status, 200, `GET ${new URL(where).pathname} through nginx`);
+    const doc = (await meta.json()) as { resource: string; authorization_servers: string[] };
+    assert.equal(doc.resource, RESOURCE);
+    assert.deepEqual(doc.authorization_servers, [issuer!.issuer]);
   });
 
   it('a client’s own x-parley-forward header is not believed: a wrong secret, or a proof made for another replica, gets 401', async (t) => {

@@ -44,6 +44,39 @@ describe('OwnerWatch', () => {
     }
   });
 
+  it('a long watch of a live owner keeps no abort listener per probe (no MaxListenersExceededWarning after 30 probes)', async () => {
+    const live = createHttpServer((_req, res) => res.writeHead(401).end());
+    const url = await listen(live);
+    const w = new OwnerWatch({ everyMs: 5, timeoutMs: 400, misses: 2 });
+    const warnings: Error[] = [];
+    const onWarning = (e: Error) => void warnings.push(e);
+    process.on('warning', onWarning);
+    let probes = 0;
+    const counted = createHttpServer((_req, res) => (probes++, res.writeHead(401).end()));
+    const countedUrl = await listen(counted);
+    try {
+      const stop = w.watch(countedUrl, () => assert.fail('a live owner was declared down'));
+      const stopLive = w.watch(url, () => assert.fail('a live owner was declared down'));
+      // Each replica watches an owner for as long as a forwarded stream is open (a session's GET stream:
+      // hours). Before the fix every probe added an abort listener to the watch's signal and kept it.
+      while (probes < 30) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setImmediate(r));
+      stop();
+      stopLive();
+      assert.deepEqual(
+        warnings.filter((x) => x.name === 'MaxListenersExceededWarning').map((x) => x.message),
+        [],
+      );
+    } finally {
+      process.off('warning', onWarning);
+      w.close();
+      live.close();
+      live.closeAllConnections();
+      counted.close();
+      counted.closeAllConnections();
+    }
+  });
+
   it('keeps a live owner (any HTTP answer) and declares a closed port down at once', async () => {
     const live = createHttpServer((_req, res) => res.writeHead(401).end());
     const url = await listen(live);

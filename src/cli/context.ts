@@ -198,7 +198,11 @@ export interface HostContext {
 export const ONE_SHOT_STOP = { graceMs: 250, killAfterMs: 1_000 };
 
 /** Loads configuration, opens the store and builds a host with `presenter`. */
-export async function openHost(args: { config?: string; db?: string; store?: string }, presenter: Presenter): Promise<HostContext> {
+export async function openHost(
+  args: { config?: string; db?: string; store?: string },
+  presenter: Presenter,
+  scope: { tenant: string; user: string } = CLI_SCOPE,
+): Promise<HostContext> {
   const { config, issues } = loadConfig(args.config);
   const invalid = invalidReasons(config, issues);
   const store = await openStore(args);
@@ -207,7 +211,7 @@ export async function openHost(args: { config?: string; db?: string; store?: str
     presenter,
     store,
     credentials,
-    scope: { ...CLI_SCOPE },
+    scope: { ...scope },
     stop: ONE_SHOT_STOP,
     log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`),
   });

@@ -381,7 +381,12 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     sdk: ServerContext,
   ): Promise<CallToolResult> {
     const target = await sp.catalog.tool(exposed);
-    if (!target) throw new ProtocolError(-32602, `Unknown tool "${exposed}"; tools/list names them as <server>__<tool>`);
+    if (!target) {
+      // A tool of a server that could not start (e.g. sign-in required): say why, not only "unknown".
+      const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
+      const why = down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${down.state.message}` : '';
+      throw new ProtocolError(-32602, `Unknown tool "${exposed}"${why}; tools/list names them as <server>__<tool>`);
+    }
     const era = readEra(mcp, sdk);
     const modes = elicitModes(era);
     const failed = (e: unknown, up: UpstreamCall) => failedResult(e, up, target);

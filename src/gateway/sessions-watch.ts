@@ -78,9 +78,12 @@ export class OwnerWatch {
     let missed = 0;
     const stopped = () => w.stop.signal.aborted;
     while (!stopped()) {
+      // The pause's abort listener is removed when the pause ends: a watch lasts as long as a forwarded
+      // stream (hours), and a listener kept per probe grew the signal by one closure a second.
       await new Promise<void>((r) => {
-        const t = setTimeout(r, this.o.everyMs);
-        w.stop.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+        const done = () => (clearTimeout(t), w.stop.signal.removeEventListener('abort', done), r());
+        const t = setTimeout(done, this.o.everyMs);
+        w.stop.signal.addEventListener('abort', done, { once: true });
       });
       if (stopped()) return;
       let why: string | undefined;

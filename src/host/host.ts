@@ -67,6 +67,8 @@ export interface HostOptions {
   credentials?: CredentialStore;
   /** Bound on one interactive sign-in, ms. @default 300000 (`AuthDefaults.signInTimeoutMs`) */
   signInTimeoutMs?: number;
+  /** Bound on one request to an authorization server (until its headers), ms. @default 30000 (`AuthDefaults.authFetchMs`) */
+  authFetchMs?: number;
   /** Clock for token expiry (tests), epoch ms. @default Date.now */
   now?: () => number;
   /**
@@ -282,6 +284,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       scope: { tenant: scope.tenant, user: scope.user },
       allowLoopbackUrls: config.policy.allowLoopbackUrls === true,
       ...(opts.signInTimeoutMs !== undefined ? { signInTimeoutMs: opts.signInTimeoutMs } : {}),
+      ...(opts.authFetchMs !== undefined ? { authFetchMs: opts.authFetchMs } : {}),
       ...(opts.now ? { now: opts.now } : {}),
       ...(opts.log ? { log: opts.log } : {}),
     },

@@ -23,6 +23,8 @@ export interface OidcStack {
   authorizations: URLSearchParams[];
   /** Requests to /mcp answered 401. */
   unauthorized: number;
+  /** While true, the token endpoint never answers (an authorization server that hangs). */
+  hangTokenEndpoint: boolean;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,11 @@ export interface OidcStackOptions {
   accessTokenTtl?: number;
   /** What the protected-resource metadata says `resource` is. @default the MCP URL */
   advertisedResource?: (mcpUrl: string) => string;
+  /**
+   * Every refresh returns a new refresh token and the used one is spent (a used one coming back
+   * revokes the grant), as providers with refresh-token rotation do. @default the provider's own rule
+   */
+  rotateRefreshToken?: boolean;
 }
 
 const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
@@ -72,6 +79,7 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     },
     scopes: ['openid', 'offline_access', 'mcp:read', 'mcp:write'],
     pkce: { required: () => true },
+    ...(opts.rotateRefreshToken !== undefined ? { rotateRefreshToken: opts.rotateRefreshToken } : {}),
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
@@ -91,6 +99,7 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     try {
       const url = new URL(req.url ?? '/', issuer);
       if (url.pathname === '/auth' && req.method === 'GET') authorizations.push(url.searchParams);
+      if (url.pathname === '/token' && stack.hangTokenEndpoint) return; // accepted, never answered
       if (url.pathname.startsWith('/interaction/')) {
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name === 'login') {
@@ -150,7 +159,16 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     }));
     return s;
   });
-  const stack: OidcStack = { issuer, mcpUrl, provider, tokenGrants, authorizations, unauthorized: 0, close: async () => {} };
+  const stack: OidcStack = {
+    issuer,
+    mcpUrl,
+    provider,
+    tokenGrants,
+    authorizations,
+    unauthorized: 0,
+    hangTokenEndpoint: false,
+    close: async () => {},
+  };
   const mcpNode = toNodeHandler({
     fetch: async (request: Request) => {
       const url = new URL(request.url);

@@ -97,7 +97,7 @@ export function nginxConfig(dir: string, lbPort: number, ports: number[]): strin
     '  }',
     '  server {',
     `    listen 127.0.0.1:${lbPort};`,
-    '    location /mcp {',
+    '    location / {',
     '      proxy_pass http://parley;',
     '      proxy_http_version 1.1;',
     '      proxy_set_header Connection "";',
@@ -148,6 +148,8 @@ export async function startCluster(o: {
   gateway?: Record<string, unknown>;
   /** parley.json `policy` entries replacing the defaults below. */
   policy?: Record<string, unknown>;
+  /** More `mcpServers` entries beside `v2` (e.g. an OAuth-protected HTTP server). */
+  servers?: Record<string, unknown>;
 }): Promise<Cluster | undefined> {
   const pg: PgServer | undefined = await startPostgres();
   if (!pg) return undefined;
@@ -162,7 +164,7 @@ export async function startCluster(o: {
   writeFileSync(
     cfg,
     JSON.stringify({
-      mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } },
+      mcpServers: { v2: { command: process.execPath, args: [FIXTURE] }, ...o.servers },
       policy: { maxPendingPerServer: 200, burst: 2000, ratePerMinute: 60000, ...o.policy },
       gateway: { maxPendingPerUser: 200, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } }, ...o.gateway },
     }),

@@ -56,6 +56,15 @@ export interface CredentialStore {
   delete(key: CredentialKey): Promise<boolean>;
   /** Summaries of one user's rows (no secrets), by server name. */
   list(scope: { tenant: string; user: string }): Promise<CredentialSummary[]>;
+  /**
+   * Runs `fn` while holding a lock on `key` that every process sharing the store respects, so that two
+   * replicas never refresh one user's tokens at once (a provider that rotates refresh tokens revokes the
+   * whole grant when a used refresh token comes back). PostgreSQL: a transaction-scoped advisory lock on
+   * a connection of its own, waited for at most `refreshLockMs` (default 30 000 ms), after which it
+   * throws the driver's lock-timeout error. Absent (SQLite): `fn` runs at once; within one process the
+   * host already shares one refresh per server.
+   */
+  exclusive?<T>(key: CredentialKey, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@
  * created under an advisory lock so replicas starting together do not race.
  * @module
  */
+import { createHash } from 'node:crypto';
 import { pgDriver } from '../store/drivers.js';
 import { type CredentialRow, openSecrets, sealSecrets, summaryOf } from './credential-rows.js';
 import type { CredentialRecord, CredentialStore } from './credential-store.js';
@@ -16,6 +17,8 @@ import { CredentialKeyError, loadCredentialKey } from './secret.js';
 
 /** Advisory lock key for this table's schema (distinct from the main store's). */
 const SCHEMA_LOCK = 0x70_61_72_6c_63_72; // "parlcr"
+/** First key of the two-key advisory locks of refreshes (two int4 keys never meet a one-bigint key). */
+const REFRESH_LOCK_CLASS = 0x70_72_6c_72; // "prlr"
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS oauth_credentials (
   tenant      TEXT NOT NULL,
@@ -38,6 +41,8 @@ export interface PostgresCredentialStoreOptions {
   connectTimeoutMs?: number;
   /** Diagnostics; never receives credential content. */
   log?: (level: 'warn', message: string) => void;
+  /** Longest wait for another process's refresh of the same (tenant, user, server), ms ({@link CredentialStore.exclusive}). @default 30000 */
+  refreshLockMs?: number;
 }
 
 /**
@@ -122,6 +127,34 @@ export async function openPostgresCredentialStore(url: string, opts: PostgresCre
         [s.tenant, s.user],
       );
       return rows.map(summaryOf);
+    },
+    // Its own connection, not the pool's: `fn` reads and writes through the pool while the lock is held.
+    // The lock ends with the transaction, or with the connection when the process dies.
+    async exclusive(k, fn) {
+      const c = new (pgDriver().Client)({
+        connectionString: url,
+        connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+        application_name: 'parley-credentials-lock',
+      });
+      c.on('error', () => undefined);
+      await c.connect();
+      try {
+        await c.query('BEGIN');
+        const waitMs = Math.max(1, Math.trunc(opts.refreshLockMs ?? 30_000));
+        await c.query("SELECT set_config('lock_timeout', $1, true)", [`${waitMs}ms`]);
+        const id = createHash('sha256').update(`${k.tenant}\0${k.user}\0${k.server}`).digest().readInt32BE(0);
+        await c.query('SELECT pg_advisory_xact_lock($1, $2)', [REFRESH_LOCK_CLASS, id]).catch((err: { code?: string }) => {
+          if (err.code !== '55P03') throw err; // lock_not_available: lock_timeout fired
+          throw new Error(
+            `another process has held the refresh of server "${k.server}" for user "${k.user}" of tenant "${k.tenant}" for ${waitMs} ms (refreshLockMs): its authorization server may be slow; try again`,
+            { cause: err },
+          );
+        });
+        return await fn();
+      } finally {
+        await c.query('COMMIT').catch(() => undefined);
+        await c.end().catch(() => undefined);
+      }
     },
     async close() {
       await pool.end().catch(() => undefined);

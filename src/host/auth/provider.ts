@@ -52,6 +52,14 @@ function withoutPort(u: string): string {
   }
 }
 
+/** Thrown instead of asking the person while {@link ParleyOAuthProvider.refreshOnly} is set. */
+export class NoSignInNow extends Error {
+  override readonly name = 'NoSignInNow';
+  constructor() {
+    super('a sign-in is needed (asked outside the refresh lock)');
+  }
+}
+
 export class ParleyOAuthProvider implements OAuthClientProvider {
   readonly #o: ProviderOptions;
   #record: CredentialRecord | undefined;
@@ -65,6 +73,21 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
 
   constructor(o: ProviderOptions) {
     this.#o = o;
+  }
+
+  /**
+   * Set while another process's refresh may have made a sign-in unnecessary: the person's side is then
+   * not asked ({@link redirectToAuthorization} throws {@link NoSignInNow}). See `AuthSession`.
+   */
+  refreshOnly = false;
+
+  /**
+   * Reads the stored row again: another process (a replica of the gateway, `parley call`) may have
+   * refreshed the tokens or signed in since {@link load}.
+   */
+  async reload(): Promise<void> {
+    this.#loaded = false;
+    await this.load();
   }
 
   /** Reads the stored row once (a row for another URL counts as absent). */
@@ -151,6 +174,7 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    if (this.refreshOnly) throw new NoSignInNow();
     const state = authorizationUrl.searchParams.get('state') ?? this.#state ?? '';
     this.#callback = await this.#o.signIn(authorizationUrl, state);
   }

@@ -28,13 +28,19 @@ import type { HttpServerDef } from '../config/types.js';
 import { UserInteractionRequiredError, type Presenter, type PresenterAnswer, type InputRequestView } from '../presenter.js';
 import type { CallbackServer } from './callback-server.js';
 import type { CredentialStore } from './credential-store.js';
-import { ParleyOAuthProvider } from './provider.js';
+import { NoSignInNow, ParleyOAuthProvider } from './provider.js';
 
 export const AuthDefaults = {
   /** Bound on one sign-in (consent + browser + callback), ms. */
   signInTimeoutMs: 300_000,
   /** Refresh this long before the access token expires, ms. */
   refreshSkewMs: 60_000,
+  /**
+   * Bound on one request to the authorization server or the resource metadata (discovery, registration,
+   * token exchange, refresh) until its response headers, ms. Without it a hung authorization server
+   * held a refresh (and every request of that server waiting on it) for undici's 300 s.
+   */
+  authFetchMs: 30_000,
 } as const;
 
 /** Host-wide authorization settings, shared by every server's {@link AuthSession}. */
@@ -52,6 +58,8 @@ export interface AuthContext {
   allowLoopbackUrls?: boolean;
   /** @default {@link AuthDefaults.refreshSkewMs} */
   refreshSkewMs?: number;
+  /** @default {@link AuthDefaults.authFetchMs} */
+  authFetchMs?: number;
   /** `client_name` for dynamic registration. @default 'parley' */
   clientName?: string;
   /** fetch for the authorization server (discovery, registration, tokens). @default globalThis.fetch */
@@ -180,6 +188,31 @@ export class AuthSession {
     return d;
   }
 
+  /**
+   * fetch for the OAuth flow, each request bounded by {@link AuthDefaults.authFetchMs} until its headers.
+   * A timer of its own, not `AbortSignal.timeout` (on Node 20 one inside `AbortSignal.any` can be
+   * collected and never fire, nodejs/node#57736).
+   */
+  #authFetchError: Error | undefined;
+  readonly #authFetch: FetchLike = async (input, init) => {
+    const ms = this.#ctx.authFetchMs ?? AuthDefaults.authFetchMs;
+    const where = new URL(input instanceof Request ? input.url : String(input)).origin;
+    const bound = new AbortController();
+    const timer = setTimeout(
+      () => bound.abort(new Error(`${where} did not answer within ${ms} ms (authFetchMs); the authorization server may be down`)),
+      ms,
+    );
+    try {
+      const signal = init?.signal ? AbortSignal.any([init.signal, bound.signal]) : bound.signal;
+      return await (this.#ctx.fetch ?? fetch)(input, { ...init, signal });
+    } catch (err) {
+      this.#authFetchError = bound.signal.aborted ? (bound.signal.reason as Error) : (err as Error);
+      throw this.#authFetchError;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   /** Whether a deferred 401 awaits {@link takeDeferred}. */
   get deferred(): boolean {
     return this.#deferred;
@@ -189,7 +222,7 @@ export class AuthSession {
    * Makes sure usable tokens are stored: refresh, or sign-in through the person. Concurrent calls share
    * one run. @throws SignInError, or the SDK's OAuth errors (e.g. a refused token exchange).
    */
-  authorize(o: { force?: boolean }): Promise<void> {
+  authorize(o: { force?: boolean; refreshOnly?: boolean }): Promise<void> {
     this.#inflight ??= this.#authorize(o).then(
       () => {
         this.failure = undefined;
@@ -213,14 +246,25 @@ export class AuthSession {
     return this.#inflight;
   }
 
-  async #authorize(o: { force?: boolean }): Promise<void> {
+  async #authorize(o: { force?: boolean; refreshOnly?: boolean }): Promise<void> {
     const common = {
       serverUrl: this.#url,
       ...(this.#resourceMetadataUrl ? { resourceMetadataUrl: this.#resourceMetadataUrl } : {}),
       ...(this.#scope ? { scope: this.#scope } : {}),
-      ...(this.#ctx.fetch ? { fetchFn: this.#ctx.fetch } : {}),
+      fetchFn: this.#authFetch,
     };
-    const r = await auth(this.provider, { ...common, ...(o.force ? { forceReauthorization: true } : {}) });
+    this.#authFetchError = undefined;
+    const shared = o.force ? 'none' : await this.#refreshShared(common);
+    if (shared === 'authorized') return;
+    // A refresh before expiry that did not succeed while the tokens are kept (the authorization server
+    // did not answer; a refused refresh drops them): the request goes on with the token held.
+    if (o.refreshOnly && shared === 'refresh-failed' && (await this.provider.tokens())?.access_token) {
+      const why = (this.#authFetchError as Error | undefined)?.message ?? 'the authorization server did not issue new tokens';
+      throw Object.assign(new Error(why), { code: 'REFRESH_FAILED' });
+    }
+    // A refresh tried under the lock is not tried again outside it: straight to the sign-in.
+    const force = o.force || shared === 'refresh-failed';
+    const r = await auth(this.provider, { ...common, ...(force ? { forceReauthorization: true } : {}) });
     if (r === 'AUTHORIZED') return;
     const cb = this.provider.takeCallback();
     const code = cb?.get('code');
@@ -230,6 +274,51 @@ export class AuthSession {
     await auth(this.provider, { ...common, authorizationCode: code, ...(iss !== null ? { iss } : {}) });
     this.signIns++;
     this.#ctx.log?.('info', `server "${this.#server}": signed in at ${this.provider.issuer ?? 'the authorization server'}`);
+  }
+
+  /**
+   * Other processes share the stored tokens (replicas of a gateway on one PostgreSQL store): under the
+   * store's lock on this (tenant, user, server), read the row again; tokens another process stored since
+   * (a refresh, a sign-in) that are not due are used as they are. Otherwise the refresh happens here,
+   * still under the lock, so no two processes spend one refresh token (a provider that rotates refresh
+   * tokens revokes the grant when a used one comes back). A sign-in, which waits on a person, happens
+   * after the lock is released. Resolves `authorized` when usable tokens are stored, `refresh-failed`
+   * when the refresh needs a sign-in, `none` when there was nothing to refresh.
+   */
+  async #refreshShared(common: Parameters<typeof auth>[1]): Promise<'authorized' | 'refresh-failed' | 'none'> {
+    const store = this.#ctx.store;
+    const key = { ...this.#ctx.scope, server: this.#server };
+    const run = async () => {
+      const held = (await this.provider.tokens())?.access_token;
+      await this.provider.reload();
+      const stored = await this.provider.tokens();
+      if (stored?.access_token && stored.access_token !== held && !this.#due()) return 'authorized' as const;
+      if (!stored?.refresh_token) return 'none' as const;
+      this.provider.refreshOnly = true;
+      try {
+        return (await auth(this.provider, common)) === 'AUTHORIZED' ? ('authorized' as const) : ('refresh-failed' as const);
+      } catch (err) {
+        if (err instanceof NoSignInNow) return 'refresh-failed' as const;
+        throw err;
+      } finally {
+        this.provider.refreshOnly = false;
+      }
+    };
+    return store.exclusive ? store.exclusive(key, run) : run();
+  }
+
+  /** How to sign in when nobody can be asked here: the command, with the user of a gateway named. */
+  #signInHint(): string {
+    const { tenant, user } = this.#ctx.scope;
+    const flags = `${user === 'default' ? '' : ` --user ${user}`}${tenant === 'default' ? '' : ` --tenant ${tenant}`}`;
+    const whom = flags ? ` for user "${user}" of tenant "${tenant}"` : '';
+    return `${whom}; nobody can be asked here: sign in once with \`parley auth login ${this.#server}${flags}\` on a machine with a browser, using the same --store and PARLEY_SECRET (docs/auth.md)`;
+  }
+
+  /** Whether the held access token expires within the refresh window. */
+  #due(): boolean {
+    const exp = this.provider.expiresAt;
+    return exp !== undefined && (this.#ctx.now ?? Date.now)() >= exp - (this.#ctx.refreshSkewMs ?? AuthDefaults.refreshSkewMs);
   }
 
   async #refreshIfDue(): Promise<void> {
@@ -244,7 +333,7 @@ export class AuthSession {
     const now = (this.#ctx.now ?? Date.now)();
     if (now < exp - (this.#ctx.refreshSkewMs ?? AuthDefaults.refreshSkewMs)) return;
     if (!(await this.provider.tokens())?.refresh_token) return;
-    await this.authorize({}).catch((err: unknown) => {
+    await this.authorize({ refreshOnly: true }).catch((err: unknown) => {
       if (err instanceof SignInError) throw err;
       this.#ctx.log?.(
         'warn',
@@ -296,11 +385,7 @@ export class AuthSession {
       return params;
     } catch (err) {
       if (err instanceof UserInteractionRequiredError)
-        throw new SignInError(
-          'SIGN_IN_REQUIRED',
-          server,
-          `sign-in required for ${server} (at ${issuer}); run interactively once to sign in`,
-        );
+        throw new SignInError('SIGN_IN_REQUIRED', server, `sign-in required for ${server} (at ${issuer})${this.#signInHint()}`);
       if (err instanceof SignInError) throw err;
       throw new SignInError('SIGN_IN_FAILED', server, `sign-in for ${server} did not complete: ${(err as Error).message}`);
     } finally {

@@ -83,6 +83,12 @@ interface Live {
   retryTimer?: unknown;
   attempts: number;
   wanted: boolean;
+  /**
+   * The last start failed for want of authorization (sign-in required, declined, refused): it is not
+   * restarted by itself (it would ask again), but the next use starts it again (a sign-in elsewhere,
+   * e.g. `parley auth login` into the shared store, may have fixed it since).
+   */
+  authFailed?: boolean;
   /** Era-verdict key of the definition last connected with. */
   defHash?: string;
   stderr: StderrRing;
@@ -179,10 +185,14 @@ export class ServerManager {
     return p;
   }
 
-  /** Lazy start on first use. Throws {@link ServerUnavailableError} while in `error` (restart pending or given up). */
+  /**
+   * Lazy start on first use. Throws {@link ServerUnavailableError} while in `error` (restart pending or
+   * given up), except after a failed authorization, which the next use tries again.
+   */
   ensureRunning(name: string): Promise<Connection> {
     const live = this.#get(name);
-    if (live.state.status === 'error' && !live.starting) return Promise.reject(new ServerUnavailableError(name, live.state));
+    if (live.state.status === 'error' && !live.starting && !live.authFailed)
+      return Promise.reject(new ServerUnavailableError(name, live.state));
     return this.start(name);
   }
 
@@ -345,6 +355,7 @@ export class ServerManager {
       live.attempts++;
       const code = (e as { code?: unknown }).code === 'START_TIMEOUT' ? 'START_TIMEOUT' : 'START_FAILED';
       const authFailure = e instanceof SignInError || (e as { code?: unknown }).code === 'AUTHORIZATION_FAILED';
+      live.authFailed = authFailure;
       this.#fail(live, `could not start: ${e.message}`, code, !authFailure);
       throw e;
     }
@@ -353,6 +364,7 @@ export class ServerManager {
       throw new Error(`Server "${live.name}" was stopped while starting.`);
     }
     live.conn = conn;
+    live.authFailed = false;
     await this.#verdicts.record(defHash, conn);
     this.events.emit('era', { server: live.name, era: conn.era, revision: conn.revision, negotiation: conn.negotiation, defHash });
     live.cache.clear();
