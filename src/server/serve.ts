@@ -30,6 +30,7 @@ import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
 import { writeResponse } from './node-response.js';
+import { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
 import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
 import type { SessionEventLimits } from './session-events.js';
 
@@ -164,34 +165,7 @@ export const REQUEST_RECEIVE_MS = 30_000;
  */
 export const MAX_REQUEST_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
-/**
- * Deepest nesting of arrays and objects `serve` accepts in a request body (levels; the message itself is
- * level 1). Deeper bodies get HTTP 400 with JSON-RPC -32600 (Invalid Request) naming this cap, before the
- * body is parsed: no MCP message needs more, and validators that recurse per level would fail on them.
- * @default 128
- */
-export const MAX_JSON_DEPTH = 128;
-
-/**
- * Position (UTF-16 index into `text`) of the first `[` or `{` that nests deeper than `max` levels, or
- * -1. One linear pass; brackets inside JSON strings do not count.
- */
-export function overDeepAt(text: string, max: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return i;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return -1;
-}
+export { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
 
 /** A POST body that could not be used: HTTP `status` and the JSON-RPC error `code` to answer with. */
 class BodyError extends Error {
