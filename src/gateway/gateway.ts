@@ -236,7 +236,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       calls,
       sessions: new Set(),
       pending,
-      roots: new UpstreamRoots(host),
+      roots: new UpstreamRoots(host, { log }),
       consoleHold: fallback.interactive,
     };
     const sp = s;
