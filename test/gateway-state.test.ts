@@ -72,6 +72,33 @@ describe('gateway: sealed requestState', () => {
     }
   });
 
+  it("a replayed retry of an answered round is -32602 and does not answer the next round's prompts", async () => {
+    const alice = await manual(r1.url, 'alice');
+    try {
+      const first = await alice.call({});
+      const k1 = Object.keys(first.inputRequests as object)[0];
+      // An answer the schema refuses: the broker asks again, in a second round.
+      const bad = { inputResponses: { [k1]: { action: 'accept', content: { name: 5 } } }, requestState: first.requestState };
+      const second = await alice.call(bad);
+      assert.equal(second.resultType, 'input_required');
+      const k2 = Object.keys(second.inputRequests as object)[0];
+      assert.notEqual(k2, k1);
+      // The first round's retry again (a client retrying after a lost response, or a replay): refused,
+      // the call stays parked, and its own keys are tried too.
+      await assert.rejects(alice.call(bad), invalid(/belongs to round 1 of this call, which was already answered/));
+      const replayed = { inputResponses: { [k2]: { action: 'decline' } }, requestState: first.requestState };
+      await assert.rejects(alice.call(replayed), invalid(/already answered/));
+      assert.equal(r1.gw.stats().parked, 1, 'the call is still parked');
+      const done = await alice.call({
+        inputResponses: { [k2]: { action: 'accept', content: { name: 'round two' } } },
+        requestState: second.requestState,
+      });
+      assert.equal(text(done as never), 'hello round two');
+    } finally {
+      await alice.c.close();
+    }
+  });
+
   it('a retry that lands on another replica with the same secret is forwarded to the owner and completes there', async () => {
     const alice = await manual(r1.url, 'alice');
     const elsewhere = await manual(r2.url, 'alice');

@@ -10,6 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { ServerManager } from '../src/host/servers/index.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
+import { CallbackServer, MemoryCredentialStore } from '../src/host/auth/index.js';
 import type { HttpServerDef, ServerDef } from '../src/host/config/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { fixture, clientInfo, fastStop, text, ROOT } from './fixtures/servers-host/helpers.js';
@@ -18,7 +19,8 @@ import { bounded } from './helpers/wait.js';
 
 const ZOD_DUMP = /invalid_type|"code":|Invalid elicitation request/;
 
-function host(def: ServerDef) {
+/** `auth`: as createHost always passes it (OAuth sign-ins ready), so the transport's fetch is the session's. */
+function host(def: ServerDef, auth = false) {
   const store = new MemoryStore();
   const presenter = new ScriptedPresenter([
     (p) => ({ action: 'accept', content: { colour: (p.schema?.properties.colour as { enum?: string[] })?.enum?.[0] } }),
@@ -35,6 +37,16 @@ function host(def: ServerDef) {
       },
       clientInfo,
       stop: fastStop,
+      ...(auth
+        ? {
+            auth: {
+              store: new MemoryCredentialStore(),
+              callback: new CallbackServer(),
+              presenter,
+              scope: { tenant: 'default', user: 'default' },
+            },
+          }
+        : {}),
     },
   );
   const call = async (c: string) =>
@@ -45,8 +57,12 @@ function host(def: ServerDef) {
   return { m, store, presenter, call };
 }
 
-for (const transport of ['stdio', 'http'] as const) {
-  describe(`server→client requests from an SDK v1 server over ${transport}`, () => {
+for (const [transport, auth] of [
+  ['stdio', false],
+  ['http', false],
+  ['http', true],
+] as const) {
+  describe(`server→client requests from an SDK v1 server over ${transport}${auth ? ' (with OAuth sign-ins ready, as createHost)' : ''}`, () => {
     let peer: ChildProcess | undefined;
     let h: ReturnType<typeof host>;
     before(async () => {
@@ -62,7 +78,7 @@ for (const transport of ['stdio', 'http'] as const) {
           origin: { file: '<test>', pointer: '/servers/hostile' },
         } satisfies HttpServerDef;
       }
-      h = host(def);
+      h = host(def, auth);
       await h.m.start('hostile');
       assert.equal(h.m.info('hostile')?.era, 'legacy');
     });

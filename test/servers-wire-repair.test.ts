@@ -2,7 +2,7 @@
 // are not an object; then only that message is rewritten, carrying the original params in _meta.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ORIGINAL_PARAMS, repairingFetch } from '../src/host/servers/wire-repair.js';
+import { MAX_HTTP_MESSAGE_CHARS, ORIGINAL_PARAMS, repairingFetch } from '../src/host/servers/wire-repair.js';
 
 const serve = (body: string, type: string) =>
   repairingFetch(async () => new Response(body, { status: 200, headers: { 'content-type': type, 'content-length': String(body.length) } }));
@@ -36,4 +36,41 @@ test('JSON: a batch with an array params entry is rewritten, a clean body is ret
     { jsonrpc: '2.0', id: 2, method: 'roots/list', params: { _meta: { [ORIGINAL_PARAMS]: [1] } } },
     { jsonrpc: '2.0', id: 3, result: {} },
   ]);
+});
+
+/** A body that sends `head`, then `piece` `times` times (an endless line when `times` is huge), in chunks. */
+function endless(type: string, head: string, piece: string, times: number) {
+  let sent = 0;
+  const enc = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (sent === 0) c.enqueue(enc.encode(head));
+      if (sent++ >= times) return c.close();
+      c.enqueue(enc.encode(piece));
+    },
+  });
+  return { fetch: async () => new Response(body, { status: 200, headers: { 'content-type': type } }), sent: () => sent };
+}
+
+test('an SSE event or a JSON body over the cap ends the body with an error naming MAX_HTTP_MESSAGE_CHARS, read no further', {
+  timeout: 60_000,
+}, async () => {
+  assert.equal(MAX_HTTP_MESSAGE_CHARS, 16 * 1024 * 1024);
+  const max = 1024 * 1024;
+  const piece = 'a'.repeat(64 * 1024);
+  // One line that never ends (a server that streams a result forever without a newline).
+  const sse = endless('text/event-stream', 'data: {"jsonrpc":"2.0","id":1,"result":{"x":"', piece, 200);
+  const res = await repairingFetch(sse.fetch, max)('x');
+  await assert.rejects(res.text(), /an SSE event over 1048576 characters \(MAX_HTTP_MESSAGE_CHARS\)/);
+  assert.ok(sse.sent() < 40, `stopped reading after ${sse.sent()} chunks`);
+  // Many short lines and no blank line: one event that never ends.
+  const lines = endless('text/event-stream', '', `data: ${'b'.repeat(1000)}\n`, 2000);
+  await assert.rejects((await repairingFetch(lines.fetch, max)('x')).text(), /an SSE event over/);
+  const json = endless('application/json', '{"jsonrpc":"2.0","id":1,"result":{"x":"', piece, 200);
+  await assert.rejects(repairingFetch(json.fetch, max)('x'), /a JSON body over 1048576 characters \(MAX_HTTP_MESSAGE_CHARS\)/);
+  assert.ok(json.sent() < 40, `stopped reading after ${json.sent()} chunks`);
+  // Under the cap, a long event in many chunks passes whole.
+  const ok = endless('text/event-stream', 'data: {"jsonrpc":"2.0","id":1,"result":{"x":"', piece, 8);
+  const text = await (await repairingFetch(ok.fetch, max)('x')).text();
+  assert.equal(text.length, 'data: {"jsonrpc":"2.0","id":1,"result":{"x":"'.length + 8 * piece.length);
 });

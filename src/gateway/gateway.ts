@@ -236,7 +236,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       calls,
       sessions: new Set(),
       pending,
-      roots: new UpstreamRoots(host),
+      roots: new UpstreamRoots(host, { log }),
       consoleHold: fallback.interactive,
     };
     const sp = s;
@@ -472,9 +472,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
     // 2026-07-28: park the downstream call and answer input_required (basic/patterns/mrtr).
     // Verified by the SDK through stateCodec: {p: parked call id, r: replica that parks it, a: its URL,
-    // t: its tool, d: argsDigest of its arguments}.
+    // t: its tool, d: argsDigest of its arguments, n: the round it was minted for}.
     const state = sdk.mcpReq.requestState() as
-      | { p?: unknown; r?: unknown; a?: unknown; t?: unknown; d?: unknown; raw?: unknown }
+      | { p?: unknown; r?: unknown; a?: unknown; t?: unknown; d?: unknown; n?: unknown; raw?: unknown }
       | undefined;
     if (state === undefined && !modes.form && !modes.url && holds.active()) {
       // A client that declared no elicitation: nothing can be parked for it, every prompt goes to the
@@ -601,6 +601,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           -32602,
           `Invalid requestState: it was minted for tool "${parked.tool}", not "${exposed}"; call the tool again without requestState`,
         );
+      // One round, one answer: a replayed or late retry of an earlier round would otherwise answer the
+      // current round's prompts (its keys missing, so `cancel`) behind the person's back.
+      if (state.n !== parked.round)
+        throw new ProtocolError(
+          -32602,
+          `Invalid requestState: it belongs to round ${String(state.n).slice(0, 20)} of this call, which was already answered (the call is at round ${parked.round}); retry with the requestState of the latest input_required result`,
+        );
       if (parked.busy)
         throw new ProtocolError(
           -32602,
@@ -622,7 +629,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       return inputRequired({
         inputRequests: out.inputRequests as never,
         requestState: await stateCodec.mint(
-          { p: parked.id, r: replicaId, t: exposed, d: argsDigest(args), ...(selfUrl ? { a: selfUrl } : {}) },
+          { p: parked.id, r: replicaId, t: exposed, d: argsDigest(args), n: parked.round, ...(selfUrl ? { a: selfUrl } : {}) },
           sdk as never,
         ),
       }) as never;

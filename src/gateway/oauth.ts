@@ -284,6 +284,9 @@ export class ResourceGuard {
     const aud = (Array.isArray(p.aud) ? p.aud : [p.aud]).filter((a): a is string => typeof a === 'string');
     const named = aud.find((a) => URL.canParse(a) && sameUrl(a, this.resource.href)) ?? aud[0];
     const user = claimValue(p, o.userClaim, 'user');
+    // A space is `<tenant>/<user>` inside the gateway (./users.ts): a user claim `acme/alice` without a
+    // tenant claim would be static user alice of tenant acme. User names never hold `/`, like static ones.
+    if (user.includes('/')) throw invalid(`the token's ${o.userClaim} claim (the user) contains "/", which a user name may not hold`);
     const tenant = o.tenantClaim ? claimValue(p, o.tenantClaim, 'tenant') : 'default';
     const key = o.tenantClaim ? `${encodeURIComponent(tenant)}/${user}` : user;
     const scopes =

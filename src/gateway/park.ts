@@ -49,6 +49,11 @@ export class ParkedCall {
   busy = false;
   /** The exposed tool name this call was made for (a retry must name the same tool). */
   tool = '';
+  /**
+   * Number of `input_required` rounds sent so far; each round's `requestState` carries it, so a replayed
+   * or late retry of an earlier round is refused instead of answering the current round's prompts.
+   */
+  round = 0;
 
   constructor(
     readonly user: string,
@@ -143,7 +148,10 @@ export class ParkedCall {
       this.wake = check;
       check();
     });
-    if (outcome.kind === 'input') this.timer = setTimeout(() => this.expire(), this.o.ttlMs).unref();
+    if (outcome.kind === 'input') {
+      this.round++;
+      this.timer = setTimeout(() => this.expire(), this.o.ttlMs).unref();
+    }
     return outcome;
   }
 

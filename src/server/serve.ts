@@ -30,6 +30,7 @@ import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
 import { writeResponse } from './node-response.js';
+import { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
 import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
 import type { SessionEventLimits } from './session-events.js';
 
@@ -164,34 +165,7 @@ export const REQUEST_RECEIVE_MS = 30_000;
  */
 export const MAX_REQUEST_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
-/**
- * Deepest nesting of arrays and objects `serve` accepts in a request body (levels; the message itself is
- * level 1). Deeper bodies get HTTP 400 with JSON-RPC -32600 (Invalid Request) naming this cap, before the
- * body is parsed: no MCP message needs more, and validators that recurse per level would fail on them.
- * @default 128
- */
-export const MAX_JSON_DEPTH = 128;
-
-/**
- * Position (UTF-16 index into `text`) of the first `[` or `{` that nests deeper than `max` levels, or
- * -1. One linear pass; brackets inside JSON strings do not count.
- */
-export function overDeepAt(text: string, max: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return i;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return -1;
-}
+export { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
 
 /** A POST body that could not be used: HTTP `status` and the JSON-RPC error `code` to answer with. */
 class BodyError extends Error {
@@ -244,6 +218,13 @@ async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promi
  * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
  * cancellation), so handlers waiting on a person stop and nothing is left pending.
  */
+/** The ids of the requests (not responses or notifications) in a POST body: one message or a batch. */
+function requestIds(body: unknown): Array<string | number> {
+  return (Array.isArray(body) ? body : [body])
+    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
+    .map((m) => m.id);
+}
+
 /** Tells the session's event store when this POST's response was written out in full (see SessionEvents.delivered). */
 function deliveredOnFinish(res: ServerResponse, body: unknown, events: SessionEvents | undefined): void {
   if (!events) return;
@@ -341,7 +322,8 @@ export async function serve(
   const events = new Map<string, SessionEvents>();
   const resumeLimits = o.resumability === false ? undefined : { ...DEFAULT_SESSION_EVENT_LIMITS, ...o.resumability };
   const owners = new Map<string, string>();
-  const activity = new Map<string, { last: number; open: number }>();
+  /** Each session's last request time, open POST/GET count and the request ids of its POSTs in flight. */
+  const activity = new Map<string, { last: number; open: number; ids: Set<string | number> }>();
   const idleMs = o.sessionIdleMs ?? 1_800_000;
   const maxSessions = o.maxSessionsPerUser ?? 1000;
   /** Sessions of each user being initialised (not yet in `owners`), so parallel initializes count too. */
@@ -401,7 +383,7 @@ export async function serve(
         sessions.set(id, t);
         if (store) events.set(id, store);
         owners.set(id, user); // the user (extra.sub, else clientId): one client id may serve many users
-        activity.set(id, { last: Date.now(), open: 0 });
+        activity.set(id, { last: Date.now(), open: 0, ids: new Set() });
         fanout.addLive(m, { user, era: 'legacy', product: s });
       },
       onsessionclosed: (id) => {
@@ -481,10 +463,27 @@ export async function serve(
         }
         // A session belongs to whoever opened it: another identity's request gets the same 404.
         if (owners.get(sid) !== userOfAuth(auth)) return deny(res, 404, `unknown MCP session "${sid}"; initialize again`);
+        // Request ids are unique per session (basic §Requests): a second request with the id of one still
+        // in flight would take over its response stream (the SDK maps streams by id), so the first
+        // never got its answer and the second got the first's.
+        const a = activity.get(sid);
+        const ids = requestIds(body);
+        const reused = a && ids.find((id) => a.ids.has(id));
+        if (a && reused !== undefined)
+          return deny(
+            res,
+            400,
+            `Invalid Request: request id ${JSON.stringify(reused).slice(0, 100)} is already used by a request in flight on this session; request ids must be unique per session`,
+            reused,
+            -32600,
+          );
         cancelOnDisconnect(t, res, body, events.get(sid), resumeLimits?.resumeWaitMs ?? 0);
         deliveredOnFinish(res, body, events.get(sid));
-        const a = activity.get(sid);
         if (a) {
+          for (const id of ids) a.ids.add(id);
+          res.once('close', () => {
+            for (const id of ids) a.ids.delete(id);
+          });
           a.open++;
           a.last = Date.now();
           res.once('close', () => {

@@ -14,6 +14,7 @@
 import { isInitializeRequest, isJSONRPCRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, McpServer, Transport } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { guardStdin } from './stdio-guard.js';
 
 /**
  * The wire after its opening message was read: whoever connects gets that message first, then the rest
@@ -67,7 +68,12 @@ export function serveStdioConnection(
   factory: (ctx: { era: 'legacy' | 'modern' }) => McpServer,
   onerror: (error: Error) => void,
 ): { close(): Promise<void> } {
-  const wire = new StdioServerTransport();
+  // Refused lines (not JSON, batches, not JSON-RPC, over the size or depth caps) are answered here
+  // (./stdio-guard.ts); the SDK transport would drop them silently or close the connection.
+  const wire: StdioServerTransport = new StdioServerTransport(
+    guardStdin(process.stdin, (r) => void wire.send(r as never).catch(onerror)),
+    process.stdout,
+  );
   let close = () => wire.close();
   wire.onmessage = (first) => {
     const opened = new OpenedWire(wire, first);

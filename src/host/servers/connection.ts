@@ -236,12 +236,14 @@ export class Connection {
       const session = o.auth ? new AuthSession(o.auth, def, (fn) => o.pause.during(() => hold.during(fn))) : undefined;
       await session?.prepare();
       // Streamable HTTP probes in place anyway; a legacy verdict saves the server/discover round trip.
-      // Without OAuth, a fetch that carries requests the SDK transport would drop unanswered (wire-repair.ts).
+      // A fetch that carries requests the SDK transport would drop unanswered and caps what one message
+      // may grow to (wire-repair.ts), around the OAuth session's fetch when there is one (there always is
+      // under createHost, so the repair must not depend on its absence).
       const streamable = (mode: AttemptMode) =>
         attempt(
           new StreamableHTTPClientTransport(new URL(def.url), {
             requestInit: { headers: def.headers },
-            fetch: session ? session.fetch : repairingFetch(),
+            fetch: repairingFetch(session ? (session.fetch as typeof fetch) : fetch),
           }),
           'streamable-http',
           mode,

@@ -8,8 +8,9 @@
  * Everything else passes byte for byte. parley's stdio transport (`stdio-transport.ts`) reads its lines
  * itself and wraps the same way ({@link repairMessage}).
  *
- * Bounds: one SSE event is buffered at a time, at most {@link MAX_EVENT_CHARS} characters (a longer
- * event passes unrepaired); work is linear in the bytes received.
+ * Bounds: one SSE event is buffered at a time; one over {@link MAX_EVENT_CHARS} characters passes
+ * unrepaired, and one (or a JSON body) over {@link MAX_HTTP_MESSAGE_CHARS} ends the body with an error;
+ * work is linear in the bytes received.
  * @module
  */
 
@@ -52,9 +53,24 @@ export function repairJsonText(text: string): string {
   return r ? JSON.stringify(r) : text;
 }
 
-/** A TransformStream over an SSE body that repairs each event's `data` (text in, text out). */
-function sseRepair(): TransformStream<string, string> {
-  let buf = '';
+/**
+ * Largest SSE event (characters, its lines together, the line still arriving included) and largest JSON
+ * body (UTF-8 bytes) parley reads from a Streamable HTTP server: 16 MiB, as a stdio line
+ * (`MAX_STDIO_MESSAGE_BYTES`). Over it the body ends with an error naming this cap, so a server that
+ * sends one endless line cannot grow the host's memory without bound.
+ */
+export const MAX_HTTP_MESSAGE_CHARS = 16 * 1024 * 1024;
+
+const overCap = (what: string, max: number) =>
+  new Error(`the server sent ${what} over ${max} characters (MAX_HTTP_MESSAGE_CHARS), the most parley reads; the response was cut off`);
+
+/**
+ * A TransformStream over an SSE body that repairs each event's `data` (text in, text out). Each chunk
+ * is scanned once (the line still arriving is kept as pieces), so work is linear in the bytes received.
+ */
+function sseRepair(max: number): TransformStream<string, string> {
+  let pieces: string[] = [];
+  let partial = 0;
   let event: string[] = [];
   let size = 0;
   const flushEvent = (out: TransformStreamDefaultController<string>, end: string) => {
@@ -76,37 +92,69 @@ function sseRepair(): TransformStream<string, string> {
   };
   return new TransformStream<string, string>({
     transform(chunk, out) {
-      buf += chunk;
-      let at: number;
-      while ((at = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, at).replace(/\r$/, '');
-        buf = buf.slice(at + 1);
+      let start = 0;
+      for (;;) {
+        const at = chunk.indexOf('\n', start);
+        const piece = at < 0 ? chunk.slice(start) : chunk.slice(start, at);
+        if (size + partial + piece.length > max) {
+          pieces = [];
+          event = [];
+          return out.error(overCap('an SSE event', max));
+        }
+        if (at < 0) {
+          if (piece) pieces.push(piece);
+          partial += piece.length;
+          return;
+        }
+        let line = pieces.length ? pieces.join('') + piece : piece;
+        pieces = [];
+        partial = 0;
+        if (line.endsWith('\r')) line = line.slice(0, -1);
         if (line === '') flushEvent(out, '\n');
         else {
           event.push(line);
           size += line.length;
         }
+        start = at + 1;
       }
     },
     flush(out) {
-      if (buf) event.push(buf);
+      if (pieces.length) event.push(pieces.join(''));
       if (event.length) out.enqueue(event.join('\n'));
     },
   });
 }
 
+/** The body as text, or an error once it goes over `max` UTF-8 bytes (read no further). */
+async function textUpTo(res: Response, max: number): Promise<string> {
+  const reader = res.body!.getReader();
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > max) {
+      await reader.cancel().catch(() => undefined);
+      throw overCap('a JSON body', max);
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, n).toString('utf8');
+}
+
 /** A `fetch` for `StreamableHTTPClientTransport` that repairs incoming messages (see the module comment). */
-export function repairingFetch(inner: typeof fetch = fetch): typeof fetch {
+export function repairingFetch(inner: typeof fetch = fetch, max = MAX_HTTP_MESSAGE_CHARS): typeof fetch {
   return async (input, init) => {
     const res = await inner(input, init);
     const type = res.headers.get('content-type') ?? '';
     if (!res.body || !res.ok) return res;
     if (type.includes('text/event-stream')) {
-      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(sseRepair()).pipeThrough(new TextEncoderStream());
+      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(sseRepair(max)).pipeThrough(new TextEncoderStream());
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     if (type.includes('application/json')) {
-      const text = await res.text();
+      const text = await textUpTo(res, max);
       const fixed = repairJsonText(text);
       const headers = new Headers(res.headers);
       headers.delete('content-length');
