@@ -155,27 +155,52 @@ describe('parley serve --stdio', () => {
     }
   });
 
-  it("a message over the transport's size limit ends the gateway instead of leaving it deaf", async () => {
+  it('a message over the line cap is answered -32600 and the gateway goes on serving (never deaf)', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(
       process.execPath,
       ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')],
       { stdio: ['pipe', 'pipe', 'pipe'], cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } },
     );
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     child.stdin.on('error', () => undefined); // the gateway may close its stdin while we still write
-    const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n');
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    const replies: Array<{ id?: unknown; error?: { code: number; message: string }; result?: unknown }> = [];
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString('utf8');
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        replies.push(JSON.parse(buf.slice(0, nl)));
+        buf = buf.slice(nl + 1);
+      }
     });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'v1__echo', arguments: { blob: 'x'.repeat(12 * 1024 * 1024) } } });
-    const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000).unref())]);
-    if (code === 'hung') child.kill('SIGKILL');
-    assert.notEqual(code, 'hung', 'the gateway neither answered nor exited within 60 s');
+    const send = (m: unknown) => child.stdin.write(JSON.stringify(m) + '\n');
+    try {
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      // 12 MiB: over MAX_STDIO_LINE_BYTES (8 MiB) and over the SDK transport's own 10 MB buffer.
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'v1__echo', arguments: { blob: 'x'.repeat(12 * 1024 * 1024) } },
+      });
+      send({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} });
+      assert.ok(
+        await waitUntil(() => replies.some((r) => r.id === 3), { ms: 60_000 }),
+        `no answer to the tools/list after the oversize line within 60 s (replies: ${JSON.stringify(replies).slice(0, 300)})`,
+      );
+      const refused = replies.find((r) => r.error?.code === -32600);
+      assert.ok(refused, 'the oversize line is answered -32600');
+      assert.equal(refused.id, null);
+      assert.match(refused.error!.message, /MAX_STDIO_LINE_BYTES/);
+      assert.ok(replies.find((r) => r.id === 3)?.result, 'the gateway still serves after the refused line');
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('an unknown tool is -32602 naming the scheme', async () => {
