@@ -1,0 +1,66 @@
+// A stdio server that does not start, as a person running servers meets it: the reason the CLI prints
+// must say what happened to the process (exit code or signal, a command that is not there) and quote
+// the server's own last stderr lines, where the real cause usually is ("DATABASE_URL is not set").
+// Before, every such start read "could not start: Connection closed" and the stderr was only in the
+// console's "Recent stderr".
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { isolatedEnv, runParley } from './helpers/cli.js';
+
+const T = 120_000;
+
+describe('a stdio server that fails to start says why', () => {
+  it('exit code, signal, missing command and a silent start quote the stderr of that start', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-start-'));
+    try {
+      const node = process.execPath;
+      const config = {
+        mcpServers: {
+          crash: {
+            command: node,
+            args: ['-e', "console.error('starting'); console.error('boom: DATABASE_URL is not set'); process.exit(3)"],
+          },
+          killed: { command: 'sh', args: ['-c', 'echo dying >&2; kill -9 $$'] },
+          nocmd: { command: 'parley-no-such-command-xyz' },
+          slow: {
+            command: node,
+            args: ['-e', "console.error('waiting for the database at db:5432'); setInterval(() => {}, 1000)"],
+            timeouts: { startupMs: 1500 },
+          },
+        },
+      };
+      writeFileSync(join(dir, 'parley.json'), JSON.stringify(config));
+      const r = await runParley(['servers', '--start'], { cwd: dir, env: isolatedEnv(dir) });
+      assert.equal(r.code, 1, r.stderr);
+      const line = (name: string) => r.stdout.split('\n').find((l) => l.startsWith(`${name}\t`)) ?? `(no line for ${name})\n${r.stdout}`;
+      assert.match(
+        line('crash'),
+        /could not start: .*the server process exited with code 3 before the MCP handshake finished; its stderr ended with: "starting" \| "boom: DATABASE_URL is not set"$/,
+      );
+      assert.match(
+        line('killed'),
+        /the server process was ended by SIGKILL before the MCP handshake finished; its stderr ended with: "dying"$/,
+      );
+      assert.match(
+        line('nocmd'),
+        /spawn parley-no-such-command-xyz ENOENT: the command "parley-no-such-command-xyz" was not found \(fix the server's "command"/,
+      );
+      assert.match(
+        line('slow'),
+        /did not connect within startupMs = 1500 ms; its stderr ended with: "waiting for the database at db:5432"$/,
+      );
+
+      const call = await runParley(['call', 'crash', 'anything', '--non-interactive'], { cwd: dir, env: isolatedEnv(dir) });
+      assert.equal(call.code, 1, call.stderr);
+      assert.match(
+        call.stderr,
+        /exited with code 3 before the MCP handshake finished; its stderr ended with: .*"boom: DATABASE_URL is not set"/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
