@@ -63,4 +63,29 @@ describe('a stdio server that fails to start says why', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a server that dies during a tool call: the call error says how it ended and quotes its stderr', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-crash-'));
+    try {
+      // A minimal 2025-06-18 stdio server (plain JSON-RPC lines) whose one tool crashes the process.
+      const server = [
+        "const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');",
+        "require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {",
+        '  const m = JSON.parse(l);',
+        "  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });",
+        "  else if (m.method === 'tools/call') { console.error('TypeError: rows is undefined'); process.exit(7); }",
+        "  else if (m.id !== undefined && m.method) send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no such method' } });",
+        '});',
+      ].join('\n');
+      writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { raw: { command: process.execPath, args: ['-e', server] } } }));
+      const r = await runParley(['call', 'raw', 'boom', '--non-interactive'], { cwd: dir, env: isolatedEnv(dir) });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /Server "raw" closed the connection while boom was running \(the server process exited with code 7; its stderr ended with: "TypeError: rows is undefined"\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -35,7 +35,7 @@ import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
-import { explainStartFailure, StartStderr } from './start-failure.js';
+import { exitWords, explainStartFailure, StartStderr, stderrWords } from './start-failure.js';
 
 import type { Era, ConnectionHooks, ConnectOptions } from './connect-options.js';
 export type { Era, ConnectionHooks, ConnectOptions };
@@ -110,6 +110,20 @@ export class Connection {
     return this.#closed;
   }
 
+  #stderrTail: StartStderr | undefined;
+  /**
+   * How a stdio server's process ended, for the error of a call it took down with it: `the server
+   * process exited with code 7; its stderr ended with: "…"` (the last 3 non-blank stderr lines,
+   * `start-failure.ts`), or `undefined` (still running, or not stdio). Waits one event-loop turn for
+   * stderr that raced the exit.
+   */
+  async endedHow(): Promise<string | undefined> {
+    if (!(this.transport instanceof ParleyStdioTransport)) return undefined;
+    await new Promise((r) => setImmediate(r));
+    const words = [exitWords(this.transport), this.#stderrTail ? stderrWords(this.#stderrTail) : undefined].filter((w) => w !== undefined);
+    return words.length > 0 ? words.join('; ') : undefined;
+  }
+
   /** Number of broker calls (elicit / listRoots) currently in flight. */
   get pendingInputs(): number {
     return this.#pending.size;
@@ -163,6 +177,7 @@ export class Connection {
       holder.era = conn.era;
       holder.revision = conn.revision;
       conn.#handlers = o.handlers;
+      conn.#stderrTail = startStderr;
       conn.#observe(o.hooks, holder.screen, startup);
       return conn;
     };

@@ -48,11 +48,25 @@ export interface ExitedChild {
   readonly exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 }
 
+/** `the server process exited with code N` / `the server process was ended by SIGNAL`, or `undefined` while it runs. */
+export function exitWords(child: ExitedChild | undefined): string | undefined {
+  const st = child?.exited ? child.exitStatus : undefined;
+  if (st?.signal) return `the server process was ended by ${st.signal}`;
+  if (st && st.code !== null) return `the server process exited with code ${st.code}`;
+  return undefined;
+}
+
+/** `its stderr ended with: "…" | "…"` (the {@link StartStderr.tail}), or `undefined` when nothing was written. */
+export function stderrWords(stderr: StartStderr): string | undefined {
+  const tail = stderr.tail();
+  return tail.length > 0 ? `its stderr ended with: ${tail.map((l) => JSON.stringify(l)).join(' | ')}` : undefined;
+}
+
 /**
  * Rewrites `err.message` in place (its class and `code` are kept) to say why the start failed:
  * - `spawn <cmd> ENOENT` / `EACCES`: the command was not found / is not executable, and the fix;
- * - the child exited: `the process exited with code N` (or `was ended by SIGNAL`) before the MCP
- *   handshake finished;
+ * - the child exited: `the server process exited with code N` (or `was ended by SIGNAL`) before the
+ *   MCP handshake finished;
  * - then, when the start wrote to stderr: `; its stderr ended with: "…" | "…"`.
  * Waits one event-loop turn first so stderr that raced the exit is read. Returns `err`.
  */
@@ -68,13 +82,12 @@ export async function explainStartFailure(err: unknown, child: ExitedChild | und
         ? `: the command "${cmd}" was not found (fix the server's "command", give its full path, or add its folder to PATH)`
         : `: the command "${cmd}" is not executable (fix its permissions, e.g. chmod +x, or run it through its interpreter)`,
     );
-  } else if (child?.exited && (e as { code?: unknown }).code !== 'START_TIMEOUT') {
-    const st = child.exitStatus;
-    if (st?.signal) parts.push(`: the server process was ended by ${st.signal} before the MCP handshake finished`);
-    else if (st && st.code !== null) parts.push(`: the server process exited with code ${st.code} before the MCP handshake finished`);
+  } else if ((e as { code?: unknown }).code !== 'START_TIMEOUT') {
+    const exit = exitWords(child);
+    if (exit) parts.push(`: ${exit} before the MCP handshake finished`);
   }
-  const tail = stderr.tail();
-  if (tail.length > 0) parts.push(`; its stderr ended with: ${tail.map((l) => JSON.stringify(l)).join(' | ')}`);
+  const said = stderrWords(stderr);
+  if (said) parts.push(`; ${said}`);
   err.message = parts.join('');
   return err;
 }
