@@ -16,7 +16,7 @@ import {
   RootRegistry,
 } from '../host/index.js';
 import type { Preset, Scope } from '../host/index.js';
-import { isFileUri, pathToFileUri } from '../schema/index.js';
+import { pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
 import { CliError, EXIT, timeText } from './output.js';
 
@@ -155,9 +155,15 @@ export const rootsCommand = defineCommand({
           } catch (e) {
             throw new CliError(`roots add: ${(e as Error).message}`);
           }
+          // Checked now (bounded, 2000 ms), so a typo'd or not-yet-created folder is said at once: it is
+          // kept, but not sent to servers while it is missing or unreadable.
+          if (!root.virtual) await reg.check(root.uri);
+          const added = reg.list().find((r) => r.uri === root.uri) ?? root;
           args.json
-            ? printJson(root)
-            : process.stdout.write(`added ${root.uri}${root.virtual ? ' (virtual: routing only)' : ''}${isFileUri(root.uri) ? '' : ''}\n`);
+            ? printJson(added)
+            : process.stdout.write(
+                `added ${added.uri}${added.virtual ? ' (virtual: routing only)' : added.health?.status === 'ok' ? '' : `: ${healthText(added.health)}`}\n`,
+              );
         } else {
           const ok = reg.remove(uri);
           if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);
