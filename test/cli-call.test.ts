@@ -55,6 +55,40 @@ describe('parley call --answers', () => {
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
     assert.equal(typeof out, 'object');
     assert.ok(!('isError' in out) || out.isError === false, r.stdout);
+    assert.doesNotMatch(r.stderr, /matches no field/, 'a file that fits the form gets no word about its keys');
+  });
+
+  it('says which keys of the file match no field: a misspelt field is named, not only "required"', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-answers-typo-'));
+    try {
+      const section = join(dir, 'section.json');
+      writeFileSync(section, JSON.stringify({ sales: { tabel: 'regions', range: 'last_month', region: 'all' } }));
+      const flat = join(dir, 'flat.json');
+      writeFileSync(flat, JSON.stringify({ tabel: 'regions', range: 'last_month', region: 'all' }));
+      // A flat file may answer several servers' forms: a key for another form is no reason to speak.
+      const other = join(dir, 'other.json');
+      writeFileSync(other, JSON.stringify({ table: 'regions', range: 'last_month', region: 'all', color: 'red', charts: { x: 1 } }));
+      const [a, b, c] = await Promise.all([
+        call('sales', 'query_sales', '--answers', section),
+        call('sales', 'query_sales', '--answers', flat),
+        call('sales', 'query_sales', '--answers', other),
+      ]);
+      assert.equal(a.code, 1, a.stderr);
+      assert.match(
+        a.stderr,
+        /--answers \S+section\.json: "tabel" matches no field of sales's form \(in its "sales" section\) and is ignored; its fields: table, range, region/,
+      );
+      assert.equal(a.stderr.match(/matches no field/g)?.length, 1, 'said once, not once per round');
+      assert.equal(b.code, 1, b.stderr);
+      assert.match(
+        b.stderr,
+        /--answers \S+flat\.json: "tabel" matches no field of sales's form and is ignored; its fields: table, range, region/,
+      );
+      assert.equal(c.code, 0, c.stderr);
+      assert.doesNotMatch(c.stderr, /matches no field/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
