@@ -68,11 +68,9 @@ describe('parley call --answers', () => {
       // A flat file may answer several servers' forms: a key for another form is no reason to speak.
       const other = join(dir, 'other.json');
       writeFileSync(other, JSON.stringify({ table: 'regions', range: 'last_month', region: 'all', color: 'red', charts: { x: 1 } }));
-      const [a, b, c] = await Promise.all([
-        call('sales', 'query_sales', '--answers', section),
-        call('sales', 'query_sales', '--answers', flat),
-        call('sales', 'query_sales', '--answers', other),
-      ]);
+      const a = await call('sales', 'query_sales', '--answers', section);
+      const b = await call('sales', 'query_sales', '--answers', flat);
+      const c = await call('sales', 'query_sales', '--answers', other);
       assert.equal(a.code, 1, a.stderr);
       assert.match(
         a.stderr,
@@ -158,6 +156,12 @@ describe('parley call usage', () => {
     assert.match(unknown.stderr, /unknown option --bogus/);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /nope\.json: cannot read the file \(ENOENT\)/);
+    // A broken answers file says where, as an editor counts (line and column), not a character offset.
+    const broken = join(p.dir, 'broken-answers.json');
+    writeFileSync(broken, '{\n  "sales": {\n    "table": "orders",\n  }\n}\n');
+    const badAnswers = await call('sales', 'query_sales', '--answers', broken);
+    assert.equal(badAnswers.code, 2, badAnswers.stderr);
+    assert.match(badAnswers.stderr, /--answers \S+broken-answers\.json: not valid JSON \(line 4, column 3: /);
     assert.equal(noTool.code, 2);
     assert.equal(noServer.code, 1);
     assert.match(noServer.stderr, /nosuch/);

@@ -19,7 +19,7 @@ import { HeadlessPresenter, ScriptedPresenter, UserInteractionRequiredError } fr
 import type { AnswersFile, Presenter, PresenterAnswer, PresenterNotice, InputRequestView } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
 import { commonArgs, openHost, parseFlags, printJson } from './context.js';
-import { CliError, EXIT } from './output.js';
+import { CliError, EXIT, jsonErrorText } from './output.js';
 
 /** Parses the tool arguments: one JSON object, or `key=value` pairs (values parsed as JSON when they parse). */
 export function parseToolArgs(parts: string[]): Record<string, unknown> {
@@ -60,7 +60,7 @@ export function readAnswers(file: string): AnswersFile {
     const v = JSON.parse(text) as unknown;
     if (v === '$decline' || v === '$cancel' || (typeof v === 'object' && v !== null && !Array.isArray(v))) return v as AnswersFile;
   } catch (e) {
-    throw new CliError(`--answers ${file}: not valid JSON (${(e as Error).message})`);
+    throw new CliError(`--answers ${file}: not valid JSON (${jsonErrorText(text, e)})`);
   }
   throw new CliError(`--answers ${file}: expected an object ({"<field>": value} or {"<server>": {...}}) or "$decline" / "$cancel"`);
 }
