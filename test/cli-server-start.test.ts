@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { isolatedEnv, runParley } from './helpers/cli.js';
 
@@ -83,6 +84,29 @@ describe('a stdio server that fails to start says why', () => {
       assert.match(
         r.stderr,
         /Server "raw" closed the connection while boom was running \(the server process exited with code 7; its stderr ended with: "TypeError: rows is undefined"\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a remote server that cannot be reached says why the fetch failed (connection refused)', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-cli-remote-'));
+    try {
+      // A port on 127.0.0.1 that nothing listens on: listen on 0, note it, close it.
+      const port = await new Promise<number>((resolve) => {
+        const srv = createServer().listen(0, '127.0.0.1', () => {
+          const p = (srv.address() as { port: number }).port;
+          srv.close(() => resolve(p));
+        });
+      });
+      // Loopback only: an unknown host name would be a DNS query off this machine.
+      writeFileSync(join(dir, 'parley.json'), JSON.stringify({ mcpServers: { down: { url: `http://127.0.0.1:${port}/mcp` } } }));
+      const r = await runParley(['servers', '--start'], { cwd: dir, env: isolatedEnv(dir) });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stdout,
+        new RegExp(`^down\\thttp\\terror: could not start: .*fetch failed: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`, 'm'),
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

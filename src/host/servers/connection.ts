@@ -35,7 +35,7 @@ import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
-import { exitWords, explainStartFailure, StartStderr, stderrWords } from './start-failure.js';
+import { exitWords, explainRemoteFailure, explainStartFailure, StartStderr, stderrWords } from './start-failure.js';
 
 import type { Era, ConnectionHooks, ConnectOptions } from './connect-options.js';
 export type { Era, ConnectionHooks, ConnectOptions };
@@ -229,7 +229,7 @@ export class Connection {
         hold,
       );
     } catch (err) {
-      if (o.def.type !== 'stdio') throw err;
+      if (o.def.type !== 'stdio') throw explainRemoteFailure(err);
       throw await explainStartFailure(err, currentTransport instanceof ParleyStdioTransport ? currentTransport : undefined, startStderr);
     }
     async function connectAny(): Promise<Connection> {

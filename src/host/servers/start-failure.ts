@@ -91,3 +91,20 @@ export async function explainStartFailure(err: unknown, child: ExitedChild | und
   err.message = parts.join('');
   return err;
 }
+
+/**
+ * For a remote server: appends the innermost cause the SDK's message leaves out (at most 5 causes
+ * deep), in place, so "Version negotiation probe failed: fetch failed" says why the fetch failed:
+ * `…: fetch failed: connect ECONNREFUSED 127.0.0.1:8765` or `getaddrinfo ENOTFOUND host`. Returns `err`.
+ */
+export function explainRemoteFailure(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  let inner: unknown = err.cause;
+  let deepest: Error | undefined;
+  for (let depth = 0; inner instanceof Error && depth < 5; depth++) {
+    deepest = inner;
+    inner = inner.cause;
+  }
+  if (deepest && deepest.message && !err.message.includes(deepest.message)) err.message = `${err.message}: ${deepest.message}`;
+  return err;
+}
