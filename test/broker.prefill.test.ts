@@ -157,3 +157,36 @@ test('the audit records which kind of remembering the person chose: auto (answer
     ['session', false],
   ]);
 });
+
+test('the same tool call asking the same form again (the server refused the answer) is prefilled with what the person gave', async () => {
+  // The person typed an answer the server refused (e.g. a zod .refine()): it asks the same form again
+  // in the same call. Their answer comes back for correcting, not an empty form; sensitive and masked
+  // fields stay out; another call, or another form, starts from the usual sources.
+  const form = {
+    message: 'Which range?',
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        from: { type: 'string', format: 'date' },
+        to: { type: 'string', format: 'date' },
+        note: { type: 'string' },
+        password: { type: 'string' },
+      },
+      required: ['from', 'to'],
+    },
+  } as const;
+  const presenter = new ScriptedPresenter([
+    () => ({ action: 'accept', content: { from: '2025-03-01', to: '2025-01-01', note: 'mine', password: 'pw' }, masked: ['note'] }),
+    (p) => ({ action: 'accept', content: { ...p.prefill, from: '2025-01-01', to: '2025-03-01', password: 'pw' } }),
+    (p) => ({ action: 'accept', content: { from: '2025-01-01', to: '2025-01-02', password: 'pw', ...p.prefill } }),
+  ]);
+  const broker = new ElicitationBroker({ presenter, policy: { sensitiveFields: 'ask' } });
+  const call = { tool: 'query', callId: 'c-1' };
+  await broker.elicit(form, ctx('sales', { call }));
+  await broker.elicit({ ...form, message: 'Please correct: to is before from' }, ctx('sales', { call }));
+  assert.deepEqual(presenter.prompts[1].prefill, { from: '2025-03-01', to: '2025-01-01' });
+  assert.deepEqual(presenter.prompts[1].prefillSources, { from: 'previous answer', to: 'previous answer' });
+  // Another tool call of the same form: nothing carried over.
+  await broker.elicit(form, ctx('sales', { call: { tool: 'query', callId: 'c-2' } }));
+  assert.deepEqual(presenter.prompts[2].prefill, {});
+});

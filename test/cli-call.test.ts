@@ -55,6 +55,38 @@ describe('parley call --answers', () => {
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
     assert.equal(typeof out, 'object');
     assert.ok(!('isError' in out) || out.isError === false, r.stdout);
+    assert.doesNotMatch(r.stderr, /matches no field/, 'a file that fits the form gets no word about its keys');
+  });
+
+  it('says which keys of the file match no field: a misspelt field is named, not only "required"', { timeout: T }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-answers-typo-'));
+    try {
+      const section = join(dir, 'section.json');
+      writeFileSync(section, JSON.stringify({ sales: { tabel: 'regions', range: 'last_month', region: 'all' } }));
+      const flat = join(dir, 'flat.json');
+      writeFileSync(flat, JSON.stringify({ tabel: 'regions', range: 'last_month', region: 'all' }));
+      // A flat file may answer several servers' forms: a key for another form is no reason to speak.
+      const other = join(dir, 'other.json');
+      writeFileSync(other, JSON.stringify({ table: 'regions', range: 'last_month', region: 'all', color: 'red', charts: { x: 1 } }));
+      const a = await call('sales', 'query_sales', '--answers', section);
+      const b = await call('sales', 'query_sales', '--answers', flat);
+      const c = await call('sales', 'query_sales', '--answers', other);
+      assert.equal(a.code, 1, a.stderr);
+      assert.match(
+        a.stderr,
+        /--answers \S+section\.json: "tabel" matches no field of sales's form \(in its "sales" section\) and is ignored; its fields: table, range, region/,
+      );
+      assert.equal(a.stderr.match(/matches no field/g)?.length, 1, 'said once, not once per round');
+      assert.equal(b.code, 1, b.stderr);
+      assert.match(
+        b.stderr,
+        /--answers \S+flat\.json: "tabel" matches no field of sales's form and is ignored; its fields: table, range, region/,
+      );
+      assert.equal(c.code, 0, c.stderr);
+      assert.doesNotMatch(c.stderr, /matches no field/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -124,6 +156,12 @@ describe('parley call usage', () => {
     assert.match(unknown.stderr, /unknown option --bogus/);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /nope\.json: cannot read the file \(ENOENT\)/);
+    // A broken answers file says where, as an editor counts (line and column), not a character offset.
+    const broken = join(p.dir, 'broken-answers.json');
+    writeFileSync(broken, '{\n  "sales": {\n    "table": "orders",\n  }\n}\n');
+    const badAnswers = await call('sales', 'query_sales', '--answers', broken);
+    assert.equal(badAnswers.code, 2, badAnswers.stderr);
+    assert.match(badAnswers.stderr, /--answers \S+broken-answers\.json: not valid JSON \(line 4, column 3: /);
     assert.equal(noTool.code, 2);
     assert.equal(noServer.code, 1);
     assert.match(noServer.stderr, /nosuch/);

@@ -71,3 +71,40 @@ it('parley tools exits within 3 s of printing when the server runs behind a laun
   while (alive(serverPid) && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
   assert.equal(alive(serverPid), false, `the launched server ${serverPid} is gone`);
 });
+
+it('parley tools whose reader went away (| head -1, | true) finishes quietly: exit 0, no stack trace, no process left', {
+  timeout: 120_000,
+}, async () => {
+  const pidFile = join(dir, 'server-epipe.pid');
+  const config = join(dir, 'parley-epipe.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        everything: { command: process.execPath, args: [LAUNCHER, process.execPath, EVERYTHING], env: { LAUNCHED_PID_FILE: pidFile } },
+      },
+    }),
+  );
+  const child = spawn(
+    process.execPath,
+    [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'tools', '--config', config, '--db', join(dir, 'p-epipe.db')],
+    { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  // The reader closes before parley writes a line: every write to stdout is EPIPE.
+  child.stdout.destroy();
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const code = await new Promise<number | null>((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('exit', (c) => {
+      clearTimeout(kill);
+      resolve(c);
+    });
+  });
+  assert.equal(code, 0, err);
+  assert.doesNotMatch(err, /EPIPE|Unhandled|\n\s+at /);
+  const serverPid = Number(readFileSync(pidFile, 'utf8'));
+  const until = performance.now() + 3_000;
+  while (alive(serverPid) && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(alive(serverPid), false, `the launched server ${serverPid} is gone`);
+});

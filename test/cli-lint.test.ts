@@ -66,7 +66,9 @@ test('parley lint --json on an input_required result, per revision', async () =>
 test('parley lint: unreadable input exits 2 with one clear line', async () => {
   for (const [args, pattern] of [
     [['lint', join(dir, 'missing.json')], /cannot read the file \(ENOENT\)/],
-    [['lint', file('bad.json', '{nope')], /not valid JSON/],
+    [['lint', file('bad.json', '{nope')], /bad\.json: not valid JSON \(line 1, column 2: /],
+    // Where the mistake is, as an editor counts: a trailing comma on line 3.
+    [['lint', file('comma.json', '{\n  "type": "object",\n  "properties": {},\n}\n')], /comma\.json: not valid JSON \(line 4, column 1: /],
     [['lint', file('odd.json', { hello: 1 })], /no requestedSchema found/],
     [['lint', file('ok.json', { type: 'object', properties: {} }), '--revision', '1999-01-01'], /--revision must be one of/],
   ] as const) {

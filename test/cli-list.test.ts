@@ -83,6 +83,13 @@ describe('parley roots / presets / audit', () => {
   it('roots add/list/remove persist in the store', { timeout: T }, async () => {
     const add = await parley('roots', 'add', p.dir, '--name', 'project');
     assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /^added file:\/\/\S+\n$/, 'a healthy root is just added');
+    // A folder that is not there is kept, and said at once: it is not sent to servers while missing.
+    const missing = join(p.dir, 'not-yet');
+    const addMissing = await parley('roots', 'add', missing);
+    assert.equal(addMissing.code, 0, addMissing.stderr);
+    assert.match(addMissing.stdout, /^added file:\/\/\S+\/not-yet: missing \(invalid: not sent to servers; ENOENT\)\n$/);
+    assert.equal((await parley('roots', 'remove', missing)).code, 0);
     const list = JSON.parse((await parley('roots', '--json')).stdout) as Array<{ uri: string; name?: string; lifetime: string }>;
     const mine = list.find((r) => r.name === 'project');
     assert.ok(mine, JSON.stringify(list));

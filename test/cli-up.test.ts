@@ -136,3 +136,55 @@ test('parley up with stdout into a pipe (a log): the console line has no token a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('parley up --no-console with no server running (one fails, one lazy) keeps running and restarting until Ctrl-C', async () => {
+  // Nothing else held the event loop: up exited at once with code 0, right after "restarting in 500 ms".
+  const dir = mkdtempSync(join(tmpdir(), 'parley-up-noconsole-'));
+  writeFileSync(
+    join(dir, 'parley.json'),
+    JSON.stringify({
+      mcpServers: {
+        crash: { command: process.execPath, args: ['-e', 'process.exit(3)'] },
+        idle: { command: process.execPath, args: [EVERYTHING, 'stdio'], lazy: true },
+      },
+    }),
+  );
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--no-console'], {
+    cwd: dir,
+    env: { ...process.env, ...isolatedEnv(dir) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  try {
+    const events = () =>
+      out
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l));
+    // Restarts are 500 ms then 1000 ms apart: the third attempt comes about 1.5 s after the first.
+    let waiting = true;
+    const third = await Promise.race([
+      (async () => {
+        while (waiting && !events().some((e) => e.event === 'server' && e.server === 'crash' && e.status === 'starting' && e.attempt === 3))
+          await new Promise((r) => setTimeout(r, 50));
+        return 'restarting' as const;
+      })(),
+      exited.then((code) => `exited early with ${code}` as const),
+      new Promise<'hang'>((r) => setTimeout(() => r('hang'), 30_000)),
+    ]);
+    waiting = false;
+    assert.equal(third, 'restarting', `events: ${out}\nstderr: ${stderr}`);
+    assert.equal(child.exitCode, null, 'still running');
+    child.kill('SIGINT');
+    const code = await Promise.race([exited, new Promise<'hang'>((r) => setTimeout(() => r('hang'), 15_000))]);
+    assert.equal(code, 0, `clean shutdown, exit 0 (stderr: ${stderr})`);
+    assert.ok(events().some((e) => e.event === 'stopped'));
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

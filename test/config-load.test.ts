@@ -257,6 +257,44 @@ test('wrong types are errors naming the pointer and expected type; unknown keys 
   }
 });
 
+test('an entry whose "command" or "url" is misspelt names the key and the fix, at the key', () => {
+  const s = sandbox();
+  try {
+    const text = j({
+      mcpServers: {
+        typo: { comand: 'node', args: ['server.js'] },
+        cased: { Command: 'node' },
+        windsurf: { serverUrl: 'https://h.example/mcp' },
+        other: { uri: 'https://h.example/mcp' },
+        none: { args: ['x'], name: 'x' },
+      },
+    });
+    const file = s.write('parley.json', text);
+    const { issues } = loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
+    const at = (path: string) => issues.find((i) => i.path === path) as ConfigIssue;
+    for (const [path, key, meant] of [
+      ['/mcpServers/typo/comand', 'comand', 'command'],
+      ['/mcpServers/cased/Command', 'Command', 'command'],
+      ['/mcpServers/windsurf/serverUrl', 'serverUrl', 'url'],
+      ['/mcpServers/other/uri', 'uri', 'url'],
+    ]) {
+      const i = at(path);
+      assert.ok(i, `issue at ${path}: ${formatConfigIssues(issues)}`);
+      assert.equal(i.code, 'required');
+      assert.equal(i.severity, 'error');
+      assert.match(i.message, new RegExp(`"${key}" is not a key here: did you mean "${meant}"\\?`));
+      assert.equal(i.fix, `rename "${key}" to "${meant}"`);
+      assert.equal(i.file, file);
+      const lines = text.split('\n');
+      assert.equal(i.line, lines.findIndex((l) => l.includes(`"${key}"`)) + 1, `${path} points at the key's line`);
+    }
+    // Nothing near: the plain rule, at the entry.
+    assert.match(at('/mcpServers/none').message, /^server has neither "command" \(stdio\) nor "url" \(HTTP\)$/);
+  } finally {
+    s.cleanup();
+  }
+});
+
 test('${input:id} with no matching input is an error at load, the server is invalid', () => {
   const s = sandbox();
   try {

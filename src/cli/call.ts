@@ -19,7 +19,7 @@ import { HeadlessPresenter, ScriptedPresenter, UserInteractionRequiredError } fr
 import type { AnswersFile, Presenter, PresenterAnswer, PresenterNotice, InputRequestView } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
 import { commonArgs, openHost, parseFlags, printJson } from './context.js';
-import { CliError, EXIT } from './output.js';
+import { CliError, EXIT, jsonErrorText } from './output.js';
 
 /** Parses the tool arguments: one JSON object, or `key=value` pairs (values parsed as JSON when they parse). */
 export function parseToolArgs(parts: string[]): Record<string, unknown> {
@@ -60,9 +60,52 @@ export function readAnswers(file: string): AnswersFile {
     const v = JSON.parse(text) as unknown;
     if (v === '$decline' || v === '$cancel' || (typeof v === 'object' && v !== null && !Array.isArray(v))) return v as AnswersFile;
   } catch (e) {
-    throw new CliError(`--answers ${file}: not valid JSON (${(e as Error).message})`);
+    throw new CliError(`--answers ${file}: not valid JSON (${jsonErrorText(text, e)})`);
   }
   throw new CliError(`--answers ${file}: expected an object ({"<field>": value} or {"<server>": {...}}) or "$decline" / "$cancel"`);
+}
+
+/**
+ * The `--answers` presenter: answers from the file ({@link ScriptedPresenter}), and says on stderr, once
+ * per server and form, which keys of the file match no field of the form ("tabel" for "table" would
+ * otherwise read only '"table" is required'): every such key of the server's own section; of a flat
+ * file (which may answer several servers' forms) only when the form then lacks a required field. Keys
+ * starting with `$` and, at the top level, server sections (an object, `"$decline"` or `"$cancel"`)
+ * are not fields.
+ */
+export class AnswersFilePresenter extends ScriptedPresenter {
+  readonly #said = new Set<string>();
+  constructor(
+    private readonly path: string,
+    private readonly answers: AnswersFile,
+  ) {
+    super(answers);
+  }
+
+  override async present(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
+    const fields = Object.keys(prompt.schema?.properties ?? {});
+    if (prompt.mode !== 'url' && typeof this.answers === 'object') {
+      const own = this.answers[prompt.server];
+      const section = typeof own === 'object' && own !== null && !Array.isArray(own);
+      const level = section ? (own as Record<string, unknown>) : this.answers;
+      const isSection = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v)) || v === '$decline' || v === '$cancel';
+      const unused = Object.entries(level)
+        .filter(([k, v]) => !k.startsWith('$') && !fields.includes(k) && (section || !isSection(v)))
+        .map(([k]) => k);
+      // A flat file may answer several servers' forms: its other keys are only worth a word when this
+      // form then lacks a required field (the unused key is likely that field misspelt).
+      const required = prompt.schema?.required ?? [];
+      const lacking = required.some((f) => !Object.hasOwn(level, f) && prompt.prefill[f] === undefined);
+      const key = `${prompt.server}\u0000${fields.join('\u0000')}`;
+      if (unused.length > 0 && (section || lacking) && !this.#said.has(key)) {
+        this.#said.add(key);
+        process.stderr.write(
+          `parley: --answers ${this.path}: ${unused.map((k) => JSON.stringify(k)).join(', ')} ${unused.length === 1 ? 'matches' : 'match'} no field of ${prompt.server}'s form${section ? ` (in its "${prompt.server}" section)` : ''} and ${unused.length === 1 ? 'is' : 'are'} ignored; its fields: ${fields.join(', ') || '(none)'}\n`,
+        );
+      }
+    }
+    return super.present(prompt, signal);
+  }
 }
 
 /** Wraps a presenter: notices go to stderr; a "no person can answer" error is remembered and aborts the call. */
@@ -211,7 +254,7 @@ export const callCommand = defineCommand({
     const toolArgs = parseToolArgs(rest);
     const abort = new AbortController();
     const inner: Presenter = args.answers
-      ? new ScriptedPresenter(readAnswers(String(args.answers)))
+      ? new AnswersFilePresenter(String(args.answers), readAnswers(String(args.answers)))
       : args['non-interactive'] || !process.stdin.isTTY
         ? new HeadlessPresenter(true)
         : new TerminalPresenter();

@@ -15,7 +15,7 @@ import {
   type Repair,
   type Revision,
 } from '../schema/index.js';
-import { CliError, EXIT, palette, useColour } from './output.js';
+import { CliError, EXIT, jsonErrorText, palette, useColour } from './output.js';
 
 export interface LintedSchema {
   /** JSON pointer of the requestedSchema in the file. */
@@ -57,7 +57,7 @@ export function lintFile(file: string, revision: Revision): LintReport {
     doc = JSON.parse(text);
   } catch (e) {
     throw new CliError(
-      `${file}: not valid JSON (${(e as Error).message}); give a requestedSchema, an elicitation/create message or an input_required result`,
+      `${file}: not valid JSON (${jsonErrorText(text, e)}); give a requestedSchema, an elicitation/create message or an input_required result`,
     );
   }
   const { kind, found, issues: docIssues } = findRequestedSchemas(doc, { revision });

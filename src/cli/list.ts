@@ -16,9 +16,10 @@ import {
   RootRegistry,
 } from '../host/index.js';
 import type { Preset, Scope } from '../host/index.js';
-import { isFileUri, pathToFileUri } from '../schema/index.js';
+import { pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
 import { CliError, EXIT, timeText } from './output.js';
+import { termText } from '../ui/terminal/safe-text.js';
 
 const json = { type: 'boolean', description: 'print JSON' } as const;
 const USER: Scope = { ...CLI_SCOPE, session: null };
@@ -107,8 +108,10 @@ export const toolsCommand = defineCommand({
       else
         for (const n of names) {
           process.stdout.write(`${n}${out[n].error ? `: error: ${out[n].error}` : ''}\n`);
+          // A server's names and descriptions are shown, never obeyed (an ESC sequence could hide text
+          // from the person reviewing the tools, e.g. SGR 8 "conceal"): see src/ui/terminal/safe-text.ts.
           for (const t of out[n].tools ?? [])
-            process.stdout.write(`  ${t.name}${t.description ? `  ${t.description.split('\n')[0]}` : ''}\n`);
+            process.stdout.write(`  ${termText(t.name)}${t.description ? `  ${termText(t.description.split('\n')[0])}` : ''}\n`);
         }
       process.exitCode = Object.values(out).some((o) => o.error) ? EXIT.FAILED : EXIT.OK;
     } finally {
@@ -155,9 +158,15 @@ export const rootsCommand = defineCommand({
           } catch (e) {
             throw new CliError(`roots add: ${(e as Error).message}`);
           }
+          // Checked now (bounded, 2000 ms), so a typo'd or not-yet-created folder is said at once: it is
+          // kept, but not sent to servers while it is missing or unreadable.
+          if (!root.virtual) await reg.check(root.uri);
+          const added = reg.list().find((r) => r.uri === root.uri) ?? root;
           args.json
-            ? printJson(root)
-            : process.stdout.write(`added ${root.uri}${root.virtual ? ' (virtual: routing only)' : ''}${isFileUri(root.uri) ? '' : ''}\n`);
+            ? printJson(added)
+            : process.stdout.write(
+                `added ${added.uri}${added.virtual ? ' (virtual: routing only)' : added.health?.status === 'ok' ? '' : `: ${healthText(added.health)}`}\n`,
+              );
         } else {
           const ok = reg.remove(uri);
           if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);

@@ -94,7 +94,19 @@ const invokedDirectly = (() => {
     return false;
   }
 })();
+/**
+ * `parley tools | head -1`: the reader of stdout went away (EPIPE). The rest of the output has nowhere
+ * to go; the command still finishes normally (its servers are stopped as usual), with no stack trace.
+ * Any other stdout error stays fatal.
+ */
+function ignoreClosedStdout(stream: NodeJS.EventEmitter = process.stdout): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
+
 if (invokedDirectly) {
+  ignoreClosedStdout();
   runCli(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

@@ -51,6 +51,23 @@ export function palette(on: boolean): Palette {
     : { red: plain, yellow: plain, dim: plain, bold: plain, green: plain };
 }
 
+/**
+ * Where a `JSON.parse` failure is, as people find it in an editor: `line 3, column 14: <reason>`
+ * (1-based, from the engine's "at position N"; columns count UTF-16 code units). Without a position in
+ * the message (the text ended early, or another engine's wording), just the reason.
+ */
+export function jsonErrorText(text: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = /\bat position (\d+)/.exec(message);
+  if (!at) return message;
+  const pos = Math.min(Number(at[1]), text.length);
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const column = pos - (before.lastIndexOf('\n') + 1) + 1;
+  const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*at position \d+.*$/s, '');
+  return `line ${line}, column ${column}: ${reason}`;
+}
+
 /** Thrown by commands for an expected failure: printed as one line, then exit with `exitCode`. */
 export class CliError extends Error {
   override readonly name = 'CliError';

@@ -8,10 +8,10 @@
  * @module
  */
 import { defineCommand } from 'citty';
-import { HeadlessPresenter, ScriptedPresenter } from '../host/index.js';
+import { HeadlessPresenter } from '../host/index.js';
 import type { Presenter } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
-import { readAnswers, renderResult } from './call.js';
+import { AnswersFilePresenter, readAnswers, renderResult } from './call.js';
 import { commonArgs, openHost, parseFlags, printJson } from './context.js';
 import { CliError, EXIT } from './output.js';
 
@@ -33,7 +33,7 @@ export const readCommand = defineCommand({
     if (pos.length !== 2) throw new CliError('read: expected <server> <uri>');
     const [server, uri] = pos;
     const presenter: Presenter = args.answers
-      ? new ScriptedPresenter(readAnswers(String(args.answers)))
+      ? new AnswersFilePresenter(String(args.answers), readAnswers(String(args.answers)))
       : args['non-interactive'] || !process.stdin.isTTY
         ? new HeadlessPresenter(true)
         : new TerminalPresenter();

@@ -12,7 +12,9 @@
  * The console's token is never written to a log: its full address goes to a file of mode 0600 beside
  * the database (`console-<port>.url`, removed on a clean stop), to the browser with `--open`, and to
  * the terminal once when stdout is a TTY and `--json` is off. Logs carry the address without it.
- * Exit codes: 0 clean shutdown, 1 configuration errors or nothing could start, 2 bad flags.
+ * It runs until Ctrl-C or SIGTERM, also when no server is running (they failed and wait for their
+ * restart, or are lazy), with or without the console.
+ * Exit codes: 0 clean shutdown, 1 no valid server configured or the console port is busy, 2 bad flags.
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -182,10 +184,15 @@ export const upCommand = defineCommand({
     );
 
     await new Promise<void>((done) => {
+      // Runs until Ctrl-C or SIGTERM even when nothing else holds the event loop: with --no-console and
+      // no server running (all failed and waiting for their restart, or all lazy) Node would otherwise
+      // exit at once, with code 0, right after saying "restarting in 500 ms".
+      const keepAlive = setInterval(() => undefined, 2 ** 30);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) process.exit(EXIT.FAILED); // a second Ctrl-C: leave now
         stopping = true;
+        clearInterval(keepAlive);
         log('shutdown', { signal }, `parley: stopping (${signal})…`);
         const force = setTimeout(() => process.exit(EXIT.FAILED), SHUTDOWN_BOUND_MS);
         force.unref();

@@ -63,7 +63,7 @@ export interface InputRequestView {
   schema?: RequestedSchema;
   /** Proposed values; the person reviews and edits them. Never auto-submitted by the broker. */
   prefill: Content;
-  /** Where each prefilled field came from: `'remembered' | 'preset' | 'profile' | 'default'`. */
+  /** Where each prefilled field came from: `'previous answer' | 'remembered' | 'preset' | 'profile' | 'default'`. */
   prefillSources: Record<string, string>;
   /** Repairs the liberal reader made to the server's schema. */
   repairs: Repair[];

@@ -228,9 +228,10 @@ export class ElicitationBroker {
       // Sampling replies are never prefilled; a configuration input only from its `default`.
       const recall = form && this.opts.store && !ctx.sampling && !ctx.configInput;
       const remembered = recall ? await recallContent(this.opts.store!, req.scope, req.server, form!) : undefined;
+      const previous = form && ctx.call && !ctx.sampling && !ctx.configInput ? this.inCall.get(inCallKey(req, form.hash())) : undefined;
       const prefill =
         form && !ctx.sampling
-          ? buildPrefill(req.requestedSchema!, req.server, remembered, ctx.configInput ? {} : this.sources(req), form)
+          ? buildPrefill(req.requestedSchema!, req.server, remembered, ctx.configInput ? {} : this.sources(req), form, previous)
           : { values: {}, sources: {} };
       const prompt: InputRequestView = {
         id: req.id,
@@ -343,6 +344,7 @@ export class ElicitationBroker {
         if (a.action === 'accept' && a.remember && a.remember !== 'once' && this.opts.store)
           this.remember(req, answer.content, a.remember, form.hash(), sensitive, a.auto === true);
         this.keepRecent(req, answer.content, form.hash(), sensitive);
+        if (req.call) this.keepInCall(req, answer.content, form.hash(), sensitive);
       }
       this.audit.write(req, 'answer', {
         action: answer.action,
@@ -620,6 +622,20 @@ export class ElicitationBroker {
   }
 
   /**
+   * The last accepted answer (sensitive and masked fields left out) per person, server, form and tool
+   * call: the prefill when the same call asks the same form again (the server refused the answer).
+   * At most {@link RECENT_ANSWERS_MAX} entries, oldest dropped first.
+   */
+  private readonly inCall = new Map<string, Record<string, unknown>>();
+
+  private keepInCall(req: InputRequest, content: Record<string, unknown>, hash: string, sensitive: string[]): void {
+    const key = inCallKey(req, hash);
+    this.inCall.delete(key);
+    this.inCall.set(key, Object.fromEntries(Object.entries(content).filter(([k]) => !sensitive.includes(k))));
+    if (this.inCall.size > RECENT_ANSWERS_MAX) this.inCall.delete(this.inCall.keys().next().value!);
+  }
+
+  /**
    * The non-sensitive answers accepted in this process for `scope` (tenant, user and session must
    * match), merged per server, the newer form's value winning per field: `{ [server]: Content }`.
    */
@@ -649,4 +665,9 @@ export class ElicitationBroker {
       }
     }
   }
+}
+
+/** The key of {@link ElicitationBroker}'s in-call answers: person, server, form hash and tool call. */
+function inCallKey(req: Pick<InputRequest, 'scope' | 'server' | 'call'>, hash: string): string {
+  return `${req.scope.tenant}\0${req.scope.user}\0${req.scope.session ?? ''}\0${req.server}\0${hash}\0${req.call?.callId ?? ''}`;
 }

@@ -1,9 +1,12 @@
 /**
  * Answer sources merged into a prefill proposal. Precedence, highest first:
- * 1. remembered answer for (person, server, schemaHash) — `Store.recall`;
- * 2. active preset answers for the server — `Preset.answers[server]`;
- * 3. profile values by field name — `HostConfig.profile`;
- * 4. the schema's `default`s (as `applyDefaults` fills them).
+ * 1. `previous answer`: what the person accepted for the same form earlier in the same tool call (a
+ *    server that refuses an answer, e.g. a zod `.refine()`, asks the same form again: the person
+ *    corrects the answer instead of typing it all again; sensitive and masked fields are not kept);
+ * 2. remembered answer for (person, server, schemaHash) — `Store.recall`;
+ * 3. active preset answers for the server — `Preset.answers[server]`;
+ * 4. profile values by field name — `HostConfig.profile`;
+ * 5. the schema's `default`s (as `applyDefaults` fills them).
  * Only fields the schema asks for are kept, and only values that are valid for that field on their own.
  * The result is a proposal shown to the person; the broker never submits it unless a non-interactive
  * presenter opts in (`autoSubmitPrefill`).
@@ -18,7 +21,7 @@ import type { PrefillSources } from './types.js';
 
 export interface Prefill {
   values: Content;
-  /** Field → `'remembered' | 'preset' | 'profile' | 'default'`. */
+  /** Field → `'previous answer' | 'remembered' | 'preset' | 'profile' | 'default'`. */
   sources: Record<string, string>;
   /** The remembered answer is marked "answer automatically next time" (`Store.recallEntry`). */
   auto?: boolean;
@@ -67,7 +70,8 @@ export function recallContent(
 
 /**
  * Builds the prefill for one form request from the `remembered` answer ({@link recallContent}), the
- * other sources and `form.defaults` (the schema's defaults; arrays are copied per request). Never throws.
+ * other sources and `form.defaults` (the schema's defaults; arrays are copied per request), under the
+ * `previous` answer to the same form in the same tool call when there is one. Never throws.
  */
 export function buildPrefill(
   schema: RequestedSchema,
@@ -75,6 +79,7 @@ export function buildPrefill(
   remembered: Remembered | undefined,
   src: PrefillSources,
   form: PrefillForm,
+  previous?: Record<string, unknown>,
 ): Prefill {
   const values: Content = {};
   const sources: Record<string, string> = {};
@@ -82,6 +87,7 @@ export function buildPrefill(
   layer(values, sources, schema, 'profile', src.profile, undefined);
   layer(values, sources, schema, 'preset', src.presetAnswers?.[server] as Record<string, unknown> | undefined, undefined);
   layer(values, sources, schema, 'remembered', remembered?.content, form.sensitiveSet);
+  layer(values, sources, schema, 'previous answer', previous, form.sensitiveSet);
   const defaults = form.defaults;
   for (let i = 0; i < defaults.length; i++) {
     const [field, d] = defaults[i];

@@ -44,12 +44,26 @@ function kindOf(raw: Record<string, unknown>, ctx: z.core.$RefinementCtx): 'stdi
       });
     else if (raw.command !== undefined) return 'stdio';
     else if (raw.url !== undefined) return 'http';
-    else
-      flag(ctx, {
-        code: 'required',
-        message: 'server has neither "command" (stdio) nor "url" (HTTP)',
-        fix: 'add "command" and "args", or "url"',
-      });
+    else {
+      const near = misspelt(raw);
+      if (near)
+        flag(
+          ctx,
+          {
+            code: 'required',
+            message: `server has neither "command" (stdio) nor "url" (HTTP); "${near.key}" is not a key here: did you mean "${near.meant}"?`,
+            fix: `rename "${near.key}" to "${near.meant}"`,
+            key: true,
+          },
+          [near.key],
+        );
+      else
+        flag(ctx, {
+          code: 'required',
+          message: 'server has neither "command" (stdio) nor "url" (HTTP)',
+          fix: 'add "command" and "args", or "url"',
+        });
+    }
     return undefined;
   }
   const t = typeof raw.type === 'string' && Object.hasOwn(TYPES, raw.type) ? TYPES[raw.type] : undefined;
@@ -64,6 +78,36 @@ function kindOf(raw: Record<string, unknown>, ctx: z.core.$RefinementCtx): 'stdi
     flag(ctx, { code: 'conflict', message, fix: `remove "${other}" or change "type"` }, [other]);
   } else return t;
   return undefined;
+}
+
+/** Keys people write for "command" / "url" (other clients' spellings), besides near-misses by edit distance. */
+const ALIASES: Record<string, 'command' | 'url'> = { cmd: 'command', program: 'command', serverurl: 'url', endpoint: 'url', uri: 'url' };
+
+/**
+ * The first key of an entry that has neither "command" nor "url" that looks meant as one of them: a
+ * known alias (`cmd`, `serverUrl`, …, any case), or at most 2 edits from "command" / 1 from "url"
+ * (case ignored; keys longer than 12 characters are not compared).
+ */
+function misspelt(raw: Record<string, unknown>): { key: string; meant: 'command' | 'url' } | undefined {
+  for (const key of Object.keys(raw)) {
+    const k = key.toLowerCase();
+    if (k.length > 12) continue;
+    if (Object.hasOwn(ALIASES, k)) return { key, meant: ALIASES[k] };
+    if (edits(k, 'command') <= 2) return { key, meant: 'command' };
+    if (edits(k, 'url') <= 1) return { key, meant: 'url' };
+  }
+  return undefined;
+}
+
+/** Levenshtein distance (both strings are at most 12 characters here). */
+function edits(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 /** One server entry: stdio or remote by {@link kindOf}, or `{type: 'disabled'}` for `disabled: true` (nothing else is read). */

@@ -35,6 +35,7 @@ import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
+import { exitWords, explainRemoteFailure, explainStartFailure, StartStderr, stderrWords } from './start-failure.js';
 
 import type { Era, ConnectionHooks, ConnectOptions } from './connect-options.js';
 export type { Era, ConnectionHooks, ConnectOptions };
@@ -109,6 +110,20 @@ export class Connection {
     return this.#closed;
   }
 
+  #stderrTail: StartStderr | undefined;
+  /**
+   * How a stdio server's process ended, for the error of a call it took down with it: `the server
+   * process exited with code 7; its stderr ended with: "…"` (the last 3 non-blank stderr lines,
+   * `start-failure.ts`), or `undefined` (still running, or not stdio). Waits one event-loop turn for
+   * stderr that raced the exit.
+   */
+  async endedHow(): Promise<string | undefined> {
+    if (!(this.transport instanceof ParleyStdioTransport)) return undefined;
+    await new Promise((r) => setImmediate(r));
+    const words = [exitWords(this.transport), this.#stderrTail ? stderrWords(this.#stderrTail) : undefined].filter((w) => w !== undefined);
+    return words.length > 0 ? words.join('; ') : undefined;
+  }
+
   /** Number of broker calls (elicit / listRoots) currently in flight. */
   get pendingInputs(): number {
     return this.#pending.size;
@@ -127,15 +142,18 @@ export class Connection {
       screen: new Screen(),
       startup,
     };
-    // Every stderr chunk counts as activity for the start-up roots wait.
+    // Every stderr chunk counts as activity for the start-up roots wait, and is kept (bounded) to say
+    // why a failed start failed (start-failure.ts).
     const given = o.hooks;
-    o = { ...o, hooks: { ...given, onStderr: (chunk) => (startup.touch(), given.onStderr(chunk)) } };
+    const startStderr = new StartStderr();
+    o = { ...o, hooks: { ...given, onStderr: (chunk) => (startup.touch(), startStderr.write(chunk), given.onStderr(chunk)) } };
     let current: Client | undefined;
     let currentTransport: Transport | undefined;
     let timedOut = false;
     const probeMs = Math.min(o.startupMs, o.probeTimeoutMs ?? PROBE_TIMEOUT_MS);
     const attempt = async (transport: Transport, kind: Connection['transportKind'], mode: AttemptMode) => {
       if (timedOut) throw new Error('start-up deadline passed');
+      if (transport instanceof ParleyStdioTransport) startStderr.reset(); // a failure quotes this process's stderr
       currentTransport = transport;
       const t0 = Date.now();
       const client = (current = new Client(o.clientInfo, {
@@ -159,6 +177,7 @@ export class Connection {
       holder.era = conn.era;
       holder.revision = conn.revision;
       conn.#handlers = o.handlers;
+      conn.#stderrTail = startStderr;
       conn.#observe(o.hooks, holder.screen, startup);
       return conn;
     };
@@ -200,14 +219,19 @@ export class Connection {
       if (conn.era === 'legacy') conn.#startupRoots = await startup.settle(() => conn.client.ping());
       return conn;
     };
-    return withDeadline(
-      o.startupMs,
-      `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`,
-      o.signal,
-      onTimeout,
-      async () => settled(await connectAny()),
-      hold,
-    );
+    try {
+      return await withDeadline(
+        o.startupMs,
+        `server "${o.name}" did not connect within startupMs = ${o.startupMs} ms`,
+        o.signal,
+        onTimeout,
+        async () => settled(await connectAny()),
+        hold,
+      );
+    } catch (err) {
+      if (o.def.type !== 'stdio') throw explainRemoteFailure(err);
+      throw await explainStartFailure(err, currentTransport instanceof ParleyStdioTransport ? currentTransport : undefined, startStderr);
+    }
     async function connectAny(): Promise<Connection> {
       const def = o.def;
       if (def.type === 'sse') return attempt(sseTransport(def), 'sse', 'legacy');

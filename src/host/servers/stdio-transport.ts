@@ -115,6 +115,7 @@ export class ParleyStdioTransport implements Transport {
   #proc: ChildProcess | undefined;
   #started = false;
   #exited = false;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   readonly #stderr = new PassThrough();
   readonly #reader: LineReader;
   readonly #cap: number;
@@ -148,6 +149,11 @@ export class ParleyStdioTransport implements Transport {
     return this.#exited;
   }
 
+  /** How the child ended (its exit code, or the signal that ended it), once it has; else `undefined`. */
+  get exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    return this.#exit;
+  }
+
   start(): Promise<void> {
     if (this.#started) throw new Error('ParleyStdioTransport already started');
     this.#started = true;
@@ -167,8 +173,9 @@ export class ParleyStdioTransport implements Transport {
         this.onerror?.(err);
       });
       proc.on('spawn', () => resolve());
-      proc.on('exit', () => {
+      proc.on('exit', (code, signal) => {
         this.#exited = true;
+        this.#exit = { code, signal };
       });
       proc.on('close', () => {
         this.#exited = true;

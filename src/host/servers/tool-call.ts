@@ -134,7 +134,7 @@ export async function callToolWithClock(
       // A ToolCallTimeoutError, or the caller's reason (whichever aborted the clock first).
       throw clock.signal.aborted ? clock.signal.reason : (signal?.reason ?? err);
     }
-    throw closedError(conn, tool) ?? err;
+    throw (await closedError(conn, tool)) ?? err;
   } finally {
     untrack();
   }
@@ -210,13 +210,15 @@ async function afterConsent(
   }
 }
 
-/** A clearer error when the call failed because the server went away. */
-function closedError(conn: Connection, tool: string): Error | undefined {
+/**
+ * A clearer error when the call failed because the server went away: how its process ended and its
+ * last stderr lines when known (`Connection.endedHow`), else "it exited or the transport failed".
+ */
+async function closedError(conn: Connection, tool: string): Promise<Error | undefined> {
   if (!conn.closed) return undefined;
+  const how = (await conn.endedHow()) ?? 'it exited or the transport failed';
   return Object.assign(
-    new Error(
-      `Server "${conn.name}" closed the connection while ${tool} was running (it exited or the transport failed); it will be restarted with backoff.`,
-    ),
+    new Error(`Server "${conn.name}" closed the connection while ${tool} was running (${how}); it will be restarted with backoff.`),
     {
       code: 'SERVER_CLOSED',
     },

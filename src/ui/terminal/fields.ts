@@ -10,6 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
 import { coerceFormValues, enumOptions, fieldKind, formatHint, validateContent } from '../../schema/index.js';
 import type { RequestedSchema } from '../../schema/index.js';
+import { termText } from './safe-text.js';
 
 /** Returned when the person pressed Esc / Ctrl-C (or the signal aborted). */
 export const CANCELLED = Symbol('cancelled');
@@ -34,7 +35,7 @@ export interface FieldIo {
 
 type Prop = Record<string, any>;
 
-/** Label: title, requiredness, bounds and format hint. */
+/** Label: title, requiredness, bounds and format hint; one line, control characters shown (`termText`). */
 export function fieldLabel(name: string, prop: Prop, required: boolean): string {
   const bits: string[] = [];
   if (typeof prop.format === 'string')
@@ -45,7 +46,7 @@ export function fieldLabel(name: string, prop: Prop, required: boolean): string 
   if (prop.minItems !== undefined || prop.maxItems !== undefined) bits.push(`choose ${prop.minItems ?? 0}..${prop.maxItems ?? 'any'}`);
   const title = typeof prop.title === 'string' ? `${prop.title} (${name})` : name;
   const desc = typeof prop.description === 'string' && prop.description !== prop.title ? ` — ${prop.description}` : '';
-  return `${title}${required ? ' *' : ''}${bits.length ? ` [${bits.join(', ')}]` : ''}${desc}`;
+  return termText(`${title}${required ? ' *' : ''}${bits.length ? ` [${bits.join(', ')}]` : ''}${desc}`);
 }
 
 /** Checks one field's raw value; returns the first problem as a sentence, or undefined when fine. */
@@ -99,7 +100,10 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
   const common = { input: io.input, output: io.output, signal: io.signal };
   const kind = fieldKind(prop);
   const start = initial ?? prop.default;
-  const validate = (v: string | undefined) => checkField(schema, name, v ?? '');
+  const validate = (v: string | undefined) => {
+    const problem = checkField(schema, name, v ?? '');
+    return problem === undefined ? undefined : termText(problem);
+  };
   let value: unknown;
   switch (kind) {
     case 'boolean':
@@ -110,8 +114,8 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
     case 'titled-enum': {
       const options: Array<{ value: string; label: string; hint?: string }> = enumOptions(prop).map((o) => ({
         value: o.value,
-        label: o.label,
-        ...(o.label !== o.value ? { hint: o.value } : {}),
+        label: termText(o.label),
+        ...(o.label !== o.value ? { hint: termText(o.value) } : {}),
       }));
       if (!required) options.push({ value: '\u0000skip', label: '(leave empty)' });
       value = await p.select({ ...common, message, options, initialValue: typeof start === 'string' ? start : options[0]?.value });
@@ -120,7 +124,7 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
     }
     case 'multi-enum':
     case 'titled-multi-enum': {
-      const options = enumOptions(prop).map((o) => ({ value: o.value, label: o.label }));
+      const options = enumOptions(prop).map((o) => ({ value: o.value, label: termText(o.label) }));
       for (;;) {
         value = await p.multiselect({
           ...common,
@@ -132,7 +136,7 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
         if (p.isCancel(value)) return CANCELLED;
         const problem = checkField(schema, name, value);
         if (!problem) break;
-        p.log.error(problem, common);
+        p.log.error(termText(problem), common);
       }
       break;
     }
@@ -148,7 +152,8 @@ async function askOne(schema: RequestedSchema, name: string, initial: unknown, s
         value = await p.text({
           ...common,
           message: maskable ? `${message} (type ${MASK_WORD} to hide it as a secret)` : message,
-          initialValue: asText(start),
+          // What is shown is what is sent: a default with control characters starts as its safe form.
+          initialValue: asText(start) === undefined ? undefined : termText(asText(start)!),
           placeholder: required ? undefined : '(optional: leave empty)',
           validate: (v) => (maskable && v === MASK_WORD ? undefined : validate(v)),
         });

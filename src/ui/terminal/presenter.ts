@@ -7,6 +7,8 @@
  *
  * Keys: Esc or Ctrl-C at any prompt answers `cancel`. Prompts are drawn on `output` (default
  * stderr) so that stdout stays free for tool results. One prompt at a time; later ones wait.
+ * Every text a server chose is drawn through `termText` (`safe-text.ts`): its control characters
+ * (ESC, CR, …) and bidirectional controls are shown, never obeyed.
  * @module
  */
 import { spawn } from 'node:child_process';
@@ -25,6 +27,7 @@ import type {
 import type { RememberScope } from '../../host/store/types.js';
 import { askField, CANCELLED, MaskedValue, promptSignal, SKIPPED } from './fields.js';
 import { isConnectionClosed, ServerStops } from '../server-stop.js';
+import { termText } from './safe-text.js';
 
 export interface TerminalPresenterOptions {
   /** @default process.stdin */
@@ -90,14 +93,14 @@ export class TerminalPresenter implements Presenter {
     const run = this.queue.then(async (): Promise<PresenterDecisionAnswer> => {
       if (signal.aborted) return 'cancel';
       p.note(
-        [d.message, ...d.urls.map((u) => `URL:  ${u}`)].join('\n'),
-        `${d.server} needs a browser step before ${d.tool} can run`,
+        termText([d.message, ...d.urls.map((u) => `URL:  ${u}`)].join('\n'), { lines: true }),
+        termText(`${d.server} needs a browser step before ${d.tool} can run`),
         this.io,
       );
       const choice = await p.select({
         ...this.io,
         signal,
-        message: `Retry ${d.tool} now?`,
+        message: termText(`Retry ${d.tool} now?`),
         options: [
           { value: 'retry' as const, label: 'Retry', hint: 'I finished the step in the browser' },
           { value: 'cancel' as const, label: 'Cancel', hint: 'end the tool call' },
@@ -113,7 +116,7 @@ export class TerminalPresenter implements Presenter {
   notify(n: PresenterNotice): void {
     try {
       if (this.stops.swallow(n)) return;
-      this.output.write(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}\n`);
+      this.output.write(`${termText(`parley: ${n.server}: ${n.message}${n.reason ? ` (${n.reason})` : ''}`, { lines: true })}\n`);
     } catch {
       // notices must not throw
     }
@@ -133,11 +136,11 @@ export class TerminalPresenter implements Presenter {
     for (const [src, fields] of bySource) lines.push(`prefilled from ${src}: ${fields.join(', ')}`);
     if (prompt.call) lines.push(`(during tool call ${prompt.call.tool})`);
     p.note(
-      lines.join('\n'),
-      prompt.sampling ? `${prompt.server} asks for a model reply (sampling)` : `${prompt.server} is asking`,
+      termText(lines.join('\n'), { lines: true }),
+      termText(prompt.sampling ? `${prompt.server} asks for a model reply (sampling)` : `${prompt.server} is asking`),
       this.io,
     );
-    if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(i.message, this.io);
+    if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(termText(i.message, { lines: true }), this.io);
   }
 
   private async show(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
@@ -161,11 +164,13 @@ export class TerminalPresenter implements Presenter {
         else raw[name] = v;
       }
       const choice = await this.select(signal, {
-        message: prompt.sampling
-          ? `Send this reply to ${prompt.server} as the model's answer?`
-          : names.length
-            ? `Send these answers to ${prompt.server}?`
-            : `${prompt.server}: confirm?`,
+        message: termText(
+          prompt.sampling
+            ? `Send this reply to ${prompt.server} as the model's answer?`
+            : names.length
+              ? `Send these answers to ${prompt.server}?`
+              : `${prompt.server}: confirm?`,
+        ),
         options: [
           {
             value: 'accept',
@@ -180,7 +185,7 @@ export class TerminalPresenter implements Presenter {
       if (choice === 'decline') return { action: 'decline' };
       const checked = check(schema, raw);
       if (!checked.ok) {
-        for (const i of checked.issues) p.log.error(i.message, this.io);
+        for (const i of checked.issues) p.log.error(termText(i.message, { lines: true }), this.io);
         const again = fieldsOf(checked.issues, names);
         ask = again.length ? again : names;
         continue;
@@ -224,19 +229,22 @@ export class TerminalPresenter implements Presenter {
   private async url(prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     const u = prompt.url;
     if (!u) return { action: 'decline' };
-    const hl = this.colour ? `\x1b[1;4m${u.host}\x1b[22;24m` : `[${u.host}]`;
-    const full = u.full.replace(u.asciiHost, hl);
+    // The URL, host and warnings are made safe one by one: the highlight is parley's own escape sequence.
+    const host = termText(u.host);
+    const hl = this.colour ? `\x1b[1;4m${host}\x1b[22;24m` : `[${host}]`;
+    const shownUrl = termText(u.full);
+    const full = shownUrl.replace(termText(u.asciiHost), hl);
     const lines = [
-      `URL:  ${full.includes(hl) ? full : u.full}`,
-      `host: ${u.host}${u.host !== u.asciiHost ? ` (on the wire: ${u.asciiHost})` : ''}`,
+      `URL:  ${full.includes(hl) ? full : shownUrl}`,
+      `host: ${host}${u.host !== u.asciiHost ? ` (on the wire: ${termText(u.asciiHost)})` : ''}`,
     ];
-    for (const [i, w] of u.warnings.entries()) lines.push(`warning: ${warningText(w, u.warningDetails?.[i])}`);
+    for (const [i, w] of u.warnings.entries()) lines.push(termText(`warning: ${warningText(w, u.warningDetails?.[i])}`));
     const title = prompt.signIn
       ? `${prompt.message} (parley did not open or fetch the link)`
       : 'The server asks you to open a link (parley did not open or fetch it)';
-    p.note(lines.join('\n'), title, this.io);
+    p.note(lines.join('\n'), termText(title), this.io);
     const choice = await this.select(signal, {
-      message: prompt.signIn ? `Sign in to ${prompt.server} at ${prompt.url?.host}?` : `Open this link for ${prompt.server}?`,
+      message: termText(prompt.signIn ? `Sign in to ${prompt.server} at ${prompt.url?.host}?` : `Open this link for ${prompt.server}?`),
       options: [
         { value: 'self', label: 'I will open it myself', hint: 'consent; copy the URL above' },
         { value: 'open', label: 'Open it in my browser', hint: 'consent' },

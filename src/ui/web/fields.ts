@@ -27,7 +27,7 @@ export interface FieldView {
   options?: Array<{ value: string; label: string }>;
   /** Prefilled value (prefill first, else the schema default). */
   value?: unknown;
-  /** `'remembered' | 'preset' | 'profile' | 'default'` when `value` is set. */
+  /** `'previous answer' | 'remembered' | 'preset' | 'profile' | 'default'` when `value` is set. */
   source?: string;
   /** Draw a multi-line text box (a sampling prompt's `reply`). */
   multiline?: boolean;

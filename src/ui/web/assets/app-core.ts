@@ -1,12 +1,16 @@
 /** Browser helpers (DOM builder, API call) and the notices list. Part of the console script; see app.ts. @module */
 export const APP_CORE_JS = String.raw`  var $ = function (id) { return document.getElementById(id); };
   var seq = 0;
+  // Text a server chose is shown, never obeyed: a bidirectional control (U+202E made "gnp.exe" read
+  // "exe.png") appears as \u{202e}, as on the terminal (src/ui/terminal/safe-text.ts).
+  var BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function shown(s) { return String(s).replace(BIDI, function (c) { return '\\u{' + c.charCodeAt(0).toString(16) + '}'; }); }
   function h(tag, attrs) {
     var el = document.createElement(tag);
     if (attrs) for (var k in attrs) {
       var v = attrs[k];
       if (v === undefined || v === null || v === false) continue;
-      if (k === 'text') el.textContent = v;
+      if (k === 'text') el.textContent = shown(v);
       else if (k === 'class') el.className = v;
       else if (k.slice(0, 2) === 'on') el.addEventListener(k.slice(2), v);
       else if (v === true) el.setAttribute(k, '');
@@ -15,8 +19,8 @@ export const APP_CORE_JS = String.raw`  var $ = function (id) { return document.
     for (var i = 2; i < arguments.length; i++) {
       var c = arguments[i];
       if (c === undefined || c === null || c === false) continue;
-      if (Array.isArray(c)) c.forEach(function (x) { if (x) el.appendChild(typeof x === 'string' ? document.createTextNode(x) : x); });
-      else el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+      if (Array.isArray(c)) c.forEach(function (x) { if (x) el.appendChild(typeof x === 'string' ? document.createTextNode(shown(x)) : x); });
+      else el.appendChild(typeof c === 'string' ? document.createTextNode(shown(c)) : c);
     }
     return el;
   }
