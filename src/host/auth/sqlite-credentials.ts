@@ -11,9 +11,8 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import { sqliteDriver } from '../store/drivers.js';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createPrivateFile, sqliteDriver } from '../store/drivers.js';
+import { resolve } from 'node:path';
 import { type CredentialRow, openSecrets, sealSecrets, summaryOf } from './credential-rows.js';
 import type { CredentialRecord, CredentialStore } from './credential-store.js';
 import { loadCredentialKey } from './secret.js';
@@ -53,7 +52,7 @@ export interface SqliteCredentialStoreOptions {
 export function openSqliteCredentialStore(path: string | ':memory:', opts: SqliteCredentialStoreOptions = {}): CredentialStore {
   const file = path === ':memory:' ? path : resolve(path);
   const key = loadCredentialKey({ env: opts.env ?? process.env, dbFile: file, ...(opts.keyFile ? { keyFile: opts.keyFile } : {}) });
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') createPrivateFile(file);
   const db = new (sqliteDriver())(file, { timeout: opts.busyTimeoutMs ?? 5000 });
   if (file !== ':memory:') db.pragma('journal_mode = WAL');
   migrate(db);

@@ -28,9 +28,9 @@
  * @module
  */
 import type Database from 'better-sqlite3';
-import { sqliteDriver } from './drivers.js';
-import { closeSync, fsync, mkdirSync, openSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createPrivateFile, sqliteDriver } from './drivers.js';
+import { closeSync, fsync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { AuditRetention, EraVerdict, Preset, PurgeResult, RememberedAnswerList, Store } from './types.js';
 import { StoreError, toStoreError } from './errors.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
@@ -126,7 +126,7 @@ export function openSqliteStore(path: string | ':memory:', opts: SqliteStoreOpti
 
   let db: Database.Database;
   try {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') createPrivateFile(file);
     db = new (sqliteDriver())(file, { timeout: busyTimeoutMs });
   } catch (err) {
     throw toStoreError(err, file, 'open the store');
