@@ -19,7 +19,7 @@ import { HeadlessPresenter, ScriptedPresenter, UserInteractionRequiredError } fr
 import type { AnswersFile, Presenter, PresenterAnswer, PresenterNotice, InputRequestView } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
 import { commonArgs, openHost, parseFlags, printJson } from './context.js';
-import { CliError, EXIT, jsonErrorText } from './output.js';
+import { CliError, EXIT, jsonErrorText, serverText } from './output.js';
 
 /** Parses the tool arguments: one JSON object, or `key=value` pairs (values parsed as JSON when they parse). */
 export function parseToolArgs(parts: string[]): Record<string, unknown> {
@@ -283,7 +283,7 @@ export const callCommand = defineCommand({
       }
       if (presenter.failure) throw new CliError(`call ${server} ${tool}: ${failureText(presenter.failure)}`, EXIT.FAILED);
       if (args.json) printJson(result.structuredContent ?? result);
-      else process.stdout.write(renderResult(result) + '\n');
+      else process.stdout.write(serverText(renderResult(result)) + '\n');
       process.exitCode = result.isError ? EXIT.FAILED : EXIT.OK;
     } finally {
       process.off('SIGINT', onSignal);

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { termText } from '../ui/terminal/safe-text.js';
+
 /** Exit codes of every `parley` command. */
 /**
  * A time as people read it at the terminal and in the console: ISO 8601 UTC to the second,
@@ -24,6 +26,15 @@ export const EXIT = {
   /** Unusable input: unreadable file, bad JSON, unknown document, bad flags. */
   USAGE: 2,
 } as const;
+
+/**
+ * A server's text as printed to `stream`: on a terminal, its control and bidirectional-control
+ * characters are shown instead of obeyed (`termText`, line breaks kept), so a tool result cannot clear
+ * the screen, move the cursor or set the window title; piped or redirected, the text is written as it is.
+ */
+export function serverText(text: string, stream: NodeJS.WriteStream = process.stdout): string {
+  return stream.isTTY ? termText(text, { lines: true }) : text;
+}
 
 /** Whether to colour `stream`. */
 export function useColour(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {

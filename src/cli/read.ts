@@ -13,7 +13,7 @@ import type { Presenter } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
 import { AnswersFilePresenter, readAnswers, renderResult } from './call.js';
 import { commonArgs, openHost, parseFlags, printJson } from './context.js';
-import { CliError, EXIT } from './output.js';
+import { CliError, EXIT, serverText } from './output.js';
 
 export const readCommand = defineCommand({
   meta: {
@@ -47,7 +47,7 @@ export const readCommand = defineCommand({
       }
       if (args.json) return printJson(result);
       const content = result.contents.map((c) => ({ type: 'resource' as const, resource: c }));
-      process.stdout.write(renderResult({ content } as never) + '\n');
+      process.stdout.write(serverText(renderResult({ content } as never)) + '\n');
     } finally {
       await ctx.close();
     }
