@@ -102,5 +102,9 @@ describe('scene presets across processes', () => {
     const forget = await withDb(db, 'answers', 'forget', 'sales', one.schemaHash);
     assert.equal(forget.code, 0, forget.stderr);
     assert.match((await withDb(db, 'answers')).stdout, /no remembered answers/);
+    // Nothing left to forget (or a misspelt server name): exit 1 naming the server, as `roots remove`.
+    const none = await withDb(db, 'answers', 'forget', 'sales');
+    assert.equal(none.code, 1, none.stdout);
+    assert.match(none.stderr, /no remembered answers of sales/);
   });
 });

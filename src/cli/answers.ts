@@ -68,6 +68,9 @@ export const answersCommand = defineCommand({
       } else if (action === 'forget') {
         if (form === undefined) {
           const n = await store.forget(USER, server);
+          // As `roots remove`: nothing to remove is exit 1 (a misspelt server name is not a silent success).
+          if (n === 0)
+            throw new CliError(`answers forget: no remembered answers of ${server} (\`parley answers\` lists them)`, EXIT.FAILED);
           process.stdout.write(`forgot ${n} remembered answer(s) of ${server}\n`);
         } else {
           const a = pick(list, server, form, action);
