@@ -236,9 +236,22 @@ test('toRequestedSchema: zod → the wire subset per revision, strict about what
     { name: { type: 'string' }, ok: { type: 'boolean', default: false } },
     '2025-06-18 keeps only boolean defaults',
   );
-  assert.throws(
-    () => toRequestedSchema(z.object({ level: z.union([z.literal('a').meta({ title: 'A' })]) }), { revision: '2025-06-18' }),
-    (e: any) => e instanceof UnsupportedSchemaError && e.code === 'revision',
+  // 2025-06-18 has no titled options: a union of literals goes as that revision's enum (+ enumNames).
+  const choice = z.union([z.literal('lo').meta({ title: 'Low' }), z.literal('hi').meta({ title: 'High' })]);
+  assert.deepEqual(toRequestedSchema(z.object({ level: choice }), { revision: '2025-06-18' }).properties.level, {
+    type: 'string',
+    enum: ['lo', 'hi'],
+    enumNames: ['Low', 'High'],
+  });
+  assert.deepEqual(
+    toRequestedSchema(z.object({ level: z.union([z.literal('lo'), z.literal('hi')]) }), { revision: '2025-06-18' }).properties.level,
+    { type: 'string', enum: ['lo', 'hi'] },
+  );
+  assert.equal(
+    (toRequestedSchema(z.object({ level: choice }), { revision: '2025-11-25' }).properties.level as { oneOf?: unknown }).oneOf !==
+      undefined,
+    true,
+    'later revisions keep titled options',
   );
   const refuse: Array<[z.ZodType, string, string]> = [
     [z.object({ addr: z.object({ city: z.string() }) }), 'nested-object', '/properties/addr'],

@@ -99,7 +99,12 @@ function convertProperty(name: string, p: Obj, revision: string): Obj {
   if (typeof p.description === 'string') out.description = p.description;
   if (Array.isArray(p.anyOf) || Array.isArray(p.oneOf)) {
     out.type = 'string';
-    out.oneOf = titledOptions(p.anyOf ?? p.oneOf, child(path, 'anyOf'));
+    const options = titledOptions(p.anyOf ?? p.oneOf, child(path, 'anyOf'));
+    // 2025-06-18 has no titled options (oneOf of const/title): the same choice goes as its enum + enumNames.
+    if (revision === '2025-06-18') {
+      out.enum = options.map((o) => o.const);
+      if (options.some((o) => o.title !== o.const)) out.enumNames = options.map((o) => o.title);
+    } else out.oneOf = options;
   } else if (p.type === 'array') {
     const items = p.items;
     if (isObj(items) && Array.isArray(items.enum)) out.items = { type: 'string', enum: items.enum };
@@ -136,7 +141,8 @@ function convertProperty(name: string, p: Obj, revision: string): Obj {
  * Converts a zod object schema to a `requestedSchema` for `revision` (default 2026-07-28).
  * Defaults are kept from 2025-11-25 on; on 2025-06-18 only boolean defaults are kept (the toolkit
  * applies the others itself). Titles come from `.meta({title})`, descriptions from `.describe()`;
- * titled options are unions of `z.literal(v).meta({title})`.
+ * titled options are unions of `z.literal(v).meta({title})` (on 2025-06-18, which has no titled options,
+ * they are sent as `enum` + `enumNames`, that revision's titled enum).
  * @throws UnsupportedSchemaError naming the field and the part (nesting, regex, exclusive bounds,
  *   nullable, non-literal unions, other types), or code `'lint'` with the lint issues.
  */
