@@ -112,6 +112,12 @@ export interface HttpOptions {
 export interface ServeHandle {
   /** `http://127.0.0.1:<port>/mcp`, or `stdio:` */
   url: string;
+  /**
+   * Stops serving. A request still in flight on a 2025-era HTTP session is answered first with JSON-RPC
+   * -32603 ("the server is shutting down: …"), so its client does not wait for its own timeout; then every
+   * session and connection is closed (the answers get at most 1000 ms to be written). A 2026-07-28
+   * request's connection is closed, which its client sees at once.
+   */
   close(): Promise<void>;
   /**
    * Says "these lists changed" to this handle's clients: every 2025-era HTTP session and the stdio
@@ -166,6 +172,16 @@ export const REQUEST_RECEIVE_MS = 30_000;
 export const MAX_REQUEST_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
 export { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
+
+/**
+ * How long `ServeHandle.close()` waits, in ms, for the error answers it sends to requests still in flight
+ * on 2025-era HTTP sessions (-32603, {@link CLOSED_MESSAGE}) to be written before it drops every
+ * connection. @default 1000
+ */
+export const CLOSE_DRAIN_MS = 1000;
+
+/** The error message a request still in flight gets when `ServeHandle.close()` ends its session. */
+export const CLOSED_MESSAGE = 'the server is shutting down: this request was not completed';
 
 /** A POST body that could not be used: HTTP `status` and the JSON-RPC error `code` to answer with. */
 class BodyError extends Error {
@@ -522,9 +538,19 @@ export async function serve(
     close: async () => {
       clearInterval(sweeper);
       fanout.close();
+      // A request still in flight on a 2025-era session is answered before the session closes: its stream
+      // would just end, and an SDK client then waits for its own request timeout (60 s by default).
+      for (const [sid, t] of sessions)
+        for (const id of [...(activity.get(sid)?.ids ?? [])])
+          await t
+            .send({ jsonrpc: '2.0', id, error: { code: -32603, message: CLOSED_MESSAGE } }, { relatedRequestId: id })
+            .catch(() => undefined);
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       sessions.clear();
       await modern.close?.();
+      // Those answers reach the wire before the connections are dropped (at most CLOSE_DRAIN_MS).
+      const until = Date.now() + CLOSE_DRAIN_MS;
+      while ([...activity.values()].some((a) => a.open > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       server.closeAllConnections?.();
       await new Promise<void>((r) => server.close(() => r()));
     },
