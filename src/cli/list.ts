@@ -52,7 +52,10 @@ export const serversCommand = defineCommand({
     parseFlags('servers', rawArgs, { '--start': false, '--json': false });
     const ctx = await openHost(args, new HeadlessPresenter(true));
     try {
-      if (args.start) await ctx.host.start(ctx.host.serverNames());
+      const started = args.start ? await ctx.host.start(ctx.host.serverNames()) : [];
+      // A start that failed is reported as it failed: by the time the list is read, the restart it
+      // scheduled (backoff from 500 ms) may already be 'starting' again on a slow machine.
+      const failed = new Map(started.filter((r) => !r.ok && r.error).map((r) => [r.name, r.error!.message]));
       const list: Array<{
         name: string;
         type: string;
@@ -60,7 +63,13 @@ export const serversCommand = defineCommand({
         lazy?: boolean;
         revision?: string;
         capabilities?: unknown;
-      }> = ctx.host.listServers().map(({ stderr: _e, ...s }) => s);
+      }> = ctx.host
+        .listServers()
+        .map(({ stderr: _e, ...s }) =>
+          failed.has(s.name) && s.state.status !== 'error'
+            ? { ...s, state: { status: 'error', message: `could not start: ${failed.get(s.name)}` } }
+            : s,
+        );
       for (const [name, why] of Object.entries(ctx.invalid))
         list.push({ name, type: 'invalid', state: { status: 'invalid', message: why } });
       process.exitCode = list.some((s) => s.state.status === 'error' || s.state.status === 'invalid') ? EXIT.FAILED : EXIT.OK;
