@@ -302,3 +302,38 @@ test('a hung authorization server: a due refresh gives up after authFetchMs and 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an authorization server that sends headers then stalls the body: the refresh still gives up after authFetchMs', {
+  timeout: 30_000,
+}, async () => {
+  const stack = await startOidcStack({ accessTokenTtl: 3600 });
+  const dir = tmp();
+  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
+  let skew = 0;
+  const logs: string[] = [];
+  const host = createHost(config(stack.mcpUrl), {
+    presenter: new ScriptedPresenter([signer([])]),
+    credentials,
+    now: () => Date.now() + skew,
+    authFetchMs: 500,
+    log: (_l, m) => void logs.push(m),
+  });
+  try {
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    skew = 3570_000;
+    stack.stallTokenBody = true;
+    const t0 = Date.now();
+    // Before, the bound ended at the headers: the body read (and the refresh, under the store's lock) hung.
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
+    assert.ok(
+      logs.some((m) => /refreshing the access token failed \(.*did not answer within 500 ms \(authFetchMs\)/.test(m)),
+      logs.join('\n'),
+    );
+  } finally {
+    await host.close();
+    await credentials.close();
+    await stack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

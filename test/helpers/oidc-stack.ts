@@ -25,6 +25,8 @@ export interface OidcStack {
   unauthorized: number;
   /** While true, the token endpoint never answers (an authorization server that hangs). */
   hangTokenEndpoint: boolean;
+  /** While true, the token endpoint sends its headers and the start of a body, then stalls. */
+  stallTokenBody: boolean;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,10 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
       const url = new URL(req.url ?? '/', issuer);
       if (url.pathname === '/auth' && req.method === 'GET') authorizations.push(url.searchParams);
       if (url.pathname === '/token' && stack.hangTokenEndpoint) return; // accepted, never answered
+      if (url.pathname === '/token' && stack.stallTokenBody) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.write('{"access_token":'); // headers and a first chunk, then nothing
+      }
       if (url.pathname.startsWith('/interaction/')) {
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name === 'login') {
@@ -167,6 +173,7 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     authorizations,
     unauthorized: 0,
     hangTokenEndpoint: false,
+    stallTokenBody: false,
     close: async () => {},
   };
   const mcpNode = toNodeHandler({

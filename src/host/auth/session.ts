@@ -37,7 +37,7 @@ export const AuthDefaults = {
   refreshSkewMs: 60_000,
   /**
    * Bound on one request to the authorization server or the resource metadata (discovery, registration,
-   * token exchange, refresh) until its response headers, ms. Without it a hung authorization server
+   * token exchange, refresh) until its response body is read, ms. Without it a hung authorization server
    * held a refresh (and every request of that server waiting on it) for undici's 300 s.
    */
   authFetchMs: 30_000,
@@ -189,7 +189,7 @@ export class AuthSession {
   }
 
   /**
-   * fetch for the OAuth flow, each request bounded by {@link AuthDefaults.authFetchMs} until its headers.
+   * fetch for the OAuth flow, each request bounded by {@link AuthDefaults.authFetchMs} until its body is read.
    * A timer of its own, not `AbortSignal.timeout` (on Node 20 one inside `AbortSignal.any` can be
    * collected and never fire, nodejs/node#57736).
    */
@@ -204,7 +204,12 @@ export class AuthSession {
     );
     try {
       const signal = init?.signal ? AbortSignal.any([init.signal, bound.signal]) : bound.signal;
-      return await (this.#ctx.fetch ?? fetch)(input, { ...init, signal });
+      const res = await (this.#ctx.fetch ?? fetch)(input, { ...init, signal });
+      // The body is read under the same bound: a server that sends headers, then stalls the body, would
+      // otherwise hold the refresh (and the store's refresh lock, shared by replicas) for ever.
+      if (!res.body) return res;
+      const body = await res.arrayBuffer();
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (err) {
       this.#authFetchError = bound.signal.aborted ? (bound.signal.reason as Error) : (err as Error);
       throw this.#authFetchError;
