@@ -337,3 +337,26 @@ test('an authorization server that sends headers then stalls the body: the refre
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('nobody to ask: the sign-in hint for a gateway user whose claim holds shell characters runs as printed (quoted)', async () => {
+  const stack = await startOidcStack();
+  const dir = tmp();
+  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
+  const host = createHost(config(stack.mcpUrl), {
+    presenter: new HeadlessPresenter(),
+    credentials,
+    scope: { tenant: 'acme', user: "auth0|5f7c'x" },
+  });
+  try {
+    const err = await host.callTool('mcp', 'whoami', {}).then(
+      () => assert.fail('no sign-in should succeed'),
+      (e: Error) => e,
+    );
+    assert.ok(err.message.includes("`parley auth login mcp --user 'auth0|5f7c'\\''x' --tenant acme`"), err.message);
+  } finally {
+    await host.close();
+    await credentials.close();
+    await stack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -315,7 +315,9 @@ export class AuthSession {
   /** How to sign in when nobody can be asked here: the command, with the user of a gateway named. */
   #signInHint(): string {
     const { tenant, user } = this.#ctx.scope;
-    const flags = `${user === 'default' ? '' : ` --user ${user}`}${tenant === 'default' ? '' : ` --tenant ${tenant}`}`;
+    // An OAuth user claim may hold shell characters (`auth0|5f7c…`): quoted, the command runs as printed.
+    const sh = (v: string) => (/^[A-Za-z0-9._@%+-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+    const flags = `${user === 'default' ? '' : ` --user ${sh(user)}`}${tenant === 'default' ? '' : ` --tenant ${sh(tenant)}`}`;
     const whom = flags ? ` for user "${user}" of tenant "${tenant}"` : '';
     return `${whom}; nobody can be asked here: sign in once with \`parley auth login ${this.#server}${flags}\` on a machine with a browser, using the same --store and PARLEY_SECRET (docs/auth.md)`;
   }
