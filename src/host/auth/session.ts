@@ -43,6 +43,12 @@ export const AuthDefaults = {
   authFetchMs: 30_000,
 } as const;
 
+/**
+ * Largest answer parley reads from an authorization server or a resource metadata URL (discovery,
+ * registration, token), bytes: 1 MiB. Real ones are a few KiB; over it the request fails naming this cap.
+ */
+export const MAX_AUTH_BODY_BYTES = 1024 * 1024;
+
 /** Host-wide authorization settings, shared by every server's {@link AuthSession}. */
 export interface AuthContext {
   store: CredentialStore;
@@ -208,8 +214,20 @@ export class AuthSession {
       // The body is read under the same bound: a server that sends headers, then stalls the body, would
       // otherwise hold the refresh (and the store's refresh lock, shared by replicas) for ever.
       if (!res.body) return res;
-      const body = await res.arrayBuffer();
-      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+      const parts: Uint8Array[] = [];
+      let n = 0;
+      const reader = res.body.getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        n += r.value.length;
+        if (n > MAX_AUTH_BODY_BYTES) {
+          await reader.cancel().catch(() => undefined);
+          throw new Error(
+            `${where} sent an answer over ${MAX_AUTH_BODY_BYTES} bytes (MAX_AUTH_BODY_BYTES), the most parley reads from an authorization server`,
+          );
+        }
+        parts.push(r.value);
+      }
+      return new Response(Buffer.concat(parts, n), { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (err) {
       this.#authFetchError = bound.signal.aborted ? (bound.signal.reason as Error) : (err as Error);
       throw this.#authFetchError;
