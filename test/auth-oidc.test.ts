@@ -16,7 +16,7 @@ import {
   type ServerDef,
 } from '../src/host/index.js';
 import { DEFAULT_POLICY } from '../src/host/config/policy.js';
-import { openSqliteCredentialStore } from '../src/host/auth/index.js';
+import { MAX_AUTH_BODY_BYTES, openSqliteCredentialStore } from '../src/host/auth/index.js';
 import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack } from './helpers/oidc-stack.js';
 
@@ -295,6 +295,97 @@ test('a hung authorization server: a due refresh gives up after authFetchMs and 
       logs.some((m) => /refreshing the access token failed \(.*did not answer within 500 ms \(authFetchMs\)/.test(m)),
       logs.join('\n'),
     );
+  } finally {
+    await host.close();
+    await credentials.close();
+    await stack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an authorization server that sends headers then stalls the body: the refresh still gives up after authFetchMs', {
+  timeout: 30_000,
+}, async () => {
+  const stack = await startOidcStack({ accessTokenTtl: 3600 });
+  const dir = tmp();
+  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
+  let skew = 0;
+  const logs: string[] = [];
+  const host = createHost(config(stack.mcpUrl), {
+    presenter: new ScriptedPresenter([signer([])]),
+    credentials,
+    now: () => Date.now() + skew,
+    authFetchMs: 500,
+    log: (_l, m) => void logs.push(m),
+  });
+  try {
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    skew = 3570_000;
+    stack.stallTokenBody = true;
+    const t0 = Date.now();
+    // Before, the bound ended at the headers: the body read (and the refresh, under the store's lock) hung.
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
+    assert.ok(
+      logs.some((m) => /refreshing the access token failed \(.*did not answer within 500 ms \(authFetchMs\)/.test(m)),
+      logs.join('\n'),
+    );
+  } finally {
+    await host.close();
+    await credentials.close();
+    await stack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('nobody to ask: the sign-in hint for a gateway user whose claim holds shell characters runs as printed (quoted)', async () => {
+  const stack = await startOidcStack();
+  const dir = tmp();
+  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
+  const host = createHost(config(stack.mcpUrl), {
+    presenter: new HeadlessPresenter(),
+    credentials,
+    scope: { tenant: 'acme', user: "auth0|5f7c'x" },
+  });
+  try {
+    const err = await host.callTool('mcp', 'whoami', {}).then(
+      () => assert.fail('no sign-in should succeed'),
+      (e: Error) => e,
+    );
+    assert.ok(err.message.includes("`parley auth login mcp --user 'auth0|5f7c'\\''x' --tenant acme`"), err.message);
+  } finally {
+    await host.close();
+    await credentials.close();
+    await stack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an authorization server answering without end: the refresh stops reading at MAX_AUTH_BODY_BYTES and the call goes on', {
+  timeout: 30_000,
+}, async () => {
+  assert.equal(MAX_AUTH_BODY_BYTES, 1024 * 1024);
+  const stack = await startOidcStack({ accessTokenTtl: 3600 });
+  const dir = tmp();
+  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
+  let skew = 0;
+  const logs: string[] = [];
+  const host = createHost(config(stack.mcpUrl), {
+    presenter: new ScriptedPresenter([signer([])]),
+    credentials,
+    now: () => Date.now() + skew,
+    log: (_l, m) => void logs.push(m),
+  });
+  try {
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    skew = 3570_000;
+    stack.floodTokenBody = true;
+    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
+    assert.ok(
+      logs.some((m) => /over 1048576 bytes \(MAX_AUTH_BODY_BYTES\)/.test(m)),
+      logs.join('\n'),
+    );
+    assert.ok(stack.floodChunks < 200, `the token endpoint wrote ${stack.floodChunks} chunks of 64 KiB`);
   } finally {
     await host.close();
     await credentials.close();

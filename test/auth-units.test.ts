@@ -199,3 +199,29 @@ test('config: an http entry takes oauth {clientId, clientSecret, clientMetadataU
   );
   assert.deepEqual(Object.keys(bad.config.servers), []);
 });
+
+test('parley auth --user takes any OAuth user claim the gateway accepts (auth0|…, a+b@x), never one holding "/"', async () => {
+  // A gateway with gateway.oauth keys users by their claim: 1-256 printable characters without "/".
+  // The CLI's old 64-character [A-Za-z0-9._@-] rule left such users no way to sign in or out.
+  const dir = tmp();
+  const db = join(dir, 'p.db');
+  try {
+    const store = openSqliteCredentialStore(db, { env: SECRET });
+    for (const user of ['auth0|5f7c8ec7c33c6c004bbafe82', 'alice+work@example.com'])
+      await store.put(summarize({ tenant: 'default', user, server: 'crm' }, 'https://mcp.example.com/mcp', { clients: {} }, Date.now()));
+    await store.close();
+    for (const user of ['auth0|5f7c8ec7c33c6c004bbafe82', 'alice+work@example.com']) {
+      const list = await runParley(['auth', 'list', '--user', user, '--db', db, '--json'], { env: SECRET });
+      assert.equal(list.code, 0, list.stderr);
+      assert.deepEqual(
+        (JSON.parse(list.stdout) as Array<{ server: string }>).map((r) => r.server),
+        ['crm'],
+      );
+    }
+    const slash = await runParley(['auth', 'list', '--user', 'acme/alice', '--db', db], { env: SECRET });
+    assert.equal(slash.code, 2);
+    assert.match(slash.stderr, /--user "acme\/alice" must be 1-256 printable characters without "\/"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -190,3 +190,22 @@ test('the same tool call asking the same form again (the server refused the answ
   await broker.elicit(form, ctx('sales', { call: { tool: 'query', callId: 'c-2' } }));
   assert.deepEqual(presenter.prompts[2].prefill, {});
 });
+
+test('a request that cannot be told apart from other calls in flight (callId "") is never prefilled with an earlier answer', async () => {
+  // attributeCall() gives callId '' when several calls with one tag are in flight: "one of" them, not
+  // one call. Such answers must not be kept as "the same call's": the next ambiguous request may be
+  // another call, minutes later.
+  const form = {
+    message: 'Which range?',
+    requestedSchema: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } } },
+  } as const;
+  const presenter = new ScriptedPresenter([
+    () => ({ action: 'accept', content: { from: 'a', to: 'b' } }),
+    (p) => ({ action: 'accept', content: { from: 'c', to: 'd', ...p.prefill } }),
+  ]);
+  const broker = new ElicitationBroker({ presenter });
+  const ambiguous = { tool: 'one of: query, report', callId: '', tag: 't' };
+  await broker.elicit(form, ctx('sales', { call: ambiguous }));
+  await broker.elicit(form, ctx('sales', { call: ambiguous }));
+  assert.deepEqual(presenter.prompts[1].prefill, {});
+});

@@ -36,7 +36,7 @@ async function messages(res: Response, onMessage: (m: Record<string, unknown>) =
     while ((at = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, at);
       buf = buf.slice(at + 1);
-      if (!line.startsWith('data: ')) continue;
+      if (!line.startsWith('data: ') || line.trim() === 'data:') continue; // 2025-11-25's priming event is empty
       const m = JSON.parse(line.slice(6)) as Record<string, unknown>;
       got.push(m);
       onMessage(m);
@@ -89,6 +89,88 @@ describe('gateway: a request id reused while its request is in flight (2025-06-1
     // Once that request has ended its id may be used again.
     const c = await post({ ...call, id: 1 });
     const again = await messages(c, answer('C'));
+    assert.equal(
+      (again.find((m) => m.id === 1 && 'result' in m) as { result?: { content: Array<{ text: string }> } })?.result?.content[0].text,
+      'hello C',
+      JSON.stringify(again),
+    );
+    await fetch(url, { method: 'DELETE', headers: h });
+  });
+});
+
+describe('gateway: a request id reused after its POST stream dropped, while the client may resume it (2025-11-25)', () => {
+  let url: string;
+  let stop: () => Promise<void>;
+  before(async () => {
+    const gw = createGateway(gatewayConfig({ v2: fixture('v2', 'v2-dual.mjs') }));
+    ({ url, stop } = await serveGateway(gw));
+  });
+  after(() => stop());
+
+  it('is refused while the first is in flight; the resumed first call gets its own answer, then the id is free', {
+    timeout: 60_000,
+  }, async () => {
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: H,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'dup', version: '1' } },
+      }),
+    });
+    const sid = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const h = { ...H, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    const post = (m: unknown) => fetch(url, { method: 'POST', headers: h, body: JSON.stringify(m) });
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'v2__ask', arguments: {} } };
+    // The first call's stream: read up to its elicitation (with its event id), then drop the connection.
+    const drop = new AbortController();
+    const a = await fetch(url, { method: 'POST', headers: h, body: JSON.stringify(call), signal: drop.signal });
+    const reader = a.body!.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    let lastId = '';
+    let ask: { id: unknown } | undefined;
+    while (!ask) {
+      const x = await reader.read();
+      assert.ok(!x.done, 'the stream ended before the elicitation');
+      buf += dec.decode(x.value, { stream: true });
+      for (const ev of buf.split('\n\n').slice(0, -1)) {
+        const id = /^id: (.*)$/m.exec(ev)?.[1];
+        if (id) lastId = id;
+        const data = /^data: (.+)$/m.exec(ev)?.[1];
+        if (data && (JSON.parse(data) as { method?: string }).method === 'elicitation/create') ask = JSON.parse(data);
+      }
+      buf = buf.slice(buf.lastIndexOf('\n\n') + 2);
+    }
+    drop.abort();
+    await new Promise((r) => setTimeout(r, 200));
+    // Within resumeWaitMs the first call is still in flight: its id is refused.
+    const b = await post(call);
+    assert.equal(b.status, 400, 'the reused id was taken while the first request is in flight');
+    assert.match(((await b.json()) as { error: { message: string } }).error.message, /already used by a request in flight/);
+    // The client resumes, answers, and gets the first call's own answer on the resumed stream.
+    const resumed = await fetch(url, { method: 'GET', headers: { ...h, 'last-event-id': lastId } });
+    assert.equal(resumed.status, 200);
+    await (await post({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept', content: { name: 'A' } } })).text();
+    const reader2 = resumed.body!.getReader();
+    let text = '';
+    while (!text.includes('hello A')) {
+      const x = await reader2.read();
+      assert.ok(!x.done, `the resumed stream ended without the answer: ${text}`);
+      text += dec.decode(x.value, { stream: true });
+    }
+    assert.match(text, /hello A/);
+    await reader2.cancel().catch(() => {});
+    // Answered: the id may be used again.
+    const c = await post(call);
+    const again = await messages(c, (m) => {
+      if (m.method === 'elicitation/create')
+        void post({ jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name: 'C' } } }).then((r) => r.text());
+    });
     assert.equal(
       (again.find((m) => m.id === 1 && 'result' in m) as { result?: { content: Array<{ text: string }> } })?.result?.content[0].text,
       'hello C',

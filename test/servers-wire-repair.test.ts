@@ -74,3 +74,27 @@ test('an SSE event or a JSON body over the cap ends the body with an error namin
   const text = await (await repairingFetch(ok.fetch, max)('x')).text();
   assert.equal(text.length, 'data: {"jsonrpc":"2.0","id":1,"result":{"x":"'.length + 8 * piece.length);
 });
+
+test('the body of an error status is capped too (the SDK reads it whole for its error message)', { timeout: 60_000 }, async () => {
+  const max = 1024 * 1024;
+  const piece = 'e'.repeat(64 * 1024);
+  let sent = 0;
+  const enc = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (sent++ >= 2000) return c.close(); // 128 MiB unless reading stops
+      c.enqueue(enc.encode(piece));
+    },
+  });
+  const res = await repairingFetch(
+    async () => new Response(body, { status: 500, statusText: 'Oops', headers: { 'content-type': 'text/plain' } }),
+    max,
+  )('x');
+  assert.equal(res.status, 500);
+  assert.equal(res.statusText, 'Oops');
+  await assert.rejects(res.text(), /an error body over 1048576 characters \(MAX_HTTP_MESSAGE_CHARS\)/);
+  assert.ok(sent < 40, `stopped reading after ${sent} chunks`);
+  // A short error body passes whole.
+  const small = await repairingFetch(async () => new Response('no such session', { status: 404 }), max)('x');
+  assert.equal(await small.text(), 'no such session');
+});

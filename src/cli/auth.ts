@@ -18,7 +18,13 @@ import { CLI_SCOPE, loadConfig, openCredentials, openHost, parseFlags, printJson
 import { CliError, EXIT, timeText } from './output.js';
 
 const iso = (ms: number | undefined) => (ms === undefined ? '-' : timeText(ms));
-const NAME = /^[A-Za-z0-9._@-]{1,64}$/;
+/**
+ * A user as the gateway may know one: a static name, or an OAuth user claim (1-256 printable
+ * characters without "/", `MAX_CLAIM_CHARS`; e.g. Auth0's `auth0|5f7c…`, `alice+work@example.com`).
+ */
+const USER = /^[^\u0000-\u001f\u007f/]{1,256}$/;
+/** A tenant: a static name, or an OAuth tenant claim as the gateway keys it (URI-encoded, so `%`). */
+const TENANT = /^[A-Za-z0-9._@%-]{1,256}$/;
 
 /** The person ran `parley auth login`: that is the consent. Shows the address; nothing else is answered. */
 class SignInPrinter implements Presenter {
@@ -39,11 +45,17 @@ class SignInPrinter implements Presenter {
 }
 
 /** The (tenant, user) of `--tenant` / `--user`, checked against the names rule. */
-function scopeOf(args: { user?: unknown; tenant?: unknown }): { tenant: string; user: string } {
+export function scopeOf(args: { user?: unknown; tenant?: unknown }): { tenant: string; user: string } {
   const user = args.user === undefined ? CLI_SCOPE.user : String(args.user);
   const tenant = args.tenant === undefined ? CLI_SCOPE.tenant : String(args.tenant);
-  if (!NAME.test(user)) throw new CliError(`--user "${user}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`);
-  if (!NAME.test(tenant)) throw new CliError(`--tenant "${tenant}" must be 1-64 characters of letters, digits, ".", "_", "@" or "-"`);
+  if (!USER.test(user))
+    throw new CliError(
+      `--user ${JSON.stringify(user.slice(0, 300))} must be 1-256 printable characters without "/" (a gateway user name or OAuth user claim)`,
+    );
+  if (!TENANT.test(tenant))
+    throw new CliError(
+      `--tenant ${JSON.stringify(tenant.slice(0, 300))} must be 1-256 characters of letters, digits, ".", "_", "@", "%" or "-" (an OAuth tenant claim URI-encoded, as the gateway names it)`,
+    );
   return { tenant, user };
 }
 

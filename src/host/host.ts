@@ -67,7 +67,7 @@ export interface HostOptions {
   credentials?: CredentialStore;
   /** Bound on one interactive sign-in, ms. @default 300000 (`AuthDefaults.signInTimeoutMs`) */
   signInTimeoutMs?: number;
-  /** Bound on one request to an authorization server (until its headers), ms. @default 30000 (`AuthDefaults.authFetchMs`) */
+  /** Bound on one request to an authorization server (until its body is read), ms. @default 30000 (`AuthDefaults.authFetchMs`) */
   authFetchMs?: number;
   /** Clock for token expiry (tests), epoch ms. @default Date.now */
   now?: () => number;

@@ -256,6 +256,7 @@ function cancelOnDisconnect(
   body: unknown,
   events: SessionEvents | undefined,
   waitMs: number,
+  onCancel: (ids: Array<string | number>) => void = () => {},
 ): void {
   const ids = (Array.isArray(body) ? body : [body])
     .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
@@ -264,6 +265,7 @@ function cancelOnDisconnect(
   res.once('close', () => {
     if (res.writableFinished) return;
     const cancel = () => {
+      onCancel(ids);
       for (const requestId of ids)
         t.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client disconnected' } });
     };
@@ -397,9 +399,15 @@ export async function serve(
       onsessioninitialized: (id) => {
         opened();
         sessions.set(id, t);
-        if (store) events.set(id, store);
         owners.set(id, user); // the user (extra.sub, else clientId): one client id may serve many users
-        activity.set(id, { last: Date.now(), open: 0, ids: new Set() });
+        const ids = new Set<string | number>();
+        activity.set(id, { last: Date.now(), open: 0, ids });
+        if (store) {
+          events.set(id, store);
+          // A request is in flight until its response is sent, even after its POST stream dropped (the
+          // client may resume it): only then may its id be used again.
+          store.onAnswer = (rid) => ids.delete(rid as string | number);
+        }
         fanout.addLive(m, { user, era: 'legacy', product: s });
       },
       onsessionclosed: (id) => {
@@ -493,12 +501,22 @@ export async function serve(
             reused,
             -32600,
           );
-        cancelOnDisconnect(t, res, body, events.get(sid), resumeLimits?.resumeWaitMs ?? 0);
-        deliveredOnFinish(res, body, events.get(sid));
+        const release = (done: Array<string | number>) => {
+          for (const id of done) a?.ids.delete(id);
+        };
+        const ev = events.get(sid);
+        cancelOnDisconnect(t, res, body, ev, resumeLimits?.resumeWaitMs ?? 0, release);
+        deliveredOnFinish(res, body, ev);
         if (a) {
+          // A request the client cancels is answered by nobody (basic/utilities/cancellation).
+          for (const m of Array.isArray(body) ? body : [body])
+            if ((m as { method?: unknown } | null)?.method === 'notifications/cancelled')
+              a.ids.delete((m as { params?: { requestId?: string | number } }).params?.requestId as string | number);
           for (const id of ids) a.ids.add(id);
+          // Answered in full, or cancelled at once: the ids are free. A stream that dropped while the
+          // client may resume keeps them until each is answered (`onAnswer`) or cancelled (`release`).
           res.once('close', () => {
-            for (const id of ids) a.ids.delete(id);
+            if (res.writableFinished || !ev?.resumable) release(ids);
           });
           a.open++;
           a.last = Date.now();

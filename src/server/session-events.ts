@@ -87,6 +87,8 @@ export class SessionEvents implements EventStore {
   resumable = false;
   /** When a stream of this session was last resumed (`Date.now()`), 0 before. */
   lastReplayAt = 0;
+  /** Called with the id of each response stored (the request it answers is no longer in flight). */
+  onAnswer?: (id: unknown) => void;
 
   private readonly limits: Required<SessionEventLimits>;
 
@@ -109,6 +111,7 @@ export class SessionEvents implements EventStore {
       this.nextExpiry = Math.min(this.nextExpiry, s.doneAt + this.limits.graceMs);
       (s.answers ??= []).push(id);
       this.answered.set(id, s);
+      this.onAnswer?.(id);
     }
     s.held++;
     this.events.push({ seq, stream: streamId, json, bytes });

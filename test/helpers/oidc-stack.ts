@@ -25,6 +25,12 @@ export interface OidcStack {
   unauthorized: number;
   /** While true, the token endpoint never answers (an authorization server that hangs). */
   hangTokenEndpoint: boolean;
+  /** While true, the token endpoint sends its headers and the start of a body, then stalls. */
+  stallTokenBody: boolean;
+  /** While true, the token endpoint answers with an endless body (64 KiB chunks until the client stops). */
+  floodTokenBody: boolean;
+  /** Chunks the flooding token endpoint wrote. */
+  floodChunks: number;
   close(): Promise<void>;
 }
 
@@ -100,6 +106,19 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
       const url = new URL(req.url ?? '/', issuer);
       if (url.pathname === '/auth' && req.method === 'GET') authorizations.push(url.searchParams);
       if (url.pathname === '/token' && stack.hangTokenEndpoint) return; // accepted, never answered
+      if (url.pathname === '/token' && stack.floodTokenBody) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const more = () => {
+          while (!res.destroyed && stack.floodChunks < 20_000 && res.write(chunk)) stack.floodChunks++;
+          if (!res.destroyed && stack.floodChunks < 20_000) res.once('drain', more);
+        };
+        return void more();
+      }
+      if (url.pathname === '/token' && stack.stallTokenBody) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.write('{"access_token":'); // headers and a first chunk, then nothing
+      }
       if (url.pathname.startsWith('/interaction/')) {
         const details = await provider.interactionDetails(req, res);
         if (details.prompt.name === 'login') {
@@ -167,6 +186,9 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
     authorizations,
     unauthorized: 0,
     hangTokenEndpoint: false,
+    stallTokenBody: false,
+    floodTokenBody: false,
+    floodChunks: 0,
     close: async () => {},
   };
   const mcpNode = toNodeHandler({

@@ -37,11 +37,17 @@ export const AuthDefaults = {
   refreshSkewMs: 60_000,
   /**
    * Bound on one request to the authorization server or the resource metadata (discovery, registration,
-   * token exchange, refresh) until its response headers, ms. Without it a hung authorization server
+   * token exchange, refresh) until its response body is read, ms. Without it a hung authorization server
    * held a refresh (and every request of that server waiting on it) for undici's 300 s.
    */
   authFetchMs: 30_000,
 } as const;
+
+/**
+ * Largest answer parley reads from an authorization server or a resource metadata URL (discovery,
+ * registration, token), bytes: 1 MiB. Real ones are a few KiB; over it the request fails naming this cap.
+ */
+export const MAX_AUTH_BODY_BYTES = 1024 * 1024;
 
 /** Host-wide authorization settings, shared by every server's {@link AuthSession}. */
 export interface AuthContext {
@@ -189,7 +195,7 @@ export class AuthSession {
   }
 
   /**
-   * fetch for the OAuth flow, each request bounded by {@link AuthDefaults.authFetchMs} until its headers.
+   * fetch for the OAuth flow, each request bounded by {@link AuthDefaults.authFetchMs} until its body is read.
    * A timer of its own, not `AbortSignal.timeout` (on Node 20 one inside `AbortSignal.any` can be
    * collected and never fire, nodejs/node#57736).
    */
@@ -204,7 +210,24 @@ export class AuthSession {
     );
     try {
       const signal = init?.signal ? AbortSignal.any([init.signal, bound.signal]) : bound.signal;
-      return await (this.#ctx.fetch ?? fetch)(input, { ...init, signal });
+      const res = await (this.#ctx.fetch ?? fetch)(input, { ...init, signal });
+      // The body is read under the same bound: a server that sends headers, then stalls the body, would
+      // otherwise hold the refresh (and the store's refresh lock, shared by replicas) for ever.
+      if (!res.body) return res;
+      const parts: Uint8Array[] = [];
+      let n = 0;
+      const reader = res.body.getReader();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        n += r.value.length;
+        if (n > MAX_AUTH_BODY_BYTES) {
+          await reader.cancel().catch(() => undefined);
+          throw new Error(
+            `${where} sent an answer over ${MAX_AUTH_BODY_BYTES} bytes (MAX_AUTH_BODY_BYTES), the most parley reads from an authorization server`,
+          );
+        }
+        parts.push(r.value);
+      }
+      return new Response(Buffer.concat(parts, n), { status: res.status, statusText: res.statusText, headers: res.headers });
     } catch (err) {
       this.#authFetchError = bound.signal.aborted ? (bound.signal.reason as Error) : (err as Error);
       throw this.#authFetchError;
@@ -310,7 +333,9 @@ export class AuthSession {
   /** How to sign in when nobody can be asked here: the command, with the user of a gateway named. */
   #signInHint(): string {
     const { tenant, user } = this.#ctx.scope;
-    const flags = `${user === 'default' ? '' : ` --user ${user}`}${tenant === 'default' ? '' : ` --tenant ${tenant}`}`;
+    // An OAuth user claim may hold shell characters (`auth0|5f7c…`): quoted, the command runs as printed.
+    const sh = (v: string) => (/^[A-Za-z0-9._@%+-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+    const flags = `${user === 'default' ? '' : ` --user ${sh(user)}`}${tenant === 'default' ? '' : ` --tenant ${sh(tenant)}`}`;
     const whom = flags ? ` for user "${user}" of tenant "${tenant}"` : '';
     return `${whom}; nobody can be asked here: sign in once with \`parley auth login ${this.#server}${flags}\` on a machine with a browser, using the same --store and PARLEY_SECRET (docs/auth.md)`;
   }

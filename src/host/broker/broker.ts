@@ -228,7 +228,8 @@ export class ElicitationBroker {
       // Sampling replies are never prefilled; a configuration input only from its `default`.
       const recall = form && this.opts.store && !ctx.sampling && !ctx.configInput;
       const remembered = recall ? await recallContent(this.opts.store!, req.scope, req.server, form!) : undefined;
-      const previous = form && ctx.call && !ctx.sampling && !ctx.configInput ? this.inCall.get(inCallKey(req, form.hash())) : undefined;
+      const previous =
+        form && ctx.call?.callId && !ctx.sampling && !ctx.configInput ? this.inCall.get(inCallKey(req, form.hash())) : undefined;
       const prefill =
         form && !ctx.sampling
           ? buildPrefill(req.requestedSchema!, req.server, remembered, ctx.configInput ? {} : this.sources(req), form, previous)
@@ -344,7 +345,8 @@ export class ElicitationBroker {
         if (a.action === 'accept' && a.remember && a.remember !== 'once' && this.opts.store)
           this.remember(req, answer.content, a.remember, form.hash(), sensitive, a.auto === true);
         this.keepRecent(req, answer.content, form.hash(), sensitive);
-        if (req.call) this.keepInCall(req, answer.content, form.hash(), sensitive);
+        // Not for a request only known to be "one of" several calls (callId ''): it names no one call.
+        if (req.call?.callId) this.keepInCall(req, answer.content, form.hash(), sensitive);
       }
       this.audit.write(req, 'answer', {
         action: answer.action,

@@ -9,7 +9,8 @@
  * itself and wraps the same way ({@link repairMessage}).
  *
  * Bounds: one SSE event is buffered at a time; one over {@link MAX_EVENT_CHARS} characters passes
- * unrepaired, and one (or a JSON body) over {@link MAX_HTTP_MESSAGE_CHARS} ends the body with an error;
+ * unrepaired, and one (or a JSON body, or the body of an error status) over {@link MAX_HTTP_MESSAGE_CHARS}
+ * ends the body with an error;
  * work is linear in the bytes received.
  * @module
  */
@@ -143,12 +144,26 @@ async function textUpTo(res: Response, max: number): Promise<string> {
   return Buffer.concat(parts, n).toString('utf8');
 }
 
+/** A byte stream that errors (naming the cap) once more than `max` bytes went through. */
+function byteCap(max: number): TransformStream<Uint8Array, Uint8Array> {
+  let n = 0;
+  return new TransformStream({
+    transform(chunk, out) {
+      n += chunk.length;
+      if (n > max) out.error(overCap('an error body', max));
+      else out.enqueue(chunk);
+    },
+  });
+}
+
 /** A `fetch` for `StreamableHTTPClientTransport` that repairs incoming messages (see the module comment). */
 export function repairingFetch(inner: typeof fetch = fetch, max = MAX_HTTP_MESSAGE_CHARS): typeof fetch {
   return async (input, init) => {
     const res = await inner(input, init);
     const type = res.headers.get('content-type') ?? '';
-    if (!res.body || !res.ok) return res;
+    if (!res.body) return res;
+    // An error status's body is read whole by the SDK for its message (`response.text()`): capped too.
+    if (!res.ok) return new Response(res.body.pipeThrough(byteCap(max)), res);
     if (type.includes('text/event-stream')) {
       const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(sseRepair(max)).pipeThrough(new TextEncoderStream());
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
