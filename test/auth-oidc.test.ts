@@ -266,46 +266,15 @@ test('a sign-in nobody completes ends after signInTimeoutMs; a declined sign-in 
   }
 });
 
-test('a hung authorization server: a due refresh gives up after authFetchMs and the request goes on with the token held', {
-  timeout: 60_000,
-}, async () => {
-  const stack = await startOidcStack({ accessTokenTtl: 3600 });
-  const dir = tmp();
-  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
-  let skew = 0;
-  const now = () => Date.now() + skew;
-  const logs: string[] = [];
-  const host = createHost(config(stack.mcpUrl), {
-    presenter: new ScriptedPresenter([signer([])]),
-    credentials,
-    now,
-    authFetchMs: 500,
-    log: (_l, m) => void logs.push(m),
-  });
-  try {
-    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
-    // Inside the refresh window; the token endpoint accepts the connection and never answers.
-    skew = 3570_000;
-    stack.hangTokenEndpoint = true;
-    const t0 = Date.now();
-    // Before the bound the refresh waited for undici's 300 s, and the call with it.
-    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
-    assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
-    assert.ok(
-      logs.some((m) => /refreshing the access token failed \(.*did not answer within 500 ms \(authFetchMs\)/.test(m)),
-      logs.join('\n'),
-    );
-  } finally {
-    await host.close();
-    await credentials.close();
-    await stack.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('an authorization server that sends headers then stalls the body: the refresh still gives up after authFetchMs', {
-  timeout: 30_000,
-}, async () => {
+/**
+ * A host signed in to the stack, with the clock moved into the refresh window and the token endpoint
+ * made to misbehave (`fault`): the second call's refresh must give up and the call go on with the
+ * token held. Returns the host's log lines and how long that call took (ms).
+ */
+async function dueRefreshAgainst(
+  fault: 'hangTokenEndpoint' | 'stallTokenBody' | 'floodTokenBody',
+  authFetchMs?: number,
+): Promise<{ logs: string[]; ms: number; floodChunks: number }> {
   const stack = await startOidcStack({ accessTokenTtl: 3600 });
   const dir = tmp();
   const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
@@ -315,27 +284,48 @@ test('an authorization server that sends headers then stalls the body: the refre
     presenter: new ScriptedPresenter([signer([])]),
     credentials,
     now: () => Date.now() + skew,
-    authFetchMs: 500,
+    ...(authFetchMs !== undefined ? { authFetchMs } : {}),
     log: (_l, m) => void logs.push(m),
   });
   try {
     assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
-    skew = 3570_000;
-    stack.stallTokenBody = true;
+    skew = 3570_000; // inside the refresh window
+    stack[fault] = true;
     const t0 = Date.now();
-    // Before, the bound ended at the headers: the body read (and the refresh, under the store's lock) hung.
     assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
-    assert.ok(Date.now() - t0 < 10_000, `took ${Date.now() - t0} ms`);
-    assert.ok(
-      logs.some((m) => /refreshing the access token failed \(.*did not answer within 500 ms \(authFetchMs\)/.test(m)),
-      logs.join('\n'),
-    );
+    return { logs, ms: Date.now() - t0, floodChunks: stack.floodChunks };
   } finally {
     await host.close();
     await credentials.close();
     await stack.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const gaveUp = /refreshing the access token failed \(.*did not answer within 500 ms \(authFetchMs\)/;
+
+test('a hung authorization server: a due refresh gives up after authFetchMs and the request goes on with the token held', {
+  timeout: 60_000,
+}, async () => {
+  // Before the bound the refresh waited for undici's 300 s, and the call with it.
+  const { logs, ms } = await dueRefreshAgainst('hangTokenEndpoint', 500);
+  assert.ok(ms < 10_000, `took ${ms} ms`);
+  assert.ok(
+    logs.some((m) => gaveUp.test(m)),
+    logs.join('\n'),
+  );
+});
+
+test('an authorization server that sends headers then stalls the body: the refresh still gives up after authFetchMs', {
+  timeout: 30_000,
+}, async () => {
+  // Before, the bound ended at the headers: the body read (and the refresh, under the store's lock) hung.
+  const { logs, ms } = await dueRefreshAgainst('stallTokenBody', 500);
+  assert.ok(ms < 10_000, `took ${ms} ms`);
+  assert.ok(
+    logs.some((m) => gaveUp.test(m)),
+    logs.join('\n'),
+  );
 });
 
 test('nobody to ask: the sign-in hint for a gateway user whose claim holds shell characters runs as printed (quoted)', async () => {
@@ -365,31 +355,10 @@ test('an authorization server answering without end: the refresh stops reading a
   timeout: 30_000,
 }, async () => {
   assert.equal(MAX_AUTH_BODY_BYTES, 1024 * 1024);
-  const stack = await startOidcStack({ accessTokenTtl: 3600 });
-  const dir = tmp();
-  const credentials = openSqliteCredentialStore(join(dir, 'p.db'), { env: SECRET });
-  let skew = 0;
-  const logs: string[] = [];
-  const host = createHost(config(stack.mcpUrl), {
-    presenter: new ScriptedPresenter([signer([])]),
-    credentials,
-    now: () => Date.now() + skew,
-    log: (_l, m) => void logs.push(m),
-  });
-  try {
-    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
-    skew = 3570_000;
-    stack.floodTokenBody = true;
-    assert.match(text(await host.callTool('mcp', 'whoami', {})), /hello client/);
-    assert.ok(
-      logs.some((m) => /over 1048576 bytes \(MAX_AUTH_BODY_BYTES\)/.test(m)),
-      logs.join('\n'),
-    );
-    assert.ok(stack.floodChunks < 200, `the token endpoint wrote ${stack.floodChunks} chunks of 64 KiB`);
-  } finally {
-    await host.close();
-    await credentials.close();
-    await stack.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const { logs, floodChunks } = await dueRefreshAgainst('floodTokenBody');
+  assert.ok(
+    logs.some((m) => /over 1048576 bytes \(MAX_AUTH_BODY_BYTES\)/.test(m)),
+    logs.join('\n'),
+  );
+  assert.ok(floodChunks < 200, `the token endpoint wrote ${floodChunks} chunks of 64 KiB`);
 });

@@ -44,36 +44,47 @@ async function messages(res: Response, onMessage: (m: Record<string, unknown>) =
   }
 }
 
-describe('gateway: a request id reused while its request is in flight (2025-06-18 over HTTP)', () => {
-  let url: string;
-  let stop: () => Promise<void>;
-  before(async () => {
-    const gw = createGateway(gatewayConfig({ v2: fixture('v2', 'v2-dual.mjs') }));
-    ({ url, stop } = await serveGateway(gw));
-  });
-  after(() => stop());
+let url: string;
+let stop: () => Promise<void>;
+before(async () => {
+  const gw = createGateway(gatewayConfig({ v2: fixture('v2', 'v2-dual.mjs') }));
+  ({ url, stop } = await serveGateway(gw));
+});
+after(() => stop());
 
+/** A fresh initialized 2025-era session on `revision`: its headers, a POST of one message, and the tools/call of v2__ask with id 1. */
+async function openSession(revision: '2025-06-18' | '2025-11-25') {
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: H,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: revision, capabilities: { elicitation: {} }, clientInfo: { name: 'dup', version: '1' } },
+    }),
+  });
+  const sid = init.headers.get('mcp-session-id')!;
+  await init.text();
+  const h = { ...H, 'mcp-session-id': sid, 'mcp-protocol-version': revision };
+  const post = (m: unknown) => fetch(url, { method: 'POST', headers: h, body: JSON.stringify(m) });
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'v2__ask', arguments: {} } };
+  /** A `messages` handler that accepts each elicitation with `{name}`. */
+  const answer = (name: string) => (m: Record<string, unknown>) => {
+    if (m.method === 'elicitation/create')
+      void post({ jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name } } }).then((r) => r.text());
+  };
+  return { h, post, call, answer, end: () => fetch(url, { method: 'DELETE', headers: h }) };
+}
+
+/** The text of the result for request id 1 among `got`. */
+const resultText = (got: Array<Record<string, unknown>>) =>
+  (got.find((m) => m.id === 1 && 'result' in m) as { result?: { content: Array<{ text: string }> } } | undefined)?.result?.content[0].text;
+
+describe('gateway: a request id reused while its request is in flight (2025-06-18 over HTTP)', () => {
   it('is refused 400 -32600 naming the id, and the first call still gets its own answer', { timeout: 60_000 }, async () => {
-    const init = await fetch(url, {
-      method: 'POST',
-      headers: H,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'dup', version: '1' } },
-      }),
-    });
-    const sid = init.headers.get('mcp-session-id')!;
-    await init.text();
-    const h = { ...H, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
-    const post = (m: unknown) => fetch(url, { method: 'POST', headers: h, body: JSON.stringify(m) });
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'v2__ask', arguments: {} } };
-    const answer = (name: string) => (m: Record<string, unknown>) => {
-      if (m.method === 'elicitation/create')
-        void post({ jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name } } }).then((r) => r.text());
-    };
+    const { post, call, answer, end } = await openSession('2025-06-18');
     const a = await post(call);
     const first = messages(a, answer('A'));
     // The first call now waits on its elicitation; the same id again:
@@ -84,48 +95,19 @@ describe('gateway: a request id reused while its request is in flight (2025-06-1
     assert.equal(refused.error.code, -32600);
     assert.match(refused.error.message, /request id 1 is already used by a request in flight on this session/);
     const got = await first;
-    const result = got.find((m) => m.id === 1 && 'result' in m) as { result: { content: Array<{ text: string }> } } | undefined;
-    assert.equal(result?.result.content[0].text, 'hello A', JSON.stringify(got));
+    assert.equal(resultText(got), 'hello A', JSON.stringify(got));
     // Once that request has ended its id may be used again.
-    const c = await post({ ...call, id: 1 });
-    const again = await messages(c, answer('C'));
-    assert.equal(
-      (again.find((m) => m.id === 1 && 'result' in m) as { result?: { content: Array<{ text: string }> } })?.result?.content[0].text,
-      'hello C',
-      JSON.stringify(again),
-    );
-    await fetch(url, { method: 'DELETE', headers: h });
+    const again = await messages(await post(call), answer('C'));
+    assert.equal(resultText(again), 'hello C', JSON.stringify(again));
+    await end();
   });
 });
 
 describe('gateway: a request id reused after its POST stream dropped, while the client may resume it (2025-11-25)', () => {
-  let url: string;
-  let stop: () => Promise<void>;
-  before(async () => {
-    const gw = createGateway(gatewayConfig({ v2: fixture('v2', 'v2-dual.mjs') }));
-    ({ url, stop } = await serveGateway(gw));
-  });
-  after(() => stop());
-
   it('is refused while the first is in flight; the resumed first call gets its own answer, then the id is free', {
     timeout: 60_000,
   }, async () => {
-    const init = await fetch(url, {
-      method: 'POST',
-      headers: H,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'dup', version: '1' } },
-      }),
-    });
-    const sid = init.headers.get('mcp-session-id')!;
-    await init.text();
-    const h = { ...H, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
-    const post = (m: unknown) => fetch(url, { method: 'POST', headers: h, body: JSON.stringify(m) });
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'v2__ask', arguments: {} } };
+    const { h, post, call, answer, end } = await openSession('2025-11-25');
     // The first call's stream: read up to its elicitation (with its event id), then drop the connection.
     const drop = new AbortController();
     const a = await fetch(url, { method: 'POST', headers: h, body: JSON.stringify(call), signal: drop.signal });
@@ -166,16 +148,8 @@ describe('gateway: a request id reused after its POST stream dropped, while the 
     assert.match(text, /hello A/);
     await reader2.cancel().catch(() => {});
     // Answered: the id may be used again.
-    const c = await post(call);
-    const again = await messages(c, (m) => {
-      if (m.method === 'elicitation/create')
-        void post({ jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name: 'C' } } }).then((r) => r.text());
-    });
-    assert.equal(
-      (again.find((m) => m.id === 1 && 'result' in m) as { result?: { content: Array<{ text: string }> } })?.result?.content[0].text,
-      'hello C',
-      JSON.stringify(again),
-    );
-    await fetch(url, { method: 'DELETE', headers: h });
+    const again = await messages(await post(call), answer('C'));
+    assert.equal(resultText(again), 'hello C', JSON.stringify(again));
+    await end();
   });
 });
