@@ -23,11 +23,10 @@ function alive(pid: number): boolean {
   }
 }
 
-it('parley tools exits within 3 s of printing when the server runs behind a launcher, and leaves no process', {
-  timeout: 120_000,
-}, async () => {
-  const pidFile = join(dir, 'server.pid');
-  const config = join(dir, 'parley.json');
+/** `parley tools [...names]` (from dist) on a config whose server-everything runs behind the launcher, which writes the server's pid to `<tag>.pid`. */
+function toolsBehindLauncher(tag: string, names: string[]) {
+  const pidFile = join(dir, `${tag}.pid`);
+  const config = join(dir, `${tag}.json`);
   writeFileSync(
     config,
     JSON.stringify({
@@ -38,73 +37,58 @@ it('parley tools exits within 3 s of printing when the server runs behind a laun
   );
   const child = spawn(
     process.execPath,
-    [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'tools', 'everything', '--config', config, '--db', join(dir, 'p.db')],
-    {
-      cwd: dir,
-      env: { ...process.env, ...isolatedEnv(dir) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'tools', ...names, '--config', config, '--db', join(dir, `${tag}.db`)],
+    { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  /** Resolves with the exit code (the child is killed after 90 s) and what it wrote to stderr. */
+  const exited = new Promise<{ code: number | null; err: string }>((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('exit', (c) => {
+      clearTimeout(kill);
+      resolve({ code: c, err });
+    });
+  });
+  return { child, exited, serverPid: () => Number(readFileSync(pidFile, 'utf8')) };
+}
+
+/** Whether `pid` is gone within 3 s (SIGTERM was sent before parley exited; the server gets a moment to act on it). */
+async function goneSoon(pid: number): Promise<boolean> {
+  const until = performance.now() + 3_000;
+  while (alive(pid) && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
+  return !alive(pid);
+}
+
+it('parley tools exits within 3 s of printing when the server runs behind a launcher, and leaves no process', {
+  timeout: 120_000,
+}, async () => {
+  const { child, exited, serverPid } = toolsBehindLauncher('server', ['everything']);
   let out = '';
   let printedAt = 0;
   child.stdout.on('data', (d) => {
     out += d;
     if (!printedAt && out.includes('trigger-elicitation-request')) printedAt = performance.now();
   });
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const code = await new Promise<number | null>((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('exit', (c) => {
-      clearTimeout(kill);
-      resolve(c);
-    });
-  });
+  const { code, err } = await exited;
   const exitedAfterMs = performance.now() - printedAt;
   assert.equal(code, 0, err);
   assert.ok(printedAt > 0, `the tools were printed:\n${out}\n${err}`);
   assert.ok(exitedAfterMs < 3_000, `exited ${Math.round(exitedAfterMs)} ms after printing`);
-  const serverPid = Number(readFileSync(pidFile, 'utf8'));
-  assert.ok(serverPid > 0);
-  // SIGTERM was sent before parley exited; give the server a moment to act on it.
-  const until = performance.now() + 3_000;
-  while (alive(serverPid) && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(alive(serverPid), false, `the launched server ${serverPid} is gone`);
+  const pid = serverPid();
+  assert.ok(pid > 0);
+  assert.equal(await goneSoon(pid), true, `the launched server ${pid} is gone`);
 });
 
 it('parley tools whose reader went away (| head -1, | true) finishes quietly: exit 0, no stack trace, no process left', {
   timeout: 120_000,
 }, async () => {
-  const pidFile = join(dir, 'server-epipe.pid');
-  const config = join(dir, 'parley-epipe.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: {
-        everything: { command: process.execPath, args: [LAUNCHER, process.execPath, EVERYTHING], env: { LAUNCHED_PID_FILE: pidFile } },
-      },
-    }),
-  );
-  const child = spawn(
-    process.execPath,
-    [new URL('../dist/src/cli/main.js', import.meta.url).pathname, 'tools', '--config', config, '--db', join(dir, 'p-epipe.db')],
-    { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const { child, exited, serverPid } = toolsBehindLauncher('server-epipe', []);
   // The reader closes before parley writes a line: every write to stdout is EPIPE.
   child.stdout.destroy();
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const code = await new Promise<number | null>((resolve) => {
-    const kill = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('exit', (c) => {
-      clearTimeout(kill);
-      resolve(c);
-    });
-  });
+  const { code, err } = await exited;
   assert.equal(code, 0, err);
   assert.doesNotMatch(err, /EPIPE|Unhandled|\n\s+at /);
-  const serverPid = Number(readFileSync(pidFile, 'utf8'));
-  const until = performance.now() + 3_000;
-  while (alive(serverPid) && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(alive(serverPid), false, `the launched server ${serverPid} is gone`);
+  const pid = serverPid();
+  assert.equal(await goneSoon(pid), true, `the launched server ${pid} is gone`);
 });
