@@ -1,57 +1,19 @@
 // The terminal presenter driven through in-memory streams (keystrokes in, screen text out):
 // masking, confirm-only prompts, re-asking only invalid fields, remember choice, bounds, Esc, abort.
 import assert from 'node:assert/strict';
-import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { InputRequestView } from '../src/host/presenter.js';
 import type { RequestedSchema } from '../src/schema/index.js';
-import { checkField, fieldLabel, TerminalPresenter } from '../src/ui/terminal/index.js';
+import { checkField, fieldLabel } from '../src/ui/terminal/index.js';
 import { verifies } from './helpers/verifies.js';
+import { formView, terminalRig } from './helpers/terminal-rig.js';
 
 const ESC = '\x1b';
 const DOWN = '\x1b[B';
 const BACKSPACE = '\x7f';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function rig() {
-  const input = new PassThrough();
-  let screen = '';
-  const output = new Writable({
-    write(c, _e, cb) {
-      screen += c.toString();
-      cb();
-    },
-  }) as Writable & { columns: number; rows: number };
-  output.columns = 120;
-  output.rows = 40;
-  const presenter = new TerminalPresenter({ input, output, colour: false, openUrl: () => assert.fail('must not open a browser') });
-  return {
-    presenter,
-    screen: () => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
-    /** Types keys, one chunk at a time, after the prompt has rendered. */
-    async type(...chunks: string[]) {
-      for (const c of chunks) {
-        await sleep(60);
-        input.write(c);
-      }
-    },
-  };
-}
-
-const view = (schema: Record<string, unknown>, extra: Partial<InputRequestView> = {}): InputRequestView => ({
-  id: 'r1',
-  server: 'srv',
-  message: 'Please answer',
-  mode: 'form',
-  schema: schema as unknown as RequestedSchema,
-  prefill: {},
-  prefillSources: {},
-  repairs: [],
-  warnings: [],
-  sensitiveFields: [],
-  round: 1,
-  ...extra,
-});
+const rig = () => terminalRig();
+const view = formView;
 
 describe('TerminalPresenter', () => {
   it('masks sensitive fields and never offers to remember them', { timeout: 10_000 }, async () => {

@@ -3,45 +3,20 @@
 // "is asking" box, set the window title or write the clipboard (OSC 52); a bidirectional override
 // reorders what the person reads. The terminal presenter draws every server string through termText.
 import assert from 'node:assert/strict';
-import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import type { InputRequestView } from '../src/host/presenter.js';
 import type { RequestedSchema } from '../src/schema/index.js';
-import { TerminalPresenter } from '../src/ui/terminal/index.js';
 import { termText } from '../src/ui/terminal/safe-text.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isolatedEnv, runParley } from './helpers/cli.js';
+import { formView, terminalRig } from './helpers/terminal-rig.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const EVIL = 'x\x1b[2J\x1b[31mRED\x1b]0;pwned\x07\x1b]52;c;Y3VybA==\x07\r\u202egnp.exe\x9b1m';
 /** What a server must never get onto the terminal raw. */
 const RAW = ['\x1b[2J', '\x1b[31mRED', '\x1b]0;', '\x1b]52;', '\x07', '\u202e', '\x9b', '\rgnp'];
 
-function rig() {
-  const input = new PassThrough();
-  let screen = '';
-  const output = new Writable({
-    write(c, _e, cb) {
-      screen += c.toString();
-      cb();
-    },
-  }) as Writable & { columns: number; rows: number };
-  output.columns = 200;
-  output.rows = 60;
-  const presenter = new TerminalPresenter({ input, output, colour: false, openUrl: () => assert.fail('must not open a browser') });
-  return {
-    presenter,
-    raw: () => screen,
-    async type(...chunks: string[]) {
-      for (const c of chunks) {
-        await sleep(60);
-        input.write(c);
-      }
-    },
-  };
-}
+const rig = () => terminalRig({ columns: 200, rows: 60 });
 
 function assertShownNotObeyed(raw: string, where: string): void {
   for (const seq of RAW) assert.ok(!raw.includes(seq), `${where}: ${JSON.stringify(seq)} reached the terminal raw`);
@@ -68,19 +43,7 @@ describe('the terminal presenter shows a server text control characters instead 
       },
       required: ['name', 'pick'],
     } as unknown as RequestedSchema;
-    const view: InputRequestView = {
-      id: 'r1',
-      server: 'srv',
-      message: `Please answer ${EVIL}`,
-      mode: 'form',
-      schema,
-      prefill: {},
-      prefillSources: {},
-      repairs: [],
-      warnings: [],
-      sensitiveFields: [],
-      round: 1,
-    };
+    const view = formView(schema as unknown as Record<string, unknown>, { message: `Please answer ${EVIL}` });
     const answer = t.presenter.present(view, new AbortController().signal);
     // Keep the default (shown, so sent, in its safe form), pick the option, accept, just this once.
     await t.type('\r', '\r', '\r', '\r');
