@@ -5,12 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createHost, type HostConfig, type ServerDef } from '../src/host/index.js';
+import { createHost } from '../src/host/index.js';
 import { openSqliteStore } from '../src/host/store/index.js';
-import { DEFAULT_POLICY } from '../src/host/config/policy.js';
 import { hostApiFor, startConsole, WebPresenter } from '../src/ui/web/index.js';
 import { CHROMIUM, launch, within } from './fixtures/console/browser.js';
 import { startOidcStack } from './helpers/oidc-stack.js';
+import { protectedServerConfig } from './helpers/oauth-host.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
 const text = (r: any) =>
@@ -23,24 +23,7 @@ test('console sign-in: the card names server and issuer, shows site and full URL
   const stack = await startOidcStack();
   const store = openSqliteStore(':memory:');
   const web = new WebPresenter();
-  const def = {
-    name: 'mcp',
-    type: 'http',
-    url: stack.mcpUrl,
-    headers: {},
-    origin: { file: '<test>', pointer: '' },
-    timeouts: { startupMs: 20_000 },
-  } as ServerDef;
-  const config: HostConfig = {
-    servers: { mcp: def },
-    routes: [],
-    policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true },
-    presets: {},
-    profile: {},
-    roots: [],
-    inputs: {},
-    sources: [],
-  };
+  const config = protectedServerConfig('mcp', stack.mcpUrl);
   const host = createHost(config, { presenter: web, store, signInTimeoutMs: 60_000 });
   const con = await startConsole({ host: hostApiFor(host, store), presenter: web });
   const browser = await launch();

@@ -7,52 +7,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  createHost,
-  HeadlessPresenter,
-  ScriptedPresenter,
-  type HostConfig,
-  type InputRequestView,
-  type ServerDef,
-} from '../src/host/index.js';
-import { DEFAULT_POLICY } from '../src/host/config/policy.js';
+import { createHost, HeadlessPresenter, ScriptedPresenter, type InputRequestView, type ServerDef } from '../src/host/index.js';
 import { MAX_AUTH_BODY_BYTES, openSqliteCredentialStore } from '../src/host/auth/index.js';
-import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack } from './helpers/oidc-stack.js';
+import { protectedServerConfig, signer } from './helpers/oauth-host.js';
 
-const origin = { file: '<test>', pointer: '' };
 const SECRET = { PARLEY_SECRET: 'a-test-secret-of-at-least-32-characters!' };
 
-function config(url: string, extra: Partial<ServerDef> = {}): HostConfig {
-  const def = { name: 'mcp', type: 'http', url, headers: {}, origin, timeouts: { startupMs: 20_000 }, ...extra } as ServerDef;
-  return {
-    servers: { mcp: def },
-    routes: [],
-    policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true },
-    presets: {},
-    profile: {},
-    roots: [],
-    inputs: {},
-    sources: [],
-  };
-}
+const config = (url: string, extra: Partial<ServerDef> = {}) => protectedServerConfig('mcp', url, extra);
 const text = (r: any) =>
   (r.content ?? [])
     .filter((c: any) => c.type === 'text')
     .map((c: any) => c.text)
     .join('\n');
 const tmp = () => mkdtempSync(join(tmpdir(), 'parley-auth-'));
-
-/** A person who consents and whose browser follows the redirects (optionally tampering with the URL first). */
-function signer(seen: InputRequestView[], tamper: (u: URL) => Promise<void> | void = () => {}) {
-  return async (p: InputRequestView) => {
-    seen.push(p);
-    const u = new URL(p.url!.full);
-    await tamper(u);
-    void followRedirects(u.href).catch(() => {});
-    return { action: 'accept' as const };
-  };
-}
 
 test('first sign-in: discovery, dynamic registration, PKCE, resource; tokens encrypted in SQLite and reused by the next run', async () => {
   const stack = await startOidcStack();

@@ -5,43 +5,17 @@
 // refreshes with the refresh token another replica already used signs the user out everywhere.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  createHost,
-  HeadlessPresenter,
-  ScriptedPresenter,
-  type HostConfig,
-  type InputRequestView,
-  type ServerDef,
-} from '../src/host/index.js';
-import { DEFAULT_POLICY } from '../src/host/config/policy.js';
+import { createHost, HeadlessPresenter, ScriptedPresenter, type InputRequestView } from '../src/host/index.js';
 import { openPostgresCredentialStore, type CredentialStore } from '../src/host/auth/index.js';
-import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack } from './helpers/oidc-stack.js';
+import { protectedServerConfig, signer } from './helpers/oauth-host.js';
 import { pgSkipReason, startPostgres, type PgServer } from './helpers/postgres.js';
 
 const env = { PARLEY_SECRET: 'a-test-secret-of-at-least-32-characters!' };
-const origin = { file: '<test>', pointer: '' };
 const scope = { tenant: 'acme', user: 'alice' };
 
-function config(url: string): HostConfig {
-  const def = { name: 'crm', type: 'http', url, headers: {}, origin, timeouts: { startupMs: 20_000 } } as ServerDef;
-  return {
-    servers: { crm: def },
-    routes: [],
-    policy: { ...DEFAULT_POLICY, allowLoopbackUrls: true },
-    presets: {},
-    profile: {},
-    roots: [],
-    inputs: {},
-    sources: [],
-  };
-}
+const config = (url: string) => protectedServerConfig('crm', url);
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
-const signer = (seen: InputRequestView[]) => async (p: InputRequestView) => {
-  seen.push(p);
-  void followRedirects(p.url!.full).catch(() => {});
-  return { action: 'accept' as const };
-};
 
 let pg: PgServer | undefined;
 before(async () => {
