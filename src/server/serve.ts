@@ -513,16 +513,14 @@ export async function serve(
             if ((m as { method?: unknown } | null)?.method === 'notifications/cancelled')
               a.ids.delete((m as { params?: { requestId?: string | number } }).params?.requestId as string | number);
           for (const id of ids) a.ids.add(id);
-          // Answered in full, or cancelled at once: the ids are free. A stream that dropped while the
-          // client may resume keeps them until each is answered (`onAnswer`) or cancelled (`release`).
-          res.once('close', () => {
-            if (res.writableFinished || !ev?.resumable) release(ids);
-          });
           a.open++;
           a.last = Date.now();
           res.once('close', () => {
             a.open--;
             a.last = Date.now();
+            // Answered in full, or cancelled at once: the ids are free. A stream that dropped while the
+            // client may resume keeps them until each is answered (`onAnswer`) or cancelled (`release`).
+            if (res.writableFinished || !ev?.resumable) release(ids);
           });
         }
         return void (await answer(t));
