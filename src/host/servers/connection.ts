@@ -28,7 +28,7 @@ import { Client, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@
 import type { Implementation, JSONRPCMessage, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
 import type { InputHandlers } from './handlers.js';
 import { wireHandlers, type Pending } from './input-bridge.js';
-import { DeadlineHold, sseTransport, stdioTransport, withDeadline } from './transports.js';
+import { cutOffReason, DeadlineHold, sseTransport, stdioTransport, withDeadline } from './transports.js';
 import { AuthSession } from '../auth/session.js';
 import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
@@ -229,7 +229,12 @@ export class Connection {
         hold,
       );
     } catch (err) {
-      if (o.def.type !== 'stdio') throw explainRemoteFailure(err);
+      if (o.def.type !== 'stdio') {
+        // "Connection closed" says nothing when parley closed it: name the cap.
+        const cut = cutOffReason(currentTransport);
+        if (cut && err instanceof Error && !err.message.includes(cut.message)) err.message = `${err.message}: ${cut.message}`;
+        throw explainRemoteFailure(err);
+      }
       throw await explainStartFailure(err, currentTransport instanceof ParleyStdioTransport ? currentTransport : undefined, startStderr);
     }
     async function connectAny(): Promise<Connection> {

@@ -7,6 +7,7 @@ import type { HttpServerDef, StdioServerDef } from '../config/types.js';
 import { childEnv } from './child-env.js';
 import type { ConnectOptions } from './connect-options.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
+import { MAX_HTTP_MESSAGE_CHARS, repairingFetch } from './wire-repair.js';
 
 /**
  * The stdio transport for `def`: parley's own ({@link ParleyStdioTransport}: it reads stdout itself,
@@ -32,8 +33,30 @@ export function stdioTransport(def: StdioServerDef, o: ConnectOptions): ParleySt
   return t;
 }
 
+const cutOff = new WeakMap<object, Error>();
+
+/** Why parley closed `transport` itself (an event over `MAX_HTTP_MESSAGE_CHARS`), or `undefined`. */
+export function cutOffReason(transport: unknown): Error | undefined {
+  return typeof transport === 'object' && transport !== null ? cutOff.get(transport) : undefined;
+}
+
+/**
+ * The legacy HTTP+SSE transport for `def`. Its `fetch` (the event stream and the POSTs) goes through
+ * {@link repairingFetch}: malformed server requests are repaired as on Streamable HTTP, and an event
+ * over `MAX_HTTP_MESSAGE_CHARS` ends the stream and closes the transport (reported to its `onerror`):
+ * its EventSource would reconnect and read the next endless event, and the legacy session is tied to the
+ * stream anyway.
+ */
 export function sseTransport(def: HttpServerDef): SSEClientTransport {
-  return new SSEClientTransport(new URL(def.url), { requestInit: { headers: def.headers } });
+  const t: SSEClientTransport = new SSEClientTransport(new URL(def.url), {
+    requestInit: { headers: def.headers },
+    fetch: repairingFetch(fetch, MAX_HTTP_MESSAGE_CHARS, (err) => {
+      cutOff.set(t, err);
+      t.onerror?.(err);
+      void t.close();
+    }),
+  });
+  return t;
 }
 
 /**

@@ -69,7 +69,7 @@ const overCap = (what: string, max: number) =>
  * A TransformStream over an SSE body that repairs each event's `data` (text in, text out). Each chunk
  * is scanned once (the line still arriving is kept as pieces), so work is linear in the bytes received.
  */
-function sseRepair(max: number): TransformStream<string, string> {
+function sseRepair(max: number, cut: (what: string) => Error): TransformStream<string, string> {
   let pieces: string[] = [];
   let partial = 0;
   let event: string[] = [];
@@ -100,7 +100,7 @@ function sseRepair(max: number): TransformStream<string, string> {
         if (size + partial + piece.length > max) {
           pieces = [];
           event = [];
-          return out.error(overCap('an SSE event', max));
+          return out.error(cut('an SSE event'));
         }
         if (at < 0) {
           if (piece) pieces.push(piece);
@@ -127,7 +127,7 @@ function sseRepair(max: number): TransformStream<string, string> {
 }
 
 /** The body as text, or an error once it goes over `max` UTF-8 bytes (read no further). */
-async function textUpTo(res: Response, max: number): Promise<string> {
+async function textUpTo(res: Response, max: number, cut: (what: string) => Error): Promise<string> {
   const reader = res.body!.getReader();
   const parts: Uint8Array[] = [];
   let n = 0;
@@ -137,7 +137,7 @@ async function textUpTo(res: Response, max: number): Promise<string> {
     n += value.length;
     if (n > max) {
       await reader.cancel().catch(() => undefined);
-      throw overCap('a JSON body', max);
+      throw cut('a JSON body');
     }
     parts.push(value);
   }
@@ -145,31 +145,40 @@ async function textUpTo(res: Response, max: number): Promise<string> {
 }
 
 /** A byte stream that errors (naming the cap) once more than `max` bytes went through. */
-function byteCap(max: number): TransformStream<Uint8Array, Uint8Array> {
+function byteCap(max: number, cut: (what: string) => Error): TransformStream<Uint8Array, Uint8Array> {
   let n = 0;
   return new TransformStream({
     transform(chunk, out) {
       n += chunk.length;
-      if (n > max) out.error(overCap('an error body', max));
+      if (n > max) out.error(cut('an error body'));
       else out.enqueue(chunk);
     },
   });
 }
 
-/** A `fetch` for `StreamableHTTPClientTransport` that repairs incoming messages (see the module comment). */
-export function repairingFetch(inner: typeof fetch = fetch, max = MAX_HTTP_MESSAGE_CHARS): typeof fetch {
+/**
+ * A `fetch` for the SDK's HTTP transports that repairs incoming messages and caps their size (see the
+ * module comment). `onOverCap` is told (with the error the body ends with) when a body goes over `max`:
+ * the legacy HTTP+SSE transport closes itself then, as its EventSource would otherwise reconnect.
+ */
+export function repairingFetch(inner: typeof fetch = fetch, max = MAX_HTTP_MESSAGE_CHARS, onOverCap?: (err: Error) => void): typeof fetch {
+  const cut = (what: string) => {
+    const err = overCap(what, max);
+    onOverCap?.(err);
+    return err;
+  };
   return async (input, init) => {
     const res = await inner(input, init);
     const type = res.headers.get('content-type') ?? '';
     if (!res.body) return res;
     // An error status's body is read whole by the SDK for its message (`response.text()`): capped too.
-    if (!res.ok) return new Response(res.body.pipeThrough(byteCap(max)), res);
+    if (!res.ok) return new Response(res.body.pipeThrough(byteCap(max, cut)), res);
     if (type.includes('text/event-stream')) {
-      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(sseRepair(max)).pipeThrough(new TextEncoderStream());
+      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(sseRepair(max, cut)).pipeThrough(new TextEncoderStream());
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     if (type.includes('application/json')) {
-      const text = await textUpTo(res, max);
+      const text = await textUpTo(res, max, cut);
       const fixed = repairJsonText(text);
       const headers = new Headers(res.headers);
       headers.delete('content-length');
