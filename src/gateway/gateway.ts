@@ -685,6 +685,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         ...(router ? { sessions: router } : {}),
         maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
         maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
+        ...(config.gateway?.maxConnections ? { maxConnections: config.gateway.maxConnections } : {}),
         ...how.http,
         ...(hasUsers
           ? {

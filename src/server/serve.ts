@@ -23,6 +23,7 @@ import {
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 // Loaded in the HTTP branch only: a stdio server does not pay for it at start-up (~40 ms CPU).
 import type { toWebRequest } from '@modelcontextprotocol/node';
+import { checkWhole } from './bounds.js';
 import type { ParleyServer } from './server.js';
 import { ListFanout } from './fanout.js';
 import { ListChanges } from './lists.js';
@@ -97,6 +98,13 @@ export interface HttpOptions {
    */
   requestReceiveMs?: number;
   /**
+   * Most TCP connections open at once (Node's `server.maxConnections`). A connection over it is closed
+   * as soon as it is accepted, before any byte is read (no HTTP answer is possible), so a flood of idle
+   * connections cannot use up the process's file descriptors while each waits out `requestReceiveMs`.
+   * A 2025-era client holds one or two per session (its GET stream, a POST). @default {@link MAX_CONNECTIONS} (1000)
+   */
+  maxConnections?: number;
+  /**
    * 2025-era sessions held by other processes (replicas; src/gateway/sessions-route.ts): `newId` mints
    * session ids, and `route` may answer a request whose session this process does not hold (resolving
    * true), before the usual 404. `user` is who the request authenticated as ('' without `authenticate`).
@@ -163,6 +171,9 @@ function deny(res: ServerResponse, status: number, message: string, id: string |
 
 /** Default of {@link HttpOptions.requestReceiveMs}: 30 s to receive a request's headers and body, ms. */
 export const REQUEST_RECEIVE_MS = 30_000;
+
+/** Default of {@link HttpOptions.maxConnections}: TCP connections open at once. */
+export const MAX_CONNECTIONS = 1000;
 
 /**
  * Largest HTTP request body `serve` reads, bytes: the SDK's `DEFAULT_MAX_REQUEST_BODY_SIZE` (4 MiB).
@@ -321,6 +332,7 @@ export async function serve(
   const { toNodeHandler, toWebRequest } = await import('@modelcontextprotocol/node');
   const o = opts.http;
   const path = o.path ?? '/mcp';
+  const maxConnections = checkWhole('serve(): maxConnections', o.maxConnections ?? MAX_CONNECTIONS, 1, 1_000_000, 'connections');
   // DNS-rebinding protection (transports §Security Warning) by the SDK's validators: Host and, when sent, Origin.
   const allowed = [...localhostAllowedHostnames(), ...(o.allowedHosts ?? [])];
   const fanout = new ListFanout<ParleyServer | McpServer>();
@@ -542,6 +554,7 @@ export async function serve(
       else res.end();
     }
   });
+  server.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());

@@ -202,6 +202,8 @@ export interface GatewayDef {
   maxPendingPerUser?: number;
   /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
   sessionIdleMs?: number;
+  /** Most TCP connections to `parley serve --http` at once (all users); more are closed unread. @default 1000 */
+  maxConnections?: number;
   /**
    * OAuth access tokens from one issuer, accepted besides the static tokens of `users`
    * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
