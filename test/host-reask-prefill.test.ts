@@ -108,7 +108,7 @@ for (const transport of ['stdio', 'http'] as const) {
       });
 
       it("two overlapping calls answered in crossed order never see each other's previous answer", async () => {
-        // Both calls ask. `x` is answered (wrongly) first, but the server takes 1.5 s to refuse it; `y` is
+        // Both calls ask. `x` is answered (wrongly) first, but the server takes 2.5 s to refuse it; `y` is
         // answered (wrongly) next, re-asked at once and finished; only then is `x` re-asked. Each re-ask
         // may carry only its own call's answer (2026-07-28: it does; 2025 eras: a pushed request cannot be
         // told apart from the other call's while both are in flight, so it gets none).
@@ -119,7 +119,7 @@ for (const transport of ['stdio', 'http'] as const) {
             : new Promise<PresenterAnswer>((resolve) => waiting.set(forTag(p), resolve)),
         );
         await withServer(transport, era, person, async (m) => {
-          const x = m.callTool('reask', 'range', { tag: 'x', delayMs: 1500 });
+          const x = m.callTool('reask', 'range', { tag: 'x', delayMs: 2500 });
           const y = m.callTool('reask', 'range', { tag: 'y' });
           await prompted(person, 2);
           waiting.get('x')?.(accept(wrong('x')));
