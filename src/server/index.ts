@@ -8,14 +8,11 @@ export { createParleyServer } from './server.js';
 export type { ParleyServer, ParleyServerOptions, ParleyToolOptions, ParleyToolHandler } from './server.js';
 export { isSuspendSignal } from './context.js';
 export type { ParleyContext, ElicitOutcome, UrlOutcome, ElicitOptions, ParleyRoot, InputKind } from './context.js';
-export { defineConfig, ConfigCache, CONFIG_CACHE_MAX } from './config.js';
+export { defineConfig, CONFIG_CACHE_MAX } from './config.js';
 export type { ConfigDef } from './config.js';
 export { createShared, defaultShared } from './shared.js';
 export type { Shared, UrlFlow } from './shared.js';
-export { ListChanges } from './lists.js';
-export type { ListKind, ListChange, ListChangeScope } from './lists.js';
-export { argsDigest } from './seal.js';
-export type { StatePayload } from './seal.js';
+export type { ListKind, ListChangeScope } from './lists.js';
 export {
   ParleyServerError,
   ElicitationSchemaError,
@@ -40,3 +37,6 @@ export type { RequestEra } from './era.js';
 export { serve } from './serve.js';
 export type { ServerFactory, HttpOptions, ServeHandle } from './serve.js';
 export type { ParleyResourceOptions, ParleyResourceContext, ParleyResourceHandler } from './templates.js';
+// Internal pieces kept for compatibility, @deprecated (removed in the next major version).
+export { argsDigest, ConfigCache, ListChanges } from './deprecated.js';
+export type { StatePayload, ListChange } from './deprecated.js';

@@ -60,14 +60,13 @@ test('README.md and docs/server.md toolkit examples compile as written against m
   assert.deepEqual(diagnose({ 'readme-server-snippet.ts': readme, 'docs-server-example.ts': docs }), []);
 });
 
-test("docs/server.md's testing recipe and its use compile next to the example, as the page says to save them", () => {
+test("docs/server.md's testing recipe compiles next to the example, as the page says to save them", () => {
   const example = blockAfter('docs/server.md', '## Runnable example').replace("'../../../src/server/index.js'", "'mcp-parley/server'");
   const recipe = blockAfter('docs/server.md', '## Testing your server');
-  const use = blockAfter('docs/server.md', '```ts\n// testing.test.ts');
   assert.match(recipe, /from '\.\/example\.js'/);
-  assert.match(use, /from '\.\/testing\.js'/);
+  assert.match(recipe, /from 'mcp-parley\/testing'/);
   const dir = 'snippets-not-on-disk';
-  assert.deepEqual(diagnose({ [`${dir}/example.ts`]: example, [`${dir}/testing.ts`]: recipe, [`${dir}/testing.test.ts`]: use }), []);
+  assert.deepEqual(diagnose({ [`${dir}/example.ts`]: example, [`${dir}/testing.test.ts`]: recipe }), []);
 });
 
 test('the snippet check reports a snippet that does not compile (negative control)', () => {

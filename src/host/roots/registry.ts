@@ -94,6 +94,22 @@ type Listener = (change: RootsChange) => void;
 const FAILED = new Set(['missing', 'unreadable', 'timeout']);
 
 /**
+ * What one server was last sent (`rootsForServer`) and how its list stands now, kept per root so a
+ * mutation costs the roots it touches, not every root: `sent` and `now` map a root URI to its entry
+ * (`<insertion stamp> NUL <name>`) in that list. `named` counts roots whose entry is absent from one of
+ * the two or differs by name; `restamped` counts roots in both with the same name but re-added since
+ * (a new stamp: the list's order may differ). The list differs from the sent one when `named > 0`, or
+ * when `restamped > 0` and the two JSON texts differ (checked in full only then).
+ */
+interface Tracked {
+  sent: Map<string, string>;
+  json: string;
+  now: Map<string, string>;
+  named: number;
+  restamped: number;
+}
+
+/**
  * In-memory root registry with optional persistence. Synchronous mutations; `check()` is async and
  * bounded. Events are delivered synchronously, after the change is applied.
  *
@@ -106,7 +122,13 @@ const FAILED = new Set(['missing', 'unreadable', 'timeout']);
 export class RootRegistry {
   readonly router: UriRouter;
   private readonly roots = new Map<string, RegisteredRoot>();
-  private readonly lastSent = new Map<string, string>();
+  /** Servers that asked for their list (`rootsForServer`), with what they were sent; see {@link Tracked}. */
+  private readonly tracked = new Map<string, Tracked>();
+  /** Insertion stamp per root: lists follow insertion order, so equal stamps mean equal order. */
+  private readonly stamps = new Map<string, number>();
+  private stamp = 0;
+  /** Roots with an `audience`: its answer may change between mutations, so each one re-reads it. */
+  private readonly withAudience = new Set<string>();
   private readonly listeners = new Set<Listener>();
   private readonly scope: Scope;
   private readonly defaultRootsToAll: boolean;
@@ -235,7 +257,7 @@ export class RootRegistry {
     const prev = this.roots.get(key);
     if (!prev) return false;
     this.mutate('remove', [key], () => {
-      this.roots.delete(key);
+      this.drop(key);
       const s = this.storeScope(prev);
       if (s) this.write((st) => st.deleteRoot(s, key));
     });
@@ -245,7 +267,7 @@ export class RootRegistry {
   /** Removes every root added with this `requestId`. @returns how many. */
   endRequest(requestId: string): number {
     const keys = [...this.roots.values()].filter((r) => r.requestId === requestId).map((r) => r.uri);
-    if (keys.length) this.mutate('remove', keys, () => keys.forEach((k) => this.roots.delete(k)));
+    if (keys.length) this.mutate('remove', keys, () => keys.forEach((k) => this.drop(k)));
     return keys.length;
   }
 
@@ -261,7 +283,7 @@ export class RootRegistry {
         gone.map((r) => r.uri),
         () => {
           for (const r of gone) {
-            this.roots.delete(r.uri);
+            this.drop(r.uri);
             const s = this.storeScope(r);
             if (s) this.write((st) => st.deleteRoot(s, r.uri));
           }
@@ -331,8 +353,17 @@ export class RootRegistry {
    */
   rootsForServer(server: string): Array<{ uri: string; name?: string }> {
     const out = this.compute(server);
-    this.lastSent.set(server, JSON.stringify(out));
+    const sent = new Map(out.map((r) => [r.uri, this.entry(r.uri, r.name)]));
+    this.tracked.set(server, { sent, json: JSON.stringify(out), now: new Map(sent), named: 0, restamped: 0 });
     return out;
+  }
+
+  /**
+   * The list {@link rootsForServer} would answer for `server` now, without recording it as sent (no
+   * later change names `server` because of this call).
+   */
+  listFor(server: string): Array<{ uri: string; name?: string }> {
+    return this.compute(server);
   }
 
   /**
@@ -341,9 +372,9 @@ export class RootRegistry {
    */
   invalidate(uri?: string): void {
     const keys = uri === undefined ? [...this.roots.keys()] : [normalizeRootUri(uri)].filter((k) => this.roots.has(k));
-    keys.forEach((k) => delete this.roots.get(k)!.health);
-    const servers = [...this.lastSent.keys()].filter((s) => keys.some((k) => (this.lastSent.get(s) ?? '').includes(JSON.stringify(k))));
-    servers.forEach((s) => this.lastSent.delete(s));
+    this.track(keys, () => keys.forEach((k) => delete this.roots.get(k)!.health));
+    const servers = [...this.tracked].filter(([, t]) => keys.some((k) => t.sent.has(k))).map(([s]) => s);
+    servers.forEach((s) => this.tracked.delete(s));
     this.emit({ reason: 'invalidate', uris: keys, servers });
   }
 
@@ -420,6 +451,26 @@ export class RootRegistry {
     this.listeners.clear();
   }
 
+  /**
+   * Tells the watcher about added or removed roots one by one (a full {@link syncWatcher} walks every
+   * root: one per added root made adding N roots quadratic). A removed root is no longer in `roots`.
+   */
+  private watchRoots(reason: 'add' | 'remove', uris: string[]): void {
+    if (!this.watcher) return;
+    const platform = process.platform === 'win32' ? 'win32' : 'posix';
+    for (const uri of uris) {
+      if (!isFileUri(uri) || (reason === 'add' && !this.roots.has(uri))) continue;
+      let path: string;
+      try {
+        path = fileUriToPath(uri, { platform });
+      } catch {
+        continue; // not a local path: the periodic check reports it
+      }
+      if (reason === 'add') this.watcher.add(uri, path);
+      else this.watcher.remove(uri, path);
+    }
+  }
+
   private syncWatcher(): void {
     if (!this.watcher) return;
     const platform = process.platform === 'win32' ? 'win32' : 'posix';
@@ -438,24 +489,76 @@ export class RootRegistry {
   private compute(server: string): Array<{ uri: string; name?: string }> {
     const out: Array<{ uri: string; name?: string }> = [];
     for (const r of this.roots.values()) {
-      if (r.virtual || (r.health && FAILED.has(r.health.status))) continue;
-      if (r.audience) {
-        if (!r.audience(server)) continue;
-        out.push(r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name });
-        continue;
-      }
-      const routed = this.router.serversFor(r.uri);
-      if (routed.length ? !routed.includes(server) : !this.defaultRootsToAll) continue;
-      out.push(r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name });
+      if (this.includes(r, server)) out.push(r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name });
     }
     return out;
   }
 
-  private mutate(reason: RootsChange['reason'], uris: string[], apply: () => void, emit = true): void {
+  /** Whether `server`'s `roots/list` holds `r` (the module rules: file root, healthy, audience or route). */
+  private includes(r: RegisteredRoot, server: string): boolean {
+    if (r.virtual || (r.health && FAILED.has(r.health.status))) return false;
+    if (r.audience) return r.audience(server);
+    const routed = this.router.serversFor(r.uri);
+    return routed.length ? routed.includes(server) : this.defaultRootsToAll;
+  }
+
+  /** A root's entry in a tracked list: its insertion stamp and name (see {@link Tracked}). */
+  private entry(uri: string, name: string | undefined): string {
+    return `${this.stamps.get(uri)}\0${name === undefined ? '\u0001' : name}`;
+  }
+
+  /**
+   * Applies `apply`, then brings every tracked server's `now` up to date for the roots in `uris` (and
+   * the roots with an audience), or for every root when `uris` is `'all'` (a routing change). Cost: the
+   * roots touched times the tracked servers.
+   */
+  private track(uris: readonly string[] | 'all', apply: () => void): void {
     apply();
-    if (reason === 'add' || reason === 'remove') this.syncWatcher();
+    if (this.tracked.size === 0) return;
+    const touched = uris === 'all' ? undefined : new Set([...uris, ...this.withAudience]);
+    if (touched === undefined) {
+      for (const [server, t] of this.tracked) {
+        t.now = new Map();
+        t.named = 0;
+        t.restamped = 0;
+        for (const r of this.roots.values()) if (this.includes(r, server)) t.now.set(r.uri, this.entry(r.uri, r.name));
+        for (const u of new Set([...t.sent.keys(), ...t.now.keys()])) this.count(t, u, 1);
+      }
+      return;
+    }
+    for (const [server, t] of this.tracked) {
+      for (const u of touched) {
+        const r = this.roots.get(u);
+        const next = r && this.includes(r, server) ? this.entry(u, r.name) : undefined;
+        if (next === t.now.get(u)) continue;
+        this.count(t, u, -1);
+        if (next === undefined) t.now.delete(u);
+        else t.now.set(u, next);
+        this.count(t, u, 1);
+      }
+    }
+  }
+
+  /** Adds (`sign` 1) or takes away (-1) root `u`'s part in `t.named` / `t.restamped`. */
+  private count(t: Tracked, u: string, sign: 1 | -1): void {
+    const sent = t.sent.get(u);
+    const now = t.now.get(u);
+    if (sent === now) return;
+    if (sent === undefined || now === undefined || sent.slice(sent.indexOf('\0')) !== now.slice(now.indexOf('\0'))) t.named += sign;
+    else t.restamped += sign;
+  }
+
+  /** Whether `server`'s list now differs from the one it was last sent. */
+  private differs(server: string, t: Tracked): boolean {
+    if (t.named > 0) return true;
+    return t.restamped > 0 && JSON.stringify(this.compute(server)) !== t.json;
+  }
+
+  private mutate(reason: RootsChange['reason'], uris: string[], apply: () => void, emit = true): void {
+    this.track(reason === 'routes' ? 'all' : uris, apply);
+    if (reason === 'add' || reason === 'remove') this.watchRoots(reason, uris);
     if (!emit) return;
-    const servers = [...this.lastSent].filter(([s, sent]) => JSON.stringify(this.compute(s)) !== sent).map(([s]) => s);
+    const servers = [...this.tracked].filter(([s, t]) => this.differs(s, t)).map(([s]) => s);
     this.emit({ reason, uris, servers });
   }
 
@@ -470,7 +573,16 @@ export class RootRegistry {
   }
 
   private put(r: RegisteredRoot): void {
+    if (!this.roots.has(r.uri)) this.stamps.set(r.uri, ++this.stamp);
     this.roots.set(r.uri, r);
+    if (r.audience) this.withAudience.add(r.uri);
+    else this.withAudience.delete(r.uri);
+  }
+
+  private drop(uri: string): void {
+    this.roots.delete(uri);
+    this.stamps.delete(uri);
+    this.withAudience.delete(uri);
   }
 
   private storeScope(r: RegisteredRoot): Scope | undefined {

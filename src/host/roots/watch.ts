@@ -31,6 +31,8 @@ interface Watched {
 /** Watches the parents of a set of root paths and calls `onChange(uri)` (debounced) when one changes. */
 export class RootWatcher {
   readonly #byParent = new Map<string, Watched>();
+  /** Every root's parent → entry name → root URIs, watched or not (what `sync` last got, kept by `add`/`remove`). */
+  #wanted = new Map<string, Map<string, Set<string>>>();
   readonly #timers = new Map<string, NodeJS.Timeout>();
   #closed = false;
 
@@ -60,25 +62,66 @@ export class RootWatcher {
       if (!entries.has(name)) entries.set(name, new Set());
       entries.get(name)!.add(r.uri);
     }
+    this.#wanted = want;
     for (const [parent, w] of this.#byParent) {
       if (!want.has(parent)) {
         w.watcher.close();
         this.#byParent.delete(parent);
       }
     }
-    for (const [parent, entries] of want) {
-      const have = this.#byParent.get(parent);
-      if (have && inode(parent) === have.ino) {
-        have.entries = entries;
-        continue;
-      }
-      if (have) {
-        have.watcher.close();
-        this.#byParent.delete(parent);
-      }
-      if (this.#byParent.size >= MAX_WATCHERS) continue;
-      this.#watch(parent, entries);
+    for (const parent of want.keys()) this.#arm(parent);
+  }
+
+  /**
+   * One root more (`path` its local path): what `sync` with it added would do, for its parent only
+   * (cost independent of how many roots there are). Never throws.
+   */
+  add(uri: string, path: string): void {
+    if (this.#closed) return;
+    const parent = dirname(path);
+    if (parent === path) return;
+    let entries = this.#wanted.get(parent);
+    if (!entries) this.#wanted.set(parent, (entries = new Map()));
+    const name = basename(path);
+    let set = entries.get(name);
+    if (!set) entries.set(name, (set = new Set()));
+    set.add(uri);
+    this.#arm(parent);
+  }
+
+  /** One root fewer: what `sync` without it would do, for its parent only. Never throws. */
+  remove(uri: string, path: string): void {
+    if (this.#closed) return;
+    const parent = dirname(path);
+    const entries = this.#wanted.get(parent);
+    const name = basename(path);
+    const set = entries?.get(name);
+    if (!entries || !set?.delete(uri)) return;
+    if (set.size === 0) entries.delete(name);
+    if (entries.size > 0) return;
+    this.#wanted.delete(parent);
+    const w = this.#byParent.get(parent);
+    if (w) {
+      w.watcher.close();
+      this.#byParent.delete(parent);
     }
+  }
+
+  /** Watches `parent` for its wanted entries: kept when already watched (same folder), else (re)armed. */
+  #arm(parent: string): void {
+    const entries = this.#wanted.get(parent);
+    if (!entries) return;
+    const have = this.#byParent.get(parent);
+    if (have && inode(parent) === have.ino) {
+      have.entries = entries;
+      return;
+    }
+    if (have) {
+      have.watcher.close();
+      this.#byParent.delete(parent);
+    }
+    if (this.#byParent.size >= MAX_WATCHERS) return;
+    this.#watch(parent, entries);
   }
 
   /** Stops every watcher and pending check. */
@@ -86,6 +129,7 @@ export class RootWatcher {
     this.#closed = true;
     for (const w of this.#byParent.values()) w.watcher.close();
     this.#byParent.clear();
+    this.#wanted.clear();
     for (const t of this.#timers.values()) clearTimeout(t);
     this.#timers.clear();
   }
