@@ -193,6 +193,13 @@ export interface Host {
   /** Servers routed to `uri` (static routes, then discovery); starts statically routed ones lazily. */
   serversFor(uri: string): Promise<string[]>;
   /**
+   * An error message of `server` as a client may see it (a gateway's client: a model, another person's
+   * agent): the values of the server's `env`/`headers` and URL credentials as `[redacted]`, and the
+   * quoted stderr tail of a failed start or crash withheld unless `opts.stderr`
+   * (`servers/client-text.ts`). The person running parley keeps the whole message.
+   */
+  clientText(server: string, text: string, opts?: { stderr?: boolean }): string;
+  /**
    * Presets ("scenes": roots, answers and configuration). Stored at user scope (session `null`), so a
    * preset saved by one process loads in another of the same tenant and user.
    */
@@ -453,6 +460,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     },
     readResource: (server, uri, o) =>
       audited(server, 'resource-read', { uri }, () => readResourceAsking({ servers, broker, audit }, server, uri, o)),
+    clientText: (server, text, o) => servers.clientText(server, text, o),
     async serversFor(uri) {
       const names = roots.serversFor(uri).filter((n) => n in config.servers);
       await servers.startMany(names.filter((n) => servers.state(n).status !== 'running'));

@@ -124,6 +124,7 @@ const GATEWAY = obj('an object {users, tenants, oauth?}', {
   maxSessionsPerUser: positive.optional(),
   maxPendingPerUser: positive.optional(),
   sessionIdleMs: clampMs(positive).optional(),
+  showServerStderr: z.boolean(expect('true or false (true: clients see the stderr tail of a server that failed)')).optional(),
 });
 
 export function readGateway(r: Reader, v: unknown, segs: Segments): GatewayDef {

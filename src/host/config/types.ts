@@ -203,6 +203,13 @@ export interface GatewayDef {
   /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
   sessionIdleMs?: number;
   /**
+   * Whether a client sees the last stderr lines of a server that failed to start or died mid-call in
+   * its error (still with the server's `env`/`headers` values and URL credentials as `[redacted]`).
+   * Off: the client gets the exit code or signal and a short reason; the stderr stays in parley's log
+   * and console. @default false
+   */
+  showServerStderr?: boolean;
+  /**
    * OAuth access tokens from one issuer, accepted besides the static tokens of `users`
    * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
    */
