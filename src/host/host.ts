@@ -28,7 +28,7 @@ import { feedDiscovery } from './roots/discovery.js';
 import { QueryResultRoots } from './roots/query-results.js';
 import type { AddRootOptions, RegisteredRoot, RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
-import type { ServerState } from './servers/index.js';
+import type { RestartPolicy, ServerState } from './servers/index.js';
 import type { AppendOptions, AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
 import { mergeAnswers, rememberedAnswers } from './store/presets-scene.js';
 import { readResourceAsking } from './resources.js';
@@ -55,6 +55,12 @@ export interface HostOptions {
   env?: Record<string, string | undefined>;
   /** How servers are stopped, in ms: SIGTERM `graceMs` after stdin closes, SIGKILL `killAfterMs` later. @default DEFAULT_STOP (2000, 2000) */
   stop?: { graceMs?: number; killAfterMs?: number };
+  /**
+   * Restarts after a crash or failed start (`servers/backoff.ts`). `{ maxAttempts: 0 }`: never (a
+   * one-shot command, whose process ends with the call; a crashed call's error then says so).
+   * @default DEFAULT_RESTART_POLICY (500 ms doubling to 30 000 ms, at most 8 in a row)
+   */
+  restart?: Partial<RestartPolicy>;
   /**
    * Root health and routing settings over the configuration's `rootPolicy` (tests, embedders).
    * `healthIntervalMs` may be below parley.json's 1000 ms floor here. See {@link RootPolicyDef}.
@@ -301,6 +307,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     env: opts.env,
     log: opts.log,
     ...(opts.stop ? { stop: opts.stop } : {}),
+    ...(opts.restart ? { restart: opts.restart } : {}),
     handlers: {
       elicit: (params, ctx) => broker.elicit(params as never, { ...ctx, scope }),
       sample: (params, ctx) => broker.sample(params, { ...ctx, scope }),

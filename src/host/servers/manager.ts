@@ -271,6 +271,7 @@ export class ServerManager {
           toolCallMs: t.toolCallMs,
           maxTotalMs: t.maxTotalMs,
           urlCompleteWaitMs: this.opts.urlCompleteWaitMs ?? URL_COMPLETE_WAIT_MS,
+          afterClose: () => this.#nextWords(live),
         },
         tool,
         args,
@@ -400,6 +401,18 @@ export class ServerManager {
     live.attempts++;
     for (const line of live.stderr.end()) this.events.emit('stderr', { server: live.name, line });
     this.#fail(live, reason, 'CRASHED');
+  }
+
+  /** What happens to a server that just crashed, in words (the error of the call it took down). */
+  #nextWords(live: Live): string | undefined {
+    const st = live.state;
+    if (st.status === 'starting') return 'it is being restarted';
+    if (st.status !== 'error') return undefined; // running again, or stopped
+    if (st.nextRetryAt !== undefined)
+      return `it will be restarted in ${Math.max(0, st.nextRetryAt - this.#clock.now())} ms (restart ${st.attempts} of at most ${this.#policy.maxAttempts})`;
+    if (this.#policy.maxAttempts === 0)
+      return 'it is not restarted: this host does not restart servers (a one-shot command such as parley call ends here; run it again to start the server anew)';
+    return `it is not restarted: it failed ${st.attempts} time(s) in a row (start it again to retry)`;
   }
 
   #fail(live: Live, message: string, code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED', mayRetry = true): void {
