@@ -184,13 +184,20 @@ describe('gateway.showServerStderr: true', () => {
 });
 
 describe('the person running parley call', () => {
-  it('still sees the whole stderr tail of the crash', { timeout: T }, async () => {
+  it('still sees the whole stderr tail of the crash; the stored audit row has it without secrets', { timeout: T }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-stderr-person-'));
     try {
       writeConfig(dir);
       const r = await runParley(['call', 'raw', 'boom', '--non-interactive'], { cwd: dir, env: isolatedEnv(dir) });
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, /exited with code 7; its stderr ended with: "Authorization: Bearer tok-s3cr3t-ABCDEF"/);
+      // The audit log is stored (and tenant admins read it over the gateway): the stderr tail, no secret.
+      const audit = await runParley(['audit', '--json', '--server', 'raw', '--action', 'failed'], { cwd: dir, env: isolatedEnv(dir) });
+      assert.equal(audit.code, 0, audit.stderr);
+      const rows = JSON.parse(audit.stdout) as Array<{ detail: { error?: string } }>;
+      assert.equal(rows.length, 1, audit.stdout);
+      assert.match(rows[0].detail.error ?? '', /its stderr ended with: "Authorization: Bearer \[redacted\]"/);
+      noSecrets(audit.stdout);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -383,6 +383,9 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     writes.add(w);
   };
   /** Runs `run` between a `start` row and an `ok`/`failed` row of `kind` (as tool calls are audited). */
+  // The audit log is stored (and read by tenant admins over the gateway): an error keeps the server's
+  // stderr tail but never the values of its env/headers or URL credentials (servers/client-text.ts).
+  const auditedError = (server: string, e: unknown) => servers.clientText(server, (e as Error)?.message ?? String(e), { stderr: true });
   const audited = async <T>(server: string, kind: string, detail: Record<string, unknown>, run: () => Promise<T>): Promise<T> => {
     const started = Date.now();
     audit({ server, kind, action: 'start', detail }, DEFER);
@@ -392,7 +395,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       return result;
     } catch (e) {
       audit(
-        { server, kind, action: 'failed', durationMs: Date.now() - started, detail: { ...detail, error: (e as Error).message } },
+        { server, kind, action: 'failed', durationMs: Date.now() - started, detail: { ...detail, error: auditedError(server, e) } },
         DEFER,
       );
       throw e;
@@ -461,7 +464,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       } catch (e) {
         const durationMs = Date.now() - started;
         emit({ type: 'tool-call', server, tool, phase: 'end', isError: true, durationMs });
-        audit({ server, kind: 'tool-call', action: 'failed', durationMs, detail: { tool, error: (e as Error).message } }, DEFER);
+        audit({ server, kind: 'tool-call', action: 'failed', durationMs, detail: { tool, error: auditedError(server, e) } }, DEFER);
         throw e;
       }
     },
