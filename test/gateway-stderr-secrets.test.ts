@@ -29,7 +29,9 @@ const CRASHER = [
   "require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {",
   '  const m = JSON.parse(l);',
   "  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });",
-  "  else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'boom', inputSchema: { type: 'object' } }] } });",
+  "  else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'boom', inputSchema: { type: 'object' } }, { name: 'leak', inputSchema: { type: 'object' } }] } });",
+  // What an SDK makes of a thrown driver error: an isError result quoting the connection string.
+  "  else if (m.method === 'tools/call' && m.params.name === 'leak') send({ jsonrpc: '2.0', id: m.id, result: { isError: true, content: [{ type: 'text', text: 'Error: cannot connect to ' + process.env.DB_URL + ' with key ' + process.env.API_TOKEN }] } });",
   "  else if (m.method === 'tools/call') {",
   // String concatenation: a `${…}` in args would be a configuration variable.
   "    console.error('Authorization: Bearer ' + process.env.API_TOKEN);",
@@ -99,7 +101,7 @@ async function clientSees(url: string, revision: '2025-11-25' | '2026-07-28', na
     assert.equal(c.getNegotiatedProtocolVersion(), revision);
     // The crasher is restarted with backoff after each crash: call it once it is listed again (bounded,
     // 30 s), so every revision reaches the crash through a real tools/call, not "unknown tool".
-    if (name === 'raw__boom')
+    if (name.startsWith('raw__'))
       for (const until = Date.now() + 30_000; !(await c.listTools()).tools.some((t) => t.name === name); ) {
         assert.ok(Date.now() < until, `${name} was not listed again within 30 s`);
         await new Promise((r) => setTimeout(r, 100));
@@ -141,6 +143,12 @@ describe('a server that prints secrets to stderr, reached through parley serve -
         /raw\.boom failed: Server "raw" closed the connection while boom was running \(the server process exited with code 7; its stderr is withheld from clients\)/,
       );
       assert.doesNotMatch(text, /TypeError: rows is undefined|Authorization/);
+    });
+
+    it(`${revision}: an isError result of the server has its env values redacted`, { timeout: T }, async () => {
+      const text = await clientSees(url, revision, 'raw__leak');
+      noSecrets(text);
+      assert.match(text, /^Error: cannot connect to \[redacted\] with key \[redacted\]$/);
     });
 
     it(`${revision}: a server that cannot start says the exit code, not the stderr`, { timeout: T }, async () => {

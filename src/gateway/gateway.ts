@@ -145,8 +145,14 @@ function repeats(t: string, up: UpstreamCall): boolean {
   return core.length > 0 && up.failures.some((f) => f.startsWith(core));
 }
 
-/** A downstream result with the call's failures (prompts nobody could answer) said first. */
-function finish(r: CallToolResult, up: UpstreamCall): CallToolResult {
+/**
+ * A downstream result with the call's failures (prompts nobody could answer) said first. The text of an
+ * `isError` result passes `clean` (a server's SDK turns a thrown error into one, and a driver's error
+ * often quotes its connection string); other results are the tool's data and pass untouched.
+ */
+function finish(r: CallToolResult, up: UpstreamCall, clean: (text: string) => string): CallToolResult {
+  if (r.isError && Array.isArray(r.content))
+    r = { ...r, content: r.content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? { ...c, text: clean(c.text) } : c)) };
   if (!up.failures.length) return r;
   return {
     ...r,
@@ -480,7 +486,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         const outcome = held
           ? held.outcome
           : sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal: sdk.mcpReq.signal });
-        return finish(await outcome, up);
+        return finish(await outcome, up, clean(sp.host, target.server));
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
@@ -540,7 +546,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         held.run.then(done, done);
       }
       try {
-        return finish(await held.outcome, { ...calls, failures: [] });
+        return finish(await held.outcome, { ...calls, failures: [] }, clean(sp.host, target.server));
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, { ...calls, failures: [] });
@@ -656,7 +662,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       }) as never;
     lot.close(parked);
     sp.calls.close(up);
-    if (out.kind === 'result') return finish(out.result, up);
+    if (out.kind === 'result') return finish(out.result, up, clean(sp.host, target.server));
     if (sdk.mcpReq.signal.aborted) {
       parked.expire('the client cancelled the call');
       throw out.error;
