@@ -143,3 +143,36 @@ test('parley lint checks the request envelope per revision: URL mode, elicitatio
     ['input-required-empty'],
   );
 });
+
+test('a misspelt type says "did you mean": parley lint (field types) and parley config check (server types)', async () => {
+  const r = await runParley(
+    [
+      'lint',
+      file('typos.json', {
+        type: 'object',
+        properties: { name: { type: 'strng' }, age: { type: 'Integr' }, ok: { type: 'bool' }, n: { type: 'nmber' }, x: { type: 'blob' } },
+      }),
+    ],
+    { env: { NO_COLOR: '1' } },
+  );
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /\/properties\/name\/type\s+property "name" has type "strng": did you mean "string"\?/);
+  assert.match(r.stdout, /fix: use "type": "string"/);
+  assert.match(r.stdout, /property "age" has type "Integr": did you mean "integer"\?/);
+  assert.match(r.stdout, /property "ok" has type "bool": did you mean "boolean"\?/);
+  assert.match(r.stdout, /property "n" has type "nmber": did you mean "number"\?/);
+  // Nothing close: no guess, the list of allowed types.
+  assert.match(r.stdout, /property "x" has type "blob"; allowed: string, number, integer, boolean/);
+
+  const cfg = file('parley.json', {
+    mcpServers: { db: { type: 'stido', command: 'x' }, far: { type: 'websocket', url: 'http://127.0.0.1:1/' } },
+  });
+  const c = await runParley(['config', 'check', cfg]);
+  assert.equal(c.code, 1, c.stdout + c.stderr);
+  const out = c.stdout + c.stderr;
+  assert.match(
+    out,
+    /parley\.json:\d+:\d+ db \/mcpServers\/db\/type: error: unknown server type "stido": did you mean "stdio"\? \(use "stdio"\)/,
+  );
+  assert.match(out, /unknown server type "websocket"(?!: did you mean)/);
+});

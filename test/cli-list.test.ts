@@ -124,6 +124,19 @@ describe('parley roots / presets / audit', () => {
     const bad = await parley('presets', 'import', join(p.dir, 'bad.json'));
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /\/presets\/0\/roots\/0/);
+    // a file that is not JSON: file, line and column of the mistake and the fix, not a character offset
+    writeFileSync(join(p.dir, 'broken.json'), '{\n  "format": "parley-presets",\n  "presets": [],\n}\n');
+    const broken = await parley('presets', 'import', join(p.dir, 'broken.json'));
+    assert.equal(broken.code, 2, broken.stderr);
+    assert.match(
+      broken.stderr,
+      /presets import: \S+broken\.json: not valid JSON \(line 4, column 1: Expected double-quoted property name\); fix the file there, or write it again with parley presets export/,
+    );
+    assert.doesNotMatch(broken.stderr, /position \d+/);
+    writeFileSync(join(p.dir, 'cut.json'), '{\n  "format": "parley-presets",\n  "presets": [\n');
+    const cut = await parley('presets', 'import', join(p.dir, 'cut.json'));
+    assert.equal(cut.code, 2, cut.stderr);
+    assert.match(cut.stderr, /cut\.json: not valid JSON \(line 4, column 1: Unexpected end of JSON input\)/);
     // a file over 4 MiB is refused by its size, before it is read
     writeFileSync(join(p.dir, 'huge.json'), ' '.repeat(4 * 1024 * 1024 + 1));
     const huge = await parley('presets', 'import', join(p.dir, 'huge.json'));

@@ -85,6 +85,12 @@ describe('a stdio server that fails to start says why', () => {
         r.stderr,
         /Server "raw" closed the connection while boom was running \(the server process exited with code 7; its stderr ended with: "TypeError: rows is undefined"\)/,
       );
+      // A one-shot command restarts nothing (its process ends with the call): it says so, not "restarted with backoff".
+      assert.match(
+        r.stderr,
+        /\); it is not restarted: this host does not restart servers \(a one-shot command such as parley call ends here; run it again to start the server anew\)\./,
+      );
+      assert.doesNotMatch(r.stderr, /restarted with backoff|restarted in \d+ ms|restarting in/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,6 +19,7 @@ import {
 } from '../src/schema/index.js';
 import { checkUrl, escapeHidden, redactUrl, redactUrlsInText } from '../src/host/broker/policy.js';
 import { globToRegExp } from '../src/host/roots/glob.js';
+import { clientErrorText } from '../src/host/servers/client-text.js';
 import { uriTemplateToRegExp } from '../src/host/roots/routing.js';
 
 /** Largest allowed ratio of time per character (big size / 10k). Linear ≈ 1; quadratic ≈ 10 / 100. */
@@ -169,3 +170,28 @@ for (const [name, fn] of CHECKS) {
     );
   });
 }
+
+// A server's error text before it reaches a gateway client (src/host/servers/client-text.ts): the
+// stderr-tail pattern and the cut-secret scan on shapes made of their own punctuation.
+test('linear time from 10k to 1M characters: clientErrorText (stderr tail, secrets, cut lines)', () => {
+  const secrets = ['abcdefgh-secret', 'its stderr', 'a\\"b'];
+  const fn = (s: string) => (clientErrorText(s, { secrets }), clientErrorText(s, { secrets, stderr: true }));
+  for (const u of [
+    'its stderr ended with: "',
+    'its stderr ended with: "a" | "',
+    'abcd…"',
+    'abcdefgh…" | "',
+    '\\"',
+    ' | "x\\',
+    'abcdefgh-secre',
+  ]) {
+    const base = perChar(fn, make(u, SIZES[0]));
+    for (const n of SIZES.slice(1)) {
+      const r = perChar(fn, make(u, n)) / base;
+      assert.ok(
+        r < BOUND,
+        `clientErrorText: time per character at ${n} is ${r.toFixed(1)}× that at ${SIZES[0]} (unit ${JSON.stringify(u)})`,
+      );
+    }
+  }
+});

@@ -196,6 +196,11 @@ export interface HostContext {
  * 250 ms instead of the long-running host's 2 s; the command exits at once instead of waiting.
  */
 export const ONE_SHOT_STOP = { graceMs: 250, killAfterMs: 1_000 };
+/**
+ * One-shot commands restart nothing: the process ends with the command, so a server that crashed or
+ * failed to start is reported as such, never as "restarting in 500 ms".
+ */
+export const ONE_SHOT_RESTART = { maxAttempts: 0 };
 
 /** Loads configuration, opens the store and builds a host with `presenter`. */
 export async function openHost(
@@ -213,6 +218,7 @@ export async function openHost(
     credentials,
     scope: { ...scope },
     stop: ONE_SHOT_STOP,
+    restart: ONE_SHOT_RESTART,
     log: (level, msg) => level === 'error' && process.stderr.write(`parley: ${msg}\n`),
   });
   return {

@@ -18,7 +18,7 @@ import {
 import type { Preset, Scope } from '../host/index.js';
 import { pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
-import { CliError, EXIT, timeText } from './output.js';
+import { CliError, EXIT, jsonErrorText, timeText } from './output.js';
 import { termText } from '../ui/terminal/safe-text.js';
 
 const json = { type: 'boolean', description: 'print JSON' } as const;
@@ -291,6 +291,14 @@ export const presetsCommand = defineCommand({
         } catch (e) {
           if (e instanceof CliError) throw e;
           throw new CliError(`presets import: cannot read ${target} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
+        try {
+          JSON.parse(text);
+        } catch (e) {
+          // As --answers and lint say it: where, in editor terms, and what to do (exit 2, unusable input).
+          throw new CliError(
+            `presets import: ${target}: not valid JSON (${jsonErrorText(text, e)}); fix the file there, or write it again with parley presets export`,
+          );
         }
         const r = await importPresets(store, USER, text);
         for (const i of r.issues)

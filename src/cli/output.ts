@@ -5,6 +5,7 @@
  */
 
 import { termText } from '../ui/terminal/safe-text.js';
+import { parse, type ParseError } from 'jsonc-parser';
 
 /** Exit codes of every `parley` command. */
 /**
@@ -64,19 +65,30 @@ export function palette(on: boolean): Palette {
 
 /**
  * Where a `JSON.parse` failure is, as people find it in an editor: `line 3, column 14: <reason>`
- * (1-based, from the engine's "at position N"; columns count UTF-16 code units). Without a position in
- * the message (the text ended early, or another engine's wording), just the reason.
+ * (1-based; columns count UTF-16 code units). The place is the engine's "at position N"; when its
+ * message has none (V8's `Unexpected token '}', "…" is not valid JSON`, `Unexpected end of JSON
+ * input`), it is the first error jsonc-parser finds parsing `text` as strict JSON (the end of the text
+ * for one that ended early). The reason is the engine's, without its quote of the text.
  */
 export function jsonErrorText(text: string, err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const at = /\bat position (\d+)/.exec(message);
-  if (!at) return message;
-  const pos = Math.min(Number(at[1]), text.length);
+  const pos = Math.min(at ? Number(at[1]) : strictJsonErrorOffset(text), text.length);
   const before = text.slice(0, pos);
   const line = before.split('\n').length;
   const column = pos - (before.lastIndexOf('\n') + 1) + 1;
-  const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*at position \d+.*$/s, '');
+  const reason = message
+    .replace(/\s*in JSON at position \d+.*$/s, '')
+    .replace(/\s*at position \d+.*$/s, '')
+    .replace(/, ".*" is not valid JSON$/s, '');
   return `line ${line}, column ${column}: ${reason}`;
+}
+
+/** Offset of the first error in `text` read as strict JSON (no comments, no trailing commas); its length when none is found. */
+function strictJsonErrorOffset(text: string): number {
+  const errors: ParseError[] = [];
+  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  return errors[0]?.offset ?? text.length;
 }
 
 /** Thrown by commands for an expected failure: printed as one line, then exit with `exitCode`. */

@@ -145,8 +145,14 @@ function repeats(t: string, up: UpstreamCall): boolean {
   return core.length > 0 && up.failures.some((f) => f.startsWith(core));
 }
 
-/** A downstream result with the call's failures (prompts nobody could answer) said first. */
-function finish(r: CallToolResult, up: UpstreamCall): CallToolResult {
+/**
+ * A downstream result with the call's failures (prompts nobody could answer) said first. The text of an
+ * `isError` result passes `clean` (a server's SDK turns a thrown error into one, and a driver's error
+ * often quotes its connection string); other results are the tool's data and pass untouched.
+ */
+function finish(r: CallToolResult, up: UpstreamCall, clean: (text: string) => string): CallToolResult {
+  if (r.isError && Array.isArray(r.content))
+    r = { ...r, content: r.content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? { ...c, text: clean(c.text) } : c)) };
   if (!up.failures.length) return r;
   return {
     ...r,
@@ -158,9 +164,18 @@ function finish(r: CallToolResult, up: UpstreamCall): CallToolResult {
   };
 }
 
-/** The tool result of a downstream call that failed with `e`. */
-function failedResult(e: unknown, up: UpstreamCall, target: { server: string; name: string }): CallToolResult {
-  const message = (e as Error)?.message ?? String(e);
+/**
+ * The tool result of a downstream call that failed with `e`; its message passes `clean` first (the
+ * host's `clientText`: configured secrets redacted, the server's stderr tail withheld unless
+ * `gateway.showServerStderr`).
+ */
+function failedResult(
+  e: unknown,
+  up: UpstreamCall,
+  target: { server: string; name: string },
+  clean: (text: string) => string,
+): CallToolResult {
+  const message = clean((e as Error)?.message ?? String(e));
   const said = repeats(message, up);
   return errorResult(
     [...up.failures.map((f) => `parley: ${f}`), ...(said ? [] : [`${target.server}.${target.name} failed: ${message}`])].join('\n'),
@@ -178,6 +193,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   let multiUser = false;
   const log = opts.log ?? (() => {});
   const answerMs = opts.upstreamAnswerMs ?? 1_800_000;
+  // What of a server's error reaches a client (docs/gateway.md §"Errors a client sees"): the person
+  // running parley keeps the whole message in the log; the client's copy is cleaned by the host.
+  const showStderr = config.gateway?.showServerStderr === true;
+  const clean = (host: Host, server: string) => (text: string) => host.clientText(server, text, { stderr: showStderr });
+  /** Rethrows `e` (a prompt or resource error) with its message cleaned in place, code and data kept. */
+  const cleaned = (host: Host, server: string, e: unknown): never => {
+    if (e instanceof Error) e.message = clean(host, server)(e.message);
+    throw e;
+  };
   const maxPending = config.gateway?.maxPendingPerUser ?? DEFAULT_MAX_PENDING_PER_USER;
   const replicaId = opts.replicaId ?? randomUUID();
   // Sealed requestState (basic/patterns/mrtr: the client echoes it verbatim and it is attacker-controlled):
@@ -283,7 +307,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         const t = await sp.catalog.prompt(req.params.name);
         if (!t) throw new ProtocolError(-32602, `Unknown prompt "${req.params.name}"; prompts/list names them as <server>__<prompt>`);
         // Through the host facade, so it is audited like tool calls.
-        return sp.host.getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal });
+        return sp.host
+          .getPrompt(t.server, t.name, req.params.arguments, { signal: sdk.mcpReq.signal })
+          .catch((e: unknown) => cleaned(sp.host, t.server, e));
       },
     ],
     ['resources/list', async (_req, sdk) => ({ resources: (await spaceOf(sdk).catalog.listResources()).list })],
@@ -303,7 +329,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         // Through the host facade: a template URI with variables left out asks for them (essay §3.2; a
         // 2025-era client gets the prompt in the console, as prompts not tied to a tool call), and the
         // read is audited like tool calls.
-        return sp.host.readResource(t.server, t.name, { signal: sdk.mcpReq.signal });
+        return sp.host.readResource(t.server, t.name, { signal: sdk.mcpReq.signal }).catch((e: unknown) => cleaned(sp.host, t.server, e));
       },
     ],
   ];
@@ -384,12 +410,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     if (!target) {
       // A tool of a server that could not start (e.g. sign-in required): say why, not only "unknown".
       const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
-      const why = down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${down.state.message}` : '';
+      const why =
+        down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${clean(sp.host, down.name)(down.state.message)}` : '';
       throw new ProtocolError(-32602, `Unknown tool "${exposed}"${why}; tools/list names them as <server>__<tool>`);
     }
     const era = readEra(mcp, sdk);
     const modes = elicitModes(era);
-    const failed = (e: unknown, up: UpstreamCall) => failedResult(e, up, target);
+    const failed = (e: unknown, up: UpstreamCall) => failedResult(e, up, target, clean(sp.host, target.server));
 
     if (!era.modern) {
       // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).
@@ -459,7 +486,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         const outcome = held
           ? held.outcome
           : sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal: sdk.mcpReq.signal });
-        return finish(await outcome, up);
+        return finish(await outcome, up, clean(sp.host, target.server));
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
@@ -519,7 +546,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         held.run.then(done, done);
       }
       try {
-        return finish(await held.outcome, { ...calls, failures: [] });
+        return finish(await held.outcome, { ...calls, failures: [] }, clean(sp.host, target.server));
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, { ...calls, failures: [] });
@@ -635,7 +662,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       }) as never;
     lot.close(parked);
     sp.calls.close(up);
-    if (out.kind === 'result') return finish(out.result, up);
+    if (out.kind === 'result') return finish(out.result, up, clean(sp.host, target.server));
     if (sdk.mcpReq.signal.aborted) {
       parked.expire('the client cancelled the call');
       throw out.error;

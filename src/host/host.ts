@@ -28,7 +28,7 @@ import { feedDiscovery } from './roots/discovery.js';
 import { QueryResultRoots } from './roots/query-results.js';
 import type { AddRootOptions, RegisteredRoot, RootsChange } from './roots/index.js';
 import { ServerManager } from './servers/index.js';
-import type { ServerState } from './servers/index.js';
+import type { RestartPolicy, ServerState } from './servers/index.js';
 import type { AppendOptions, AuditQuery, AuditRecord, Preset, Scope, Store } from './store/types.js';
 import { mergeAnswers, rememberedAnswers } from './store/presets-scene.js';
 import { readResourceAsking } from './resources.js';
@@ -55,6 +55,12 @@ export interface HostOptions {
   env?: Record<string, string | undefined>;
   /** How servers are stopped, in ms: SIGTERM `graceMs` after stdin closes, SIGKILL `killAfterMs` later. @default DEFAULT_STOP (2000, 2000) */
   stop?: { graceMs?: number; killAfterMs?: number };
+  /**
+   * Restarts after a crash or failed start (`servers/backoff.ts`). `{ maxAttempts: 0 }`: never (a
+   * one-shot command, whose process ends with the call; a crashed call's error then says so).
+   * @default DEFAULT_RESTART_POLICY (500 ms doubling to 30 000 ms, at most 8 in a row)
+   */
+  restart?: Partial<RestartPolicy>;
   /**
    * Root health and routing settings over the configuration's `rootPolicy` (tests, embedders).
    * `healthIntervalMs` may be below parley.json's 1000 ms floor here. See {@link RootPolicyDef}.
@@ -193,6 +199,13 @@ export interface Host {
   /** Servers routed to `uri` (static routes, then discovery); starts statically routed ones lazily. */
   serversFor(uri: string): Promise<string[]>;
   /**
+   * An error message of `server` as a client may see it (a gateway's client: a model, another person's
+   * agent): the values of the server's `env`/`headers` and URL credentials as `[redacted]`, and the
+   * quoted stderr tail of a failed start or crash withheld unless `opts.stderr`
+   * (`servers/client-text.ts`). The person running parley keeps the whole message.
+   */
+  clientText(server: string, text: string, opts?: { stderr?: boolean }): string;
+  /**
    * Presets ("scenes": roots, answers and configuration). Stored at user scope (session `null`), so a
    * preset saved by one process loads in another of the same tenant and user.
    */
@@ -294,6 +307,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     env: opts.env,
     log: opts.log,
     ...(opts.stop ? { stop: opts.stop } : {}),
+    ...(opts.restart ? { restart: opts.restart } : {}),
     handlers: {
       elicit: (params, ctx) => broker.elicit(params as never, { ...ctx, scope }),
       sample: (params, ctx) => broker.sample(params, { ...ctx, scope }),
@@ -369,6 +383,9 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     writes.add(w);
   };
   /** Runs `run` between a `start` row and an `ok`/`failed` row of `kind` (as tool calls are audited). */
+  // The audit log is stored (and read by tenant admins over the gateway): an error keeps the server's
+  // stderr tail but never the values of its env/headers or URL credentials (servers/client-text.ts).
+  const auditedError = (server: string, e: unknown) => servers.clientText(server, (e as Error)?.message ?? String(e), { stderr: true });
   const audited = async <T>(server: string, kind: string, detail: Record<string, unknown>, run: () => Promise<T>): Promise<T> => {
     const started = Date.now();
     audit({ server, kind, action: 'start', detail }, DEFER);
@@ -378,7 +395,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       return result;
     } catch (e) {
       audit(
-        { server, kind, action: 'failed', durationMs: Date.now() - started, detail: { ...detail, error: (e as Error).message } },
+        { server, kind, action: 'failed', durationMs: Date.now() - started, detail: { ...detail, error: auditedError(server, e) } },
         DEFER,
       );
       throw e;
@@ -447,12 +464,13 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
       } catch (e) {
         const durationMs = Date.now() - started;
         emit({ type: 'tool-call', server, tool, phase: 'end', isError: true, durationMs });
-        audit({ server, kind: 'tool-call', action: 'failed', durationMs, detail: { tool, error: (e as Error).message } }, DEFER);
+        audit({ server, kind: 'tool-call', action: 'failed', durationMs, detail: { tool, error: auditedError(server, e) } }, DEFER);
         throw e;
       }
     },
     readResource: (server, uri, o) =>
       audited(server, 'resource-read', { uri }, () => readResourceAsking({ servers, broker, audit }, server, uri, o)),
+    clientText: (server, text, o) => servers.clientText(server, text, o),
     async serversFor(uri) {
       const names = roots.serversFor(uri).filter((n) => n in config.servers);
       await servers.startMany(names.filter((n) => servers.state(n).status !== 'running'));

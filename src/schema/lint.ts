@@ -8,12 +8,23 @@
  */
 import type { IssueCode } from './codes.js';
 import { codePoints, FORMAT_CHECKS } from './formats.js';
+import { nearest } from './near.js';
 import { child } from './pointer.js';
 import { firstArray, hasOwn, isObj, show, tooDeep } from './safe.js';
 import { detectSensitiveFields } from './sensitive.js';
 import { allowedKeywords, DEFAULT_DIALECT, fieldKind, FORMATS, isDialect2020, kindAvailable, rootKeys } from './subset.js';
 import type { FieldKind, Issue, Revision, RevisionOptions } from './types.js';
 import { LATEST_REVISION } from './types.js';
+
+/** Field types a misspelt "type" is compared with ("did you mean"), and spellings from other languages. */
+const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'array'] as const;
+const TYPE_ALIASES: Record<string, (typeof FIELD_TYPES)[number]> = {
+  bool: 'boolean',
+  int: 'integer',
+  str: 'string',
+  float: 'number',
+  double: 'number',
+};
 
 type Obj = Record<string, unknown>;
 const isNonNegInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -217,13 +228,15 @@ function lintProperty(name: string, prop: unknown, revision: Revision, c: Collec
       );
     else if (prop.type === undefined)
       c.error('missing-type', child(path, 'type'), `property "${name}" has no "type"`, 'set "type" to string, number, integer or boolean');
-    else
+    else {
+      const meant = typeof prop.type === 'string' ? nearest(prop.type, FIELD_TYPES, { aliases: TYPE_ALIASES }) : undefined;
       c.error(
         'property-type',
         child(path, 'type'),
-        `property "${name}" has type ${show(prop.type)}; allowed: string, number, integer, boolean, or an array of string enums`,
-        'use one of the allowed types',
+        `property "${name}" has type ${show(prop.type)}${meant ? `: did you mean "${meant}"?` : ''}; allowed: string, number, integer, boolean, or an array of string enums`,
+        meant ? `use "type": "${meant}"` : 'use one of the allowed types',
       );
+    }
     return;
   }
   if (prop.type === undefined) {

@@ -125,6 +125,7 @@ const GATEWAY = obj('an object {users, tenants, oauth?}', {
   maxPendingPerUser: positive.optional(),
   sessionIdleMs: clampMs(positive).optional(),
   maxConnections: positive.max(1_000_000).optional(),
+  showServerStderr: z.boolean(expect('true or false (true: clients see the stderr tail of a server that failed)')).optional(),
 });
 
 export function readGateway(r: Reader, v: unknown, segs: Segments): GatewayDef {

@@ -17,6 +17,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { editDistance, nearest } from '../../schema/near.js';
 import type { ServerDef } from './types.js';
 import type { Reader } from './reader.js';
 import { isObject, report, typeName } from './reader.js';
@@ -69,8 +70,10 @@ function kindOf(raw: Record<string, unknown>, ctx: z.core.$RefinementCtx): 'stdi
   const t = typeof raw.type === 'string' && Object.hasOwn(TYPES, raw.type) ? TYPES[raw.type] : undefined;
   const [need, other] = t === 'stdio' ? ['command', 'url'] : ['url', 'command'];
   if (!t) {
-    const fix = 'use "stdio", "http" (Streamable HTTP, falls back to SSE) or "sse"';
-    flag(ctx, { code: 'invalid-value', message: `unknown server type ${JSON.stringify(raw.type)}`, fix }, ['type']);
+    const meant = typeof raw.type === 'string' ? nearest(raw.type, Object.keys(TYPES)) : undefined;
+    const fix = meant ? `use "${meant}"` : 'use "stdio", "http" (Streamable HTTP, falls back to SSE) or "sse"';
+    const message = `unknown server type ${JSON.stringify(raw.type)}${meant ? `: did you mean "${meant}"?` : ''}`;
+    flag(ctx, { code: 'invalid-value', message, fix }, ['type']);
   } else if (raw[need] === undefined)
     flag(ctx, { code: 'required', message: `a "${raw.type}" server needs "${need}"`, fix: `add "${need}"` });
   else if (raw[other] !== undefined) {
@@ -93,21 +96,10 @@ function misspelt(raw: Record<string, unknown>): { key: string; meant: 'command'
     const k = key.toLowerCase();
     if (k.length > 12) continue;
     if (Object.hasOwn(ALIASES, k)) return { key, meant: ALIASES[k] };
-    if (edits(k, 'command') <= 2) return { key, meant: 'command' };
-    if (edits(k, 'url') <= 1) return { key, meant: 'url' };
+    if (editDistance(k, 'command') <= 2) return { key, meant: 'command' };
+    if (editDistance(k, 'url') <= 1) return { key, meant: 'url' };
   }
   return undefined;
-}
-
-/** Levenshtein distance (both strings are at most 12 characters here). */
-function edits(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length];
 }
 
 /** One server entry: stdio or remote by {@link kindOf}, or `{type: 'disabled'}` for `disabled: true` (nothing else is read). */

@@ -205,6 +205,13 @@ export interface GatewayDef {
   /** Most TCP connections to `parley serve --http` at once (all users); more are closed unread. @default 1000 */
   maxConnections?: number;
   /**
+   * Whether a client sees the last stderr lines of a server that failed to start or died mid-call in
+   * its error (still with the server's `env`/`headers` values and URL credentials as `[redacted]`).
+   * Off: the client gets the exit code or signal and a short reason; the stderr stays in parley's log
+   * and console. @default false
+   */
+  showServerStderr?: boolean;
+  /**
    * OAuth access tokens from one issuer, accepted besides the static tokens of `users`
    * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
    */

@@ -120,6 +120,12 @@ export class Connection {
   async endedHow(): Promise<string | undefined> {
     if (!(this.transport instanceof ParleyStdioTransport)) return undefined;
     await new Promise((r) => setImmediate(r));
+    return this.#endedWords();
+  }
+
+  /** {@link endedHow} without the wait (the process's `close` event: exit status and stderr are in). */
+  #endedWords(): string | undefined {
+    if (!(this.transport instanceof ParleyStdioTransport)) return undefined;
     const words = [exitWords(this.transport), this.#stderrTail ? stderrWords(this.#stderrTail) : undefined].filter((w) => w !== undefined);
     return words.length > 0 ? words.join('; ') : undefined;
   }
@@ -438,7 +444,10 @@ export class Connection {
       this.#life.abort(new Error('server connection closed'));
       const unexpected = !this.#closing && !this.#closed;
       this.#closed = true;
-      if (unexpected) hooks.onUnexpectedClose('connection closed unexpectedly (server exited or the transport failed)');
+      // The state's message (what `ServerUnavailableError` and a gateway's client later read) says how
+      // the process ended; the stdio transport closes after the child's `close` event, so it is known.
+      if (unexpected)
+        hooks.onUnexpectedClose(`connection closed unexpectedly (${this.#endedWords() ?? 'server exited or the transport failed'})`);
     };
     const c = this.client;
     c.setNotificationHandler('notifications/tools/list_changed', () => hooks.onListChanged('tools'));

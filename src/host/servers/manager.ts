@@ -19,6 +19,7 @@
 import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { ServerDef, ServerTimeouts } from '../config/types.js';
 import { DEFAULT_TIMEOUTS } from '../config/policy.js';
+import { clientErrorText, secretValues } from './client-text.js';
 import { backoffDelay, DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { systemClock, type Clock } from './clock.js';
 import { Connection, type Era } from './connection.js';
@@ -91,6 +92,8 @@ interface Live {
   authFailed?: boolean;
   /** Era-verdict key of the definition last connected with. */
   defHash?: string;
+  /** The definition of the last start after `prepare` (`${input:…}` resolved), for {@link ServerManager.clientText}. */
+  prepared?: ServerDef;
   stderr: StderrRing;
   pause: PauseGate;
   cache: ListCache;
@@ -168,6 +171,19 @@ export class ServerManager {
 
   timeouts(name: string): ServerTimeouts {
     return { ...DEFAULT_TIMEOUTS, ...this.#get(name).def.timeouts };
+  }
+
+  /**
+   * `text` (an error message of `server`) as a client may see it (`client-text.ts`): the values of the
+   * server's configured and prepared `env`/`headers` and URL credentials as `[redacted]`, and its stderr
+   * tail withheld unless `o.stderr`. An unknown server name redacts URL credentials only.
+   */
+  clientText(server: string, text: string, o: { stderr?: boolean } = {}): string {
+    const live = this.#live.get(server);
+    const secrets = live
+      ? [...new Set([...secretValues(live.prepared), ...secretValues(live.def)])].sort((a, b) => b.length - a.length)
+      : [];
+    return clientErrorText(text, { secrets, ...(o.stderr ? { stderr: true } : {}) });
   }
 
   /** Starts now (cancelling a scheduled restart). Resolves when running; rejects with the start error. */
@@ -255,6 +271,7 @@ export class ServerManager {
           toolCallMs: t.toolCallMs,
           maxTotalMs: t.maxTotalMs,
           urlCompleteWaitMs: this.opts.urlCompleteWaitMs ?? URL_COMPLETE_WAIT_MS,
+          afterClose: () => this.#nextWords(live),
         },
         tool,
         args,
@@ -321,6 +338,7 @@ export class ServerManager {
     let defHash = '';
     try {
       const def = this.opts.prepare ? await this.opts.prepare(live.def) : live.def;
+      live.prepared = def;
       const { defHash: key, verdict } = await this.#verdicts.lookup(def);
       defHash = live.defHash = key;
       conn = await Connection.open({
@@ -383,6 +401,18 @@ export class ServerManager {
     live.attempts++;
     for (const line of live.stderr.end()) this.events.emit('stderr', { server: live.name, line });
     this.#fail(live, reason, 'CRASHED');
+  }
+
+  /** What happens to a server that just crashed, in words (the error of the call it took down). */
+  #nextWords(live: Live): string | undefined {
+    const st = live.state;
+    if (st.status === 'starting') return 'it is being restarted';
+    if (st.status !== 'error') return undefined; // running again, or stopped
+    if (st.nextRetryAt !== undefined)
+      return `it will be restarted in ${Math.max(0, st.nextRetryAt - this.#clock.now())} ms (restart ${st.attempts} of at most ${this.#policy.maxAttempts})`;
+    if (this.#policy.maxAttempts === 0)
+      return 'it is not restarted: this host does not restart servers (a one-shot command such as parley call ends here; run it again to start the server anew)';
+    return `it is not restarted: it failed ${st.attempts} time(s) in a row (start it again to retry)`;
   }
 
   #fail(live: Live, message: string, code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED', mayRetry = true): void {

@@ -42,6 +42,12 @@ export interface ToolCallEnv {
   toolCallMs: number;
   maxTotalMs: number;
   urlCompleteWaitMs: number;
+  /**
+   * What happens to the server after it closed the connection under a call, for that call's error
+   * (`; it will be restarted in 500 ms …`); read when the error is made, after the manager has
+   * scheduled (or not) its restart. Absent: nothing is said.
+   */
+  afterClose?: () => string | undefined;
 }
 
 export async function callToolWithClock(
@@ -134,7 +140,7 @@ export async function callToolWithClock(
       // A ToolCallTimeoutError, or the caller's reason (whichever aborted the clock first).
       throw clock.signal.aborted ? clock.signal.reason : (signal?.reason ?? err);
     }
-    throw (await closedError(conn, tool)) ?? err;
+    throw (await closedError(conn, tool, env.afterClose)) ?? err;
   } finally {
     untrack();
   }
@@ -212,13 +218,15 @@ async function afterConsent(
 
 /**
  * A clearer error when the call failed because the server went away: how its process ended and its
- * last stderr lines when known (`Connection.endedHow`), else "it exited or the transport failed".
+ * last stderr lines when known (`Connection.endedHow`), else "it exited or the transport failed", then
+ * what happens next (`afterClose`: a restart and when, or none).
  */
-async function closedError(conn: Connection, tool: string): Promise<Error | undefined> {
+async function closedError(conn: Connection, tool: string, afterClose?: () => string | undefined): Promise<Error | undefined> {
   if (!conn.closed) return undefined;
   const how = (await conn.endedHow()) ?? 'it exited or the transport failed';
+  const next = afterClose?.();
   return Object.assign(
-    new Error(`Server "${conn.name}" closed the connection while ${tool} was running (${how}); it will be restarted with backoff.`),
+    new Error(`Server "${conn.name}" closed the connection while ${tool} was running (${how})${next ? `; ${next}` : ''}.`),
     {
       code: 'SERVER_CLOSED',
     },

@@ -1,0 +1,92 @@
+/**
+ * What of a server's error message may cross to a client (a model, another person's agent through the
+ * gateway). The person running parley (CLI, console, host log) keeps the whole explanation of
+ * `start-failure.ts`; a client gets {@link clientErrorText}:
+ * - the values of the server's configured `env` (and `envFile` variables), HTTP `headers` and OAuth
+ *   `clientSecret` replaced by {@link REDACTED}, values of at least {@link MIN_SECRET_CHARS} characters
+ *   (shorter ones, such as `DEBUG=1`, would mangle exit codes and words while hiding nothing), both as
+ *   written and as `JSON.stringify` escapes them inside a quoted stderr line;
+ * - URL credentials (`scheme://user:password@`) replaced by `[redacted]@` (`broker/policy.ts`);
+ * - unless `stderr` is set (the operator's opt-in, `gateway.showServerStderr`), the quoted stderr tail
+ *   (`its stderr ended with: "…" | "…"`) replaced by {@link STDERR_WITHHELD}; the exit code or signal
+ *   and the short reason stay.
+ *
+ * With the tail shown, a line cut inside a secret has the secret's start redacted too.
+ *
+ * Linear in the text for each value (at most {@link MAX_SECRET_VALUES} values per server).
+ * @module
+ */
+import { redactUrlsInText } from '../broker/policy.js';
+import type { ServerDef } from '../config/types.js';
+import { START_STDERR_LINE_CHARS } from './start-failure.js';
+
+/** Placeholder for a configured secret value. */
+export const REDACTED = '[redacted]';
+/** Shortest configured value that is redacted, characters. */
+export const MIN_SECRET_CHARS = 4;
+/** Most configured values looked for per server (env + envFile + headers + clientSecret). */
+export const MAX_SECRET_VALUES = 256;
+/** What replaces a stderr tail in a client's copy of the message. */
+export const STDERR_WITHHELD = 'its stderr is withheld from clients';
+
+// `stderrWords` writes JSON strings joined by " | "; a JSON string cannot hold an unescaped quote, so
+// this reads exactly what it wrote. The two alternatives start differently: no backtracking blow-up.
+const QUOTED = String.raw`"(?:[^"\\\n]|\\.)*"`;
+const STDERR_TAIL = new RegExp(String.raw`its stderr ended with: ${QUOTED}(?: \| ${QUOTED})*`, 'g');
+
+/** The configured values of `def` that must not reach a client (see the module doc), longest first. */
+export function secretValues(def: ServerDef | undefined): string[] {
+  if (!def) return [];
+  const values =
+    def.type === 'stdio'
+      ? [...Object.values(def.env ?? {}), ...Object.values(def.envFileVars ?? {})]
+      : [...Object.values(def.headers ?? {}), ...(def.oauth?.clientSecret ? [def.oauth.clientSecret] : [])];
+  const out = new Set<string>();
+  for (const v of values.slice(0, MAX_SECRET_VALUES)) {
+    if (typeof v !== 'string' || v.length < MIN_SECRET_CHARS) continue;
+    out.add(v);
+    const escaped = JSON.stringify(v).slice(1, -1);
+    if (escaped !== v) out.add(escaped);
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/** `text` without its quoted stderr tail (see the module doc). */
+export function withoutStderrTail(text: string): string {
+  return text.replace(STDERR_TAIL, STDERR_WITHHELD);
+}
+
+/**
+ * A server's error message as a client may see it: stderr tail withheld unless `o.stderr`, then each
+ * of `o.secrets` ({@link secretValues}) and URL credentials replaced by `[redacted]`.
+ */
+export function clientErrorText(text: string, o: { secrets: readonly string[]; stderr?: boolean }): string {
+  let out = o.stderr ? text : withoutStderrTail(text);
+  for (const s of o.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  if (o.stderr) out = cutSecrets(out, o.secrets);
+  return redactUrlsInText(out);
+}
+
+/**
+ * A stderr line cut at `START_STDERR_LINE_CHARS` ends in `…"`; when the cut split a secret, the start
+ * of it (at least {@link MIN_SECRET_CHARS} characters) before the `…` becomes {@link REDACTED} too.
+ */
+function cutSecrets(text: string, secrets: readonly string[]): string {
+  let out = '';
+  let from = 0;
+  for (let i = text.indexOf('…"'); i >= 0; i = text.indexOf('…"', i + 2)) {
+    let cut = 0;
+    const last = text.slice(Math.max(from, i - MIN_SECRET_CHARS), i);
+    for (const s of secrets) {
+      if (!s.slice(0, START_STDERR_LINE_CHARS).includes(last)) continue; // the common case: no prefix ends here
+      for (let k = Math.min(s.length - 1, i - from, START_STDERR_LINE_CHARS); k >= MIN_SECRET_CHARS && k > cut; k--)
+        if (text.startsWith(s.slice(0, k), i - k)) {
+          cut = k;
+          break;
+        }
+    }
+    out += text.slice(from, i - cut) + (cut ? REDACTED : '');
+    from = i;
+  }
+  return out + text.slice(from);
+}
