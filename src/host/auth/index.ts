@@ -17,3 +17,4 @@ export { openSqliteCredentialStore, CREDENTIAL_MIGRATIONS, type SqliteCredential
 export { openPostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres-credentials.js';
 export { CredentialDecryptError, CredentialKeyError, KEY_FILE, MIN_SECRET_CHARS, loadCredentialKey } from './secret.js';
 export { ParleyOAuthProvider } from './provider.js';
+export { SignInRetry, SignInWait } from './sign-in-wait.js';

@@ -66,6 +66,11 @@ export interface AuthContext {
   refreshSkewMs?: number;
   /** @default {@link AuthDefaults.authFetchMs} */
   authFetchMs?: number;
+  /**
+   * Back-off of a start that failed for want of authorization (`./sign-in-wait.ts`): the next use tries
+   * again sooner only when a sign-in was stored. @default `SignInRetry` of `./sign-in-wait.ts` (30 000 ms, doubling, at most 600 000 ms)
+   */
+  signInRetry?: { firstMs: number; maxMs: number };
   /** `client_name` for dynamic registration. @default 'parley' */
   clientName?: string;
   /** fetch for the authorization server (discovery, registration, tokens). @default globalThis.fetch */
