@@ -72,3 +72,130 @@ describe('a gateway user who has not signed in to a protected upstream server', 
     assert.equal(warnings('alice').length, 1);
   });
 });
+
+/**
+ * The person's browser: follows redirects with a cookie jar (the provider's login and consent finish by
+ * themselves), stopping before a URL `stop` accepts (returned unfetched) or at the first non-redirect.
+ */
+async function browse(url: string, stop: (u: string) => boolean = () => false): Promise<{ last: string; status: number }> {
+  const jar = new Map<string, string>();
+  let next = url;
+  for (let hop = 0; hop < 12; hop++) {
+    if (hop > 0 && stop(next)) return { last: next, status: 0 };
+    const res = await fetch(next, {
+      redirect: 'manual',
+      headers: jar.size ? { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
+      signal: AbortSignal.timeout(15_000),
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      if (i > 0) jar.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
+    }
+    await res.arrayBuffer().catch(() => undefined);
+    const loc = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || !loc) return { last: next, status: res.status };
+    next = new URL(loc, next).href;
+  }
+  throw new Error(`too many redirects from ${url}`);
+}
+
+/** A promise and its resolver. */
+function later<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('sign-in through the client by URL-mode elicitation (gateway.publicUrl)', { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+  const callbackOf = (g: SignInGateway) => `http://127.0.0.1:${g.port}/oauth/upstream/callback`;
+  const stored = async (user: string) =>
+    JSON.parse((await gw.auth(['list', '--user', user, '--tenant', 'acme', '--json'])).stdout) as Array<{
+      server: string;
+      refreshable: boolean;
+    }>;
+
+  it('2025-06-18 client (no URL mode): the `parley auth login` hint, no elicitation', async (t) => {
+    const old = await signInClient(gw.url, 'alice', '2025-06-18');
+    t.after(() => old.client.close());
+    await assert.rejects(
+      old.client.callTool({ name: 'crm__whoami', arguments: {} }),
+      /sign-in required for crm .* for user "alice" of tenant "acme".*parley auth login crm --user alice --tenant acme/,
+    );
+  });
+
+  it('alice on 2025-11-25 and bob on 2026-07-28 sign in at the same time, crossed: each call completes with its own tokens', async (t) => {
+    const urls = { alice: later<string>(), bob: later<string>() };
+    const seen: Record<string, { url: string; message: string; elicitationId?: string }> = {};
+    const handler = (who: 'alice' | 'bob') => async (p: { url: string; message: string; elicitationId?: string }) => {
+      seen[who] = p;
+      urls[who].resolve(p.url);
+      return { action: 'accept' as const };
+    };
+    const alice = await signInClient(gw.url, 'alice', '2025-11-25', handler('alice'));
+    const bob = await signInClient(gw.url, 'bob', '2026-07-28', handler('bob'));
+    t.after(() => Promise.allSettled([alice.client.close(), bob.client.close()]));
+
+    const aliceCall = alice.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const bobCall = bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const [aUrl, bUrl] = await Promise.all([urls.alice.promise, urls.bob.promise]);
+    for (const u of [aUrl, bUrl]) {
+      const q = new URL(u).searchParams;
+      assert.equal(new URL(u).origin, stack.issuer);
+      assert.equal(q.get('redirect_uri'), callbackOf(gw));
+      assert.equal(q.get('code_challenge_method'), 'S256');
+      assert.equal(q.get('resource'), stack.mcpUrl);
+    }
+    assert.match(seen.alice!.message, /^\[crm\] crm wants you to sign in at http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(seen.alice!.elicitationId, 'an elicitationId on 2025-11-25');
+    assert.equal(seen.bob!.elicitationId, undefined, 'no elicitationId on 2026-07-28');
+
+    // Crossed: bob's browser comes back first, while alice's call still waits.
+    const bobBack = await browse(bUrl);
+    assert.equal(bobBack.status, 200);
+    assert.match(text(await bobCall), /hello client/);
+    assert.deepEqual(
+      (await stored('bob')).map((r) => [r.server, r.refreshable]),
+      [['crm', true]],
+    );
+    assert.deepEqual(
+      (await stored('alice')).filter((r) => r.refreshable),
+      [],
+      'nothing of bob reached alice',
+    );
+    // alice's browser, then her call completes; her client heard notifications/elicitation/complete.
+    const aliceBack = await browse(aUrl);
+    assert.equal(aliceBack.status, 200);
+    assert.match(text(await aliceCall), /hello client/);
+    assert.deepEqual(alice.completions, [seen.alice!.elicitationId]);
+    assert.deepEqual(
+      (await stored('alice')).map((r) => [r.server, r.refreshable]),
+      [['crm', true]],
+    );
+    assert.deepEqual(stack.tokenGrants, ['authorization_code', 'authorization_code']);
+
+    // A replayed redirect is refused and changes nothing; so is a forged state.
+    const replay = await fetch(aliceBack.last);
+    assert.equal(replay.status, 400);
+    const body = await replay.text();
+    assert.ok(!/eyJ[\w-]{10,}\./.test(body) && !body.includes('code='), 'the page shows no token or parameter');
+    const forged = await fetch(`${callbackOf(gw)}?code=x&state=${'A'.repeat(43)}`);
+    assert.equal(forged.status, 400);
+    assert.equal((await fetch(`${callbackOf(gw)}?code=x`)).status, 400);
+    assert.deepEqual(stack.tokenGrants, ['authorization_code', 'authorization_code']);
+    // Both keep working, with no new sign-in.
+    assert.match(text(await alice.client.callTool({ name: 'crm__whoami', arguments: {} })), /hello client/);
+    assert.match(text(await bob.client.callTool({ name: 'crm__whoami', arguments: {} })), /hello client/);
+    assert.ok(!/eyJ[\w-]{10,}\./.test(gw.log.join('')), 'no token in the gateway log');
+  });
+});

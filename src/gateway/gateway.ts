@@ -15,12 +15,12 @@ import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCode
 import { specTypeSchemas } from '@modelcontextprotocol/server';
 import type { AuthInfo, CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
-import type { Host, HostConfig, Presenter, InputRequestView, Store } from '../host/index.js';
+import type { Host, HostConfig, HttpServerDef, Presenter, InputRequestView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
 import { argsDigest } from '../server/seal.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
-import { BridgePresenter, OpenCalls } from './bridge.js';
+import { BridgePresenter, OpenCalls, toAnswer, upstreamParams } from './bridge.js';
 import { ConsoleHolds } from './hold.js';
 import type { ConsoleWatch, HoldOptions } from './hold.js';
 import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
@@ -43,6 +43,8 @@ import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
 import { adminRoutes } from './admin.js';
 import type { WatchOptions } from './sessions-watch.js';
+import { UpstreamSignIns } from './upstream-signin.js';
+import type { AskClient } from './upstream-signin.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -100,6 +102,8 @@ export interface UserSpace {
   user: string;
   /** The user's tenant; the host's store scope is (tenant, user). */
   tenant: string;
+  /** The user's name inside the tenant (the `user` of the host's store scope and of stored sign-ins). */
+  name: string;
   host: Host;
   catalog: Catalog;
   /** Open upstream tool calls, found by the tag their prompts carry. */
@@ -198,6 +202,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   let sessionSeq = 0;
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
+  // Sign-in to protected upstream servers through the client (URL-mode elicitation) when the gateway
+  // knows its public address and shares one credential store with the users' hosts (./upstream-signin.ts).
+  const publicUrl = config.gateway?.publicUrl;
+  const signIns =
+    publicUrl && opts.credentials
+      ? new UpstreamSignIns({ publicUrl, credentials: opts.credentials, allowLoopbackUrls: config.policy.allowLoopbackUrls === true, log })
+      : undefined;
 
   /** The configuration a tenant's hosts get: every server, or those its `servers` list names. */
   function tenantConfig(tenant: string): HostConfig {
@@ -231,6 +242,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     s = {
       user,
       tenant,
+      name,
       host,
       catalog,
       calls,
@@ -380,16 +392,54 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     args: Record<string, unknown>,
     sdk: ServerContext,
   ): Promise<CallToolResult> {
-    const target = await sp.catalog.tool(exposed);
+    const era = readEra(mcp, sdk);
+    const modes = elicitModes(era);
+    let target = await sp.catalog.tool(exposed);
+    /** A server the user must sign in to first, through this call's client (./upstream-signin.ts). */
+    let signInTo: { name: string; def: HttpServerDef } | undefined;
     if (!target) {
       // A tool of a server that could not start (e.g. sign-in required): say why, not only "unknown".
       const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
-      const why = down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${down.state.message}` : '';
-      throw new ProtocolError(-32602, `Unknown tool "${exposed}"${why}; tools/list names them as <server>__<tool>`);
+      const def = down ? tenantConfig(sp.tenant).servers[down.name] : undefined;
+      // URL mode exists from 2025-11-25 on, and only for clients that declared it.
+      if (signIns && down?.state.status === 'error' && down.state.signInRequired && def?.type === 'http' && modes.url)
+        signInTo = { name: down.name, def };
+      else {
+        const why = down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${down.state.message}` : '';
+        throw new ProtocolError(-32602, `Unknown tool "${exposed}"${why}; tools/list names them as <server>__<tool>`);
+      }
     }
-    const era = readEra(mcp, sdk);
-    const modes = elicitModes(era);
-    const failed = (e: unknown, up: UpstreamCall) => failedResult(e, up, target);
+    const failed = (e: unknown, up: UpstreamCall) => failedResult(e, up, target ?? { server: signInTo!.name, name: exposed });
+    /**
+     * The downstream call. After a sign-in through the client: the tool is looked up again in the
+     * server's fresh list (the user's host starts the server with the stored tokens).
+     */
+    const invoke = async (tag: string, signal: AbortSignal, up: UpstreamCall, complete?: (elicitationId: string) => void) => {
+      if (!target && signInTo) {
+        const { name, def } = signInTo;
+        let pendingCompletion: string | undefined;
+        const ask: AskClient = async (view, s) => {
+          const params = upstreamParams({ ...view, server: name }, up.revision);
+          const answer = toAnswer(await up.ask(params, s));
+          if (answer.action === 'accept' && complete && 'elicitationId' in params && params.elicitationId)
+            pendingCompletion = params.elicitationId;
+          return answer;
+        };
+        await signIns!.signIn({ tenant: sp.tenant, user: sp.name, server: name }, def, ask);
+        // 2025-11-25: the browser step is done (client/elicitation §URL mode, notifications/elicitation/complete).
+        if (pendingCompletion) complete?.(pendingCompletion);
+        target = await sp.catalog.tool(exposed);
+        if (!target) {
+          const st = sp.host.listServers().find((s) => s.name === name)?.state;
+          throw new Error(
+            st?.status === 'error'
+              ? `signed in, but server "${name}" is unavailable: ${st.message}`
+              : `signed in to "${name}", which has no tool "${exposed}"; tools/list names them as <server>__<tool>`,
+          );
+        }
+      }
+      return sp.host.callTool(target!.server, target!.name, args, { tag, signal });
+    };
 
     if (!era.modern) {
       // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).
@@ -435,10 +485,14 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
       // Without a console (the user's fallback cannot show a prompt, so the bridge never opens a watch) no
       // call is ever held: the downstream call runs on the upstream request's own signal.
+      const complete = (elicitationId: string) =>
+        void Promise.resolve(sdk.mcpReq.notify({ method: 'notifications/elicitation/complete', params: { elicitationId } } as never)).catch(
+          () => undefined,
+        );
       const held = sp.consoleHold
         ? holds.start(
             { user: sp.user, tool: exposed, args },
-            (signal) => sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal }),
+            (signal) => invoke(up.tag, signal, up, complete),
             {
               progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
               notify: (n) => sdk.mcpReq.notify(n as never),
@@ -456,9 +510,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         held.run.then(done, done);
       }
       try {
-        const outcome = held
-          ? held.outcome
-          : sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal: sdk.mcpReq.signal });
+        const outcome = held ? held.outcome : invoke(up.tag, sdk.mcpReq.signal, up, complete);
         return finish(await outcome, up);
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
@@ -502,7 +554,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const calls = entry;
       const held = holds.start(
         { user: sp.user, tool: exposed, args },
-        (signal) => sp.host.callTool(target.server, target.name, args, { tag, signal }),
+        (signal) => invoke(tag, signal, calls),
         {
           progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
           notify: (n) => sdk.mcpReq.notify(n as never),
@@ -621,7 +673,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       p.tool = exposed;
       const call: UpstreamCall = { tag: p.id, modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) };
       sp.calls.open(call);
-      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: call.tag, signal }));
+      p.run((signal) => invoke(call.tag, signal, call));
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
@@ -681,11 +733,14 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env, store: opts.store })
         : undefined;
       const http: HttpOptions = {
+        ...(signIns ? { routes: (pathname: string, req: IncomingMessage) => signIns.route(pathname, req) } : {}),
         sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
         ...(router ? { sessions: router } : {}),
         maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
         maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
         ...how.http,
+        // The sign-in redirect (./upstream-signin.ts) comes back to the public address's host.
+        ...(signIns ? { allowedHosts: [signIns.host, ...(how.http.allowedHosts ?? [])] } : {}),
         ...(hasUsers
           ? {
               requireAuth: true,
@@ -700,7 +755,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
                 return guard.authenticate(req);
               },
               // Tenant administrators' views (./admin.ts), then the OAuth metadata.
-              routes: (pathname: string, req: IncomingMessage) => admin(pathname, req) ?? guard?.route(pathname, req),
+              routes: (pathname: string, req: IncomingMessage) =>
+                signIns?.route(pathname, req) ?? admin(pathname, req) ?? guard?.route(pathname, req),
             }
           : {}),
       };

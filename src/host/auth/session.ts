@@ -49,10 +49,16 @@ export const AuthDefaults = {
  */
 export const MAX_AUTH_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Where the authorization redirect comes back: the host's loopback {@link CallbackServer}, or a gateway's
+ * own HTTP route (`src/gateway/upstream-signin.ts`).
+ */
+export type SignInCallback = Pick<CallbackServer, 'listen' | 'redirectUrl' | 'expect'>;
+
 /** Host-wide authorization settings, shared by every server's {@link AuthSession}. */
 export interface AuthContext {
   store: CredentialStore;
-  callback: CallbackServer;
+  callback: SignInCallback;
   presenter: Presenter;
   scope: { tenant: string; user: string };
   /** @default {@link AuthDefaults.signInTimeoutMs} */

@@ -268,6 +268,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.gateway!.users, l.gateway.users);
     for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs'] as const)
       if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
+    if (l.gateway.publicUrl !== undefined) config.gateway!.publicUrl = l.gateway.publicUrl;
     if (l.gateway.oauth) config.gateway!.oauth = l.gateway.oauth;
     if (Object.keys(l.rootPolicy).length) config.rootPolicy = { ...config.rootPolicy, ...l.rootPolicy };
     for (const [t, def] of Object.entries(l.gateway.tenants ?? {})) {

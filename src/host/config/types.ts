@@ -203,6 +203,13 @@ export interface GatewayDef {
   /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
   sessionIdleMs?: number;
   /**
+   * The gateway's own public address (`https://gw.example.com`, http only for loopback; no fragment).
+   * With it, a user who must sign in to a protected upstream server gets a URL-mode elicitation whose
+   * redirect comes back to `<publicUrl>/oauth/upstream/callback` (docs/gateway.md §Protected upstream
+   * servers). @default none: such a user is told to run `parley auth login`
+   */
+  publicUrl?: string;
+  /**
    * OAuth access tokens from one issuer, accepted besides the static tokens of `users`
    * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
    */

@@ -381,7 +381,7 @@ export class ServerManager {
         await live.authWait.failed();
         waitMs = live.authWait.delayMs;
       } else live.authWait?.succeeded(); // declined: asked again at the next use
-      this.#fail(live, `could not start: ${e.message}`, code, !authFailure, waitMs);
+      this.#fail(live, `could not start: ${e.message}`, code, !authFailure, waitMs, (e as { code?: unknown }).code === 'SIGN_IN_REQUIRED');
       throw e;
     }
     if (!live.wanted) {
@@ -413,11 +413,25 @@ export class ServerManager {
   }
 
   /** `waitMs`: a start waiting for a sign-in (`../auth/sign-in-wait.ts`), logged once per user and server. */
-  #fail(live: Live, message: string, code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED', mayRetry = true, waitMs?: number): void {
+  #fail(
+    live: Live,
+    message: string,
+    code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED',
+    mayRetry = true,
+    waitMs?: number,
+    signInRequired = false,
+  ): void {
     const retry = mayRetry && live.wanted && live.attempts < this.#policy.maxAttempts;
     const delay = backoffDelay(live.attempts, this.#policy);
     const nextRetryAt = retry ? this.#clock.now() + delay : undefined;
-    this.#set(live, { status: 'error', message, code, attempts: live.attempts, ...(nextRetryAt !== undefined ? { nextRetryAt } : {}) });
+    this.#set(live, {
+      status: 'error',
+      message,
+      code,
+      attempts: live.attempts,
+      ...(nextRetryAt !== undefined ? { nextRetryAt } : {}),
+      ...(signInRequired ? { signInRequired: true as const } : {}),
+    });
     if (waitMs !== undefined) {
       // One warning per user and server: the same failure after a back-off is logged at debug.
       const level = live.authSaid === message ? 'debug' : 'warn';

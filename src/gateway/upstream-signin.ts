@@ -1,0 +1,201 @@
+/**
+ * Sign-in to OAuth-protected upstream servers through the gateway user's own client (parley.json
+ * `gateway.publicUrl`; docs/gateway.md §Protected upstream servers). Spec: 2025-11-25
+ * client/elicitation §URL mode (a third-party authorization whose credentials the client must not see),
+ * 2026-07-28 basic/patterns/mrtr (the URL request travels in `inputRequests`), MCP §Authorization.
+ *
+ * A call of a tool of a server the user must sign in to (its start failed with `SIGN_IN_REQUIRED`)
+ * asks the client, in URL mode, to open the authorization URL. The flow is the host's own
+ * ({@link AuthSession}: the SDK's `auth()`, PKCE, `resource`, `iss`, the URL checks of `checkUrl`); only
+ * the redirect differs: `<publicUrl>/oauth/upstream/callback` ({@link UPSTREAM_CALLBACK_PATH}), served by
+ * the gateway's HTTP server behind its Host/Origin checks. There:
+ * - only `GET`, request target at most {@link MAX_CALLBACK_URL_CHARS} characters;
+ * - the `state` (32 random bytes, minted by the provider for this sign-in) must name a sign-in in
+ *   progress; it is bound to the (tenant, user, server) that asked (its tokens are stored under that key
+ *   and exchanged with that sign-in's PKCE verifier, so a code obtained for another sign-in is refused by
+ *   the authorization server), single-use (removed when it arrives) and expires with the sign-in
+ *   (`signInTimeoutMs`, default 300 000 ms); a missing, unknown, expired or replayed state gets 400 and
+ *   changes nothing;
+ * - the page never shows a token nor echoes a parameter.
+ * Bounds: one sign-in in progress per (tenant, user, server) (concurrent calls share it); at most
+ * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user); each bounded by `signInTimeoutMs`.
+ * State lives in this process: on several replicas the callback must reach the replica that asked.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { AuthDefaults, AuthSession, CallbackWaitError, MAX_CALLBACK_URL_CHARS } from '../host/auth/index.js';
+import type { CredentialKey, CredentialStore, SignInCallback } from '../host/auth/index.js';
+import type { HttpServerDef, InputRequestView, PresenterAnswer } from '../host/index.js';
+import { HttpDenial } from '../server/serve.js';
+
+/** Path of the redirect URI on the gateway's own HTTP server. */
+export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
+/** Most sign-ins waiting for their redirect per (tenant, user) at once. */
+export const MAX_PENDING_SIGN_INS_PER_USER = 4;
+
+export interface UpstreamSignInOptions {
+  /** parley.json `gateway.publicUrl`, e.g. `https://gw.example.com` (a trailing `/` is dropped). */
+  publicUrl: string;
+  credentials: CredentialStore;
+  /** policy `allowLoopbackUrls`: a sign-in page on this machine (tests). @default false */
+  allowLoopbackUrls?: boolean;
+  /** Bound on one sign-in (the person's time and the redirect), ms. @default 300 000 */
+  signInTimeoutMs?: number;
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}
+
+/** What the caller does with the authorization URL: ask the client (URL-mode elicitation). */
+export type AskClient = (view: InputRequestView, signal: AbortSignal) => Promise<PresenterAnswer>;
+
+interface Waiter {
+  key: CredentialKey;
+  resolve(params: URLSearchParams): void;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest('hex');
+const who = (k: { tenant: string; user: string }) => JSON.stringify([k.tenant, k.user]);
+
+const page = (title: string, body: string) =>
+  `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:16px system-ui;margin:3em"><h1>${title}</h1><p>${body}</p></body>`;
+const reply = (status: number, title: string, body: string) =>
+  new HttpDenial(
+    status,
+    {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+    },
+    page(title, body),
+  );
+
+export class UpstreamSignIns {
+  readonly redirectUrl: string;
+  /** Sign-ins waiting for their redirect, by SHA-256 of the state (a map lookup leaks nothing of the state). */
+  readonly #waiting = new Map<string, Waiter>();
+  /** One sign-in in progress per (tenant, user, server). */
+  readonly #inflight = new Map<string, Promise<void>>();
+  /** Callbacks refused (unknown, replayed or expired state, wrong method, too long), for diagnostics and tests. */
+  refused = 0;
+
+  constructor(private readonly o: UpstreamSignInOptions) {
+    this.redirectUrl = `${o.publicUrl.replace(/\/+$/, '')}${UPSTREAM_CALLBACK_PATH}`;
+  }
+
+  /** The host of `publicUrl`, for the Host check of the HTTP server. */
+  get host(): string {
+    return new URL(this.redirectUrl).host;
+  }
+
+  /** Sign-ins waiting for their redirect for (tenant, user). */
+  pending(scope: { tenant: string; user: string }): number {
+    let n = 0;
+    for (const w of this.#waiting.values()) if (who(w.key) === who(scope)) n++;
+    return n;
+  }
+
+  /**
+   * Signs (tenant, user) in to `def` through `ask` (which shows the URL to the client), and stores the
+   * tokens under that key in the credential store. Concurrent calls for one key share one sign-in.
+   * @throws SignInError (declined, denied, URL refused, no redirect within the bound, too many pending),
+   *   or an Error with code `AUTHORIZATION_FAILED` (the token exchange failed, e.g. a foreign code)
+   */
+  signIn(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
+    const k = JSON.stringify([key.tenant, key.user, key.server]);
+    let run = this.#inflight.get(k);
+    if (!run) {
+      run = this.#run(key, def, ask).finally(() => this.#inflight.delete(k));
+      this.#inflight.set(k, run);
+    }
+    return run;
+  }
+
+  async #run(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
+    const session = new AuthSession(
+      {
+        store: this.o.credentials,
+        callback: this.#callbackFor(key),
+        presenter: { interactive: true, present: (view, signal) => ask(view, signal), notify: () => {} },
+        scope: { tenant: key.tenant, user: key.user },
+        allowLoopbackUrls: this.o.allowLoopbackUrls === true,
+        signInTimeoutMs: this.o.signInTimeoutMs ?? AuthDefaults.signInTimeoutMs,
+        ...(this.o.log ? { log: this.o.log } : {}),
+      },
+      def,
+    );
+    await session.prepare();
+    await session.authorize({});
+  }
+
+  /** The redirect target of one key's sign-in: registers each `state` bound to `key`. */
+  #callbackFor(key: CredentialKey): SignInCallback {
+    const self = this;
+    return {
+      listen: async () => {},
+      get redirectUrl() {
+        return self.redirectUrl;
+      },
+      expect: (state, timeoutMs, signal) =>
+        new Promise<URLSearchParams>((resolve, reject) => {
+          if (this.pending(key) >= MAX_PENDING_SIGN_INS_PER_USER)
+            return reject(
+              new Error(
+                `user "${key.user}" of tenant "${key.tenant}" already has ${MAX_PENDING_SIGN_INS_PER_USER} sign-ins waiting for their browser (MAX_PENDING_SIGN_INS_PER_USER); finish or abandon those first`,
+              ),
+            );
+          const id = digest(state);
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const done = () => {
+            clearTimeout(timer);
+            if (this.#waiting.get(id) === waiter) this.#waiting.delete(id);
+            signal?.removeEventListener('abort', onAbort);
+          };
+          const waiter: Waiter = { key, resolve: (p) => (done(), resolve(p)) };
+          const onAbort = () => (done(), reject(new CallbackWaitError('SIGN_IN_ABORTED', 'sign-in abandoned (the request was cancelled)')));
+          if (signal?.aborted) return onAbort();
+          this.#waiting.set(id, waiter);
+          signal?.addEventListener('abort', onAbort, { once: true });
+          timer = setTimeout(
+            () => (done(), reject(new CallbackWaitError('SIGN_IN_TIMEOUT', `no sign-in completed within ${timeoutMs} ms`))),
+            timeoutMs,
+          );
+        }),
+    };
+  }
+
+  /**
+   * The gateway's HTTP route for {@link UPSTREAM_CALLBACK_PATH} (after the Host/Origin checks of
+   * `serve()`); `undefined` for any other path.
+   */
+  route(pathname: string, req: IncomingMessage): HttpDenial | undefined {
+    if (pathname !== UPSTREAM_CALLBACK_PATH) return undefined;
+    const target = req.url ?? '';
+    if (req.method !== 'GET') {
+      this.refused++;
+      return reply(405, 'Refused', 'Only GET.');
+    }
+    if (target.length > MAX_CALLBACK_URL_CHARS) {
+      this.refused++;
+      return reply(414, 'Refused', 'The sign-in answer is too long.');
+    }
+    const params = new URL(target, 'http://gateway').searchParams;
+    const state = params.get('state') ?? '';
+    const id = state ? digest(state) : '';
+    const waiter = id ? this.#waiting.get(id) : undefined;
+    if (!waiter) {
+      this.refused++;
+      this.o.log?.('warn', 'a sign-in redirect with an unknown, expired or already used state was refused');
+      return reply(
+        400,
+        'Sign-in refused',
+        'This sign-in answer does not belong to a sign-in in progress (unknown, expired or already used). Nothing was done.',
+      );
+    }
+    this.#waiting.delete(id); // single-use
+    waiter.resolve(params);
+    if (params.has('error'))
+      return reply(200, 'Sign-in not completed', 'The authorization server did not grant access. You can close this tab.');
+    return reply(200, 'Signed in', 'parley is finishing the sign-in. You can close this tab and return to your client.');
+  }
+}
