@@ -199,3 +199,65 @@ describe('sign-in through the client by URL-mode elicitation (gateway.publicUrl)
     assert.ok(!/eyJ[\w-]{10,}\./.test(gw.log.join('')), 'no token in the gateway log');
   });
 });
+
+describe("sign-in through the client: a redirect carrying another sign-in's state, a declined sign-in", { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+  const callback = () => `http://127.0.0.1:${gw.port}/oauth/upstream/callback`;
+  const stored = async (user: string) =>
+    (JSON.parse((await gw.auth(['list', '--user', user, '--tenant', 'acme', '--json'])).stdout) as Array<{ refreshable: boolean }>).filter(
+      (r) => r.refreshable,
+    ).length;
+
+  it("bob's code under alice's state is refused: nothing stored for alice; bob's own redirect still signs him in", async (t) => {
+    const urls = { alice: later<string>(), bob: later<string>() };
+    const alice = await signInClient(gw.url, 'alice', '2026-07-28', async (p) => (urls.alice.resolve(p.url), { action: 'accept' }));
+    const bob = await signInClient(gw.url, 'bob', '2025-11-25', async (p) => (urls.bob.resolve(p.url), { action: 'accept' }));
+    t.after(() => Promise.allSettled([alice.client.close(), bob.client.close()]));
+    const aliceCall = alice.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const bobCall = bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    // Each browser goes through the provider but stops before the redirect to the gateway.
+    const atGateway = (u: string) => u.startsWith(callback());
+    const a = new URL((await browse(await urls.alice.promise, atGateway)).last);
+    const b = new URL((await browse(await urls.bob.promise, atGateway)).last);
+    assert.ok(a.searchParams.get('code') && b.searchParams.get('code'));
+
+    // The mix-up: bob's code arrives with alice's state. The state is alice's, so her sign-in takes it
+    // (and spends it), but her exchange (her client, her PKCE verifier) is refused by the provider.
+    const mixed = new URL(a);
+    mixed.searchParams.set('code', b.searchParams.get('code')!);
+    assert.equal((await fetch(mixed)).status, 200);
+    const r = (await aliceCall) as { isError?: boolean };
+    assert.equal(r.isError, true);
+    assert.match(text(r), /authorization for server "crm" failed/);
+    assert.equal(await stored('alice'), 0, 'nothing stored for alice');
+    // Her state is spent: her own redirect now is refused (single-use).
+    assert.equal((await fetch(a)).status, 400);
+
+    // bob's own redirect signs bob in.
+    assert.equal((await fetch(b)).status, 200);
+    assert.match(text(await bobCall), /hello client/);
+    assert.equal(await stored('bob'), 1);
+    assert.equal(await stored('alice'), 0);
+  });
+
+  it('a declined sign-in fails the call at once and is asked again at the next call', async (t) => {
+    let asked = 0;
+    const carol = await signInClient(gw.url, 'alice', '2025-11-25', async () => (asked++, { action: 'decline' }));
+    t.after(() => carol.client.close());
+    const r = (await carol.client.callTool({ name: 'crm__whoami', arguments: {} })) as { isError?: boolean };
+    assert.equal(r.isError, true);
+    assert.match(text(r), /sign-in for crm was declined/);
+    const again = (await carol.client.callTool({ name: 'crm__whoami', arguments: {} })) as { isError?: boolean };
+    assert.equal(again.isError, true);
+    assert.equal(asked, 2);
+  });
+});

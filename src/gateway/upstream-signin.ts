@@ -104,6 +104,9 @@ export class UpstreamSignIns {
   signIn(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
     const k = JSON.stringify([key.tenant, key.user, key.server]);
     let run = this.#inflight.get(k);
+    // Refused before the client is asked (the same check guards each state as it is registered).
+    if (!run && [...this.#inflight.keys()].filter((x) => x.startsWith(`${who(key).slice(0, -1)},`)).length >= MAX_PENDING_SIGN_INS_PER_USER)
+      return Promise.reject(this.#tooMany(key));
     if (!run) {
       run = this.#run(key, def, ask).finally(() => this.#inflight.delete(k));
       this.#inflight.set(k, run);
@@ -128,6 +131,15 @@ export class UpstreamSignIns {
     await session.authorize({});
   }
 
+  #tooMany(key: CredentialKey): Error {
+    return Object.assign(
+      new Error(
+        `sign-in to "${key.server}" refused: user "${key.user}" of tenant "${key.tenant}" already has ${MAX_PENDING_SIGN_INS_PER_USER} sign-ins waiting for their browser (MAX_PENDING_SIGN_INS_PER_USER); finish or abandon those first (each ends after signInTimeoutMs)`,
+      ),
+      { code: 'SIGN_IN_PENDING_CAP' },
+    );
+  }
+
   /** The redirect target of one key's sign-in: registers each `state` bound to `key`. */
   #callbackFor(key: CredentialKey): SignInCallback {
     const self = this;
@@ -138,12 +150,7 @@ export class UpstreamSignIns {
       },
       expect: (state, timeoutMs, signal) =>
         new Promise<URLSearchParams>((resolve, reject) => {
-          if (this.pending(key) >= MAX_PENDING_SIGN_INS_PER_USER)
-            return reject(
-              new Error(
-                `user "${key.user}" of tenant "${key.tenant}" already has ${MAX_PENDING_SIGN_INS_PER_USER} sign-ins waiting for their browser (MAX_PENDING_SIGN_INS_PER_USER); finish or abandon those first`,
-              ),
-            );
+          if (this.pending(key) >= MAX_PENDING_SIGN_INS_PER_USER) return reject(this.#tooMany(key));
           const id = digest(state);
           let timer: ReturnType<typeof setTimeout> | undefined;
           const done = () => {
