@@ -3,15 +3,39 @@
 // 1. A user who has not signed in: the failed start waits until a sign-in is stored for that user (or
 //    the back-off passes): N tools/list → one upstream attempt and one warning; `parley auth login`
 //    makes the very next request work.
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
 import { signInClient, startSignInGateway, type SignInGateway } from './helpers/gateway-signin.js';
 import { clusterSkipReason } from './helpers/replicas.js';
+import { loadHostConfig } from '../src/host/config/index.js';
+import { sandbox } from './fixtures/config/tmp.js';
 
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefined;
+
+test('gateway.publicUrl: an https URL (http for loopback) without fragment; otherwise an issue naming the field', () => {
+  const load = (publicUrl: unknown) => {
+    const s = sandbox();
+    try {
+      s.write('parley.json', JSON.stringify({ mcpServers: {}, gateway: { users: {}, publicUrl } }));
+      return loadHostConfig({ cwd: s.cwd, home: s.home, env: {} });
+    } finally {
+      s.cleanup();
+    }
+  };
+  assert.equal(load('https://gw.example.com').config.gateway?.publicUrl, 'https://gw.example.com');
+  assert.equal(load('http://127.0.0.1:8765').config.gateway?.publicUrl, 'http://127.0.0.1:8765');
+  for (const bad of ['http://gw.example.com', 'https://gw.example.com/#x', 'gw.example.com', 42]) {
+    const { config, issues } = load(bad);
+    assert.equal(config.gateway?.publicUrl, undefined, String(bad));
+    assert.ok(
+      issues.some((i) => i.path === '/gateway/publicUrl' && /publicUrl|string/.test(i.message)),
+      JSON.stringify(issues),
+    );
+  }
+});
 
 describe('a gateway user who has not signed in to a protected upstream server', { skip }, () => {
   let stack: OidcStack;
