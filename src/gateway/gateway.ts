@@ -207,7 +207,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   const publicUrl = config.gateway?.publicUrl;
   const signIns =
     publicUrl && opts.credentials
-      ? new UpstreamSignIns({ publicUrl, credentials: opts.credentials, allowLoopbackUrls: config.policy.allowLoopbackUrls === true, log })
+      ? new UpstreamSignIns({
+          publicUrl,
+          credentials: opts.credentials,
+          allowLoopbackUrls: config.policy.allowLoopbackUrls === true,
+          log,
+          ...(opts.secret ? { secret: opts.secret, selfUrl: () => selfUrl || undefined } : {}),
+        })
       : undefined;
 
   /** The configuration a tenant's hosts get: every server, or those its `servers` list names. */

@@ -19,20 +19,27 @@
  * - the page never shows a token nor echoes a parameter.
  * Bounds: one sign-in in progress per (tenant, user, server) (concurrent calls share it); at most
  * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user); each bounded by `signInTimeoutMs`.
- * State lives in this process: on several replicas the callback must reach the replica that asked.
+ * The sign-in in progress lives in the process that asked. With `PARLEY_SECRET` (replicas) the state
+ * also names that replica under an HMAC, and a redirect a load balancer sends to another replica is
+ * relayed to it over loopback (one hop, bounded by {@link CALLBACK_FORWARD_MS}), as 2025-era sessions are.
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AuthDefaults, AuthSession, CallbackWaitError, MAX_CALLBACK_URL_CHARS } from '../host/auth/index.js';
 import type { CredentialKey, CredentialStore, SignInCallback } from '../host/auth/index.js';
 import type { HttpServerDef, InputRequestView, PresenterAnswer } from '../host/index.js';
 import { HttpDenial } from '../server/serve.js';
+import { isLoopbackUrl } from './forward.js';
 
 /** Path of the redirect URI on the gateway's own HTTP server. */
 export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
 /** Most sign-ins waiting for their redirect per (tenant, user) at once. */
 export const MAX_PENDING_SIGN_INS_PER_USER = 4;
+/** Bound on relaying a redirect to the replica that waits for it, ms. */
+export const CALLBACK_FORWARD_MS = 10_000;
+/** Marks a redirect relayed by another replica (it is not relayed again). */
+const FORWARDED = 'x-parley-signin-forwarded';
 
 export interface UpstreamSignInOptions {
   /** parley.json `gateway.publicUrl`, e.g. `https://gw.example.com` (a trailing `/` is dropped). */
@@ -43,6 +50,14 @@ export interface UpstreamSignInOptions {
   /** Bound on one sign-in (the person's time and the redirect), ms. @default 300 000 */
   signInTimeoutMs?: number;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  /**
+   * Replicas (`PARLEY_SECRET`): each `state` then also names, under an HMAC-SHA256 with this key, the
+   * replica that waits for the redirect (its loopback URL), and a redirect that reaches another replica is
+   * relayed there (bounded by {@link CALLBACK_FORWARD_MS}). Without it a state is 32 random bytes.
+   */
+  secret?: string | Uint8Array;
+  /** This replica's MCP URL once it serves (named in states with `secret`). */
+  selfUrl?: () => string | undefined;
 }
 
 /** What the caller does with the authorization URL: ask the client (URL-mode elicitation). */
@@ -124,11 +139,63 @@ export class UpstreamSignIns {
         allowLoopbackUrls: this.o.allowLoopbackUrls === true,
         signInTimeoutMs: this.o.signInTimeoutMs ?? AuthDefaults.signInTimeoutMs,
         ...(this.o.log ? { log: this.o.log } : {}),
+        mintState: () => this.#mintState(),
       },
       def,
     );
     await session.prepare();
     await session.authorize({});
+  }
+
+  /** `<32 random bytes>` or, with a secret and a known own URL, `<32 random bytes>.<owner URL>.<HMAC>` (base64url). */
+  #mintState(): string {
+    const nonce = randomBytes(32).toString('base64url');
+    const self = this.o.selfUrl?.();
+    if (!this.o.secret || !self) return nonce;
+    const body = `${nonce}.${Buffer.from(self).toString('base64url')}`;
+    return `${body}.${this.#mac(body)}`;
+  }
+
+  #mac(body: string): string {
+    return createHmac('sha256', this.o.secret!).update(`parley upstream sign-in state\n${body}`).digest('base64url');
+  }
+
+  /** The replica a sealed state names, when the seal holds and it is a loopback URL other than this one. */
+  #ownerOf(state: string): string | undefined {
+    if (!this.o.secret || state.length > 1024) return undefined;
+    const parts = state.split('.');
+    if (parts.length !== 3) return undefined;
+    const want = Buffer.from(this.#mac(`${parts[0]}.${parts[1]}`));
+    const got = Buffer.from(parts[2]!);
+    if (want.length !== got.length || !timingSafeEqual(want, got)) return undefined;
+    const owner = Buffer.from(parts[1]!, 'base64url').toString('utf8');
+    return isLoopbackUrl(owner) && owner !== this.o.selfUrl?.() ? owner : undefined;
+  }
+
+  /** Relays a redirect to the replica that waits for it and answers with that replica's page. */
+  async #relay(owner: string, search: string): Promise<HttpDenial> {
+    try {
+      const res = await fetch(new URL(`${UPSTREAM_CALLBACK_PATH}${search}`, owner), {
+        redirect: 'manual',
+        headers: { [FORWARDED]: '1' },
+        signal: AbortSignal.timeout(CALLBACK_FORWARD_MS),
+      });
+      // The owner's own page (ours: no token, no echoed parameter), its status and security headers.
+      const body = (await res.text()).slice(0, 4096);
+      const headers: Record<string, string> = {};
+      for (const k of ['content-type', 'cache-control', 'referrer-policy', 'x-content-type-options']) {
+        const v = res.headers.get(k);
+        if (v) headers[k] = v;
+      }
+      return new HttpDenial(res.status, headers, body);
+    } catch (e) {
+      this.o.log?.('warn', `a sign-in redirect for replica ${owner} could not be relayed there: ${(e as Error).message}`);
+      return reply(
+        502,
+        'Sign-in not completed',
+        'The gateway replica that started this sign-in cannot be reached. Start the sign-in again from your client.',
+      );
+    }
   }
 
   #tooMany(key: CredentialKey): Error {
@@ -175,7 +242,7 @@ export class UpstreamSignIns {
    * The gateway's HTTP route for {@link UPSTREAM_CALLBACK_PATH} (after the Host/Origin checks of
    * `serve()`); `undefined` for any other path.
    */
-  route(pathname: string, req: IncomingMessage): HttpDenial | undefined {
+  route(pathname: string, req: IncomingMessage): HttpDenial | Promise<HttpDenial> | undefined {
     if (pathname !== UPSTREAM_CALLBACK_PATH) return undefined;
     const target = req.url ?? '';
     if (req.method !== 'GET') {
@@ -191,6 +258,9 @@ export class UpstreamSignIns {
     const id = state ? digest(state) : '';
     const waiter = id ? this.#waiting.get(id) : undefined;
     if (!waiter) {
+      // Started on another replica (replicas behind a load balancer): relay it there, once.
+      const owner = state && !req.headers[FORWARDED] ? this.#ownerOf(state) : undefined;
+      if (owner) return this.#relay(owner, new URL(target, 'http://gateway').search);
       this.refused++;
       this.o.log?.('warn', 'a sign-in redirect with an unknown, expired or already used state was refused');
       return reply(

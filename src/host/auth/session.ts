@@ -79,6 +79,11 @@ export interface AuthContext {
   signInRetry?: { firstMs: number; maxMs: number };
   /** `client_name` for dynamic registration. @default 'parley' */
   clientName?: string;
+  /**
+   * Mints each authorization request's `state` (at least 32 random bytes in it): a gateway's replicas
+   * name the replica that waits for the redirect in it (`src/gateway/upstream-signin.ts`). @default 32 random bytes
+   */
+  mintState?: () => string;
   /** fetch for the authorization server (discovery, registration, tokens). @default globalThis.fetch */
   fetch?: FetchLike;
   now?: () => number;
@@ -144,6 +149,7 @@ export class AuthSession {
       signIn: (url, state) => this.#signIn(url, state),
       ...(ctx.clientName ? { clientName: ctx.clientName } : {}),
       ...(ctx.now ? { now: ctx.now } : {}),
+      ...(ctx.mintState ? { mintState: ctx.mintState } : {}),
     });
   }
 
