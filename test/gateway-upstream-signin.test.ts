@@ -285,3 +285,41 @@ describe("sign-in through the client: a redirect carrying another sign-in's stat
     assert.equal(asked, 2);
   });
 });
+
+describe('sign-in through the client: at most 4 sign-ins pending per user', { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  const names = ['s1', 's2', 's3', 's4', 's5'];
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true }, names);
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+
+  it('a fifth sign-in of one user is refused before the client is asked; another user is not affected', async (t) => {
+    const asked: string[] = [];
+    const four = later<void>();
+    const never = new Promise<never>(() => {});
+    const alice = await signInClient(gw.url, 'alice', '2025-11-25', async (p) => {
+      asked.push(p.message);
+      if (asked.length === 4) four.resolve();
+      return never; // the person never comes back
+    });
+    const bob = await signInClient(gw.url, 'bob', '2026-07-28', async () => ({ action: 'decline' }));
+    t.after(() => Promise.allSettled([alice.client.close(), bob.client.close()]));
+    const calls = names
+      .slice(0, 4)
+      .map((n) => alice.client.callTool({ name: `${n}__whoami`, arguments: {} }, { timeout: 60_000 } as never));
+    for (const c of calls) c.catch(() => {});
+    await four.promise;
+    const fifth = (await alice.client.callTool({ name: 's5__whoami', arguments: {} })) as { isError?: boolean };
+    assert.equal(fifth.isError, true);
+    assert.match(text(fifth), /already has 4 sign-ins waiting for their browser \(MAX_PENDING_SIGN_INS_PER_USER\)/);
+    assert.equal(asked.length, 4, 'the client was not asked a fifth time');
+    // bob's own sign-in is asked (and declined) as usual.
+    assert.match(text(await bob.client.callTool({ name: 's5__whoami', arguments: {} })), /sign-in for s5 was declined/);
+  });
+});

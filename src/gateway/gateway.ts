@@ -205,6 +205,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   // Sign-in to protected upstream servers through the client (URL-mode elicitation) when the gateway
   // knows its public address and shares one credential store with the users' hosts (./upstream-signin.ts).
   const publicUrl = config.gateway?.publicUrl;
+  /** The redirect route exists only once serving over HTTP (over stdio nobody would receive it). */
+  let signInsServed = false;
   const signIns =
     publicUrl && opts.credentials
       ? new UpstreamSignIns({
@@ -408,7 +410,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
       const def = down ? tenantConfig(sp.tenant).servers[down.name] : undefined;
       // URL mode exists from 2025-11-25 on, and only for clients that declared it.
-      if (signIns && down?.state.status === 'error' && down.state.signInRequired && def?.type === 'http' && modes.url)
+      if (signIns && signInsServed && down?.state.status === 'error' && down.state.signInRequired && def?.type === 'http' && modes.url)
         signInTo = { name: down.name, def };
       else {
         const why = down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${down.state.message}` : '';
@@ -767,6 +769,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           : {}),
       };
       const h = keep(await serve((c) => factory(c as never), { http }));
+      signInsServed = !!signIns;
       guard ??= new ResourceGuard({ oauth, users, servedUrl: h.url, env: opts.env, store: opts.store });
       // serve() reads the options at each request: the 401 for a request without credentials names
       // the metadata document (RFC 9728 §5.1).

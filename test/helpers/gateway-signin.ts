@@ -26,7 +26,12 @@ export interface SignInGateway {
 }
 
 /** Starts the gateway; `gateway` is merged into parley.json `gateway` (`{publicUrl: true}` = its own address). */
-export async function startSignInGateway(crmUrl: string, gateway: Record<string, unknown> = {}): Promise<SignInGateway> {
+export async function startSignInGateway(
+  crmUrl: string,
+  gateway: Record<string, unknown> = {},
+  /** Configured servers (each an HTTP server at `crmUrl`). @default ['crm'] */
+  names: string[] = ['crm'],
+): Promise<SignInGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-signin-'));
   const port = await freePort();
   const store = join(dir, 'gateway.db');
@@ -35,7 +40,7 @@ export async function startSignInGateway(crmUrl: string, gateway: Record<string,
   writeFileSync(
     cfg,
     JSON.stringify({
-      mcpServers: { crm: { url: crmUrl } },
+      mcpServers: Object.fromEntries(names.map((n) => [n, { url: crmUrl }])),
       policy: { allowLoopbackUrls: true },
       gateway: {
         tenants: { acme: { users: Object.fromEntries(Object.entries(SIGNIN_TOKENS).map(([u, t]) => [u, { tokenSha256: hashToken(t) }])) } },
