@@ -9,6 +9,7 @@ import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
 import { signInClient, startSignInGateway, type SignInGateway } from './helpers/gateway-signin.js';
 import { clusterSkipReason } from './helpers/replicas.js';
+import { waitUntil } from './helpers/wait.js';
 import { loadHostConfig } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
 
@@ -321,5 +322,47 @@ describe('sign-in through the client: at most 4 sign-ins pending per user', { sk
     assert.equal(asked.length, 4, 'the client was not asked a fifth time');
     // bob's own sign-in is asked (and declined) as usual.
     assert.match(text(await bob.client.callTool({ name: 's5__whoami', arguments: {} })), /sign-in for s5 was declined/);
+  });
+});
+
+describe('sign-in through the client: the sign-in tool of a server whose tools cannot be listed yet', { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+
+  it("listed only to clients with URL mode; calling it signs in, then the server's tools replace it", async (t) => {
+    const alice = await signInClient(gw.url, 'alice', '2025-11-25', async (p) => {
+      void browse(p.url).catch(() => {});
+      return { action: 'accept' };
+    });
+    const changed: string[] = [];
+    alice.client.setNotificationHandler('notifications/tools/list_changed', () => void changed.push('tools'));
+    const old = await signInClient(gw.url, 'alice', '2025-06-18');
+    const bob = await signInClient(gw.url, 'bob', '2026-07-28', async () => ({ action: 'decline' }));
+    t.after(() => Promise.allSettled([alice.client.close(), old.client.close(), bob.client.close()]));
+
+    const names = async (c: { client: { listTools(): Promise<{ tools: Array<{ name: string }> }> } }) =>
+      (await c.client.listTools()).tools.map((x) => x.name);
+    assert.deepEqual(await names(alice), ['crm__parley_sign_in']);
+    assert.deepEqual(await names(old), [], 'no sign-in tool for a client without URL mode');
+    assert.deepEqual(await names(bob), ['crm__parley_sign_in']);
+    const tool = (await alice.client.listTools()).tools[0]!;
+    assert.equal(tool.title, 'Sign in to crm');
+
+    const r = await alice.client.callTool({ name: 'crm__parley_sign_in', arguments: {} }, { timeout: 60_000 } as never);
+    assert.match(text(r), /^Signed in to crm\. Its tools are listed now/);
+    assert.ok(await waitUntil(() => changed.length > 0, { ms: 10_000 }), 'notifications/tools/list_changed');
+    assert.deepEqual(await names(alice), ['crm__whoami']);
+    assert.match(text(await alice.client.callTool({ name: 'crm__whoami', arguments: {} })), /hello client/);
+    // bob is still to sign in: his list keeps the sign-in tool; declining it fails his call.
+    assert.deepEqual(await names(bob), ['crm__parley_sign_in']);
+    assert.match(text(await bob.client.callTool({ name: 'crm__parley_sign_in', arguments: {} })), /sign-in for crm was declined/);
   });
 });

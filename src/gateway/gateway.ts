@@ -13,7 +13,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import { specTypeSchemas } from '@modelcontextprotocol/server';
-import type { AuthInfo, CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult, ElicitResult, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
 import type { Host, HostConfig, HttpServerDef, Presenter, InputRequestView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
@@ -43,7 +43,8 @@ import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
 import { adminRoutes } from './admin.js';
 import type { WatchOptions } from './sessions-watch.js';
-import { UpstreamSignIns } from './upstream-signin.js';
+import { SIGN_IN_TOOL, UpstreamSignIns } from './upstream-signin.js';
+import { namespace } from './names.js';
 import type { AskClient } from './upstream-signin.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
@@ -345,7 +346,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     srv.setRequestHandler('tools/list', async (_req, sdk) => {
       const sp = spaceOf(sdk);
       await sessionRoots(sdk);
-      return { tools: (await sp.catalog.listTools()).list } as never;
+      const tools = (await sp.catalog.listTools()).list;
+      // A client that can open a URL (URL-mode elicitation) is offered a sign-in tool for each server the
+      // user must sign in to (./upstream-signin.ts): its tools cannot be listed before.
+      const waiting = elicitModes(readEra(mcp, sdk)).url ? signInTools(sp) : [];
+      return { tools: waiting.length ? [...tools, ...waiting.map((w) => w.tool)] : tools } as never;
     });
     srv.setRequestHandler('tools/call', (async (
       req: { params: { name: string; arguments?: Record<string, unknown> } },
@@ -392,6 +397,35 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     return mcp;
   }
 
+  /** Servers `sp` must sign in to that the gateway can sign in through the client, with their sign-in tool. */
+  function signInTools(sp: UserSpace): Array<{ server: string; def: HttpServerDef; tool: Tool }> {
+    if (!signIns || !signInsServed) return [];
+    const out: Array<{ server: string; def: HttpServerDef; tool: Tool }> = [];
+    for (const s of sp.host.listServers()) {
+      const def = tenantConfig(sp.tenant).servers[s.name];
+      if (s.state.status !== 'error' || !s.state.signInRequired || def?.type !== 'http') continue;
+      const [{ exposed }] = namespace([{ server: s.name, name: SIGN_IN_TOOL }]);
+      out.push({
+        server: s.name,
+        def,
+        tool: {
+          name: exposed,
+          title: `Sign in to ${s.name}`,
+          description: `[${s.name}] Sign in to ${s.name} at its authorization server, so that its tools can be used: your client shows the sign-in page to open. Its tools are listed afterwards.`,
+          inputSchema: { type: 'object', properties: {} },
+        },
+      });
+    }
+    return out;
+  }
+
+  /** Tells the user's clients that their tool list changed (2025-era sessions, 2026-07-28 listen streams). */
+  function toolsChanged(sp: UserSpace): void {
+    sp.catalog.invalidate('tools');
+    for (const m of sp.sessions) if (m.isConnected()) void Promise.resolve(m.sendToolListChanged()).catch(() => undefined);
+    for (const h of handles) h.listChanged('tools', multiUser ? { user: sp.user, era: 'modern' } : { era: 'modern' });
+  }
+
   async function callTool(
     mcp: McpServer,
     sp: UserSpace,
@@ -405,7 +439,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     let target = await sp.catalog.tool(exposed);
     /** A server the user must sign in to first, through this call's client (./upstream-signin.ts). */
     let signInTo: { name: string; def: HttpServerDef } | undefined;
-    if (!target) {
+    /** The sign-in tool of a server (see {@link signInTools}): after the sign-in it answers, not the server. */
+    const signInTool = target ? undefined : signInTools(sp).find((w) => w.tool.name === exposed);
+    if (signInTool && modes.url) signInTo = { name: signInTool.server, def: signInTool.def };
+    else if (!target) {
       // A tool of a server that could not start (e.g. sign-in required): say why, not only "unknown".
       const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
       const def = down ? tenantConfig(sp.tenant).servers[down.name] : undefined;
@@ -436,6 +473,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         await signIns!.signIn({ tenant: sp.tenant, user: sp.name, server: name }, def, ask);
         // 2025-11-25: the browser step is done (client/elicitation §URL mode, notifications/elicitation/complete).
         if (pendingCompletion) complete?.(pendingCompletion);
+        if (signInTool) {
+          // The server starts with the stored tokens; its tools replace the sign-in tool in the lists.
+          await sp.host.ensureRunning(name);
+          toolsChanged(sp);
+          const done: Awaited<ReturnType<Host['callTool']>> = {
+            content: [{ type: 'text', text: `Signed in to ${name}. Its tools are listed now (tools/list).` }],
+          };
+          return done;
+        }
         target = await sp.catalog.tool(exposed);
         if (!target) {
           const st = sp.host.listServers().find((s) => s.name === name)?.state;

@@ -34,6 +34,11 @@ import { isLoopbackUrl } from './forward.js';
 
 /** Path of the redirect URI on the gateway's own HTTP server. */
 export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
+/**
+ * The tool offered (as `<server>__parley_sign_in`) to a client that declared URL mode, for each server its
+ * user must sign in to: that server's tools cannot be listed before the sign-in.
+ */
+export const SIGN_IN_TOOL = 'parley_sign_in';
 /** Most sign-ins waiting for their redirect per (tenant, user) at once. */
 export const MAX_PENDING_SIGN_INS_PER_USER = 4;
 /** Bound on relaying a redirect to the replica that waits for it, ms. */
