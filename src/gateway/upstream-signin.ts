@@ -267,7 +267,7 @@ export class UpstreamSignIns {
       const owner = state && !req.headers[FORWARDED] ? this.#ownerOf(state) : undefined;
       if (owner) return this.#relay(owner, new URL(target, 'http://gateway').search);
       this.refused++;
-      this.o.log?.('warn', 'a sign-in redirect with an unknown, expired or already used state was refused');
+      this.o.log?.('info', 'a sign-in redirect with an unknown, expired or already used state was refused'); // info: anyone can send these
       return reply(
         400,
         'Sign-in refused',
