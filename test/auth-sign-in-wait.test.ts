@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryCredentialStore, SignInRetry, SignInWait, summarize } from '../src/host/auth/index.js';
+import { SIGN_IN_CHECK_MS } from '../src/host/auth/sign-in-wait.js';
 
 const key = { tenant: 'acme', user: 'alice', server: 'crm' };
 
@@ -59,4 +60,15 @@ test('a store that cannot be read keeps the wait until the back-off passes', asy
   assert.equal(await w.mayRetry(), false);
   now = 30_000;
   assert.equal(await w.mayRetry(), true);
+});
+
+test('a store that hangs: the check answers "no new sign-in" within SIGN_IN_CHECK_MS (5 s), not never', async () => {
+  const store = new MemoryCredentialStore();
+  const w = new SignInWait(store, key, () => 0);
+  await w.failed();
+  store.get = () => new Promise(() => {});
+  const t0 = Date.now();
+  assert.equal(await w.mayRetry(), false);
+  const took = Date.now() - t0;
+  assert.ok(took >= SIGN_IN_CHECK_MS - 50 && took < SIGN_IN_CHECK_MS + 3_000, `${took} ms`);
 });

@@ -11,7 +11,7 @@
  *   sign-in is picked up by the very next request, on every replica;
  * - or the back-off passed: {@link SignInRetry.firstMs} after the first failure, doubling with each
  *   failure in a row, at most {@link SignInRetry.maxMs}.
- * Concurrent uses share one store read. Spec: none (parley's policy); docs/auth.md §"When parley authorizes".
+ * Concurrent uses share one store read, bounded by {@link SIGN_IN_CHECK_MS}. Spec: none (parley's policy); docs/auth.md §"When parley authorizes".
  * @module
  */
 import type { CredentialKey, CredentialStore } from './credential-store.js';
@@ -23,6 +23,9 @@ export const SignInRetry = {
   /** Longest wait (the doubling stops here), ms: 10 min. */
   maxMs: 600_000,
 } as const;
+
+/** Bound on the store read behind each check, ms: a store that does not answer counts as "no new sign-in". */
+export const SIGN_IN_CHECK_MS = 5_000;
 
 export class SignInWait {
   #failures = 0;
@@ -78,9 +81,17 @@ export class SignInWait {
     return this.#check;
   }
 
-  /** The stored row's write time when it holds an access token, else `undefined`. */
+  /** The stored row's write time when it holds an access token, else `undefined`; rejects after {@link SIGN_IN_CHECK_MS}. */
   async #read(): Promise<string | undefined> {
-    const row = await this.store.get(this.key);
-    return row?.secrets.tokens?.access_token ? `${row.updatedAt}` : undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the credential store did not answer within ${SIGN_IN_CHECK_MS} ms`)), SIGN_IN_CHECK_MS);
+    });
+    try {
+      const row = await Promise.race([this.store.get(this.key), late]);
+      return row?.secrets.tokens?.access_token ? `${row.updatedAt}` : undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
