@@ -22,6 +22,8 @@ export class Catalog {
   private prompts?: Promise<Named<Prompt>>;
   private resources?: Promise<{ list: Resource[]; byUri: Map<string, Target> }>;
   private templates?: Promise<Array<{ server: string; template: ResourceTemplate }>>;
+  /** Per server, the last reason it was left out that was logged: the same reason is logged once, not per list. */
+  private readonly said = new Map<string, string>();
 
   constructor(
     private readonly host: Host,
@@ -41,11 +43,28 @@ export class Catalog {
     const got = await Promise.allSettled(names.map(fetch));
     const out: Array<{ server: string; value: T }> = [];
     let partial = false;
+    const down = new Set(
+      got.some((g) => g.status === 'rejected')
+        ? this.host
+            .listServers()
+            .filter((s) => s.state.status === 'error')
+            .map((s) => s.name)
+        : [],
+    );
     got.forEach((g, i) => {
-      if (g.status === 'fulfilled') out.push({ server: names[i], value: g.value });
-      else {
+      if (g.status === 'fulfilled') {
+        out.push({ server: names[i], value: g.value });
+        this.said.delete(names[i]);
+      } else {
         partial = true;
-        this.log('warn', `${what} of server "${names[i]}" left out: ${(g.reason as Error)?.message ?? String(g.reason)}`);
+        // A server that could not start was logged by the host when it failed (once per user and server
+        // for a start waiting for a sign-in, src/host/auth/sign-in-wait.ts); any other reason is logged
+        // once per server and reason, not once per request.
+        const why = (g.reason as Error)?.message ?? String(g.reason);
+        if (this.said.get(names[i]) === why || down.has(names[i])) return;
+        if (this.said.size >= 1024) this.said.clear();
+        this.said.set(names[i], why);
+        this.log('warn', `${what} of server "${names[i]}" left out: ${why}`);
       }
     });
     // A list missing a server is not cached: the next request asks again (the server may be up by then).

@@ -13,14 +13,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { McpServer, ProtocolError, ResourceNotFoundError, createRequestStateCodec, inputRequired } from '@modelcontextprotocol/server';
 import { specTypeSchemas } from '@modelcontextprotocol/server';
-import type { AuthInfo, CallToolResult, ElicitResult, ServerContext } from '@modelcontextprotocol/server';
+import type { AuthInfo, CallToolResult, ElicitResult, ServerContext, Tool } from '@modelcontextprotocol/server';
 import { createHost, HeadlessPresenter } from '../host/index.js';
-import type { Host, HostConfig, Presenter, InputRequestView, Store } from '../host/index.js';
+import type { Host, HostConfig, HttpServerDef, Presenter, InputRequestView, Store } from '../host/index.js';
 import { elicitModes, readEra, userOf } from '../server/era.js';
 import { HttpDenial, serve } from '../server/serve.js';
 import { argsDigest } from '../server/seal.js';
 import type { HttpOptions, ServeHandle } from '../server/serve.js';
-import { BridgePresenter, OpenCalls } from './bridge.js';
+import { BridgePresenter, OpenCalls, toAnswer, upstreamParams } from './bridge.js';
 import { ConsoleHolds } from './hold.js';
 import type { ConsoleWatch, HoldOptions } from './hold.js';
 import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
@@ -43,6 +43,9 @@ import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
 import { adminRoutes } from './admin.js';
 import type { WatchOptions } from './sessions-watch.js';
+import { SIGN_IN_TOOL, UpstreamSignIns } from './upstream-signin.js';
+import { namespace } from './names.js';
+import type { AskClient } from './upstream-signin.js';
 
 /** The user of single-user mode (no `gateway.users` configured). */
 export const DEFAULT_USER = 'default';
@@ -100,6 +103,8 @@ export interface UserSpace {
   user: string;
   /** The user's tenant; the host's store scope is (tenant, user). */
   tenant: string;
+  /** The user's name inside the tenant (the `user` of the host's store scope and of stored sign-ins). */
+  name: string;
   host: Host;
   catalog: Catalog;
   /** Open upstream tool calls, found by the tag their prompts carry. */
@@ -222,6 +227,21 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   let sessionSeq = 0;
   /** What serve() returned, for list changes to 2026-07-28 listen streams. */
   const handles = new Set<ServeHandle>();
+  // Sign-in to protected upstream servers through the client (URL-mode elicitation) when the gateway
+  // knows its public address and shares one credential store with the users' hosts (./upstream-signin.ts).
+  const publicUrl = config.gateway?.publicUrl;
+  /** The redirect route exists only once serving over HTTP (over stdio nobody would receive it). */
+  let signInsServed = false;
+  const signIns =
+    publicUrl && opts.credentials
+      ? new UpstreamSignIns({
+          publicUrl,
+          credentials: opts.credentials,
+          allowLoopbackUrls: config.policy.allowLoopbackUrls === true,
+          log,
+          ...(opts.secret ? { secret: opts.secret, selfUrl: () => selfUrl || undefined } : {}),
+        })
+      : undefined;
 
   /** The configuration a tenant's hosts get: every server, or those its `servers` list names. */
   function tenantConfig(tenant: string): HostConfig {
@@ -255,6 +275,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     s = {
       user,
       tenant,
+      name,
       host,
       catalog,
       calls,
@@ -351,7 +372,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     srv.setRequestHandler('tools/list', async (_req, sdk) => {
       const sp = spaceOf(sdk);
       await sessionRoots(sdk);
-      return { tools: (await sp.catalog.listTools()).list } as never;
+      const tools = (await sp.catalog.listTools()).list;
+      // A client that can open a URL (URL-mode elicitation) is offered a sign-in tool for each server the
+      // user must sign in to (./upstream-signin.ts): its tools cannot be listed before.
+      const waiting = elicitModes(readEra(mcp, sdk)).url ? signInTools(sp) : [];
+      return { tools: waiting.length ? [...tools, ...waiting.map((w) => w.tool)] : tools } as never;
     });
     srv.setRequestHandler('tools/call', (async (
       req: { params: { name: string; arguments?: Record<string, unknown> } },
@@ -398,6 +423,35 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     return mcp;
   }
 
+  /** Servers `sp` must sign in to that the gateway can sign in through the client, with their sign-in tool. */
+  function signInTools(sp: UserSpace): Array<{ server: string; def: HttpServerDef; tool: Tool }> {
+    if (!signIns || !signInsServed) return [];
+    const out: Array<{ server: string; def: HttpServerDef; tool: Tool }> = [];
+    for (const s of sp.host.listServers()) {
+      const def = tenantConfig(sp.tenant).servers[s.name];
+      if (s.state.status !== 'error' || !s.state.signInRequired || def?.type !== 'http') continue;
+      const [{ exposed }] = namespace([{ server: s.name, name: SIGN_IN_TOOL }]);
+      out.push({
+        server: s.name,
+        def,
+        tool: {
+          name: exposed,
+          title: `Sign in to ${s.name}`,
+          description: `[${s.name}] Sign in to ${s.name} at its authorization server, so that its tools can be used: your client shows the sign-in page to open. Its tools are listed afterwards.`,
+          inputSchema: { type: 'object', properties: {} },
+        },
+      });
+    }
+    return out;
+  }
+
+  /** Tells the user's clients that their tool list changed (2025-era sessions, 2026-07-28 listen streams). */
+  function toolsChanged(sp: UserSpace): void {
+    sp.catalog.invalidate('tools');
+    for (const m of sp.sessions) if (m.isConnected()) void Promise.resolve(m.sendToolListChanged()).catch(() => undefined);
+    for (const h of handles) h.listChanged('tools', multiUser ? { user: sp.user, era: 'modern' } : { era: 'modern' });
+  }
+
   async function callTool(
     mcp: McpServer,
     sp: UserSpace,
@@ -406,17 +460,68 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     args: Record<string, unknown>,
     sdk: ServerContext,
   ): Promise<CallToolResult> {
-    const target = await sp.catalog.tool(exposed);
-    if (!target) {
-      // A tool of a server that could not start (e.g. sign-in required): say why, not only "unknown".
-      const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
-      const why =
-        down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${clean(sp.host, down.name)(down.state.message)}` : '';
-      throw new ProtocolError(-32602, `Unknown tool "${exposed}"${why}; tools/list names them as <server>__<tool>`);
-    }
     const era = readEra(mcp, sdk);
     const modes = elicitModes(era);
-    const failed = (e: unknown, up: UpstreamCall) => failedResult(e, up, target, clean(sp.host, target.server));
+    let target = await sp.catalog.tool(exposed);
+    /** A server the user must sign in to first, through this call's client (./upstream-signin.ts). */
+    let signInTo: { name: string; def: HttpServerDef } | undefined;
+    /** The sign-in tool of a server (see {@link signInTools}): after the sign-in it answers, not the server. */
+    const signInTool = target ? undefined : signInTools(sp).find((w) => w.tool.name === exposed);
+    if (signInTool && modes.url) signInTo = { name: signInTool.server, def: signInTool.def };
+    else if (!target) {
+      // A tool of a server that could not start (e.g. sign-in required): say why, not only "unknown".
+      const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
+      const def = down ? tenantConfig(sp.tenant).servers[down.name] : undefined;
+      // URL mode exists from 2025-11-25 on, and only for clients that declared it.
+      if (signIns && signInsServed && down?.state.status === 'error' && down.state.signInRequired && def?.type === 'http' && modes.url)
+        signInTo = { name: down.name, def };
+      else {
+        const why =
+          down?.state.status === 'error' ? `: server "${down.name}" is unavailable: ${clean(sp.host, down.name)(down.state.message)}` : '';
+        throw new ProtocolError(-32602, `Unknown tool "${exposed}"${why}; tools/list names them as <server>__<tool>`);
+      }
+    }
+    const failed = (e: unknown, up: UpstreamCall) =>
+      failedResult(e, up, target ?? { server: signInTo!.name, name: exposed }, clean(sp.host, target?.server ?? signInTo!.name));
+    /**
+     * The downstream call. After a sign-in through the client: the tool is looked up again in the
+     * server's fresh list (the user's host starts the server with the stored tokens).
+     */
+    const invoke = async (tag: string, signal: AbortSignal, up: UpstreamCall, complete?: (elicitationId: string) => void) => {
+      if (!target && signInTo) {
+        const { name, def } = signInTo;
+        let pendingCompletion: string | undefined;
+        const ask: AskClient = async (view, s) => {
+          const params = upstreamParams({ ...view, server: name }, up.revision);
+          const answer = toAnswer(await up.ask(params, s));
+          if (answer.action === 'accept' && complete && 'elicitationId' in params && params.elicitationId)
+            pendingCompletion = params.elicitationId;
+          return answer;
+        };
+        await signIns!.signIn({ tenant: sp.tenant, user: sp.name, server: name }, def, ask);
+        // 2025-11-25: the browser step is done (client/elicitation §URL mode, notifications/elicitation/complete).
+        if (pendingCompletion) complete?.(pendingCompletion);
+        if (signInTool) {
+          // The server starts with the stored tokens; its tools replace the sign-in tool in the lists.
+          await sp.host.ensureRunning(name);
+          toolsChanged(sp);
+          const done: Awaited<ReturnType<Host['callTool']>> = {
+            content: [{ type: 'text', text: `Signed in to ${name}. Its tools are listed now (tools/list).` }],
+          };
+          return done;
+        }
+        target = await sp.catalog.tool(exposed);
+        if (!target) {
+          const st = sp.host.listServers().find((s) => s.name === name)?.state;
+          throw new Error(
+            st?.status === 'error'
+              ? `signed in, but server "${name}" is unavailable: ${clean(sp.host, name)(st.message)}`
+              : `signed in to "${name}", which has no tool "${exposed}"; tools/list names them as <server>__<tool>`,
+          );
+        }
+      }
+      return sp.host.callTool(target!.server, target!.name, args, { tag, signal });
+    };
 
     if (!era.modern) {
       // 2025 eras: prompts are pushed upstream, related to this tools/call (client/elicitation).
@@ -462,10 +567,14 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
       // Without a console (the user's fallback cannot show a prompt, so the bridge never opens a watch) no
       // call is ever held: the downstream call runs on the upstream request's own signal.
+      const complete = (elicitationId: string) =>
+        void Promise.resolve(sdk.mcpReq.notify({ method: 'notifications/elicitation/complete', params: { elicitationId } } as never)).catch(
+          () => undefined,
+        );
       const held = sp.consoleHold
         ? holds.start(
             { user: sp.user, tool: exposed, args },
-            (signal) => sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal }),
+            (signal) => invoke(up.tag, signal, up, complete),
             {
               progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
               notify: (n) => sdk.mcpReq.notify(n as never),
@@ -483,10 +592,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         held.run.then(done, done);
       }
       try {
-        const outcome = held
-          ? held.outcome
-          : sp.host.callTool(target.server, target.name, args, { tag: up.tag, signal: sdk.mcpReq.signal });
-        return finish(await outcome, up, clean(sp.host, target.server));
+        const outcome = held ? held.outcome : invoke(up.tag, sdk.mcpReq.signal, up, complete);
+        return finish(await outcome, up, clean(sp.host, target?.server ?? signInTo!.name));
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, up);
@@ -529,7 +636,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const calls = entry;
       const held = holds.start(
         { user: sp.user, tool: exposed, args },
-        (signal) => sp.host.callTool(target.server, target.name, args, { tag, signal }),
+        (signal) => invoke(tag, signal, calls),
         {
           progressToken: sdk.mcpReq._meta?.progressToken as string | number | undefined,
           notify: (n) => sdk.mcpReq.notify(n as never),
@@ -546,7 +653,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         held.run.then(done, done);
       }
       try {
-        return finish(await held.outcome, { ...calls, failures: [] }, clean(sp.host, target.server));
+        return finish(await held.outcome, { ...calls, failures: [] }, clean(sp.host, target?.server ?? signInTo!.name));
       } catch (e) {
         if (sdk.mcpReq.signal.aborted) throw e;
         return failed(e, { ...calls, failures: [] });
@@ -648,7 +755,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       p.tool = exposed;
       const call: UpstreamCall = { tag: p.id, modes, revision: era.revision, failures: [], ask: (params, signal) => p.ask(params, signal) };
       sp.calls.open(call);
-      p.run((signal) => sp.host.callTool(target.server, target.name, args, { tag: call.tag, signal }));
+      p.run((signal) => invoke(call.tag, signal, call));
     }
     const up = sp.calls.get(parked.id)!;
     const out = await parked.next(sdk.mcpReq.signal);
@@ -662,7 +769,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       }) as never;
     lot.close(parked);
     sp.calls.close(up);
-    if (out.kind === 'result') return finish(out.result, up, clean(sp.host, target.server));
+    if (out.kind === 'result') return finish(out.result, up, clean(sp.host, target?.server ?? signInTo!.name));
     if (sdk.mcpReq.signal.aborted) {
       parked.expire('the client cancelled the call');
       throw out.error;
@@ -708,12 +815,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         ? new ResourceGuard({ oauth, users, servedUrl: oauth.resource, env: opts.env, store: opts.store })
         : undefined;
       const http: HttpOptions = {
+        ...(signIns ? { routes: (pathname: string, req: IncomingMessage) => signIns.route(pathname, req) } : {}),
         sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
         ...(router ? { sessions: router } : {}),
         maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
         maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',
         ...(config.gateway?.maxConnections ? { maxConnections: config.gateway.maxConnections } : {}),
         ...how.http,
+        // The sign-in redirect (./upstream-signin.ts) comes back to the public address's host.
+        ...(signIns ? { allowedHosts: [signIns.host, ...(how.http.allowedHosts ?? [])] } : {}),
         ...(hasUsers
           ? {
               requireAuth: true,
@@ -728,11 +838,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
                 return guard.authenticate(req);
               },
               // Tenant administrators' views (./admin.ts), then the OAuth metadata.
-              routes: (pathname: string, req: IncomingMessage) => admin(pathname, req) ?? guard?.route(pathname, req),
+              routes: (pathname: string, req: IncomingMessage) =>
+                signIns?.route(pathname, req) ?? admin(pathname, req) ?? guard?.route(pathname, req),
             }
           : {}),
       };
       const h = keep(await serve((c) => factory(c as never), { http }));
+      signInsServed = !!signIns;
       guard ??= new ResourceGuard({ oauth, users, servedUrl: h.url, env: opts.env, store: opts.store });
       // serve() reads the options at each request: the 401 for a request without credentials names
       // the metadata document (RFC 9728 §5.1).

@@ -10,8 +10,8 @@
  *   `state` gets 400 and the sign-in keeps waiting (it is refused, not failed).
  * - The request target is capped at {@link MAX_CALLBACK_URL_CHARS}; the page shown never echoes a
  *   parameter (an `error_description` is attacker-controlled text).
- * - Every wait is bounded (`timeoutMs`) and abortable. The listener is `unref`'d: it never keeps the
- *   process alive, and `close()` ends it.
+ * - Every wait is bounded (`timeoutMs`) and abortable, and keeps the process alive while it lasts. The
+ *   listener is `unref`'d: it never keeps the process alive by itself, and `close()` ends it.
  * @module
  */
 import { createServer, type Server } from 'node:http';
@@ -109,7 +109,9 @@ export class CallbackServer {
         done();
         reject(new CallbackWaitError('SIGN_IN_TIMEOUT', `no sign-in completed within ${timeoutMs} ms`));
       }, timeoutMs);
-      timer.unref?.();
+      // Not unref'd: a sign-in in progress keeps the process alive (bounded by `timeoutMs`). Unref'd,
+      // `parley auth login` on a SQLite store (nothing else holding the event loop) exited 0 before
+      // the browser came back, storing nothing.
     });
   }
 

@@ -2,7 +2,15 @@
  * The host as an OAuth client of protected MCP servers (docs/auth.md).
  * @module
  */
-export { AuthDefaults, AuthSession, MAX_AUTH_BODY_BYTES, SignInError, type AuthContext, type SignInErrorCode } from './session.js';
+export {
+  AuthDefaults,
+  AuthSession,
+  MAX_AUTH_BODY_BYTES,
+  SignInError,
+  type AuthContext,
+  type SignInCallback,
+  type SignInErrorCode,
+} from './session.js';
 export { CallbackServer, CallbackWaitError, CALLBACK_PATH, MAX_CALLBACK_URL_CHARS } from './callback-server.js';
 export {
   MemoryCredentialStore,
@@ -17,3 +25,4 @@ export { openSqliteCredentialStore, CREDENTIAL_MIGRATIONS, type SqliteCredential
 export { openPostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres-credentials.js';
 export { CredentialDecryptError, CredentialKeyError, KEY_FILE, MIN_SECRET_CHARS, loadCredentialKey } from './secret.js';
 export { ParleyOAuthProvider } from './provider.js';
+export { SignInRetry, SignInWait } from './sign-in-wait.js';

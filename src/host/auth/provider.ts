@@ -39,6 +39,8 @@ export interface ProviderOptions {
   signIn: (authorizationUrl: URL, state: string) => Promise<URLSearchParams>;
   clientName?: string;
   now?: () => number;
+  /** Mints the authorization request's `state`. @default 32 random bytes, base64url */
+  mintState?: () => string;
 }
 
 /** `u` without its port (loopback redirect URIs match on everything else). */
@@ -136,7 +138,7 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    this.#state = randomBytes(32).toString('base64url');
+    this.#state = this.#o.mintState?.() ?? randomBytes(32).toString('base64url');
     return this.#state;
   }
 

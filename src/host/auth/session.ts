@@ -49,10 +49,16 @@ export const AuthDefaults = {
  */
 export const MAX_AUTH_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Where the authorization redirect comes back: the host's loopback {@link CallbackServer}, or a gateway's
+ * own HTTP route (`src/gateway/upstream-signin.ts`).
+ */
+export type SignInCallback = Pick<CallbackServer, 'listen' | 'redirectUrl' | 'expect'>;
+
 /** Host-wide authorization settings, shared by every server's {@link AuthSession}. */
 export interface AuthContext {
   store: CredentialStore;
-  callback: CallbackServer;
+  callback: SignInCallback;
   presenter: Presenter;
   scope: { tenant: string; user: string };
   /** @default {@link AuthDefaults.signInTimeoutMs} */
@@ -66,8 +72,18 @@ export interface AuthContext {
   refreshSkewMs?: number;
   /** @default {@link AuthDefaults.authFetchMs} */
   authFetchMs?: number;
+  /**
+   * Back-off of a start that failed for want of authorization (`./sign-in-wait.ts`): the next use tries
+   * again sooner only when a sign-in was stored. @default `SignInRetry` of `./sign-in-wait.ts` (30 000 ms, doubling, at most 600 000 ms)
+   */
+  signInRetry?: { firstMs: number; maxMs: number };
   /** `client_name` for dynamic registration. @default 'parley' */
   clientName?: string;
+  /**
+   * Mints each authorization request's `state` (at least 32 random bytes in it): a gateway's replicas
+   * name the replica that waits for the redirect in it (`src/gateway/upstream-signin.ts`). @default 32 random bytes
+   */
+  mintState?: () => string;
   /** fetch for the authorization server (discovery, registration, tokens). @default globalThis.fetch */
   fetch?: FetchLike;
   now?: () => number;
@@ -133,6 +149,7 @@ export class AuthSession {
       signIn: (url, state) => this.#signIn(url, state),
       ...(ctx.clientName ? { clientName: ctx.clientName } : {}),
       ...(ctx.now ? { now: ctx.now } : {}),
+      ...(ctx.mintState ? { mintState: ctx.mintState } : {}),
     });
   }
 

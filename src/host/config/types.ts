@@ -212,6 +212,13 @@ export interface GatewayDef {
    */
   showServerStderr?: boolean;
   /**
+   * The gateway's own public address (`https://gw.example.com`, http only for loopback; no fragment).
+   * With it, a user who must sign in to a protected upstream server gets a URL-mode elicitation whose
+   * redirect comes back to `<publicUrl>/oauth/upstream/callback` (docs/gateway.md §Protected upstream
+   * servers). @default none: such a user is told to run `parley auth login`
+   */
+  publicUrl?: string;
+  /**
    * OAuth access tokens from one issuer, accepted besides the static tokens of `users`
    * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
    */

@@ -34,6 +34,7 @@ import { PauseGate } from './tool-clock.js';
 import { ListCache } from './list-cache.js';
 import { closeBounded, DEFAULT_STOP } from './shutdown.js';
 import { SignInError, type AuthContext } from '../auth/session.js';
+import { SignInWait } from '../auth/sign-in-wait.js';
 
 export interface ServerManagerOptions {
   handlers: InputHandlers;
@@ -90,6 +91,13 @@ interface Live {
    * e.g. `parley auth login` into the shared store, may have fixed it since).
    */
   authFailed?: boolean;
+  /**
+   * After such a failure: the next use starts the server again only once a sign-in was stored for this
+   * user or the back-off passed (`../auth/sign-in-wait.ts`); until then it fails at once with the error.
+   */
+  authWait?: SignInWait;
+  /** The last authorization failure logged as a warning (the same one again is logged at `debug`). */
+  authSaid?: string;
   /** Era-verdict key of the definition last connected with. */
   defHash?: string;
   /** The definition of the last start after `prepare` (`${input:…}` resolved), for {@link ServerManager.clientText}. */
@@ -207,8 +215,16 @@ export class ServerManager {
    */
   ensureRunning(name: string): Promise<Connection> {
     const live = this.#get(name);
-    if (live.state.status === 'error' && !live.starting && !live.authFailed)
-      return Promise.reject(new ServerUnavailableError(name, live.state));
+    if (live.state.status === 'error' && !live.starting) {
+      if (!live.authFailed) return Promise.reject(new ServerUnavailableError(name, live.state));
+      // Not again at every use: only once a sign-in was stored or the back-off passed (one store read,
+      // shared by concurrent uses; the callers that see `true` together share one start).
+      if (live.authWait)
+        return live.authWait.mayRetry().then((again) => {
+          if (again || live.starting || live.state.status !== 'error') return this.start(name);
+          throw new ServerUnavailableError(name, live.state);
+        });
+    }
     return this.start(name);
   }
 
@@ -374,7 +390,16 @@ export class ServerManager {
       const code = (e as { code?: unknown }).code === 'START_TIMEOUT' ? 'START_TIMEOUT' : 'START_FAILED';
       const authFailure = e instanceof SignInError || (e as { code?: unknown }).code === 'AUTHORIZATION_FAILED';
       live.authFailed = authFailure;
-      this.#fail(live, `could not start: ${e.message}`, code, !authFailure);
+      // A person who declined is asked again at the next use (they chose to use the server again); any
+      // other authorization failure waits for a stored sign-in or the back-off.
+      let waitMs: number | undefined;
+      if (authFailure && this.opts.auth && (e as { code?: unknown }).code !== 'SIGN_IN_DECLINED') {
+        const a = this.opts.auth;
+        live.authWait ??= new SignInWait(a.store, { ...a.scope, server: live.name }, () => this.#clock.now(), a.signInRetry);
+        await live.authWait.failed();
+        waitMs = live.authWait.delayMs;
+      } else live.authWait?.succeeded(); // declined: asked again at the next use
+      this.#fail(live, `could not start: ${e.message}`, code, !authFailure, waitMs, (e as { code?: unknown }).code === 'SIGN_IN_REQUIRED');
       throw e;
     }
     if (!live.wanted) {
@@ -383,6 +408,8 @@ export class ServerManager {
     }
     live.conn = conn;
     live.authFailed = false;
+    live.authWait?.succeeded();
+    live.authSaid = undefined;
     await this.#verdicts.record(defHash, conn);
     this.events.emit('era', { server: live.name, era: conn.era, revision: conn.revision, negotiation: conn.negotiation, defHash });
     live.cache.clear();
@@ -415,11 +442,33 @@ export class ServerManager {
     return `it is not restarted: it failed ${st.attempts} time(s) in a row (start it again to retry)`;
   }
 
-  #fail(live: Live, message: string, code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED', mayRetry = true): void {
+  /** `waitMs`: a start waiting for a sign-in (`../auth/sign-in-wait.ts`), logged once per user and server. */
+  #fail(
+    live: Live,
+    message: string,
+    code: 'START_FAILED' | 'START_TIMEOUT' | 'CRASHED',
+    mayRetry = true,
+    waitMs?: number,
+    signInRequired = false,
+  ): void {
     const retry = mayRetry && live.wanted && live.attempts < this.#policy.maxAttempts;
     const delay = backoffDelay(live.attempts, this.#policy);
     const nextRetryAt = retry ? this.#clock.now() + delay : undefined;
-    this.#set(live, { status: 'error', message, code, attempts: live.attempts, ...(nextRetryAt !== undefined ? { nextRetryAt } : {}) });
+    this.#set(live, {
+      status: 'error',
+      message,
+      code,
+      attempts: live.attempts,
+      ...(nextRetryAt !== undefined ? { nextRetryAt } : {}),
+      ...(signInRequired ? { signInRequired: true as const } : {}),
+    });
+    if (waitMs !== undefined) {
+      // One warning per user and server: the same failure after a back-off is logged at debug.
+      const level = live.authSaid === message ? 'debug' : 'warn';
+      live.authSaid = message;
+      this.#log(level, `server "${live.name}": ${message}; tried again once a sign-in is stored for this user, or in ${waitMs} ms`);
+      return;
+    }
     this.#log('warn', `server "${live.name}": ${message}` + (retry ? `; restarting in ${delay} ms` : ''));
     if (!retry) return;
     live.retryTimer = this.#clock.setTimeout(() => {

@@ -26,6 +26,11 @@ export type ServerState =
       attempts: number;
       /** Epoch ms of the scheduled restart; absent once `maxAttempts` is reached. */
       nextRetryAt?: number;
+      /**
+       * Set when the start failed because the user must sign in and nobody could be asked here
+       * (`SignInError` `SIGN_IN_REQUIRED`, docs/auth.md): a gateway may then ask through its client.
+       */
+      signInRequired?: true;
     };
 
 export type ServerStatus = ServerState['status'];

@@ -1,0 +1,140 @@
+// A team gateway for sign-in tests: one `parley serve --http --headless` from dist/ (SQLite store,
+// PARLEY_SECRET), users alice and bob of tenant acme, in front of an OAuth-protected upstream server `crm`
+// (a real oidc-provider, test/helpers/oidc-stack.ts); `parley auth login` against the same store.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { hashToken } from '../../src/gateway/users.js';
+import { isolatedEnv } from './cli.js';
+import { freePort, MAIN } from './replicas.js';
+
+export const SIGNIN_SECRET = 'a gateway secret of at least 32 characters';
+export const SIGNIN_TOKENS: Record<string, string> = { alice: 'pt_signin-alice', bob: 'pt_signin-bob' };
+
+export interface SignInGateway {
+  url: string;
+  port: number;
+  dir: string;
+  store: string;
+  log: string[];
+  child: ChildProcess;
+  /** `parley auth <args…>` against this gateway's configuration and store; `onUrl` gets the sign-in address. */
+  auth(args: string[], onUrl?: (url: string) => void): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the gateway; `gateway` is merged into parley.json `gateway` (`{publicUrl: true}` = its own address). */
+export async function startSignInGateway(
+  crmUrl: string,
+  gateway: Record<string, unknown> = {},
+  /** Configured servers (each an HTTP server at `crmUrl`). @default ['crm'] */
+  names: string[] = ['crm'],
+): Promise<SignInGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-signin-'));
+  const port = await freePort();
+  const store = join(dir, 'gateway.db');
+  const cfg = join(dir, 'parley.json');
+  const { publicUrl, ...rest } = gateway;
+  writeFileSync(
+    cfg,
+    JSON.stringify({
+      mcpServers: Object.fromEntries(names.map((n) => [n, { url: crmUrl }])),
+      policy: { allowLoopbackUrls: true },
+      gateway: {
+        tenants: { acme: { users: Object.fromEntries(Object.entries(SIGNIN_TOKENS).map(([u, t]) => [u, { tokenSha256: hashToken(t) }])) } },
+        ...(publicUrl === true ? { publicUrl: `http://127.0.0.1:${port}` } : publicUrl ? { publicUrl } : {}),
+        ...rest,
+      },
+    }),
+  );
+  const env = { ...process.env, ...isolatedEnv(dir), PARLEY_SECRET: SIGNIN_SECRET };
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'serve', '--http', '--headless', '--port', String(port), '--config', cfg, '--store', store],
+    {
+      env,
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const log: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not serve within 30 s:\n${log.join('')}`)), 30_000);
+    child.stderr!.on('data', (d) => {
+      log.push(String(d));
+      if (/serving MCP at /.test(log.join(''))) clearTimeout(timer), resolve();
+    });
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`gateway exited ${code}:\n${log.join('')}`))));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    dir,
+    store,
+    log,
+    child,
+    auth: (args, onUrl) =>
+      new Promise((resolve, reject) => {
+        const c = spawn(process.execPath, [MAIN, 'auth', ...args, '--config', cfg, '--store', store], {
+          env,
+          cwd: dir,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        let seen = false;
+        const timer = setTimeout(() => (c.kill('SIGKILL'), reject(new Error(`parley auth: no exit in 60 s\n${stderr}`))), 60_000);
+        c.stdout.on('data', (d) => (stdout += d));
+        c.stderr.on('data', (d) => {
+          stderr += d;
+          const m = /^ {2}(http\S+)$/m.exec(stderr);
+          if (m && !seen) (seen = true), onUrl?.(m[1]!);
+        });
+        c.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
+      }),
+    async stop() {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGKILL');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An SDK v2 client of `user` on `era` ('2025-06-18', '2025-11-25' or '2026-07-28'); `url` declares
+ * URL-mode elicitation, whose requests go to `onUrl` (its answer is the client's).
+ */
+export async function signInClient(
+  gatewayUrl: string,
+  user: string,
+  era: '2025-06-18' | '2025-11-25' | '2026-07-28',
+  onUrl?: (params: { url: string; message: string; elicitationId?: string }) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>,
+) {
+  const c = new Client({ name: `signin-${user}`, version: '1' }, {
+    capabilities: { elicitation: onUrl ? { form: {}, url: {} } : { form: {} } },
+    ...(era === '2026-07-28' ? { versionNegotiation: { mode: 'auto' } } : era === '2025-06-18' ? { supportedProtocolVersions: [era] } : {}),
+  } as never);
+  if (onUrl)
+    c.setRequestHandler('elicitation/create', async (req) => {
+      const p = req.params as { mode?: string; url?: string; message: string; elicitationId?: string };
+      if (p.mode !== 'url') return { action: 'decline' };
+      return onUrl({ url: p.url!, message: p.message, ...(p.elicitationId ? { elicitationId: p.elicitationId } : {}) });
+    });
+  const completions: string[] = [];
+  if (era === '2025-11-25')
+    c.setNotificationHandler(
+      'notifications/elicitation/complete' as never,
+      ((n: { params: { elicitationId: string } }) => {
+        completions.push(n.params.elicitationId);
+      }) as never,
+    );
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(gatewayUrl), {
+      requestInit: { headers: { authorization: `Bearer ${SIGNIN_TOKENS[user]}` } },
+    }),
+  );
+  return { client: c, completions };
+}
