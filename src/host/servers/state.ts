@@ -59,7 +59,7 @@ export class ServerUnavailableError extends Error {
         ? `Server "${server}" is unavailable: ${state.message} (${state.code}, ${state.attempts} failed attempt(s)` +
             (state.nextRetryAt
               ? `; next restart at ${new Date(state.nextRetryAt).toISOString()})`
-              : '; not retrying: call start() to try again)')
+              : '; given up: parley does not restart it by itself; whoever runs parley can, with Restart in the console or by restarting parley)')
         : `Server "${server}" is ${state.status}.`,
     );
   }
