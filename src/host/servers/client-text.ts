@@ -70,23 +70,48 @@ export function clientErrorText(text: string, o: { secrets: readonly string[]; s
 /**
  * A stderr line cut at `START_STDERR_LINE_CHARS` ends in `…"`; when the cut split a secret, the start
  * of it (at least {@link MIN_SECRET_CHARS} characters) before the `…` becomes {@link REDACTED} too.
+ * The longest such start is found by one KMP pass over the (at most `START_STDERR_LINE_CHARS`)
+ * characters before each cut, per secret: trying every length with its own comparison was quadratic in
+ * the line cut for a secret that nearly matches at every length.
  */
 function cutSecrets(text: string, secrets: readonly string[]): string {
+  const starts = secrets
+    .map((s) => s.slice(0, Math.min(s.length - 1, START_STDERR_LINE_CHARS)))
+    .filter((p) => p.length >= MIN_SECRET_CHARS)
+    .map((p) => ({ p, fail: failure(p) }));
   let out = '';
   let from = 0;
   for (let i = text.indexOf('…"'); i >= 0; i = text.indexOf('…"', i + 2)) {
     let cut = 0;
-    const last = text.slice(Math.max(from, i - MIN_SECRET_CHARS), i);
-    for (const s of secrets) {
-      if (!s.slice(0, START_STDERR_LINE_CHARS).includes(last)) continue; // the common case: no prefix ends here
-      for (let k = Math.min(s.length - 1, i - from, START_STDERR_LINE_CHARS); k >= MIN_SECRET_CHARS && k > cut; k--)
-        if (text.startsWith(s.slice(0, k), i - k)) {
-          cut = k;
-          break;
-        }
+    const start = Math.max(from, i - START_STDERR_LINE_CHARS);
+    for (const { p, fail } of starts) {
+      const k = longestStart(text, start, i, p, fail);
+      if (k >= MIN_SECRET_CHARS && k > cut) cut = k;
     }
     out += text.slice(from, i - cut) + (cut ? REDACTED : '');
     from = i;
   }
   return out + text.slice(from);
+}
+
+/** KMP failure table of `p`: `fail[j]`, the longest proper prefix of `p[0..j]` that is also its suffix. */
+function failure(p: string): number[] {
+  const fail = new Array<number>(p.length).fill(0);
+  for (let j = 1, q = 0; j < p.length; j++) {
+    while (q > 0 && p[j] !== p[q]) q = fail[q - 1];
+    if (p[j] === p[q]) q++;
+    fail[j] = q;
+  }
+  return fail;
+}
+
+/** The longest `k` with `p.slice(0, k)` ending `text` at `end` and starting at or after `start`; O(end - start). */
+function longestStart(text: string, start: number, end: number, p: string, fail: readonly number[]): number {
+  let q = 0;
+  for (let j = start; j < end; j++) {
+    const c = text[j];
+    while (q > 0 && (q === p.length || p[q] !== c)) q = fail[q - 1];
+    if (p[q] === c) q++;
+  }
+  return q;
 }
