@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { clientErrorText, secretValues } from '../src/host/servers/client-text.js';
+import { clientErrorText, MAX_SECRET_VALUES, secretValues } from '../src/host/servers/client-text.js';
 import type { ServerDef } from '../src/host/config/types.js';
 import { isolatedEnv, runParley } from './helpers/cli.js';
 
@@ -256,6 +256,14 @@ describe('clientErrorText', () => {
       'fetch failed for [redacted]; its stderr ended with: "saw [redacted]" | "b \\" | c"',
     );
     assert.equal(clientErrorText(msg, { secrets }), 'fetch failed for [redacted]; its stderr is withheld from clients');
+    // The cap counts values that are redacted: short ones (DEBUG=1 and the like) do not use it up.
+    const many = {
+      name: 'm',
+      type: 'stdio',
+      command: 'x',
+      env: { ...Object.fromEntries(Array.from({ length: MAX_SECRET_VALUES }, (_, i) => [`FLAG_${i}`, '1'])), KEY: 'the-real-key' },
+    } as unknown as ServerDef;
+    assert.deepEqual(secretValues(many), ['the-real-key']);
     // A line cut at 300 characters inside a secret: the start of it before the "…" is redacted too.
     const cut = `its stderr ended with: "${'x'.repeat(290)} Bearer hdr…" | "ok"`;
     assert.equal(clientErrorText(cut, { secrets, stderr: true }), `its stderr ended with: "${'x'.repeat(290)} [redacted]…" | "ok"`);

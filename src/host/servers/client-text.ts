@@ -24,7 +24,10 @@ import { START_STDERR_LINE_CHARS } from './start-failure.js';
 export const REDACTED = '[redacted]';
 /** Shortest configured value that is redacted, characters. */
 export const MIN_SECRET_CHARS = 4;
-/** Most configured values looked for per server (env + envFile + headers + clientSecret). */
+/**
+ * Most configured values looked for per server (env + envFile + headers + clientSecret, in that order),
+ * counting only values of at least {@link MIN_SECRET_CHARS} characters; later ones are not redacted.
+ */
 export const MAX_SECRET_VALUES = 256;
 /** What replaces a stderr tail in a client's copy of the message. */
 export const STDERR_WITHHELD = 'its stderr is withheld from clients';
@@ -42,8 +45,10 @@ export function secretValues(def: ServerDef | undefined): string[] {
       ? [...Object.values(def.env ?? {}), ...Object.values(def.envFileVars ?? {})]
       : [...Object.values(def.headers ?? {}), ...(def.oauth?.clientSecret ? [def.oauth.clientSecret] : [])];
   const out = new Set<string>();
-  for (const v of values.slice(0, MAX_SECRET_VALUES)) {
+  let taken = 0;
+  for (const v of values) {
     if (typeof v !== 'string' || v.length < MIN_SECRET_CHARS) continue;
+    if (++taken > MAX_SECRET_VALUES) break;
     out.add(v);
     const escaped = JSON.stringify(v).slice(1, -1);
     if (escaped !== v) out.add(escaped);
