@@ -75,9 +75,10 @@ export function clientErrorText(text: string, o: { secrets: readonly string[]; s
 /**
  * A stderr line cut at `START_STDERR_LINE_CHARS` ends in `…"`; when the cut split a secret, the start
  * of it (at least {@link MIN_SECRET_CHARS} characters) before the `…` becomes {@link REDACTED} too.
- * The longest such start is found by one KMP pass over the (at most `START_STDERR_LINE_CHARS`)
- * characters before each cut, per secret: trying every length with its own comparison was quadratic in
- * the line cut for a secret that nearly matches at every length.
+ * The longest such start is found by one KMP pass over the characters before each cut (at most the
+ * secret's length, at most `START_STDERR_LINE_CHARS`), for each secret whose start holds the last
+ * {@link MIN_SECRET_CHARS} characters there: trying every length with its own comparison was quadratic
+ * in the line cut for a secret that nearly matches at every length.
  */
 function cutSecrets(text: string, secrets: readonly string[]): string {
   const starts = secrets
@@ -89,8 +90,15 @@ function cutSecrets(text: string, secrets: readonly string[]): string {
   for (let i = text.indexOf('…"'); i >= 0; i = text.indexOf('…"', i + 2)) {
     let cut = 0;
     const start = Math.max(from, i - START_STDERR_LINE_CHARS);
+    if (i - start < MIN_SECRET_CHARS) {
+      out += text.slice(from, i);
+      from = i;
+      continue;
+    }
+    const last = text.slice(i - MIN_SECRET_CHARS, i);
     for (const { p, fail } of starts) {
-      const k = longestStart(text, start, i, p, fail);
+      if (!p.includes(last)) continue; // the common case: no start of this secret ends here (a native scan)
+      const k = longestStart(text, Math.max(start, i - p.length), i, p, fail); // a start begins at most |p| back
       if (k >= MIN_SECRET_CHARS && k > cut) cut = k;
     }
     out += text.slice(from, i - cut) + (cut ? REDACTED : '');
