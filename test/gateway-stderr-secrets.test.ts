@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { clientErrorText, secretValues } from '../src/host/servers/client-text.js';
+import { clientErrorText, MAX_SECRET_VALUES, secretValues } from '../src/host/servers/client-text.js';
 import type { ServerDef } from '../src/host/config/types.js';
 import { isolatedEnv, runParley } from './helpers/cli.js';
 
@@ -28,10 +28,14 @@ const CRASHER = [
   "const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');",
   "require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {",
   '  const m = JSON.parse(l);',
-  "  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });",
+  "  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, prompts: {}, resources: {} }, serverInfo: { name: 'raw', version: '1' } } });",
   "  else if (m.method === 'tools/list') send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'boom', inputSchema: { type: 'object' } }, { name: 'leak', inputSchema: { type: 'object' } }] } });",
+  "  else if (m.method === 'prompts/list') send({ jsonrpc: '2.0', id: m.id, result: { prompts: [{ name: 'leak' }] } });",
+  "  else if (m.method === 'resources/list') send({ jsonrpc: '2.0', id: m.id, result: { resources: [{ uri: 'raw://leak', name: 'leak' }] } });",
+  // A thrown driver error as a JSON-RPC error of prompts/get and resources/read.
+  "  else if (m.method === 'prompts/get' || m.method === 'resources/read') send({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'cannot connect to ' + process.env.DB_URL + ' with key ' + process.env.API_TOKEN, data: { url: process.env.DB_URL } } });",
   // What an SDK makes of a thrown driver error: an isError result quoting the connection string.
-  "  else if (m.method === 'tools/call' && m.params.name === 'leak') send({ jsonrpc: '2.0', id: m.id, result: { isError: true, content: [{ type: 'text', text: 'Error: cannot connect to ' + process.env.DB_URL + ' with key ' + process.env.API_TOKEN }] } });",
+  "  else if (m.method === 'tools/call' && m.params.name === 'leak') send({ jsonrpc: '2.0', id: m.id, result: { isError: true, content: [{ type: 'text', text: 'Error: cannot connect to ' + process.env.DB_URL + ' with key ' + process.env.API_TOKEN }], structuredContent: { url: process.env.DB_URL } } });",
   "  else if (m.method === 'tools/call') {",
   // String concatenation: a `${…}` in args would be a configuration variable.
   "    console.error('Authorization: Bearer ' + process.env.API_TOKEN);",
@@ -109,7 +113,8 @@ async function clientSees(url: string, revision: '2025-11-25' | '2026-07-28', na
     const r = await c.callTool({ name, arguments: {} }).catch((e: Error) => ({ thrown: e.message }));
     if ('thrown' in r) return r.thrown as string;
     assert.equal(r.isError, true, JSON.stringify(r));
-    return (r.content as Array<{ type: string; text?: string }>).map((x) => x.text ?? '').join('\n');
+    const texts = (r.content as Array<{ type: string; text?: string }>).map((x) => x.text ?? '');
+    return [...texts, ...(r.structuredContent ? [JSON.stringify(r.structuredContent)] : [])].join('\n');
   } finally {
     await t.terminateSession().catch(() => undefined);
     await c.close();
@@ -148,7 +153,31 @@ describe('a server that prints secrets to stderr, reached through parley serve -
     it(`${revision}: an isError result of the server has its env values redacted`, { timeout: T }, async () => {
       const text = await clientSees(url, revision, 'raw__leak');
       noSecrets(text);
-      assert.match(text, /^Error: cannot connect to \[redacted\] with key \[redacted\]$/);
+      assert.match(text, /^Error: cannot connect to \[redacted\] with key \[redacted\]\n\{"url":"\[redacted\]"\}$/);
+    });
+
+    it(`${revision}: a prompts/get or resources/read error has its env values redacted`, { timeout: T }, async () => {
+      const c = new Client(
+        { name: 'agent', version: '1' },
+        revision === '2026-07-28' ? { versionNegotiation: { mode: 'auto' as const } } : {},
+      );
+      const t = new StreamableHTTPClientTransport(new URL(url));
+      await c.connect(t);
+      try {
+        assert.equal(c.getNegotiatedProtocolVersion(), revision);
+        for (const call of [() => c.getPrompt({ name: 'raw__leak' }), () => c.readResource({ uri: 'raw://leak' })]) {
+          const e = await call().then(
+            (r) => assert.fail(`no error: ${JSON.stringify(r)}`),
+            (e: Error) => e,
+          );
+          noSecrets(e.message);
+          noSecrets(JSON.stringify((e as { data?: unknown }).data ?? null));
+          assert.match(e.message, /cannot connect to \[redacted\] with key \[redacted\]/);
+        }
+      } finally {
+        await t.terminateSession().catch(() => undefined);
+        await c.close();
+      }
     });
 
     it(`${revision}: a server that cannot start says the exit code, not the stderr`, { timeout: T }, async () => {
@@ -227,6 +256,14 @@ describe('clientErrorText', () => {
       'fetch failed for [redacted]; its stderr ended with: "saw [redacted]" | "b \\" | c"',
     );
     assert.equal(clientErrorText(msg, { secrets }), 'fetch failed for [redacted]; its stderr is withheld from clients');
+    // The cap counts values that are redacted: short ones (DEBUG=1 and the like) do not use it up.
+    const many = {
+      name: 'm',
+      type: 'stdio',
+      command: 'x',
+      env: { ...Object.fromEntries(Array.from({ length: MAX_SECRET_VALUES }, (_, i) => [`FLAG_${i}`, '1'])), KEY: 'the-real-key' },
+    } as unknown as ServerDef;
+    assert.deepEqual(secretValues(many), ['the-real-key']);
     // A line cut at 300 characters inside a secret: the start of it before the "…" is redacted too.
     const cut = `its stderr ended with: "${'x'.repeat(290)} Bearer hdr…" | "ok"`;
     assert.equal(clientErrorText(cut, { secrets, stderr: true }), `its stderr ended with: "${'x'.repeat(290)} [redacted]…" | "ok"`);

@@ -195,3 +195,18 @@ test('linear time from 10k to 1M characters: clientErrorText (stderr tail, secre
     }
   }
 });
+
+// The cut-secret scan looks, at each "…\"", for the longest start of a secret ending there. Trying every
+// length from 300 down with a fresh comparison each is quadratic in the line cut (300 characters) when
+// the secret nearly matches at every length: a secret whose start differs at character 151 from a run
+// of its own first letter made 1 MB of such lines cost ~75× the time of a secret that matches at once
+// (16 such secrets: 7 s of CPU per MB of a server's isError text). The time must not depend on how the
+// secret is spelt.
+test('clientErrorText: the cut-secret scan costs the same whatever the secret is (no per-cut quadratic)', () => {
+  const text = `${'a'.repeat(299)}…"`.repeat(700); // 210k characters, a cut line every 301
+  const time = (secret: string) => perChar((s) => clientErrorText(s, { secrets: [secret], stderr: true }), text);
+  const easy = time(`${'a'.repeat(300)}Z`); // the longest start matches at once
+  const hard = time(`${'a'.repeat(150)}b${'a'.repeat(149)}Z`); // every length compares 150 characters first
+  const r = hard / easy;
+  assert.ok(r < BOUND, `clientErrorText: a nearly matching secret costs ${r.toFixed(1)}× a matching one per character`);
+});

@@ -100,3 +100,21 @@ test('bad arguments are refused with the allowed values named', async () => {
   });
   await assert.rejects(connect(undefined as never), { name: 'TypeError', message: /factory must be a function/ });
 });
+
+test('an elicitation after the last listed answer fails the call with its message, on every revision (no hang)', {
+  timeout: 30_000,
+}, async () => {
+  for (const revision of TEST_REVISIONS) {
+    const { client, asked, close } = await connect(factory, { revision, answer: [] });
+    try {
+      const seen = await client.callTool({ name: 'ask', arguments: { tag: 'late' } }).then(
+        (r) => (assert.equal(r.isError, true, `${revision}: ${JSON.stringify(r)}`), text(r)),
+        (e: Error) => e.message,
+      );
+      assert.match(seen, /no answer left for elicitation #1 \("Name for late\?"\): the answers list has 0/, revision);
+      assert.equal(asked.length, 1, revision);
+    } finally {
+      await close();
+    }
+  }
+});

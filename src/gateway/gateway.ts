@@ -158,6 +158,14 @@ function repeats(t: string, up: UpstreamCall): boolean {
 function finish(r: CallToolResult, up: UpstreamCall, clean: (text: string) => string): CallToolResult {
   if (r.isError && Array.isArray(r.content))
     r = { ...r, content: r.content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? { ...c, text: clean(c.text) } : c)) };
+  if (r.isError && r.structuredContent !== undefined) {
+    const { structuredContent, ...rest } = r;
+    const kept = cleanJson(structuredContent, clean);
+    r =
+      kept !== null && typeof kept === 'object' && !Array.isArray(kept)
+        ? { ...rest, structuredContent: kept as Record<string, unknown> }
+        : rest;
+  }
   if (!up.failures.length) return r;
   return {
     ...r,
@@ -167,6 +175,19 @@ function finish(r: CallToolResult, up: UpstreamCall, clean: (text: string) => st
       ...(r.content ?? []).filter((c) => !(c.type === 'text' && repeats(c.text, up))),
     ],
   };
+}
+
+/**
+ * `value` (JSON data a server sent with an error: an `isError` result's `structuredContent`, a JSON-RPC
+ * error's `data`) with `clean` applied to its JSON text (`secretValues` holds each value's JSON-escaped
+ * form too); `undefined` when the cleaned text no longer parses (a value spanning JSON punctuation).
+ */
+function cleanJson(value: unknown, clean: (text: string) => string): unknown {
+  try {
+    return JSON.parse(clean(JSON.stringify(value)));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -202,9 +223,13 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
   // running parley keeps the whole message in the log; the client's copy is cleaned by the host.
   const showStderr = config.gateway?.showServerStderr === true;
   const clean = (host: Host, server: string) => (text: string) => host.clientText(server, text, { stderr: showStderr });
-  /** Rethrows `e` (a prompt or resource error) with its message cleaned in place, code and data kept. */
+  /** Rethrows `e` (a prompt or resource error) with its message and `data` cleaned in place, code kept. */
   const cleaned = (host: Host, server: string, e: unknown): never => {
-    if (e instanceof Error) e.message = clean(host, server)(e.message);
+    if (e instanceof Error) {
+      e.message = clean(host, server)(e.message);
+      const err = e as Error & { data?: unknown };
+      if (err.data !== undefined) Object.defineProperty(err, 'data', { value: cleanJson(err.data, clean(host, server)), writable: true });
+    }
     throw e;
   };
   const maxPending = config.gateway?.maxPendingPerUser ?? DEFAULT_MAX_PENDING_PER_USER;

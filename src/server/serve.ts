@@ -101,7 +101,9 @@ export interface HttpOptions {
    * Most TCP connections open at once (Node's `server.maxConnections`). A connection over it is closed
    * as soon as it is accepted, before any byte is read (no HTTP answer is possible), so a flood of idle
    * connections cannot use up the process's file descriptors while each waits out `requestReceiveMs`.
-   * A 2025-era client holds one or two per session (its GET stream, a POST). @default {@link MAX_CONNECTIONS} (1000)
+   * A 2025-era client holds one or two per session (its GET stream, a POST). A whole number from 1 to
+   * 1 000 000; anything else makes `serve()` reject with a RangeError naming it.
+   * @default {@link MAX_CONNECTIONS} (1000)
    */
   maxConnections?: number;
   /**

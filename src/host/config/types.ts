@@ -202,7 +202,10 @@ export interface GatewayDef {
   maxPendingPerUser?: number;
   /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
   sessionIdleMs?: number;
-  /** Most TCP connections to `parley serve --http` at once (all users); more are closed unread. @default 1000 */
+  /**
+   * Most TCP connections to `parley serve --http` at once (all users); more are closed unread. An
+   * integer from 1 to 1 000 000 (otherwise a configuration error at `/gateway/maxConnections`). @default 1000
+   */
   maxConnections?: number;
   /**
    * Whether a client sees the last stderr lines of a server that failed to start or died mid-call in
