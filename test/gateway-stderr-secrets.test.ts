@@ -125,6 +125,19 @@ const noSecrets = (text: string) => {
   for (const s of [TOKEN, DB_PASSWORD, FILE_PASSWORD]) assert.ok(!text.includes(s), `"${s}" reached the client: ${text}`);
 };
 
+/** `detail.error` of the failed tool calls in the gateway's audit log (its store in `dir`), checked free of secrets. */
+async function auditedErrors(dir: string): Promise<string[]> {
+  const r = await runParley(['audit', '--json', '--db', join(dir, 'g.db'), '--server', 'raw', '--action', 'failed'], {
+    cwd: dir,
+    env: isolatedEnv(dir),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  noSecrets(r.stdout);
+  return (JSON.parse(r.stdout) as Array<{ kind: string; detail: { error?: string } }>)
+    .filter((row) => row.kind === 'tool-call')
+    .map((row) => row.detail.error ?? '');
+}
+
 describe('a server that prints secrets to stderr, reached through parley serve --http', () => {
   let dir: string;
   let child: ChildProcess | undefined;
@@ -188,6 +201,15 @@ describe('a server that prints secrets to stderr, reached through parley serve -
     });
   }
 
+  it('its audit log, which tenant admins read, has the failed call without the stderr tail', { timeout: T }, async () => {
+    const errors = await auditedErrors(dir);
+    assert.ok(
+      errors.some((e) => /exited with code 7; its stderr is withheld from clients/.test(e)),
+      errors.join('\n'),
+    );
+    for (const e of errors) assert.doesNotMatch(e, /stderr ended with|TypeError: rows is undefined/);
+  });
+
   it('the operator keeps the whole explanation in the gateway log', { timeout: T }, async () => {
     const all = log.join('');
     assert.match(all, /its stderr ended with: "login with token tok-s3cr3t-ABCDEF refused"/);
@@ -218,6 +240,14 @@ describe('gateway.showServerStderr: true', () => {
       assert.doesNotMatch(text, /code \[redacted\]/);
     });
   }
+
+  it('its audit log keeps the stderr tail too, secrets redacted', { timeout: T }, async () => {
+    const errors = await auditedErrors(dir);
+    assert.ok(
+      errors.some((e) => /its stderr ended with: "Authorization: Bearer \[redacted\]"/.test(e)),
+      errors.join('\n'),
+    );
+  });
 });
 
 describe('the person running parley call', () => {

@@ -295,6 +295,8 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       log,
       env: opts.env,
       clientInfo: { name: 'parley-gateway', version: '0.1.0' },
+      // Tenant admins read the audit log (/admin/audit): it quotes stderr only where clients may see it.
+      auditStderr: config.gateway?.showServerStderr === true,
     });
     const catalog = new Catalog(host, log);
     s = {

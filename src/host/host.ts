@@ -62,6 +62,12 @@ export interface HostOptions {
    */
   restart?: Partial<RestartPolicy>;
   /**
+   * Whether the audit row of a failed call keeps the server's stderr tail (with the server's configured
+   * secrets and URL credentials redacted either way; `servers/client-text.ts`). The gateway passes
+   * `gateway.showServerStderr`, since tenant admins read its audit log. @default true
+   */
+  auditStderr?: boolean;
+  /**
    * Root health and routing settings over the configuration's `rootPolicy` (tests, embedders).
    * `healthIntervalMs` may be below parley.json's 1000 ms floor here. See {@link RootPolicyDef}.
    */
@@ -383,9 +389,12 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     writes.add(w);
   };
   /** Runs `run` between a `start` row and an `ok`/`failed` row of `kind` (as tool calls are audited). */
-  // The audit log is stored (and read by tenant admins over the gateway): an error keeps the server's
-  // stderr tail but never the values of its env/headers or URL credentials (servers/client-text.ts).
-  const auditedError = (server: string, e: unknown) => servers.clientText(server, (e as Error)?.message ?? String(e), { stderr: true });
+  // The audit log is stored (and read by tenant admins over the gateway): an error never keeps the
+  // values of the server's env/headers or URL credentials, and keeps its stderr tail only with
+  // `auditStderr` (servers/client-text.ts).
+  const auditStderr = opts.auditStderr ?? true;
+  const auditedError = (server: string, e: unknown) =>
+    servers.clientText(server, (e as Error)?.message ?? String(e), { stderr: auditStderr });
   const audited = async <T>(server: string, kind: string, detail: Record<string, unknown>, run: () => Promise<T>): Promise<T> => {
     const started = Date.now();
     audit({ server, kind, action: 'start', detail }, DEFER);
