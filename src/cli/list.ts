@@ -16,7 +16,7 @@ import {
   RootRegistry,
 } from '../host/index.js';
 import type { Preset, Scope } from '../host/index.js';
-import { pathToFileUri } from '../schema/index.js';
+import { normalizeRootUri, pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
 import { CliError, EXIT, timeText } from './output.js';
 import { termText } from '../ui/terminal/safe-text.js';
@@ -265,13 +265,30 @@ export const presetsCommand = defineCommand({
         if (!p) throw new CliError(`presets load: no preset named "${target}" (see parley presets)`, EXIT.FAILED);
         const reg = new RootRegistry({ store, scope: USER });
         await reg.ready;
-        for (const r of p.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'user' });
+        for (const r of config.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
+        // A root the person already has (stored or from the configuration) keeps its name, scope and source:
+        // loading a scene adds what is missing and loses nothing.
+        const have = new Set(reg.list().map((r) => r.uri));
+        let added = 0;
+        for (const r of p.roots) {
+          let key = r.uri;
+          try {
+            key = normalizeRootUri(r.uri);
+          } catch {
+            // an unusable URI is refused by add() below, with its reason
+          }
+          if (have.has(key)) continue;
+          reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'user' });
+          have.add(key);
+          added++;
+        }
         await reg.flush();
         reg.close();
+        const kept = p.roots.length - added;
         args.json
           ? printJson(p)
           : process.stdout.write(
-              `loaded preset ${target}: added ${p.roots.length} root(s) to the app roots; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`,
+              `loaded preset ${target}: added ${added} root(s) to the app roots${kept ? ` (${kept} already there, kept as they were)` : ''}; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`,
             );
       } else if (action === 'export') {
         const text = (await exportPresets(store, USER)) + '\n';
