@@ -84,3 +84,30 @@ test("loading scene B after scene A removes A's roots (the server stops seeing t
     await u.stop();
   }
 });
+
+test("the configuration's presets are listed in the console (marked as such) and load there", { skip, timeout: 180_000 }, async () => {
+  let dir = '';
+  const u = await up([], {
+    expectReady: 1,
+    prepare: (d) => {
+      dir = d;
+      mkdirSync(join(d, 'team'));
+      writeFileSync(
+        join(d, 'parley.json'),
+        JSON.stringify({
+          mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM] } },
+          presets: { team: { roots: [join(d, 'team')], answers: { fs: { path: '.' } } } },
+        }),
+      );
+    },
+  });
+  try {
+    const item = u.page.locator('li[data-preset="team"]');
+    await item.waitFor();
+    assert.match(await item.innerText(), /team — 1 root, answers for fs, from the configuration/);
+    await item.getByRole('button', { name: 'Load preset team' }).click();
+    await u.page.locator(`tr[data-uri="file://${join(dir, 'team')}"]`).waitFor();
+  } finally {
+    await u.stop();
+  }
+});
