@@ -134,6 +134,22 @@ describe('parley roots / presets / audit', () => {
     assert.match(good.stdout, /imported 1 preset/);
   });
 
+  it('roots remove refuses a root of the configuration, naming the file, instead of saying it removed it', { timeout: T }, async () => {
+    const config = join(p.dir, 'with-root.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, roots: [{ uri: p.dir, name: 'project' }] }));
+    const run = (...args: string[]) =>
+      runParley([...args, '--config', config, '--db', join(p.dir, 'config-root.db')], { timeoutMs: 120_000 });
+    const rm = await run('roots', 'remove', p.dir);
+    assert.equal(rm.code, 1, rm.stdout);
+    assert.doesNotMatch(rm.stdout, /removed/);
+    assert.match(rm.stderr, /roots remove: file:\/\/\S+ comes from the configuration \(.*with-root\.json\).*remove it from "roots" there/);
+    const roots = JSON.parse((await run('roots', '--json')).stdout) as Array<{ source: string }>;
+    assert.deepEqual(
+      roots.map((r) => r.source),
+      ['config'],
+    );
+  });
+
   it('audit --json shows tool calls, filtered by server, kind, action and limit', { timeout: T }, async () => {
     const c = await parley('call', 'everything', 'get-sum', 'a=1', 'b=2');
     assert.equal(c.code, 0, c.stderr);

@@ -177,6 +177,12 @@ export const rootsCommand = defineCommand({
                 `added ${added.uri}${added.virtual ? ' (virtual: routing only)' : added.health?.status === 'ok' ? '' : `: ${healthText(added.health)}`}\n`,
               );
         } else {
+          // A root of the configuration is put back by every command: "removed" would not be true.
+          if (reg.get(uri)?.source === 'config')
+            throw new CliError(
+              `roots remove: ${reg.get(uri)!.uri} comes from the configuration (${config.sources.join(', ') || 'the embedded default'}), which every command reads again; remove it from "roots" there`,
+              EXIT.FAILED,
+            );
           const ok = reg.remove(uri);
           if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);
           args.json ? printJson({ removed: uri }) : process.stdout.write(`removed ${uri}\n`);
