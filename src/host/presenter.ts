@@ -191,6 +191,9 @@ export class UserInteractionRequiredError extends Error {
     if (prompt.signIn) {
       return `sign-in required for ${prompt.server} (at ${prompt.signIn.issuer}), but no person can sign in here.`;
     }
+    if (prompt.configInput) {
+      return `parley needs the configuration's input "${prompt.configInput.id}" to start ${prompt.server}, but no person can answer here.`;
+    }
     const fields = prompt.schema ? Object.keys(prompt.schema.properties) : [];
     const what =
       prompt.mode === 'url' ? `consent to open ${prompt.url?.full}` : fields.length ? `fields ${fields.join(', ')}` : 'a confirmation';

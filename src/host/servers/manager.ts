@@ -50,7 +50,8 @@ export interface ServerManagerOptions {
   /**
    * Runs before each start with the server's definition and returns the one to connect with, e.g.
    * to resolve `${input:id}` values through the presenter (asked once, then cached by the caller).
-   * A rejection fails the start (state `error`, code `START_FAILED`).
+   * A rejection fails the start (state `error`, code `START_FAILED`) without an automatic restart (it
+   * would only ask the person again); the next use of the server, or `start()`, tries again.
    */
   prepare?: (def: ServerDef) => Promise<ServerDef>;
   /**
@@ -319,8 +320,10 @@ export class ServerManager {
     const abort = (live.startAbort = new AbortController());
     let conn: Connection;
     let defHash = '';
+    let prepared = false;
     try {
       const def = this.opts.prepare ? await this.opts.prepare(live.def) : live.def;
+      prepared = true;
       const { defHash: key, verdict } = await this.#verdicts.lookup(def);
       defHash = live.defHash = key;
       conn = await Connection.open({
@@ -356,7 +359,9 @@ export class ServerManager {
       const code = (e as { code?: unknown }).code === 'START_TIMEOUT' ? 'START_TIMEOUT' : 'START_FAILED';
       const authFailure = e instanceof SignInError || (e as { code?: unknown }).code === 'AUTHORIZATION_FAILED';
       live.authFailed = authFailure;
-      this.#fail(live, `could not start: ${e.message}`, code, !authFailure);
+      // Not retried by itself: a sign-in the person refused, or `prepare` failing (a `${input:…}` the
+      // person dismissed or nobody could answer; a retry would only ask again). The next use starts it.
+      this.#fail(live, `could not start: ${e.message}`, code, !authFailure && prepared);
       throw e;
     }
     if (!live.wanted) {
