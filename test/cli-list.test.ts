@@ -134,6 +134,19 @@ describe('parley roots / presets / audit', () => {
     assert.match(good.stdout, /imported 1 preset/);
   });
 
+  it('empty lists say so (and how to add one) instead of printing nothing', { timeout: T }, async () => {
+    const config = join(p.dir, 'empty.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    const run = (...args: string[]) => runParley([...args, '--config', config, '--db', join(p.dir, 'empty.db')], { timeoutMs: 120_000 });
+    const roots = await run('roots');
+    assert.equal(roots.code, 0, roots.stderr);
+    assert.equal(roots.stdout, 'no roots (add one: parley roots add <path> [--name N])\n');
+    assert.deepEqual(JSON.parse((await run('roots', '--json')).stdout), []);
+    const presets = await run('presets');
+    assert.equal(presets.code, 0, presets.stderr);
+    assert.equal(presets.stdout, 'no presets (save the current roots and answers: parley presets save <name>)\n');
+  });
+
   it('roots remove refuses a root of the configuration, naming the file, instead of saying it removed it', { timeout: T }, async () => {
     const config = join(p.dir, 'with-root.json');
     writeFileSync(config, JSON.stringify({ mcpServers: {}, roots: [{ uri: p.dir, name: 'project' }] }));

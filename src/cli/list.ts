@@ -193,6 +193,7 @@ export const rootsCommand = defineCommand({
         await reg.check();
         const list = reg.list();
         if (args.json) printJson(list);
+        else if (!list.length) process.stdout.write('no roots (add one: parley roots add <path> [--name N])\n');
         else
           for (const r of list)
             process.stdout.write(
@@ -236,6 +237,7 @@ export const presetsCommand = defineCommand({
         }));
         const all = [...stored, ...fromConfig];
         if (args.json) return printJson(all);
+        if (!all.length) process.stdout.write('no presets (save the current roots and answers: parley presets save <name>)\n');
         for (const p of all)
           process.stdout.write(`${p.name}\t${p.source}\t${p.roots} root(s)\tanswers for: ${p.answers.join(', ') || '-'}\n`);
       } else if (action === 'save') {
