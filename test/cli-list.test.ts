@@ -147,11 +147,16 @@ describe('parley roots / presets / audit', () => {
     assert.equal(presets.stdout, 'no presets (save the current roots and answers: parley presets save <name>)\n');
   });
 
-  it('roots remove refuses a root of the configuration, naming the file, instead of saying it removed it', { timeout: T }, async () => {
+  it('roots add / remove of a root of the configuration say so, naming the file, instead of "added" / "removed"', {
+    timeout: T,
+  }, async () => {
     const config = join(p.dir, 'with-root.json');
     writeFileSync(config, JSON.stringify({ mcpServers: {}, roots: [{ uri: p.dir, name: 'project' }] }));
     const run = (...args: string[]) =>
       runParley([...args, '--config', config, '--db', join(p.dir, 'config-root.db')], { timeoutMs: 120_000 });
+    const add = await run('roots', 'add', p.dir, '--name', 'mine');
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /^file:\/\/\S+ is already a root, from the configuration \(.*with-root\.json\); nothing added/);
     const rm = await run('roots', 'remove', p.dir);
     assert.equal(rm.code, 1, rm.stdout);
     assert.doesNotMatch(rm.stdout, /removed/);

@@ -161,6 +161,15 @@ export const rootsCommand = defineCommand({
               'roots add: --scope session would end with this command (each parley command is its own session); use --scope app (kept in the store), add the root in the console of a running `parley up`, or put it in a preset',
             );
           if (lifetime !== 'app') throw new CliError(`roots add: --scope must be app (got ${JSON.stringify(lifetime)})`);
+          // A root of the configuration is read anew by every command, which would undo a stored copy.
+          const fromConfig = reg.get(uri);
+          if (fromConfig?.source === 'config') {
+            reg.close();
+            if (args.json) return void printJson({ ...fromConfig, added: false });
+            return void process.stdout.write(
+              `${fromConfig.uri} is already a root, from the configuration (${config.sources.join(', ') || 'the embedded default'}); nothing added (change its name there)\n`,
+            );
+          }
           let root;
           try {
             root = reg.add(uri, { name: args.name as string | undefined, lifetime: lifetime as 'app' | 'session', source: 'user' });
