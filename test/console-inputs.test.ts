@@ -23,6 +23,8 @@ test('a configuration input card: parley needs the value, the field is the input
     assert.equal(await card.locator('h3').innerText(), 'parley needs a value to start env');
     assert.match(await card.locator('.message').innerText(), /input "greeting" to start env: Key for env/);
     await u.shot('config-input', card);
+    // The terminal of `parley up` says a form waits in the console (JSON log: event "prompt").
+    await u.waitFor((e) => e.event === 'prompt' && e.server === 'env' && e.input === 'greeting', 10_000);
     assert.equal(await card.locator('fieldset.remember').count(), 0, 'no remember choice');
     await card.locator('input[name="greeting"]').fill(INPUT_KEY);
     await card.getByRole('button', { name: 'Accept and send' }).click();
