@@ -1,7 +1,7 @@
 // The list commands and `config check`, as child processes with --json.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { runParley } from './helpers/cli.js';
 import { cliProject, FIXTURES, type CliProject } from './fixtures/cli/setup.js';
@@ -38,6 +38,21 @@ describe('parley config check', () => {
     assert.match(missing.stdout, /nope\.json.*cannot read configuration file \(ENOENT\)/);
     assert.equal(bad.code, 2);
   });
+  it('a route naming an unknown server is reported with its file and its pointer in that file', { timeout: T }, async () => {
+    const dir = join(p.dir, 'routes-project');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'parley.json'),
+      JSON.stringify({ mcpServers: { a: { command: 'x' } }, routes: [{ match: 'file:///p/**', servers: ['a', 'ghost'] }] }),
+    );
+    writeFileSync(join(dir, 'high.json'), JSON.stringify({ routes: [{ match: 'file:///h/**', servers: ['a'] }] }));
+    const r = await runParley(['config', 'check', '--config', 'high.json'], { cwd: dir, timeoutMs: 120_000 });
+    assert.match(
+      r.stdout,
+      /\S*routes-project\/parley\.json \/routes\/0\/servers\/1: warning: route "file:\/\/\/p\/\*\*" names unknown server "ghost"/,
+    );
+  });
+
   it('other commands refuse to run on a configuration with errors (exit 1)', { timeout: T }, async () => {
     const r = await runParley(['servers', '--config', join(FIXTURES, 'bad-config.json'), '--db', p.db], { timeoutMs: 120_000 });
     assert.equal(r.code, 1);
