@@ -130,7 +130,9 @@ describe('parley roots / presets / audit', () => {
     const load = await parley('presets', 'load', 'demo');
     assert.equal(load.code, 0, load.stderr);
     assert.equal((JSON.parse((await parley('roots', '--json')).stdout) as unknown[]).length, 1);
-    assert.equal((await parley('presets', 'load', 'missing')).code, 1);
+    const unknown = await parley('presets', 'load', 'missing');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /presets load: no preset named "missing" \(saved: demo, monthly\)/);
     // import: a bad document is refused with a pointer
     writeFileSync(
       join(p.dir, 'bad.json'),

@@ -279,7 +279,10 @@ export const presetsCommand = defineCommand({
           (config.presets[target]
             ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} }
             : undefined);
-        if (!p) throw new CliError(`presets load: no preset named "${target}" (see parley presets)`, EXIT.FAILED);
+        if (!p) {
+          const known = [...(await store.listPresets(USER)).map((x) => x.name), ...Object.keys(config.presets)];
+          throw new CliError(`presets load: no preset named "${target}" (saved: ${known.join(', ') || 'none'})`, EXIT.FAILED);
+        }
         const reg = new RootRegistry({ store, scope: USER });
         await reg.ready;
         for (const r of config.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
