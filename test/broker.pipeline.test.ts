@@ -474,19 +474,19 @@ test('${input:…} prompts go through the pipeline: audited (a password redacted
   const store = new MemoryStore();
   const seen: InputRequestView[] = [];
   const never = (_p: InputRequestView) => new Promise<PresenterAnswer>(() => {});
-  const presenter = new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { value: 'sk-secret-42' } }), never]);
+  const presenter = new ScriptedPresenter([(p) => (seen.push(p), { action: 'accept', content: { 'api-key': 'sk-secret-42' } }), never]);
   const broker = new ElicitationBroker({ presenter, store, timeouts: { answerMs: 60 } });
   const key = { id: 'api-key', type: 'promptString' as const, description: 'Service API key', password: true, default: 'sk-' };
   assert.equal(await broker.askInput('svc', key), 'sk-secret-42');
-  assert.deepEqual(seen[0].sensitiveFields, ['value'], 'a password input is masked (and not refused as a sensitive field)');
-  assert.deepEqual(seen[0].prefill, { value: 'sk-' });
+  assert.deepEqual(seen[0].sensitiveFields, ['api-key'], 'a password input is masked (and not refused as a sensitive field)');
+  assert.deepEqual(seen[0].prefill, { 'api-key': 'sk-' });
   const rows = store.audit.filter((a) => a.requestId === seen[0].id);
   assert.deepEqual(
     rows.map((a) => a.kind),
     ['request', 'policy', 'answer'],
   );
   assert.equal(rows[0].detail?.source, 'config-input');
-  assert.deepEqual(rows[2].detail?.content, { value: REDACTED });
+  assert.deepEqual(rows[2].detail?.content, { 'api-key': REDACTED });
   assert.ok(!JSON.stringify(store.audit).includes('sk-secret-42'), 'the secret is in no audit row');
 
   // Nobody answers: the deadline ends the prompt, and the input counts as not provided.

@@ -1,9 +1,9 @@
 // `parley call` as a child process against server-everything and the bundled sales server:
 // answers files (accept / decline / cancel / invalid), headless fail-fast, arguments, usage errors.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { isolatedEnv, runParley } from './helpers/cli.js';
@@ -192,6 +192,14 @@ describe('parley call: a query result charted in a new process', () => {
       const chart = JSON.parse(c.stdout);
       assert.equal(chart.data_source, uri);
       assert.equal(chart.total, result.summary.revenue);
+      // On the terminal the chart is two files (PNG and SVG), not a screen of SVG markup.
+      const shown = await run('call', 'charts', 'generate_chart', JSON.stringify({ data_source: uri }));
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.doesNotMatch(shown.stdout, /<svg/);
+      const svg = shown.stdout.match(/\[resource chart:\/\/svg\/\w+ image\/svg\+xml\] saved to (\S+\.svg)/)?.[1];
+      assert.ok(svg, shown.stdout);
+      assert.match(readFileSync(svg, 'utf8'), /^<svg/);
+      rmSync(dirname(svg), { recursive: true, force: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 // The list commands and `config check`, as child processes with --json.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { runParley } from './helpers/cli.js';
 import { cliProject, FIXTURES, type CliProject } from './fixtures/cli/setup.js';
@@ -38,6 +38,21 @@ describe('parley config check', () => {
     assert.match(missing.stdout, /nope\.json.*cannot read configuration file \(ENOENT\)/);
     assert.equal(bad.code, 2);
   });
+  it('a route naming an unknown server is reported with its file and its pointer in that file', { timeout: T }, async () => {
+    const dir = join(p.dir, 'routes-project');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'parley.json'),
+      JSON.stringify({ mcpServers: { a: { command: 'x' } }, routes: [{ match: 'file:///p/**', servers: ['a', 'ghost'] }] }),
+    );
+    writeFileSync(join(dir, 'high.json'), JSON.stringify({ routes: [{ match: 'file:///h/**', servers: ['a'] }] }));
+    const r = await runParley(['config', 'check', '--config', 'high.json'], { cwd: dir, timeoutMs: 120_000 });
+    assert.match(
+      r.stdout,
+      /\S*routes-project\/parley\.json \/routes\/0\/servers\/1: warning: route "file:\/\/\/p\/\*\*" names unknown server "ghost"/,
+    );
+  });
+
   it('other commands refuse to run on a configuration with errors (exit 1)', { timeout: T }, async () => {
     const r = await runParley(['servers', '--config', join(FIXTURES, 'bad-config.json'), '--db', p.db], { timeoutMs: 120_000 });
     assert.equal(r.code, 1);
@@ -115,7 +130,9 @@ describe('parley roots / presets / audit', () => {
     const load = await parley('presets', 'load', 'demo');
     assert.equal(load.code, 0, load.stderr);
     assert.equal((JSON.parse((await parley('roots', '--json')).stdout) as unknown[]).length, 1);
-    assert.equal((await parley('presets', 'load', 'missing')).code, 1);
+    const unknown = await parley('presets', 'load', 'missing');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /presets load: no preset named "missing" \(saved: demo, monthly\)/);
     // import: a bad document is refused with a pointer
     writeFileSync(
       join(p.dir, 'bad.json'),
@@ -145,6 +162,40 @@ describe('parley roots / presets / audit', () => {
     const good = await parley('presets', 'import', file);
     assert.equal(good.code, 0, good.stderr);
     assert.match(good.stdout, /imported 1 preset/);
+  });
+
+  it('empty lists say so (and how to add one) instead of printing nothing', { timeout: T }, async () => {
+    const config = join(p.dir, 'empty.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    const run = (...args: string[]) => runParley([...args, '--config', config, '--db', join(p.dir, 'empty.db')], { timeoutMs: 120_000 });
+    const roots = await run('roots');
+    assert.equal(roots.code, 0, roots.stderr);
+    assert.equal(roots.stdout, 'no roots (add one: parley roots add <path> [--name N])\n');
+    assert.deepEqual(JSON.parse((await run('roots', '--json')).stdout), []);
+    const presets = await run('presets');
+    assert.equal(presets.code, 0, presets.stderr);
+    assert.equal(presets.stdout, 'no presets (save the current roots and answers: parley presets save <name>)\n');
+  });
+
+  it('roots add / remove of a root of the configuration say so, naming the file, instead of "added" / "removed"', {
+    timeout: T,
+  }, async () => {
+    const config = join(p.dir, 'with-root.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, roots: [{ uri: p.dir, name: 'project' }] }));
+    const run = (...args: string[]) =>
+      runParley([...args, '--config', config, '--db', join(p.dir, 'config-root.db')], { timeoutMs: 120_000 });
+    const add = await run('roots', 'add', p.dir, '--name', 'mine');
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /^file:\/\/\S+ is already a root, from the configuration \(.*with-root\.json\); nothing added/);
+    const rm = await run('roots', 'remove', p.dir);
+    assert.equal(rm.code, 1, rm.stdout);
+    assert.doesNotMatch(rm.stdout, /removed/);
+    assert.match(rm.stderr, /roots remove: file:\/\/\S+ comes from the configuration \(.*with-root\.json\).*remove it from "roots" there/);
+    const roots = JSON.parse((await run('roots', '--json')).stdout) as Array<{ source: string }>;
+    assert.deepEqual(
+      roots.map((r) => r.source),
+      ['config'],
+    );
   });
 
   it('audit --json shows tool calls, filtered by server, kind, action and limit', { timeout: T }, async () => {

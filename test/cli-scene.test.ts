@@ -3,7 +3,7 @@
 // fresh store. Remembered answers are listed, switched between "answer automatically" and "prefill only",
 // and forgotten with `parley answers`. Real sales server (from source), real SQLite store.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runParley } from './helpers/cli.js';
@@ -79,6 +79,48 @@ describe('scene presets across processes', () => {
     const moved = await withDb(fresh, 'call', 'sales', 'query_sales', 'limit=3', '--preset', 'scene', '--non-interactive', '--json');
     assert.equal(moved.code, 0, moved.stderr);
     assert.equal(JSON.parse(moved.stdout).config.region, '北京');
+  });
+
+  it("presets load adds only missing roots: a root already stored keeps its name, a configuration root stays the configuration's", {
+    timeout: T,
+  }, async () => {
+    const db = join(p.dir, 'load.db');
+    const work = join(p.dir, 'work');
+    const shared = join(p.dir, 'shared');
+    mkdirSync(work, { recursive: true });
+    mkdirSync(shared, { recursive: true });
+    const config = join(p.dir, 'load.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, roots: [{ uri: shared, name: 'team' }] }));
+    const run = (...args: string[]) => runParley([...args, '--config', config, '--db', db], { timeoutMs: 120_000 });
+    const scene = join(p.dir, 'load-scene.json');
+    const uri = (dir: string) => `file://${dir}`;
+    writeFileSync(
+      scene,
+      JSON.stringify({
+        format: 'parley-presets',
+        version: 1,
+        presets: [{ name: 'desk', roots: [{ uri: uri(work) }, { uri: uri(shared) }], answers: {}, config: {} }],
+      }),
+    );
+    const imported = await run('presets', 'import', scene);
+    assert.equal(imported.code, 0, imported.stderr);
+    const added = await run('roots', 'add', work, '--name', 'work');
+    assert.equal(added.code, 0, added.stderr);
+    const load = await run('presets', 'load', 'desk');
+    assert.equal(load.code, 0, load.stderr);
+    assert.match(load.stdout, /added 0 root\(s\) to the app roots \(2 already there, kept as they were\)/);
+    const roots = JSON.parse((await run('roots', '--json')).stdout) as Array<{ uri: string; name?: string; source: string }>;
+    assert.deepEqual(
+      roots.map(({ uri, name, source }) => ({ uri, name, source })).sort((a, b) => a.uri.localeCompare(b.uri)),
+      [
+        { uri: uri(shared), name: 'team', source: 'config' },
+        { uri: uri(work), name: 'work', source: 'user' },
+      ],
+    );
+    // Without the configuration root, loading the scene adds it (and only it) as the person's own.
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    const again = await run('presets', 'load', 'desk');
+    assert.match(again.stdout, /added 1 root\(s\) to the app roots \(1 already there, kept as they were\)/);
   });
 
   it('parley answers: auto / prefill / forget one / forget a server; bad ids are clear errors', { timeout: T }, async () => {

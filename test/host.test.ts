@@ -233,7 +233,7 @@ test('${input:id} is asked once through the presenter, masked, and kept out of t
       { inputs: { 'api-key': { id: 'api-key', type: 'promptString', description: 'Service API key', password: true } } },
     ),
     {
-      presenter: new ScriptedPresenter([(p) => (prompts.push(p), { action: 'accept', content: { value: secret } })]),
+      presenter: new ScriptedPresenter([(p) => (prompts.push(p), { action: 'accept', content: { 'api-key': secret } })]),
       store,
     },
   );
@@ -241,7 +241,7 @@ test('${input:id} is asked once through the presenter, masked, and kept out of t
     assert.equal(text(await host.callTool('one', 'has_key', {})), 'key ok');
     assert.equal(text(await host.callTool('two', 'has_key', {})), 'key ok');
     assert.equal(prompts.length, 1, 'asked once for both servers');
-    assert.deepEqual(prompts[0].sensitiveFields, ['value'], 'password inputs are masked');
+    assert.deepEqual(prompts[0].sensitiveFields, ['api-key'], 'password inputs are masked');
     store.close();
     for (const f of ['p.db', 'p.db-wal']) {
       try {

@@ -5,7 +5,7 @@
 // it as missing, and it comes back when the folder is made again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHost, HeadlessPresenter } from '../src/host/index.js';
@@ -140,6 +140,7 @@ test('a whole parent folder removed and made again: the root comes back (the wat
       (st) => st === 'ok',
       { ms: BOUND },
     );
+    const watched = hostInternals(host).roots.watchedFolders; // the parents and the folders above them
     rmSync(join(s.base, 'projects'), { recursive: true, force: true });
     assert.equal(
       await pollUntil(
@@ -158,10 +159,10 @@ test('a whole parent folder removed and made again: the root comes back (the wat
       ),
       'ok',
     );
-    // Once the schedule has seen the new parent, its events are watched again.
+    // Once a check has seen the new parent, its events are watched again.
     await pollUntil(
       () => hostInternals(host).roots.watchedFolders,
-      (n) => n === 2,
+      (n) => n === watched,
       { ms: BOUND },
     );
     rmSync(s.gone, { recursive: true });
@@ -173,6 +174,39 @@ test('a whole parent folder removed and made again: the root comes back (the wat
       ),
       'missing',
     );
+  } finally {
+    await host.close();
+    s.cleanup();
+  }
+});
+
+test('a folder above a root renamed, or removed and made again, is noticed by events (no periodic check runs)', {
+  timeout: 120_000,
+}, async () => {
+  const s = setup();
+  // A schedule too long to matter: only file-system events can find these changes in time.
+  const host = createHost(
+    { ...s.config, servers: {} },
+    { presenter: new HeadlessPresenter(true), rootPolicy: { healthIntervalMs: 600_000, watch: true } },
+  );
+  const status = (want: string) =>
+    pollUntil(
+      () => host.getRoot(uri(s.gone))?.health?.status,
+      (st) => st === want,
+      { ms: BOUND },
+    );
+  try {
+    assert.equal(await status('ok'), 'ok');
+    // `mv projects projects-old`: the root's parent moves away with the root inside it.
+    renameSync(join(s.base, 'projects'), join(s.base, 'projects-old'));
+    assert.equal(await status('missing'), 'missing', 'renaming the folder above the root is noticed');
+    renameSync(join(s.base, 'projects-old'), join(s.base, 'projects'));
+    assert.equal(await status('ok'), 'ok', 'and renaming it back');
+    // `rm -rf projects; mkdir -p projects/gone` (a clone made again): the parent is new.
+    rmSync(join(s.base, 'projects'), { recursive: true, force: true });
+    assert.equal(await status('missing'), 'missing');
+    mkdirSync(s.gone, { recursive: true });
+    assert.equal(await status('ok'), 'ok', 'a parent made again is noticed without the schedule');
   } finally {
     await host.close();
     s.cleanup();

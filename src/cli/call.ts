@@ -5,7 +5,7 @@
  * Presenter choice: `--answers <file>` → scripted answers (never waits for a person);
  * `--non-interactive`, or stdin not a TTY → headless (presets and remembered answers only; fails fast
  * when a person would be needed); otherwise the terminal presenter.
- * Output: text content on stdout, images/audio/blobs saved to temp files (the path is printed);
+ * Output: text content on stdout, images (an SVG sent as text too)/audio/blobs saved to temp files (the path is printed);
  * `--json` prints `structuredContent` (or the whole result when there is none) as JSON.
  * Exit: 0 ok, 1 tool error (`isError`) or failed call, 2 usage.
  * @module
@@ -179,10 +179,10 @@ const EXT: Record<string, string> = {
 export function renderResult(result: CallToolResult): string {
   const lines: string[] = [];
   let dir: string | undefined;
-  const save = (data: string, mime: string | undefined, stem: string) => {
+  const save = (data: string, mime: string | undefined, stem: string, encoding: 'base64' | 'utf8' = 'base64') => {
     dir ??= mkdtempSync(join(tmpdir(), 'parley-'));
     const file = join(dir, `${stem}.${EXT[mime ?? ''] ?? 'bin'}`);
-    writeFileSync(file, Buffer.from(data, 'base64'));
+    writeFileSync(file, Buffer.from(data, encoding));
     return file;
   };
   result.content.forEach((c, i) => {
@@ -192,10 +192,13 @@ export function renderResult(result: CallToolResult): string {
     else if (c.type === 'resource_link') lines.push(`[resource link] ${c.uri}${c.name ? ` (${c.name})` : ''}`);
     else if (c.type === 'resource') {
       const r = c.resource as { uri: string; text?: string; blob?: string; mimeType?: string };
+      // An image sent as text (an SVG) is a picture, not something to read: saved like other images.
       lines.push(
-        r.text !== undefined
-          ? `[resource ${r.uri}]\n${r.text}`
-          : `[resource ${r.uri}] saved to ${save(r.blob ?? '', r.mimeType, `resource-${i + 1}`)}`,
+        r.text !== undefined && r.mimeType?.startsWith('image/')
+          ? `[resource ${r.uri} ${r.mimeType}] saved to ${save(r.text, r.mimeType, `resource-${i + 1}`, 'utf8')}`
+          : r.text !== undefined
+            ? `[resource ${r.uri}]\n${r.text}`
+            : `[resource ${r.uri}] saved to ${save(r.blob ?? '', r.mimeType, `resource-${i + 1}`)}`,
       );
     }
   });

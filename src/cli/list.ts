@@ -16,7 +16,7 @@ import {
   RootRegistry,
 } from '../host/index.js';
 import type { Preset, Scope } from '../host/index.js';
-import { pathToFileUri } from '../schema/index.js';
+import { normalizeRootUri, pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
 import { CliError, EXIT, jsonErrorText, timeText } from './output.js';
 import { termText } from '../ui/terminal/safe-text.js';
@@ -161,6 +161,15 @@ export const rootsCommand = defineCommand({
               'roots add: --scope session would end with this command (each parley command is its own session); use --scope app (kept in the store), add the root in the console of a running `parley up`, or put it in a preset',
             );
           if (lifetime !== 'app') throw new CliError(`roots add: --scope must be app (got ${JSON.stringify(lifetime)})`);
+          // A root of the configuration is read anew by every command, which would undo a stored copy.
+          const fromConfig = reg.get(uri);
+          if (fromConfig?.source === 'config') {
+            reg.close();
+            if (args.json) return void printJson({ ...fromConfig, added: false });
+            return void process.stdout.write(
+              `${fromConfig.uri} is already a root, from the configuration (${config.sources.join(', ') || 'the embedded default'}); nothing added (change its name there)\n`,
+            );
+          }
           let root;
           try {
             root = reg.add(uri, { name: args.name as string | undefined, lifetime: lifetime as 'app' | 'session', source: 'user' });
@@ -177,6 +186,12 @@ export const rootsCommand = defineCommand({
                 `added ${added.uri}${added.virtual ? ' (virtual: routing only)' : added.health?.status === 'ok' ? '' : `: ${healthText(added.health)}`}\n`,
               );
         } else {
+          // A root of the configuration is put back by every command: "removed" would not be true.
+          if (reg.get(uri)?.source === 'config')
+            throw new CliError(
+              `roots remove: ${reg.get(uri)!.uri} comes from the configuration (${config.sources.join(', ') || 'the embedded default'}), which every command reads again; remove it from "roots" there`,
+              EXIT.FAILED,
+            );
           const ok = reg.remove(uri);
           if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);
           args.json ? printJson({ removed: uri }) : process.stdout.write(`removed ${uri}\n`);
@@ -187,6 +202,7 @@ export const rootsCommand = defineCommand({
         await reg.check();
         const list = reg.list();
         if (args.json) printJson(list);
+        else if (!list.length) process.stdout.write('no roots (add one: parley roots add <path> [--name N])\n');
         else
           for (const r of list)
             process.stdout.write(
@@ -230,6 +246,7 @@ export const presetsCommand = defineCommand({
         }));
         const all = [...stored, ...fromConfig];
         if (args.json) return printJson(all);
+        if (!all.length) process.stdout.write('no presets (save the current roots and answers: parley presets save <name>)\n');
         for (const p of all)
           process.stdout.write(`${p.name}\t${p.source}\t${p.roots} root(s)\tanswers for: ${p.answers.join(', ') || '-'}\n`);
       } else if (action === 'save') {
@@ -262,16 +279,36 @@ export const presetsCommand = defineCommand({
           (config.presets[target]
             ? { name: target, roots: config.presets[target].roots ?? [], answers: config.presets[target].answers ?? {} }
             : undefined);
-        if (!p) throw new CliError(`presets load: no preset named "${target}" (see parley presets)`, EXIT.FAILED);
+        if (!p) {
+          const known = [...(await store.listPresets(USER)).map((x) => x.name), ...Object.keys(config.presets)];
+          throw new CliError(`presets load: no preset named "${target}" (saved: ${known.join(', ') || 'none'})`, EXIT.FAILED);
+        }
         const reg = new RootRegistry({ store, scope: USER });
         await reg.ready;
-        for (const r of p.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'user' });
+        for (const r of config.roots) reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'config' });
+        // A root the person already has (stored or from the configuration) keeps its name, scope and source:
+        // loading a scene adds what is missing and loses nothing.
+        const have = new Set(reg.list().map((r) => r.uri));
+        let added = 0;
+        for (const r of p.roots) {
+          let key = r.uri;
+          try {
+            key = normalizeRootUri(r.uri);
+          } catch {
+            // an unusable URI is refused by add() below, with its reason
+          }
+          if (have.has(key)) continue;
+          reg.add(r.uri, { name: r.name, lifetime: 'app', source: 'user' });
+          have.add(key);
+          added++;
+        }
         await reg.flush();
         reg.close();
+        const kept = p.roots.length - added;
         args.json
           ? printJson(p)
           : process.stdout.write(
-              `loaded preset ${target}: added ${p.roots.length} root(s) to the app roots; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`,
+              `loaded preset ${target}: added ${added} root(s) to the app roots${kept ? ` (${kept} already there, kept as they were)` : ''}; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`,
             );
       } else if (action === 'export') {
         const text = (await exportPresets(store, USER)) + '\n';

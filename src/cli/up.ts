@@ -27,6 +27,7 @@ import { hostApiFor, startConsole, WebPresenter } from '../ui/web/index.js';
 import { invalidReasons } from './context.js';
 import { resolveConfig } from './defaults.js';
 import { CliError, EXIT, palette, useColour } from './output.js';
+import { termText } from '../ui/terminal/safe-text.js';
 
 /** Bound on the clean shutdown before the process exits anyway, ms. */
 export const SHUTDOWN_BOUND_MS = 10_000;
@@ -150,6 +151,20 @@ export const upCommand = defineCommand({
         tty ? `parley: console at ${p.bold(consoleHandle.url)}` : `parley: console at ${consoleHandle.origin}/ (${where})`,
       );
       if (args.open) openBrowser(consoleHandle.url);
+      // Forms are answered in the browser only: the terminal says when one waits, so a call that seems
+      // to hang is seen to wait for a person (the message shown, never obeyed, cut at 120 characters).
+      web?.on((e) => {
+        if (e.type !== 'prompt') return;
+        const pr = e.payload.prompt;
+        const what = pr.configInput
+          ? `parley needs the configuration's input "${pr.configInput.id}" to start ${pr.server}`
+          : `${pr.server} is asking${pr.message ? `: "${pr.message.length > 120 ? `${pr.message.slice(0, 119)}…` : pr.message}"` : ''}`;
+        log(
+          'prompt',
+          { server: pr.server, id: pr.id, ...(pr.configInput ? { input: pr.configInput.id } : {}) },
+          `  ${termText(what)} (answer it in the console)`,
+        );
+      });
     }
 
     const started = Date.now();

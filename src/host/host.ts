@@ -225,8 +225,10 @@ export interface Host {
      */
     save(name: string, body?: { answers?: Record<string, Content>; config?: Record<string, Record<string, unknown>> }): Promise<Preset>;
     /**
-     * Loads a preset: its roots are added (session lifetime) and its answers prefill forms (a
-     * non-interactive presenter with `autoSubmitPrefill` sends a complete prefill without asking).
+     * Loads a preset: its roots are added (session lifetime, health-checked) and its answers prefill forms
+     * (a non-interactive presenter with `autoSubmitPrefill` sends a complete prefill without asking).
+     * Loading another preset later removes the roots the previous one added, unless the new one has them
+     * too; roots that were there before a preset loaded are never removed.
      * @throws PresetNotFoundError for an unknown name (saved or from the configuration).
      */
     load(name: string): Promise<Preset>;
@@ -262,6 +264,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     }
   };
   let activePreset: Preset | undefined;
+  /** Roots the active scene added (they were not there before it loaded): they leave when another scene loads. */
+  let sceneRoots = new Set<string>();
   const userScope: Scope = { ...scope, session: null };
 
   const given = Object.fromEntries(Object.entries(opts.rootPolicy ?? {}).filter(([, v]) => v !== undefined)) as RootPolicyDef;
@@ -528,18 +532,35 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
             `no preset named "${name}" (saved: ${[...(opts.store ? await opts.store.listPresets(userScope) : []).map((p) => p.name), ...Object.keys(config.presets)].join(', ') || 'none'})`,
           );
         await roots.ready;
-        // A scene adds its roots for this session; a root the person already has keeps its own lifetime
-        // (re-adding it as a session root would drop its stored row: loading a scene must lose nothing).
-        const have = new Set(roots.list().map((r) => r.uri));
-        for (const r of preset.roots) {
-          let key = r.uri;
+        const keyOf = (uri: string) => {
           try {
-            key = normalizeRootUri(r.uri);
+            return normalizeRootUri(uri);
           } catch {
-            // an unusable URI is refused by add() below, with its reason
+            return uri; // an unusable URI is refused by addChecked() below, with its reason
           }
-          if (!have.has(key)) roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
+        };
+        const wanted = new Set(preset.roots.map((r) => keyOf(r.uri)));
+        // Switching scenes: the roots the previous scene added leave with it (servers stop seeing them),
+        // unless this scene has them too or the person has since made one theirs (another scope or source).
+        for (const uri of sceneRoots) {
+          const r = roots.get(uri);
+          if (!wanted.has(uri) && r?.lifetime === 'session' && r.source === 'user') roots.remove(uri);
         }
+        sceneRoots = new Set([...sceneRoots].filter((uri) => wanted.has(uri) && roots.get(uri)));
+        // A scene adds its roots for this session, health-checked before servers see them; a root the
+        // person already has keeps its own lifetime (re-adding it as a session root would drop its stored
+        // row: loading a scene must lose nothing).
+        const have = new Set(roots.list().map((r) => r.uri));
+        const added: string[] = [];
+        for (const r of preset.roots) {
+          const key = keyOf(r.uri);
+          if (have.has(key)) continue;
+          roots.add(r.uri, { name: r.name, lifetime: 'session', source: 'user' });
+          have.add(key);
+          sceneRoots.add(key);
+          added.push(key);
+        }
+        await Promise.all(added.map((uri) => roots.check(uri))); // each bounded at 2000 ms, at once
         activePreset = preset;
         audit({ server: '*', kind: 'preset', action: 'load', detail: { name } });
         return preset;

@@ -85,6 +85,12 @@ export interface InputRequestView {
    */
   signIn?: { issuer: string; resource?: string; scope?: string };
   call?: { tool: string; callId: string; tag?: string };
+  /**
+   * Set when parley itself asks for a `${input:id}` of the configuration before it can start `server`
+   * (not the server's elicitation): the form's one field is named `id`; the answer is used for this
+   * process only and never remembered, so presenters offer no "remember" choice.
+   */
+  configInput?: { id: string };
   /** Set when the prompt is a sampling request: the form's one field `reply` is the model's answer. */
   sampling?: SamplingView;
   /** Issues of the previous answer when the prompt is re-presented (1-based `round` > 1). */
@@ -184,6 +190,9 @@ export class UserInteractionRequiredError extends Error {
   private static describe(prompt: InputRequestView): string {
     if (prompt.signIn) {
       return `sign-in required for ${prompt.server} (at ${prompt.signIn.issuer}), but no person can sign in here.`;
+    }
+    if (prompt.configInput) {
+      return `parley needs the configuration's input "${prompt.configInput.id}" to start ${prompt.server}, but no person can answer here.`;
     }
     const fields = prompt.schema ? Object.keys(prompt.schema.properties) : [];
     const what =

@@ -250,6 +250,7 @@ export class ElicitationBroker {
       if (req.requestedSchema) prompt.schema = req.requestedSchema;
       if (url) prompt.url = url;
       if (ctx.sampling) prompt.sampling = ctx.sampling;
+      if (ctx.configInput) prompt.configInput = { id: ctx.configInput.id };
       prompt.prefill = prefill.values;
       prompt.prefillSources = prefill.sources;
 
@@ -420,25 +421,34 @@ export class ElicitationBroker {
 
   /**
    * Asks a person for one `${input:id}` value of the configuration (docs/config.md), at a server's first
-   * start, through the pipeline: audited, bounded by `timeouts.answerMs`, a one-field form `value`
-   * (an enum for `pickString`, the input's `default` prefilled). A `password` input is masked, redacted
-   * from the audit log and never remembered; as the host's own question it is not refused as a
-   * sensitive field. Resolves `undefined` when the person declines, cancels or does not answer in time.
+   * start, through the pipeline: audited, bounded by `timeouts.answerMs`, a one-field form whose field
+   * is named with the input's id (an enum for `pickString`, the input's `default` prefilled; the view's
+   * `configInput` set). A `password` input is masked, redacted from the audit log; no input is ever
+   * remembered, and as the host's own question it is not refused as a sensitive field. Resolves `undefined` when the person declines, cancels or does not answer in time.
    */
   async askInput(server: string, input: InputVariableDef, signal: AbortSignal = new AbortController().signal): Promise<string | undefined> {
-    const value: Record<string, unknown> = { type: 'string', title: input.id };
+    // The field is named after the input, so an answers file (`{"api-key": "…"}`), a headless error and
+    // the form's label all say which input is meant when one server needs several.
+    const value: Record<string, unknown> = { type: 'string' };
     if (input.description) value.description = input.description;
     if (input.type === 'pickString' && input.options?.length) value.enum = input.options;
     if (input.default !== undefined) value.default = input.default;
+    const intro = `parley needs the configuration's input "${input.id}" to start ${server}`;
     const answer = await this.elicit(
       {
         mode: 'form',
-        message: input.description ?? `Server "${server}" needs a value for "${input.id}" to start.`,
-        requestedSchema: { type: 'object', properties: { value }, required: ['value'] },
+        message: input.description ? `${intro}: ${input.description}` : `${intro}.`,
+        requestedSchema: { type: 'object', properties: { [input.id]: value }, required: [input.id] },
       },
-      { server, era: 'modern', revision: '2026-07-28', signal, configInput: { sensitive: input.password ? ['value'] : [] } },
+      {
+        server,
+        era: 'modern',
+        revision: '2026-07-28',
+        signal,
+        configInput: { id: input.id, sensitive: input.password ? [input.id] : [] },
+      },
     );
-    const v = answer.action === 'accept' ? answer.content?.value : undefined;
+    const v = answer.action === 'accept' ? answer.content?.[input.id] : undefined;
     return typeof v === 'string' ? v : undefined;
   }
 

@@ -22,9 +22,10 @@ export interface BrokerInputContext extends InputContext {
   sampling?: SamplingView;
   /**
    * Set by `ElicitationBroker.askInput`: the form asks for a `${input:…}` value of the configuration (the
-   * host's own question: never refused as sensitive, never remembered); `sensitive` lists the masked fields.
+   * host's own question: never refused as sensitive, never remembered); `id` is the input's id (the form's
+   * one field), `sensitive` lists the masked fields.
    */
-  configInput?: { sensitive: string[] };
+  configInput?: { id: string; sensitive: string[] };
 }
 
 /** Form-mode params (`mode` may be omitted: treated as form on every revision). */

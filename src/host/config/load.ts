@@ -229,7 +229,9 @@ export function loadHostConfig(opts: LoadHostConfigOptions): { config: HostConfi
   }
   if (flag !== undefined) take(loadConfigFile(flag, opts));
   const config = mergeLayers(layers);
-  issues.push(...checkReferences(config));
+  // Where each merged route came from (mergeLayers puts higher layers first), so an issue names its file.
+  const routeOrigins = [...layers].reverse().flatMap((l) => l.routes.map((_, index) => ({ file: l.file, index })));
+  issues.push(...checkReferences(config, routeOrigins));
   return { config, issues };
 }
 
@@ -293,7 +295,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
 }
 
 /** Cross-file checks after merging: `${input:id}` ids must be defined; routes should name known servers. */
-function checkReferences(config: HostConfig): ConfigIssue[] {
+function checkReferences(config: HostConfig, routeOrigins: Array<{ file: string; index: number }> = []): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const [name, def] of Object.entries(config.servers)) {
     const exposed = def.type === 'stdio' ? [def.command, ...def.args, def.cwd ?? ''] : [def.url];
@@ -323,16 +325,18 @@ function checkReferences(config: HostConfig): ConfigIssue[] {
   }
   const known = new Set([...Object.keys(config.servers), ...(config.invalidServers ?? [])]);
   config.routes.forEach((route, i) => {
-    for (const s of route.servers) {
+    const origin = routeOrigins[i];
+    route.servers.forEach((s, k) => {
       if (!known.has(s))
         out.push({
           code: 'unknown-server',
-          path: pointer(['routes', i, 'servers']),
+          path: pointer(['routes', origin?.index ?? i, 'servers', k]),
+          ...(origin && origin.file !== '<embedded>' ? { file: origin.file } : {}),
           severity: 'warning',
           message: `route "${route.match}" names unknown server "${s}"`,
           fix: 'define the server or remove it from the route',
         });
-    }
+    });
   });
   return out;
 }

@@ -1,14 +1,17 @@
 /**
  * File-system events for root health (spec: clients MUST monitor root accessibility, `client/roots.mdx`
- * §Security Considerations). Each `file:` root's parent folder is watched with `fs.watch`
- * (non-recursive: inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows); an event
- * naming the root's own entry (deleted, created, renamed, permissions changed) triggers a check of
- * that root after {@link WATCH_DEBOUNCE_MS}. One watcher serves every root of the same parent; at most
- * {@link MAX_WATCHERS} parents are watched (the rest rely on the periodic checks).
+ * §Security Considerations). Each `file:` root's parent folder, and every folder above it, is watched
+ * with `fs.watch` (non-recursive: inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on
+ * Windows); an event naming the entry on the root's path (the root itself in its parent, the parent in
+ * the grandparent, …: deleted, created, renamed, permissions changed) triggers a check of that root
+ * after {@link WATCH_DEBOUNCE_MS}. So renaming or deleting a folder above a root, or making a missing
+ * parent again, is noticed at once, not at the next periodic check. One watcher serves every root
+ * below the same folder; at most {@link MAX_WATCHERS} folders are watched, parents before the folders
+ * above them (the rest rely on the periodic checks).
  *
- * Where the platform gives no events (a parent that does not exist yet, a network mount without
+ * Where the platform gives no events (a folder that does not exist yet, a network mount without
  * notifications, watcher limits reached), the registry's periodic check still runs; `sync` is called
- * again after each check, so a parent that comes back is watched again. Watchers are unref'd: they
+ * again after each check, so a folder that comes back is watched again. Watchers are unref'd: they
  * never keep a process alive.
  * @module
  */
@@ -28,7 +31,7 @@ interface Watched {
   entries: Map<string, Set<string>>;
 }
 
-/** Watches the parents of a set of root paths and calls `onChange(uri)` (debounced) when one changes. */
+/** Watches the parents (and the folders above them) of a set of root paths and calls `onChange(uri)` (debounced) when one changes. */
 export class RootWatcher {
   readonly #byParent = new Map<string, Watched>();
   /** Every root's parent → entry name → root URIs, watched or not (what `sync` last got, kept by `add`/`remove`). */
@@ -41,26 +44,32 @@ export class RootWatcher {
     private readonly debounceMs = WATCH_DEBOUNCE_MS,
   ) {}
 
-  /** Number of parent folders being watched. */
+  /** Number of folders being watched (parents of roots and the folders above them). */
   get size(): number {
     return this.#byParent.size;
   }
 
   /**
-   * Makes the watched set match `roots` (`path` is the local path of a `file:` root): new parents are
-   * watched when they exist, parents no root needs are unwatched. Never throws.
+   * Makes the watched set match `roots` (`path` is the local path of a `file:` root): the parents and the
+   * folders above them are watched when they exist, folders no root needs are unwatched. Never throws.
    */
   sync(roots: Array<{ uri: string; path: string }>): void {
     if (this.#closed) return;
     const want = new Map<string, Map<string, Set<string>>>();
+    const need = (folder: string, name: string, uri: string) => {
+      let entries = want.get(folder);
+      if (!entries) want.set(folder, (entries = new Map()));
+      if (!entries.has(name)) entries.set(name, new Set());
+      entries.get(name)!.add(uri);
+    };
+    // Parents first, then the folders above them: when MAX_WATCHERS is reached, a root's own entry wins.
     for (const r of roots) {
       const parent = dirname(r.path);
-      if (parent === r.path) continue; // the file-system root has no parent to watch
-      let entries = want.get(parent);
-      if (!entries) want.set(parent, (entries = new Map()));
-      const name = basename(r.path);
-      if (!entries.has(name)) entries.set(name, new Set());
-      entries.get(name)!.add(r.uri);
+      if (parent !== r.path) need(parent, basename(r.path), r.uri); // the file-system root has no parent
+    }
+    for (const r of roots) {
+      let below = dirname(r.path);
+      for (let folder = dirname(below); folder !== below; below = folder, folder = dirname(folder)) need(folder, basename(below), r.uri);
     }
     this.#wanted = want;
     for (const [parent, w] of this.#byParent) {
@@ -152,7 +161,7 @@ export class RootWatcher {
       for (const uri of uris) this.#debounce(uri);
     });
     const gone = () => {
-      // The parent itself went away (deleted, unmounted): check its roots now; the next sync re-arms.
+      // The folder itself went away (deleted, unmounted): check its roots now; the next sync re-arms.
       watcher.close();
       if (this.#byParent.get(parent) === w) this.#byParent.delete(parent);
       for (const set of w.entries.values()) for (const uri of set) this.#debounce(uri);

@@ -52,7 +52,8 @@ export interface ServerManagerOptions {
   /**
    * Runs before each start with the server's definition and returns the one to connect with, e.g.
    * to resolve `${input:id}` values through the presenter (asked once, then cached by the caller).
-   * A rejection fails the start (state `error`, code `START_FAILED`).
+   * A rejection fails the start (state `error`, code `START_FAILED`) without an automatic restart (it
+   * would only ask the person again); the next use of the server, or `start()`, tries again.
    */
   prepare?: (def: ServerDef) => Promise<ServerDef>;
   /**
@@ -352,9 +353,11 @@ export class ServerManager {
     const abort = (live.startAbort = new AbortController());
     let conn: Connection;
     let defHash = '';
+    let prepared = false;
     try {
       const def = this.opts.prepare ? await this.opts.prepare(live.def) : live.def;
       live.prepared = def;
+      prepared = true;
       const { defHash: key, verdict } = await this.#verdicts.lookup(def);
       defHash = live.defHash = key;
       conn = await Connection.open({
@@ -391,7 +394,9 @@ export class ServerManager {
       const authFailure = e instanceof SignInError || (e as { code?: unknown }).code === 'AUTHORIZATION_FAILED';
       live.authFailed = authFailure;
       // A person who declined is asked again at the next use (they chose to use the server again); any
-      // other authorization failure waits for a stored sign-in or the back-off.
+      // other authorization failure waits for a stored sign-in or the back-off. Not retried by itself
+      // either: `prepare` failing (a `${input:…}` the person dismissed or nobody could answer; a retry
+      // would only ask again). The next use starts it.
       let waitMs: number | undefined;
       if (authFailure && this.opts.auth && (e as { code?: unknown }).code !== 'SIGN_IN_DECLINED') {
         const a = this.opts.auth;
@@ -399,7 +404,14 @@ export class ServerManager {
         await live.authWait.failed();
         waitMs = live.authWait.delayMs;
       } else live.authWait?.succeeded(); // declined: asked again at the next use
-      this.#fail(live, `could not start: ${e.message}`, code, !authFailure, waitMs, (e as { code?: unknown }).code === 'SIGN_IN_REQUIRED');
+      this.#fail(
+        live,
+        `could not start: ${e.message}`,
+        code,
+        !authFailure && prepared,
+        waitMs,
+        (e as { code?: unknown }).code === 'SIGN_IN_REQUIRED',
+      );
       throw e;
     }
     if (!live.wanted) {

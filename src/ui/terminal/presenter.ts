@@ -137,7 +137,13 @@ export class TerminalPresenter implements Presenter {
     if (prompt.call) lines.push(`(during tool call ${prompt.call.tool})`);
     p.note(
       termText(lines.join('\n'), { lines: true }),
-      termText(prompt.sampling ? `${prompt.server} asks for a model reply (sampling)` : `${prompt.server} is asking`),
+      termText(
+        prompt.sampling
+          ? `${prompt.server} asks for a model reply (sampling)`
+          : prompt.configInput
+            ? `parley needs a value to start ${prompt.server}`
+            : `${prompt.server} is asking`,
+      ),
       this.io,
     );
     if (prompt.issues?.length) for (const i of prompt.issues) p.log.error(termText(i.message, { lines: true }), this.io);
@@ -190,7 +196,8 @@ export class TerminalPresenter implements Presenter {
         ask = again.length ? again : names;
         continue;
       }
-      const remember = prompt.sensitiveFields.length || !names.length || prompt.sampling ? undefined : await this.remember(signal);
+      const remember =
+        prompt.sensitiveFields.length || !names.length || prompt.sampling || prompt.configInput ? undefined : await this.remember(signal);
       if (remember === CANCELLED) return { action: 'cancel' };
       const hidden = masked.size ? { masked: [...masked] } : {};
       if (remember === 'auto') return { action: 'accept', content: checked.value, remember: 'always', auto: true, ...hidden };

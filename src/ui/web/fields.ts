@@ -95,7 +95,7 @@ export function promptPayload(prompt: InputRequestView, since: number): PromptPa
     prompt,
     fields,
     confirmOnly: prompt.mode === 'form' && fields.length === 0,
-    rememberable: prompt.mode === 'form' && !prompt.sampling && fields.some((f) => !f.sensitive),
+    rememberable: prompt.mode === 'form' && !prompt.sampling && !prompt.configInput && fields.some((f) => !f.sensitive),
     since,
   };
 }

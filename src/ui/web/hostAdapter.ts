@@ -8,7 +8,15 @@ import { exportPresets } from '../../host/store/index.js';
 import { PresetNotFoundError } from '../../host/index.js';
 import type { Host, Store } from '../../host/index.js';
 import type { ServerState as HostServerState } from '../../host/index.js';
-import { HostApiError, type HostApi, type HostEvent, type ServerInfo, type ServerState, type ToolInfo } from './hostApi.js';
+import {
+  HostApiError,
+  type HostApi,
+  type HostEvent,
+  type PresetInfo,
+  type ServerInfo,
+  type ServerState,
+  type ToolInfo,
+} from './hostApi.js';
 
 function stateOf(s: HostServerState): { state: ServerState; error?: string } {
   switch (s.status) {
@@ -71,13 +79,21 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       return { uri: r.uri, name: r.name, lifetime: r.lifetime, source: r.source, health: r.health };
     },
     removeRoot: (uri) => host.removeRoot(uri),
-    listPresets: async () =>
-      (await host.presets.list()).map((p) => ({
+    listPresets: async () => {
+      const stored: PresetInfo[] = (await host.presets.list()).map((p) => ({
         name: p.name,
         updatedAt: p.updatedAt,
         roots: p.roots.length,
         servers: Object.keys(p.answers),
-      })),
+        source: 'store',
+      }));
+      // The configuration's presets load too (a saved one of the same name wins, as in host.presets.load).
+      const saved = new Set(stored.map((p) => p.name));
+      const fromConfig: PresetInfo[] = Object.entries(host.config.presets)
+        .filter(([name]) => !saved.has(name))
+        .map(([name, p]) => ({ name, updatedAt: 0, roots: p.roots?.length ?? 0, servers: Object.keys(p.answers ?? {}), source: 'config' }));
+      return [...stored, ...fromConfig];
+    },
     savePreset: async (name) => void (await host.presets.save(name)),
     async loadPreset(name) {
       try {

@@ -72,6 +72,8 @@ export interface PresetInfo {
   roots: number;
   /** Servers with saved answers. */
   servers: string[];
+  /** `'store'`: saved (console, `parley presets save`/`import`); `'config'`: the configuration's `presets` (read only; `updatedAt` 0). */
+  source?: 'store' | 'config';
 }
 
 /** One remembered answer, for the list of remembered answers (console and `parley answers`). */

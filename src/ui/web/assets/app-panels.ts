@@ -152,7 +152,7 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
       if (res.status !== 200) { list.appendChild(h('li', { class: 'error', text: res.data.error })); return; }
       if (!res.data.length) list.appendChild(h('li', { class: 'muted', text: 'No presets saved.' }));
       res.data.forEach(function (p) {
-        list.appendChild(h('li', { 'data-preset': p.name }, h('strong', { text: p.name }), ' — ' + p.roots + ' roots, answers for ' + (p.servers.join(', ') || 'no servers') + ', saved ' + fmtTime(p.updatedAt) + ' ',
+        list.appendChild(h('li', { 'data-preset': p.name }, h('strong', { text: p.name }), ' — ' + p.roots + (p.roots === 1 ? ' root' : ' roots') + ', answers for ' + (p.servers.join(', ') || 'no servers') + (p.source === 'config' ? ', from the configuration ' : ', saved ' + fmtTime(p.updatedAt) + ' '),
           h('button', { type: 'button', class: 'secondary', 'aria-label': 'Load preset ' + p.name, onclick: function () {
             api('POST', '/presets/' + encodeURIComponent(p.name) + '/load', {}).then(function (r) { $('preset-error').textContent = r.status === 200 ? '' : r.data.error; loadRoots(); });
           } }, 'Load')));

@@ -23,7 +23,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     if (!p || inView(p.el)) return;
     toastFor = pr.id;
     var n = prompts.size;
-    $('new-request-text').textContent = pr.server + ' is asking: ' + pr.message + (n > 1 ? ' (' + n + ' requests waiting)' : '');
+    $('new-request-text').textContent = (pr.configInput ? '' : pr.server + ' is asking: ') + pr.message + (n > 1 ? ' (' + n + ' requests waiting)' : '');
     $('new-request').hidden = false;
   }
   function goToRequest() {
@@ -215,6 +215,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     var el = h('article', { class: 'prompt', 'data-id': pr.id, 'data-server': pr.server, 'aria-labelledby': headId, tabindex: '-1' });
     var p = { payload: payload, el: el, idx: idx, controls: {}, formError: h('p', { class: 'form-error', role: 'alert', tabindex: '-1' }) };
     if (pr.signIn) el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), ' wants you to sign in at ', h('span', { class: 'issuer', text: pr.signIn.issuer })));
+    else if (pr.configInput) el.appendChild(h('h3', { id: headId }, 'parley needs a value to start ', h('span', { class: 'server', text: pr.server })));
     else el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), pr.sampling ? ' asks for a model reply (sampling)' : ' is asking'));
     if (pr.call?.callId) el.appendChild(h('p', { class: 'call muted' }, 'During the tool call ', h('code', { text: pr.call.tool }), ' (call ' + pr.call.callId.slice(0, 8) + ')'));
     else if (pr.call) el.appendChild(h('p', { class: 'call muted' }, 'During ' + pr.call.tool.replace(/^one of: /, 'one of the tool calls ')));

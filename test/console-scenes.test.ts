@@ -1,0 +1,113 @@
+// Switching scenes in the console (Chromium on `parley up`, the reference server-filesystem as the peer):
+// loading scene B after scene A takes A's roots away again, so the server stops seeing A's folders, while
+// a root the person added themselves stays. Before, every scene loaded in a session piled up its roots:
+// a server kept seeing the folders of every scene loaded since start.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { REPO } from './fixtures/cli/setup.js';
+import { CHROMIUM, openTool, up } from './fixtures/e2e/up.js';
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
+const FILESYSTEM = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+
+async function addRoot(page: Page, uri: string) {
+  await page.locator('#root-uri').fill(uri);
+  await page.getByRole('button', { name: 'Add root' }).click();
+  await page.locator(`tr[data-uri="${uri}"]`).waitFor();
+}
+async function removeRoot(page: Page, uri: string) {
+  await page
+    .locator(`tr[data-uri="${uri}"]`)
+    .getByRole('button', { name: /Remove/ })
+    .click();
+  await page.locator(`tr[data-uri="${uri}"]`).waitFor({ state: 'detached' });
+}
+async function saveScene(page: Page, name: string) {
+  await page.getByLabel('Preset name').fill(name);
+  await page.getByRole('button', { name: 'Save current roots and answers' }).click();
+  await page.locator(`li[data-preset="${name}"]`).waitFor();
+}
+const rootUris = async (page: Page) =>
+  (await page.locator('tr[data-uri]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-uri') ?? ''))).sort();
+
+test("loading scene B after scene A removes A's roots (the server stops seeing them); the person's own root stays", {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  let dir = '';
+  const u = await up([], {
+    expectReady: 1,
+    prepare: (d) => {
+      dir = d;
+      for (const f of ['a', 'b', 'own']) mkdirSync(join(d, f));
+      writeFileSync(join(d, 'parley.json'), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM] } } }));
+    },
+  });
+  const uri = (f: string) => `file://${join(dir, f)}`;
+  try {
+    const page = u.page;
+    // Two scenes, each with its own folder, made in the console.
+    await addRoot(page, uri('a'));
+    await saveScene(page, 'scene-a');
+    await removeRoot(page, uri('a'));
+    await addRoot(page, uri('b'));
+    await saveScene(page, 'scene-b');
+    await removeRoot(page, uri('b'));
+    await addRoot(page, uri('own'));
+
+    const allowed = async () => {
+      const tool = await openTool(page, 'fs', 'list_allowed_directories');
+      const out = tool.locator('div.result').first();
+      await tool.getByRole('button', { name: 'Call list_allowed_directories' }).click(); // the result shows "Calling…" at once
+      await out.getByText('Allowed directories', { exact: false }).first().waitFor({ timeout: 60_000 });
+      return await out.innerText();
+    };
+
+    await page.locator('li[data-preset="scene-a"]').getByRole('button', { name: 'Load preset scene-a' }).click();
+    await page.locator(`tr[data-uri="${uri('a')}"]`).waitFor();
+    const withA = await allowed();
+    assert.match(withA, new RegExp(join(dir, 'a')));
+
+    await page.locator('li[data-preset="scene-b"]').getByRole('button', { name: 'Load preset scene-b' }).click();
+    await page.locator(`tr[data-uri="${uri('b')}"]`).waitFor();
+    await page.locator(`tr[data-uri="${uri('a')}"]`).waitFor({ state: 'detached' });
+    assert.deepEqual(await rootUris(page), [uri('b'), uri('own')]);
+    await u.shot('scene-switch-roots', page.locator('#roots-section'));
+    const withB = await allowed();
+    assert.doesNotMatch(withB, new RegExp(`${join(dir, 'a')}$`, 'm'), withB);
+    assert.match(withB, new RegExp(join(dir, 'b')));
+    assert.match(withB, new RegExp(join(dir, 'own')));
+  } finally {
+    await u.stop();
+  }
+});
+
+test("the configuration's presets are listed in the console (marked as such) and load there", { skip, timeout: 180_000 }, async () => {
+  let dir = '';
+  const u = await up([], {
+    expectReady: 1,
+    prepare: (d) => {
+      dir = d;
+      mkdirSync(join(d, 'team'));
+      writeFileSync(
+        join(d, 'parley.json'),
+        JSON.stringify({
+          mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM] } },
+          presets: { team: { roots: [join(d, 'team')], answers: { fs: { path: '.' } } } },
+        }),
+      );
+    },
+  });
+  try {
+    const item = u.page.locator('li[data-preset="team"]');
+    await item.waitFor();
+    assert.match(await item.innerText(), /team — 1 root, answers for fs, from the configuration/);
+    await item.getByRole('button', { name: 'Load preset team' }).click();
+    await u.page.locator(`tr[data-uri="file://${join(dir, 'team')}"]`).waitFor();
+  } finally {
+    await u.stop();
+  }
+});
