@@ -103,9 +103,12 @@ export class UpstreamSignIns {
     this.redirectUrl = `${o.publicUrl.replace(/\/+$/, '')}${UPSTREAM_CALLBACK_PATH}`;
   }
 
-  /** The host of `publicUrl`, for the Host check of the HTTP server. */
+  /**
+   * The host name of `publicUrl`, for the Host check of the HTTP server (which compares host names: a
+   * `host:port` entry never matched, so a publicUrl with a port drew 403 "Invalid Host").
+   */
   get host(): string {
-    return new URL(this.redirectUrl).host;
+    return new URL(this.redirectUrl).hostname;
   }
 
   /** Sign-ins waiting for their redirect for (tenant, user). */

@@ -1,0 +1,82 @@
+// Attacks on the gateway's sign-in to protected upstream servers through the client (gateway.publicUrl,
+// src/gateway/upstream-signin.ts): a real oidc-provider (test/helpers/oidc-stack.ts), `parley serve --http`
+// from dist/, real SDK v2 clients over HTTP on 127.0.0.1.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
+import { signInClient, startSignInGateway, type SignInGateway } from './helpers/gateway-signin.js';
+import { clusterSkipReason } from './helpers/replicas.js';
+
+const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
+const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefined;
+
+/** A browser with its own cookie jar: follows redirects until `stop` accepts the next URL (returned unfetched). */
+async function browse(url: string, stop: (u: string) => boolean): Promise<string> {
+  const jar = new Map<string, string>();
+  let next = url;
+  for (let hop = 0; hop < 12; hop++) {
+    if (hop > 0 && stop(next)) return next;
+    const res = await fetch(next, {
+      redirect: 'manual',
+      headers: jar.size ? { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
+      signal: AbortSignal.timeout(15_000),
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      if (i > 0) jar.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
+    }
+    await res.arrayBuffer().catch(() => undefined);
+    const loc = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || !loc) throw new Error(`the browser stopped at ${next} (${res.status})`);
+    next = new URL(loc, next).href;
+  }
+  throw new Error(`too many redirects from ${url}`);
+}
+
+/** GET `path` from 127.0.0.1:`port` with an explicit Host header (what a TLS-terminating proxy forwards). */
+function getWithHost(
+  port: number,
+  path: string,
+  host: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', headers: { host } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.setTimeout(15_000, () => req.destroy(new Error('no answer in 15 s')));
+    req.end();
+  });
+}
+
+describe('sign-in through the client: a publicUrl with a port, behind a TLS-terminating proxy', { skip }, () => {
+  const PUBLIC = 'https://gw.example.test:8443';
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: PUBLIC });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+
+  it('the redirect reaching the gateway with Host gw.example.test:8443 finishes the sign-in (was 403 "Invalid Host")', async (t) => {
+    let url!: (u: string) => void;
+    const asked = new Promise<string>((r) => (url = r));
+    const alice = await signInClient(gw.url, 'alice', '2025-11-25', async (p) => (url(p.url), { action: 'accept' }));
+    t.after(() => alice.client.close());
+    const call = alice.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const authUrl = await asked;
+    assert.equal(new URL(authUrl).searchParams.get('redirect_uri'), `${PUBLIC}/oauth/upstream/callback`);
+    const back = new URL(await browse(authUrl, (u) => u.startsWith(`${PUBLIC}/`)));
+    const res = await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host);
+    assert.equal(res.status, 200, res.body);
+    assert.match(text(await call), /hello client/);
+  });
+});
