@@ -79,4 +79,15 @@ describe('sign-in through the client: a publicUrl with a port, behind a TLS-term
     assert.equal(res.status, 200, res.body);
     assert.match(text(await call), /hello client/);
   });
+
+  it('the callback page forbids scripts, framing and sniffing (Content-Security-Policy), whatever its answer', async () => {
+    const res = await getWithHost(gw.port, '/oauth/upstream/callback?state=nope&error_description=%3Cscript%3E', 'gw.example.test:8443');
+    assert.equal(res.status, 400);
+    assert.ok(!res.body.includes('<script>'), 'no parameter echoed');
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    const csp = String(res.headers['content-security-policy'] ?? '');
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+  });
 });

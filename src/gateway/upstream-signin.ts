@@ -16,7 +16,7 @@
  *   the authorization server), single-use (removed when it arrives) and expires with the sign-in
  *   (`signInTimeoutMs`, default 300 000 ms); a missing, unknown, expired or replayed state gets 400 and
  *   changes nothing;
- * - the page never shows a token nor echoes a parameter.
+ * - the page never shows a token nor echoes a parameter, and forbids scripts and framing (`Content-Security-Policy`).
  * Bounds: one sign-in in progress per (tenant, user, server) (concurrent calls share it); at most
  * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user); each bounded by `signInTimeoutMs`.
  * The sign-in in progress lives in the process that asked. With `PARLEY_SECRET` (replicas) the state
@@ -78,11 +78,14 @@ const who = (k: { tenant: string; user: string }) => JSON.stringify([k.tenant, k
 
 const page = (title: string, body: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:16px system-ui;margin:3em"><h1>${title}</h1><p>${body}</p></body>`;
+/** No script, frame, form or base on the callback page (it shows fixed text only); its one inline style. */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 const reply = (status: number, title: string, body: string) =>
   new HttpDenial(
     status,
     {
       'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': CSP,
       'cache-control': 'no-store',
       'referrer-policy': 'no-referrer',
       'x-content-type-options': 'nosniff',
@@ -191,7 +194,7 @@ export class UpstreamSignIns {
       // The owner's own page (ours: no token, no echoed parameter), its status and security headers.
       const body = (await res.text()).slice(0, 4096);
       const headers: Record<string, string> = {};
-      for (const k of ['content-type', 'cache-control', 'referrer-policy', 'x-content-type-options']) {
+      for (const k of ['content-type', 'content-security-policy', 'cache-control', 'referrer-policy', 'x-content-type-options']) {
         const v = res.headers.get(k);
         if (v) headers[k] = v;
       }
