@@ -91,3 +91,46 @@ describe('sign-in through the client: a publicUrl with a port, behind a TLS-term
     assert.match(csp, /frame-ancestors 'none'/);
   });
 });
+
+describe('sign-in through the client: a sign-in abandoned by the client, then asked again', { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+  const callback = () => `http://127.0.0.1:${gw.port}/oauth/upstream/callback`;
+
+  for (const [user, era] of [
+    ['alice', '2025-11-25'],
+    ['bob', '2026-07-28'],
+  ] as const) {
+    it(`${era}: the client gives up on the first call (its own timeout); the next call shows the URL again and completes`, async (t) => {
+      let asked = 0;
+      const never = new Promise<never>(() => {});
+      const c = await signInClient(gw.url, user, era, async (p) => {
+        asked++;
+        if (asked === 1) return never; // the person looks away; the client's request timeout ends the call
+        void browse(p.url, (u) => u.startsWith(callback()))
+          .then((u) => fetch(u))
+          .catch(() => {});
+        return { action: 'accept' };
+      });
+      t.after(() => c.client.close());
+      // The first call: asked, never answered. A 2025-11-25 client's timeout cancels it; a 2026-07-28
+      // client simply never retries (its input_required round is abandoned).
+      void c.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 2_000 } as never).catch(() => {});
+      while (asked === 0) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 2_500));
+      const started = Date.now();
+      const r = await c.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 30_000 } as never);
+      assert.match(text(r), /hello client/);
+      assert.equal(asked, 2, 'the second call showed the sign-in URL');
+      assert.ok(Date.now() - started < 30_000);
+    });
+  }
+});

@@ -17,7 +17,7 @@
  *   (`signInTimeoutMs`, default 300 000 ms); a missing, unknown, expired or replayed state gets 400 and
  *   changes nothing;
  * - the page never shows a token nor echoes a parameter, and forbids scripts and framing (`Content-Security-Policy`).
- * Bounds: one sign-in in progress per (tenant, user, server) (concurrent calls share it); at most
+ * Bounds: one sign-in in progress per (tenant, user, server) (later calls share it and show its URL too); at most
  * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user); each bounded by `signInTimeoutMs`.
  * The sign-in in progress lives in the process that asked. With `PARLEY_SECRET` (replicas) the state
  * also names that replica under an HMAC, and a redirect a load balancer sends to another replica is
@@ -26,7 +26,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthDefaults, AuthSession, CallbackWaitError, MAX_CALLBACK_URL_CHARS } from '../host/auth/index.js';
+import { AuthDefaults, AuthSession, CallbackWaitError, MAX_CALLBACK_URL_CHARS, SignInError } from '../host/auth/index.js';
 import type { CredentialKey, CredentialStore, SignInCallback } from '../host/auth/index.js';
 import type { HttpServerDef, InputRequestView, PresenterAnswer } from '../host/index.js';
 import { HttpDenial } from '../server/serve.js';
@@ -68,6 +68,14 @@ export interface UpstreamSignInOptions {
 /** What the caller does with the authorization URL: ask the client (URL-mode elicitation). */
 export type AskClient = (view: InputRequestView, signal: AbortSignal) => Promise<PresenterAnswer>;
 
+/** A sign-in in progress for one (tenant, user, server), and the authorization URL it last showed. */
+interface Run {
+  done: Promise<void>;
+  view?: InputRequestView;
+  /** Calls that joined before the URL was shown, waiting for it. */
+  onView: Array<(view: InputRequestView) => void>;
+}
+
 interface Waiter {
   key: CredentialKey;
   resolve(params: URLSearchParams): void;
@@ -98,7 +106,7 @@ export class UpstreamSignIns {
   /** Sign-ins waiting for their redirect, by SHA-256 of the state (a map lookup leaks nothing of the state). */
   readonly #waiting = new Map<string, Waiter>();
   /** One sign-in in progress per (tenant, user, server). */
-  readonly #inflight = new Map<string, Promise<void>>();
+  readonly #inflight = new Map<string, Run>();
   /** Callbacks refused (unknown, replayed or expired state, wrong method, too long), for diagnostics and tests. */
   refused = 0;
 
@@ -129,15 +137,48 @@ export class UpstreamSignIns {
    */
   signIn(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
     const k = JSON.stringify([key.tenant, key.user, key.server]);
-    let run = this.#inflight.get(k);
+    const run = this.#inflight.get(k);
+    if (run) return this.#join(run, key, ask);
     // Refused before the client is asked (the same check guards each state as it is registered).
-    if (!run && [...this.#inflight.keys()].filter((x) => x.startsWith(`${who(key).slice(0, -1)},`)).length >= MAX_PENDING_SIGN_INS_PER_USER)
+    if ([...this.#inflight.keys()].filter((x) => x.startsWith(`${who(key).slice(0, -1)},`)).length >= MAX_PENDING_SIGN_INS_PER_USER)
       return Promise.reject(this.#tooMany(key));
-    if (!run) {
-      run = this.#run(key, def, ask).finally(() => this.#inflight.delete(k));
-      this.#inflight.set(k, run);
-    }
-    return run;
+    const fresh: Run = { done: Promise.resolve(), onView: [] };
+    const shown: AskClient = (view, signal) => {
+      fresh.view = view;
+      for (const f of fresh.onView.splice(0)) f(view);
+      return ask(view, signal);
+    };
+    fresh.done = this.#run(key, def, shown).finally(() => this.#inflight.delete(k));
+    this.#inflight.set(k, fresh);
+    return fresh.done;
+  }
+
+  /**
+   * A later call of the same (tenant, user, server) while a sign-in is in progress: its client is shown
+   * the same authorization URL too (the earlier call's client may have given up on its prompt: a
+   * cancelled 2025 call, an abandoned 2026-07-28 round), and it ends with that sign-in. Its own decline
+   * fails only this call. The prompt is withdrawn when the sign-in ends.
+   */
+  #join(run: Run, key: CredentialKey, ask: AskClient): Promise<void> {
+    const ended = new AbortController();
+    void run.done.then(
+      () => ended.abort(),
+      () => ended.abort(),
+    );
+    const view = run.view ? Promise.resolve(run.view) : new Promise<InputRequestView>((r) => run.onView.push(r));
+    const asked = view.then(async (v) => {
+      if (ended.signal.aborted) return run.done;
+      const answer = await ask({ ...v, id: `${v.id}+${randomBytes(4).toString('hex')}` }, ended.signal).catch(() => undefined);
+      if (ended.signal.aborted || !answer) return run.done;
+      if (answer.action !== 'accept')
+        throw new SignInError(
+          'SIGN_IN_DECLINED',
+          key.server,
+          `sign-in for ${key.server} was ${answer.action === 'decline' ? 'declined' : 'cancelled'}`,
+        );
+      return run.done;
+    });
+    return Promise.race([run.done, asked]);
   }
 
   async #run(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
