@@ -134,3 +134,42 @@ describe('sign-in through the client: a sign-in abandoned by the client, then as
     });
   }
 });
+
+describe('sign-in through the client: who opens the URL (client/elicitation §Phishing)', { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+  const callback = () => `http://127.0.0.1:${gw.port}/oauth/upstream/callback`;
+  const stored = async (user: string) =>
+    (JSON.parse((await gw.auth(['list', '--user', user, '--tenant', 'acme', '--json'])).stdout) as Array<{ refreshable: boolean }>).filter(
+      (r) => r.refreshable,
+    ).length;
+
+  // KNOWN HOLE (design, not a small fix; see the atk10 report): the spec says servers MUST verify that the
+  // user who opens the URL is the user who started the elicitation. Here the authorization URL itself is
+  // the elicitation URL, and nothing binds the browser that finishes it to the gateway user who asked:
+  // bob (the attacker) passes his URL to another person, who signs in at the issuer with their own
+  // account; the tokens of that account are stored as bob's. Marked todo: it fails today.
+  it("a URL opened in another person's browser does not sign the requesting user in", {
+    todo: 'needs a gateway-side connect URL bound to the user',
+  }, async (t) => {
+    let url!: (u: string) => void;
+    const asked = new Promise<string>((r) => (url = r));
+    const bob = await signInClient(gw.url, 'bob', '2025-11-25', async (p) => (url(p.url), { action: 'accept' }));
+    t.after(() => bob.client.close());
+    const call = bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    call.catch(() => {});
+    // The victim's browser (its own cookie jar; the provider signs it in as its account "alice").
+    const back = await browse(await asked, (u) => u.startsWith(callback()));
+    const res = await fetch(back);
+    assert.notEqual(res.status, 200, 'the redirect of a browser not bound to bob is refused');
+    assert.equal(await stored('bob'), 0, "nothing stored as bob's");
+  });
+});
