@@ -78,6 +78,13 @@ describe('sign-in through the client: a publicUrl with a port, behind a TLS-term
     const res = await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host);
     assert.equal(res.status, 200, res.body);
     assert.match(text(await call), /hello client/);
+    // Neither the code nor the state reaches the gateway's log.
+    const log = gw.log.join('');
+    assert.ok(!log.includes(back.searchParams.get('code')!), 'no authorization code in the log');
+    assert.ok(!log.includes(back.searchParams.get('state')!), 'no state in the log');
+    // A replay, a foreign Host or a foreign Origin changes nothing.
+    assert.equal((await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host)).status, 400);
+    assert.equal((await getWithHost(gw.port, `${back.pathname}${back.search}`, 'evil.example')).status, 403);
   });
 
   it('the callback page forbids scripts, framing and sniffing (Content-Security-Policy), whatever its answer', async () => {
@@ -133,6 +140,39 @@ describe('sign-in through the client: a sign-in abandoned by the client, then as
       assert.ok(Date.now() - started < 30_000);
     });
   }
+});
+
+describe('sign-in through the client: cancelled on 2026-07-28, then asked again', { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+  const callback = () => `http://127.0.0.1:${gw.port}/oauth/upstream/callback`;
+
+  it('a cancelled URL elicitation fails that call at once; the retry is asked again and completes', async (t) => {
+    let asked = 0;
+    const bob = await signInClient(gw.url, 'bob', '2026-07-28', async (p) => {
+      if (++asked === 1) return { action: 'cancel' };
+      void browse(p.url, (u) => u.startsWith(callback()))
+        .then((u) => fetch(u))
+        .catch(() => {});
+      return { action: 'accept' };
+    });
+    t.after(() => bob.client.close());
+    const first = (await bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 30_000 } as never)) as {
+      isError?: boolean;
+    };
+    assert.equal(first.isError, true);
+    assert.match(text(first), /sign-in for crm was cancelled/);
+    assert.match(text(await bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 30_000 } as never)), /hello client/);
+    assert.equal(asked, 2);
+  });
 });
 
 describe('sign-in through the client: who opens the URL (client/elicitation §Phishing)', { skip }, () => {
