@@ -7,6 +7,9 @@ import { request } from 'node:http';
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
 import { signInClient, startSignInGateway, type SignInGateway } from './helpers/gateway-signin.js';
 import { clusterSkipReason } from './helpers/replicas.js';
+import { MemoryCredentialStore } from '../src/host/auth/index.js';
+import { UpstreamSignIns } from '../src/gateway/upstream-signin.js';
+import type { HttpServerDef } from '../src/host/index.js';
 
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefined;
@@ -211,5 +214,46 @@ describe('sign-in through the client: who opens the URL (client/elicitation §Ph
     const res = await fetch(back);
     assert.notEqual(res.status, 200, 'the redirect of a browser not bound to bob is refused');
     assert.equal(await stored('bob'), 0, "nothing stored as bob's");
+  });
+});
+
+describe('sign-in through the client: the overall cap of sign-ins in progress', () => {
+  let stack: OidcStack;
+  before(async () => {
+    stack = await startOidcStack();
+  });
+  after(async () => {
+    await stack?.close();
+  });
+
+  it('past maxPending sign-ins in progress (all users), another is refused before its client is asked', async () => {
+    const signIns = new UpstreamSignIns({
+      publicUrl: 'http://127.0.0.1:9',
+      credentials: new MemoryCredentialStore(),
+      allowLoopbackUrls: true,
+      maxPending: 2,
+    });
+    const def = { name: 'crm', type: 'http', url: stack.mcpUrl, headers: {} } as unknown as HttpServerDef;
+    const answers: Array<(a: { action: 'decline' }) => void> = [];
+    let asked = 0;
+    const ask = () => (asked++, new Promise<{ action: 'decline' }>((r) => answers.push(r)));
+    const users = ['u1', 'u2', 'u3'].map((user) => ({ tenant: 'acme', user, server: 'crm' }));
+    const first = users.slice(0, 2).map((k) => signIns.signIn(k, def, ask as never).catch((e: Error) => e));
+    while (asked < 2) await new Promise((r) => setTimeout(r, 20));
+    const refused = signIns.signIn(users[2]!, def, ask as never).catch((e: Error) => e);
+    // Whatever happens, no sign-in is left waiting 300 s for a person.
+    const ended = Promise.race([refused, new Promise((r) => setTimeout(r, 2_000))]).then(() => {
+      for (const a of answers.splice(0)) a({ action: 'decline' });
+    });
+    assert.match(String(await refused), /MAX_PENDING_SIGN_INS \(2\)/);
+    await ended;
+    assert.equal(asked, 2, 'the third client was not asked');
+    for (const a of answers.splice(0)) a({ action: 'decline' });
+    await Promise.all(first);
+    // Once those ended, the third may sign in (asked, here declined).
+    const third = signIns.signIn(users[2]!, def, ask as never).catch((e: Error) => e);
+    while (asked < 3) await new Promise((r) => setTimeout(r, 20));
+    answers[0]!({ action: 'decline' });
+    assert.match(String(await third), /declined/);
   });
 });

@@ -18,7 +18,7 @@
  *   changes nothing;
  * - the page never shows a token nor echoes a parameter, and forbids scripts and framing (`Content-Security-Policy`).
  * Bounds: one sign-in in progress per (tenant, user, server) (later calls share it and show its URL too); at most
- * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user); each bounded by `signInTimeoutMs`.
+ * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user), {@link MAX_PENDING_SIGN_INS} in all; each bounded by `signInTimeoutMs`.
  * The sign-in in progress lives in the process that asked. With `PARLEY_SECRET` (replicas) the state
  * also names that replica under an HMAC, and a redirect a load balancer sends to another replica is
  * relayed to it over loopback (one hop, bounded by {@link CALLBACK_FORWARD_MS}), as 2025-era sessions are.
@@ -41,6 +41,8 @@ export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
 export const SIGN_IN_TOOL = 'parley_sign_in';
 /** Most sign-ins waiting for their redirect per (tenant, user) at once. */
 export const MAX_PENDING_SIGN_INS_PER_USER = 4;
+/** Most sign-ins in progress in one gateway process, all users together (`maxPending`). */
+export const MAX_PENDING_SIGN_INS = 1000;
 /** Bound on relaying a redirect to the replica that waits for it, ms. */
 export const CALLBACK_FORWARD_MS = 10_000;
 /** Marks a redirect relayed by another replica (it is not relayed again). */
@@ -61,6 +63,12 @@ export interface UpstreamSignInOptions {
    * relayed there (bounded by {@link CALLBACK_FORWARD_MS}). Without it a state is 32 random bytes.
    */
   secret?: string | Uint8Array;
+  /**
+   * Most sign-ins in progress at once, all users together: each holds a PKCE verifier, a state and a
+   * timer for up to `signInTimeoutMs`, and users may be any subject of the gateway's issuer.
+   * @default {@link MAX_PENDING_SIGN_INS} (1000)
+   */
+  maxPending?: number;
   /** This replica's MCP URL once it serves (named in states with `secret`). */
   selfUrl?: () => string | undefined;
 }
@@ -142,6 +150,16 @@ export class UpstreamSignIns {
     // Refused before the client is asked (the same check guards each state as it is registered).
     if ([...this.#inflight.keys()].filter((x) => x.startsWith(`${who(key).slice(0, -1)},`)).length >= MAX_PENDING_SIGN_INS_PER_USER)
       return Promise.reject(this.#tooMany(key));
+    const most = this.o.maxPending ?? MAX_PENDING_SIGN_INS;
+    if (this.#inflight.size >= most)
+      return Promise.reject(
+        Object.assign(
+          new Error(
+            `sign-in to "${key.server}" refused: the gateway already has ${most} sign-ins waiting for a browser (MAX_PENDING_SIGN_INS (${most}), all users); try again once some finish (each ends after signInTimeoutMs)`,
+          ),
+          { code: 'SIGN_IN_PENDING_CAP' },
+        ),
+      );
     const fresh: Run = { done: Promise.resolve(), onView: [] };
     const shown: AskClient = (view, signal) => {
       fresh.view = view;
