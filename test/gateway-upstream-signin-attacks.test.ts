@@ -3,9 +3,11 @@
 // from dist/, real SDK v2 clients over HTTP on 127.0.0.1.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHmac } from 'node:crypto';
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
-import { signInClient, startSignInGateway, type SignInGateway } from './helpers/gateway-signin.js';
+import { SIGNIN_SECRET, signInClient, startSignInGateway, type SignInGateway } from './helpers/gateway-signin.js';
 import { clusterSkipReason } from './helpers/replicas.js';
 import { MemoryCredentialStore } from '../src/host/auth/index.js';
 import { UpstreamSignIns } from '../src/gateway/upstream-signin.js';
@@ -255,5 +257,35 @@ describe('sign-in through the client: the overall cap of sign-ins in progress', 
     while (asked < 3) await new Promise((r) => setTimeout(r, 20));
     answers[0]!({ action: 'decline' });
     assert.match(String(await third), /declined/);
+  });
+});
+
+describe('sign-in through the client: a relayed redirect answered by something else on loopback', { skip }, () => {
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  let other: Server;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+    // Not a parley replica: a local service that answers any path with its own HTML.
+    other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(document.domain)</script>'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+    other?.close();
+  });
+
+  it("the relayed page is served under the gateway's own headers (CSP, nosniff), not the target's", async () => {
+    // A state sealed with PARLEY_SECRET (which `parley auth login` users hold too) naming that service.
+    const owner = `http://127.0.0.1:${(other.address() as AddressInfo).port}/mcp`;
+    const body = `${'n'.repeat(43)}.${Buffer.from(owner).toString('base64url')}`;
+    const mac = createHmac('sha256', SIGNIN_SECRET).update(`parley upstream sign-in state\n${body}`).digest('base64url');
+    const res = await fetch(`http://127.0.0.1:${gw.port}/oauth/upstream/callback?code=x&state=${body}.${mac}`);
+    await res.text();
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
   });
 });

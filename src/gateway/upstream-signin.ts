@@ -96,18 +96,15 @@ const page = (title: string, body: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:16px system-ui;margin:3em"><h1>${title}</h1><p>${body}</p></body>`;
 /** No script, frame, form or base on the callback page (it shows fixed text only); its one inline style. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-const reply = (status: number, title: string, body: string) =>
-  new HttpDenial(
-    status,
-    {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': CSP,
-      'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
-      'x-content-type-options': 'nosniff',
-    },
-    page(title, body),
-  );
+/** The callback page's headers, also for a page relayed from another replica. */
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': CSP,
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+const reply = (status: number, title: string, body: string) => new HttpDenial(status, { ...PAGE_HEADERS }, page(title, body));
 
 export class UpstreamSignIns {
   readonly redirectUrl: string;
@@ -250,14 +247,11 @@ export class UpstreamSignIns {
         headers: { [FORWARDED]: '1' },
         signal: AbortSignal.timeout(CALLBACK_FORWARD_MS),
       });
-      // The owner's own page (ours: no token, no echoed parameter), its status and security headers.
+      // The owner's page (ours: no token, no echoed parameter) and status, always under our own headers:
+      // whatever answers on that loopback port (a state names it under PARLEY_SECRET, which `parley auth
+      // login` users hold too) cannot choose the content type or drop the CSP on the gateway's origin.
       const body = (await res.text()).slice(0, 4096);
-      const headers: Record<string, string> = {};
-      for (const k of ['content-type', 'content-security-policy', 'cache-control', 'referrer-policy', 'x-content-type-options']) {
-        const v = res.headers.get(k);
-        if (v) headers[k] = v;
-      }
-      return new HttpDenial(res.status, headers, body);
+      return new HttpDenial(res.status, { ...PAGE_HEADERS }, body);
     } catch (e) {
       this.o.log?.('warn', `a sign-in redirect for replica ${owner} could not be relayed there: ${(e as Error).message}`);
       return reply(
