@@ -16,9 +16,9 @@
  *   the authorization server), single-use (removed when it arrives) and expires with the sign-in
  *   (`signInTimeoutMs`, default 300 000 ms); a missing, unknown, expired or replayed state gets 400 and
  *   changes nothing;
- * - the page never shows a token nor echoes a parameter.
- * Bounds: one sign-in in progress per (tenant, user, server) (concurrent calls share it); at most
- * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user); each bounded by `signInTimeoutMs`.
+ * - the page never shows a token nor echoes a parameter, and forbids scripts and framing (`Content-Security-Policy`).
+ * Bounds: one sign-in in progress per (tenant, user, server) (later calls share it and show its URL too); at most
+ * {@link MAX_PENDING_SIGN_INS_PER_USER} per (tenant, user), {@link MAX_PENDING_SIGN_INS} in all; each bounded by `signInTimeoutMs`.
  * The sign-in in progress lives in the process that asked. With `PARLEY_SECRET` (replicas) the state
  * also names that replica under an HMAC, and a redirect a load balancer sends to another replica is
  * relayed to it over loopback (one hop, bounded by {@link CALLBACK_FORWARD_MS}), as 2025-era sessions are.
@@ -26,7 +26,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthDefaults, AuthSession, CallbackWaitError, MAX_CALLBACK_URL_CHARS } from '../host/auth/index.js';
+import { AuthDefaults, AuthSession, CallbackWaitError, MAX_CALLBACK_URL_CHARS, SignInError } from '../host/auth/index.js';
 import type { CredentialKey, CredentialStore, SignInCallback } from '../host/auth/index.js';
 import type { HttpServerDef, InputRequestView, PresenterAnswer } from '../host/index.js';
 import { HttpDenial } from '../server/serve.js';
@@ -41,6 +41,8 @@ export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
 export const SIGN_IN_TOOL = 'parley_sign_in';
 /** Most sign-ins waiting for their redirect per (tenant, user) at once. */
 export const MAX_PENDING_SIGN_INS_PER_USER = 4;
+/** Most sign-ins in progress in one gateway process, all users together (`maxPending`). */
+export const MAX_PENDING_SIGN_INS = 1000;
 /** Bound on relaying a redirect to the replica that waits for it, ms. */
 export const CALLBACK_FORWARD_MS = 10_000;
 /** Marks a redirect relayed by another replica (it is not relayed again). */
@@ -61,12 +63,26 @@ export interface UpstreamSignInOptions {
    * relayed there (bounded by {@link CALLBACK_FORWARD_MS}). Without it a state is 32 random bytes.
    */
   secret?: string | Uint8Array;
+  /**
+   * Most sign-ins in progress at once, all users together: each holds a PKCE verifier, a state and a
+   * timer for up to `signInTimeoutMs`, and users may be any subject of the gateway's issuer.
+   * @default {@link MAX_PENDING_SIGN_INS} (1000)
+   */
+  maxPending?: number;
   /** This replica's MCP URL once it serves (named in states with `secret`). */
   selfUrl?: () => string | undefined;
 }
 
 /** What the caller does with the authorization URL: ask the client (URL-mode elicitation). */
 export type AskClient = (view: InputRequestView, signal: AbortSignal) => Promise<PresenterAnswer>;
+
+/** A sign-in in progress for one (tenant, user, server), and the authorization URL it last showed. */
+interface Run {
+  done: Promise<void>;
+  view?: InputRequestView;
+  /** Calls that joined before the URL was shown, waiting for it. */
+  onView: Array<(view: InputRequestView) => void>;
+}
 
 interface Waiter {
   key: CredentialKey;
@@ -78,24 +94,24 @@ const who = (k: { tenant: string; user: string }) => JSON.stringify([k.tenant, k
 
 const page = (title: string, body: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:16px system-ui;margin:3em"><h1>${title}</h1><p>${body}</p></body>`;
-const reply = (status: number, title: string, body: string) =>
-  new HttpDenial(
-    status,
-    {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
-      'x-content-type-options': 'nosniff',
-    },
-    page(title, body),
-  );
+/** No script, frame, form or base on the callback page (it shows fixed text only); its one inline style. */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/** The callback page's headers, also for a page relayed from another replica. */
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': CSP,
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+const reply = (status: number, title: string, body: string) => new HttpDenial(status, { ...PAGE_HEADERS }, page(title, body));
 
 export class UpstreamSignIns {
   readonly redirectUrl: string;
   /** Sign-ins waiting for their redirect, by SHA-256 of the state (a map lookup leaks nothing of the state). */
   readonly #waiting = new Map<string, Waiter>();
   /** One sign-in in progress per (tenant, user, server). */
-  readonly #inflight = new Map<string, Promise<void>>();
+  readonly #inflight = new Map<string, Run>();
   /** Callbacks refused (unknown, replayed or expired state, wrong method, too long), for diagnostics and tests. */
   refused = 0;
 
@@ -103,9 +119,12 @@ export class UpstreamSignIns {
     this.redirectUrl = `${o.publicUrl.replace(/\/+$/, '')}${UPSTREAM_CALLBACK_PATH}`;
   }
 
-  /** The host of `publicUrl`, for the Host check of the HTTP server. */
+  /**
+   * The host name of `publicUrl`, for the Host check of the HTTP server (which compares host names: a
+   * `host:port` entry never matched, so a publicUrl with a port drew 403 "Invalid Host").
+   */
   get host(): string {
-    return new URL(this.redirectUrl).host;
+    return new URL(this.redirectUrl).hostname;
   }
 
   /** Sign-ins waiting for their redirect for (tenant, user). */
@@ -123,15 +142,58 @@ export class UpstreamSignIns {
    */
   signIn(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
     const k = JSON.stringify([key.tenant, key.user, key.server]);
-    let run = this.#inflight.get(k);
+    const run = this.#inflight.get(k);
+    if (run) return this.#join(run, key, ask);
     // Refused before the client is asked (the same check guards each state as it is registered).
-    if (!run && [...this.#inflight.keys()].filter((x) => x.startsWith(`${who(key).slice(0, -1)},`)).length >= MAX_PENDING_SIGN_INS_PER_USER)
+    if ([...this.#inflight.keys()].filter((x) => x.startsWith(`${who(key).slice(0, -1)},`)).length >= MAX_PENDING_SIGN_INS_PER_USER)
       return Promise.reject(this.#tooMany(key));
-    if (!run) {
-      run = this.#run(key, def, ask).finally(() => this.#inflight.delete(k));
-      this.#inflight.set(k, run);
-    }
-    return run;
+    const most = this.o.maxPending ?? MAX_PENDING_SIGN_INS;
+    if (this.#inflight.size >= most)
+      return Promise.reject(
+        Object.assign(
+          new Error(
+            `sign-in to "${key.server}" refused: the gateway already has ${most} sign-ins waiting for a browser (MAX_PENDING_SIGN_INS (${most}), all users); try again once some finish (each ends after signInTimeoutMs)`,
+          ),
+          { code: 'SIGN_IN_PENDING_CAP' },
+        ),
+      );
+    const fresh: Run = { done: Promise.resolve(), onView: [] };
+    const shown: AskClient = (view, signal) => {
+      fresh.view = view;
+      for (const f of fresh.onView.splice(0)) f(view);
+      return ask(view, signal);
+    };
+    fresh.done = this.#run(key, def, shown).finally(() => this.#inflight.delete(k));
+    this.#inflight.set(k, fresh);
+    return fresh.done;
+  }
+
+  /**
+   * A later call of the same (tenant, user, server) while a sign-in is in progress: its client is shown
+   * the same authorization URL too (the earlier call's client may have given up on its prompt: a
+   * cancelled 2025 call, an abandoned 2026-07-28 round), and it ends with that sign-in. Its own decline
+   * fails only this call. The prompt is withdrawn when the sign-in ends.
+   */
+  #join(run: Run, key: CredentialKey, ask: AskClient): Promise<void> {
+    const ended = new AbortController();
+    void run.done.then(
+      () => ended.abort(),
+      () => ended.abort(),
+    );
+    const view = run.view ? Promise.resolve(run.view) : new Promise<InputRequestView>((r) => run.onView.push(r));
+    const asked = view.then(async (v) => {
+      if (ended.signal.aborted) return run.done;
+      const answer = await ask({ ...v, id: `${v.id}+${randomBytes(4).toString('hex')}` }, ended.signal).catch(() => undefined);
+      if (ended.signal.aborted || !answer) return run.done;
+      if (answer.action !== 'accept')
+        throw new SignInError(
+          'SIGN_IN_DECLINED',
+          key.server,
+          `sign-in for ${key.server} was ${answer.action === 'decline' ? 'declined' : 'cancelled'}`,
+        );
+      return run.done;
+    });
+    return Promise.race([run.done, asked]);
   }
 
   async #run(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
@@ -185,14 +247,11 @@ export class UpstreamSignIns {
         headers: { [FORWARDED]: '1' },
         signal: AbortSignal.timeout(CALLBACK_FORWARD_MS),
       });
-      // The owner's own page (ours: no token, no echoed parameter), its status and security headers.
+      // The owner's page (ours: no token, no echoed parameter) and status, always under our own headers:
+      // whatever answers on that loopback port (a state names it under PARLEY_SECRET, which `parley auth
+      // login` users hold too) cannot choose the content type or drop the CSP on the gateway's origin.
       const body = (await res.text()).slice(0, 4096);
-      const headers: Record<string, string> = {};
-      for (const k of ['content-type', 'cache-control', 'referrer-policy', 'x-content-type-options']) {
-        const v = res.headers.get(k);
-        if (v) headers[k] = v;
-      }
-      return new HttpDenial(res.status, headers, body);
+      return new HttpDenial(res.status, { ...PAGE_HEADERS }, body);
     } catch (e) {
       this.o.log?.('warn', `a sign-in redirect for replica ${owner} could not be relayed there: ${(e as Error).message}`);
       return reply(
