@@ -1,5 +1,5 @@
 // A cap on TCP connections to `parley serve --http` (gateway.maxConnections, serve()'s
-// HttpOptions.maxConnections, default 1000): a flood of idle connections, each allowed
+// HttpOptions.maxConnections, default 10 000): a flood of idle connections, each allowed
 // requestReceiveMs (30 s) to send its request, used to hold one file descriptor each without
 // bound. Over the cap a connection is closed unread; a real SDK v2 client gets in once one frees.
 import { test } from 'node:test';
@@ -56,8 +56,8 @@ test('gateway.maxConnections: over the cap a connection is closed unread; a clie
   assert.ok((await client.listTools()).tools.length > 0);
 });
 
-test('maxConnections: the default is 1000; serve() refuses a bad value; parley.json names the field', async () => {
-  assert.equal(MAX_CONNECTIONS, 1000);
+test('maxConnections: the default is 10 000; serve() refuses a bad value; parley.json names the field', async () => {
+  assert.equal(MAX_CONNECTIONS, 10_000);
   const server = createParleyServer({ name: 's', version: '1' });
   await assert.rejects(
     serve(() => server as never, { http: { maxConnections: 0 } }),

@@ -103,7 +103,7 @@ export interface HttpOptions {
    * connections cannot use up the process's file descriptors while each waits out `requestReceiveMs`.
    * A 2025-era client holds one or two per session (its GET stream, a POST). A whole number from 1 to
    * 1 000 000; anything else makes `serve()` reject with a RangeError naming it.
-   * @default {@link MAX_CONNECTIONS} (1000)
+   * @default {@link MAX_CONNECTIONS} (10 000)
    */
   maxConnections?: number;
   /**
@@ -175,7 +175,7 @@ function deny(res: ServerResponse, status: number, message: string, id: string |
 export const REQUEST_RECEIVE_MS = 30_000;
 
 /** Default of {@link HttpOptions.maxConnections}: TCP connections open at once. */
-export const MAX_CONNECTIONS = 1000;
+export const MAX_CONNECTIONS = 10_000;
 
 /**
  * Largest HTTP request body `serve` reads, bytes: the SDK's `DEFAULT_MAX_REQUEST_BODY_SIZE` (4 MiB).

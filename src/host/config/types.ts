@@ -204,7 +204,7 @@ export interface GatewayDef {
   sessionIdleMs?: number;
   /**
    * Most TCP connections to `parley serve --http` at once (all users); more are closed unread. An
-   * integer from 1 to 1 000 000 (otherwise a configuration error at `/gateway/maxConnections`). @default 1000
+   * integer from 1 to 1 000 000 (otherwise a configuration error at `/gateway/maxConnections`). @default 10000
    */
   maxConnections?: number;
   /**
