@@ -104,6 +104,35 @@ describe('sign-in through the client: a publicUrl with a port, behind a TLS-term
   });
 });
 
+describe('sign-in through the client: a publicUrl with a path, behind a proxy that passes the path on', { skip }, () => {
+  const PUBLIC = 'https://gw.example.test/parley';
+  let stack: OidcStack;
+  let gw: SignInGateway;
+  before(async () => {
+    stack = await startOidcStack();
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: PUBLIC });
+  });
+  after(async () => {
+    await gw?.stop();
+    await stack?.close();
+  });
+
+  it('the redirect to /parley/oauth/upstream/callback finishes the sign-in (was 404: the route knew only the bare path)', async (t) => {
+    let url!: (u: string) => void;
+    const asked = new Promise<string>((r) => (url = r));
+    const alice = await signInClient(gw.url, 'alice', '2025-11-25', async (p) => (url(p.url), { action: 'accept' }));
+    t.after(() => alice.client.close());
+    const call = alice.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const authUrl = await asked;
+    assert.equal(new URL(authUrl).searchParams.get('redirect_uri'), `${PUBLIC}/oauth/upstream/callback`);
+    const back = new URL(await browse(authUrl, (u) => u.startsWith(`${PUBLIC}/`)));
+    assert.equal(back.pathname, '/parley/oauth/upstream/callback');
+    const res = await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host);
+    assert.equal(res.status, 200, res.body);
+    assert.match(text(await call), /hello client/);
+  });
+});
+
 describe('sign-in through the client: a sign-in abandoned by the client, then asked again', { skip }, () => {
   let stack: OidcStack;
   let gw: SignInGateway;

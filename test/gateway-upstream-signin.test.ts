@@ -16,7 +16,7 @@ import { sandbox } from './fixtures/config/tmp.js';
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefined;
 
-test('gateway.publicUrl: an https URL (http for loopback) without fragment; otherwise an issue naming the field', () => {
+test('gateway.publicUrl: an https URL (http for loopback) without query or fragment; otherwise an issue naming the field', () => {
   const load = (publicUrl: unknown) => {
     const s = sandbox();
     try {
@@ -28,7 +28,9 @@ test('gateway.publicUrl: an https URL (http for loopback) without fragment; othe
   };
   assert.equal(load('https://gw.example.com').config.gateway?.publicUrl, 'https://gw.example.com');
   assert.equal(load('http://127.0.0.1:8765').config.gateway?.publicUrl, 'http://127.0.0.1:8765');
-  for (const bad of ['http://gw.example.com', 'https://gw.example.com/#x', 'gw.example.com', 42]) {
+  assert.equal(load('https://gw.example.com/parley').config.gateway?.publicUrl, 'https://gw.example.com/parley');
+  // A query would end up in front of the callback's path in the redirect, which then matches nothing.
+  for (const bad of ['http://gw.example.com', 'https://gw.example.com/#x', 'https://gw.example.com/?t=1', 'gw.example.com', 42]) {
     const { config, issues } = load(bad);
     assert.equal(config.gateway?.publicUrl, undefined, String(bad));
     assert.ok(

@@ -117,6 +117,7 @@ export class UpstreamSignIns {
 
   constructor(private readonly o: UpstreamSignInOptions) {
     this.redirectUrl = `${o.publicUrl.replace(/\/+$/, '')}${UPSTREAM_CALLBACK_PATH}`;
+    this.#callbackPath = new URL(this.redirectUrl).pathname;
   }
 
   /**
@@ -303,11 +304,18 @@ export class UpstreamSignIns {
   }
 
   /**
-   * The gateway's HTTP route for {@link UPSTREAM_CALLBACK_PATH} (after the Host/Origin checks of
-   * `serve()`); `undefined` for any other path.
+   * The callback's path as the redirect names it: {@link UPSTREAM_CALLBACK_PATH} under the path of
+   * `publicUrl` (`/parley/oauth/upstream/callback` for `https://gw.example.com/parley`).
+   */
+  readonly #callbackPath: string;
+
+  /**
+   * The gateway's HTTP route for {@link UPSTREAM_CALLBACK_PATH}, also under `publicUrl`'s path (a proxy
+   * that passes `/parley/…` on unchanged), after the Host/Origin checks of `serve()`; `undefined` for
+   * any other path.
    */
   route(pathname: string, req: IncomingMessage): HttpDenial | Promise<HttpDenial> | undefined {
-    if (pathname !== UPSTREAM_CALLBACK_PATH) return undefined;
+    if (pathname !== UPSTREAM_CALLBACK_PATH && pathname !== this.#callbackPath) return undefined;
     const target = req.url ?? '';
     if (req.method !== 'GET') {
       this.refused++;

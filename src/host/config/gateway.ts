@@ -24,10 +24,10 @@ function url(what: string, missing?: string) {
   return text({ missing: required }).transform((s, ctx) => {
     const u = URL.canParse(s) ? new URL(s) : undefined;
     if (!u) flag(ctx, { code: 'invalid-url', message: `${what} must be an absolute URL`, fix: 'write it as https://host/path' });
-    else if (u.hash || (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname))))
+    else if (u.hash || u.search || (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname))))
       flag(ctx, {
         code: 'invalid-url',
-        message: `${what} must be https (http only for localhost/127.0.0.1/[::1]) and have no #fragment`,
+        message: `${what} must be https (http only for localhost/127.0.0.1/[::1]) and have no ?query or #fragment`,
         fix: 'use an https URL',
       });
     return s;
