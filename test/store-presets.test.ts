@@ -68,6 +68,17 @@ forEachEngine((engine) => {
     assert.deepEqual(wrongFormat.issues.map((i) => i.path).sort(), ['/format', '/presets', '/version']);
   });
 
+  test('a hand-written preset may leave out empty roots, answers and config', async (t) => {
+    const store = await engine.open(t);
+    const doc = { format: 'parley-presets', version: 1, presets: [{ name: 'demo', answers: { files: { path: '/tmp' } } }] };
+    assert.deepEqual(await importPresets(store, alice, JSON.stringify(doc), { now: 5 }), { imported: 1, issues: [] });
+    const [p] = await store.listPresets(alice);
+    assert.deepEqual(
+      { name: p.name, roots: p.roots, answers: p.answers, config: p.config },
+      { name: 'demo', roots: [], answers: { files: { path: '/tmp' } }, config: {} },
+    );
+  });
+
   test('duplicate names in a document, and clashes when replace is false, are issues', async (t) => {
     const store = await engine.open(t);
     const entry = { name: 'work', roots: [], answers: {}, config: {} };

@@ -17,10 +17,17 @@ export const MAX_PRESETS_DOCUMENT_BYTES = 4 * 1024 * 1024;
 /** The most presets one document may hold. */
 export const MAX_PRESETS_PER_DOCUMENT = 1000;
 
+/** A preset in a document: a hand-written one may leave out an empty `roots`, `answers` or `config`. */
+const documentEntry = presetEntrySchema.extend({
+  roots: presetEntrySchema.shape.roots.default([]),
+  answers: presetEntrySchema.shape.answers.default({}),
+  config: presetEntrySchema.shape.config.default({}),
+});
+
 const documentSchema = z.strictObject({
   format: z.literal(PRESETS_FORMAT),
   version: z.literal(1),
-  presets: z.array(presetEntrySchema).max(MAX_PRESETS_PER_DOCUMENT),
+  presets: z.array(documentEntry).max(MAX_PRESETS_PER_DOCUMENT),
 });
 
 /** Serialises every preset of `scope` (exact scope match) as a pretty-printed JSON document. */
