@@ -7,7 +7,7 @@ import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
-import { signInClient, startSignInGateway, type SignInGateway } from './helpers/gateway-signin.js';
+import { browse, callbackUrl, signInClient, startSignInGateway, storedSignIns, type SignInGateway } from './helpers/gateway-signin.js';
 import { clusterSkipReason } from './helpers/replicas.js';
 import { waitUntil } from './helpers/wait.js';
 import { loadHostConfig } from '../src/host/config/index.js';
@@ -100,33 +100,6 @@ describe('a gateway user who has not signed in to a protected upstream server', 
   });
 });
 
-/**
- * The person's browser: follows redirects with a cookie jar (the provider's login and consent finish by
- * themselves), stopping before a URL `stop` accepts (returned unfetched) or at the first non-redirect.
- */
-async function browse(url: string, stop: (u: string) => boolean = () => false): Promise<{ last: string; status: number }> {
-  const jar = new Map<string, string>();
-  let next = url;
-  for (let hop = 0; hop < 12; hop++) {
-    if (hop > 0 && stop(next)) return { last: next, status: 0 };
-    const res = await fetch(next, {
-      redirect: 'manual',
-      headers: jar.size ? { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
-      signal: AbortSignal.timeout(15_000),
-    });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const i = pair!.indexOf('=');
-      if (i > 0) jar.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
-    }
-    await res.arrayBuffer().catch(() => undefined);
-    const loc = res.headers.get('location');
-    if (res.status < 300 || res.status >= 400 || !loc) return { last: next, status: res.status };
-    next = new URL(loc, next).href;
-  }
-  throw new Error(`too many redirects from ${url}`);
-}
-
 /** A promise and its resolver. */
 function later<T>() {
   let resolve!: (v: T) => void;
@@ -145,12 +118,7 @@ describe('sign-in through the client by URL-mode elicitation (gateway.publicUrl)
     await gw?.stop();
     await stack?.close();
   });
-  const callbackOf = (g: SignInGateway) => `http://127.0.0.1:${g.port}/oauth/upstream/callback`;
-  const stored = async (user: string) =>
-    JSON.parse((await gw.auth(['list', '--user', user, '--tenant', 'acme', '--json'])).stdout) as Array<{
-      server: string;
-      refreshable: boolean;
-    }>;
+  const stored = (user: string) => storedSignIns(gw, user);
 
   it('2025-06-18 client (no URL mode): the `parley auth login` hint, no elicitation', async (t) => {
     const old = await signInClient(gw.url, 'alice', '2025-06-18');
@@ -179,7 +147,7 @@ describe('sign-in through the client by URL-mode elicitation (gateway.publicUrl)
     for (const u of [aUrl, bUrl]) {
       const q = new URL(u).searchParams;
       assert.equal(new URL(u).origin, stack.issuer);
-      assert.equal(q.get('redirect_uri'), callbackOf(gw));
+      assert.equal(q.get('redirect_uri'), callbackUrl(gw));
       assert.equal(q.get('code_challenge_method'), 'S256');
       assert.equal(q.get('resource'), stack.mcpUrl);
     }
@@ -216,9 +184,9 @@ describe('sign-in through the client by URL-mode elicitation (gateway.publicUrl)
     assert.equal(replay.status, 400);
     const body = await replay.text();
     assert.ok(!/eyJ[\w-]{10,}\./.test(body) && !body.includes('code='), 'the page shows no token or parameter');
-    const forged = await fetch(`${callbackOf(gw)}?code=x&state=${'A'.repeat(43)}`);
+    const forged = await fetch(`${callbackUrl(gw)}?code=x&state=${'A'.repeat(43)}`);
     assert.equal(forged.status, 400);
-    assert.equal((await fetch(`${callbackOf(gw)}?code=x`)).status, 400);
+    assert.equal((await fetch(`${callbackUrl(gw)}?code=x`)).status, 400);
     assert.deepEqual(stack.tokenGrants, ['authorization_code', 'authorization_code']);
     // Both keep working, with no new sign-in.
     assert.match(text(await alice.client.callTool({ name: 'crm__whoami', arguments: {} })), /hello client/);
@@ -238,11 +206,8 @@ describe("sign-in through the client: a redirect carrying another sign-in's stat
     await gw?.stop();
     await stack?.close();
   });
-  const callback = () => `http://127.0.0.1:${gw.port}/oauth/upstream/callback`;
-  const stored = async (user: string) =>
-    (JSON.parse((await gw.auth(['list', '--user', user, '--tenant', 'acme', '--json'])).stdout) as Array<{ refreshable: boolean }>).filter(
-      (r) => r.refreshable,
-    ).length;
+  const callback = () => callbackUrl(gw);
+  const stored = async (user: string) => (await storedSignIns(gw, user)).filter((r) => r.refreshable).length;
 
   it("bob's code under alice's state is refused: nothing stored for alice; bob's own redirect still signs him in", async (t) => {
     const urls = { alice: later<string>(), bob: later<string>() };

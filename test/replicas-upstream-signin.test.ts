@@ -8,32 +8,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
 import { clusterSkipReason, freePort, startCluster, TOKENS, type Cluster } from './helpers/replicas.js';
 import { pgSkipReason } from './helpers/postgres.js';
+import { browseTo } from './helpers/gateway-signin.js';
 
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
-
-/** Follows redirects with a cookie jar; returns the first URL `stop` accepts, unfetched. */
-async function browseUntil(url: string, stop: (u: string) => boolean): Promise<URL> {
-  const jar = new Map<string, string>();
-  let next = url;
-  for (let hop = 0; hop < 12; hop++) {
-    if (hop > 0 && stop(next)) return new URL(next);
-    const res = await fetch(next, {
-      redirect: 'manual',
-      headers: jar.size ? { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
-      signal: AbortSignal.timeout(15_000),
-    });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const i = pair!.indexOf('=');
-      if (i > 0) jar.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
-    }
-    await res.arrayBuffer().catch(() => undefined);
-    const loc = res.headers.get('location');
-    if (!loc) throw new Error(`no redirect from ${next} (${res.status})`);
-    next = new URL(loc, next).href;
-  }
-  throw new Error('too many redirects');
-}
 
 describe('upstream sign-in through the client on replicas: the redirect reaches the other replica', { skip: clusterSkipReason }, () => {
   let c: Cluster | undefined;
@@ -79,7 +56,7 @@ describe('upstream sign-in through the client on replicas: the redirect reaches 
     const call = client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
     const url = await asked;
     assert.equal(new URL(url).searchParams.get('redirect_uri'), `${publicUrl}/oauth/upstream/callback`);
-    const redirect = await browseUntil(url, (u) => u.startsWith(publicUrl));
+    const redirect = new URL(await browseTo(url, (u) => u.startsWith(publicUrl)));
     const at = (i: number) => `http://127.0.0.1:${c!.replicas[i]!.port}/oauth/upstream/callback${redirect.search}`;
 
     // A state whose seal does not hold is refused on the replica that does not know it.

@@ -36,9 +36,22 @@ export async function followRedirects(
   url: string,
   opts: { maxHops?: number; timeoutMs?: number; cookies?: Map<string, string> } = {},
 ): Promise<number> {
+  return (await walkRedirects(url, opts)).status;
+}
+
+/**
+ * {@link followRedirects} that also says where it ended: `last` is the URL of the last response, or the
+ * URL `stop` accepted, which is returned unfetched with `status` 0 (a test playing the browser hands the
+ * redirect to a server of its choice).
+ */
+export async function walkRedirects(
+  url: string,
+  opts: { maxHops?: number; timeoutMs?: number; cookies?: Map<string, string>; stop?: (url: string) => boolean } = {},
+): Promise<{ last: string; status: number }> {
   let next = url;
   const jar = opts.cookies ?? new Map<string, string>();
   for (let hop = 0; hop < (opts.maxHops ?? 10); hop++) {
+    if (hop > 0 && opts.stop?.(next)) return { last: next, status: 0 };
     const headers: Record<string, string> = {};
     if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const get = () => fetch(next, { redirect: 'manual', headers, signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) });
@@ -51,7 +64,7 @@ export async function followRedirects(
     }
     await res.arrayBuffer().catch(() => undefined);
     const loc = res.headers.get('location');
-    if (res.status < 300 || res.status >= 400 || !loc) return res.status;
+    if (res.status < 300 || res.status >= 400 || !loc) return { last: next, status: res.status };
     next = new URL(loc, next).href;
   }
   throw new Error(`more than ${opts.maxHops ?? 10} redirects from ${url}`);

@@ -120,26 +120,18 @@ export async function connect(factory: TestServerFactory, options: ConnectOption
     const index = asked.push(request.params) - 1;
     return (await answer(request.params, { index })) as ElicitResult;
   });
-  let closed = false;
+  let server: ReturnType<typeof toMcp> | undefined;
   if (modern) {
     const handler = createMcpHandler(() => toMcp(factory({ era: 'modern' })), { legacy: 'reject' });
     const fetch = (url: string | URL, init?: RequestInit) => handler.fetch(new Request(url, init));
     await client.connect(new StreamableHTTPClientTransport(new URL('http://mcp-parley-testing.local/mcp'), { fetch }));
-    return {
-      client,
-      revision,
-      asked,
-      close: async () => {
-        if (closed) return;
-        closed = true;
-        await client.close();
-      },
-    };
+  } else {
+    server = toMcp(factory({ era: 'legacy' }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    await client.connect(clientSide);
   }
-  const server = toMcp(factory({ era: 'legacy' }));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
+  let closed = false;
   return {
     client,
     revision,
@@ -148,7 +140,7 @@ export async function connect(factory: TestServerFactory, options: ConnectOption
       if (closed) return;
       closed = true;
       await client.close();
-      await server.close();
+      await server?.close();
     },
   };
 }

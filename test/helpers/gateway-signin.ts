@@ -9,6 +9,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { hashToken } from '../../src/gateway/users.js';
 import { isolatedEnv } from './cli.js';
 import { freePort, MAIN } from './replicas.js';
+import { walkRedirects } from '../../scripts/conformance/client.js';
 
 export const SIGNIN_SECRET = 'a gateway secret of at least 32 characters';
 export const SIGNIN_TOKENS: Record<string, string> = { alice: 'pt_signin-alice', bob: 'pt_signin-bob' };
@@ -137,4 +138,28 @@ export async function signInClient(
     }),
   );
   return { client: c, completions };
+}
+
+/**
+ * The person's browser: follows redirects with a cookie jar (the provider's login and consent finish by
+ * themselves), stopping before a URL `stop` accepts (returned unfetched, status 0) or at the first
+ * non-redirect.
+ */
+export function browse(url: string, stop?: (u: string) => boolean): Promise<{ last: string; status: number }> {
+  return walkRedirects(url, { maxHops: 12, timeoutMs: 15_000, ...(stop ? { stop } : {}) });
+}
+
+/** {@link browse} that must end at a URL `stop` accepts (the redirect back); throws where it stopped otherwise. */
+export async function browseTo(url: string, stop: (u: string) => boolean): Promise<string> {
+  const { last, status } = await browse(url, stop);
+  if (status !== 0) throw new Error(`the browser stopped at ${last} (${status})`);
+  return last;
+}
+
+/** The gateway's upstream sign-in callback on its loopback address. */
+export const callbackUrl = (gw: SignInGateway) => `http://127.0.0.1:${gw.port}/oauth/upstream/callback`;
+
+/** `parley auth list --json` of `user` (tenant acme) on the gateway's store. */
+export async function storedSignIns(gw: SignInGateway, user: string): Promise<Array<{ server: string; refreshable: boolean }>> {
+  return JSON.parse((await gw.auth(['list', '--user', user, '--tenant', 'acme', '--json'])).stdout);
 }
