@@ -45,6 +45,7 @@ export interface ProxiesBenchOptions {
 }
 
 const SERVER = repoPath('bench/fixtures/proxy-server.mjs');
+const SDK_PROXY = repoPath('bench/fixtures/sdk-proxy.mjs');
 const PARLEY = repoPath('dist/src/cli/main.js');
 const SUPERGATEWAY = repoPath('node_modules/supergateway/dist/index.js');
 const MCP_PROXY = repoPath('node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
@@ -300,12 +301,23 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
       }),
     );
     stdioClients.push(viaParley);
+    // The floor of any gateway on the SDK's Server and Client: the same hop with no parley code.
+    const viaSdk = await connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [SDK_PROXY, process.execPath, SERVER],
+        cwd: repoPath('.'),
+        stderr: 'ignore',
+      }),
+    );
+    stdioClients.push(viaSdk);
     const stdioSides: Array<[Client, string]> = [
       [direct, 'echo'],
       [viaParley, 'bench__echo'],
+      [viaSdk, 'echo'],
     ];
     for (const [c, name] of stdioSides) await echoLoop(c, name, o.warmup, 'warm');
-    const stdio = await rotate(2, o.rounds, (i, r) =>
+    const stdio = await rotate(stdioSides.length, o.rounds, (i, r) =>
       timed(
         () => 0,
         () => echoLoop(stdioSides[i][0], stdioSides[i][1], o.stdioCalls, `s${r}`),
@@ -394,6 +406,7 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
     );
     const added = stdio[1].map((s, r) => (s.wallMs - stdio[0][r].wallMs) / o.stdioCalls);
     const qa = quartiles(added);
+    const floor = quartiles(stdio[2].map((s, r) => (s.wallMs - stdio[0][r].wallMs) / o.stdioCalls));
     rows.push({
       group: 'proxies',
       name: 'over stdio: time parley serve --stdio adds per tools/call to a direct connection',
@@ -402,7 +415,15 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
       target: '≤ 0.3 ms',
       met: qa.median <= 0.3,
       spread: { q1: qa.q1, q3: qa.q3, n: qa.n },
-      note: `direct ${(med(stdio[0], 'wallMs') / o.stdioCalls).toFixed(3)} ms, via parley ${(med(stdio[1], 'wallMs') / o.stdioCalls).toFixed(3)} ms per call (${medianOf(perRound(stdio[1], stdio[0], 'wallMs')).toFixed(2)}×); ${o.stdioCalls} sequential calls per round, ${o.rounds} interleaved rounds; per-round differences ${qa.q1.toFixed(3)}–${qa.q3.toFixed(3)} ms (quartiles of ${qa.n})`,
+      note: `direct ${(med(stdio[0], 'wallMs') / o.stdioCalls).toFixed(3)} ms, via parley ${(med(stdio[1], 'wallMs') / o.stdioCalls).toFixed(3)} ms per call (${medianOf(perRound(stdio[1], stdio[0], 'wallMs')).toFixed(2)}×); ${o.stdioCalls} sequential calls per round, ${o.rounds} interleaved rounds; per-round differences ${qa.q1.toFixed(3)}–${qa.q3.toFixed(3)} ms (quartiles of ${qa.n}); the bare SDK proxy below adds ${floor.median.toFixed(3)} ms`,
+    });
+    rows.push({
+      group: 'proxies',
+      name: 'over stdio: time a bare SDK v2 proxy (Server + Client, no parley code) adds per tools/call',
+      value: floor.median,
+      unit: 'ms / call',
+      spread: { q1: floor.q1, q3: floor.q3, n: floor.n },
+      note: `bench/fixtures/sdk-proxy.mjs: the least a gateway on the SDK's Server and Client does (tools/list and tools/call passed to an SDK Client); the floor of the row above; same rounds, interleaved with it`,
     });
     return rows;
   } finally {

@@ -82,7 +82,11 @@ describe('bench groups (tiny N)', { concurrency: true }, () => {
   test('proxies group: parley serve, supergateway and mcp-proxy each answer every call and elicitation, with a figure and quartiles per target', async () => {
     // run() throws unless every echo came back with its own text and every elicitation was accepted.
     const rows = await runProxies({ calls: 3, elicitations: 2, clients: 2, callsPerClient: 2, rounds: 2, stdioCalls: 3, warmup: 2 });
-    checkRows(rows, 'proxies', 8);
+    checkRows(rows, 'proxies', 9);
+    assert.ok(
+      rows.some((r) => r.name.startsWith('over stdio: time a bare SDK v2 proxy') && r.target === undefined),
+      'the stdio floor (a bare SDK proxy) is measured beside parley, without a target of its own',
+    );
     const targets = rows.filter((r) => r.target);
     assert.equal(targets.length, 5, targets.map((r) => r.name).join(' | '));
     for (const r of targets)
