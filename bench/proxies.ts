@@ -46,6 +46,7 @@ export interface ProxiesBenchOptions {
 
 const SERVER = repoPath('bench/fixtures/proxy-server.mjs');
 const SDK_PROXY = repoPath('bench/fixtures/sdk-proxy.mjs');
+const SDK_HTTP_PROXY = repoPath('bench/fixtures/sdk-http-proxy.mjs');
 const PARLEY = repoPath('dist/src/cli/main.js');
 const SUPERGATEWAY = repoPath('node_modules/supergateway/dist/index.js');
 const MCP_PROXY = repoPath('node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
@@ -231,7 +232,7 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
   const clients: Client[] = [];
   const stdioClients: Client[] = [];
   try {
-    const [p1, p2, p3] = [await freePort(), await freePort(), await freePort()];
+    const [p1, p2, p3, p4] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const plain = (n: string) => n;
     gateways.push(
       await startGateway('parley', parleyArgs(['--http', '--port', String(p1)]), p1, '/mcp', (n) => `bench__${n}`, env),
@@ -262,8 +263,10 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
         plain,
         env,
       ),
+      // The floor of any gateway on the SDK's Server and Client (no parley code; it cannot elicit).
+      await startGateway('bare SDK v2 proxy', [SDK_HTTP_PROXY, String(p4), process.execPath, SERVER], p4, '/mcp', plain, env),
     );
-    const [PARLEY_I, SG_I] = [0, 1];
+    const [PARLEY_I, SG_I, SDK_I] = [0, 1, 3];
     // clients[side][k]: k = 0 does the sequential loops.
     const byGw: Client[][] = [];
     for (const g of gateways) {
@@ -280,7 +283,7 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
     for (let i = 0; i < gateways.length; i++) {
       await echo(i, o.warmup, 'warm');
       await burst(i, Math.ceil(o.warmup / 6), 'warm');
-      if (i !== 2) await elicit(i, Math.ceil(o.warmup / 3));
+      if (i === PARLEY_I || i === SG_I) await elicit(i, Math.ceil(o.warmup / 3));
     }
     const calls = await rotate(gateways.length, o.rounds, (i, r) => timed(cpu(i), () => echo(i, o.calls, `r${r}`)));
     const elic = await rotate(2, o.rounds, (i, _r) => timed(cpu(i), () => elicit(i, o.elicitations)));
@@ -366,6 +369,19 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
       ),
     );
     const fc = faster(calls, 'cpuMs');
+    /** A figure of the bare SDK proxy beside a target row: the floor under parley's, without a target. */
+    const floorRow = (label: string, xs: number[], note: string, ratioTo: string): BenchRow => {
+      const q = quartiles(xs);
+      return {
+        group: 'proxies',
+        name: label,
+        value: q.median,
+        unit: '×',
+        ratioTo,
+        spread: { q1: q.q1, q3: q.q3, n: q.n },
+        note: `${note}; ${spreadNote(xs)}`,
+      };
+    };
     rows.push(
       target(
         `per tools/call gateway CPU parley ÷ ${name(fc)} (the cheaper peer)`,
@@ -374,6 +390,17 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
         true,
         `CPU time of the gateway process (all threads), not its downstream server; parley ${perCall(calls[0], 'cpuMs').toFixed(3)} ms, ${name(fc)} ${perCall(calls[fc], 'cpuMs').toFixed(3)} ms per call`,
         name(fc),
+      ),
+    );
+    rows.push(
+      floorRow(
+        `bare SDK v2 proxy (no parley code): per tools/call wall time ÷ ${name(fw)}, and gateway CPU ÷ ${name(fc)}`,
+        perRound(calls[SDK_I], calls[fw], 'wallMs'),
+        `bench/fixtures/sdk-http-proxy.mjs: per session an SDK Server on the SDK's Streamable HTTP transport passing tools/call to one SDK Client, the least a gateway on the SDK's Server and Client does; ${perCall(calls[SDK_I], 'wallMs').toFixed(3)} ms wall, ${perCall(calls[SDK_I], 'cpuMs').toFixed(3)} ms gateway CPU / call; CPU ÷ ${name(fc)} ${medianOf(perRound(calls[SDK_I], calls[fc], 'cpuMs')).toFixed(2)}× (quartiles ${(() => {
+          const q = quartiles(perRound(calls[SDK_I], calls[fc], 'cpuMs'));
+          return `${q.q1.toFixed(2)}–${q.q3.toFixed(2)}`;
+        })()}); the floor under the two rows above`,
+        name(fw),
       ),
     );
     const perEl = (ss: Sample[], k: keyof Sample) => med(ss, k) / o.elicitations;
@@ -401,6 +428,14 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
           .concat(PARLEY_I)
           .map((i) => `${name(i)} ${Math.round(medianOf(rates[i]))} calls/s (${(med(thr[i], 'cpuMs') / total).toFixed(3)} ms CPU / call)`)
           .join(', ')}; supergateway starts one downstream process per session`,
+        name(best),
+      ),
+    );
+    rows.push(
+      floorRow(
+        `bare SDK v2 proxy (no parley code): throughput with ${o.clients} concurrent clients ÷ ${name(best)}`,
+        rates[SDK_I].map((x, r) => x / rates[best][r]),
+        `${Math.round(medianOf(rates[SDK_I]))} calls/s (${(med(thr[SDK_I], 'cpuMs') / total).toFixed(3)} ms CPU / call); one downstream process shared by all sessions, as parley and mcp-proxy`,
         name(best),
       ),
     );
