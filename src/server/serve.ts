@@ -208,26 +208,34 @@ class BodyError extends Error {
 }
 
 /**
- * Reads and parses a POST body by the SDK. Resolves the body (`undefined` when empty) and the web
- * `Request` it was read into (for `isLegacyRequest`). @throws BodyError: 413 over
- * {@link MAX_REQUEST_BODY_BYTES}; 400 with -32600 (Invalid Request) when it nests deeper than
- * {@link MAX_JSON_DEPTH}; 400 with -32700 (Parse error) when it is not JSON; 400 when the stream failed.
+ * Reads and parses a POST body. Resolves the body (`undefined` when empty) and a web `Request` with the
+ * request's headers (for `isLegacyRequest` and the session transport, which is handed the parsed body and
+ * reads no body of its own). The body is read from `req` here, as the SDK's `toWebRequest` reads it (UTF-8,
+ * a byte-order mark dropped), rather than back out of a web `Request` body stream, which costs more CPU
+ * than the read itself. @throws BodyError: 413 over {@link MAX_REQUEST_BODY_BYTES} (a declared
+ * `Content-Length` over it is refused unread); 400 with -32600 (Invalid Request) when it nests deeper
+ * than {@link MAX_JSON_DEPTH}; 400 with -32700 (Parse error) when it is not JSON; 400 when the stream failed.
  */
 async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promise<{ body: unknown; web: Request }> {
+  const tooLarge = () =>
+    new BodyError(413, -32000, `request body over ${MAX_REQUEST_BODY_BYTES} bytes (4 MiB), the most parley reads; send smaller messages`);
+  if (Number(req.headers['content-length']) > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let bytes = 0;
   let web: Request;
-  let text: string;
   try {
-    web = await toWeb(req, undefined, { maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
-    text = await web.text();
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      bytes += chunk.byteLength;
+      if (bytes > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+    // `req` is read to its end, so the SDK's conversion finds no body left: a Request of the headers only.
+    web = await toWeb(req);
   } catch (e) {
-    if ((e as { status?: number }).status === 413)
-      throw new BodyError(
-        413,
-        -32000,
-        `request body over ${MAX_REQUEST_BODY_BYTES} bytes (4 MiB), the most parley reads; send smaller messages`,
-      );
+    if (e instanceof BodyError) throw e;
     throw new BodyError(400, -32000, `could not read the request body: ${(e as Error).message}`);
   }
+  const text = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes));
   const deep = overDeepAt(text, MAX_JSON_DEPTH);
   if (deep >= 0)
     throw new BodyError(
