@@ -250,11 +250,6 @@ async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promi
   }
 }
 
-/**
- * A legacy client that drops the HTTP connection of a POST whose requests are still running has given
- * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
- * cancellation), so handlers waiting on a person stop and nothing is left pending.
- */
 /** The ids of the requests (not responses or notifications) in a POST body: one message or a batch. */
 function requestIds(body: unknown): Array<string | number> {
   return (Array.isArray(body) ? body : [body])
@@ -263,25 +258,23 @@ function requestIds(body: unknown): Array<string | number> {
 }
 
 /** Tells the session's event store when this POST's response was written out in full (see SessionEvents.delivered). */
-function deliveredOnFinish(res: ServerResponse, body: unknown, events: SessionEvents | undefined): void {
-  if (!events) return;
-  const ids = (Array.isArray(body) ? body : [body])
-    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
-    .map((m) => m.id);
-  if (ids.length) res.once('finish', () => events.delivered(ids));
+function deliveredOnFinish(res: ServerResponse, ids: Array<string | number>, events: SessionEvents | undefined): void {
+  if (events && ids.length) res.once('finish', () => events.delivered(ids));
 }
 
+/**
+ * A legacy client that drops the HTTP connection of a POST whose requests are still running has given
+ * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
+ * cancellation), so handlers waiting on a person stop and nothing is left pending.
+ */
 function cancelOnDisconnect(
   t: WebStandardStreamableHTTPServerTransport,
   res: ServerResponse,
-  body: unknown,
+  ids: Array<string | number>,
   events: SessionEvents | undefined,
   waitMs: number,
   onCancel: (ids: Array<string | number>) => void = () => {},
 ): void {
-  const ids = (Array.isArray(body) ? body : [body])
-    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
-    .map((m) => m.id);
   if (!ids.length) return;
   res.once('close', () => {
     if (res.writableFinished) return;
@@ -414,7 +407,7 @@ export async function serve(
     // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
     if (isParley(s)) fanout.hookInstance(m, true);
     const store = resumeLimits && new SessionEvents(resumeLimits);
-    deliveredOnFinish(res, body, store);
+    deliveredOnFinish(res, requestIds(body), store);
     const t: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
       ...(store ? { eventStore: store } : {}),
@@ -527,8 +520,8 @@ export async function serve(
           for (const id of done) a?.ids.delete(id);
         };
         const ev = events.get(sid);
-        cancelOnDisconnect(t, res, body, ev, resumeLimits?.resumeWaitMs ?? 0, release);
-        deliveredOnFinish(res, body, ev);
+        cancelOnDisconnect(t, res, ids, ev, resumeLimits?.resumeWaitMs ?? 0, release);
+        deliveredOnFinish(res, ids, ev);
         if (a) {
           // A request the client cancels is answered by nobody (basic/utilities/cancellation).
           for (const m of Array.isArray(body) ? body : [body])
