@@ -208,26 +208,34 @@ class BodyError extends Error {
 }
 
 /**
- * Reads and parses a POST body by the SDK. Resolves the body (`undefined` when empty) and the web
- * `Request` it was read into (for `isLegacyRequest`). @throws BodyError: 413 over
- * {@link MAX_REQUEST_BODY_BYTES}; 400 with -32600 (Invalid Request) when it nests deeper than
- * {@link MAX_JSON_DEPTH}; 400 with -32700 (Parse error) when it is not JSON; 400 when the stream failed.
+ * Reads and parses a POST body. Resolves the body (`undefined` when empty) and a web `Request` with the
+ * request's headers (for `isLegacyRequest` and the session transport, which is handed the parsed body and
+ * reads no body of its own). The body is read from `req` here, as the SDK's `toWebRequest` reads it (UTF-8,
+ * a byte-order mark dropped), rather than back out of a web `Request` body stream, which costs more CPU
+ * than the read itself. @throws BodyError: 413 over {@link MAX_REQUEST_BODY_BYTES} (a declared
+ * `Content-Length` over it is refused unread); 400 with -32600 (Invalid Request) when it nests deeper
+ * than {@link MAX_JSON_DEPTH}; 400 with -32700 (Parse error) when it is not JSON; 400 when the stream failed.
  */
 async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promise<{ body: unknown; web: Request }> {
+  const tooLarge = () =>
+    new BodyError(413, -32000, `request body over ${MAX_REQUEST_BODY_BYTES} bytes (4 MiB), the most parley reads; send smaller messages`);
+  if (Number(req.headers['content-length']) > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let bytes = 0;
   let web: Request;
-  let text: string;
   try {
-    web = await toWeb(req, undefined, { maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
-    text = await web.text();
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      bytes += chunk.byteLength;
+      if (bytes > MAX_REQUEST_BODY_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+    // `req` is read to its end, so the SDK's conversion finds no body left: a Request of the headers only.
+    web = await toWeb(req);
   } catch (e) {
-    if ((e as { status?: number }).status === 413)
-      throw new BodyError(
-        413,
-        -32000,
-        `request body over ${MAX_REQUEST_BODY_BYTES} bytes (4 MiB), the most parley reads; send smaller messages`,
-      );
+    if (e instanceof BodyError) throw e;
     throw new BodyError(400, -32000, `could not read the request body: ${(e as Error).message}`);
   }
+  const text = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes));
   const deep = overDeepAt(text, MAX_JSON_DEPTH);
   if (deep >= 0)
     throw new BodyError(
@@ -242,11 +250,6 @@ async function readJson(req: IncomingMessage, toWeb: typeof toWebRequest): Promi
   }
 }
 
-/**
- * A legacy client that drops the HTTP connection of a POST whose requests are still running has given
- * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
- * cancellation), so handlers waiting on a person stop and nothing is left pending.
- */
 /** The ids of the requests (not responses or notifications) in a POST body: one message or a batch. */
 function requestIds(body: unknown): Array<string | number> {
   return (Array.isArray(body) ? body : [body])
@@ -255,25 +258,23 @@ function requestIds(body: unknown): Array<string | number> {
 }
 
 /** Tells the session's event store when this POST's response was written out in full (see SessionEvents.delivered). */
-function deliveredOnFinish(res: ServerResponse, body: unknown, events: SessionEvents | undefined): void {
-  if (!events) return;
-  const ids = (Array.isArray(body) ? body : [body])
-    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
-    .map((m) => m.id);
-  if (ids.length) res.once('finish', () => events.delivered(ids));
+function deliveredOnFinish(res: ServerResponse, ids: Array<string | number>, events: SessionEvents | undefined): void {
+  if (events && ids.length) res.once('finish', () => events.delivered(ids));
 }
 
+/**
+ * A legacy client that drops the HTTP connection of a POST whose requests are still running has given
+ * up on them: they are cancelled as if it had sent `notifications/cancelled` (basic/utilities/
+ * cancellation), so handlers waiting on a person stop and nothing is left pending.
+ */
 function cancelOnDisconnect(
   t: WebStandardStreamableHTTPServerTransport,
   res: ServerResponse,
-  body: unknown,
+  ids: Array<string | number>,
   events: SessionEvents | undefined,
   waitMs: number,
   onCancel: (ids: Array<string | number>) => void = () => {},
 ): void {
-  const ids = (Array.isArray(body) ? body : [body])
-    .filter((m): m is { id: string | number; method: string } => !!m && typeof m === 'object' && 'id' in m && 'method' in m)
-    .map((m) => m.id);
   if (!ids.length) return;
   res.once('close', () => {
     if (res.writableFinished) return;
@@ -406,7 +407,7 @@ export async function serve(
     // A toolkit server's own list change: its session (the SDK's behaviour) and the listen streams.
     if (isParley(s)) fanout.hookInstance(m, true);
     const store = resumeLimits && new SessionEvents(resumeLimits);
-    deliveredOnFinish(res, body, store);
+    deliveredOnFinish(res, requestIds(body), store);
     const t: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
       ...(store ? { eventStore: store } : {}),
@@ -519,8 +520,8 @@ export async function serve(
           for (const id of done) a?.ids.delete(id);
         };
         const ev = events.get(sid);
-        cancelOnDisconnect(t, res, body, ev, resumeLimits?.resumeWaitMs ?? 0, release);
-        deliveredOnFinish(res, body, ev);
+        cancelOnDisconnect(t, res, ids, ev, resumeLimits?.resumeWaitMs ?? 0, release);
+        deliveredOnFinish(res, ids, ev);
         if (a) {
           // A request the client cancels is answered by nobody (basic/utilities/cancellation).
           for (const m of Array.isArray(body) ? body : [body])
