@@ -67,7 +67,7 @@ const CARRIED = new Set([
 function convertProperty(name: string, p: Obj, revision: string): Obj {
   const path = child('/properties', name);
   const fail = (code: string, what: string): never => {
-    throw new UnsupportedSchemaError(code, path, `field "${name}": ${what}`);
+    throw new UnsupportedSchemaError(code, path, `field "${name}" (${path}): ${what}`);
   };
   if (hasOwn(p, 'enum') && p.type !== 'string')
     fail('type', 'enum values must be strings (z.enum of strings); numeric or native enums cannot be sent');
@@ -164,10 +164,15 @@ export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {})
     throw new UnsupportedSchemaError(
       errors[0].code === 'revision' ? 'revision' : 'lint',
       errors[0].path,
-      `schema is outside the ${revision} subset: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      `schema is outside the ${revision} subset: ${errors.map(describeIssue).join('; ')}`,
       errors,
     );
   return out;
+}
+
+/** One lint issue as one clause for a person: `<pointer>: <rule>; fix: <fix>`. */
+export function describeIssue(i: Issue): string {
+  return `${i.path || '(root)'}: ${i.message}${i.fix ? `; fix: ${i.fix}` : ''}`;
 }
 
 /** Parses accepted content with the zod schema it was built from; issues as data (JSON pointers). */

@@ -12,9 +12,9 @@ import * as z from 'zod/v4';
 import { LRUCache } from 'lru-cache';
 import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
 import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
-import type { Content, RequestedSchema } from '../schema/types.js';
+import type { Content, Issue, RequestedSchema } from '../schema/types.js';
 import type { ElicitOutcome } from '../schema/result.js';
-import { detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
+import { describeIssue, detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
 import {
   ElicitationAnswerError,
   ElicitationRefusedError,
@@ -265,6 +265,18 @@ function wireForm(schema: z.ZodObject, revision: RequestEra['revision']): Reques
 }
 
 /**
+ * Lint findings the toolkit will not send: every error (sensitive fields get their own message below)
+ * and the warnings a strict client refuses the whole request for, since the spec's schema.ts allows no
+ * other value there: a string `format` other than email, uri, date, date-time (`StringSchema.format`)
+ * and a multi-select without `items.type: "string"` (`UntitledMultiSelectEnumSchema`). The SDK v2
+ * Client answers both with -32602; a lenient host ignores them, so the lint only warns a host.
+ */
+function refusedToSend(i: Issue): boolean {
+  if (i.code === 'sensitive-field') return false;
+  return i.severity === 'error' || i.code === 'unknown-format' || i.code === 'missing-items-type';
+}
+
+/**
  * The wire schema of an ask, checked for the client's revision: lint errors and sensitive fields throw
  * `ElicitationSchemaError`. The checks run once per schema (see `checked`), not on every ask.
  */
@@ -279,10 +291,10 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   }
   const known = text !== undefined && checked.has(text);
   // Sensitive fields get their own error below (pointing to URL mode).
-  const errors = known ? [] : lintRequestedSchema(req, { revision }).filter((i) => i.severity === 'error' && i.code !== 'sensitive-field');
+  const errors = known ? [] : lintRequestedSchema(req, { revision }).filter(refusedToSend);
   if (errors.length)
     throw new ElicitationSchemaError(
-      `requestedSchema is invalid for revision ${revision}: ${errors.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      `requestedSchema is invalid for revision ${revision}: ${errors.map(describeIssue).join('; ')}`,
       errors,
     );
   if (!allowEmpty && Object.keys(req.properties ?? {}).length === 0)
@@ -291,7 +303,7 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   const sensitive = detectSensitiveFields(req);
   if (sensitive.length) {
     throw new ElicitationSchemaError(
-      `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.where} matched "${s.matched}")`).join(', ')}; collect it out of band with ctx.elicitUrl(message, url)`,
+      `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.path}: ${s.where} matched "${s.matched}")`).join(', ')}; fix: collect it out of band with ctx.elicitUrl(message, url) (or, if it is not a secret, rename the field)`,
     );
   }
   if (text !== undefined) checked.set(text, true);
