@@ -31,6 +31,12 @@ const CASES: Record<string, Case> = {
     rule: /format "hostname" is not one of email, uri, date, date-time/,
     fix: /fix: remove "format" or use one of the four/,
   },
+  formatZod: {
+    schema: z.object({ id: z.uuid() }),
+    pointer: '/properties/id',
+    rule: /string format "uuid" cannot be sent: a requestedSchema format is one of email, uri, date, date-time/,
+    fix: /use z\.string\(\) and check the value with \.refine\(\)/,
+  },
   itemsTypeRaw: {
     schema: form({ tags: { type: 'array', items: { enum: ['a', 'b'] } } }),
     pointer: '/properties/tags/items/type',

@@ -81,10 +81,15 @@ function convertProperty(name: string, p: Obj, revision: string): Obj {
   if (p.type === 'object' || isObj(p.properties)) fail('nested-object', 'nested objects are not allowed; flatten into top-level fields');
   if ('exclusiveMinimum' in p || 'exclusiveMaximum' in p)
     fail('exclusive-bound', 'exclusive bounds (positive(), gt(), lt()) cannot be sent; use min()/max()');
+  // A zod string format outside the four (z.uuid(), z.ipv4(), z.iso.time(), …) comes with its pattern:
+  // named as the format the author wrote, not as a regular expression they did not write.
+  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format))
+    fail(
+      'keyword',
+      `string format "${p.format}" cannot be sent: a requestedSchema format is one of ${FORMATS.join(', ')}; use z.string() and check the value with .refine() (an answer that fails it is asked again)`,
+    );
   if ('pattern' in p && !(FORMATS as readonly unknown[]).includes(p.format))
     fail('regex', 'regular expressions (regex(), startsWith(), …) cannot be sent; validate in the tool instead');
-  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format))
-    fail('keyword', `format "${p.format}" cannot be sent (allowed: ${FORMATS.join(', ')})`);
   for (const key of Object.keys(p)) {
     if (CARRIED.has(key)) continue;
     if (key === 'const') fail('keyword', 'a single literal cannot be sent; use z.enum([value]) or a default');
