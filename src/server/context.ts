@@ -450,7 +450,9 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   const key = keyFor(st, 'u', name);
   if (!elicitModes(st.era).url)
     throw new InputUnavailableError(
-      'the client declared no URL-mode elicitation capability, so nothing was asked',
+      st.era.revision === '2025-06-18' && st.era.elicitation
+        ? 'revision 2025-06-18 has no URL-mode elicitation (added in 2025-11-25), so nothing was asked'
+        : 'the client declared no URL-mode elicitation capability, so nothing was asked',
       [{ name: 'url', description: message }],
       st.howToSupply,
       { elicitation: { url: {} } },
