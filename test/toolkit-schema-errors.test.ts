@@ -70,6 +70,14 @@ const CASES: Record<string, Case> = {
     pointer: '/properties/apiKey',
     rule: /must not ask for sensitive data: field "apiKey"/,
     fix: /fix: collect it out of band with ctx\.elicitUrl/,
+    only: ['2025-11-25', '2026-07-28'],
+  },
+  sensitiveOn0618: {
+    schema: form({ apiKey: { type: 'string', title: 'API key' } }),
+    pointer: '/properties/apiKey',
+    rule: /must not ask for sensitive data: field "apiKey"/,
+    fix: /fix: take it outside elicitation \(server configuration, environment\): revision 2025-06-18 has no URL mode/,
+    only: ['2025-06-18'],
   },
 };
 
@@ -101,6 +109,15 @@ for (const revision of TEST_REVISIONS) {
     }
   });
 }
+
+test('the lint fix for a secret in a form points to URL mode only where the revision has it', () => {
+  const schema = form({ password: { type: 'string' } });
+  const fixOf = (revision: (typeof TEST_REVISIONS)[number]) =>
+    lintRequestedSchema(schema, { revision }).find((i) => i.code === 'sensitive-field')?.fix;
+  assert.match(fixOf('2025-06-18') ?? '', /^revision 2025-06-18 has no URL mode: take credentials .* outside elicitation/);
+  assert.equal(fixOf('2025-11-25'), 'use URL-mode elicitation for credentials and payment data');
+  assert.equal(fixOf('2026-07-28'), 'use URL-mode elicitation for credentials and payment data');
+});
 
 test('every lint finding on a forbidden schema carries a pointer and a fix, on each revision', () => {
   for (const revision of TEST_REVISIONS)

@@ -79,7 +79,9 @@ export function lintRequestedSchema(schema: unknown, opts: RevisionOptions = {})
       'sensitive-field',
       hit.path,
       `field "${hit.field}" looks like a request for a secret (${why}); servers MUST NOT request sensitive information through form mode`,
-      'use URL-mode elicitation for credentials and payment data',
+      revision === '2025-06-18'
+        ? 'revision 2025-06-18 has no URL mode: take credentials and payment data outside elicitation (server configuration, environment, an OAuth flow)'
+        : 'use URL-mode elicitation for credentials and payment data',
     );
   }
   return c.issues;

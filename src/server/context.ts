@@ -303,7 +303,7 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   const sensitive = detectSensitiveFields(req);
   if (sensitive.length) {
     throw new ElicitationSchemaError(
-      `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.path}: ${s.where} matched "${s.matched}")`).join(', ')}; fix: collect it out of band with ctx.elicitUrl(message, url) (or, if it is not a secret, rename the field)`,
+      `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.path}: ${s.where} matched "${s.matched}")`).join(', ')}; fix: ${revision === '2025-06-18' ? 'take it outside elicitation (server configuration, environment): revision 2025-06-18 has no URL mode for ctx.elicitUrl(message, url)' : 'collect it out of band with ctx.elicitUrl(message, url)'} (or, if it is not a secret, rename the field)`,
     );
   }
   if (text !== undefined) checked.set(text, true);
