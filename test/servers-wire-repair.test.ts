@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_HTTP_MESSAGE_CHARS, ORIGINAL_PARAMS, repairingFetch } from '../src/host/servers/wire-repair.js';
-import { CALL_HEADER, MAX_STREAM_CALLS, StreamCalls } from '../src/host/servers/calls.js';
+import { CALL_HEADER, MAX_STREAM_CALLS, runAsCall, StreamCalls } from '../src/host/servers/calls.js';
 
 const serve = (body: string, type: string) =>
   repairingFetch(async () => new Response(body, { status: 200, headers: { 'content-type': type, 'content-length': String(body.length) } }));
@@ -137,4 +137,21 @@ test('StreamCalls keeps at most MAX_STREAM_CALLS ids, oldest dropped first', () 
   assert.equal(s.size, MAX_STREAM_CALLS);
   assert.equal(s.take(0), undefined);
   assert.equal(s.take(MAX_STREAM_CALLS), `c${MAX_STREAM_CALLS}`);
+});
+
+test('StreamCalls notes nothing while at most one call is in flight on its connection', async () => {
+  const s = new StreamCalls();
+  s.connection = {};
+  s.note(1, 'a');
+  assert.equal(s.size, 0, 'no call in flight');
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const one = runAsCall(s.connection, { tool: 't', callId: 'a' }, () => held);
+  s.note(2, 'a');
+  assert.equal(s.size, 0, 'one call in flight: the request is that call anyway');
+  const two = runAsCall(s.connection, { tool: 't', callId: 'b' }, () => held);
+  s.note(3, 'b');
+  assert.equal(s.take(3), 'b', 'two calls in flight: noted');
+  release();
+  await Promise.all([one, two]);
 });

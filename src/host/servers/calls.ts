@@ -72,12 +72,17 @@ export const MAX_STREAM_CALLS = 1_024;
 /**
  * Per Streamable HTTP connection: which tool call's POST stream each server request arrived on
  * (JSON-RPC id → `callId`), noted by `wire-repair.ts` as the event passes, taken once by
- * {@link attributeCall}. Bounded by {@link MAX_STREAM_CALLS}; an id the server reuses is noted afresh.
+ * {@link attributeCall}. Only noted while several calls are in flight on `connection` (with one, the
+ * request is that call's anyway), so a connection with one call at a time keeps nothing and pays one
+ * look-up per server request. Bounded by {@link MAX_STREAM_CALLS}; an id the server reuses is noted afresh.
  */
 export class StreamCalls {
   readonly #byId = new Map<string | number, string>();
+  /** The connection object calls are tracked on ({@link runAsCall}): the SDK `Client`. */
+  connection?: object;
 
   note(id: string | number, callId: string): void {
+    if (this.connection && (inFlight.get(this.connection)?.size ?? 0) < 2) return;
     if (this.#byId.size >= MAX_STREAM_CALLS) this.#byId.delete(this.#byId.keys().next().value as string | number);
     this.#byId.set(id, callId);
   }

@@ -38,6 +38,7 @@ export function wireHandlers(
   pending: Set<Pending>,
   holder: { era: Era; revision: string; screen?: Screen; startup?: StartupRoots; streams?: StreamCalls },
 ): void {
+  if (holder.streams) holder.streams.connection = client;
   const run = async <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
     const legacy = holder.era === 'legacy';
     const p = new Pending(legacy ? id : undefined);
