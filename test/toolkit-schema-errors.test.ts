@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as z from 'zod/v4';
-import { createParleyServer } from '../src/server/index.js';
+import { createParleyServer, ElicitationSchemaError } from '../src/server/index.js';
 import { connect, TEST_REVISIONS } from '../src/testing/index.js';
 import { lintRequestedSchema } from '../src/schema/index.js';
 
@@ -129,4 +129,33 @@ test('every lint finding on a forbidden schema carries a pointer and a fix, on e
         assert.ok(i.fix && i.fix.length > 0, `${revision} ${name}: no fix: ${JSON.stringify(i)}`);
       }
     }
+});
+
+test('a zod schema the wire cannot carry gives its issue as data too (code, pointer), on every revision', async () => {
+  const factory = () => {
+    const s = createParleyServer({ name: 'schema-issues', version: '1.0.0' });
+    s.tool('ask', { description: 'Asks a nested form', inputSchema: z.object({}) }, async (_args, ctx) => {
+      try {
+        await ctx.elicit('Form?', z.object({ address: z.object({ city: z.string() }) }));
+        return { content: [{ type: 'text', text: 'sent' }] };
+      } catch (e) {
+        if (!(e instanceof ElicitationSchemaError)) throw e;
+        return {
+          content: [{ type: 'text', text: JSON.stringify(e.issues.map(({ code, path, severity }) => ({ code, path, severity }))) }],
+        };
+      }
+    });
+    return s;
+  };
+  for (const revision of TEST_REVISIONS) {
+    const { client, close } = await connect(factory, { revision });
+    try {
+      const r = await client.callTool({ name: 'ask', arguments: {} });
+      assert.deepEqual(JSON.parse((r.content as Array<{ text: string }>)[0].text), [
+        { code: 'nested-object', path: '/properties/address', severity: 'error' },
+      ]);
+    } finally {
+      await close();
+    }
+  }
 });

@@ -14,7 +14,14 @@ import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } f
 import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
 import type { Content, Issue, RequestedSchema } from '../schema/types.js';
 import type { ElicitOutcome } from '../schema/result.js';
-import { describeIssue, detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
+import {
+  describeIssue,
+  detectSensitiveFields,
+  lintRequestedSchema,
+  loadElicitResultReader,
+  toRequestedSchema,
+  UnsupportedSchemaError,
+} from './schema-bridge.js';
 import {
   ElicitationAnswerError,
   ElicitationRefusedError,
@@ -257,7 +264,14 @@ function wireForm(schema: z.ZodObject, revision: RequestEra['revision']): Reques
   try {
     req = toRequestedSchema(schema, { revision });
   } catch (e) {
-    throw new ElicitationSchemaError(`requestedSchema cannot be sent: ${(e as Error).message}`);
+    // The issues as data, as for a raw schema: the lint's own, or the one conversion failure.
+    const issues: Issue[] =
+      e instanceof UnsupportedSchemaError
+        ? e.issues.length
+          ? e.issues
+          : [{ code: e.code, path: e.path, severity: 'error', message: e.message }]
+        : [];
+    throw new ElicitationSchemaError(`requestedSchema cannot be sent: ${(e as Error).message}`, issues);
   }
   if (!byRevision) fromZod.set(schema, (byRevision = new Map()));
   byRevision.set(revision, req);
