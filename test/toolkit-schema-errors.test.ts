@@ -37,6 +37,12 @@ const CASES: Record<string, Case> = {
     rule: /string format "uuid" cannot be sent: a requestedSchema format is one of email, uri, date, date-time/,
     fix: /use z\.string\(\) and check the value with \.refine\(\)/,
   },
+  dateZod: {
+    schema: z.object({ when: z.date() }),
+    pointer: '/properties/when',
+    rule: /field "when" \(\/properties\/when\): Date cannot be represented in JSON Schema/,
+    fix: /use z\.iso\.date\(\) \(format date\) or z\.iso\.datetime\(\{ offset: true \}\)/,
+  },
   itemsTypeRaw: {
     schema: form({ tags: { type: 'array', items: { enum: ['a', 'b'] } } }),
     pointer: '/properties/tags/items/type',

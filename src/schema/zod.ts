@@ -155,9 +155,9 @@ export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {})
   const revision = opts.revision ?? LATEST_REVISION;
   let json: Obj;
   try {
-    json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as Obj;
+    json = toJson(schema) as Obj;
   } catch (e) {
-    throw new UnsupportedSchemaError('type', '', `schema cannot be expressed as JSON Schema: ${(e as Error).message}`);
+    throw unrepresentable(schema, e as Error);
   }
   if (json.type !== 'object' || !isObj(json.properties))
     throw new UnsupportedSchemaError('not-object', '', 'requestedSchema must come from a z.object({...})');
@@ -178,6 +178,28 @@ export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {})
 /** One lint issue as one clause for a person: `<pointer>: <rule>; fix: <fix>`. */
 export function describeIssue(i: Issue): string {
   return `${i.path || '(root)'}: ${i.message}${i.fix ? `; fix: ${i.fix}` : ''}`;
+}
+
+const toJson = (s: z.ZodType) => z.toJSONSchema(s, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' });
+
+/**
+ * The error for a zod schema `z.toJSONSchema` cannot express (`z.date()`, `z.bigint()`, `z.map()`, …),
+ * naming the first field that fails on its own and its pointer (only on this error path).
+ */
+function unrepresentable(schema: z.ZodType, err: Error): UnsupportedSchemaError {
+  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+  for (const [name, field] of Object.entries(shape)) {
+    try {
+      toJson(z.object({ [name]: field }));
+    } catch (e) {
+      const path = child('/properties', name);
+      const hint = /Date/.test((e as Error).message)
+        ? 'use z.iso.date() (format date) or z.iso.datetime({ offset: true }) (format date-time), and convert the answer in the tool'
+        : 'use a string, number, integer, boolean or string enum field, and convert the answer in the tool';
+      return new UnsupportedSchemaError('type', path, `field "${name}" (${path}): ${(e as Error).message}; ${hint}`);
+    }
+  }
+  return new UnsupportedSchemaError('type', '', `schema cannot be expressed as JSON Schema: ${err.message}`);
 }
 
 /** Parses accepted content with the zod schema it was built from; issues as data (JSON pointers). */
