@@ -64,6 +64,9 @@ const CARRIED = new Set([
   'default',
 ]);
 
+/** The `format` zod gives string checks that are patterns, not formats (`.startsWith()`, `.lowercase()`, …). */
+const PATTERN_CHECKS = new Set(['regex', 'starts_with', 'ends_with', 'includes', 'lowercase', 'uppercase']);
+
 function convertProperty(name: string, p: Obj, revision: string): Obj {
   const path = child('/properties', name);
   const fail = (code: string, what: string): never => {
@@ -82,8 +85,9 @@ function convertProperty(name: string, p: Obj, revision: string): Obj {
   if ('exclusiveMinimum' in p || 'exclusiveMaximum' in p)
     fail('exclusive-bound', 'exclusive bounds (positive(), gt(), lt()) cannot be sent; use min()/max()');
   // A zod string format outside the four (z.uuid(), z.ipv4(), z.iso.time(), …) comes with its pattern:
-  // named as the format the author wrote, not as a regular expression they did not write.
-  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format))
+  // named as the format the author wrote, not as a regular expression they did not write. zod also marks
+  // some string checks as formats (.startsWith() → "starts_with"): those are regular expressions.
+  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format) && !PATTERN_CHECKS.has(p.format))
     fail(
       'keyword',
       `string format "${p.format}" cannot be sent: a requestedSchema format is one of ${FORMATS.join(', ')}; use z.string() and check the value with .refine() (an answer that fails it is asked again)`,
