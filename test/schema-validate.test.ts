@@ -262,7 +262,7 @@ test('toRequestedSchema: zod → the wire subset per revision, strict about what
     [z.object({ u: z.union([z.string(), z.number()]) }), 'union', '/properties/u'],
     [z.object({ u: z.union([z.literal('a'), z.object({})]) }), 'union', '/properties/u/anyOf/1'],
     [z.string(), 'not-object', ''],
-    [z.object({ d: z.date() }), 'type', ''],
+    [z.object({ d: z.date() }), 'type', '/properties/d'],
   ];
   for (const [schema, code, path] of refuse) {
     assert.throws(

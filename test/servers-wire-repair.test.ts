@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_HTTP_MESSAGE_CHARS, ORIGINAL_PARAMS, repairingFetch } from '../src/host/servers/wire-repair.js';
+import { CALL_HEADER, MAX_STREAM_CALLS, runAsCall, StreamCalls } from '../src/host/servers/calls.js';
 
 const serve = (body: string, type: string) =>
   repairingFetch(async () => new Response(body, { status: 200, headers: { 'content-type': type, 'content-length': String(body.length) } }));
@@ -97,4 +98,60 @@ test('the body of an error status is capped too (the SDK reads it whole for its 
   // A short error body passes whole.
   const small = await repairingFetch(async () => new Response('no such session', { status: 404 }), max)('x');
   assert.equal(await small.text(), 'no such session');
+});
+
+test("a tool call's POST: the call header never leaves parley; the requests on its stream are noted as that call's", async () => {
+  const streams = new StreamCalls();
+  let sent: Headers | undefined;
+  const body = [
+    'event: message\ndata: {"jsonrpc":"2.0","id":4,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}\n\n',
+    'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n',
+    'event: message\ndata: {"jsonrpc":"2.0","id":"r","method":"roots/list"}\n\n',
+    'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n',
+  ].join('');
+  const f = repairingFetch(
+    async (_input, init) => {
+      sent = new Headers(init?.headers);
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    },
+    MAX_HTTP_MESSAGE_CHARS,
+    undefined,
+    streams,
+  );
+  const headers = new Headers({ [CALL_HEADER]: 'call-1', accept: 'text/event-stream' });
+  await (await f('http://127.0.0.1/mcp', { method: 'POST', headers, body: '{}' })).text();
+  assert.equal(sent?.get(CALL_HEADER), null, 'the server never sees the header');
+  assert.equal(sent?.get('accept'), 'text/event-stream');
+  assert.equal(streams.size, 2, 'the two requests, not the notification or the response');
+  assert.equal(streams.take(4), 'call-1');
+  assert.equal(streams.take(4), undefined, 'taken once');
+  assert.equal(streams.take('r'), 'call-1');
+  // A POST without the header (another request, or a 2026-07-28 connection) notes nothing.
+  await (await f('http://127.0.0.1/mcp', { method: 'POST', headers: new Headers(), body: '{}' })).text();
+  assert.equal(streams.size, 0);
+});
+
+test('StreamCalls keeps at most MAX_STREAM_CALLS ids, oldest dropped first', () => {
+  const s = new StreamCalls();
+  for (let i = 0; i <= MAX_STREAM_CALLS; i++) s.note(i, `c${i}`);
+  assert.equal(s.size, MAX_STREAM_CALLS);
+  assert.equal(s.take(0), undefined);
+  assert.equal(s.take(MAX_STREAM_CALLS), `c${MAX_STREAM_CALLS}`);
+});
+
+test('StreamCalls notes nothing while at most one call is in flight on its connection', async () => {
+  const s = new StreamCalls();
+  s.connection = {};
+  s.note(1, 'a');
+  assert.equal(s.size, 0, 'no call in flight');
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const one = runAsCall(s.connection, { tool: 't', callId: 'a' }, () => held);
+  s.note(2, 'a');
+  assert.equal(s.size, 0, 'one call in flight: the request is that call anyway');
+  const two = runAsCall(s.connection, { tool: 't', callId: 'b' }, () => held);
+  s.note(3, 'b');
+  assert.equal(s.take(3), 'b', 'two calls in flight: noted');
+  release();
+  await Promise.all([one, two]);
 });

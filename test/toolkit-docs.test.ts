@@ -56,3 +56,43 @@ test('the testing recipe runs: its test passes on each of the three revisions (m
     assert.match(run.stdout, new RegExp(`^ok \\d+ - deploy asks where, then confirms \\(${revision}\\)$`, 'm'), run.stdout);
   assert.match(run.stdout, /^# pass 3$/m);
 });
+
+/** The ```ts block that follows `heading` in docs/server.md. */
+function blockAfter(heading: string): string {
+  const md = readFileSync('docs/server.md', 'utf8');
+  const at = md.indexOf(heading);
+  assert.ok(at >= 0, `docs/server.md: no "${heading}"`);
+  return /```ts\n([\s\S]*?)```/.exec(md.slice(at))?.[1] ?? '';
+}
+
+test('the every-field-kind server and its tests in docs/server.md are byte-identical to their fixtures', () => {
+  assert.equal(
+    blockAfter('## Every field kind, URL mode and a template that asks'),
+    readFileSync('test/fixtures/toolkit/every-kind.ts', 'utf8'),
+  );
+  assert.equal(blockAfter('Its tests, on every revision'), readFileSync('test/fixtures/toolkit/every-kind-test.ts', 'utf8'));
+});
+
+test("the resource-template snippet in docs/server.md is the every-field-kind server's own code", () => {
+  const snippet = blockAfter('### Resource templates that ask');
+  const indented = snippet
+    .split('\n')
+    .map((l) => (l ? `  ${l}` : l))
+    .join('\n');
+  assert.ok(readFileSync('test/fixtures/toolkit/every-kind.ts', 'utf8').includes(indented), snippet);
+});
+
+test('the every-field-kind tests run: form, URL mode and template on each of the three revisions', () => {
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const run = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/fixtures/toolkit/every-kind-test.ts'],
+    { encoding: 'utf8', env, timeout: 60_000 },
+  );
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  for (const revision of ['2025-06-18', '2025-11-25', '2026-07-28'])
+    for (const name of ['profile: every field kind', 'link-account: URL mode', 'sql-query: the template asks for its missing variable'])
+      assert.match(run.stdout, new RegExp(`^ok \\d+ - ${name} \\(${revision}\\)$`, 'm'), run.stdout);
+  assert.match(run.stdout, /^# pass 9$/m);
+});

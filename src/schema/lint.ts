@@ -41,8 +41,12 @@ class Collector {
 
 /**
  * Lints a `requestedSchema` against the restricted subset of `revision` (default 2026-07-28).
- * Never throws; any input gives issues. Errors break the spec; warnings are legal but doubtful
- * (an empty form, `pattern`, an unknown format, root keys a strict peer may refuse).
+ * Never throws; any input gives issues, each with its JSON pointer `path`, the rule in `message` and,
+ * where there is one, the `fix`. Errors break the spec; warnings are what a lenient host reads anyway
+ * (an empty form, `pattern`, root keys a strict peer may refuse). Two warnings are outside the spec's
+ * schema.ts and a strict client (the SDK v2 Client) refuses the request for them: `unknown-format` (a
+ * string `format` other than email, uri, date, date-time) and `missing-items-type`; a server should
+ * not send them (`mcp-parley/server` refuses to).
  */
 export function lintRequestedSchema(schema: unknown, opts: RevisionOptions = {}): Issue<IssueCode>[] {
   const revision = opts.revision ?? LATEST_REVISION;
@@ -75,7 +79,9 @@ export function lintRequestedSchema(schema: unknown, opts: RevisionOptions = {})
       'sensitive-field',
       hit.path,
       `field "${hit.field}" looks like a request for a secret (${why}); servers MUST NOT request sensitive information through form mode`,
-      'use URL-mode elicitation for credentials and payment data',
+      revision === '2025-06-18'
+        ? 'revision 2025-06-18 has no URL mode: take credentials and payment data outside elicitation (server configuration, environment, an OAuth flow)'
+        : 'use URL-mode elicitation for credentials and payment data',
     );
   }
   return c.issues;
@@ -255,7 +261,9 @@ function lintProperty(name: string, prop: unknown, revision: Revision, c: Collec
       'revision',
       path,
       `property "${name}" is a ${kindLabel(kind)}, which revision ${revision} does not have (added in 2025-11-25)`,
-      'use "enum" (+ "enumNames") for 2025-06-18 peers',
+      kind === 'titled-enum'
+        ? 'for 2025-06-18 peers send the values as "enum" and their titles as "enumNames" (same order)'
+        : 'for 2025-06-18 peers ask one boolean field per option instead, or send this form only to 2025-11-25 or later peers',
     );
   }
   const allowed = allowedKeywords(kind, revision);
@@ -266,14 +274,14 @@ function lintProperty(name: string, prop: unknown, revision: Revision, c: Collec
       c.error(
         'default-revision',
         child(path, 'default'),
-        `"default" on a ${kindLabel(kind)} is not allowed in revision ${revision} (only booleans have defaults before 2025-11-25)`,
+        `"default" on ${article(kindLabel(kind))} is not allowed in revision ${revision} (only booleans have defaults before 2025-11-25)`,
         'remove "default" for 2025-06-18 peers',
       );
     } else if (key === 'format') {
       c.warn(
         'unknown-format',
         child(path, key),
-        `format ${show(prop.format)} is not allowed on a ${kindLabel(kind)}; hosts ignore it`,
+        `format ${show(prop.format)} is not allowed on ${article(kindLabel(kind))}; a lenient host ignores it`,
         'remove "format"',
       );
     } else if (key === 'pattern') {
@@ -294,7 +302,7 @@ function lintProperty(name: string, prop: unknown, revision: Revision, c: Collec
       c.warn(
         'unknown-keyword',
         child(path, key),
-        `keyword "${key}" is not allowed on a ${kindLabel(kind)} in the subset; peers ignore or strip it`,
+        `keyword "${key}" is not allowed on ${article(kindLabel(kind))} in the subset; peers ignore or strip it`,
         `remove "${key}"`,
       );
     }
@@ -304,6 +312,11 @@ function lintProperty(name: string, prop: unknown, revision: Revision, c: Collec
       c.error('keyword-type', child(path, key), `"${key}" must be a string`, `make "${key}" a string or remove it`);
   }
   lintShape(name, prop, kind, path, c);
+}
+
+/** `label` with its indefinite article ("an integer", "a string"). */
+function article(label: string): string {
+  return /^[aeiou]/.test(label) ? `an ${label}` : `a ${label}`;
 }
 
 function kindLabel(kind: FieldKind): string {
@@ -337,7 +350,7 @@ function lintShape(name: string, p: Obj, kind: FieldKind, path: string, c: Colle
         c.warn(
           'unknown-format',
           child(path, 'format'),
-          `format ${show(p.format)} is not one of ${FORMATS.join(', ')}; hosts ignore it`,
+          `format ${show(p.format)} is not one of ${FORMATS.join(', ')} (the spec's StringSchema "format"); a lenient host ignores it, a strict client (the SDK v2 Client) refuses the whole request`,
           'remove "format" or use one of the four',
         );
       break;
@@ -395,7 +408,7 @@ function lintShape(name: string, p: Obj, kind: FieldKind, path: string, c: Colle
           c.warn(
             'missing-items-type',
             child(path, 'items', 'type'),
-            `multi-select "${name}" lacks "items.type": "string"`,
+            `multi-select "${name}" lacks "items.type": "string", which the spec's schema requires; a lenient host reads it anyway, a strict client (the SDK v2 Client) refuses the whole request`,
             'add "type": "string" to "items"',
           );
       } else {

@@ -64,10 +64,13 @@ const CARRIED = new Set([
   'default',
 ]);
 
+/** The `format` zod gives string checks that are patterns, not formats (`.startsWith()`, `.lowercase()`, …). */
+const PATTERN_CHECKS = new Set(['regex', 'starts_with', 'ends_with', 'includes', 'lowercase', 'uppercase']);
+
 function convertProperty(name: string, p: Obj, revision: string): Obj {
   const path = child('/properties', name);
   const fail = (code: string, what: string): never => {
-    throw new UnsupportedSchemaError(code, path, `field "${name}": ${what}`);
+    throw new UnsupportedSchemaError(code, path, `field "${name}" (${path}): ${what}`);
   };
   if (hasOwn(p, 'enum') && p.type !== 'string')
     fail('type', 'enum values must be strings (z.enum of strings); numeric or native enums cannot be sent');
@@ -81,10 +84,16 @@ function convertProperty(name: string, p: Obj, revision: string): Obj {
   if (p.type === 'object' || isObj(p.properties)) fail('nested-object', 'nested objects are not allowed; flatten into top-level fields');
   if ('exclusiveMinimum' in p || 'exclusiveMaximum' in p)
     fail('exclusive-bound', 'exclusive bounds (positive(), gt(), lt()) cannot be sent; use min()/max()');
+  // A zod string format outside the four (z.uuid(), z.ipv4(), z.iso.time(), …) comes with its pattern:
+  // named as the format the author wrote, not as a regular expression they did not write. zod also marks
+  // some string checks as formats (.startsWith() → "starts_with"): those are regular expressions.
+  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format) && !PATTERN_CHECKS.has(p.format))
+    fail(
+      'keyword',
+      `string format "${p.format}" cannot be sent: a requestedSchema format is one of ${FORMATS.join(', ')}; use z.string() and check the value with .refine() (an answer that fails it is asked again)`,
+    );
   if ('pattern' in p && !(FORMATS as readonly unknown[]).includes(p.format))
     fail('regex', 'regular expressions (regex(), startsWith(), …) cannot be sent; validate in the tool instead');
-  if ('format' in p && !(FORMATS as readonly unknown[]).includes(p.format))
-    fail('keyword', `format "${p.format}" cannot be sent (allowed: ${FORMATS.join(', ')})`);
   for (const key of Object.keys(p)) {
     if (CARRIED.has(key)) continue;
     if (key === 'const') fail('keyword', 'a single literal cannot be sent; use z.enum([value]) or a default');
@@ -150,9 +159,9 @@ export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {})
   const revision = opts.revision ?? LATEST_REVISION;
   let json: Obj;
   try {
-    json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as Obj;
+    json = toJson(schema) as Obj;
   } catch (e) {
-    throw new UnsupportedSchemaError('type', '', `schema cannot be expressed as JSON Schema: ${(e as Error).message}`);
+    throw unrepresentable(schema, e as Error);
   }
   if (json.type !== 'object' || !isObj(json.properties))
     throw new UnsupportedSchemaError('not-object', '', 'requestedSchema must come from a z.object({...})');
@@ -164,10 +173,37 @@ export function toRequestedSchema(schema: z.ZodType, opts: RevisionOptions = {})
     throw new UnsupportedSchemaError(
       errors[0].code === 'revision' ? 'revision' : 'lint',
       errors[0].path,
-      `schema is outside the ${revision} subset: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+      `schema is outside the ${revision} subset: ${errors.map(describeIssue).join('; ')}`,
       errors,
     );
   return out;
+}
+
+/** One lint issue as one clause for a person: `<pointer>: <rule>; fix: <fix>`. */
+export function describeIssue(i: Issue): string {
+  return `${i.path || '(root)'}: ${i.message}${i.fix ? `; fix: ${i.fix}` : ''}`;
+}
+
+const toJson = (s: z.ZodType) => z.toJSONSchema(s, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' });
+
+/**
+ * The error for a zod schema `z.toJSONSchema` cannot express (`z.date()`, `z.bigint()`, `z.map()`, …),
+ * naming the first field that fails on its own and its pointer (only on this error path).
+ */
+function unrepresentable(schema: z.ZodType, err: Error): UnsupportedSchemaError {
+  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+  for (const [name, field] of Object.entries(shape)) {
+    try {
+      toJson(z.object({ [name]: field }));
+    } catch (e) {
+      const path = child('/properties', name);
+      const hint = /Date/.test((e as Error).message)
+        ? 'use z.iso.date() (format date) or z.iso.datetime({ offset: true }) (format date-time), and convert the answer in the tool'
+        : 'use a string, number, integer, boolean or string enum field, and convert the answer in the tool';
+      return new UnsupportedSchemaError('type', path, `field "${name}" (${path}): ${(e as Error).message}; ${hint}`);
+    }
+  }
+  return new UnsupportedSchemaError('type', '', `schema cannot be expressed as JSON Schema: ${err.message}`);
 }
 
 /** Parses accepted content with the zod schema it was built from; issues as data (JSON pointers). */

@@ -12,9 +12,16 @@ import * as z from 'zod/v4';
 import { LRUCache } from 'lru-cache';
 import { inputRequired, UrlElicitationRequiredError, SdkError, ProtocolError } from '@modelcontextprotocol/server';
 import type { McpServer, ServerContext, InputRequest, CreateMessageRequestParams, CreateMessageResult } from '@modelcontextprotocol/server';
-import type { Content, RequestedSchema } from '../schema/types.js';
+import type { Content, Issue, RequestedSchema } from '../schema/types.js';
 import type { ElicitOutcome } from '../schema/result.js';
-import { detectSensitiveFields, lintRequestedSchema, loadElicitResultReader, toRequestedSchema } from './schema-bridge.js';
+import {
+  describeIssue,
+  detectSensitiveFields,
+  lintRequestedSchema,
+  loadElicitResultReader,
+  toRequestedSchema,
+  UnsupportedSchemaError,
+} from './schema-bridge.js';
 import {
   ElicitationAnswerError,
   ElicitationRefusedError,
@@ -257,11 +264,30 @@ function wireForm(schema: z.ZodObject, revision: RequestEra['revision']): Reques
   try {
     req = toRequestedSchema(schema, { revision });
   } catch (e) {
-    throw new ElicitationSchemaError(`requestedSchema cannot be sent: ${(e as Error).message}`);
+    // The issues as data, as for a raw schema: the lint's own, or the one conversion failure.
+    const issues: Issue[] =
+      e instanceof UnsupportedSchemaError
+        ? e.issues.length
+          ? e.issues
+          : [{ code: e.code, path: e.path, severity: 'error', message: e.message }]
+        : [];
+    throw new ElicitationSchemaError(`requestedSchema cannot be sent: ${(e as Error).message}`, issues);
   }
   if (!byRevision) fromZod.set(schema, (byRevision = new Map()));
   byRevision.set(revision, req);
   return req;
+}
+
+/**
+ * Lint findings the toolkit will not send: every error (sensitive fields get their own message below)
+ * and the warnings a strict client refuses the whole request for, since the spec's schema.ts allows no
+ * other value there: a string `format` other than email, uri, date, date-time (`StringSchema.format`)
+ * and a multi-select without `items.type: "string"` (`UntitledMultiSelectEnumSchema`). The SDK v2
+ * Client answers both with -32602; a lenient host ignores them, so the lint only warns a host.
+ */
+function refusedToSend(i: Issue): boolean {
+  if (i.code === 'sensitive-field') return false;
+  return i.severity === 'error' || i.code === 'unknown-format' || i.code === 'missing-items-type';
 }
 
 /**
@@ -279,10 +305,10 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   }
   const known = text !== undefined && checked.has(text);
   // Sensitive fields get their own error below (pointing to URL mode).
-  const errors = known ? [] : lintRequestedSchema(req, { revision }).filter((i) => i.severity === 'error' && i.code !== 'sensitive-field');
+  const errors = known ? [] : lintRequestedSchema(req, { revision }).filter(refusedToSend);
   if (errors.length)
     throw new ElicitationSchemaError(
-      `requestedSchema is invalid for revision ${revision}: ${errors.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      `requestedSchema is invalid for revision ${revision}: ${errors.map(describeIssue).join('; ')}`,
       errors,
     );
   if (!allowEmpty && Object.keys(req.properties ?? {}).length === 0)
@@ -291,7 +317,7 @@ function prepare(schema: z.ZodObject | RequestedSchema, st: CallState, allowEmpt
   const sensitive = detectSensitiveFields(req);
   if (sensitive.length) {
     throw new ElicitationSchemaError(
-      `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.where} matched "${s.matched}")`).join(', ')}; collect it out of band with ctx.elicitUrl(message, url)`,
+      `form-mode elicitation must not ask for sensitive data: ${sensitive.map((s) => `field "${s.field}" (${s.path}: ${s.where} matched "${s.matched}")`).join(', ')}; fix: ${revision === '2025-06-18' ? 'take it outside elicitation (server configuration, environment): revision 2025-06-18 has no URL mode for ctx.elicitUrl(message, url)' : 'collect it out of band with ctx.elicitUrl(message, url)'} (or, if it is not a secret, rename the field)`,
     );
   }
   if (text !== undefined) checked.set(text, true);
@@ -438,7 +464,9 @@ async function elicitUrl(st: CallState, message: string, url: string, require: b
   const key = keyFor(st, 'u', name);
   if (!elicitModes(st.era).url)
     throw new InputUnavailableError(
-      'the client declared no URL-mode elicitation capability, so nothing was asked',
+      st.era.revision === '2025-06-18' && st.era.elicitation
+        ? 'revision 2025-06-18 has no URL-mode elicitation (added in 2025-11-25), so nothing was asked'
+        : 'the client declared no URL-mode elicitation capability, so nothing was asked',
       [{ name: 'url', description: message }],
       st.howToSupply,
       { elicitation: { url: {} } },

@@ -8,7 +8,7 @@
  * @module
  */
 import type { readElicitResult as ReadFn } from '../schema/result.js';
-export { toRequestedSchema, UnsupportedSchemaError } from '../schema/zod.js';
+export { describeIssue, toRequestedSchema, UnsupportedSchemaError } from '../schema/zod.js';
 export { lintRequestedSchema } from '../schema/lint.js';
 export { detectSensitiveFields } from '../schema/sensitive.js';
 export type { ReadElicitResult } from '../schema/result.js';

@@ -69,6 +69,17 @@ test("docs/server.md's testing recipe compiles next to the example, as the page 
   assert.deepEqual(diagnose({ [`${dir}/example.ts`]: example, [`${dir}/testing.test.ts`]: recipe }), []);
 });
 
+test("docs/server.md's every-field-kind server and its tests compile as the page says to save them", () => {
+  const server = blockAfter('docs/server.md', '## Every field kind, URL mode and a template that asks');
+  const md = readFileSync('docs/server.md', 'utf8');
+  const tests = blockAfter('docs/server.md', 'Its tests, on every revision');
+  assert.ok(md.indexOf('Its tests, on every revision') > md.indexOf('## Every field kind'), 'the tests follow the server');
+  assert.match(server, /from 'mcp-parley\/server'/);
+  assert.match(tests, /from '\.\/every-kind\.js'/);
+  const dir = 'snippets-not-on-disk';
+  assert.deepEqual(diagnose({ [`${dir}/every-kind.ts`]: server, [`${dir}/every-kind.test.ts`]: tests }), []);
+});
+
 test('the snippet check reports a snippet that does not compile (negative control)', () => {
   const bad = "import { createParleyServer } from 'mcp-parley/server';\ncreateParleyServer({ name: 'x' });\n";
   const found = diagnose({ 'bad-snippet.ts': bad });

@@ -32,7 +32,8 @@ import { cutOffReason, DeadlineHold, sseTransport, stdioTransport, withDeadline 
 import { AuthSession } from '../auth/session.js';
 import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
-import { repairingFetch } from './wire-repair.js';
+import { MAX_HTTP_MESSAGE_CHARS, repairingFetch } from './wire-repair.js';
+import { StreamCalls } from './calls.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
 import { exitWords, explainRemoteFailure, explainStartFailure, StartStderr, stderrWords } from './start-failure.js';
@@ -142,11 +143,12 @@ export class Connection {
   static async open(o: ConnectOptions): Promise<Connection> {
     const pending = new Set<Pending>();
     const startup = new StartupRoots();
-    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen; startup: StartupRoots } = {
+    const holder: { conn?: Connection; era: Era; revision: string; screen: Screen; startup: StartupRoots; streams: StreamCalls } = {
       era: 'legacy',
       revision: 'unknown',
       screen: new Screen(),
       startup,
+      streams: new StreamCalls(),
     };
     // Every stderr chunk counts as activity for the start-up roots wait, and is kept (bounded) to say
     // why a failed start failed (start-failure.ts).
@@ -278,7 +280,7 @@ export class Connection {
         attempt(
           new StreamableHTTPClientTransport(new URL(def.url), {
             requestInit: { headers: def.headers },
-            fetch: repairingFetch(session ? (session.fetch as typeof fetch) : fetch),
+            fetch: repairingFetch(session ? (session.fetch as typeof fetch) : fetch, MAX_HTTP_MESSAGE_CHARS, undefined, holder.streams),
           }),
           'streamable-http',
           mode,

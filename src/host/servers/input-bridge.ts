@@ -8,7 +8,7 @@ import { ProtocolError } from '@modelcontextprotocol/client';
 import type { Client, CreateMessageResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client';
 import type { ConnectOptions, Era } from './connect-options.js';
 import type { InputContext } from './handlers.js';
-import { attributeCall } from './calls.js';
+import { attributeCall, type StreamCalls } from './calls.js';
 import type { Screen } from './screen.js';
 import type { StartupRoots } from './startup-roots.js';
 
@@ -36,8 +36,9 @@ export function wireHandlers(
   client: Client,
   o: ConnectOptions,
   pending: Set<Pending>,
-  holder: { era: Era; revision: string; screen?: Screen; startup?: StartupRoots },
+  holder: { era: Era; revision: string; screen?: Screen; startup?: StartupRoots; streams?: StreamCalls },
 ): void {
+  if (holder.streams) holder.streams.connection = client;
   const run = async <T>(id: string | number, sdkSignal: AbortSignal, fn: (ctx: InputContext) => Promise<T>): Promise<T> => {
     const legacy = holder.era === 'legacy';
     const p = new Pending(legacy ? id : undefined);
@@ -48,7 +49,7 @@ export function wireHandlers(
     else if (!legacy) sdkSignal.addEventListener('abort', onSdkAbort, { once: true });
     const ctx: InputContext = { server: o.name, era: holder.era, revision: holder.revision, signal: p.ctl.signal };
     if (legacy) ctx.requestId = id;
-    const call = attributeCall(client);
+    const call = attributeCall(client, holder.streams, id);
     if (call) ctx.call = call;
     try {
       return await fn(ctx);

@@ -25,7 +25,7 @@ import type { Clock } from './clock.js';
 import type { Connection } from './connection.js';
 import type { InputHandlers } from './handlers.js';
 import { ToolClock, type PauseGate } from './tool-clock.js';
-import { runAsCall } from './calls.js';
+import { CALL_HEADER, runAsCall } from './calls.js';
 import { callToolRounds } from './mrtr.js';
 import type { CallRef } from './calls.js';
 
@@ -73,6 +73,12 @@ export async function callToolWithClock(
     timeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS,
     maxTotalTimeout: env.maxTotalMs + SDK_TIMEOUT_SLACK_MS,
   };
+  // 2025 eras over Streamable HTTP: the call's POST names it to parley's fetch, which removes the header
+  // and attributes the server's requests on that POST's stream to this call (calls.ts, wire-repair.ts).
+  const legacyOptions =
+    conn.era === 'legacy' && conn.transportKind === 'streamable-http'
+      ? { ...legOptions, headers: { [CALL_HEADER]: ref.callId } }
+      : legOptions;
   // 2026-07-28: parley drives the input_required rounds itself (./mrtr.ts) so each prompt knows its call.
   const once = () =>
     runAsCall(conn.client, ref, () =>
@@ -90,7 +96,7 @@ export async function callToolWithClock(
             args,
             (params) => conn.client.callTool(params as never, { ...legOptions, allowInputRequired: true }),
           )
-        : (conn.client.callTool({ name: tool, arguments: args }, legOptions) as Promise<CallToolResult>),
+        : (conn.client.callTool({ name: tool, arguments: args }, legacyOptions) as Promise<CallToolResult>),
     );
   try {
     for (let round = 1; ; round++) {

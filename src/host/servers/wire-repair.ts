@@ -6,7 +6,8 @@
  * is rewritten to `params: {_meta: {[ORIGINAL_PARAMS]: <the original params>}}`, which the transport
  * accepts; the screen (`screen.ts`) then hands the original to the broker, which answers -32602.
  * Everything else passes byte for byte. parley's stdio transport (`stdio-transport.ts`) reads its lines
- * itself and wraps the same way ({@link repairMessage}).
+ * itself and wraps the same way ({@link repairMessage}). It also tells which 2025-era tool call a
+ * server request on a POST's SSE stream belongs to ({@link repairingFetch} `streams`, `calls.ts`).
  *
  * Bounds: one SSE event is buffered at a time; one over {@link MAX_EVENT_CHARS} characters passes
  * unrepaired, and one (or a JSON body, or the body of an error status) over {@link MAX_HTTP_MESSAGE_CHARS}
@@ -14,6 +15,8 @@
  * work is linear in the bytes received.
  * @module
  */
+
+import { CALL_HEADER, type StreamCalls } from './calls.js';
 
 /** The `_meta` key that carries a request's original, non-object `params` past the SDK's parse. */
 export const ORIGINAL_PARAMS = 'io.parley/original-params';
@@ -34,13 +37,14 @@ export function repairMessage(m: unknown): Record<string, unknown> | undefined {
 }
 
 /** JSON text of one message or a batch, repaired; the same text when nothing needed repair or it is not JSON. */
-export function repairJsonText(text: string): string {
+export function repairJsonText(text: string, seen?: (message: unknown) => void): string {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch {
     return text;
   }
+  seen?.(v);
   if (Array.isArray(v)) {
     let changed = false;
     const out = v.map((m) => {
@@ -69,7 +73,7 @@ const overCap = (what: string, max: number) =>
  * A TransformStream over an SSE body that repairs each event's `data` (text in, text out). Each chunk
  * is scanned once (the line still arriving is kept as pieces), so work is linear in the bytes received.
  */
-function sseRepair(max: number, cut: (what: string) => Error): TransformStream<string, string> {
+function sseRepair(max: number, cut: (what: string) => Error, seen?: (message: unknown) => void): TransformStream<string, string> {
   let pieces: string[] = [];
   let partial = 0;
   let event: string[] = [];
@@ -78,7 +82,7 @@ function sseRepair(max: number, cut: (what: string) => Error): TransformStream<s
     const data = event.filter((l) => l.startsWith('data:')).map((l) => (l.startsWith('data: ') ? l.slice(6) : l.slice(5)));
     if (data.length && size <= MAX_EVENT_CHARS) {
       const joined = data.join('\n');
-      const fixed = repairJsonText(joined);
+      const fixed = repairJsonText(joined, seen);
       if (fixed !== joined) {
         const others = event.filter((l) => !l.startsWith('data:'));
         out.enqueue([...others, `data: ${fixed}`].join('\n') + '\n' + end);
@@ -126,6 +130,14 @@ function sseRepair(max: number, cut: (what: string) => Error): TransformStream<s
   });
 }
 
+/** Notes each server request (a message with `method` and an `id`) of one call's stream in `streams`. */
+function noteRequests(streams: StreamCalls, callId: string): (message: unknown) => void {
+  return (m) => {
+    const r = m as { id?: unknown; method?: unknown };
+    if (isPlain(r) && typeof r.method === 'string' && (typeof r.id === 'number' || typeof r.id === 'string')) streams.note(r.id, callId);
+  };
+}
+
 /** The body as text, or an error once it goes over `max` UTF-8 bytes (read no further). */
 async function textUpTo(res: Response, max: number, cut: (what: string) => Error): Promise<string> {
   const reader = res.body!.getReader();
@@ -157,24 +169,48 @@ function byteCap(max: number, cut: (what: string) => Error): TransformStream<Uin
 }
 
 /**
+ * The `CALL_HEADER` value of a request, removed from `init.headers` (a `Headers`, as the SDK's Streamable
+ * HTTP transport sends); `undefined` when absent.
+ */
+function takeCallHeader(init: RequestInit | undefined): string | undefined {
+  const h = init?.headers;
+  if (!(h instanceof Headers)) return undefined;
+  const v = h.get(CALL_HEADER);
+  if (v !== null) h.delete(CALL_HEADER);
+  return v ?? undefined;
+}
+
+/**
  * A `fetch` for the SDK's HTTP transports that repairs incoming messages and caps their size (see the
  * module comment). `onOverCap` is told (with the error the body ends with) when a body goes over `max`:
  * the legacy HTTP+SSE transport closes itself then, as its EventSource would otherwise reconnect.
+ * With `streams`, a POST carrying `CALL_HEADER` (a 2025-era `tools/call`, `tool-call.ts`) is sent
+ * without it, and each server request on its SSE response is noted as that call's (`calls.ts`).
  */
-export function repairingFetch(inner: typeof fetch = fetch, max = MAX_HTTP_MESSAGE_CHARS, onOverCap?: (err: Error) => void): typeof fetch {
+export function repairingFetch(
+  inner: typeof fetch = fetch,
+  max = MAX_HTTP_MESSAGE_CHARS,
+  onOverCap?: (err: Error) => void,
+  streams?: StreamCalls,
+): typeof fetch {
   const cut = (what: string) => {
     const err = overCap(what, max);
     onOverCap?.(err);
     return err;
   };
   return async (input, init) => {
+    const callId = streams ? takeCallHeader(init) : undefined;
     const res = await inner(input, init);
     const type = res.headers.get('content-type') ?? '';
     if (!res.body) return res;
     // An error status's body is read whole by the SDK for its message (`response.text()`): capped too.
     if (!res.ok) return new Response(res.body.pipeThrough(byteCap(max, cut)), res);
     if (type.includes('text/event-stream')) {
-      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(sseRepair(max, cut)).pipeThrough(new TextEncoderStream());
+      const seen = callId !== undefined && streams ? noteRequests(streams, callId) : undefined;
+      const body = res.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(sseRepair(max, cut, seen))
+        .pipeThrough(new TextEncoderStream());
       return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     if (type.includes('application/json')) {
