@@ -31,7 +31,7 @@ import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
 import { writeResponse } from './node-response.js';
-import { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
+import { MAX_JSON_DEPTH, overDeepAt } from '../schema/json-depth.js';
 import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
 import type { SessionEventLimits } from './session-events.js';
 
@@ -184,7 +184,7 @@ export const MAX_CONNECTIONS = 10_000;
  */
 export const MAX_REQUEST_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
-export { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
+export { MAX_JSON_DEPTH, overDeepAt } from '../schema/json-depth.js';
 
 /**
  * How long `ServeHandle.close()` waits, in ms, for the error answers it sends to requests still in flight

@@ -17,7 +17,7 @@
  */
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
-import { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
+import { MAX_JSON_DEPTH, overDeepAt } from '../schema/json-depth.js';
 
 /** Longest stdin line (one JSON-RPC message, newline excluded) `serve({stdio: true})` reads, bytes: 8 MiB. */
 export const MAX_STDIO_LINE_BYTES = 8 * 1024 * 1024;

@@ -15,6 +15,10 @@
  * - JSON that is not JSON-RPC 2.0: a request is answered -32600 with its id (`null` when it has no
  *   usable one) and reported; a response ends parley's request of that id with a -32600 error instead
  *   of leaving it to time out;
+ * - a message nesting arrays/objects deeper than `MAX_JSON_DEPTH` (128; valid JSON, but `JSON.stringify`
+ *   and `structuredClone` overflow the stack on it, so the gateway could never pass such a result on): a
+ *   request is answered -32600 with its id, a response ends parley's request of that id with a -32600
+ *   error, a notification is ignored; each is reported;
  * - a line over `maxMessageBytes` (default 16 MiB) is not read: a request whose id and method show in its
  *   first or last 4 KiB is answered -32602, a response ends parley's request with an error, and every
  *   such line is reported; reading goes on with the next line (the SDK closes the connection instead).
@@ -47,7 +51,8 @@ import {
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { LineReader, MAX_STDIO_MESSAGE_BYTES, PEEK_BYTES, excerpt, peekMembers, type Line } from './stdio-lines.js';
-import { repairMessage } from './wire-repair.js';
+import { TOO_DEEP, repairMessage } from './wire-repair.js';
+import { MAX_JSON_DEPTH, overDeepAt } from '../../schema/json-depth.js';
 
 /** Bytes waiting on the child's stdin above which parley sends no error replies of its own. */
 export const MAX_QUEUED_REPLY_BYTES = 1024 * 1024;
@@ -241,8 +246,24 @@ export class ParleyStdioTransport implements Transport {
       this.#refused(`a line that is not JSON: ${excerpt(line.text)}; parley answered -32700`);
       return;
     }
+    // Nesting deeper than MAX_JSON_DEPTH takes at least twice as many characters.
+    if (line.text.length > 2 * MAX_JSON_DEPTH && overDeepAt(line.text, MAX_JSON_DEPTH) >= 0) return this.#tooDeep(value);
     if (!Array.isArray(value)) return this.#message(value);
     this.#batch(value, line.text);
+  }
+
+  /** A message nesting deeper than MAX_JSON_DEPTH (see the module comment); its top level is read as is. */
+  #tooDeep(value: unknown): void {
+    if (Array.isArray(value)) return this.#batch(value, '(a batch nesting too deeply)');
+    const o = isPlain(value) ? value : {};
+    const id = isId(o.id) ? o.id : undefined;
+    const method = typeof o.method === 'string' ? o.method : undefined;
+    if (method === undefined && id !== undefined) return this.#failResponse(id, `the server's response ${TOO_DEEP}`);
+    if (method !== undefined && id !== undefined) {
+      this.#reply(id, INVALID_REQUEST, `Invalid Request: the ${q(method)} request ${TOO_DEEP}`);
+      return this.#refused(`a ${q(method)} request (id ${JSON.stringify(id)}) that ${TOO_DEEP}; parley answered -32600`);
+    }
+    this.#refused(`${method !== undefined ? `a ${q(method)} notification` : 'a message'} that ${TOO_DEEP}; parley ignored it`);
   }
 
   /**
