@@ -4,13 +4,15 @@
 // Without that, the gateway's SDK server threw while writing the result, so an upstream client never got
 // an answer (it waited out its own request timeout), and `parley call` threw printing it.
 // Peers: raw-lines.mjs (a hand-written stdio server: no SDK server writes such a line) behind a host and
-// behind the gateway with real SDK v2 clients on 2025-11-25 (push) and 2026-07-28 (MRTR) over HTTP; the
-// Streamable HTTP reader (`repairingFetch`) is fed the raw bodies directly.
+// behind the gateway with real SDK v2 clients on 2025-11-25 (push) and 2026-07-28 (MRTR) over HTTP; an
+// SDK v1 server over Streamable HTTP (v1-hostile.mjs, `deep`) behind a host; and the Streamable HTTP
+// reader (`repairingFetch`) fed raw bodies (JSON, batch, SSE events short and long).
 import { after, before, describe, it } from 'node:test';
+import type { ChildProcess } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createHost, HeadlessPresenter } from '../src/host/index.js';
-import type { Host } from '../src/host/index.js';
+import type { Host, HttpServerDef } from '../src/host/index.js';
 import { createGateway } from '../src/gateway/index.js';
 import { MAX_JSON_DEPTH } from '../src/schema/json-depth.js';
 import { MAX_EVENT_CHARS, repairingFetch } from '../src/host/servers/wire-repair.js';
@@ -18,6 +20,7 @@ import { fixture } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { bounded } from './helpers/wait.js';
+import { spawnListening, stopChild } from './helpers/peers.js';
 
 const DEEP = 20_000;
 const CAP_TEXT = new RegExp(`nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels \\(MAX_JSON_DEPTH\\)`);
@@ -85,6 +88,33 @@ describe('the gateway in front of that server', () => {
       }
     });
   }
+});
+
+describe('an SDK v1 server over Streamable HTTP whose result nests too deeply', () => {
+  let peer: ChildProcess;
+  let host: Host;
+  before(async () => {
+    const { child, match } = await spawnListening(
+      [fixture('hostile', 'v1-hostile.mjs').args[0], '--http'],
+      /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    );
+    peer = child;
+    const def = { name: 'hostile', type: 'http', url: match, headers: {}, origin: { file: '<test>', pointer: '/servers/hostile' } };
+    host = createHost(gatewayConfig({ hostile: def as HttpServerDef }), { presenter: new HeadlessPresenter() });
+  });
+  after(async () => {
+    await host?.close();
+    if (peer) await stopChild(peer);
+  });
+
+  it('the call fails with -32600 naming MAX_JSON_DEPTH; one at the cap passes', async () => {
+    // The message, result, structuredContent and `levels` arrays: MAX_JSON_DEPTH - 3 arrays reach the cap.
+    assert.equal(
+      text(await bounded(host.callTool('hostile', 'deep', { levels: MAX_JSON_DEPTH - 3 }), 20_000, 'cap')),
+      `deep ${MAX_JSON_DEPTH - 3}`,
+    );
+    await assert.rejects(bounded(host.callTool('hostile', 'deep', { levels: 3_000 }), 10_000, 'too deep'), CAP_TEXT);
+  });
 });
 
 describe('a Streamable HTTP server whose response nests too deeply', () => {
