@@ -33,6 +33,7 @@ import { AuthSession } from '../auth/session.js';
 import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
 import { repairingFetch } from './wire-repair.js';
+import { RefusedReports } from './refused-reports.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
 import { exitWords, explainRemoteFailure, explainStartFailure, StartStderr, stderrWords } from './start-failure.js';
@@ -85,6 +86,8 @@ export class Connection {
   }
   readonly #pending: Set<Pending>;
   readonly #completions = new Map<string, Set<() => void>>();
+  /** Reports of messages the SDK's HTTP transports dropped unparsed, limited per window (`refused-reports.ts`). */
+  readonly #refused = new RefusedReports((detail) => this.#handlers?.malformedMessage?.(this.name, detail));
 
   private constructor(
     readonly name: string,
@@ -428,18 +431,14 @@ export class Connection {
     const innerError = t.onerror;
     t.onerror = (err: Error) => {
       const issues = (err as { issues?: unknown }).issues;
-      if (err?.name === 'ZodError' && Array.isArray(issues)) {
-        try {
-          this.#handlers?.malformedMessage?.(this.name, describeUnparsed(issues));
-        } catch {
-          /* a broker hook must not break the transport */
-        }
-      }
+      // At most REFUSED_PER_WINDOW reports per window, then one summary (as parley's stdio reader).
+      if (err?.name === 'ZodError' && Array.isArray(issues)) this.#refused.add(describeUnparsed(issues));
       innerError?.call(t, err);
     };
     const prevClose = this.client.onclose;
     this.client.onclose = () => {
       prevClose?.();
+      this.#refused.flush();
       this.#abortAll('server connection closed', true);
       this.#life.abort(new Error('server connection closed'));
       const unexpected = !this.#closing && !this.#closed;
