@@ -32,6 +32,7 @@ import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
 import { writeResponse } from './node-response.js';
 import { MAX_JSON_DEPTH, overDeepAt } from '../schema/json-depth.js';
+import { checkJsonRpcMessage } from './message-check.js';
 import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
 import type { SessionEventLimits } from './session-events.js';
 
@@ -481,6 +482,13 @@ export async function serve(
         // pending call is heap per session. (A session's transport keeps the one it is handed instead.)
         web = undefined;
         return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
+      }
+      // One JSON-RPC 2.0 message per POST (transports §Sending Messages; MCP has no batches since
+      // 2025-06-18): anything else gets -32600 here, where the SDK's transport would answer -32700 with id
+      // null, answer an empty batch with nothing, or run a batch (./message-check.ts).
+      if (body !== undefined) {
+        const bad = checkJsonRpcMessage(body, 'body');
+        if (bad) return deny(res, 400, bad.error.message, bad.id, bad.error.code);
       }
       // The session's transport reads the web Request (a POST's is `web`, its body already parsed) and
       // answers a web Response, written here (./node-response.ts: no timer before an SSE response's headers).
