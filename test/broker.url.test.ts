@@ -2,7 +2,7 @@
 // 2025-11-25 elicitationId registry and the -32042 consent path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ElicitationBroker, UrlElicitationRegistry, checkUrl } from '../src/host/broker/index.js';
+import { ElicitationBroker, MAX_URL_ELICITATIONS, UrlElicitationRegistry, checkUrl } from '../src/host/broker/index.js';
 import type { BrokerEvent } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
@@ -175,6 +175,27 @@ test('waitForCompletion resolves on the notification, and false at its bound', a
   const w2 = reg.waitForCompletion('s', 'y', 5_000, ac.signal);
   ac.abort();
   assert.equal(await w2, false);
+});
+
+test(`the registry keeps at most ${MAX_URL_ELICITATIONS} ids: finished ones are forgotten first, then the oldest`, () => {
+  // A server may register a fresh id per URL elicitation for the process's life (30 a minute under the
+  // default rate limit): without a bound the registry only grew.
+  assert.equal(MAX_URL_ELICITATIONS, 1_000);
+  const reg = new UrlElicitationRegistry();
+  reg.add('s', 'waiting');
+  for (let i = 0; i < MAX_URL_ELICITATIONS - 1; i++) {
+    reg.add('s', `done-${i}`);
+    reg.decide('s', `done-${i}`, true);
+    if (i % 2 === 0) reg.complete('s', `done-${i}`);
+    else reg.decide('s', `done-${i}`, false);
+  }
+  assert.equal(reg.size, MAX_URL_ELICITATIONS);
+  for (let i = 0; i < 5_000; i++) reg.add('s', `more-${i}`);
+  assert.equal(reg.size, MAX_URL_ELICITATIONS);
+  assert.equal(reg.state('s', 'more-4999'), 'pending', 'the newest is kept');
+  assert.equal(reg.state('s', 'done-0'), undefined, 'finished ones went first');
+  assert.equal(reg.state('s', 'waiting'), undefined, 'then the oldest pending one');
+  assert.equal(reg.complete('s', 'waiting'), 'ignored-unknown');
 });
 
 test('-32042 path: consent to each listed URL elicitation, then wait for completion before retrying', async () => {

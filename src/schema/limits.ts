@@ -9,6 +9,7 @@
  * | `requestBytes` | 262 144 (256 KiB) | the parts parley reads: `message` + `url` + the `requestedSchema` as JSON text |
  * | `messageChars` | 8 192 | `message` |
  * | `urlChars` | 8 192 | URL-mode `url` |
+ * | `elicitationIdChars` | 256 | URL-mode `elicitationId` (2025-11-25) |
  * | `nameChars` | 256 | each property name |
  * | `titleChars` | 512 | the schema's and each property's `title`, each option's `title`/`const`, each `enum`/`enumNames` entry |
  * | `descriptionChars` | 4 096 | the schema's and each property's `description`; a string `default` |
@@ -27,6 +28,7 @@ export interface RequestLimits {
   requestBytes: number;
   messageChars: number;
   urlChars: number;
+  elicitationIdChars: number;
   nameChars: number;
   titleChars: number;
   descriptionChars: number;
@@ -39,6 +41,7 @@ export const DEFAULT_LIMITS: Readonly<RequestLimits> = Object.freeze({
   requestBytes: 262_144,
   messageChars: 8_192,
   urlChars: 8_192,
+  elicitationIdChars: 256,
   nameChars: 256,
   titleChars: 512,
   descriptionChars: 4_096,
@@ -163,11 +166,11 @@ export function checkSchemaLimits(schema: unknown, limits: Readonly<RequestLimit
 }
 
 /**
- * Cap findings of the text fields of `elicitation/create` params other than the schema: `message`
- * and `url` (pointers relative to the params). Constant time.
+ * Cap findings of the text fields of `elicitation/create` params other than the schema: `message`,
+ * `url` and `elicitationId` (pointers relative to the params). Constant time.
  */
 export function checkMessageLimits(
-  params: { message?: unknown; url?: unknown },
+  params: { message?: unknown; url?: unknown; elicitationId?: unknown },
   limits: Readonly<RequestLimits> = DEFAULT_LIMITS,
 ): Issue<IssueCode>[] {
   const out: Issue<IssueCode>[] = [];
@@ -184,6 +187,17 @@ export function checkMessageLimits(
     );
   if (typeof params.url === 'string' && params.url.length > limits.urlChars)
     over(out, '/url', 'the URL', params.url.length, 'characters', limits.urlChars, 'urlChars', 'send a shorter URL');
+  if (typeof params.elicitationId === 'string' && params.elicitationId.length > limits.elicitationIdChars)
+    over(
+      out,
+      '/elicitationId',
+      'the elicitationId',
+      params.elicitationId.length,
+      'characters',
+      limits.elicitationIdChars,
+      'elicitationIdChars',
+      'send a shorter id (a UUID is 36 characters)',
+    );
   return out;
 }
 

@@ -31,7 +31,8 @@ import type { ListChangeScope, ListKind } from './lists.js';
 import { userOfAuth } from './era.js';
 import { serveStdioConnection } from './stdio.js';
 import { writeResponse } from './node-response.js';
-import { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
+import { MAX_JSON_DEPTH, overDeepAt } from '../schema/json-depth.js';
+import { checkJsonRpcMessage } from './message-check.js';
 import { DEFAULT_SESSION_EVENT_LIMITS, SessionEvents } from './session-events.js';
 import type { SessionEventLimits } from './session-events.js';
 
@@ -184,7 +185,7 @@ export const MAX_CONNECTIONS = 10_000;
  */
 export const MAX_REQUEST_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
 
-export { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
+export { MAX_JSON_DEPTH, overDeepAt } from '../schema/json-depth.js';
 
 /**
  * How long `ServeHandle.close()` waits, in ms, for the error answers it sends to requests still in flight
@@ -482,6 +483,13 @@ export async function serve(
         // pending call is heap per session. (A session's transport keeps the one it is handed instead.)
         web = undefined;
         return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
+      }
+      // One JSON-RPC 2.0 message per POST (transports §Sending Messages; MCP has no batches since
+      // 2025-06-18): anything else gets -32600 here, where the SDK's transport would answer -32700 with id
+      // null, answer an empty batch with nothing, or run a batch (./message-check.ts).
+      if (body !== undefined) {
+        const bad = checkJsonRpcMessage(body, 'body');
+        if (bad) return deny(res, 400, bad.error.message, bad.id, bad.error.code);
       }
       // The session's transport reads the web Request (a POST's is `web`, its body already parsed) and
       // answers a web Response, written here (./node-response.ts: no timer before an SSE response's headers).

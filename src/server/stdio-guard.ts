@@ -17,26 +17,15 @@
  */
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
-import { MAX_JSON_DEPTH, overDeepAt } from './json-depth.js';
+import { MAX_JSON_DEPTH, overDeepAt } from '../schema/json-depth.js';
+import { checkJsonRpcMessage, refusal } from './message-check.js';
+import type { JsonRpcRefusal } from './message-check.js';
 
 /** Longest stdin line (one JSON-RPC message, newline excluded) `serve({stdio: true})` reads, bytes: 8 MiB. */
 export const MAX_STDIO_LINE_BYTES = 8 * 1024 * 1024;
 
 /** The error reply for a refused line. */
-export interface StdioRefusal {
-  jsonrpc: '2.0';
-  id: string | number | null;
-  error: { code: number; message: string };
-}
-
-const refusal = (code: number, message: string, id: string | number | null = null): StdioRefusal => ({
-  jsonrpc: '2.0',
-  id,
-  error: { code, message },
-});
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const validId = (v: unknown): v is string | number => typeof v === 'string' || Number.isInteger(v);
+export type StdioRefusal = JsonRpcRefusal;
 
 /** What is wrong with one line, or `undefined` when it may go on to the SDK. Exported for its unit test. */
 export function checkStdioLine(text: string): StdioRefusal | undefined {
@@ -52,28 +41,7 @@ export function checkStdioLine(text: string): StdioRefusal | undefined {
   } catch (e) {
     return refusal(-32700, `Parse error: the line is not JSON (${(e as Error).message.slice(0, 200)}); send one JSON-RPC message per line`);
   }
-  if (Array.isArray(m))
-    return refusal(-32600, 'Invalid Request: JSON-RPC batches are not part of MCP (since 2025-06-18); send one message per line');
-  if (!isObject(m)) return refusal(-32600, 'Invalid Request: a JSON-RPC message is a JSON object');
-  const isCall = 'method' in m;
-  const id = isCall && validId(m.id) ? m.id : null;
-  const bad = (why: string) => refusal(-32600, `Invalid Request: ${why}`, id);
-  if (m.jsonrpc !== '2.0') return bad('"jsonrpc" must be "2.0"');
-  if ('id' in m && !validId(m.id)) return bad('"id" must be a string or an integer');
-  if (isCall) {
-    if (typeof m.method !== 'string') return bad('"method" must be a string');
-    if ('params' in m && !isObject(m.params)) return bad('"params" must be an object');
-    return undefined;
-  }
-  if (!('id' in m)) return bad('a message needs a "method" (request, notification) or an "id" (response)');
-  if ('result' in m === 'error' in m) return bad('a response has exactly one of "result" and "error"');
-  if ('result' in m && !isObject(m.result)) return bad('"result" must be an object');
-  if ('error' in m) {
-    const e = m.error;
-    if (!isObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string')
-      return bad('"error" must be an object with an integer "code" and a string "message"');
-  }
-  return undefined;
+  return checkJsonRpcMessage(m, 'line');
 }
 
 /**

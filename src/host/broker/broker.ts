@@ -63,6 +63,13 @@ export function revisionOf(revision: string, era: 'legacy' | 'modern'): Revision
   return revision < '2025-06-18' ? '2025-06-18' : '2025-11-25';
 }
 
+/**
+ * Ignored `notifications/elicitation/complete` (ids unknown or already completed) audited at once per
+ * server; the bucket refills one per second, and the ignored ones not audited are counted in the next
+ * row's `detail.skipped`. A server cannot fill the audit log by flooding completions for ids it never used.
+ */
+export const COMPLETE_AUDIT_BURST = 10;
+
 export class ElicitationBroker {
   readonly urls = new UrlElicitationRegistry();
   readonly policy: PolicyDef;
@@ -76,6 +83,8 @@ export class ElicitationBroker {
   private readonly waiting = new Set<InputRequest>();
   private readonly waitingPerServer = new Map<string, number>();
   private seq = 0;
+  /** Per server: audit tokens for ignored completions, when last refilled, how many went unaudited. */
+  private readonly ignoredCompletions = new Map<string, { tokens: number; at: number; skipped: number }>();
   /** Aborted by {@link close}: every wait on a person ends. */
   private readonly closing = new AbortController();
 
@@ -205,7 +214,7 @@ export class ElicitationBroker {
       if (u.view.warnings.length)
         this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
       if (req.elicitationId && !this.urls.add(req.server, req.elicitationId))
-        this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: req.elicitationId } });
+        this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: excerpt(req.elicitationId) } });
     } else if (sensitive.length) {
       warnings = sensitive.map((f) => `sensitive:${f}`);
       details = sensitive.map((f) => ({
@@ -488,11 +497,36 @@ export class ElicitationBroker {
     this.emit({ type: 'refused', id: rec.id, server, reason: 'invalid-request', message });
   }
 
-  /** 2025-11-25 `notifications/elicitation/complete`. Unknown or already-completed ids are ignored (audited). */
+  /**
+   * 2025-11-25 `notifications/elicitation/complete`. Unknown or already-completed ids are ignored,
+   * audited at most {@link COMPLETE_AUDIT_BURST} at once per server; the audit keeps an excerpt of the id.
+   */
   elicitationComplete(server: string, elicitationId: string): void {
     const r = this.urls.complete(server, elicitationId);
-    const rec = { id: `complete-${elicitationId}`, server, scope: this.scope, receivedAt: this.now() };
-    this.audit.write(rec, 'complete', { action: r === 'completed' ? 'completed' : 'ignored', detail: { elicitationId, result: r } });
+    const id = excerpt(elicitationId);
+    let skipped = 0;
+    if (r !== 'completed') {
+      const now = this.now();
+      const b = this.ignoredCompletions.get(server) ?? { tokens: COMPLETE_AUDIT_BURST, at: now, skipped: 0 };
+      this.ignoredCompletions.set(server, b);
+      const earned = Math.floor((now - b.at) / 1000);
+      if (earned > 0) {
+        b.tokens = Math.min(COMPLETE_AUDIT_BURST, b.tokens + earned);
+        b.at += earned * 1000;
+      }
+      if (b.tokens <= 0) {
+        b.skipped++;
+        return;
+      }
+      b.tokens--;
+      skipped = b.skipped;
+      b.skipped = 0;
+    }
+    const rec = { id: `complete-${id}`, server, scope: this.scope, receivedAt: this.now() };
+    this.audit.write(rec, 'complete', {
+      action: r === 'completed' ? 'completed' : 'ignored',
+      detail: { elicitationId: id, result: r, ...(skipped ? { skipped } : {}) },
+    });
     if (r !== 'completed') return;
     this.emit({ type: 'url-completed', server, elicitationId });
     this.notify({ kind: 'url-completed', server, message: `${server} reports the browser step is complete.` });

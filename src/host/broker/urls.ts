@@ -3,8 +3,15 @@
  * (or declined). Completions (`notifications/elicitation/complete`) for unknown or already-completed
  * ids are ignored (2025-11-25 client/elicitation §Completion Notifications: clients MUST ignore them).
  * Ids are opaque and unique only within their server, so the key is (server, elicitationId).
+ *
+ * Bounded: at most {@link MAX_URL_ELICITATIONS} ids are kept (one registry per broker, i.e. per user of a
+ * gateway); registering one more forgets the oldest finished one (completed or declined), else the
+ * oldest. A forgotten id's completion is then ignored as unknown, and a wait on it ends at its timeout.
  * @module
  */
+
+/** Most URL-mode elicitation ids one registry keeps (see the module comment). */
+export const MAX_URL_ELICITATIONS = 1_000;
 
 export type UrlElicitationState = 'pending' | 'consented' | 'declined' | 'completed';
 
@@ -19,12 +26,28 @@ export class UrlElicitationRegistry {
     return JSON.stringify([server, id]);
   }
 
+  /** How many ids are kept. */
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** Registers a new id as pending. Returns false if (server, id) is already known (duplicate). */
   add(server: string, id: string): boolean {
     const k = this.key(server, id);
     if (this.entries.has(k)) return false;
+    if (this.entries.size >= MAX_URL_ELICITATIONS) this.forgetOne();
     this.entries.set(k, { state: 'pending', waiters: [] });
     return true;
+  }
+
+  /** Forgets the oldest finished id, else the oldest (Maps iterate in insertion order). */
+  private forgetOne(): void {
+    let oldest: string | undefined;
+    for (const [k, e] of this.entries) {
+      oldest ??= k;
+      if (e.state === 'completed' || e.state === 'declined') return void this.entries.delete(k);
+    }
+    if (oldest !== undefined) this.entries.delete(oldest);
   }
 
   /** Records the person's decision for a pending id. */

@@ -34,6 +34,7 @@ import type { Negotiation } from './era-verdict.js';
 import { Screen } from './screen.js';
 import { MAX_HTTP_MESSAGE_CHARS, repairingFetch } from './wire-repair.js';
 import { StreamCalls } from './calls.js';
+import { RefusedReports } from './refused-reports.js';
 import { StartupRoots, type StartupRootsOutcome } from './startup-roots.js';
 import { ParleyStdioTransport } from './stdio-transport.js';
 import { exitWords, explainRemoteFailure, explainStartFailure, StartStderr, stderrWords } from './start-failure.js';
@@ -86,6 +87,8 @@ export class Connection {
   }
   readonly #pending: Set<Pending>;
   readonly #completions = new Map<string, Set<() => void>>();
+  /** Reports of messages the SDK's HTTP transports dropped unparsed, limited per window (`refused-reports.ts`). */
+  readonly #refused = new RefusedReports((detail) => this.#handlers?.malformedMessage?.(this.name, detail));
 
   private constructor(
     readonly name: string,
@@ -430,18 +433,14 @@ export class Connection {
     const innerError = t.onerror;
     t.onerror = (err: Error) => {
       const issues = (err as { issues?: unknown }).issues;
-      if (err?.name === 'ZodError' && Array.isArray(issues)) {
-        try {
-          this.#handlers?.malformedMessage?.(this.name, describeUnparsed(issues));
-        } catch {
-          /* a broker hook must not break the transport */
-        }
-      }
+      // At most REFUSED_PER_WINDOW reports per window, then one summary (as parley's stdio reader).
+      if (err?.name === 'ZodError' && Array.isArray(issues)) this.#refused.add(describeUnparsed(issues));
       innerError?.call(t, err);
     };
     const prevClose = this.client.onclose;
     this.client.onclose = () => {
       prevClose?.();
+      this.#refused.flush();
       this.#abortAll('server connection closed', true);
       this.#life.abort(new Error('server connection closed'));
       const unexpected = !this.#closing && !this.#closed;

@@ -8,8 +8,9 @@
  * (`elicitation/create` → `elicit`, `roots/list` → `listRoots`, file:// only, `sampling/createMessage`
  * → `sample` when the host answers sampling), all entries of a round
  * concurrently, then the call is retried with `inputResponses` and the byte-exact `requestState`
- * (spec 2026-07-28 basic/patterns/mrtr). Bounded by `maxRounds` (default 10, the SDK's default) and by
- * the caller's signal and deadlines.
+ * (spec 2026-07-28 basic/patterns/mrtr). Bounded by `maxRounds` (default 10, the SDK's default), by
+ * {@link MAX_INPUT_REQUESTS_PER_ROUND} entries per round (the spec names no bound; over it the call is
+ * abandoned before any entry is answered), and by the caller's signal and deadlines.
  * @module
  */
 import type { CallToolResult, Client, ElicitRequestParams } from '@modelcontextprotocol/client';
@@ -20,12 +21,18 @@ import { fileRootsOnly } from './input-bridge.js';
 /** Rounds after which a call that keeps answering `input_required` fails. */
 export const MAX_MRTR_ROUNDS = 10;
 
-/** Thrown when an MRTR flow cannot go on: too many rounds, or an input request parley cannot answer. */
+/**
+ * Most `inputRequests` entries parley answers in one round. A round with more abandons the call
+ * (`too-many-inputs`): each entry is a prompt for a person or a copy of the roots, all at once.
+ */
+export const MAX_INPUT_REQUESTS_PER_ROUND = 100;
+
+/** Thrown when an MRTR flow cannot go on: too many rounds or inputs, or an input request parley cannot answer. */
 export class InputRequiredFlowError extends Error {
   override readonly name = 'InputRequiredFlowError';
   constructor(
     message: string,
-    readonly code: 'rounds-exceeded' | 'unsupported-input' | 'invalid-input-request' | 'sampling-declined',
+    readonly code: 'rounds-exceeded' | 'too-many-inputs' | 'unsupported-input' | 'invalid-input-request' | 'sampling-declined',
   ) {
     super(message);
   }
@@ -70,6 +77,11 @@ export async function callToolRounds(
         'rounds-exceeded',
       );
     const entries = Object.entries(res.inputRequests ?? {});
+    if (entries.length > MAX_INPUT_REQUESTS_PER_ROUND)
+      throw new InputRequiredFlowError(
+        `Server "${env.server}" sent ${entries.length} input requests in one input_required round of ${ref.tool}, over parley's cap of ${MAX_INPUT_REQUESTS_PER_ROUND} (MAX_INPUT_REQUESTS_PER_ROUND); none was answered and the call was abandoned.`,
+        'too-many-inputs',
+      );
     const ctx: InputContext = { server: env.server, era: 'modern', revision: env.revision, signal: env.signal, call: ref };
     const answers = await env.paused(() =>
       Promise.all(entries.map(async ([key, entry]) => [key, await answer(env, key, entry, ctx)] as const)),

@@ -15,6 +15,10 @@
  * - JSON that is not JSON-RPC 2.0: a request is answered -32600 with its id (`null` when it has no
  *   usable one) and reported; a response ends parley's request of that id with a -32600 error instead
  *   of leaving it to time out;
+ * - a message nesting arrays/objects deeper than `MAX_JSON_DEPTH` (128; valid JSON, but `JSON.stringify`
+ *   and `structuredClone` overflow the stack on it, so the gateway could never pass such a result on): a
+ *   request is answered -32600 with its id, a response ends parley's request of that id with a -32600
+ *   error, a notification is ignored; each is reported;
  * - a line over `maxMessageBytes` (default 16 MiB) is not read: a request whose id and method show in its
  *   first or last 4 KiB is answered -32602, a response ends parley's request with an error, and every
  *   such line is reported; reading goes on with the next line (the SDK closes the connection instead).
@@ -47,7 +51,9 @@ import {
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { LineReader, MAX_STDIO_MESSAGE_BYTES, PEEK_BYTES, excerpt, peekMembers, type Line } from './stdio-lines.js';
-import { repairMessage } from './wire-repair.js';
+import { TOO_DEEP, repairMessage } from './wire-repair.js';
+import { RefusedReports } from './refused-reports.js';
+import { MAX_JSON_DEPTH, overDeepAt } from '../../schema/json-depth.js';
 
 /** Bytes waiting on the child's stdin above which parley sends no error replies of its own. */
 export const MAX_QUEUED_REPLY_BYTES = 1024 * 1024;
@@ -55,11 +61,7 @@ export const MAX_QUEUED_REPLY_BYTES = 1024 * 1024;
 /** Log lines about one server's output, and id-less error replies, allowed at once (then one per second each). */
 export const LOG_BURST = 10;
 
-/** Refused lines reported one by one per window (then one summary report per window). */
-export const REFUSED_PER_WINDOW = 10;
-
-/** The window of {@link REFUSED_PER_WINDOW}, ms. */
-export const REFUSED_WINDOW_MS = 5_000;
+export { REFUSED_PER_WINDOW, REFUSED_WINDOW_MS } from './refused-reports.js';
 
 /** A token bucket: `LOG_BURST` at once, one more per second. */
 class Budget {
@@ -121,10 +123,7 @@ export class ParleyStdioTransport implements Transport {
   readonly #cap: number;
   readonly #logBudget = new Budget();
   readonly #replyBudget = new Budget();
-  #windowStart = 0;
-  #windowCount = 0;
-  #unreported = 0;
-  #summaryTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #reports: RefusedReports;
 
   constructor(
     readonly params: StdioParams,
@@ -132,6 +131,7 @@ export class ParleyStdioTransport implements Transport {
   ) {
     this.#cap = params.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
     this.#reader = new LineReader(this.#cap, PEEK_BYTES);
+    this.#reports = new RefusedReports((detail) => this.hooks.refused?.(detail));
   }
 
   /** The child's stderr (piped; available before `start()`). */
@@ -181,7 +181,7 @@ export class ParleyStdioTransport implements Transport {
         this.#exited = true;
         this.#proc = undefined;
         this.#reader.clear();
-        this.#summarise();
+        this.#reports.flush();
         this.onclose?.();
       });
       proc.stdin?.on('error', (err) => this.onerror?.(err));
@@ -228,7 +228,7 @@ export class ParleyStdioTransport implements Transport {
         }
     }
     this.#reader.clear();
-    this.#summarise();
+    this.#reports.flush();
   }
 
   #line(line: Line): void {
@@ -241,8 +241,24 @@ export class ParleyStdioTransport implements Transport {
       this.#refused(`a line that is not JSON: ${excerpt(line.text)}; parley answered -32700`);
       return;
     }
+    // Nesting deeper than MAX_JSON_DEPTH takes at least twice as many characters.
+    if (line.text.length > 2 * MAX_JSON_DEPTH && overDeepAt(line.text, MAX_JSON_DEPTH) >= 0) return this.#tooDeep(value);
     if (!Array.isArray(value)) return this.#message(value);
     this.#batch(value, line.text);
+  }
+
+  /** A message nesting deeper than MAX_JSON_DEPTH (see the module comment); its top level is read as is. */
+  #tooDeep(value: unknown): void {
+    if (Array.isArray(value)) return this.#batch(value, '(a batch nesting too deeply)');
+    const o = isPlain(value) ? value : {};
+    const id = isId(o.id) ? o.id : undefined;
+    const method = typeof o.method === 'string' ? o.method : undefined;
+    if (method === undefined && id !== undefined) return this.#failResponse(id, `the server's response ${TOO_DEEP}`);
+    if (method !== undefined && id !== undefined) {
+      this.#reply(id, INVALID_REQUEST, `Invalid Request: the ${q(method)} request ${TOO_DEEP}`);
+      return this.#refused(`a ${q(method)} request (id ${JSON.stringify(id)}) that ${TOO_DEEP}; parley answered -32600`);
+    }
+    this.#refused(`${method !== undefined ? `a ${q(method)} notification` : 'a message'} that ${TOO_DEEP}; parley ignored it`);
   }
 
   /**
@@ -328,42 +344,10 @@ export class ParleyStdioTransport implements Transport {
     this.#deliver({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } } as JSONRPCMessage);
   }
 
-  /** Reports a refused line: the first {@link REFUSED_PER_WINDOW} of each window, then a summary at its end. */
+  /** Reports a refused line (at most REFUSED_PER_WINDOW per window, then a summary: `refused-reports.ts`). */
   #refused(detail: string): void {
     this.#log('warn', `the server sent ${detail}`);
-    const now = Date.now();
-    if (now - this.#windowStart >= REFUSED_WINDOW_MS) {
-      this.#summarise();
-      this.#windowStart = now;
-      this.#windowCount = 0;
-    }
-    if (this.#windowCount >= REFUSED_PER_WINDOW) {
-      this.#unreported++;
-      this.#summaryTimer ??= setTimeout(() => this.#summarise(), this.#windowStart + REFUSED_WINDOW_MS - now).unref();
-      return;
-    }
-    this.#windowCount++;
-    this.#report(detail);
-  }
-
-  /** The one summary report for the refused lines of a window not reported one by one. */
-  #summarise(): void {
-    if (this.#summaryTimer) clearTimeout(this.#summaryTimer);
-    this.#summaryTimer = undefined;
-    const n = this.#unreported;
-    if (n === 0) return;
-    this.#unreported = 0;
-    this.#report(
-      `${n} more message(s) parley could not pass on within ${REFUSED_WINDOW_MS} ms, not reported one by one (at most ${REFUSED_PER_WINDOW} are reported per ${REFUSED_WINDOW_MS} ms)`,
-    );
-  }
-
-  #report(detail: string): void {
-    try {
-      this.hooks.refused?.(detail);
-    } catch {
-      /* a hook must not break reading */
-    }
+    this.#reports.add(detail);
   }
 
   /** A JSON-RPC error reply of parley's own; `id` is `null` when it cannot be known (JSON-RPC 2.0 §5). */

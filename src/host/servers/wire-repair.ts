@@ -9,14 +9,26 @@
  * itself and wraps the same way ({@link repairMessage}). It also tells which 2025-era tool call a
  * server request on a POST's SSE stream belongs to ({@link repairingFetch} `streams`, `calls.ts`).
  *
- * Bounds: one SSE event is buffered at a time; one over {@link MAX_EVENT_CHARS} characters passes
- * unrepaired, and one (or a JSON body, or the body of an error status) over {@link MAX_HTTP_MESSAGE_CHARS}
+ * A response (JSON body, one of a batch, or SSE event) nesting arrays/objects deeper than `MAX_JSON_DEPTH`
+ * is replaced by a -32600 error response of the same id ({@link TOO_DEEP}): the SDK would hand the value
+ * on, and `JSON.stringify` overflows the stack on it (~10 000 levels), so the gateway could never pass it
+ * to its client. The id is read from the message's top level (or, for an event too long to parse here,
+ * from its first and last 4 KiB). Requests and notifications that deep pass (the screen refuses a deep
+ * `requestedSchema`; parley's stdio reader answers them itself).
+ *
+ * Bounds: one SSE event is buffered at a time; one over {@link MAX_EVENT_CHARS} characters is not parsed
+ * (only its nesting is checked), and one (or a JSON body, or the body of an error status) over {@link MAX_HTTP_MESSAGE_CHARS}
  * ends the body with an error;
  * work is linear in the bytes received.
  * @module
  */
 
 import { CALL_HEADER, type StreamCalls } from './calls.js';
+import { MAX_JSON_DEPTH, overDeepAt } from '../../schema/json-depth.js';
+import { PEEK_BYTES, peekMembers } from './stdio-lines.js';
+
+/** How a message nesting too deeply is described (the error message of the response that replaces it). */
+export const TOO_DEEP = `nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH), the most parley reads`;
 
 /** The `_meta` key that carries a request's original, non-object `params` past the SDK's parse. */
 export const ORIGINAL_PARAMS = 'io.parley/original-params';
@@ -36,6 +48,44 @@ export function repairMessage(m: unknown): Record<string, unknown> | undefined {
   return { ...m, params: { _meta: { [ORIGINAL_PARAMS]: p } } };
 }
 
+/** The -32600 error response that stands for a response nesting too deeply. */
+function deepError(id: string | number): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, error: { code: -32600, message: `the server's response ${TOO_DEEP}` } };
+}
+
+/** Whether `v` nests arrays/objects deeper than `max` levels (itself level 1); iterative, linear in its size. */
+function deeperThan(v: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (typeof x !== 'object' || x === null) continue;
+    if (d > max) return true;
+    for (const c of Array.isArray(x) ? x : Object.values(x)) if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
+  }
+  return false;
+}
+
+/**
+ * `deepError` for `m` when it is a response (no method, a usable id) nesting too deeply (`known`: the
+ * caller's text scan already found that it does); else `undefined`.
+ */
+function deepOne(m: unknown, known: boolean): Record<string, unknown> | undefined {
+  if (!isPlain(m) || 'method' in m) return undefined;
+  const id = m.id;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
+  return known || deeperThan(m, MAX_JSON_DEPTH) ? deepError(id) : undefined;
+}
+
+/**
+ * JSON text of a message too long to parse here (an SSE event over {@link MAX_EVENT_CHARS}): the
+ * `deepError` of its id when it is a response nesting too deeply, else the same text.
+ */
+function deepLongText(text: string): string {
+  if (overDeepAt(text, MAX_JSON_DEPTH) < 0) return text;
+  const { id, method } = peekMembers(text.slice(0, PEEK_BYTES), text.slice(-PEEK_BYTES));
+  return method === undefined && id !== undefined ? JSON.stringify(deepError(id)) : text;
+}
+
 /** JSON text of one message or a batch, repaired; the same text when nothing needed repair or it is not JSON. */
 export function repairJsonText(text: string, seen?: (message: unknown) => void): string {
   let v: unknown;
@@ -45,16 +95,18 @@ export function repairJsonText(text: string, seen?: (message: unknown) => void):
     return text;
   }
   seen?.(v);
+  // Nesting deeper than MAX_JSON_DEPTH takes at least twice as many characters.
+  const deep = text.length > 2 * MAX_JSON_DEPTH && overDeepAt(text, MAX_JSON_DEPTH) >= 0;
   if (Array.isArray(v)) {
     let changed = false;
     const out = v.map((m) => {
-      const r = repairMessage(m);
+      const r = repairMessage(m) ?? (deep ? deepOne(m, false) : undefined);
       if (r) changed = true;
       return r ?? m;
     });
     return changed ? JSON.stringify(out) : text;
   }
-  const r = repairMessage(v);
+  const r = repairMessage(v) ?? (deep ? deepOne(v, true) : undefined);
   return r ? JSON.stringify(r) : text;
 }
 
@@ -80,9 +132,9 @@ function sseRepair(max: number, cut: (what: string) => Error, seen?: (message: u
   let size = 0;
   const flushEvent = (out: TransformStreamDefaultController<string>, end: string) => {
     const data = event.filter((l) => l.startsWith('data:')).map((l) => (l.startsWith('data: ') ? l.slice(6) : l.slice(5)));
-    if (data.length && size <= MAX_EVENT_CHARS) {
+    if (data.length) {
       const joined = data.join('\n');
-      const fixed = repairJsonText(joined, seen);
+      const fixed = size <= MAX_EVENT_CHARS ? repairJsonText(joined, seen) : deepLongText(joined);
       if (fixed !== joined) {
         const others = event.filter((l) => !l.startsWith('data:'));
         out.enqueue([...others, `data: ${fixed}`].join('\n') + '\n' + end);
