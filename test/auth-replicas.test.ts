@@ -42,7 +42,7 @@ async function twoReplicas(t: { skip(m: string): void; after(fn: () => unknown):
   assert.match(text(await a.callTool('crm', 'whoami', {})), /hello client/);
   assert.equal(seen.length, 1, 'A signed in once');
   assert.match(text(await b.callTool('crm', 'whoami', {})), /hello client/, 'B uses the stored sign-in');
-  return { stack, a, b, seen, later: (ms: number) => void (skew += ms), stores };
+  return { stack, a, b, seen, later: (ms: number) => void (skew += ms), stores, url };
 }
 
 const errorsOf = (grants: string[]) => grants.filter((g) => g.startsWith('error:'));
@@ -77,6 +77,25 @@ test('replicas whose token is due at the same moment refresh once between them (
   }
   assert.deepEqual(r.stack.tokenGrants, ['authorization_code', 'refresh_token', 'refresh_token']);
   assert.equal(r.seen.length, 1);
+});
+
+test('a logout by another process reaches every replica within storeRecheckMs (5 s), not when its token is due', async (t) => {
+  const r = await twoReplicas(t);
+  if (!r) return;
+  // `parley auth logout crm --user alice --tenant acme`: the row is deleted by yet another process.
+  const cli = await openPostgresCredentialStore(r.url, { env });
+  t.after(() => cli.close());
+  assert.equal(await cli.delete({ ...scope, server: 'crm' }), true);
+  r.later(5_000); // AuthDefaults.storeRecheckMs; the 1 h token is far from its refresh window
+  // Without the re-read both kept sending the access token they held in memory and were served for the hour.
+  for (const [name, host] of [
+    ['A', r.a],
+    ['B', r.b],
+  ] as const) {
+    const got = await host.callTool('crm', 'whoami', {}).then(text, (e: Error) => e.message);
+    assert.match(got, /sign-in required for crm \(at http:\/\/127\.0\.0\.1:\d+\) for user "alice" of tenant "acme"/, `${name}: ${got}`);
+  }
+  assert.deepEqual(r.stack.tokenGrants, ['authorization_code'], 'nothing refreshed');
 });
 
 test('the refresh lock: another process waits at most refreshLockMs, then gets the lock-timeout error; other keys do not wait', async (t) => {

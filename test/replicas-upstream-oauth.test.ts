@@ -133,5 +133,19 @@ describe('an OAuth-protected upstream server behind a team gateway (replicas, Po
     assert.deepEqual(grant, ['authorization_code']);
     assert.ok(!/eyJ[\w-]{10,}\./.test(raw), 'no JWT in the stored row');
     for (const r of c.replicas) assert.ok(!/eyJ[\w-]{10,}\./.test(r.log.join('')), `no JWT in replica ${r.port}'s log`);
+
+    // `parley auth logout` reaches every replica within storeRecheckMs (5 s, docs/auth.md), although each
+    // holds the hour-long access token in memory. Without the re-read both kept serving alice for the hour.
+    const direct = await Promise.all(c.replicas.map((r) => client('acme/alice', r.url, 'modern')));
+    t.after(() => Promise.allSettled(direct.map((d) => d.close())));
+    for (const d of direct) assert.match(text(await d.call()), /hello client/);
+    const out = await parley(c, ['logout', 'crm', '--user', 'alice', '--tenant', 'acme']);
+    assert.equal(out.code, 0, out.stderr);
+    await new Promise((r) => setTimeout(r, 5_200));
+    for (const [i, d] of direct.entries()) {
+      const got = await d.call().then(text, (e: Error) => e.message);
+      assert.match(got, /sign-in required for crm .*for user "alice" of tenant "acme"/, `replica ${i + 1}: ${got}`);
+    }
+    assert.deepEqual(stack.tokenGrants, ['authorization_code'], 'nothing refreshed');
   });
 });

@@ -844,6 +844,10 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const http: HttpOptions = {
         ...(signIns ? { routes: (pathname: string, req: IncomingMessage) => signIns.route(pathname, req) } : {}),
         sessionIdleMs: config.gateway?.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+        // Tool calls of 2026-07-28 stream too: a proxy's read timeout then bounds a hung replica without
+        // cutting a slow tool (docs/scaling.md §nginx).
+        streamToolCalls: true,
+        ...(config.gateway?.keepAliveMs ? { keepAliveMs: config.gateway.keepAliveMs } : {}),
         ...(router ? { sessions: router } : {}),
         maxSessionsPerUser: config.gateway?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER,
         maxSessionsSetting: 'gateway.maxSessionsPerUser in parley.json',

@@ -108,6 +108,21 @@ export interface HttpOptions {
    */
   maxConnections?: number;
   /**
+   * Period of the SSE keep-alive comment (`: keepalive`) on every open event stream of both eras (a
+   * 2025-era POST answer or GET stream, a 2026-07-28 streamed answer or `subscriptions/listen`), ms: a
+   * stream waiting on a person is never silent longer than this, so a proxy's read timeout (nginx
+   * `proxy_read_timeout`) can be a small multiple of it. 0 turns it off. A whole number; anything else
+   * makes `serve()` reject with a RangeError naming it. @default 15 000 (the SDK's)
+   */
+  keepAliveMs?: number;
+  /**
+   * Answer 2026-07-28 `tools/call` requests as an SSE stream (headers at once, keep-alive comments until
+   * the result) instead of one JSON body sent when the tool is done: a slow tool's answer then carries
+   * bytes every `keepAliveMs`, so a proxy's read timeout tells a hung process from a slow tool. Other
+   * requests keep their JSON answers. @default false (the gateway turns it on)
+   */
+  streamToolCalls?: boolean;
+  /**
    * 2025-era sessions held by other processes (replicas; src/gateway/sessions-route.ts): `newId` mints
    * session ids, and `route` may answer a request whose session this process does not hold (resolving
    * true), before the usual 404. `user` is who the request authenticated as ('' without `authenticate`).
@@ -340,17 +355,22 @@ export async function serve(
   // DNS-rebinding protection (transports §Security Warning) by the SDK's validators: Host and, when sent, Origin.
   const allowed = [...localhostAllowedHostnames(), ...(o.allowedHosts ?? [])];
   const fanout = new ListFanout<ParleyServer | McpServer>();
-  const modern = createMcpHandler(
-    (ctx) => {
-      const s = factory({ authInfo: ctx.authInfo, era: 'modern' });
-      fanout.watch(s);
-      // A toolkit server's own list change has no connection of its own here: it goes to the listen streams.
-      if (isParley(s)) fanout.hookInstance(s.mcp, false);
-      return toMcp(s);
-    },
-    { legacy: 'reject', bus: fanout.bus },
-  );
+  const modernFactory = (ctx: { authInfo?: AuthInfo }) => {
+    const s = factory({ authInfo: ctx.authInfo, era: 'modern' });
+    fanout.watch(s);
+    // A toolkit server's own list change has no connection of its own here: it goes to the listen streams.
+    if (isParley(s)) fanout.hookInstance(s.mcp, false);
+    return toMcp(s);
+  };
+  const keepAlive =
+    o.keepAliveMs !== undefined ? { keepAliveMs: checkWhole('serve(): keepAliveMs', o.keepAliveMs, 0, 2 ** 31 - 1, 'ms') } : {};
+  const modern = createMcpHandler(modernFactory, { legacy: 'reject', bus: fanout.bus, ...keepAlive });
   const modernNode = toNodeHandler(modern);
+  // 2026-07-28 tool calls as SSE streams (headers at once, then keep-alive comments until the result).
+  const streamed = o.streamToolCalls
+    ? createMcpHandler(modernFactory, { legacy: 'reject', bus: fanout.bus, responseMode: 'sse', ...keepAlive })
+    : undefined;
+  const streamedNode = streamed ? toNodeHandler(streamed) : modernNode;
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   /** Each session's SSE events (resumability), when on. */
   const events = new Map<string, SessionEvents>();
@@ -412,6 +432,7 @@ export async function serve(
     const t: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => o.sessions?.newId() ?? randomUUID(),
       ...(store ? { eventStore: store } : {}),
+      ...keepAlive,
       onsessioninitialized: (id) => {
         opened();
         sessions.set(id, t);
@@ -482,7 +503,8 @@ export async function serve(
         // Not kept while the call waits (this frame lives as long as the request): a web Request per
         // pending call is heap per session. (A session's transport keeps the one it is handed instead.)
         web = undefined;
-        return void (await fanout.runAs(userOfAuth(auth), () => modernNode(req, res, body)));
+        const node = (body as { method?: unknown } | undefined)?.method === 'tools/call' ? streamedNode : modernNode;
+        return void (await fanout.runAs(userOfAuth(auth), () => node(req, res, body)));
       }
       // One JSON-RPC 2.0 message per POST (transports §Sending Messages; MCP has no batches since
       // 2025-06-18): anything else gets -32600 here, where the SDK's transport would answer -32700 with id
@@ -588,6 +610,7 @@ export async function serve(
       for (const t of sessions.values()) await t.close().catch(() => undefined);
       sessions.clear();
       await modern.close?.();
+      await streamed?.close?.();
       // Those answers reach the wire before the connections are dropped (at most CLOSE_DRAIN_MS).
       const until = Date.now() + CLOSE_DRAIN_MS;
       while ([...activity.values()].some((a) => a.open > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));

@@ -44,6 +44,8 @@ export interface OidcStackOptions {
    * revokes the grant), as providers with refresh-token rotation do. @default the provider's own rule
    */
   rotateRefreshToken?: boolean;
+  /** The token endpoint waits this long before it handles a request, ms (widens a refresh race). @default 0 */
+  tokenDelayMs?: number;
 }
 
 const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
@@ -106,6 +108,7 @@ export async function startOidcStack(opts: OidcStackOptions = {}): Promise<OidcS
       const url = new URL(req.url ?? '/', issuer);
       if (url.pathname === '/auth' && req.method === 'GET') authorizations.push(url.searchParams);
       if (url.pathname === '/token' && stack.hangTokenEndpoint) return; // accepted, never answered
+      if (url.pathname === '/token' && opts.tokenDelayMs) await new Promise((r) => setTimeout(r, opts.tokenDelayMs));
       if (url.pathname === '/token' && stack.floodTokenBody) {
         res.writeHead(200, { 'content-type': 'application/json' });
         const chunk = Buffer.alloc(64 * 1024, 0x20);

@@ -80,8 +80,11 @@ export function haproxyConfig(lbPort: number, ports: number[]): string {
 
 export const NGINX = '/usr/sbin/nginx';
 
-/** The nginx configuration docs/scaling.md shows (round-robin, no affinity), with its files under `dir`. */
-export function nginxConfig(dir: string, lbPort: number, ports: number[]): string {
+/**
+ * The nginx configuration docs/scaling.md shows (round-robin, no affinity), with its files under `dir`.
+ * `readTimeout`: `proxy_read_timeout` (the docs' 45s: 3 × the replicas' 15 s keep-alive).
+ */
+export function nginxConfig(dir: string, lbPort: number, ports: number[], readTimeout = '45s'): string {
   return [
     ...(process.getuid?.() === 0 ? ['user root;'] : []),
     'worker_processes 1;',
@@ -105,7 +108,7 @@ export function nginxConfig(dir: string, lbPort: number, ports: number[]): strin
     '      proxy_buffering off;',
     '      proxy_request_buffering off;',
     '      proxy_connect_timeout 2s;',
-    '      proxy_read_timeout 1800s;',
+    `      proxy_read_timeout ${readTimeout};`,
     '      proxy_next_upstream error timeout;',
     '    }',
     '  }',
@@ -131,7 +134,7 @@ export interface Cluster {
   /** Starts replica i again on its port. */
   restart(i: number): Promise<void>;
   /** Starts nginx (round-robin, {@link nginxConfig}) in front of the replicas; returns its MCP URL. */
-  nginx(): Promise<string>;
+  nginx(readTimeout?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -251,7 +254,7 @@ export async function startCluster(o: {
       async restart(i) {
         replicas[i] = await startReplica(replicas[i].port);
       },
-      async nginx() {
+      async nginx(readTimeout) {
         const port = await freePort();
         const ncfg = join(dir, 'nginx.conf');
         writeFileSync(
@@ -260,6 +263,7 @@ export async function startCluster(o: {
             dir,
             port,
             replicas.map((r) => r.port),
+            readTimeout,
           ),
         );
         const checked = spawnSync(NGINX, ['-t', '-c', ncfg, '-p', dir], { encoding: 'utf8' });

@@ -61,8 +61,10 @@ export interface CredentialStore {
    * replicas never refresh one user's tokens at once (a provider that rotates refresh tokens revokes the
    * whole grant when a used refresh token comes back). PostgreSQL: a transaction-scoped advisory lock on
    * a connection of its own, waited for at most `refreshLockMs` (default 30 000 ms), after which it
-   * throws the driver's lock-timeout error. Absent (SQLite): `fn` runs at once; within one process the
-   * host already shares one refresh per server.
+   * throws the driver's lock-timeout error. SQLite: a lease row (table `oauth_refresh_leases`) claimed in
+   * a `BEGIN IMMEDIATE` transaction, renewed while `fn` runs and lapsing `refreshLeaseMs` (10 000 ms)
+   * after a holder that died; waited for (polled every 100 ms) at most `refreshLockMs` (30 000 ms), then
+   * the same "another process has held the refresh …" error. Absent (memory): `fn` runs at once.
    */
   exclusive?<T>(key: CredentialKey, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;

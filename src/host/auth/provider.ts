@@ -70,8 +70,12 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
   #state: string | undefined;
   #discovery: OAuthDiscoveryState | undefined;
   #callback: URLSearchParams | undefined;
+  /** Writes by this process so far: a read that started before one is older than what it wrote. */
+  #writes = 0;
   /** Last access-token expiry, epoch ms. */
   expiresAt: number | undefined;
+  /** When the row was last read from the store, epoch ms (`now`); `undefined` before the first read. */
+  loadedAt: number | undefined;
 
   constructor(o: ProviderOptions) {
     this.#o = o;
@@ -92,13 +96,20 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
     await this.load();
   }
 
-  /** Reads the stored row once (a row for another URL counts as absent). */
+  /**
+   * Reads the stored row once (a row for another URL counts as absent). A row read while this process
+   * wrote its own (a refresh that finished meanwhile) is older than that write and is not taken.
+   */
   async load(): Promise<void> {
     if (this.#loaded) return;
+    const writes = this.#writes;
+    const readAt = (this.#o.now ?? Date.now)();
     const r = await this.#o.store.get(this.#o.key);
+    this.loadedAt = readAt;
+    this.#loaded = true;
+    if (writes !== this.#writes) return;
     this.#record = r && r.url === this.#o.serverUrl ? r : undefined;
     this.expiresAt = this.#record?.expiresAt;
-    this.#loaded = true;
   }
 
   get #secrets(): CredentialSecrets {
@@ -116,6 +127,7 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
     }
     this.#record = rec;
     this.expiresAt = rec.expiresAt;
+    this.#writes++;
     await this.#o.store.put(rec);
   }
 
@@ -222,6 +234,7 @@ export class ParleyOAuthProvider implements OAuthClientProvider {
     if (scope === 'all') {
       this.#record = undefined;
       this.expiresAt = undefined;
+      this.#writes++;
       await this.#o.store.delete(this.#o.key);
       return;
     }

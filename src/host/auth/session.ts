@@ -41,6 +41,14 @@ export const AuthDefaults = {
    * held a refresh (and every request of that server waiting on it) for undici's 300 s.
    */
   authFetchMs: 30_000,
+  /**
+   * A request to the server reads the stored row again first when it was last read longer ago than this,
+   * ms: a `parley auth logout` (or a sign-in, a refresh) by another process (a gateway replica, the CLI)
+   * reaches this one within it. One store read per server and user per period, never per request.
+   */
+  storeRecheckMs: 5_000,
+  /** Bound on that read, ms: a store that does not answer fails the request naming it. */
+  storeReadMs: 5_000,
 } as const;
 
 /**
@@ -72,6 +80,8 @@ export interface AuthContext {
   refreshSkewMs?: number;
   /** @default {@link AuthDefaults.authFetchMs} */
   authFetchMs?: number;
+  /** @default {@link AuthDefaults.storeRecheckMs} */
+  storeRecheckMs?: number;
   /**
    * Back-off of a start that failed for want of authorization (`./sign-in-wait.ts`): the next use tries
    * again sooner only when a sign-in was stored. @default `SignInRetry` of `./sign-in-wait.ts` (30 000 ms, doubling, at most 600 000 ms)
@@ -164,6 +174,7 @@ export class AuthSession {
     const base = this.#ctx.fetch ?? fetch;
     const target = new URL(input instanceof Request ? input.url : String(input));
     if (target.origin !== this.#url.origin) return base(input, init);
+    await this.#recheckStored();
     await this.#refreshIfDue();
     const send = async () => {
       const headers = new Headers(init?.headers);
@@ -361,6 +372,39 @@ export class AuthSession {
   #due(): boolean {
     const exp = this.provider.expiresAt;
     return exp !== undefined && (this.#ctx.now ?? Date.now)() >= exp - (this.#ctx.refreshSkewMs ?? AuthDefaults.refreshSkewMs);
+  }
+
+  #recheck: Promise<void> | undefined;
+  /**
+   * Reads the stored row again when the last read is older than {@link AuthDefaults.storeRecheckMs}, so
+   * that tokens another process deleted (`parley auth logout`) stop being sent here within that period:
+   * the request then goes without a token, draws a 401 and asks for a sign-in (headless: fails with
+   * the `parley auth login` hint). Concurrent requests share one read; none while an authorization runs
+   * (it reads the row itself). @throws Error when the store fails or does not answer within
+   * {@link AuthDefaults.storeReadMs}.
+   */
+  async #recheckStored(): Promise<void> {
+    if (this.#inflight) return;
+    const at = this.provider.loadedAt;
+    const now = (this.#ctx.now ?? Date.now)();
+    if (at !== undefined && now - at < (this.#ctx.storeRecheckMs ?? AuthDefaults.storeRecheckMs)) return;
+    this.#recheck ??= (async () => {
+      const ms = AuthDefaults.storeReadMs;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`the credential store did not answer within ${ms} ms (reading the sign-in of server "${this.#server}")`)),
+          ms,
+        );
+      });
+      try {
+        await Promise.race([this.provider.reload(), late]);
+      } finally {
+        clearTimeout(timer);
+        this.#recheck = undefined;
+      }
+    })();
+    await this.#recheck;
   }
 
   async #refreshIfDue(): Promise<void> {

@@ -10,6 +10,8 @@
  * without its content.
  * @module
  */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { createPrivateFile, sqliteDriver } from '../store/drivers.js';
 import { resolve } from 'node:path';
@@ -32,6 +34,15 @@ export const CREDENTIAL_MIGRATIONS: readonly string[] = [
      secrets     TEXT NOT NULL,
      PRIMARY KEY (tenant, user, server)
    )`,
+  // One row per refresh in progress (`exclusive`): who holds it and until when (epoch ms).
+  `CREATE TABLE oauth_refresh_leases (
+     tenant     TEXT NOT NULL,
+     user       TEXT NOT NULL,
+     server     TEXT NOT NULL,
+     holder     TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (tenant, user, server)
+   )`,
 ];
 
 export interface SqliteCredentialStoreOptions {
@@ -43,6 +54,13 @@ export interface SqliteCredentialStoreOptions {
   busyTimeoutMs?: number;
   /** Diagnostics; never receives credential content. */
   log?: (level: 'warn', message: string) => void;
+  /** Longest wait for another process's refresh of the same (tenant, user, server), ms ({@link CredentialStore.exclusive}). @default 30000 */
+  refreshLockMs?: number;
+  /**
+   * Lifetime of a refresh lease, ms: the holder renews it every third of it while it refreshes, so it
+   * lapses this long after the holder died (a waiter then takes it). @default 10000
+   */
+  refreshLeaseMs?: number;
 }
 
 /**
@@ -65,6 +83,26 @@ export function openSqliteCredentialStore(path: string | ':memory:', opts: Sqlit
   );
   const del = db.prepare('DELETE FROM oauth_credentials WHERE tenant = ? AND user = ? AND server = ?');
   const list = db.prepare('SELECT * FROM oauth_credentials WHERE tenant = ? AND user = ? ORDER BY server');
+  const leaseMs = Math.max(30, Math.trunc(opts.refreshLeaseMs ?? 10_000));
+  const lockMs = Math.max(1, Math.trunc(opts.refreshLockMs ?? 30_000));
+  // A lease is taken in a BEGIN IMMEDIATE transaction (the database's write lock, shared by every
+  // process on the file): free or lapsed, it becomes ours; held by a live holder, we wait and try again.
+  const readLease = db.prepare('SELECT holder, expires_at FROM oauth_refresh_leases WHERE tenant = ? AND user = ? AND server = ?');
+  const writeLease = db.prepare(
+    `INSERT INTO oauth_refresh_leases (tenant, user, server, holder, expires_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (tenant, user, server) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`,
+  );
+  const renewLease = db.prepare(
+    'UPDATE oauth_refresh_leases SET expires_at = ? WHERE tenant = ? AND user = ? AND server = ? AND holder = ?',
+  );
+  const dropLease = db.prepare('DELETE FROM oauth_refresh_leases WHERE tenant = ? AND user = ? AND server = ? AND holder = ?');
+  const claim = db.transaction((k: { tenant: string; user: string; server: string }, holder: string): boolean => {
+    const now = Date.now();
+    const row = readLease.get(k.tenant, k.user, k.server) as { holder: string; expires_at: number } | undefined;
+    if (row && row.expires_at > now) return false;
+    writeLease.run(k.tenant, k.user, k.server, holder, now + leaseMs);
+    return true;
+  });
   return {
     async get(k) {
       const row = get.get(k.tenant, k.user, k.server) as CredentialRow | undefined;
@@ -91,6 +129,35 @@ export function openSqliteCredentialStore(path: string | ':memory:', opts: Sqlit
     },
     async list(s) {
       return (list.all(s.tenant, s.user) as CredentialRow[]).map(summaryOf);
+    },
+    async exclusive(k, fn) {
+      const holder = randomUUID();
+      const deadline = Date.now() + lockMs;
+      while (!claim.immediate(k, holder)) {
+        if (Date.now() >= deadline)
+          throw new Error(
+            `another process has held the refresh of server "${k.server}" for user "${k.user}" of tenant "${k.tenant}" for ${lockMs} ms (refreshLockMs): its authorization server may be slow; try again`,
+          );
+        await sleep(Math.min(100, Math.max(1, deadline - Date.now())));
+      }
+      const renew = setInterval(() => {
+        try {
+          renewLease.run(Date.now() + leaseMs, k.tenant, k.user, k.server, holder);
+        } catch {
+          // busy for longer than busyTimeoutMs: the next renewal tries again
+        }
+      }, leaseMs / 3);
+      renew.unref();
+      try {
+        return await fn();
+      } finally {
+        clearInterval(renew);
+        try {
+          if (db.open) dropLease.run(k.tenant, k.user, k.server, holder);
+        } catch {
+          // busy: the lease lapses by itself within refreshLeaseMs
+        }
+      }
     },
     async close() {
       if (db.open) db.close();

@@ -1,7 +1,7 @@
 /**
  * parley.json `gateway` as zod schemas (./zod.ts): `{users: {<name>: {tokenSha256: "<64 hex>"}},
  * tenants: {<tenant>: {users: {…}, servers?: [<server>…], admins?: [<user>…]}}, oauth?,
- * maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs?, maxConnections?, showServerStderr?, publicUrl?}`. `publicUrl` turns on sign-in to
+ * maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs?, keepAliveMs?, maxConnections?, showServerStderr?, publicUrl?}`. `publicUrl` turns on sign-in to
  * protected upstream servers through the client (URL-mode elicitation, src/gateway/upstream-signin.ts). `oauth` makes the gateway an OAuth
  * protected resource (docs/gateway.md); a section with an error is left out entirely (the gateway then
  * accepts static tokens only, and says so). A plaintext `token` is refused before anything else reads it.
@@ -125,6 +125,7 @@ const GATEWAY = obj('an object {users, tenants, oauth?}', {
   maxSessionsPerUser: positive.optional(),
   maxPendingPerUser: positive.optional(),
   sessionIdleMs: clampMs(positive).optional(),
+  keepAliveMs: clampMs(positive).optional(),
   maxConnections: positive.max(1_000_000).optional(),
   showServerStderr: z.boolean(expect('true or false (true: clients see the stderr tail of a server that failed)')).optional(),
   publicUrl: url('publicUrl').optional(),

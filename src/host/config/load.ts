@@ -268,7 +268,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
     Object.assign(config.presets, l.presets);
     Object.assign(config.inputs, l.inputs);
     Object.assign(config.gateway!.users, l.gateway.users);
-    for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs', 'maxConnections'] as const)
+    for (const k of ['maxSessionsPerUser', 'maxPendingPerUser', 'sessionIdleMs', 'keepAliveMs', 'maxConnections'] as const)
       if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
     if (l.gateway.showServerStderr !== undefined) config.gateway!.showServerStderr = l.gateway.showServerStderr;
     if (l.gateway.publicUrl !== undefined) config.gateway!.publicUrl = l.gateway.publicUrl;

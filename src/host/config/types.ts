@@ -203,6 +203,12 @@ export interface GatewayDef {
   /** A 2025-era HTTP session with no request for this long is closed, ms. @default 1_800_000 (30 min) */
   sessionIdleMs?: number;
   /**
+   * Period of the SSE keep-alive comment on every open event stream of `parley serve --http`, ms: a
+   * stream waiting on a person carries a few bytes this often, so a proxy's read timeout (nginx
+   * `proxy_read_timeout`, docs/scaling.md) can be a small multiple of it. @default 15000
+   */
+  keepAliveMs?: number;
+  /**
    * Most TCP connections to `parley serve --http` at once (all users); more are closed unread. An
    * integer from 1 to 1 000 000 (otherwise a configuration error at `/gateway/maxConnections`). @default 10000
    */
