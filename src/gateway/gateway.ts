@@ -43,7 +43,8 @@ import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
 import { adminRoutes } from './admin.js';
 import type { WatchOptions } from './sessions-watch.js';
-import { SIGN_IN_TOOL, UpstreamSignIns } from './upstream-signin.js';
+import { SIGN_IN_TOOL, UPSTREAM_IDENTIFY_PATH, UpstreamSignIns } from './upstream-signin.js';
+import { browserSignIn } from './browser-identity.js';
 import { namespace } from './names.js';
 import type { AskClient } from './upstream-signin.js';
 
@@ -265,6 +266,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           allowLoopbackUrls: config.policy.allowLoopbackUrls === true,
           log,
           ...(opts.secret ? { secret: opts.secret, selfUrl: () => selfUrl || undefined } : {}),
+          users,
+          ...(oauth?.browserClient
+            ? { browser: browserSignIn(oauth, `${publicUrl.replace(/\/+$/, '')}${UPSTREAM_IDENTIFY_PATH}`, opts.env) }
+            : {}),
+          ...(config.gateway?.unverifiedSignIn ? { unverified: true } : {}),
         })
       : undefined;
 
@@ -452,7 +458,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
   /** Servers `sp` must sign in to that the gateway can sign in through the client, with their sign-in tool. */
   function signInTools(sp: UserSpace): Array<{ server: string; def: HttpServerDef; tool: Tool }> {
-    if (!signIns || !signInsServed) return [];
+    if (!signIns || !signInsServed || !signIns.offers({ tenant: sp.tenant, user: sp.name })) return [];
     const out: Array<{ server: string; def: HttpServerDef; tool: Tool }> = [];
     for (const s of sp.host.listServers()) {
       const def = tenantConfig(sp.tenant).servers[s.name];
@@ -500,7 +506,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
       const def = down ? tenantConfig(sp.tenant).servers[down.name] : undefined;
       // URL mode exists from 2025-11-25 on, and only for clients that declared it.
-      if (signIns && signInsServed && down?.state.status === 'error' && down.state.signInRequired && def?.type === 'http' && modes.url)
+      if (
+        signIns &&
+        signInsServed &&
+        down?.state.status === 'error' &&
+        down.state.signInRequired &&
+        def?.type === 'http' &&
+        modes.url &&
+        signIns.offers({ tenant: sp.tenant, user: sp.name })
+      )
         signInTo = { name: down.name, def };
       else {
         const why =
