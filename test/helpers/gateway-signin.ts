@@ -32,9 +32,11 @@ export async function startSignInGateway(
   gateway: Record<string, unknown> = {},
   /** Configured servers (each an HTTP server at `crmUrl`). @default ['crm'] */
   names: string[] = ['crm'],
+  /** The port to serve on. @default a free one */
+  port?: number,
 ): Promise<SignInGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-signin-'));
-  const port = await freePort();
+  port ??= await freePort();
   const store = join(dir, 'gateway.db');
   const cfg = join(dir, 'parley.json');
   const { publicUrl, ...rest } = gateway;
@@ -113,6 +115,8 @@ export async function signInClient(
   user: string,
   era: '2025-06-18' | '2025-11-25' | '2026-07-28',
   onUrl?: (params: { url: string; message: string; elicitationId?: string }) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>,
+  /** The bearer token. @default the static token of `user` ({@link SIGNIN_TOKENS}) */
+  token = SIGNIN_TOKENS[user],
 ) {
   const c = new Client({ name: `signin-${user}`, version: '1' }, {
     capabilities: { elicitation: onUrl ? { form: {}, url: {} } : { form: {} } },
@@ -134,7 +138,7 @@ export async function signInClient(
     );
   await c.connect(
     new StreamableHTTPClientTransport(new URL(gatewayUrl), {
-      requestInit: { headers: { authorization: `Bearer ${SIGNIN_TOKENS[user]}` } },
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
   return { client: c, completions };
@@ -156,7 +160,7 @@ export class TestBrowser {
    * is answered with this browser's user's gateway token.
    */
   async browse(url: string, stop?: (u: string) => boolean): Promise<{ last: string; status: number }> {
-    let at = await walkRedirects(url, { maxHops: 12, timeoutMs: 15_000, cookies: this.jar, ...(stop ? { stop } : {}) });
+    let at = await walkRedirects(url, { maxHops: 30, timeoutMs: 15_000, cookies: this.jar, ...(stop ? { stop } : {}) });
     const u = new URL(at.last);
     if (at.status === 200 && u.pathname.endsWith('/oauth/upstream/connect') && this.user) {
       this.forms++;
@@ -170,7 +174,7 @@ export class TestBrowser {
       if (res.status !== 302 || !loc) return { last: u.href, status: res.status };
       const next = new URL(loc, u).href;
       if (stop?.(next)) return { last: next, status: 0 };
-      at = await walkRedirects(next, { maxHops: 12, timeoutMs: 15_000, cookies: this.jar, ...(stop ? { stop } : {}) });
+      at = await walkRedirects(next, { maxHops: 30, timeoutMs: 15_000, cookies: this.jar, ...(stop ? { stop } : {}) });
     }
     return at;
   }
