@@ -402,7 +402,12 @@ describe('sign-in through the client: a relayed redirect answered by something e
     stack = await startOidcStack();
     gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
     // Not a parley replica: a local service that answers any path with its own HTML.
-    other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(document.domain)</script>'));
+    // Its own policy mimics the connect form's (form-action 'self') while allowing scripts.
+    other = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src *; form-action 'self'" })
+        .end('<script>alert(document.domain)</script>'),
+    );
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
   });
   after(async () => {

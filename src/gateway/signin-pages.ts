@@ -17,7 +17,7 @@ const page = (title: string, body: string, extra = '') =>
 /** No script, frame, form or base (fixed text only); its one inline style. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /** The connect form's page: the same, except that its one form posts to the gateway itself. */
-const FORM_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export const FORM_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 /** The sign-in pages' headers, also for a page relayed from another replica. */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
