@@ -268,6 +268,35 @@ describe("sign-in through the client: a redirect carrying another sign-in's stat
     assert.equal(again.isError, true);
     assert.equal(asked, 2);
   });
+
+  it('the first caller declines while another call of the same user waits for the sign-in: only the decliner fails', async (t) => {
+    // alice's 2025-11-25 client calls first; her 2026-07-28 client joins the same sign-in; then the
+    // first declines. The second's browser completes the sign-in afterwards.
+    const second = later<string>();
+    const firstShown = later<void>();
+    const firstDeclined = later<void>();
+    const first = await signInClient(gw.url, 'alice', '2025-11-25', async () => {
+      firstShown.resolve();
+      await second.promise; // the other call has joined and been shown the URL
+      firstDeclined.resolve();
+      return { action: 'decline' };
+    });
+    const other = await signInClient(gw.url, 'alice', '2026-07-28', async (p) => (second.resolve(p.url), { action: 'accept' }));
+    t.after(() => Promise.allSettled([first.client.close(), other.client.close()]));
+    const firstCall = first.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    // The second call starts once the first was shown its URL (it joins that sign-in).
+    await firstShown.promise;
+    const otherCall = other.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const r = (await firstCall) as { isError?: boolean };
+    assert.equal(r.isError, true);
+    assert.match(text(r), /sign-in for crm was declined/);
+    await firstDeclined.promise;
+    // The sign-in is still open: the second call's browser completes it, and that call succeeds.
+    const back = await browse(await second.promise, undefined, 'alice');
+    assert.equal(back.status, 200);
+    assert.match(text(await otherCall), /hello client/);
+    assert.equal(await stored('alice'), 1);
+  });
 });
 
 describe('sign-in through the client: at most 4 sign-ins pending per user', { skip }, () => {

@@ -116,6 +116,9 @@ interface Connect {
   attempts: number;
 }
 
+const declinedError = (server: string, action: string) =>
+  new SignInError('SIGN_IN_DECLINED', server, `sign-in for ${server} was ${action === 'decline' ? 'declined' : 'cancelled'}`);
+
 /** What the caller does with the authorization URL: ask the client (URL-mode elicitation). */
 export type AskClient = (view: InputRequestView, signal: AbortSignal) => Promise<PresenterAnswer>;
 
@@ -125,6 +128,8 @@ interface Run {
   view?: InputRequestView;
   /** Calls that joined before the URL was shown, waiting for it. */
   onView: Array<(view: InputRequestView) => void>;
+  /** Calls that joined it and still wait for it. */
+  joined: number;
 }
 
 interface Waiter {
@@ -209,22 +214,31 @@ export class UpstreamSignIns {
           { code: 'SIGN_IN_PENDING_CAP' },
         ),
       );
-    const fresh: Run = { done: Promise.resolve(), onView: [] };
-    const shown: AskClient = (view, signal) => {
+    const fresh: Run = { done: Promise.resolve(), onView: [], joined: 0 };
+    let refuse!: (e: Error) => void;
+    const declined = new Promise<never>((_, reject) => (refuse = reject));
+    declined.catch(() => {});
+    const shown: AskClient = async (view, signal) => {
       fresh.view = view;
       for (const f of fresh.onView.splice(0)) f(view);
-      return ask(view, signal);
+      const answer = await ask(view, signal);
+      if (answer.action === 'accept' || fresh.joined === 0) return answer;
+      // Others joined and wait for this sign-in: the decline fails this call only, and the sign-in
+      // stays open for them (until its redirect, or signInTimeoutMs).
+      refuse(declinedError(key.server, answer.action));
+      return new Promise<PresenterAnswer>((r) => signal.addEventListener('abort', () => r({ action: 'cancel' }), { once: true }));
     };
     fresh.done = this.#run(key, def, shown).finally(() => this.#inflight.delete(k));
     this.#inflight.set(k, fresh);
-    return fresh.done;
+    return Promise.race([fresh.done, declined]);
   }
 
   /**
    * A later call of the same (tenant, user, server) while a sign-in is in progress: its client is shown
    * the same authorization URL too (the earlier call's client may have given up on its prompt: a
    * cancelled 2025 call, an abandoned 2026-07-28 round), and it ends with that sign-in. Its own decline
-   * fails only this call. The prompt is withdrawn when the sign-in ends.
+   * fails only this call, as the first call's decline does while others wait for the sign-in (with
+   * none waiting, that decline ends the sign-in). The prompt is withdrawn when the sign-in ends.
    */
   #join(run: Run, key: CredentialKey, ask: AskClient): Promise<void> {
     const ended = new AbortController();
@@ -232,20 +246,21 @@ export class UpstreamSignIns {
       () => ended.abort(),
       () => ended.abort(),
     );
+    run.joined++;
     const view = run.view ? Promise.resolve(run.view) : new Promise<InputRequestView>((r) => run.onView.push(r));
     const asked = view.then(async (v) => {
       if (ended.signal.aborted) return run.done;
       const answer = await ask({ ...v, id: `${v.id}+${randomBytes(4).toString('hex')}` }, ended.signal).catch(() => undefined);
       if (ended.signal.aborted || !answer) return run.done;
-      if (answer.action !== 'accept')
-        throw new SignInError(
-          'SIGN_IN_DECLINED',
-          key.server,
-          `sign-in for ${key.server} was ${answer.action === 'decline' ? 'declined' : 'cancelled'}`,
-        );
+      if (answer.action !== 'accept') throw declinedError(key.server, answer.action);
       return run.done;
     });
-    return Promise.race([run.done, asked]);
+    const mine = Promise.race([run.done, asked]);
+    void mine.then(
+      () => run.joined--,
+      () => run.joined--,
+    );
+    return mine;
   }
 
   async #run(key: CredentialKey, def: HttpServerDef, ask: AskClient): Promise<void> {
