@@ -20,6 +20,7 @@ import { clusterSkipReason } from './helpers/replicas.js';
 import { waitUntil } from './helpers/wait.js';
 import { loadHostConfig } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefined;
@@ -296,6 +297,24 @@ describe("sign-in through the client: a redirect carrying another sign-in's stat
     assert.equal(back.status, 200);
     assert.match(text(await otherCall), /hello client/);
     assert.equal(await stored('alice'), 1);
+    // Each call's sign-in left an audit row: who, which server, the outcome; never a token or URL.
+    const store = openSqliteStore(gw.store);
+    try {
+      const rows = await store.queryAudit({ kind: 'sign-in', scope: { tenant: 'acme', user: 'alice' } });
+      const outcomes = rows.map((r) => `${r.server}:${r.action}`).sort();
+      // The earlier tests of this suite: alice's failed exchange (bob's code) and two declines.
+      assert.deepEqual(outcomes, ['crm:declined', 'crm:declined', 'crm:declined', 'crm:failed', 'crm:ok']);
+      assert.deepEqual(rows.find((r) => r.action === 'ok')!.detail, { via: 'client' });
+      assert.deepEqual(rows.find((r) => r.action === 'declined')!.detail, { via: 'client', code: 'SIGN_IN_DECLINED' });
+      assert.ok(
+        rows.every((r) => r.scope.session),
+        'the gateway session is named',
+      );
+      const all = JSON.stringify(rows);
+      assert.ok(!/eyJ[\w-]{10,}\.|code=|state=|https?:\/\//.test(all), all);
+    } finally {
+      store.close();
+    }
   });
 });
 

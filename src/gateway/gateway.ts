@@ -478,6 +478,24 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
     return out;
   }
 
+  /**
+   * The audit row of one call's sign-in through the client (kind `sign-in`, action `ok` | `declined` |
+   * `failed`, `detail: {via: 'client', code?}`: the error's code only, never a token or URL).
+   */
+  async function auditSignIn(sp: UserSpace, sessionId: string, server: string, action: string, started: number, code?: unknown) {
+    await opts.store
+      ?.appendAudit({
+        ts: Date.now(),
+        scope: { tenant: sp.tenant, user: sp.name, session: sessionId || null },
+        server,
+        kind: 'sign-in',
+        action,
+        durationMs: Date.now() - started,
+        detail: { via: 'client', ...(typeof code === 'string' ? { code } : {}) },
+      })
+      .catch((e: unknown) => log('error', `audit write failed: ${String(e)}`));
+  }
+
   /** Tells the user's clients that their tool list changed (2025-era sessions, 2026-07-28 listen streams). */
   function toolsChanged(sp: UserSpace): void {
     sp.catalog.invalidate('tools');
@@ -539,7 +557,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             pendingCompletion = params.elicitationId;
           return answer;
         };
-        await signIns!.signIn({ tenant: sp.tenant, user: sp.name, server: name }, def, ask);
+        const started = Date.now();
+        try {
+          await signIns!.signIn({ tenant: sp.tenant, user: sp.name, server: name }, def, ask);
+          await auditSignIn(sp, sessionId, name, 'ok', started);
+        } catch (e) {
+          const code = (e as { code?: unknown }).code;
+          await auditSignIn(sp, sessionId, name, code === 'SIGN_IN_DECLINED' ? 'declined' : 'failed', started, code);
+          throw e;
+        }
         // 2025-11-25: the browser step is done (client/elicitation §URL mode, notifications/elicitation/complete).
         if (pendingCompletion) complete?.(pendingCompletion);
         if (signInTool) {
