@@ -5,11 +5,16 @@
  * 2026-07-28 basic/patterns/mrtr (the URL request travels in `inputRequests`), MCP §Authorization.
  *
  * A call of a tool of a server the user must sign in to (its start failed with `SIGN_IN_REQUIRED`)
- * asks the client, in URL mode, to open the authorization URL. The flow is the host's own
+ * asks the client, in URL mode, to open a **connect URL** (`<publicUrl>/oauth/upstream/connect?id=…`,
+ * {@link UPSTREAM_CONNECT_PATH}; client/elicitation §Phishing): it redirects to the authorization URL
+ * only once the browser is verified as the user who asked (the sealed identity cookie of
+ * ./browser-session.ts; else the user's gateway token in a form, or an OpenID Connect sign-in at the
+ * gateway's issuer, ./browser-identity.ts), and the callback requires the same cookie. The flow is the host's own
  * ({@link AuthSession}: the SDK's `auth()`, PKCE, `resource`, `iss`, the URL checks of `checkUrl`); only
  * the redirect differs: `<publicUrl>/oauth/upstream/callback` ({@link UPSTREAM_CALLBACK_PATH}), served by
  * the gateway's HTTP server behind its Host/Origin checks. There:
  * - only `GET`, request target at most {@link MAX_CALLBACK_URL_CHARS} characters;
+ * - the browser's identity cookie must name the (tenant, user) that asked (else 403, the sign-in stays open);
  * - the `state` (32 random bytes, minted by the provider for this sign-in) must name a sign-in in
  *   progress; it is bound to the (tenant, user, server) that asked (its tokens are stored under that key
  *   and exchanged with that sign-in's PKCE verifier, so a code obtained for another sign-in is refused by
