@@ -10,10 +10,13 @@ import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
 import {
   browseTo,
   callbackUrl,
+  completeIn,
   SIGNIN_SECRET,
+  SIGNIN_TOKENS,
   signInClient,
   startSignInGateway,
   storedSignIns,
+  TestBrowser,
   type SignInGateway,
 } from './helpers/gateway-signin.js';
 import { clusterSkipReason } from './helpers/replicas.js';
@@ -24,21 +27,28 @@ import type { HttpServerDef } from '../src/host/index.js';
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefined;
 
-/** GET `path` from 127.0.0.1:`port` with an explicit Host header (what a TLS-terminating proxy forwards). */
+/**
+ * GET (or POST `form`) `path` from 127.0.0.1:`port` with an explicit Host header (what a TLS-terminating
+ * proxy forwards) and optionally a Cookie header.
+ */
 function getWithHost(
   port: number,
   path: string,
   host: string,
+  more: { cookie?: string; form?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET', headers: { host } }, (res) => {
+    const body = more.form ? new URLSearchParams(more.form).toString() : undefined;
+    const headers: Record<string, string> = { host, ...(more.cookie ? { cookie: more.cookie } : {}) };
+    if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const req = request({ host: '127.0.0.1', port, path, method: body ? 'POST' : 'GET', headers }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
     });
     req.on('error', reject);
     req.setTimeout(15_000, () => req.destroy(new Error('no answer in 15 s')));
-    req.end();
+    req.end(body);
   });
 }
 
@@ -53,10 +63,27 @@ async function signInBehindProxy(gw: SignInGateway, publicUrl: string, t: TestCo
   const alice = await signInClient(gw.url, 'alice', '2025-11-25', async (p) => (url(p.url), { action: 'accept' }));
   t.after(() => alice.client.close());
   const call = alice.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
-  const authUrl = await asked;
+  // The connect URL, at the public address: its form, then alice's token posted to it.
+  const connect = new URL(await asked);
+  assert.equal(`${connect.origin}${connect.pathname}`, `${publicUrl}/oauth/upstream/connect`);
+  const form = await getWithHost(gw.port, `${connect.pathname}${connect.search}`, connect.host);
+  assert.equal(form.status, 200, form.body);
+  const posted = await getWithHost(gw.port, connect.pathname, connect.host, {
+    form: { id: connect.searchParams.get('id')!, token: SIGNIN_TOKENS.alice! },
+  });
+  assert.equal(posted.status, 302, posted.body);
+  const setCookie = String(posted.headers['set-cookie']);
+  // Secure (publicUrl is https), HttpOnly, SameSite=Lax, under publicUrl's path.
+  assert.match(setCookie, /^parley_gw_user=[^;]+;.*Path=(\/[^;]*)?\/oauth\/upstream;/);
+  for (const attr of [/; Secure/, /; HttpOnly/, /; SameSite=Lax/, /; Max-Age=28800/]) assert.match(setCookie, attr);
+  assert.ok(!setCookie.includes(SIGNIN_TOKENS.alice!), 'no token in the cookie');
+  const authUrl = String(posted.headers.location);
   assert.equal(new URL(authUrl).searchParams.get('redirect_uri'), `${publicUrl}/oauth/upstream/callback`);
   const back = new URL(await browseTo(authUrl, (u) => u.startsWith(`${publicUrl}/`)));
-  const res = await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host);
+  const cookie = setCookie.split(';')[0]!;
+  // Without the cookie (another browser), the redirect is refused and stays usable for the right one.
+  assert.equal((await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host)).status, 403);
+  const res = await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host, { cookie });
   assert.equal(res.status, 200, res.body);
   assert.match(text(await call), /hello client/);
   return back;
@@ -83,6 +110,7 @@ describe('sign-in through the client: a publicUrl with a port, behind a TLS-term
     assert.ok(!log.includes(back.searchParams.get('state')!), 'no state in the log');
     // A replay, a foreign Host or a foreign Origin changes nothing.
     assert.equal((await getWithHost(gw.port, `${back.pathname}${back.search}`, back.host)).status, 400);
+    assert.ok(!gw.log.join('').includes(SIGNIN_TOKENS.alice!), 'no gateway token in the log');
     assert.equal((await getWithHost(gw.port, `${back.pathname}${back.search}`, 'evil.example')).status, 403);
   });
 
@@ -140,9 +168,7 @@ describe('sign-in through the client: a sign-in abandoned by the client, then as
       const c = await signInClient(gw.url, user, era, async (p) => {
         asked++;
         if (asked === 1) return never; // the person looks away; the client's request timeout ends the call
-        void browseTo(p.url, (u) => u.startsWith(callback()))
-          .then((u) => fetch(u))
-          .catch(() => {});
+        void completeIn(p.url, (u) => u.startsWith(callback()), user).catch(() => {});
         return { action: 'accept' };
       });
       t.after(() => c.client.close());
@@ -177,9 +203,7 @@ describe('sign-in through the client: cancelled on 2026-07-28, then asked again'
     let asked = 0;
     const bob = await signInClient(gw.url, 'bob', '2026-07-28', async (p) => {
       if (++asked === 1) return { action: 'cancel' };
-      void browseTo(p.url, (u) => u.startsWith(callback()))
-        .then((u) => fetch(u))
-        .catch(() => {});
+      void completeIn(p.url, (u) => u.startsWith(callback()), 'bob').catch(() => {});
       return { action: 'accept' };
     });
     t.after(() => bob.client.close());
@@ -198,34 +222,134 @@ describe('sign-in through the client: who opens the URL (client/elicitation §Ph
   let gw: SignInGateway;
   before(async () => {
     stack = await startOidcStack();
-    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
+    gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true }, ['crm', 's2', 's3']);
   });
   after(async () => {
     await gw?.stop();
     await stack?.close();
   });
   const callback = () => callbackUrl(gw);
-  const stored = async (user: string) => (await storedSignIns(gw, user)).filter((r) => r.refreshable).length;
-
-  // KNOWN HOLE (design, not a small fix; see the atk10 report): the spec says servers MUST verify that the
-  // user who opens the URL is the user who started the elicitation. Here the authorization URL itself is
-  // the elicitation URL, and nothing binds the browser that finishes it to the gateway user who asked:
-  // bob (the attacker) passes his URL to another person, who signs in at the issuer with their own
-  // account; the tokens of that account are stored as bob's. Marked todo: it fails today.
-  it("a URL opened in another person's browser does not sign the requesting user in", {
-    todo: 'needs a gateway-side connect URL bound to the user',
-  }, async (t) => {
+  const atCallback = (u: string) => u.startsWith(callback());
+  const stored = async (user: string, server: string) =>
+    (await storedSignIns(gw, user)).filter((r) => r.refreshable && r.server === server).length;
+  /** Browsers verified by the first test (through the connect form). */
+  const aliceBrowser = new TestBrowser('alice');
+  const bobBrowser = new TestBrowser('bob');
+  /** `user`'s client on `era` asks for `server`; resolves the URL its client was shown, and the call. */
+  async function ask(user: string, era: '2025-11-25' | '2026-07-28', t: TestContext, server = 'crm') {
     let url!: (u: string) => void;
     const asked = new Promise<string>((r) => (url = r));
-    const bob = await signInClient(gw.url, 'bob', '2025-11-25', async (p) => (url(p.url), { action: 'accept' }));
-    t.after(() => bob.client.close());
-    const call = bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const c = await signInClient(gw.url, user, era, async (p) => (url(p.url), { action: 'accept' }));
+    t.after(() => c.client.close());
+    const call = c.client.callTool({ name: `${server}__whoami`, arguments: {} }, { timeout: 60_000 } as never);
     call.catch(() => {});
-    // The victim's browser (its own cookie jar; the provider signs it in as its account "alice").
-    const back = await browseTo(await asked, (u) => u.startsWith(callback()));
-    const res = await fetch(back);
-    assert.notEqual(res.status, 200, 'the redirect of a browser not bound to bob is refused');
-    assert.equal(await stored('bob'), 0, "nothing stored as bob's");
+    return { url: await asked, call };
+  }
+
+  it("bob's connect URL opened in alice's browser: 403, nothing stored, the provider never reached; bob then completes; a replay is refused", async (t) => {
+    // alice signs in to crm first (2026-07-28): her browser is then verified as alice.
+    const mine = await ask('alice', '2026-07-28', t);
+    assert.equal((await aliceBrowser.fetch(await aliceBrowser.browseTo(mine.url, atCallback))).status, 200);
+    assert.match(text(await mine.call), /hello client/);
+    assert.equal(aliceBrowser.forms, 1);
+
+    // bob (2025-11-25) forwards his connect URL to alice.
+    const bobs = await ask('bob', '2025-11-25', t);
+    const authorizations = stack.authorizations.length;
+    const res = await aliceBrowser.fetch(bobs.url);
+    const page = await res.text();
+    assert.equal(res.status, 403);
+    assert.equal(res.headers.get('location'), null, 'no redirect to the authorization server');
+    assert.match(page, /started by another gateway user/);
+    assert.ok(!page.includes('state=') && !page.includes(SIGNIN_TOKENS.alice!), 'no parameter or token echoed');
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'.*form-action 'self'/);
+    // Her own token in that form does not pass either.
+    const posted = await aliceBrowser.fetch(`http://127.0.0.1:${gw.port}/oauth/upstream/connect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ id: new URL(bobs.url).searchParams.get('id')!, token: SIGNIN_TOKENS.alice! }).toString(),
+    });
+    assert.equal(posted.status, 403);
+    assert.equal(stack.authorizations.length, authorizations, 'the provider was never reached for bob');
+    assert.equal(await stored('bob', 'crm'), 0, "nothing stored as bob's");
+
+    // The sign-in stayed open: bob's own browser completes it.
+    assert.equal((await bobBrowser.fetch(await bobBrowser.browseTo(bobs.url, atCallback))).status, 200);
+    assert.match(text(await bobs.call), /hello client/);
+    assert.equal(await stored('bob', 'crm'), 1);
+    // The connect URL is single-use: replayed in either browser, refused.
+    assert.equal((await bobBrowser.fetch(bobs.url)).status, 400);
+    assert.equal((await aliceBrowser.fetch(bobs.url)).status, 400);
+  });
+
+  it("a forwarded authorization URL (connect skipped) is refused at the callback; bob's own browser still completes", async (t) => {
+    const bobs = await ask('bob', '2026-07-28', t, 's2');
+    // bob's browser (verified) passes the connect URL at once; the authorization URL it is sent to is what he forwards.
+    const passed = await bobBrowser.fetch(bobs.url);
+    assert.equal(passed.status, 302);
+    const authUrl = passed.headers.get('location')!;
+    assert.equal(new URL(authUrl).origin, stack.issuer);
+
+    // Opened in a browser with no gateway cookie, and in alice's verified browser: both refused.
+    for (const other of [new TestBrowser(), aliceBrowser]) {
+      const back = await other.browseTo(authUrl, atCallback);
+      const res = await other.fetch(back);
+      assert.equal(res.status, 403, await res.text());
+    }
+    assert.equal(await stored('bob', 's2'), 0, "nothing stored as bob's");
+    // bob's browser, with the same authorization URL: completes.
+    const res = await bobBrowser.fetch(await bobBrowser.browseTo(authUrl, atCallback));
+    assert.equal(res.status, 200);
+    assert.match(text(await bobs.call), /hello client/);
+    assert.equal(await stored('bob', 's2'), 1);
+  });
+
+  it('a tampered connect id, a tampered or foreign cookie: refused; wrong tokens spend the link after 5', async (t) => {
+    const bobs = await ask('bob', '2025-11-25', t, 's3');
+    const u = new URL(bobs.url);
+    const id = u.searchParams.get('id')!;
+    const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+    const tampered = new URL(u);
+    tampered.searchParams.set('id', flip(id, 5));
+    assert.equal((await fetch(tampered)).status, 400);
+    tampered.searchParams.set('id', '<script>');
+    const bad = await fetch(tampered);
+    assert.equal(bad.status, 400);
+    assert.ok(!(await bad.text()).includes('<script>'));
+
+    // A verified bob browser passes at once; the same cookie with one character changed does not.
+    tampered.searchParams.set('id', flip(id, 50));
+    assert.equal((await bobBrowser.fetch(tampered.href)).status, 400, 'a verified browser does not help a tampered id');
+    const cookie = bobBrowser.jar.get('parley_gw_user')!;
+    const forged = new TestBrowser();
+    forged.jar.set('parley_gw_user', flip(cookie, 40));
+    const withForged = await forged.fetch(bobs.url);
+    assert.equal(withForged.status, 200, 'a cookie that does not open is no identity: the form');
+    assert.equal(withForged.headers.get('location'), null);
+    // Another gateway's cookie (another key) is no identity either.
+    const other = new TestBrowser();
+    other.jar.set('parley_gw_user', `v1.${'A'.repeat(16)}.${'A'.repeat(22)}.${'A'.repeat(40)}`);
+    assert.equal((await other.fetch(bobs.url)).status, 200);
+
+    // Wrong tokens: 403 with the form again, then 429 at the fifth, and the link is spent.
+    const post = (token: string) =>
+      fetch(`http://127.0.0.1:${gw.port}/oauth/upstream/connect`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ id, token }).toString(),
+      });
+    for (let i = 1; i < 5; i++) assert.equal((await post(`pt_guess-${i}`)).status, 403);
+    assert.equal((await post('pt_guess-5')).status, 429);
+    assert.equal((await post(SIGNIN_TOKENS.bob!)).status, 400, 'spent: even the right token no longer passes');
+    // A form from another site (its Origin) is refused before it is read.
+    const cross = await fetch(`http://127.0.0.1:${gw.port}/oauth/upstream/connect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams({ id, token: SIGNIN_TOKENS.bob! }).toString(),
+    });
+    assert.equal(cross.status, 403);
+    assert.equal(await stored('bob', 's3'), 0);
   });
 });
 
@@ -278,7 +402,12 @@ describe('sign-in through the client: a relayed redirect answered by something e
     stack = await startOidcStack();
     gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
     // Not a parley replica: a local service that answers any path with its own HTML.
-    other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<script>alert(document.domain)</script>'));
+    // Its own policy mimics the connect form's (form-action 'self') while allowing scripts.
+    other = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src *; form-action 'self'" })
+        .end('<script>alert(document.domain)</script>'),
+    );
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
   });
   after(async () => {

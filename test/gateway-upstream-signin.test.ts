@@ -7,11 +7,20 @@ import { after, before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { followRedirects } from '../scripts/conformance/client.js';
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
-import { browse, callbackUrl, signInClient, startSignInGateway, storedSignIns, type SignInGateway } from './helpers/gateway-signin.js';
+import {
+  browse,
+  callbackUrl,
+  signInClient,
+  startSignInGateway,
+  storedSignIns,
+  TestBrowser,
+  type SignInGateway,
+} from './helpers/gateway-signin.js';
 import { clusterSkipReason } from './helpers/replicas.js';
 import { waitUntil } from './helpers/wait.js';
 import { loadHostConfig } from '../src/host/config/index.js';
 import { sandbox } from './fixtures/config/tmp.js';
+import { openSqliteStore } from '../src/host/store/index.js';
 
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefined;
@@ -144,20 +153,26 @@ describe('sign-in through the client by URL-mode elicitation (gateway.publicUrl)
     const aliceCall = alice.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
     const bobCall = bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
     const [aUrl, bUrl] = await Promise.all([urls.alice.promise, urls.bob.promise]);
+    // The client is shown the gateway's connect URL (client/elicitation §Phishing): an unguessable id, nothing else.
     for (const u of [aUrl, bUrl]) {
-      const q = new URL(u).searchParams;
-      assert.equal(new URL(u).origin, stack.issuer);
-      assert.equal(q.get('redirect_uri'), callbackUrl(gw));
-      assert.equal(q.get('code_challenge_method'), 'S256');
-      assert.equal(q.get('resource'), stack.mcpUrl);
+      assert.equal(new URL(u).origin, `http://127.0.0.1:${gw.port}`);
+      assert.equal(new URL(u).pathname, '/oauth/upstream/connect');
+      assert.deepEqual([...new URL(u).searchParams.keys()], ['id']);
+      assert.match(new URL(u).searchParams.get('id')!, /^[\w-]{43}(\.[\w-]+\.[\w-]{43})?$/);
     }
+    assert.notEqual(aUrl, bUrl);
     assert.match(seen.alice!.message, /^\[crm\] crm wants you to sign in at http:\/\/127\.0\.0\.1:\d+$/);
     assert.ok(seen.alice!.elicitationId, 'an elicitationId on 2025-11-25');
     assert.equal(seen.bob!.elicitationId, undefined, 'no elicitationId on 2026-07-28');
 
     // Crossed: bob's browser comes back first, while alice's call still waits.
-    const bobBack = await browse(bUrl);
+    const bobBack = await browse(bUrl, undefined, 'bob');
     assert.equal(bobBack.status, 200);
+    // The connect URL led to the provider's authorization URL: PKCE, the resource, the gateway's callback.
+    const q = stack.authorizations.at(-1)!;
+    assert.equal(q.get('redirect_uri'), callbackUrl(gw));
+    assert.equal(q.get('code_challenge_method'), 'S256');
+    assert.equal(q.get('resource'), stack.mcpUrl);
     assert.match(text(await bobCall), /hello client/);
     assert.deepEqual(
       (await stored('bob')).map((r) => [r.server, r.refreshable]),
@@ -169,7 +184,7 @@ describe('sign-in through the client by URL-mode elicitation (gateway.publicUrl)
       'nothing of bob reached alice',
     );
     // alice's browser, then her call completes; her client heard notifications/elicitation/complete.
-    const aliceBack = await browse(aUrl);
+    const aliceBack = await browse(aUrl, undefined, 'alice');
     assert.equal(aliceBack.status, 200);
     assert.match(text(await aliceCall), /hello client/);
     assert.deepEqual(alice.completions, [seen.alice!.elicitationId]);
@@ -218,24 +233,26 @@ describe("sign-in through the client: a redirect carrying another sign-in's stat
     const bobCall = bob.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
     // Each browser goes through the provider but stops before the redirect to the gateway.
     const atGateway = (u: string) => u.startsWith(callback());
-    const a = new URL((await browse(await urls.alice.promise, atGateway)).last);
-    const b = new URL((await browse(await urls.bob.promise, atGateway)).last);
+    const ab = new TestBrowser('alice');
+    const bb = new TestBrowser('bob');
+    const a = new URL((await ab.browse(await urls.alice.promise, atGateway)).last);
+    const b = new URL((await bb.browse(await urls.bob.promise, atGateway)).last);
     assert.ok(a.searchParams.get('code') && b.searchParams.get('code'));
 
-    // The mix-up: bob's code arrives with alice's state. The state is alice's, so her sign-in takes it
-    // (and spends it), but her exchange (her client, her PKCE verifier) is refused by the provider.
+    // The mix-up: bob's code arrives with alice's state (in alice's browser). The state is alice's, so
+    // her sign-in takes it (and spends it), but her exchange (her client, her PKCE verifier) is refused by the provider.
     const mixed = new URL(a);
     mixed.searchParams.set('code', b.searchParams.get('code')!);
-    assert.equal((await fetch(mixed)).status, 200);
+    assert.equal((await ab.fetch(mixed.href)).status, 200);
     const r = (await aliceCall) as { isError?: boolean };
     assert.equal(r.isError, true);
     assert.match(text(r), /authorization for server "crm" failed/);
     assert.equal(await stored('alice'), 0, 'nothing stored for alice');
     // Her state is spent: her own redirect now is refused (single-use).
-    assert.equal((await fetch(a)).status, 400);
+    assert.equal((await ab.fetch(a.href)).status, 400);
 
     // bob's own redirect signs bob in.
-    assert.equal((await fetch(b)).status, 200);
+    assert.equal((await bb.fetch(b.href)).status, 200);
     assert.match(text(await bobCall), /hello client/);
     assert.equal(await stored('bob'), 1);
     assert.equal(await stored('alice'), 0);
@@ -251,6 +268,53 @@ describe("sign-in through the client: a redirect carrying another sign-in's stat
     const again = (await carol.client.callTool({ name: 'crm__whoami', arguments: {} })) as { isError?: boolean };
     assert.equal(again.isError, true);
     assert.equal(asked, 2);
+  });
+
+  it('the first caller declines while another call of the same user waits for the sign-in: only the decliner fails', async (t) => {
+    // alice's 2025-11-25 client calls first; her 2026-07-28 client joins the same sign-in; then the
+    // first declines. The second's browser completes the sign-in afterwards.
+    const second = later<string>();
+    const firstShown = later<void>();
+    const firstDeclined = later<void>();
+    const first = await signInClient(gw.url, 'alice', '2025-11-25', async () => {
+      firstShown.resolve();
+      await second.promise; // the other call has joined and been shown the URL
+      firstDeclined.resolve();
+      return { action: 'decline' };
+    });
+    const other = await signInClient(gw.url, 'alice', '2026-07-28', async (p) => (second.resolve(p.url), { action: 'accept' }));
+    t.after(() => Promise.allSettled([first.client.close(), other.client.close()]));
+    const firstCall = first.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    // The second call starts once the first was shown its URL (it joins that sign-in).
+    await firstShown.promise;
+    const otherCall = other.client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
+    const r = (await firstCall) as { isError?: boolean };
+    assert.equal(r.isError, true);
+    assert.match(text(r), /sign-in for crm was declined/);
+    await firstDeclined.promise;
+    // The sign-in is still open: the second call's browser completes it, and that call succeeds.
+    const back = await browse(await second.promise, undefined, 'alice');
+    assert.equal(back.status, 200);
+    assert.match(text(await otherCall), /hello client/);
+    assert.equal(await stored('alice'), 1);
+    // Each call's sign-in left an audit row: who, which server, the outcome; never a token or URL.
+    const store = openSqliteStore(gw.store);
+    try {
+      const rows = await store.queryAudit({ kind: 'sign-in', scope: { tenant: 'acme', user: 'alice' } });
+      const outcomes = rows.map((r) => `${r.server}:${r.action}`).sort();
+      // The earlier tests of this suite: alice's failed exchange (bob's code) and two declines.
+      assert.deepEqual(outcomes, ['crm:declined', 'crm:declined', 'crm:declined', 'crm:failed', 'crm:ok']);
+      assert.deepEqual(rows.find((r) => r.action === 'ok')!.detail, { via: 'client' });
+      assert.deepEqual(rows.find((r) => r.action === 'declined')!.detail, { via: 'client', code: 'SIGN_IN_DECLINED' });
+      assert.ok(
+        rows.every((r) => r.scope.session),
+        'the gateway session is named',
+      );
+      const all = JSON.stringify(rows);
+      assert.ok(!/eyJ[\w-]{10,}\.|code=|state=|https?:\/\//.test(all), all);
+    } finally {
+      store.close();
+    }
   });
 });
 

@@ -8,7 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startOidcStack, type OidcStack } from './helpers/oidc-stack.js';
 import { clusterSkipReason, freePort, startCluster, TOKENS, type Cluster } from './helpers/replicas.js';
 import { pgSkipReason } from './helpers/postgres.js';
-import { browseTo } from './helpers/gateway-signin.js';
+import { TestBrowser } from './helpers/gateway-signin.js';
 
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
 
@@ -54,24 +54,47 @@ describe('upstream sign-in through the client on replicas: the redirect reaches 
     );
     t.after(() => client.close());
     const call = client.callTool({ name: 'crm__whoami', arguments: {} }, { timeout: 60_000 } as never);
-    const url = await asked;
+    // The connect URL (at the load balancer's address): its form and alice's token reach replica 1,
+    // which relays both to replica 0; its cookie (sealed with PARLEY_SECRET) comes back through replica 1.
+    const connect = new URL(await asked);
+    assert.equal(`${connect.origin}${connect.pathname}`, `${publicUrl}/oauth/upstream/connect`);
+    const browser = new TestBrowser();
+    const on = (i: number, path: string) => `http://127.0.0.1:${c!.replicas[i]!.port}${path}`;
+    const form = await browser.fetch(on(1, `${connect.pathname}${connect.search}`));
+    assert.equal(form.status, 200, await form.text());
+    const post = (token: string) =>
+      browser.fetch(on(1, connect.pathname), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ id: connect.searchParams.get('id')!, token }).toString(),
+      });
+    assert.equal((await post('pt_not-alice')).status, 403);
+    const passed = await post(TOKENS['acme/alice']!);
+    assert.equal(passed.status, 302, await passed.text());
+    assert.ok(browser.jar.has('parley_gw_user'), 'the identity cookie came back through the relay');
+    const url = passed.headers.get('location')!;
     assert.equal(new URL(url).searchParams.get('redirect_uri'), `${publicUrl}/oauth/upstream/callback`);
-    const redirect = new URL(await browseTo(url, (u) => u.startsWith(publicUrl)));
-    const at = (i: number) => `http://127.0.0.1:${c!.replicas[i]!.port}/oauth/upstream/callback${redirect.search}`;
+    const redirect = new URL(await browser.browseTo(url, (u) => u.startsWith(publicUrl)));
+    const at = (i: number) => on(i, `/oauth/upstream/callback${redirect.search}`);
 
     // A state whose seal does not hold is refused on the replica that does not know it.
     const forged = new URL(at(1));
     const [nonce, owner] = forged.searchParams.get('state')!.split('.');
     forged.searchParams.set('state', `${nonce}.${owner}.${'A'.repeat(43)}`);
-    assert.equal((await fetch(forged)).status, 400);
+    assert.equal((await browser.fetch(forged.href)).status, 400);
+    // Without the browser's cookie, relayed or not: refused (and still open).
+    assert.equal((await fetch(at(1))).status, 403);
 
-    const relayed = await fetch(at(1));
+    const relayed = await browser.fetch(at(1));
     assert.equal(relayed.status, 200);
     assert.match(await relayed.text(), /Signed in/);
     assert.match(text(await call), /hello client/);
     // Single-use, wherever it lands.
-    assert.equal((await fetch(at(0))).status, 400);
-    assert.equal((await fetch(at(1))).status, 400);
+    assert.equal((await browser.fetch(at(0))).status, 400);
+    assert.equal((await browser.fetch(at(1))).status, 400);
+    // So is the connect URL, on either replica.
+    assert.equal((await browser.fetch(on(0, `${connect.pathname}${connect.search}`))).status, 400);
+    assert.equal((await browser.fetch(on(1, `${connect.pathname}${connect.search}`))).status, 400);
     assert.deepEqual(stack.tokenGrants, ['authorization_code']);
   });
 });

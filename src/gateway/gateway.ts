@@ -43,7 +43,8 @@ import type { ForwardedIdentity } from './forward.js';
 import { SessionRouter } from './sessions-route.js';
 import { adminRoutes } from './admin.js';
 import type { WatchOptions } from './sessions-watch.js';
-import { SIGN_IN_TOOL, UpstreamSignIns } from './upstream-signin.js';
+import { SIGN_IN_TOOL, UPSTREAM_IDENTIFY_PATH, UpstreamSignIns } from './upstream-signin.js';
+import { browserSignIn } from './browser-identity.js';
 import { namespace } from './names.js';
 import type { AskClient } from './upstream-signin.js';
 
@@ -265,6 +266,11 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           allowLoopbackUrls: config.policy.allowLoopbackUrls === true,
           log,
           ...(opts.secret ? { secret: opts.secret, selfUrl: () => selfUrl || undefined } : {}),
+          users,
+          ...(oauth?.browserClient
+            ? { browser: browserSignIn(oauth, `${publicUrl.replace(/\/+$/, '')}${UPSTREAM_IDENTIFY_PATH}`, opts.env) }
+            : {}),
+          ...(config.gateway?.unverifiedSignIn ? { unverified: true } : {}),
         })
       : undefined;
 
@@ -452,7 +458,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
 
   /** Servers `sp` must sign in to that the gateway can sign in through the client, with their sign-in tool. */
   function signInTools(sp: UserSpace): Array<{ server: string; def: HttpServerDef; tool: Tool }> {
-    if (!signIns || !signInsServed) return [];
+    if (!signIns || !signInsServed || !signIns.offers({ tenant: sp.tenant, user: sp.name })) return [];
     const out: Array<{ server: string; def: HttpServerDef; tool: Tool }> = [];
     for (const s of sp.host.listServers()) {
       const def = tenantConfig(sp.tenant).servers[s.name];
@@ -470,6 +476,24 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       });
     }
     return out;
+  }
+
+  /**
+   * The audit row of one call's sign-in through the client (kind `sign-in`, action `ok` | `declined` |
+   * `failed`, `detail: {via: 'client', code?}`: the error's code only, never a token or URL).
+   */
+  async function auditSignIn(sp: UserSpace, sessionId: string, server: string, action: string, started: number, code?: unknown) {
+    await opts.store
+      ?.appendAudit({
+        ts: Date.now(),
+        scope: { tenant: sp.tenant, user: sp.name, session: sessionId || null },
+        server,
+        kind: 'sign-in',
+        action,
+        durationMs: Date.now() - started,
+        detail: { via: 'client', ...(typeof code === 'string' ? { code } : {}) },
+      })
+      .catch((e: unknown) => log('error', `audit write failed: ${String(e)}`));
   }
 
   /** Tells the user's clients that their tool list changed (2025-era sessions, 2026-07-28 listen streams). */
@@ -500,7 +524,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const down = sp.host.listServers().find((s) => exposed.startsWith(`${s.name}__`) && s.state.status === 'error');
       const def = down ? tenantConfig(sp.tenant).servers[down.name] : undefined;
       // URL mode exists from 2025-11-25 on, and only for clients that declared it.
-      if (signIns && signInsServed && down?.state.status === 'error' && down.state.signInRequired && def?.type === 'http' && modes.url)
+      if (
+        signIns &&
+        signInsServed &&
+        down?.state.status === 'error' &&
+        down.state.signInRequired &&
+        def?.type === 'http' &&
+        modes.url &&
+        signIns.offers({ tenant: sp.tenant, user: sp.name })
+      )
         signInTo = { name: down.name, def };
       else {
         const why =
@@ -525,7 +557,15 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             pendingCompletion = params.elicitationId;
           return answer;
         };
-        await signIns!.signIn({ tenant: sp.tenant, user: sp.name, server: name }, def, ask);
+        const started = Date.now();
+        try {
+          await signIns!.signIn({ tenant: sp.tenant, user: sp.name, server: name }, def, ask);
+          await auditSignIn(sp, sessionId, name, 'ok', started);
+        } catch (e) {
+          const code = (e as { code?: unknown }).code;
+          await auditSignIn(sp, sessionId, name, code === 'SIGN_IN_DECLINED' ? 'declined' : 'failed', started, code);
+          throw e;
+        }
         // 2025-11-25: the browser step is done (client/elicitation §URL mode, notifications/elicitation/complete).
         if (pendingCompletion) complete?.(pendingCompletion);
         if (signInTool) {

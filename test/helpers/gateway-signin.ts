@@ -32,9 +32,11 @@ export async function startSignInGateway(
   gateway: Record<string, unknown> = {},
   /** Configured servers (each an HTTP server at `crmUrl`). @default ['crm'] */
   names: string[] = ['crm'],
+  /** The port to serve on. @default a free one */
+  port?: number,
 ): Promise<SignInGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-signin-'));
-  const port = await freePort();
+  port ??= await freePort();
   const store = join(dir, 'gateway.db');
   const cfg = join(dir, 'parley.json');
   const { publicUrl, ...rest } = gateway;
@@ -113,6 +115,8 @@ export async function signInClient(
   user: string,
   era: '2025-06-18' | '2025-11-25' | '2026-07-28',
   onUrl?: (params: { url: string; message: string; elicitationId?: string }) => Promise<{ action: 'accept' | 'decline' | 'cancel' }>,
+  /** The bearer token. @default the static token of `user` ({@link SIGNIN_TOKENS}) */
+  token = SIGNIN_TOKENS[user],
 ) {
   const c = new Client({ name: `signin-${user}`, version: '1' }, {
     capabilities: { elicitation: onUrl ? { form: {}, url: {} } : { form: {} } },
@@ -134,26 +138,91 @@ export async function signInClient(
     );
   await c.connect(
     new StreamableHTTPClientTransport(new URL(gatewayUrl), {
-      requestInit: { headers: { authorization: `Bearer ${SIGNIN_TOKENS[user]}` } },
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
   return { client: c, completions };
 }
 
 /**
- * The person's browser: follows redirects with a cookie jar (the provider's login and consent finish by
- * themselves), stopping before a URL `stop` accepts (returned unfetched, status 0) or at the first
- * non-redirect.
+ * A person's browser: its own cookie jar (the gateway's identity cookie, the provider's session), and
+ * the gateway token of `user` it types into the gateway's connect form when one is shown.
  */
-export function browse(url: string, stop?: (u: string) => boolean): Promise<{ last: string; status: number }> {
-  return walkRedirects(url, { maxHops: 12, timeoutMs: 15_000, ...(stop ? { stop } : {}) });
+export class TestBrowser {
+  readonly jar = new Map<string, string>();
+  /** Connect forms answered. */
+  forms = 0;
+  constructor(readonly user?: string) {}
+
+  /**
+   * Follows redirects (the provider's login and consent finish by themselves), stopping before a URL
+   * `stop` accepts (returned unfetched, status 0) or at the first non-redirect; a connect form on the way
+   * is answered with this browser's user's gateway token.
+   */
+  async browse(url: string, stop?: (u: string) => boolean): Promise<{ last: string; status: number }> {
+    let at = await walkRedirects(url, { maxHops: 30, timeoutMs: 15_000, cookies: this.jar, ...(stop ? { stop } : {}) });
+    const u = new URL(at.last);
+    if (at.status === 200 && u.pathname.endsWith('/oauth/upstream/connect') && this.user) {
+      this.forms++;
+      const res = await this.fetch(new URL('connect', u).href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ id: u.searchParams.get('id') ?? '', token: SIGNIN_TOKENS[this.user]! }).toString(),
+      });
+      await res.arrayBuffer();
+      const loc = res.headers.get('location');
+      if (res.status !== 302 || !loc) return { last: u.href, status: res.status };
+      const next = new URL(loc, u).href;
+      if (stop?.(next)) return { last: next, status: 0 };
+      at = await walkRedirects(next, { maxHops: 30, timeoutMs: 15_000, cookies: this.jar, ...(stop ? { stop } : {}) });
+    }
+    return at;
+  }
+
+  /** {@link browse} that must end at a URL `stop` accepts (the redirect back); throws where it stopped otherwise. */
+  async browseTo(url: string, stop: (u: string) => boolean): Promise<string> {
+    const { last, status } = await this.browse(url, stop);
+    if (status !== 0) throw new Error(`the browser stopped at ${last} (${status})`);
+    return last;
+  }
+
+  /** One request with this browser's cookies (no redirect followed); keeps the cookies it sets. */
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.jar.size) headers.set('cookie', [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await fetch(url, { ...init, headers, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair!.indexOf('=');
+      if (i > 0) this.jar.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
+    }
+    return res;
+  }
 }
 
-/** {@link browse} that must end at a URL `stop` accepts (the redirect back); throws where it stopped otherwise. */
-export async function browseTo(url: string, stop: (u: string) => boolean): Promise<string> {
-  const { last, status } = await browse(url, stop);
-  if (status !== 0) throw new Error(`the browser stopped at ${last} (${status})`);
-  return last;
+/** Alice's browser follows `url` (answering a connect form as `user`, default alice) up to `stop`. */
+export function browse(url: string, stop?: (u: string) => boolean, user = 'alice'): Promise<{ last: string; status: number }> {
+  return new TestBrowser(user).browse(url, stop);
+}
+
+/**
+ * A browser of `user` (default alice) opens `url` up to the redirect back (a URL `stop` accepts), then
+ * brings that redirect to the gateway; returns it and the gateway's answer.
+ */
+export async function completeIn(
+  url: string,
+  stop: (u: string) => boolean,
+  user = 'alice',
+): Promise<{ back: string; res: Response; browser: TestBrowser }> {
+  const b = new TestBrowser(user);
+  const back = await b.browseTo(url, stop);
+  const res = await b.fetch(back);
+  return { back, res, browser: b };
+}
+
+/** {@link TestBrowser.browseTo} in a fresh browser of `user` (default alice). */
+export function browseTo(url: string, stop: (u: string) => boolean, user = 'alice'): Promise<string> {
+  return new TestBrowser(user).browseTo(url, stop);
 }
 
 /** The gateway's upstream sign-in callback on its loopback address. */

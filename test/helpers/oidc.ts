@@ -28,7 +28,25 @@ export interface Issuer {
   close(): Promise<void>;
 }
 
-export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: string; secret: string }> = []): Promise<Issuer> {
+/**
+ * A browser client (authorization code + PKCE, public) whose sign-ins finish by themselves: the account
+ * signed in is the one the browser's `test_account` cookie names, else `defaultAccount`; its claims are
+ * `accounts[account]` (in the ID token when `idTokenClaims`, else only through userinfo).
+ */
+export interface IssuerBrowserClient {
+  id: string;
+  redirectUri: string;
+  accounts: Record<string, Record<string, unknown>>;
+  defaultAccount: string;
+  /** @default false (the provider's default: scope claims from userinfo only when an access token is issued) */
+  idTokenClaims?: boolean;
+}
+
+export async function startIssuer(
+  clients: IssuerClient[],
+  extra: Array<{ id: string; secret: string }> = [],
+  browser?: IssuerBrowserClient,
+): Promise<Issuer> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: 'k1', use: 'sig', alg: 'RS256' };
   const http = createServer();
@@ -36,14 +54,39 @@ export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: st
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const byId = new Map(clients.map((c) => [c.id, c]));
   const provider = new Provider(issuer, {
-    clients: [...clients, ...extra].map((c) => ({
-      client_id: c.id,
-      client_secret: c.secret,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-    })),
+    clients: [
+      ...[...clients, ...extra].map((c) => ({
+        client_id: c.id,
+        client_secret: c.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      })),
+      ...(browser
+        ? [
+            {
+              client_id: browser.id,
+              grant_types: ['authorization_code'],
+              redirect_uris: [browser.redirectUri],
+              response_types: ['code'],
+              token_endpoint_auth_method: 'none',
+            },
+          ]
+        : []),
+    ],
+    ...(browser
+      ? {
+          claims: { openid: ['sub', ...new Set(Object.values(browser.accounts).flatMap((a) => Object.keys(a)))] },
+          conformIdTokenClaims: !browser.idTokenClaims,
+          findAccount: async (_ctx: unknown, sub: string) => ({
+            accountId: sub,
+            claims: async () => ({ ...browser.accounts[sub], sub }),
+          }),
+          interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+          cookies: { keys: ['parley-test-issuer-cookie-key'] },
+        }
+      : {}),
     jwks: { keys: [jwk] },
     scopes: ['openid', 'mcp', 'admin'],
     features: {
@@ -68,7 +111,29 @@ export async function startIssuer(clients: IssuerClient[], extra: Array<{ id: st
     },
     extraTokenClaims: (_ctx: unknown, token: { clientId?: string }) => byId.get(token.clientId ?? '')?.claims,
   } as never);
-  http.on('request', provider.callback());
+  const handler = provider.callback();
+  http.on('request', async (req, res) => {
+    if (!browser || !req.url?.startsWith('/interaction/')) return handler(req, res);
+    try {
+      const details = await provider.interactionDetails(req, res);
+      if (details.prompt.name === 'login') {
+        const m = /(?:^|;\s*)test_account=([^;]+)/.exec(req.headers.cookie ?? '');
+        const account = m ? decodeURIComponent(m[1]!) : browser.defaultAccount;
+        return await provider.interactionFinished(req, res, { login: { accountId: account } }, { mergeWithLastSubmission: false });
+      }
+      const grant = details.grantId
+        ? (await provider.Grant.find(details.grantId))!
+        : new provider.Grant({ accountId: String(details.session?.accountId), clientId: String(details.params.client_id) });
+      const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
+      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+      const grantId = await grant.save();
+      return await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    } catch (err) {
+      res.statusCode = 500;
+      res.end(String(err));
+    }
+  });
   return {
     issuer,
     async token(client, resource, scope = 'mcp') {

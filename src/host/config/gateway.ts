@@ -1,7 +1,7 @@
 /**
  * parley.json `gateway` as zod schemas (./zod.ts): `{users: {<name>: {tokenSha256: "<64 hex>"}},
  * tenants: {<tenant>: {users: {…}, servers?: [<server>…], admins?: [<user>…]}}, oauth?,
- * maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs?, keepAliveMs?, maxConnections?, showServerStderr?, publicUrl?}`. `publicUrl` turns on sign-in to
+ * maxSessionsPerUser?, maxPendingPerUser?, sessionIdleMs?, keepAliveMs?, maxConnections?, showServerStderr?, publicUrl?, unverifiedSignIn?}`. `publicUrl` turns on sign-in to
  * protected upstream servers through the client (URL-mode elicitation, src/gateway/upstream-signin.ts). `oauth` makes the gateway an OAuth
  * protected resource (docs/gateway.md); a section with an error is left out entirely (the gateway then
  * accepts static tokens only, and says so). A plaintext `token` is refused before anything else reads it.
@@ -56,7 +56,9 @@ const SECRET = rule(
 const SECRET_ENV = rule('invalid-value', 'clientSecretEnv is the NAME of an environment variable', 'e.g. "PARLEY_INTROSPECTION_SECRET"');
 const SKEW = rule('invalid-value', 'clockSkewMs must be an integer 0..300000 (ms)', 'e.g. 5000');
 
-const OAUTH = obj('an object {issuer, resource?, jwksUri?, introspection?, scopes?, userClaim?, tenantClaim?}', {
+const SCOPE = z.string(expect('a scope (1-128 characters, no spaces or quotes)')).regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/);
+
+const OAUTH = obj('an object {issuer, resource?, jwksUri?, introspection?, browserClient?, scopes?, userClaim?, tenantClaim?}', {
   issuer: url('issuer', 'gateway.oauth needs "issuer", the authorization server that issues the tokens'),
   resource: url('resource').optional(),
   jwksUri: url('jwksUri').optional(),
@@ -69,12 +71,22 @@ const OAUTH = obj('an object {issuer, resource?, jwksUri?, introspection?, scope
       .optional(),
     clientSecret: z.never(SECRET).optional(),
   }).optional(),
-  scopes: z
-    .array(
-      z.string(expect('a scope (1-128 characters, no spaces or quotes)')).regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/),
-      expect('an array of scope strings (no spaces or quotes)'),
-    )
-    .default([]),
+  browserClient: obj('an object {clientId, clientSecretEnv?, scopes?}', {
+    clientId: z.string(expect("a non-empty string (the gateway's browser client id at the issuer)")).min(1).max(256),
+    clientSecretEnv: z
+      .string(SECRET_ENV)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
+      .optional(),
+    clientSecret: z.never(SECRET).optional(),
+    scopes: z
+      .array(SCOPE, expect('an array of scope strings (no spaces or quotes)'))
+      .refine(
+        (a) => a.includes('openid'),
+        rule('invalid-value', 'browserClient.scopes must include "openid"', 'e.g. ["openid", "profile"]'),
+      )
+      .default(['openid']),
+  }).optional(),
+  scopes: z.array(SCOPE, expect('an array of scope strings (no spaces or quotes)')).default([]),
   userClaim: claim.default('sub'),
   tenantClaim: claim.optional(),
   algorithms: z
@@ -129,6 +141,7 @@ const GATEWAY = obj('an object {users, tenants, oauth?}', {
   maxConnections: positive.max(1_000_000).optional(),
   showServerStderr: z.boolean(expect('true or false (true: clients see the stderr tail of a server that failed)')).optional(),
   publicUrl: url('publicUrl').optional(),
+  unverifiedSignIn: z.boolean(expect('true or false (true: sign-in through the client without checking who opens the URL)')).optional(),
 });
 
 export function readGateway(r: Reader, v: unknown, segs: Segments): GatewayDef {

@@ -272,6 +272,7 @@ export function mergeLayers(layers: readonly ConfigLayer[]): HostConfig {
       if (l.gateway[k] !== undefined) config.gateway![k] = l.gateway[k];
     if (l.gateway.showServerStderr !== undefined) config.gateway!.showServerStderr = l.gateway.showServerStderr;
     if (l.gateway.publicUrl !== undefined) config.gateway!.publicUrl = l.gateway.publicUrl;
+    if (l.gateway.unverifiedSignIn !== undefined) config.gateway!.unverifiedSignIn = l.gateway.unverifiedSignIn;
     if (l.gateway.oauth) config.gateway!.oauth = l.gateway.oauth;
     if (Object.keys(l.rootPolicy).length) config.rootPolicy = { ...config.rootPolicy, ...l.rootPolicy };
     for (const [t, def] of Object.entries(l.gateway.tenants ?? {})) {

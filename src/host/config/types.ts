@@ -228,6 +228,14 @@ export interface GatewayDef {
    */
   publicUrl?: string;
   /**
+   * With `publicUrl`: also offer sign-in through the client to users whose browser the gateway cannot
+   * check (users of `oauth` when it has no `browserClient`), and let whoever opens their URL finish it.
+   * This gives up the check client/elicitation §Phishing asks for (a URL forwarded to another person
+   * signs that person's upstream account in as the user's). @default false: such users are told to run
+   * `parley auth login`
+   */
+  unverifiedSignIn?: boolean;
+  /**
    * OAuth access tokens from one issuer, accepted besides the static tokens of `users`
    * (docs/gateway.md §"The gateway as a protected resource"). Absent: static tokens only.
    */
@@ -274,6 +282,18 @@ export interface GatewayOAuthDef {
     clientId: string;
     /** Name of the environment variable holding the client secret (never the secret itself). */
     clientSecretEnv?: string;
+  };
+  /**
+   * The OpenID Connect client (authorization code + PKCE) the gateway signs a browser in with, to check
+   * that the person who opens a sign-in link (`publicUrl`) is the user who asked (src/gateway/browser-identity.ts).
+   * Register `<publicUrl>/oauth/upstream/identify` as its redirect URI. @default none
+   */
+  browserClient?: {
+    clientId: string;
+    /** Name of the environment variable holding its secret (client_secret_basic); absent: a public client. */
+    clientSecretEnv?: string;
+    /** Scopes asked for; must include `openid`. @default ['openid'] */
+    scopes: string[];
   };
   /** Scopes every token must carry; a token without them gets 403 `insufficient_scope`. @default [] */
   scopes: string[];
