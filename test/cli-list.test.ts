@@ -162,6 +162,12 @@ describe('parley roots / presets / audit', () => {
     const good = await parley('presets', 'import', file);
     assert.equal(good.code, 0, good.stderr);
     assert.match(good.stdout, /imported 1 preset/);
+    // a file saved by a Windows editor starts with a UTF-8 byte-order mark
+    const bom = join(p.dir, 'bom.json');
+    writeFileSync(bom, `\uFEFF${JSON.stringify({ format: 'parley-presets', version: 1, presets: [{ name: 'bom' }] })}`);
+    const withBom = await parley('presets', 'import', bom);
+    assert.equal(withBom.code, 0, withBom.stderr);
+    assert.match(withBom.stdout, /imported 1 preset/);
   });
 
   it('empty lists say so (and how to add one) instead of printing nothing', { timeout: T }, async () => {

@@ -18,7 +18,7 @@ import {
 import type { Preset, Scope } from '../host/index.js';
 import { normalizeRootUri, pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
-import { CliError, EXIT, jsonErrorText, timeText } from './output.js';
+import { CliError, EXIT, jsonErrorText, timeText, withoutBom } from './output.js';
 import { termText } from '../ui/terminal/safe-text.js';
 
 const json = { type: 'boolean', description: 'print JSON' } as const;
@@ -324,7 +324,7 @@ export const presetsCommand = defineCommand({
             throw new CliError(
               `presets import: ${target} is ${size} bytes, over the ${MAX_PRESETS_DOCUMENT_BYTES}-byte (4 MiB) limit; split it into smaller documents`,
             );
-          text = readFileSync(target, 'utf8');
+          text = withoutBom(readFileSync(target, 'utf8'));
         } catch (e) {
           if (e instanceof CliError) throw e;
           throw new CliError(`presets import: cannot read ${target} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
