@@ -204,6 +204,34 @@ describe('parley roots / presets / audit', () => {
     );
   });
 
+  it('a stored root the configuration names too keeps its stored copy: back when the configuration drops it', {
+    timeout: T,
+  }, async () => {
+    const plain = join(p.dir, 'no-root.json');
+    const named = join(p.dir, 'names-root.json');
+    writeFileSync(plain, JSON.stringify({ mcpServers: {} }));
+    writeFileSync(named, JSON.stringify({ mcpServers: {}, roots: [{ uri: p.dir, name: 'project' }] }));
+    const db = join(p.dir, 'both.db');
+    const run = (config: string, ...args: string[]) => runParley([...args, '--config', config, '--db', db], { timeoutMs: 120_000 });
+    const list = async (config: string) =>
+      (JSON.parse((await run(config, 'roots', '--json')).stdout) as Array<{ source: string; name?: string }>).map((r) => [
+        r.source,
+        r.name,
+      ]);
+    assert.equal((await run(plain, 'roots', 'add', p.dir, '--name', 'mine')).code, 0);
+    assert.deepEqual(await list(named), [['config', 'project']]);
+    assert.deepEqual(await list(plain), [['user', 'mine']], 'the stored root survives a run where the configuration named it');
+    // remove while the configuration names it: the stored copy goes, the configuration's stays
+    const rm = await run(named, 'roots', 'remove', p.dir);
+    assert.equal(rm.code, 0, rm.stderr);
+    assert.match(
+      rm.stdout,
+      /^removed the stored copy of file:\/\/\S+; it stays a root while the configuration \(.*names-root\.json\) names it/,
+    );
+    assert.deepEqual(await list(named), [['config', 'project']]);
+    assert.deepEqual(await list(plain), []);
+  });
+
   it('audit --json shows tool calls, filtered by server, kind, action and limit', { timeout: T }, async () => {
     const c = await parley('call', 'everything', 'get-sum', 'a=1', 'b=2');
     assert.equal(c.code, 0, c.stderr);

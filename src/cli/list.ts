@@ -129,6 +129,15 @@ export const toolsCommand = defineCommand({
   },
 });
 
+/** Whether two root URIs name the same root (normalised); a malformed stored URI matches nothing. */
+function sameRoot(a: string, b: string): boolean {
+  try {
+    return normalizeRootUri(a) === normalizeRootUri(b);
+  } catch {
+    return false;
+  }
+}
+
 export const rootsCommand = defineCommand({
   meta: { name: 'roots', description: 'List roots; `roots add <path|uri> [--name N] [--scope app]`, `roots remove <uri>`' },
   args: {
@@ -186,12 +195,24 @@ export const rootsCommand = defineCommand({
                 `added ${added.uri}${added.virtual ? ' (virtual: routing only)' : added.health?.status === 'ok' ? '' : `: ${healthText(added.health)}`}\n`,
               );
         } else {
-          // A root of the configuration is put back by every command: "removed" would not be true.
-          if (reg.get(uri)?.source === 'config')
+          // A root of the configuration is put back by every command: "removed" would not be true. A stored
+          // copy under it (added before the configuration named it) is what a remove can take away.
+          const fromConfig = reg.get(uri);
+          if (fromConfig?.source === 'config') {
+            const stored = (await store.listRoots(USER)).find((r) => sameRoot(r.uri, fromConfig.uri));
+            if (stored) {
+              await store.deleteRoot(USER, stored.uri);
+              reg.close();
+              if (args.json) return void printJson({ removed: stored.uri, stillFromConfig: true });
+              return void process.stdout.write(
+                `removed the stored copy of ${fromConfig.uri}; it stays a root while the configuration (${config.sources.join(', ') || 'the embedded default'}) names it in "roots"\n`,
+              );
+            }
             throw new CliError(
               `roots remove: ${reg.get(uri)!.uri} comes from the configuration (${config.sources.join(', ') || 'the embedded default'}), which every command reads again; remove it from "roots" there`,
               EXIT.FAILED,
             );
+          }
           const ok = reg.remove(uri);
           if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);
           args.json ? printJson({ removed: uri }) : process.stdout.write(`removed ${uri}\n`);

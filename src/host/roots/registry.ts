@@ -210,7 +210,9 @@ export class RootRegistry {
 
   /**
    * Adds a root or updates its name/lifetime/source. Any scheme is accepted; non-`file:` roots are
-   * virtual. @returns the registered root. @throws {UriError} for a URI without a scheme or malformed.
+   * virtual. A `source: 'config'` root shows over a stored root of the same URI without deleting its
+   * store row (the configuration wins while it names the root; the stored copy stays). @returns the
+   * registered root. @throws {UriError} for a URI without a scheme or malformed.
    */
   add(uri: string, o: AddRootOptions = {}): RegisteredRoot {
     const key = normalizeRootUri(uri);
@@ -238,7 +240,9 @@ export class RootRegistry {
     )
       return prev;
     this.mutate(prev ? 'update' : 'add', [key], () => {
-      const old = prev && this.storeScope(prev);
+      // A configuration root over a stored one leaves the stored row alone: the configuration is read
+      // anew by every command, and the stored root is a root again once the configuration drops it.
+      const old = prev && root.source !== 'config' && this.storeScope(prev);
       if (old) this.write((st) => st.deleteRoot(old, key));
       this.put(root);
       this.persist(root);
