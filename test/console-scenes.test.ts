@@ -111,3 +111,54 @@ test("the configuration's presets are listed in the console (marked as such) and
     await u.stop();
   }
 });
+
+test("loading a scene while the sales form is open fills the form with the scene's answers; a field the person changed is kept", {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  const u = await up([], { expectReady: 2 });
+  try {
+    const page = u.page;
+    const tool = await openTool(page, 'sales', 'query_sales');
+    const card = page.locator('article.prompt[data-server="sales"]');
+    const select = (field: string) => card.locator(`[data-field="${field}"] select`);
+    const answer = async (table: string, range: string, region: string) => {
+      await card.waitFor();
+      await select('table').selectOption(table);
+      await select('range').selectOption(range);
+      await select('region').selectOption(region);
+      await card.getByRole('button', { name: 'Accept and send' }).click();
+      await card.waitFor({ state: 'detached' });
+    };
+    // Scene "products" holds one answer of the sales form; scene "regions" another.
+    await tool.getByRole('button', { name: 'Call query_sales' }).click();
+    await answer('products', 'last_month', '北京');
+    await saveScene(page, 'products');
+    await tool.getByLabel('reconfigure').check();
+    await tool.getByRole('button', { name: 'Call query_sales' }).click();
+    await answer('regions', 'last_quarter', '上海');
+    await saveScene(page, 'regions');
+    // The form is open again; the person changes the region, then loads scene "products".
+    await tool.getByRole('button', { name: 'Call query_sales' }).click();
+    await card.waitFor();
+    await select('region').selectOption('广州');
+    await page.locator('li[data-preset="products"]').getByRole('button', { name: 'Load preset products' }).click();
+    const note = card.locator('.fill-note');
+    await note.waitFor();
+    assert.equal(await select('table').inputValue(), 'products');
+    assert.equal(await select('range').inputValue(), 'last_month');
+    assert.equal(await select('region').inputValue(), '广州', 'the field the person changed is kept');
+    assert.match(
+      await note.innerText(),
+      /^Filled .*table.* from the preset "products": review before sending\. Kept what you had changed: .*region/i,
+    );
+    assert.match(await card.locator('[data-field="table"] .source').innerText(), /Prefilled from preset "products"/);
+    await u.shot('scene-fills-open-form', card);
+    await card.getByRole('button', { name: 'Accept and send' }).click();
+    await card.waitFor({ state: 'detached' });
+    const text = await tool.locator('.result pre.text').first().innerText();
+    assert.match(text, /^products · .* · region 广州:/, text);
+  } finally {
+    await u.stop();
+  }
+});

@@ -97,7 +97,8 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
     savePreset: async (name) => void (await host.presets.save(name)),
     async loadPreset(name) {
       try {
-        await host.presets.load(name);
+        const preset = await host.presets.load(name);
+        return { answers: preset.answers as Record<string, Record<string, unknown>> };
       } catch (e) {
         if (e instanceof PresetNotFoundError) throw new HostApiError(e.message, 'NOT_FOUND');
         throw e;
