@@ -84,7 +84,7 @@ export function apiRoutes(host: HostApi, presenter: WebPresenter | undefined): H
     run(c, async () => {
       const name = c.req.param('name');
       const loaded = await host.loadPreset(name);
-      return { ok: true, forms: loaded && presenter ? presenter.fillFromPreset(name, loaded.answers) : [] };
+      return { ok: true, forms: presenter ? presenter.fillFromPreset(name, loaded.answers) : [] };
     }),
   );
   api.get('/presets/export', async (c) => {

@@ -138,10 +138,10 @@ export interface HostApi {
   /** Saves the current roots and remembered answers under `name`. */
   savePreset(name: string): Awaitable<void>;
   /**
-   * Applies a preset (its roots and answers). Returns its answers per server (open forms take them), or
-   * nothing. @throws HostApiError when there is no such preset.
+   * Applies a preset (its roots and answers). Returns its answers per server (open forms take them).
+   * @throws HostApiError when there is no such preset.
    */
-  loadPreset(name: string): Awaitable<void | { answers: Record<string, Record<string, unknown>> }>;
+  loadPreset(name: string): Awaitable<{ answers: Record<string, Record<string, unknown>> }>;
   /** Every preset as a JSON document (the `parley-presets` format). */
   exportPresets(): Awaitable<string>;
   /** Remembered answers this console's person can recall. Empty when the store cannot list them. */
