@@ -130,6 +130,13 @@ describe('parley roots / presets / audit', () => {
     const load = await parley('presets', 'load', 'demo');
     assert.equal(load.code, 0, load.stderr);
     assert.equal((JSON.parse((await parley('roots', '--json')).stdout) as unknown[]).length, 1);
+    // unload: a command keeps no preset loaded; it says so and names the roots to remove
+    const unload = await parley('presets', 'unload', 'demo');
+    assert.equal(unload.code, 1, unload.stderr);
+    assert.match(
+      unload.stderr,
+      /presets unload: a parley command keeps no preset loaded; `parley presets load` added its roots to the app roots, which stay until removed \(parley roots remove file:\/\/\S+\)\. A preset loaded in the console of a running `parley up` is unloaded there \(Presets → Unload\)/,
+    );
     const unknown = await parley('presets', 'load', 'missing');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /presets load: no preset named "missing" \(saved: demo, monthly\)/);

@@ -80,6 +80,21 @@ test("loading scene B after scene A removes A's roots (the server stops seeing t
     assert.doesNotMatch(withB, new RegExp(`${join(dir, 'a')}$`, 'm'), withB);
     assert.match(withB, new RegExp(join(dir, 'b')));
     assert.match(withB, new RegExp(join(dir, 'own')));
+
+    // Unload undoes the load: scene-b's root leaves (the server stops seeing it), the person's own stays.
+    const loaded = page.locator('li[data-preset="scene-b"]');
+    assert.match(await loaded.innerText(), /scene-b \(loaded\)/);
+    await loaded.getByRole('button', { name: 'Unload preset scene-b' }).click();
+    await page.locator(`tr[data-uri="${uri('b')}"]`).waitFor({ state: 'detached' });
+    assert.deepEqual(await rootUris(page), [uri('own')]);
+    assert.match(
+      await page.locator('#preset-status').innerText(),
+      /^Unloaded scene-b: removed file:\/\/\S+\/b; its answers no longer prefill forms\.$/,
+    );
+    await page.locator('li[data-preset="scene-b"]:not([data-active])').waitFor();
+    const unloaded = await allowed();
+    assert.doesNotMatch(unloaded, new RegExp(`${join(dir, 'b')}$`, 'm'), unloaded);
+    assert.match(unloaded, new RegExp(join(dir, 'own')));
   } finally {
     await u.stop();
   }

@@ -239,9 +239,12 @@ export const rootsCommand = defineCommand({
 });
 
 export const presetsCommand = defineCommand({
-  meta: { name: 'presets', description: 'List presets; `presets save <name>`, `load <name>`, `export [file]`, `import <file>`' },
+  meta: {
+    name: 'presets',
+    description: 'List presets; `presets save <name>`, `load <name>`, `unload [name]`, `export [file]`, `import <file>`',
+  },
   args: {
-    action: { type: 'positional', required: false, description: 'list (default) | save | load | export | import' },
+    action: { type: 'positional', required: false, description: 'list (default) | save | load | unload | export | import' },
     target: { type: 'positional', required: false, description: 'preset name or file' },
     ...commonArgs,
     json,
@@ -331,6 +334,19 @@ export const presetsCommand = defineCommand({
           : process.stdout.write(
               `loaded preset ${target}: added ${added} root(s) to the app roots${kept ? ` (${kept} already there, kept as they were)` : ''}; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`,
             );
+      } else if (action === 'unload') {
+        // A one-shot command keeps no scene loaded: `presets load` here added the preset's roots to the
+        // stored app roots, where they are the person's like any other. Unloading cannot tell them from
+        // roots that were there before, so it names what to remove instead of guessing.
+        const p = target ? await store.loadPreset(USER, target) : undefined;
+        const rootsNow = new Set((await store.listRoots(USER)).map((r) => r.uri));
+        const there = (p?.roots ?? []).map((r) => r.uri).filter((u) => rootsNow.has(u));
+        throw new CliError(
+          `presets unload: a parley command keeps no preset loaded; \`parley presets load\` added its roots to the app roots, which stay until removed${
+            there.length ? ` (${there.map((u) => `parley roots remove ${u}`).join('; ')})` : ''
+          }. A preset loaded in the console of a running \`parley up\` is unloaded there (Presets → Unload)`,
+          EXIT.FAILED,
+        );
       } else if (action === 'export') {
         const text = (await exportPresets(store, USER)) + '\n';
         if (target) writeFileSync(target, text);
@@ -363,7 +379,7 @@ export const presetsCommand = defineCommand({
           process.stderr.write(`${target} ${i.path || '(root)'}: ${i.severity}: ${i.message}${i.fix ? ` (${i.fix})` : ''}\n`);
         if (r.issues.some((i) => i.severity === 'error')) return void (process.exitCode = EXIT.FAILED);
         process.stdout.write(`imported ${r.imported} preset(s)\n`);
-      } else throw new CliError(`presets: unknown action "${action}" (list, save, load, export, import)`);
+      } else throw new CliError(`presets: unknown action "${action}" (list, save, load, unload, export, import)`);
     } finally {
       await store.close();
     }

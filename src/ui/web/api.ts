@@ -87,6 +87,7 @@ export function apiRoutes(host: HostApi, presenter: WebPresenter | undefined): H
       return { ok: true, forms: presenter ? presenter.fillFromPreset(name, loaded.answers) : [] };
     }),
   );
+  api.post('/presets/unload', (c) => run(c, () => host.unloadPreset()));
   api.get('/presets/export', async (c) => {
     try {
       const doc = await host.exportPresets();

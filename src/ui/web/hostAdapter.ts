@@ -92,7 +92,8 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       const fromConfig: PresetInfo[] = Object.entries(host.config.presets)
         .filter(([name]) => !saved.has(name))
         .map(([name, p]) => ({ name, updatedAt: 0, roots: p.roots?.length ?? 0, servers: Object.keys(p.answers ?? {}), source: 'config' }));
-      return [...stored, ...fromConfig];
+      const active = host.presets.active();
+      return [...stored, ...fromConfig].map((p) => (p.name === active ? { ...p, active: true } : p));
     },
     savePreset: async (name) => void (await host.presets.save(name)),
     async loadPreset(name) {
@@ -104,6 +105,7 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
         throw e;
       }
     },
+    unloadPreset: () => host.presets.unload(),
     exportPresets: () => (store ? exportPresets(store, { ...host.scope, session: null }) : JSON.stringify({ presets: [] })),
     listAnswers: async () =>
       ((await store?.listAnswers?.(host.scope)) ?? []).map((a) => ({

@@ -152,10 +152,18 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
       if (res.status !== 200) { list.appendChild(h('li', { class: 'error', text: res.data.error })); return; }
       if (!res.data.length) list.appendChild(h('li', { class: 'muted', text: 'No presets saved.' }));
       res.data.forEach(function (p) {
-        list.appendChild(h('li', { 'data-preset': p.name }, h('strong', { text: p.name }), ' — ' + count(p.roots, 'root') + ', answers for ' + (p.servers.join(', ') || 'no servers') + (p.source === 'config' ? ', from the configuration ' : ', saved ' + fmtTime(p.updatedAt) + ' '),
+        list.appendChild(h('li', { 'data-preset': p.name, 'data-active': p.active ? 'true' : undefined }, h('strong', { text: p.name }), p.active ? h('span', { class: 'badge', text: ' (loaded)' }) : null, ' — ' + count(p.roots, 'root') + ', answers for ' + (p.servers.join(', ') || 'no servers') + (p.source === 'config' ? ', from the configuration ' : ', saved ' + fmtTime(p.updatedAt) + ' '),
           h('button', { type: 'button', class: 'secondary', 'aria-label': 'Load preset ' + p.name, onclick: function () {
-            api('POST', '/presets/' + encodeURIComponent(p.name) + '/load', {}).then(function (r) { $('preset-error').textContent = r.status === 200 ? '' : r.data.error; loadRoots(); });
-          } }, 'Load')));
+            api('POST', '/presets/' + encodeURIComponent(p.name) + '/load', {}).then(function (r) { $('preset-error').textContent = r.status === 200 ? '' : r.data.error; $('preset-status').textContent = ''; loadRoots(); loadPresets(); });
+          } }, 'Load'),
+          // Unload undoes the load: the roots it added leave, its answers stop prefilling forms.
+          p.active ? h('button', { type: 'button', class: 'secondary', 'aria-label': 'Unload preset ' + p.name, onclick: function () {
+            api('POST', '/presets/unload', {}).then(function (r) {
+              $('preset-error').textContent = r.status === 200 ? '' : r.data.error;
+              $('preset-status').textContent = r.status === 200 ? 'Unloaded ' + p.name + (r.data.removedRoots.length ? ': removed ' + r.data.removedRoots.join(', ') : '') + '; its answers no longer prefill forms.' : '';
+              loadRoots(); loadPresets();
+            });
+          } }, 'Unload') : null));
       });
     });
   }
