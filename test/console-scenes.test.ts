@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { REPO } from './fixtures/cli/setup.js';
 import { CHROMIUM, openTool, up } from './fixtures/e2e/up.js';
+import { runParley } from './helpers/cli.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
 const FILESYSTEM = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -173,6 +174,33 @@ test("loading a scene while the sales form is open fills the form with the scene
     await card.waitFor({ state: 'detached' });
     const text = await tool.locator('.result pre.text').first().innerText();
     assert.match(text, /^products · .* · region 广州:/, text);
+  } finally {
+    await u.stop();
+  }
+});
+
+test('`parley roots add` in another terminal while `parley up` runs: the console shows the root and the server sees it, no restart', {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  let dir = '';
+  const u = await up([], {
+    expectReady: 1,
+    prepare: (d) => {
+      dir = d;
+      mkdirSync(join(d, 'later'));
+      writeFileSync(join(d, 'parley.json'), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM] } } }));
+    },
+  });
+  try {
+    const page = u.page;
+    const add = await runParley(['roots', 'add', join(dir, 'later')], { cwd: dir, timeoutMs: 120_000 });
+    assert.equal(add.code, 0, add.stderr);
+    // Within the store poll (rootPolicy.storePollMs, 2000 ms) plus the page's reload of the panel.
+    await page.locator(`tr[data-uri="file://${join(dir, 'later')}"]`).waitFor({ timeout: 15_000 });
+    const tool = await openTool(page, 'fs', 'list_allowed_directories');
+    await tool.getByRole('button', { name: 'Call list_allowed_directories' }).click();
+    await tool.locator('div.result').first().getByText(join(dir, 'later'), { exact: false }).first().waitFor({ timeout: 60_000 });
   } finally {
     await u.stop();
   }

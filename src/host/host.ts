@@ -294,6 +294,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     () => undefined,
   );
   roots.startHealthChecks({ watch: rootPolicy.watch });
+  // Roots another process adds to or removes from the same store (parley roots add in another terminal).
+  roots.startStoreSync(rootPolicy.storePollMs);
 
   const broker = new ElicitationBroker({
     presenter: opts.presenter,
