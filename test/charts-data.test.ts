@@ -38,7 +38,7 @@ test('malformed CSV is refused with the line and the fix', () => {
     ['a,b\n1,"open\n2,3\n', /line 2: quoted field is never closed/, 2],
     ['a,b\n1,"x"y\n', /line 2: text after a closing quote/, 2],
     ['a,b\n1,x"y\n', /line 2: a quote inside an unquoted field/, 2],
-    ['a,b\n1,2\n3\n', /line 3: 1 fields, but the header has 2/, 3],
+    ['a,b\n1,2\n3\n', /line 3: 1 field, but the header has 2/, 3],
     ['a,a\n1,2\n', /column name 'a' appears twice/, 1],
     ['a,,c\n1,2,3\n', /column 2 has an empty name/, 1],
   ];

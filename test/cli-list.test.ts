@@ -130,6 +130,13 @@ describe('parley roots / presets / audit', () => {
     const load = await parley('presets', 'load', 'demo');
     assert.equal(load.code, 0, load.stderr);
     assert.equal((JSON.parse((await parley('roots', '--json')).stdout) as unknown[]).length, 1);
+    // unload: a command keeps no preset loaded; it says so and names the roots to remove
+    const unload = await parley('presets', 'unload', 'demo');
+    assert.equal(unload.code, 1, unload.stderr);
+    assert.match(
+      unload.stderr,
+      /presets unload: a parley command keeps no preset loaded; `parley presets load` added its roots to the app roots, which stay until removed \(parley roots remove file:\/\/\S+\)\. A preset loaded in the console of a running `parley up` is unloaded there \(Presets → Unload\)/,
+    );
     const unknown = await parley('presets', 'load', 'missing');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /presets load: no preset named "missing" \(saved: demo, monthly\)/);
@@ -162,6 +169,12 @@ describe('parley roots / presets / audit', () => {
     const good = await parley('presets', 'import', file);
     assert.equal(good.code, 0, good.stderr);
     assert.match(good.stdout, /imported 1 preset/);
+    // a file saved by a Windows editor starts with a UTF-8 byte-order mark
+    const bom = join(p.dir, 'bom.json');
+    writeFileSync(bom, `\uFEFF${JSON.stringify({ format: 'parley-presets', version: 1, presets: [{ name: 'bom' }] })}`);
+    const withBom = await parley('presets', 'import', bom);
+    assert.equal(withBom.code, 0, withBom.stderr);
+    assert.match(withBom.stdout, /imported 1 preset/);
   });
 
   it('empty lists say so (and how to add one) instead of printing nothing', { timeout: T }, async () => {
@@ -196,6 +209,34 @@ describe('parley roots / presets / audit', () => {
       roots.map((r) => r.source),
       ['config'],
     );
+  });
+
+  it('a stored root the configuration names too keeps its stored copy: back when the configuration drops it', {
+    timeout: T,
+  }, async () => {
+    const plain = join(p.dir, 'no-root.json');
+    const named = join(p.dir, 'names-root.json');
+    writeFileSync(plain, JSON.stringify({ mcpServers: {} }));
+    writeFileSync(named, JSON.stringify({ mcpServers: {}, roots: [{ uri: p.dir, name: 'project' }] }));
+    const db = join(p.dir, 'both.db');
+    const run = (config: string, ...args: string[]) => runParley([...args, '--config', config, '--db', db], { timeoutMs: 120_000 });
+    const list = async (config: string) =>
+      (JSON.parse((await run(config, 'roots', '--json')).stdout) as Array<{ source: string; name?: string }>).map((r) => [
+        r.source,
+        r.name,
+      ]);
+    assert.equal((await run(plain, 'roots', 'add', p.dir, '--name', 'mine')).code, 0);
+    assert.deepEqual(await list(named), [['config', 'project']]);
+    assert.deepEqual(await list(plain), [['user', 'mine']], 'the stored root survives a run where the configuration named it');
+    // remove while the configuration names it: the stored copy goes, the configuration's stays
+    const rm = await run(named, 'roots', 'remove', p.dir);
+    assert.equal(rm.code, 0, rm.stderr);
+    assert.match(
+      rm.stdout,
+      /^removed the stored copy of file:\/\/\S+; it stays a root while the configuration \(.*names-root\.json\) names it/,
+    );
+    assert.deepEqual(await list(named), [['config', 'project']]);
+    assert.deepEqual(await list(plain), []);
   });
 
   it('audit --json shows tool calls, filtered by server, kind, action and limit', { timeout: T }, async () => {

@@ -314,3 +314,42 @@ test('masked: accepted as field names of the form and passed on; a bad masked va
   assert.equal(a.action, 'accept');
   assert.deepEqual(a.action === 'accept' && a.masked, ['name']);
 });
+
+test('a preset loaded while forms are open: each takes the valid values for its fields, or says why nothing was filled', () => {
+  const p = new WebPresenter();
+  const events: PresenterEvent[] = [];
+  const off = p.on((e) => events.push(e));
+  const open = formPrompt();
+  const other = formPrompt({ server: 'other' });
+  const ac = new AbortController();
+  void p.present(open, ac.signal);
+  void p.present(other, ac.signal);
+  try {
+    const forms = p.fillFromPreset('scene', { everything: { name: 'Ada', integer: 'not a number', unknown: 1, check: true } });
+    assert.deepEqual(forms, [
+      { id: open.id, server: 'everything', filled: ['name', 'check'] },
+      {
+        id: other.id,
+        server: 'other',
+        filled: [],
+        reason: 'The preset "scene" has no answers for other; this form is as it was.',
+      },
+    ]);
+    const fill = events.find((e) => e.type === 'prompt-fill' && e.id === open.id) as Extract<PresenterEvent, { type: 'prompt-fill' }>;
+    assert.deepEqual(
+      fill.fields.map((f) => [f.name, f.value, f.source]),
+      [
+        ['name', 'Ada', 'preset "scene"'],
+        ['check', true, 'preset "scene"'],
+      ],
+    );
+    // A browser that connects later gets the filled form.
+    const later = p.pending().find((x) => x.prompt.id === open.id);
+    assert.equal(later?.fields.find((f) => f.name === 'name')?.value, 'Ada');
+    const none = p.fillFromPreset('other-scene', { everything: { nothing: 1 } });
+    assert.match(none[0].reason ?? '', /has answers for everything, but none fits a field of this form \(name, check,/);
+  } finally {
+    off();
+    ac.abort();
+  }
+});

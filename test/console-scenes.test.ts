@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { REPO } from './fixtures/cli/setup.js';
 import { CHROMIUM, openTool, up } from './fixtures/e2e/up.js';
+import { runParley } from './helpers/cli.js';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed`;
 const FILESYSTEM = join(REPO, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -80,6 +81,21 @@ test("loading scene B after scene A removes A's roots (the server stops seeing t
     assert.doesNotMatch(withB, new RegExp(`${join(dir, 'a')}$`, 'm'), withB);
     assert.match(withB, new RegExp(join(dir, 'b')));
     assert.match(withB, new RegExp(join(dir, 'own')));
+
+    // Unload undoes the load: scene-b's root leaves (the server stops seeing it), the person's own stays.
+    const loaded = page.locator('li[data-preset="scene-b"]');
+    assert.match(await loaded.innerText(), /scene-b \(loaded\)/);
+    await loaded.getByRole('button', { name: 'Unload preset scene-b' }).click();
+    await page.locator(`tr[data-uri="${uri('b')}"]`).waitFor({ state: 'detached' });
+    assert.deepEqual(await rootUris(page), [uri('own')]);
+    assert.match(
+      await page.locator('#preset-status').innerText(),
+      /^Unloaded scene-b: removed file:\/\/\S+\/b; its answers no longer prefill forms\.$/,
+    );
+    await page.locator('li[data-preset="scene-b"]:not([data-active])').waitFor();
+    const unloaded = await allowed();
+    assert.doesNotMatch(unloaded, new RegExp(`${join(dir, 'b')}$`, 'm'), unloaded);
+    assert.match(unloaded, new RegExp(join(dir, 'own')));
   } finally {
     await u.stop();
   }
@@ -107,6 +123,84 @@ test("the configuration's presets are listed in the console (marked as such) and
     assert.match(await item.innerText(), /team — 1 root, answers for fs, from the configuration/);
     await item.getByRole('button', { name: 'Load preset team' }).click();
     await u.page.locator(`tr[data-uri="file://${join(dir, 'team')}"]`).waitFor();
+  } finally {
+    await u.stop();
+  }
+});
+
+test("loading a scene while the sales form is open fills the form with the scene's answers; a field the person changed is kept", {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  const u = await up([], { expectReady: 2 });
+  try {
+    const page = u.page;
+    const tool = await openTool(page, 'sales', 'query_sales');
+    const card = page.locator('article.prompt[data-server="sales"]');
+    const select = (field: string) => card.locator(`[data-field="${field}"] select`);
+    const answer = async (table: string, range: string, region: string) => {
+      await card.waitFor();
+      await select('table').selectOption(table);
+      await select('range').selectOption(range);
+      await select('region').selectOption(region);
+      await card.getByRole('button', { name: 'Accept and send' }).click();
+      await card.waitFor({ state: 'detached' });
+    };
+    // Scene "products" holds one answer of the sales form; scene "regions" another.
+    await tool.getByRole('button', { name: 'Call query_sales' }).click();
+    await answer('products', 'last_month', '北京');
+    await saveScene(page, 'products');
+    await tool.getByLabel('reconfigure').check();
+    await tool.getByRole('button', { name: 'Call query_sales' }).click();
+    await answer('regions', 'last_quarter', '上海');
+    await saveScene(page, 'regions');
+    // The form is open again; the person changes the region, then loads scene "products".
+    await tool.getByRole('button', { name: 'Call query_sales' }).click();
+    await card.waitFor();
+    await select('region').selectOption('广州');
+    await page.locator('li[data-preset="products"]').getByRole('button', { name: 'Load preset products' }).click();
+    const note = card.locator('.fill-note');
+    await note.waitFor();
+    assert.equal(await select('table').inputValue(), 'products');
+    assert.equal(await select('range').inputValue(), 'last_month');
+    assert.equal(await select('region').inputValue(), '广州', 'the field the person changed is kept');
+    assert.match(
+      await note.innerText(),
+      /^Filled .*table.* from the preset "products": review before sending\. Kept what you had changed: .*region/i,
+    );
+    assert.match(await card.locator('[data-field="table"] .source').innerText(), /Prefilled from preset "products"/);
+    await u.shot('scene-fills-open-form', card);
+    await card.getByRole('button', { name: 'Accept and send' }).click();
+    await card.waitFor({ state: 'detached' });
+    const text = await tool.locator('.result pre.text').first().innerText();
+    assert.match(text, /^products · .* · region 广州:/, text);
+  } finally {
+    await u.stop();
+  }
+});
+
+test('`parley roots add` in another terminal while `parley up` runs: the console shows the root and the server sees it, no restart', {
+  skip,
+  timeout: 240_000,
+}, async () => {
+  let dir = '';
+  const u = await up([], {
+    expectReady: 1,
+    prepare: (d) => {
+      dir = d;
+      mkdirSync(join(d, 'later'));
+      writeFileSync(join(d, 'parley.json'), JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM] } } }));
+    },
+  });
+  try {
+    const page = u.page;
+    const add = await runParley(['roots', 'add', join(dir, 'later')], { cwd: dir, timeoutMs: 120_000 });
+    assert.equal(add.code, 0, add.stderr);
+    // Within the store poll (rootPolicy.storePollMs, 2000 ms) plus the page's reload of the panel.
+    await page.locator(`tr[data-uri="file://${join(dir, 'later')}"]`).waitFor({ timeout: 15_000 });
+    const tool = await openTool(page, 'fs', 'list_allowed_directories');
+    await tool.getByRole('button', { name: 'Call list_allowed_directories' }).click();
+    await tool.locator('div.result').first().getByText(join(dir, 'later'), { exact: false }).first().waitFor({ timeout: 60_000 });
   } finally {
     await u.stop();
   }

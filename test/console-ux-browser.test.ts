@@ -317,3 +317,40 @@ test('date fields show and accept one format: text boxes with the YYYY-MM-DD pla
     );
   }
 });
+
+test('a sub-address typed or reloaded (/tools, /index.html) shows the page at its section, not a 404; no favicon 404', {
+  skip,
+}, async () => {
+  const s = session;
+  const statuses: string[] = [];
+  const seen = (r: import('playwright-core').Response) =>
+    void (r.status() >= 400 && !r.url().includes('/api/') && statuses.push(`${r.status()} ${r.url()}`));
+  s.page.on('response', seen);
+  try {
+    await s.page.goto(`${s.con.origin}/tools`);
+    await s.page.locator('body[data-ready="true"]').waitFor();
+    assert.equal(new URL(s.page.url()).pathname + new URL(s.page.url()).hash, '/#tools-section');
+    await s.page.reload();
+    await s.page.locator('body[data-ready="true"]').waitFor();
+    assert.equal(await s.page.locator('#tools-h').innerText(), 'Tools');
+    await s.page.goto(`${s.con.origin}/index.html`);
+    await s.page.locator('body[data-ready="true"]').waitFor();
+    assert.equal(new URL(s.page.url()).pathname, '/');
+    assert.deepEqual(statuses, [], 'no page address answered 400 or more on the way (the favicon included)');
+  } finally {
+    s.page.off('response', seen);
+    await s.page.goto(`${s.con.origin}/`);
+    await s.page.locator('body[data-ready="true"]').waitFor();
+  }
+});
+
+test('counts read as English: a server with one stderr line says "Recent stderr (1 line)"', { skip }, async () => {
+  const summaries = await session.page.locator('#servers details > summary').allInnerTexts();
+  const stderr = summaries.filter((t) => t.startsWith('Recent stderr'));
+  assert.ok(stderr.length > 0, JSON.stringify(summaries));
+  assert.ok(stderr.includes('Recent stderr (1 line)'), JSON.stringify(stderr));
+  assert.deepEqual(
+    stderr.filter((t) => /\(1 lines\)/.test(t)),
+    [],
+  );
+});

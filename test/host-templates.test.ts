@@ -149,5 +149,10 @@ describe('parley read', () => {
     assert.match(ok.stdout, /\[resource sql-query:\/\/orders\?range=last_month\]\nrows of orders for last_month/);
     assert.equal(headless.code, 1);
     assert.match(headless.stderr, /asks for fields range/);
+    // …and says how to answer it from the command line, as parley call does
+    assert.match(
+      headless.stderr,
+      /Supply the values with --answers <file> \(\{"<variable>": value\}, e\.g\. \{"range": "…"\}\), or run on a terminal\./,
+    );
   });
 });

@@ -300,3 +300,31 @@ test('persistence: app and session roots go through the Store seam; request and 
     ],
   );
 });
+
+test('a configuration root over a stored one keeps the stored row; the stored root returns once the configuration drops it', async () => {
+  const store = memoryStore();
+  const scope = { tenant: 't', user: 'u', session: null };
+  const first = new RootRegistry({ store, scope });
+  first.add('file:///both', { lifetime: 'app', name: 'mine' });
+  await first.flush();
+  // Next command: the configuration now names the same root (added after the store is read, as the CLI does).
+  const second = new RootRegistry({ store, scope });
+  await second.ready;
+  second.add('file:///both', { lifetime: 'app', source: 'config', name: 'from config' });
+  await second.flush();
+  assert.deepEqual(
+    second.list().map((r) => [r.uri, r.source, r.name]),
+    [['file:///both', 'config', 'from config']],
+  );
+  assert.deepEqual(
+    store.rows.map((r) => [r.uri, r.source, r.name]),
+    [['file:///both', 'user', 'mine']],
+  );
+  // The configuration no longer names it: the stored root is there, as it was added.
+  const third = new RootRegistry({ store, scope });
+  await third.ready;
+  assert.deepEqual(
+    third.list().map((r) => [r.uri, r.source, r.name]),
+    [['file:///both', 'user', 'mine']],
+  );
+});

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { openSalesDb } from '../servers/sales/data.js';
 import { SalesQuery, describeResult } from '../servers/sales/query.js';
 import { ResultStore, toCsv } from '../servers/sales/results.js';
-import { parseCsv } from '../servers/charts/data.js';
+import { parseCsv, tableFromQueryResult } from '../servers/charts/data.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-salesr-'));
 const { db } = openSalesDb(join(dir, 'sales.db'));
@@ -111,4 +111,21 @@ test('results persist in a directory, so another process opening the same databa
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('counts read as English: one row is "1 row", one order "1 order" (summary text and its chart note)', () => {
+  const one = q.run({ table: 'regions', range: 'last_quarter', region: '北京' });
+  assert.equal(one.rows.length, 1);
+  assert.match(describeResult(one), /\n1 row$/);
+  const single = {
+    ...one,
+    summary: { ...one.summary, orders: 1, units: 1, byMonth: [{ month: '2025-12', orders: 1, units: 1, revenue: 9.5 }] },
+  };
+  const text = describeResult(single);
+  assert.match(text, /: 1 order, 1 unit, revenue/);
+  assert.match(text, /2025-12: 1 order, ¥9\.50/);
+  const results = new ResultStore();
+  const saved = results.read(results.save(single).uri);
+  const note = tableFromQueryResult(saved ? saved.text : '', 'sales://results/x').note ?? '';
+  assert.match(note, /this chart shows the one region of the result \(revenue ¥[\d.]+ in 1 order\)/);
 });

@@ -130,7 +130,7 @@ export function parseCsv(text: string): Table {
   for (const r of body) {
     if (r.fields.length !== columns.length) {
       throw new ChartDataError(
-        `line ${r.line}: ${r.fields.length} fields, but the header has ${columns.length}; every record needs one field per column`,
+        `line ${r.line}: ${count(r.fields.length, 'field')}, but the header has ${columns.length}; every record needs one field per column`,
         r.line,
       );
     }
@@ -226,11 +226,11 @@ export function tableFromQueryResult(text: string, source = 'query result'): Tab
     const rows = daily
       ? (sum.byDay ?? []).map((d) => ({ date: d.date, revenue: d.revenue, orders: d.orders }))
       : sum.byMonth.map((m) => ({ month: m.month, revenue: m.revenue, orders: m.orders }));
-    const listed = r.data.truncated ? `the result lists only ${r.data.rows.length} of ${sum.orders} orders, so ` : '';
+    const listed = r.data.truncated ? `the result lists only ${r.data.rows.length} of ${count(sum.orders, 'order')}, so ` : '';
     return {
       columns: [daily ? 'date' : 'month', 'revenue', 'orders'],
       rows,
-      note: `${listed}this chart shows the ${daily ? 'daily' : 'monthly'} totals of all ${sum.orders} orders (revenue ${money(sum.revenue)})`,
+      note: `${listed}this chart shows the ${daily ? 'daily' : 'monthly'} totals of ${sum.orders === 1 ? 'the one order' : `all ${sum.orders} orders`} (revenue ${money(sum.revenue)})`,
       suggest: { type: 'line', x: daily ? 'date' : 'month', y: 'revenue' },
     };
   }
@@ -240,7 +240,12 @@ export function tableFromQueryResult(text: string, source = 'query result'): Tab
   if (x && columns.includes(x) && columns.includes('revenue')) {
     out.suggest = { type: 'bar', x, y: 'revenue' };
     if (sum)
-      out.note = `this chart shows all ${r.data.rows.length} ${table} of the result (revenue ${money(sum.revenue)} in ${sum.orders} orders)`;
+      out.note = `this chart shows ${r.data.rows.length === 1 ? `the one ${table?.slice(0, -1)}` : `all ${r.data.rows.length} ${table}`} of the result (revenue ${money(sum.revenue)} in ${count(sum.orders, 'order')})`;
   }
   return out;
+}
+
+/** `n` with its noun, singular for one: `count(1, 'row')` is "1 row", `count(2, 'row')` "2 rows". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

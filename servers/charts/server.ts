@@ -18,7 +18,7 @@ import { ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/s
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { createParleyServer, createShared, resolveInRoots } from '../../src/server/index.js';
 import type { ParleyContext, ParleyServer, Shared } from '../../src/server/index.js';
-import { ChartDataError, parseCsv, readCsvFile, tableFromQueryResult } from './data.js';
+import { ChartDataError, count, parseCsv, readCsvFile, tableFromQueryResult } from './data.js';
 import type { Table } from './data.js';
 import { CHART_TYPES } from './infer.js';
 import { DataPathError, resolveDataPath } from './paths.js';
@@ -200,7 +200,7 @@ export function registerCharts(p: ParleyServer, backend: ChartsBackend): void {
             { type: 'resource', resource: { uri, mimeType: 'image/svg+xml', text: chart.svg } },
             {
               type: 'text',
-              text: `${type} chart of ${y} by ${x} from ${source} (${table.rows.length} rows)${heading ? `: ${heading}` : ''}.${table.note ? ` Note: ${table.note}.` : ''} SVG: ${uri}`,
+              text: `${type} chart of ${y} by ${x} from ${source} (${count(table.rows.length, 'row')})${heading ? `: ${heading}` : ''}.${table.note ? ` Note: ${table.note}.` : ''} SVG: ${uri}`,
             },
           ],
           structuredContent: {

@@ -104,8 +104,13 @@ export class SalesQuery {
 /** Human-readable text of a result, for a tool's text content. */
 export function describeResult(r: SalesResult): string {
   const s = r.summary;
-  const head = `${r.config.table} · ${r.from}..${r.to} · region ${r.config.region}: ${s.orders} orders, ${s.units} units, revenue ¥${s.revenue.toFixed(2)}`;
-  const months = s.byMonth.map((m) => `${m.month}: ${m.orders} orders, ¥${m.revenue.toFixed(2)}`).join('\n');
+  const head = `${r.config.table} · ${r.from}..${r.to} · region ${r.config.region}: ${count(s.orders, 'order')}, ${count(s.units, 'unit')}, revenue ¥${s.revenue.toFixed(2)}`;
+  const months = s.byMonth.map((m) => `${m.month}: ${count(m.orders, 'order')}, ¥${m.revenue.toFixed(2)}`).join('\n');
   const more = r.truncated ? ` (first ${r.rows.length} of ${s.orders}, newest first)` : '';
-  return `${head}\nBy month:\n${months}\n${r.rows.length} rows${more}`;
+  return `${head}\nBy month:\n${months}\n${count(r.rows.length, 'row')}${more}`;
+}
+
+/** `n` with its noun, singular for one: `count(1, 'row')` is "1 row", `count(2, 'row')` "2 rows". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

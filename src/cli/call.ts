@@ -19,7 +19,7 @@ import { HeadlessPresenter, ScriptedPresenter, UserInteractionRequiredError } fr
 import type { AnswersFile, Presenter, PresenterAnswer, PresenterNotice, InputRequestView } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
 import { commonArgs, openHost, parseFlags, printJson } from './context.js';
-import { CliError, EXIT, jsonErrorText, serverText } from './output.js';
+import { CliError, EXIT, jsonErrorText, serverText, withoutBom } from './output.js';
 
 /** Parses the tool arguments: one JSON object, or `key=value` pairs (values parsed as JSON when they parse). */
 export function parseToolArgs(parts: string[]): Record<string, unknown> {
@@ -52,7 +52,7 @@ export function parseToolArgs(parts: string[]): Record<string, unknown> {
 export function readAnswers(file: string): AnswersFile {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = withoutBom(readFileSync(file, 'utf8'));
   } catch (e) {
     throw new CliError(`--answers ${file}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }

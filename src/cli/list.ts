@@ -18,7 +18,7 @@ import {
 import type { Preset, Scope } from '../host/index.js';
 import { normalizeRootUri, pathToFileUri } from '../schema/index.js';
 import { CLI_SCOPE, commonArgs, loadConfig, openHost, openStore, parseFlags, printJson } from './context.js';
-import { CliError, EXIT, jsonErrorText, timeText } from './output.js';
+import { CliError, EXIT, jsonErrorText, timeText, withoutBom } from './output.js';
 import { termText } from '../ui/terminal/safe-text.js';
 
 const json = { type: 'boolean', description: 'print JSON' } as const;
@@ -129,6 +129,15 @@ export const toolsCommand = defineCommand({
   },
 });
 
+/** Whether two root URIs name the same root (normalised); a malformed stored URI matches nothing. */
+function sameRoot(a: string, b: string): boolean {
+  try {
+    return normalizeRootUri(a) === normalizeRootUri(b);
+  } catch {
+    return false;
+  }
+}
+
 export const rootsCommand = defineCommand({
   meta: { name: 'roots', description: 'List roots; `roots add <path|uri> [--name N] [--scope app]`, `roots remove <uri>`' },
   args: {
@@ -186,12 +195,24 @@ export const rootsCommand = defineCommand({
                 `added ${added.uri}${added.virtual ? ' (virtual: routing only)' : added.health?.status === 'ok' ? '' : `: ${healthText(added.health)}`}\n`,
               );
         } else {
-          // A root of the configuration is put back by every command: "removed" would not be true.
-          if (reg.get(uri)?.source === 'config')
+          // A root of the configuration is put back by every command: "removed" would not be true. A stored
+          // copy under it (added before the configuration named it) is what a remove can take away.
+          const fromConfig = reg.get(uri);
+          if (fromConfig?.source === 'config') {
+            const stored = (await store.listRoots(USER)).find((r) => sameRoot(r.uri, fromConfig.uri));
+            if (stored) {
+              await store.deleteRoot(USER, stored.uri);
+              reg.close();
+              if (args.json) return void printJson({ removed: stored.uri, stillFromConfig: true });
+              return void process.stdout.write(
+                `removed the stored copy of ${fromConfig.uri}; it stays a root while the configuration (${config.sources.join(', ') || 'the embedded default'}) names it in "roots"\n`,
+              );
+            }
             throw new CliError(
               `roots remove: ${reg.get(uri)!.uri} comes from the configuration (${config.sources.join(', ') || 'the embedded default'}), which every command reads again; remove it from "roots" there`,
               EXIT.FAILED,
             );
+          }
           const ok = reg.remove(uri);
           if (!ok) throw new CliError(`roots remove: no root ${uri} (see parley roots)`, EXIT.FAILED);
           args.json ? printJson({ removed: uri }) : process.stdout.write(`removed ${uri}\n`);
@@ -218,9 +239,12 @@ export const rootsCommand = defineCommand({
 });
 
 export const presetsCommand = defineCommand({
-  meta: { name: 'presets', description: 'List presets; `presets save <name>`, `load <name>`, `export [file]`, `import <file>`' },
+  meta: {
+    name: 'presets',
+    description: 'List presets; `presets save <name>`, `load <name>`, `unload [name]`, `export [file]`, `import <file>`',
+  },
   args: {
-    action: { type: 'positional', required: false, description: 'list (default) | save | load | export | import' },
+    action: { type: 'positional', required: false, description: 'list (default) | save | load | unload | export | import' },
     target: { type: 'positional', required: false, description: 'preset name or file' },
     ...commonArgs,
     json,
@@ -310,6 +334,19 @@ export const presetsCommand = defineCommand({
           : process.stdout.write(
               `loaded preset ${target}: added ${added} root(s) to the app roots${kept ? ` (${kept} already there, kept as they were)` : ''}; answers for ${Object.keys(p.answers).join(', ') || 'no server'}\n`,
             );
+      } else if (action === 'unload') {
+        // A one-shot command keeps no scene loaded: `presets load` here added the preset's roots to the
+        // stored app roots, where they are the person's like any other. Unloading cannot tell them from
+        // roots that were there before, so it names what to remove instead of guessing.
+        const p = target ? await store.loadPreset(USER, target) : undefined;
+        const rootsNow = new Set((await store.listRoots(USER)).map((r) => r.uri));
+        const there = (p?.roots ?? []).map((r) => r.uri).filter((u) => rootsNow.has(u));
+        throw new CliError(
+          `presets unload: a parley command keeps no preset loaded; \`parley presets load\` added its roots to the app roots, which stay until removed${
+            there.length ? ` (${there.map((u) => `parley roots remove ${u}`).join('; ')})` : ''
+          }. A preset loaded in the console of a running \`parley up\` is unloaded there (Presets → Unload)`,
+          EXIT.FAILED,
+        );
       } else if (action === 'export') {
         const text = (await exportPresets(store, USER)) + '\n';
         if (target) writeFileSync(target, text);
@@ -324,7 +361,7 @@ export const presetsCommand = defineCommand({
             throw new CliError(
               `presets import: ${target} is ${size} bytes, over the ${MAX_PRESETS_DOCUMENT_BYTES}-byte (4 MiB) limit; split it into smaller documents`,
             );
-          text = readFileSync(target, 'utf8');
+          text = withoutBom(readFileSync(target, 'utf8'));
         } catch (e) {
           if (e instanceof CliError) throw e;
           throw new CliError(`presets import: cannot read ${target} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
@@ -342,7 +379,7 @@ export const presetsCommand = defineCommand({
           process.stderr.write(`${target} ${i.path || '(root)'}: ${i.severity}: ${i.message}${i.fix ? ` (${i.fix})` : ''}\n`);
         if (r.issues.some((i) => i.severity === 'error')) return void (process.exitCode = EXIT.FAILED);
         process.stdout.write(`imported ${r.imported} preset(s)\n`);
-      } else throw new CliError(`presets: unknown action "${action}" (list, save, load, export, import)`);
+      } else throw new CliError(`presets: unknown action "${action}" (list, save, load, unload, export, import)`);
     } finally {
       await store.close();
     }

@@ -101,3 +101,8 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/** `text` without a leading UTF-8 byte-order mark (Windows editors write one; `JSON.parse` refuses it). */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}

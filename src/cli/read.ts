@@ -8,7 +8,7 @@
  * @module
  */
 import { defineCommand } from 'citty';
-import { HeadlessPresenter } from '../host/index.js';
+import { HeadlessPresenter, UserInteractionRequiredError } from '../host/index.js';
 import type { Presenter } from '../host/index.js';
 import { TerminalPresenter } from '../ui/terminal/index.js';
 import { AnswersFilePresenter, readAnswers, renderResult } from './call.js';
@@ -43,7 +43,13 @@ export const readCommand = defineCommand({
       try {
         result = await ctx.host.readResource(server, uri);
       } catch (e) {
-        throw new CliError(`read ${server} ${uri}: ${(e as Error).message}`, EXIT.FAILED);
+        // Nobody to ask (no terminal, --non-interactive): say how to answer from the command line.
+        const asked = e instanceof UserInteractionRequiredError ? e : (e as Error).cause;
+        const hint =
+          asked instanceof UserInteractionRequiredError
+            ? ` Supply the values with --answers <file> ({"<variable>": value}, e.g. {"${Object.keys(asked.prompt.schema?.properties ?? {})[0] ?? 'id'}": "…"}), or run on a terminal.`
+            : '';
+        throw new CliError(`read ${server} ${uri}: ${(e as Error).message}${hint}`, EXIT.FAILED);
       }
       if (args.json) return printJson(result);
       const content = result.contents.map((c) => ({ type: 'resource' as const, resource: c }));

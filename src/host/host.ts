@@ -232,6 +232,13 @@ export interface Host {
      * @throws PresetNotFoundError for an unknown name (saved or from the configuration).
      */
     load(name: string): Promise<Preset>;
+    /**
+     * Unloads the active preset: the roots it added leave the session again (as when another scene
+     * loads: a root the person has since made theirs, or that was there before, stays) and its answers
+     * no longer prefill forms. Answers already sent and answers remembered stay. Audited (`preset`,
+     * `unload`). @returns the unloaded preset's name (`undefined` when none was loaded) and the roots removed.
+     */
+    unload(): Promise<{ name?: string; removedRoots: string[] }>;
     /** The active preset's name, if any. */
     active(): string | undefined;
   };
@@ -287,6 +294,8 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
     () => undefined,
   );
   roots.startHealthChecks({ watch: rootPolicy.watch });
+  // Roots another process adds to or removes from the same store (parley roots add in another terminal).
+  roots.startStoreSync(rootPolicy.storePollMs);
 
   const broker = new ElicitationBroker({
     presenter: opts.presenter,
@@ -564,6 +573,19 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         activePreset = preset;
         audit({ server: '*', kind: 'preset', action: 'load', detail: { name } });
         return preset;
+      },
+      async unload() {
+        await roots.ready;
+        const name = activePreset?.name;
+        const removedRoots: string[] = [];
+        for (const uri of sceneRoots) {
+          const r = roots.get(uri);
+          if (r?.lifetime === 'session' && r.source === 'user' && roots.remove(uri)) removedRoots.push(uri);
+        }
+        sceneRoots = new Set();
+        activePreset = undefined;
+        if (name !== undefined) audit({ server: '*', kind: 'preset', action: 'unload', detail: { name, removedRoots } });
+        return name === undefined ? { removedRoots } : { name, removedRoots };
       },
       active: () => activePreset?.name,
     },

@@ -154,12 +154,13 @@ export function readProfile(r: Reader, v: unknown, segs: Segments): Record<strin
   return (v === undefined ? undefined : parseSection(r, PROFILE, v, segs, ['*'])) ?? {};
 }
 
-const ROOT_POLICY = obj('an object {unrouted?, healthIntervalMs?, watch?}', {
+const ROOT_POLICY = obj('an object {unrouted?, healthIntervalMs?, watch?, storePollMs?}', {
   unrouted: z
     .enum(['all', 'none'], rule('invalid-value', 'expected "all" or "none"', 'the default is "none" when there are routes, else "all"'))
     .optional(),
   healthIntervalMs: z.int(expect('an integer number of milliseconds from 1000 to 86400000')).min(1000).max(86_400_000).optional(),
   watch: bool.optional(),
+  storePollMs: z.int(expect('an integer number of milliseconds from 500 to 3600000')).min(500).max(3_600_000).optional(),
 });
 
 /** parley.json `rootPolicy` (see {@link RootPolicyDef}); bad keys are reported and left out. */

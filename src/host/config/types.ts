@@ -139,6 +139,12 @@ export interface RootPolicyDef {
   healthIntervalMs?: number;
   /** Also re-check a root on file-system events in its parent folder (`fs.watch`, debounced 200 ms). @default true */
   watch?: boolean;
+  /**
+   * Period of re-reading the stored app roots, ms (500 to 3600000): a root added or removed by another
+   * process on the same store (`parley roots add` in another terminal) reaches this host's servers
+   * (`notifications/roots/list_changed`) and console within one period. @default 2000
+   */
+  storePollMs?: number;
 }
 
 /**
@@ -157,6 +163,7 @@ export function effectiveRootPolicy(config: Pick<HostConfig, 'routes' | 'rootPol
     unrouted: p.unrouted ?? (config.routes.length > 0 ? 'none' : 'all'),
     healthIntervalMs: p.healthIntervalMs ?? 30_000,
     watch: p.watch ?? true,
+    storePollMs: p.storePollMs ?? 2000,
   };
 }
 

@@ -133,6 +133,7 @@ export class RootRegistry {
   private readonly scope: Scope;
   private readonly defaultRootsToAll: boolean;
   private timer: NodeJS.Timeout | undefined;
+  private storeTimer: NodeJS.Timeout | undefined;
   private watcher: RootWatcher | undefined;
   /** Per-root sequence of started checks: an older check's result never overwrites a newer one. */
   private readonly checkSeq = new Map<string, number>();
@@ -145,6 +146,10 @@ export class RootRegistry {
   readonly ready: Promise<void>;
   /** Store writes, in order: each waits for the one before (so a delete never overtakes its put). */
   #writes: Promise<void> = Promise.resolve();
+  /** Store writes queued so far ({@link syncFromStore} skips a round that saw one start). */
+  #writeCount = 0;
+  /** Set by {@link close}: a store read still in flight then changes nothing. */
+  #closed = false;
 
   /** Starts loading persisted roots from `opts.store` (see {@link ready}). @throws {RouteError} for bad routes. */
   constructor(private readonly opts: RootRegistryOptions = {}) {
@@ -193,6 +198,7 @@ export class RootRegistry {
   private write(fn: (store: RootStore) => Promise<unknown>): void {
     const store = this.opts.store;
     if (!store) return;
+    this.#writeCount++;
     this.#writes = this.#writes
       .then(() => fn(store))
       .then(
@@ -210,7 +216,9 @@ export class RootRegistry {
 
   /**
    * Adds a root or updates its name/lifetime/source. Any scheme is accepted; non-`file:` roots are
-   * virtual. @returns the registered root. @throws {UriError} for a URI without a scheme or malformed.
+   * virtual. A `source: 'config'` root shows over a stored root of the same URI without deleting its
+   * store row (the configuration wins while it names the root; the stored copy stays). @returns the
+   * registered root. @throws {UriError} for a URI without a scheme or malformed.
    */
   add(uri: string, o: AddRootOptions = {}): RegisteredRoot {
     const key = normalizeRootUri(uri);
@@ -238,7 +246,9 @@ export class RootRegistry {
     )
       return prev;
     this.mutate(prev ? 'update' : 'add', [key], () => {
-      const old = prev && this.storeScope(prev);
+      // A configuration root over a stored one leaves the stored row alone: the configuration is read
+      // anew by every command, and the stored root is a root again once the configuration drops it.
+      const old = prev && root.source !== 'config' && this.storeScope(prev);
       if (old) this.write((st) => st.deleteRoot(old, key));
       this.put(root);
       this.persist(root);
@@ -437,6 +447,67 @@ export class RootRegistry {
     }
   }
 
+  /**
+   * Re-reads the stored app roots every `intervalMs` (the host passes `rootPolicy.storePollMs`, default
+   * 2000 ms), so a root another process added to or removed from the same store (`parley roots add` in
+   * another terminal, another replica) is seen here: added or removed in memory (no store write) and
+   * announced as a `'change'` like any other. A root the configuration names, or one of another lifetime
+   * here, is left as it is; a round during which this registry wrote to the store is skipped (its own
+   * write may not be visible yet). The timer is unref'd; {@link close} stops it. Idempotent.
+   */
+  startStoreSync(intervalMs: number): void {
+    if (this.storeTimer || !this.opts.store) return;
+    let busy = false;
+    this.storeTimer = setInterval(() => {
+      if (busy) return; // a slow store: one read at a time
+      busy = true;
+      void this.syncFromStore().finally(() => (busy = false));
+    }, intervalMs);
+    this.storeTimer.unref?.();
+  }
+
+  /** One round of {@link startStoreSync}: never rejects (a failed read goes to `onStoreError`). */
+  async syncFromStore(): Promise<void> {
+    const store = this.opts.store;
+    if (!store) return;
+    await this.#writes;
+    const writesBefore = this.#writeCount;
+    let rows: StoredRoot[];
+    try {
+      rows = await store.listRoots({ ...this.scope, session: null });
+    } catch (err) {
+      if (!this.#closed) this.opts.onStoreError?.(err); // a read cut short by close() is no failure
+      return;
+    }
+    if (this.#closed || this.#writeCount !== writesBefore) return;
+    const stored = new Map<string, StoredRoot>();
+    for (const r of rows) {
+      try {
+        stored.set(normalizeRootUri(r.uri), r);
+      } catch {
+        // A corrupt row is skipped, as at start-up.
+      }
+    }
+    const added: RegisteredRoot[] = [];
+    for (const [uri, r] of stored) {
+      if (this.roots.has(uri)) continue;
+      const root: RegisteredRoot = { uri, lifetime: r.lifetime, source: r.source, virtual: !isFileUri(uri) };
+      if (r.name !== undefined) root.name = r.name;
+      added.push(root);
+    }
+    const gone = [...this.roots.values()]
+      .filter((r) => r.lifetime === 'app' && r.source !== 'config' && !r.audience && !stored.has(r.uri))
+      .map((r) => r.uri);
+    if (added.length)
+      this.mutate(
+        'add',
+        added.map((r) => r.uri),
+        () => added.forEach((r) => this.put(r)),
+      );
+    if (gone.length) this.mutate('remove', gone, () => gone.forEach((u) => this.drop(u)));
+    if (added.length) await this.check(added.length === 1 ? added[0].uri : undefined).catch(() => undefined);
+  }
+
   /** Number of parent folders watched for root health (0 without {@link startHealthChecks}). */
   get watchedFolders(): number {
     return this.watcher?.size ?? 0;
@@ -446,6 +517,9 @@ export class RootRegistry {
   close(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    clearInterval(this.storeTimer);
+    this.storeTimer = undefined;
+    this.#closed = true;
     this.watcher?.close();
     this.watcher = undefined;
     this.listeners.clear();

@@ -69,7 +69,7 @@ export async function importPresets(
   }
   let doc: unknown;
   try {
-    doc = JSON.parse(json);
+    doc = JSON.parse(withoutBom(json));
   } catch (err) {
     const issue: PresetIssue = {
       code: 'json',
@@ -123,4 +123,9 @@ export async function importPresets(
   });
   if (clashes.length) return { imported: 0, issues: clashes };
   return { imported: presets.length, issues: [] };
+}
+
+/** `text` without a leading UTF-8 byte-order mark (Windows editors write one; `JSON.parse` refuses it). */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

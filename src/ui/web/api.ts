@@ -79,7 +79,15 @@ export function apiRoutes(host: HostApi, presenter: WebPresenter | undefined): H
       await host.savePreset(name);
     }),
   );
-  api.post('/presets/:name/load', (c) => run(c, () => host.loadPreset(c.req.param('name'))));
+  // Open forms take the loaded preset's answers (`forms`: what each one took, or why not).
+  api.post('/presets/:name/load', (c) =>
+    run(c, async () => {
+      const name = c.req.param('name');
+      const loaded = await host.loadPreset(name);
+      return { ok: true, forms: presenter ? presenter.fillFromPreset(name, loaded.answers) : [] };
+    }),
+  );
+  api.post('/presets/unload', (c) => run(c, () => host.unloadPreset()));
   api.get('/presets/export', async (c) => {
     try {
       const doc = await host.exportPresets();

@@ -92,17 +92,20 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       const fromConfig: PresetInfo[] = Object.entries(host.config.presets)
         .filter(([name]) => !saved.has(name))
         .map(([name, p]) => ({ name, updatedAt: 0, roots: p.roots?.length ?? 0, servers: Object.keys(p.answers ?? {}), source: 'config' }));
-      return [...stored, ...fromConfig];
+      const active = host.presets.active();
+      return [...stored, ...fromConfig].map((p) => (p.name === active ? { ...p, active: true } : p));
     },
     savePreset: async (name) => void (await host.presets.save(name)),
     async loadPreset(name) {
       try {
-        await host.presets.load(name);
+        const preset = await host.presets.load(name);
+        return { answers: preset.answers as Record<string, Record<string, unknown>> };
       } catch (e) {
         if (e instanceof PresetNotFoundError) throw new HostApiError(e.message, 'NOT_FOUND');
         throw e;
       }
     },
+    unloadPreset: () => host.presets.unload(),
     exportPresets: () => (store ? exportPresets(store, { ...host.scope, session: null }) : JSON.stringify({ presets: [] })),
     listAnswers: async () =>
       ((await store?.listAnswers?.(host.scope)) ?? []).map((a) => ({

@@ -74,6 +74,8 @@ export interface PresetInfo {
   servers: string[];
   /** `'store'`: saved (console, `parley presets save`/`import`); `'config'`: the configuration's `presets` (read only; `updatedAt` 0). */
   source?: 'store' | 'config';
+  /** The preset loaded now (at most one): the console offers to unload it. */
+  active?: boolean;
 }
 
 /** One remembered answer, for the list of remembered answers (console and `parley answers`). */
@@ -137,8 +139,16 @@ export interface HostApi {
   listPresets(): Awaitable<PresetInfo[]>;
   /** Saves the current roots and remembered answers under `name`. */
   savePreset(name: string): Awaitable<void>;
-  /** Applies a preset (its roots and answers). @throws HostApiError when there is no such preset. */
-  loadPreset(name: string): Awaitable<void>;
+  /**
+   * Applies a preset (its roots and answers). Returns its answers per server (open forms take them).
+   * @throws HostApiError when there is no such preset.
+   */
+  loadPreset(name: string): Awaitable<{ answers: Record<string, Record<string, unknown>> }>;
+  /**
+   * Unloads the loaded preset: the roots it added leave, its answers stop prefilling forms.
+   * @returns its name (absent when none was loaded) and the roots removed.
+   */
+  unloadPreset(): Awaitable<{ name?: string; removedRoots: string[] }>;
   /** Every preset as a JSON document (the `parley-presets` format). */
   exportPresets(): Awaitable<string>;
   /** Remembered answers this console's person can recall. Empty when the store cannot list them. */

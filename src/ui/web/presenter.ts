@@ -19,7 +19,7 @@ import type {
   InputRequestView,
 } from '../../host/presenter.js';
 import type { RememberScope } from '../../host/store/types.js';
-import { issueField, promptPayload, type PromptPayload } from './fields.js';
+import { issueField, promptPayload, type FieldView, type PromptPayload } from './fields.js';
 import { isConnectionClosed, ServerStops } from '../server-stop.js';
 
 /** What the presenter tells the console (and so the browsers). */
@@ -27,7 +27,19 @@ export type PresenterEvent =
   | { type: 'prompt'; payload: PromptPayload }
   /** `server-stopped`: the server's connection closed; one `server-stopped` notice follows for all its prompts closed together. */
   | { type: 'prompt-closed'; id: string; reason: 'answered' | 'aborted' | 'server-stopped'; action?: PresenterAnswer['action'] }
-  | { type: 'notice'; notice: PresenterNotice & { ts: number } };
+  | { type: 'notice'; notice: PresenterNotice & { ts: number } }
+  /** A loaded preset filled an open form (`fields`: the filled ones), or could not (`reason`, for a person). */
+  | { type: 'prompt-fill'; id: string; preset: string; fields: FieldView[]; reason?: string };
+
+/** What loading a preset did to one open form ({@link WebPresenter.fillFromPreset}). */
+export interface PresetFill {
+  id: string;
+  server: string;
+  /** Fields given the preset's values. */
+  filled: string[];
+  /** Why nothing was filled, in words; absent when something was. */
+  reason?: string;
+}
 
 /** Result of {@link WebPresenter.answer}; `status` maps to the HTTP status of the answer endpoint. */
 export type AnswerOutcome =
@@ -211,6 +223,52 @@ export class WebPresenter implements Presenter {
       'answered',
     );
     return { status: 200, action };
+  }
+
+  /**
+   * A preset was loaded while forms are open: each pending form takes the preset's answers for its
+   * server (`answers[server]`), as a prefill would have: only fields of the form, never a sensitive one,
+   * each value valid for its field on its own. The pending payload is updated (a browser that connects
+   * later sees it) and browsers get `prompt-fill` (they fill the fields the person has not changed).
+   * Sampling, sign-in, URL, configuration-input prompts and host decisions are left alone.
+   * @returns one entry per form considered, with `reason` when nothing was filled.
+   */
+  fillFromPreset(preset: string, answers: Record<string, Record<string, unknown>>): PresetFill[] {
+    const out: PresetFill[] = [];
+    for (const p of this.pendingById.values()) {
+      const prompt = p.payload.prompt;
+      if (prompt.mode !== 'form' || !prompt.schema || prompt.sampling || prompt.signIn || prompt.configInput || p.payload.decision)
+        continue;
+      const given = answers[prompt.server];
+      const props = prompt.schema.properties;
+      const sensitive = new Set(prompt.sensitiveFields);
+      const values: Record<string, unknown> = {};
+      if (isRecord(given))
+        for (const name of Object.keys(props)) {
+          if (!Object.hasOwn(given, name) || sensitive.has(name)) continue;
+          const one = { type: 'object', properties: { [name]: props[name] } } as NonNullable<InputRequestView['schema']>;
+          if (validateContent(one, { [name]: given[name] }).ok) values[name] = given[name];
+        }
+      const filled = Object.keys(values);
+      if (filled.length === 0) {
+        const reason = isRecord(given)
+          ? `The preset "${preset}" has answers for ${prompt.server}, but none fits a field of this form (${Object.keys(props).join(', ') || 'no fields'}).`
+          : `The preset "${preset}" has no answers for ${prompt.server}; this form is as it was.`;
+        out.push({ id: prompt.id, server: prompt.server, filled, reason });
+        this.emit({ type: 'prompt-fill', id: prompt.id, preset, fields: [], reason });
+        continue;
+      }
+      const next: InputRequestView = {
+        ...prompt,
+        prefill: { ...prompt.prefill, ...values } as Content,
+        prefillSources: { ...prompt.prefillSources, ...Object.fromEntries(filled.map((f) => [f, `preset "${preset}"`])) },
+      };
+      const payload = promptPayload(next, p.payload.since);
+      p.payload = payload;
+      out.push({ id: prompt.id, server: prompt.server, filled });
+      this.emit({ type: 'prompt-fill', id: prompt.id, preset, fields: payload.fields.filter((f) => filled.includes(f.name)) });
+    }
+    return out;
   }
 
   /** Resolves every pending prompt with cancel (the console is closing). */

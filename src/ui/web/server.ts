@@ -155,7 +155,15 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
     hub.open(c, { event: 'snapshot', data: { prompts: opts.presenter?.pending() ?? [], notices: opts.presenter?.recentNotices() ?? [] } }),
   );
   app.route('/api', apiRoutes(opts.host, opts.presenter));
-  app.notFound((c) => c.json({ error: `No such console resource: ${c.req.method} ${c.req.path}` }, 404));
+  // A person who reloads or types a sub-address (/tools, /roots, /index.html) gets the page, at the
+  // section of that name when there is one, instead of a JSON 404; the browser's own /favicon.ico
+  // gets an empty answer. Scripts (/api/…, or no text/html in Accept) still get the JSON 404.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
+  app.notFound((c) => {
+    const page = c.req.method === 'GET' && !c.req.path.startsWith('/api/') && (c.req.header('accept') ?? '').includes('text/html');
+    if (page) return c.redirect(`/${sectionFor(c.req.path)}`, 303);
+    return c.json({ error: `No such console resource: ${c.req.method} ${c.req.path}` }, 404);
+  });
   app.onError((e, c) => c.json({ error: `Console error: ${e.message}` }, 500));
 
   const unsubHost = opts.host.subscribe((e) => hub.send('host', e));
@@ -184,4 +192,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<ConsoleHandle>
         server.closeAllConnections?.();
       }),
   };
+}
+
+/** The page's sections a sub-address may name (`/tools` → `#tools-section`); `/prompts` is `#prompts`. */
+const SECTIONS = new Set(['notices', 'servers', 'tools', 'roots', 'presets', 'answers', 'audit']);
+
+/** `#<section>` for the first path segment of `path` when it names a section of the page, else `''`. */
+function sectionFor(path: string): string {
+  const first = path.split('/')[1]?.toLowerCase() ?? '';
+  if (first === 'prompts' || first === 'requests') return '#prompts';
+  return SECTIONS.has(first) ? `#${first}-section` : '';
 }

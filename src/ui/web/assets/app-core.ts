@@ -25,6 +25,8 @@ export const APP_CORE_JS = String.raw`  var $ = function (id) { return document.
     return el;
   }
   function uid(p) { seq += 1; return p + '-' + seq; }
+  /** "1 line", "2 lines": a count with its noun, singular for one. */
+  function count(n, noun) { return n + ' ' + noun + (n === 1 ? '' : 's'); }
   function api(method, path, body) {
     var init = { method: method, credentials: 'same-origin', headers: {} };
     if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = JSON.stringify(body); }

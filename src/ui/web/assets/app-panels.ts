@@ -14,7 +14,7 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
           h('p', null, 'Capabilities: ', caps.length ? caps.join(', ') : 'none declared'),
           caps.length ? h('details', null, h('summary', { text: 'Capabilities as declared' }), h('pre', { text: JSON.stringify(s.capabilities, null, 2) })) : null,
           s.error ? h('p', { class: 'error', text: s.error }) : null,
-          h('details', null, h('summary', { text: 'Recent stderr (' + (s.stderr || []).length + ' lines)' }), h('pre', { class: 'stderr', text: (s.stderr || []).join('\n') || '(nothing)' })),
+          h('details', null, h('summary', { text: 'Recent stderr (' + count((s.stderr || []).length, 'line') + ')' }), h('pre', { class: 'stderr', text: (s.stderr || []).join('\n') || '(nothing)' })),
           h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', onclick: function (e) {
             e.target.disabled = true;
             api('POST', '/servers/' + encodeURIComponent(s.name) + '/restart', {}).then(function (r) { e.target.disabled = false; if (r.status !== 200) addNotice({ kind: 'error', server: s.name, message: r.data.error }); loadServers(); });
@@ -71,8 +71,8 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
     var pre = h('pre', { class: cls, text: cut });
     if (cut.length === text.length) return pre;
     var shown = cut.split('\n').length;
-    var note = h('p', { class: 'collapsed-note muted', text: 'Showing ' + shown + ' of ' + lines.length + ' lines (' + cut.length + ' of ' + text.length + ' characters) of the ' + what + '. ' });
-    var more = h('button', { type: 'button', class: 'secondary show-all', onclick: function () { pre.textContent = text; note.remove(); } }, 'Show all ' + lines.length + ' lines');
+    var note = h('p', { class: 'collapsed-note muted', text: 'Showing ' + shown + ' of ' + count(lines.length, 'line') + ' (' + cut.length + ' of ' + count(text.length, 'character') + ') of the ' + what + '. ' });
+    var more = h('button', { type: 'button', class: 'secondary show-all', onclick: function () { pre.textContent = text; note.remove(); } }, 'Show all ' + count(lines.length, 'line'));
     note.appendChild(more);
     return h('div', { class: 'collapsible' }, pre, note);
   }
@@ -152,10 +152,18 @@ export const APP_PANELS_JS = String.raw`  // ---------- servers ----------
       if (res.status !== 200) { list.appendChild(h('li', { class: 'error', text: res.data.error })); return; }
       if (!res.data.length) list.appendChild(h('li', { class: 'muted', text: 'No presets saved.' }));
       res.data.forEach(function (p) {
-        list.appendChild(h('li', { 'data-preset': p.name }, h('strong', { text: p.name }), ' — ' + p.roots + (p.roots === 1 ? ' root' : ' roots') + ', answers for ' + (p.servers.join(', ') || 'no servers') + (p.source === 'config' ? ', from the configuration ' : ', saved ' + fmtTime(p.updatedAt) + ' '),
+        list.appendChild(h('li', { 'data-preset': p.name, 'data-active': p.active ? 'true' : undefined }, h('strong', { text: p.name }), p.active ? h('span', { class: 'badge', text: ' (loaded)' }) : null, ' — ' + count(p.roots, 'root') + ', answers for ' + (p.servers.join(', ') || 'no servers') + (p.source === 'config' ? ', from the configuration ' : ', saved ' + fmtTime(p.updatedAt) + ' '),
           h('button', { type: 'button', class: 'secondary', 'aria-label': 'Load preset ' + p.name, onclick: function () {
-            api('POST', '/presets/' + encodeURIComponent(p.name) + '/load', {}).then(function (r) { $('preset-error').textContent = r.status === 200 ? '' : r.data.error; loadRoots(); });
-          } }, 'Load')));
+            api('POST', '/presets/' + encodeURIComponent(p.name) + '/load', {}).then(function (r) { $('preset-error').textContent = r.status === 200 ? '' : r.data.error; $('preset-status').textContent = ''; loadRoots(); loadPresets(); });
+          } }, 'Load'),
+          // Unload undoes the load: the roots it added leave, its answers stop prefilling forms.
+          p.active ? h('button', { type: 'button', class: 'secondary', 'aria-label': 'Unload preset ' + p.name, onclick: function () {
+            api('POST', '/presets/unload', {}).then(function (r) {
+              $('preset-error').textContent = r.status === 200 ? '' : r.data.error;
+              $('preset-status').textContent = r.status === 200 ? 'Unloaded ' + p.name + (r.data.removedRoots.length ? ': removed ' + r.data.removedRoots.join(', ') : '') + '; its answers no longer prefill forms.' : '';
+              loadRoots(); loadPresets();
+            });
+          } }, 'Unload') : null));
       });
     });
   }

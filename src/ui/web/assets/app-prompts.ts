@@ -213,7 +213,7 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     var idx = ++seq;
     var headId = 'ph-' + idx;
     var el = h('article', { class: 'prompt', 'data-id': pr.id, 'data-server': pr.server, 'aria-labelledby': headId, tabindex: '-1' });
-    var p = { payload: payload, el: el, idx: idx, controls: {}, formError: h('p', { class: 'form-error', role: 'alert', tabindex: '-1' }) };
+    var p = { payload: payload, el: el, idx: idx, controls: {}, touched: {}, formError: h('p', { class: 'form-error', role: 'alert', tabindex: '-1' }) };
     if (pr.signIn) el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), ' wants you to sign in at ', h('span', { class: 'issuer', text: pr.signIn.issuer })));
     else if (pr.configInput) el.appendChild(h('h3', { id: headId }, 'parley needs a value to start ', h('span', { class: 'server', text: pr.server })));
     else el.appendChild(h('h3', { id: headId }, h('span', { class: 'server', text: pr.server }), pr.sampling ? ' asks for a model reply (sampling)' : ' is asking'));
@@ -268,8 +268,10 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
         rfs.appendChild(h('p', { class: 'hint', text: 'Remembered answers are listed under "Remembered answers", where you can forget them or switch them to prefill only.' }));
         form.appendChild(rfs);
       }
-      form.addEventListener('input', function (e) { liveCheck(p, e.target); });
-      form.addEventListener('change', function (e) { liveCheck(p, e.target); });
+      form.addEventListener('input', function (e) { touch(p, e.target); liveCheck(p, e.target); });
+      form.addEventListener('change', function (e) { touch(p, e.target); liveCheck(p, e.target); });
+      p.fillNote = h('p', { class: 'fill-note', role: 'status', hidden: true });
+      el.appendChild(p.fillNote);
       el.appendChild(form);
       (pr.issues || []).length && setTimeout(function () { showIssues(p, pr.issues); }, 0);
       btn(pr.sampling ? 'Send reply' : payload.confirmOnly ? 'Accept' : 'Accept and send', '', 'accept');
@@ -285,6 +287,38 @@ export const APP_PROMPTS_JS = String.raw`  // ---------- prompts ----------
     // Bring a new request to the person's attention, but never take focus from what they are doing.
     if (!document.activeElement || document.activeElement === document.body) el.focus({ preventScroll: true });
     showToast(pr);
+  }
+  /** Marks the field of the event target as changed by the person: a preset loaded later leaves it alone. */
+  function touch(p, target) {
+    var wrap = target && target.closest ? target.closest('.field') : null;
+    if (wrap) p.touched[wrap.getAttribute('data-field')] = true;
+  }
+  /**
+   * A preset loaded while this form is open (event prompt-fill): its values go into the fields the
+   * person has not changed; the card says what was filled, what was kept, or why nothing was.
+   */
+  function fillPrompt(d) {
+    var p = prompts.get(d.id);
+    if (!p || !p.fillNote) return;
+    var filled = [], kept = [];
+    d.fields.forEach(function (f) {
+      var c = p.controls[f.name];
+      if (!c) return;
+      if (p.touched[f.name]) { kept.push(f.title); return; }
+      if (c.group) c.group.querySelectorAll('input').forEach(function (i) { i.checked = Array.isArray(f.value) && f.value.indexOf(i.value) >= 0; });
+      else if (f.kind === 'boolean') c.input.checked = f.value === true;
+      else c.input.value = f.value === undefined || f.value === null ? '' : String(f.value);
+      var wrap = (c.group || c.input).closest('.field');
+      var src = wrap.querySelector('.source');
+      if (!src) { src = h('p', { class: 'source' }); wrap.insertBefore(src, c.err); }
+      src.textContent = 'Prefilled from ' + f.source + ' — review before sending';
+      filled.push(f.title);
+    });
+    var text = d.reason || '';
+    if (filled.length) text = 'Filled ' + filled.join(', ') + ' from the preset "' + d.preset + '": review before sending.';
+    if (kept.length) text += (text ? ' ' : '') + 'Kept what you had changed: ' + kept.join(', ') + '.';
+    p.fillNote.textContent = text;
+    p.fillNote.hidden = !text;
   }
   var timers = {};
   function liveCheck(p, target) {

@@ -35,6 +35,7 @@ export const APP_WIRING_JS = String.raw`  // ---------- wiring ----------
       document.body.setAttribute('data-ready', 'true');
     });
     es.addEventListener('prompt', function (e) { renderPrompt(JSON.parse(e.data).payload); });
+    es.addEventListener('prompt-fill', function (e) { fillPrompt(JSON.parse(e.data)); });
     es.addEventListener('prompt-closed', function (e) { var d = JSON.parse(e.data); removePrompt(d.id, d.reason); });
     es.addEventListener('notice', function (e) { addNotice(JSON.parse(e.data).notice); });
     es.addEventListener('host', function (e) {

@@ -60,6 +60,7 @@ export const PAGE_HTML = `<!doctype html>
       <button type="submit">Save current roots and answers</button>
       <a id="preset-export" class="button secondary" href="/api/presets/export" download="parley-presets.json">Export all presets</a>
       <p id="preset-error" class="error" role="alert"></p>
+      <p id="preset-status" class="muted" role="status"></p>
     </form>
     <ul id="presets"></ul>
   </section>
