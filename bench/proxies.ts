@@ -343,7 +343,8 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
         unit: 'ms wall / call',
         note: `${perCall(calls[i], 'cpuMs').toFixed(3)} ms gateway CPU / call; ${o.calls} sequential calls per round${i === PARLEY_I ? `; ${how}` : ''}`,
       });
-    const target = (label: string, xs: number[], want: number, le: boolean, note: string, ratioTo: string): BenchRow => {
+    /** A ratio row: the median of per-round ratios `xs` with their quartiles (the bare SDK proxy's rows: no target). */
+    const ratioRow = (label: string, xs: number[], note: string, ratioTo: string): BenchRow => {
       const q = quartiles(xs);
       return {
         group: 'proxies',
@@ -351,11 +352,14 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
         value: q.median,
         unit: '×',
         ratioTo,
-        target: `${le ? '≤' : '≥'} ${want.toFixed(1)}×`,
-        met: le ? q.median <= want : q.median >= want,
         spread: { q1: q.q1, q3: q.q3, n: q.n },
         note: `${note}; ${spreadNote(xs)}`,
       };
+    };
+    /** A ratio row with a target: median ≤ `want` (`le`) or ≥ `want`. */
+    const target = (label: string, xs: number[], want: number, le: boolean, note: string, ratioTo: string): BenchRow => {
+      const row = ratioRow(label, xs, note, ratioTo);
+      return { ...row, target: `${le ? '≤' : '≥'} ${want.toFixed(1)}×`, met: le ? row.value <= want : row.value >= want };
     };
     const fw = faster(calls, 'wallMs');
     rows.push(
@@ -369,19 +373,6 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
       ),
     );
     const fc = faster(calls, 'cpuMs');
-    /** A figure of the bare SDK proxy beside a target row: the floor under parley's, without a target. */
-    const floorRow = (label: string, xs: number[], note: string, ratioTo: string): BenchRow => {
-      const q = quartiles(xs);
-      return {
-        group: 'proxies',
-        name: label,
-        value: q.median,
-        unit: '×',
-        ratioTo,
-        spread: { q1: q.q1, q3: q.q3, n: q.n },
-        note: `${note}; ${spreadNote(xs)}`,
-      };
-    };
     rows.push(
       target(
         `per tools/call gateway CPU parley ÷ ${name(fc)} (the cheaper peer)`,
@@ -393,7 +384,7 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
       ),
     );
     rows.push(
-      floorRow(
+      ratioRow(
         `bare SDK v2 proxy (no parley code): per tools/call wall time ÷ ${name(fw)}, and gateway CPU ÷ ${name(fc)}`,
         perRound(calls[SDK_I], calls[fw], 'wallMs'),
         `bench/fixtures/sdk-http-proxy.mjs: per session an SDK Server on the SDK's Streamable HTTP transport passing tools/call to one SDK Client, the least a gateway on the SDK's Server and Client does; ${perCall(calls[SDK_I], 'wallMs').toFixed(3)} ms wall, ${perCall(calls[SDK_I], 'cpuMs').toFixed(3)} ms gateway CPU / call; CPU ÷ ${name(fc)} ${medianOf(perRound(calls[SDK_I], calls[fc], 'cpuMs')).toFixed(2)}× (quartiles ${(() => {
@@ -432,7 +423,7 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
       ),
     );
     rows.push(
-      floorRow(
+      ratioRow(
         `bare SDK v2 proxy (no parley code): throughput with ${o.clients} concurrent clients ÷ ${name(best)}`,
         rates[SDK_I].map((x, r) => x / rates[best][r]),
         `${Math.round(medianOf(rates[SDK_I]))} calls/s (${(med(thr[SDK_I], 'cpuMs') / total).toFixed(3)} ms CPU / call); one downstream process shared by all sessions, as parley and mcp-proxy`,
