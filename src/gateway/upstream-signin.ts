@@ -37,7 +37,7 @@ import type { HttpServerDef, InputRequestView, PresenterAnswer } from '../host/i
 import { HttpDenial } from '../server/serve.js';
 import { BrowserSessions, type GatewayPerson, SESSION_COOKIE, samePerson } from './browser-session.js';
 import { isLoopbackUrl } from './forward.js';
-import { CONNECT_ID, FORM_CSP, PAGE_HEADERS, readForm, redirect, reply, tokenForm } from './signin-pages.js';
+import { CONNECT_ID, FORM_CSP, FORM_HEADERS, PAGE_HEADERS, readForm, redirect, reply, tokenForm } from './signin-pages.js';
 import { hashToken, identityKey } from './users.js';
 
 /** Path of the redirect URI on the gateway's own HTTP server. */
@@ -362,9 +362,10 @@ export class UpstreamSignIns {
       // whatever answers on that loopback port (a state names it under PARLEY_SECRET, which `parley auth
       // login` users hold too) cannot choose the content type or drop the CSP on the gateway's origin.
       const body = (await res.text()).slice(0, 4096);
-      const headers: Record<string, string> = { ...PAGE_HEADERS };
-      // The connect form's policy (form-action 'self') is the one other than the default that passes.
-      if (res.headers.get('content-security-policy') === FORM_CSP) headers['content-security-policy'] = FORM_CSP;
+      // The connect form's headers (form-action 'self', its referrer policy) are the one set other than the default that passes.
+      const headers: Record<string, string> = {
+        ...(res.headers.get('content-security-policy') === FORM_CSP ? FORM_HEADERS : PAGE_HEADERS),
+      };
       const location = res.headers.get('location');
       if (location && /^https?:\/\//i.test(location)) headers.location = location;
       const cookie = res.headers.get('set-cookie');
