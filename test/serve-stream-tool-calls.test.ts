@@ -34,6 +34,7 @@ const call = (accept: string) => ({
 
 describe('serve(): 2026-07-28 tool calls streamed (streamToolCalls)', () => {
   let h: ServeHandle;
+  let aborted = 0;
   before(async () => {
     h = await serve(
       () => {
@@ -41,6 +42,11 @@ describe('serve(): 2026-07-28 tool calls streamed (streamToolCalls)', () => {
         s.registerTool('slow', { description: 'answers after 150 ms' }, async () => {
           await new Promise((r) => setTimeout(r, 150));
           return { content: [{ type: 'text', text: 'done' }] };
+        });
+        s.registerTool('wait', { description: 'waits until cancelled' }, async (ctx) => {
+          await new Promise<void>((r) => ctx.mcpReq.signal.addEventListener('abort', () => r(), { once: true }));
+          aborted++;
+          return { content: [{ type: 'text', text: 'cancelled' }] };
         });
         return s;
       },
@@ -65,5 +71,21 @@ describe('serve(): 2026-07-28 tool calls streamed (streamToolCalls)', () => {
     const body = (await r.json()) as { id: number; result: { content: Array<{ text: string }> } };
     assert.equal(body.id, 7);
     assert.equal(body.result.content[0]!.text, 'done');
+  });
+
+  it('a client that drops a streamed call: the tool is cancelled (its signal aborts)', async () => {
+    const ac = new AbortController();
+    const init = call('application/json, text/event-stream');
+    const r = await fetch(h.url, {
+      ...init,
+      headers: { ...init.headers, 'mcp-name': 'wait' },
+      body: init.body.replace('"name":"slow"', '"name":"wait"'),
+      signal: ac.signal,
+    });
+    assert.match(r.headers.get('content-type') ?? '', /^text\/event-stream/);
+    ac.abort();
+    const until = Date.now() + 5_000;
+    while (aborted === 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 20));
+    assert.equal(aborted, 1);
   });
 });
