@@ -22,6 +22,7 @@ import {
 import { clusterSkipReason } from './helpers/replicas.js';
 import { MemoryCredentialStore } from '../src/host/auth/index.js';
 import { UpstreamSignIns } from '../src/gateway/upstream-signin.js';
+import { FORM_CSP } from '../src/gateway/signin-pages.js';
 import type { HttpServerDef } from '../src/host/index.js';
 
 const text = (r: any) => (r.content ?? []).map((c: any) => c.text ?? '').join('\n');
@@ -262,7 +263,7 @@ describe('sign-in through the client: who opens the URL (client/elicitation §Ph
     assert.equal(res.headers.get('location'), null, 'no redirect to the authorization server');
     assert.match(page, /started by another gateway user/);
     assert.ok(!page.includes('state=') && !page.includes(SIGNIN_TOKENS.alice!), 'no parameter or token echoed');
-    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'.*form-action 'self'/);
+    assert.equal(res.headers.get('content-security-policy'), FORM_CSP);
     // Her own token in that form does not pass either.
     const posted = await aliceBrowser.fetch(`http://127.0.0.1:${gw.port}/oauth/upstream/connect`, {
       method: 'POST',
@@ -402,10 +403,10 @@ describe('sign-in through the client: a relayed redirect answered by something e
     stack = await startOidcStack();
     gw = await startSignInGateway(stack.mcpUrl, { publicUrl: true });
     // Not a parley replica: a local service that answers any path with its own HTML.
-    // Its own policy mimics the connect form's (form-action 'self') while allowing scripts.
+    // Its own policy resembles the connect form's while allowing scripts.
     other = createServer((_req, res) =>
       res
-        .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src *; form-action 'self'" })
+        .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src *; base-uri 'none'" })
         .end('<script>alert(document.domain)</script>'),
     );
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));

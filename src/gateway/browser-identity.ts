@@ -30,9 +30,22 @@ const timed = (input: string | URL | Request, init?: RequestInit) =>
 const refused = (why: string) =>
   reply(403, 'Sign-in refused', `${why} Open the sign-in link your client showed again, in your own browser. Nothing was stored.`);
 
+/** The answer read up to {@link MAX_TOKEN_ANSWER_BYTES}, parsed as a JSON object; a larger one is cancelled there, unread. */
 async function json(res: Response, what: string): Promise<Record<string, unknown>> {
-  const text = await res.text();
-  if (text.length > MAX_TOKEN_ANSWER_BYTES) throw new Error(`the ${what} answer is larger than ${MAX_TOKEN_ANSWER_BYTES} bytes`);
+  const parts: Uint8Array[] = [];
+  let n = 0;
+  if (res.body) {
+    const reader = res.body.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      n += r.value.length;
+      if (n > MAX_TOKEN_ANSWER_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw new Error(`the ${what} answer is larger than ${MAX_TOKEN_ANSWER_BYTES} bytes`);
+      }
+      parts.push(r.value);
+    }
+  }
+  const text = Buffer.concat(parts, n).toString('utf8');
   if (!res.ok) throw new Error(`the ${what} endpoint answered HTTP ${res.status}`);
   const v = JSON.parse(text) as unknown;
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error(`the ${what} answer is not a JSON object`);

@@ -16,8 +16,13 @@ const page = (title: string, body: string, extra = '') =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font:16px system-ui;margin:3em"><h1>${title}</h1><p>${body}</p>${extra}</body>`;
 /** No script, frame, form or base (fixed text only); its one inline style. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
-/** The connect form's page: the same, except that its one form posts to the gateway itself. */
-export const FORM_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/**
+ * The connect form's page: the same, without `form-action`. A browser checks `form-action` against every
+ * redirect that follows the submission too, and the form's answer is the redirect to the upstream
+ * authorization server (any origin), which `form-action 'self'` blocks. The page has no script and no
+ * echoed text, so its one form (to `connect`, fixed) is the only one it can hold.
+ */
+export const FORM_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 /** The sign-in pages' headers, also for a page relayed from another replica. */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
@@ -25,6 +30,17 @@ export const PAGE_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
+};
+
+/**
+ * The connect form's headers: {@link FORM_CSP}, and a referrer policy under which a browser posts the
+ * form with the gateway's Origin (under `no-referrer` it sends `Origin: null`, which the Origin check of
+ * `serve()` refuses); the Referer, which holds the connect id, then goes to the gateway only.
+ */
+export const FORM_HEADERS: Record<string, string> = {
+  ...PAGE_HEADERS,
+  'content-security-policy': FORM_CSP,
+  'referrer-policy': 'same-origin',
 };
 
 /** A page with fixed text. */
@@ -46,7 +62,7 @@ export function tokenForm(status: number, id: string, why: string): HttpDenial {
     '<button type="submit">Continue</button></form>';
   return new HttpDenial(
     status,
-    { ...PAGE_HEADERS, 'content-security-policy': FORM_CSP },
+    { ...FORM_HEADERS },
     page(
       status === 200 ? 'Confirm who you are' : 'Not your sign-in',
       `${why} Enter the gateway token your client uses (the one of the user who started this sign-in); it is checked here and never shown or stored.`,

@@ -35,9 +35,9 @@ import { AuthDefaults, AuthSession, CallbackWaitError, MAX_CALLBACK_URL_CHARS, S
 import type { CredentialKey, CredentialStore, SignInCallback } from '../host/auth/index.js';
 import type { HttpServerDef, InputRequestView, PresenterAnswer } from '../host/index.js';
 import { HttpDenial } from '../server/serve.js';
-import { BrowserSessions, type GatewayPerson, SESSION_COOKIE, samePerson } from './browser-session.js';
+import { BrowserSessions, type GatewayPerson, LOGIN_COOKIE, SESSION_COOKIE, samePerson } from './browser-session.js';
 import { isLoopbackUrl } from './forward.js';
-import { CONNECT_ID, FORM_CSP, PAGE_HEADERS, readForm, redirect, reply, tokenForm } from './signin-pages.js';
+import { CONNECT_ID, FORM_CSP, FORM_HEADERS, PAGE_HEADERS, readForm, redirect, reply, tokenForm } from './signin-pages.js';
 import { hashToken, identityKey } from './users.js';
 
 /** Path of the redirect URI on the gateway's own HTTP server. */
@@ -343,7 +343,7 @@ export class UpstreamSignIns {
   /**
    * Relays a request (a redirect, a connect URL, the connect form) to the replica that waits for it,
    * with the browser's cookies, and answers with that replica's page and status; of its headers only a
-   * `Location` (an http(s) URL) and a `Set-Cookie` of the gateway's identity cookie pass.
+   * `Location` (an http(s) URL) and a `Set-Cookie` of the gateway's identity or login cookie pass.
    */
   async #relay(owner: string, path: string, req: IncomingMessage, form?: URLSearchParams): Promise<HttpDenial> {
     try {
@@ -362,13 +362,16 @@ export class UpstreamSignIns {
       // whatever answers on that loopback port (a state names it under PARLEY_SECRET, which `parley auth
       // login` users hold too) cannot choose the content type or drop the CSP on the gateway's origin.
       const body = (await res.text()).slice(0, 4096);
-      const headers: Record<string, string> = { ...PAGE_HEADERS };
-      // The connect form's policy (form-action 'self') is the one other than the default that passes.
-      if (res.headers.get('content-security-policy') === FORM_CSP) headers['content-security-policy'] = FORM_CSP;
+      // The connect form's headers (form-action 'self', its referrer policy) are the one set other than the default that passes.
+      const headers: Record<string, string> = {
+        ...(res.headers.get('content-security-policy') === FORM_CSP ? FORM_HEADERS : PAGE_HEADERS),
+      };
       const location = res.headers.get('location');
       if (location && /^https?:\/\//i.test(location)) headers.location = location;
-      const cookie = res.headers.get('set-cookie');
-      if (cookie?.startsWith(`${SESSION_COOKIE}=`)) headers['set-cookie'] = cookie;
+      // The identity cookie, or the login cookie of the browser sign-in the owner starts (the identify
+      // step, on whichever replica it lands, needs it); one of them per answer.
+      const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`) || c.startsWith(`${LOGIN_COOKIE}=`));
+      if (cookie) headers['set-cookie'] = cookie;
       return new HttpDenial(res.status, headers, body);
     } catch (e) {
       this.o.log?.('warn', `a sign-in request for replica ${owner} could not be relayed there: ${(e as Error).message}`);

@@ -119,7 +119,8 @@ export interface HttpOptions {
    * Answer 2026-07-28 `tools/call` requests as an SSE stream (headers at once, keep-alive comments until
    * the result) instead of one JSON body sent when the tool is done: a slow tool's answer then carries
    * bytes every `keepAliveMs`, so a proxy's read timeout tells a hung process from a slow tool. Other
-   * requests keep their JSON answers. @default false (the gateway turns it on)
+   * requests, and a request whose `Accept` lacks `text/event-stream`, keep their JSON answers.
+   * @default false (the gateway turns it on)
    */
   streamToolCalls?: boolean;
   /**
@@ -503,7 +504,11 @@ export async function serve(
         // Not kept while the call waits (this frame lives as long as the request): a web Request per
         // pending call is heap per session. (A session's transport keeps the one it is handed instead.)
         web = undefined;
-        const node = (body as { method?: unknown } | undefined)?.method === 'tools/call' ? streamedNode : modernNode;
+        // Streamed only for a client that accepts an event stream; one that accepts JSON alone gets JSON.
+        const node =
+          (body as { method?: unknown } | undefined)?.method === 'tools/call' && req.headers.accept?.includes('text/event-stream')
+            ? streamedNode
+            : modernNode;
         return void (await fanout.runAs(userOfAuth(auth), () => node(req, res, body)));
       }
       // One JSON-RPC 2.0 message per POST (transports §Sending Messages; MCP has no batches since
