@@ -383,14 +383,12 @@ export async function run(opts: ProxiesBenchOptions = {}): Promise<BenchRow[]> {
         name(fc),
       ),
     );
+    const sdkCpu = quartiles(perRound(calls[SDK_I], calls[fc], 'cpuMs'));
     rows.push(
       ratioRow(
         `bare SDK v2 proxy (no parley code): per tools/call wall time ÷ ${name(fw)}, and gateway CPU ÷ ${name(fc)}`,
         perRound(calls[SDK_I], calls[fw], 'wallMs'),
-        `bench/fixtures/sdk-http-proxy.mjs: per session an SDK Server on the SDK's Streamable HTTP transport passing tools/call to one SDK Client, the least a gateway on the SDK's Server and Client does; ${perCall(calls[SDK_I], 'wallMs').toFixed(3)} ms wall, ${perCall(calls[SDK_I], 'cpuMs').toFixed(3)} ms gateway CPU / call; CPU ÷ ${name(fc)} ${medianOf(perRound(calls[SDK_I], calls[fc], 'cpuMs')).toFixed(2)}× (quartiles ${(() => {
-          const q = quartiles(perRound(calls[SDK_I], calls[fc], 'cpuMs'));
-          return `${q.q1.toFixed(2)}–${q.q3.toFixed(2)}`;
-        })()}); the floor under the two rows above`,
+        `bench/fixtures/sdk-http-proxy.mjs: per session an SDK Server on the SDK's Streamable HTTP transport passing tools/call to one SDK Client, the least a gateway on the SDK's Server and Client does; ${perCall(calls[SDK_I], 'wallMs').toFixed(3)} ms wall, ${perCall(calls[SDK_I], 'cpuMs').toFixed(3)} ms gateway CPU / call; CPU ÷ ${name(fc)} ${sdkCpu.median.toFixed(2)}× (quartiles ${sdkCpu.q1.toFixed(2)}–${sdkCpu.q3.toFixed(2)}); the floor under the two rows above`,
         name(fw),
       ),
     );
