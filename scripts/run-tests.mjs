@@ -4,7 +4,8 @@
 // Node 20's --test does not expand globs, so the file list is built here.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 
 function walk(dir) {
   const out = [];
@@ -24,5 +25,30 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.PARLEY_TEST_CONCURRENCY ?? '2';
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+// The TAP stream is passed through as it comes, and every failure's block is kept so that it can be
+// printed again at the end: a CI log that keeps only its tail still names what failed and why.
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
+  stdio: ['inherit', 'pipe', 'inherit'],
+});
+const failures = [];
+let open = null; // { indent, lines } while inside a failure's YAML block
+const MAX_BLOCK_LINES = 30;
+createInterface({ input: child.stdout }).on('line', (line) => {
+  process.stdout.write(`${line}\n`);
+  const notOk = /^(\s*)not ok \d+ - /.exec(line);
+  if (notOk) {
+    open = { indent: notOk[1], lines: [line] };
+    failures.push(open.lines);
+    return;
+  }
+  if (!open) return;
+  if (open.lines.length < MAX_BLOCK_LINES) open.lines.push(line);
+  if (line === `${open.indent}  ...`) open = null;
+});
+child.on('close', (code, signal) => {
+  if (failures.length > 0) {
+    process.stdout.write(`\n# run-tests: ${failures.length} failing test block(s), again:\n`);
+    for (const lines of failures) process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  process.exit(code ?? (signal ? 1 : 0));
+});
