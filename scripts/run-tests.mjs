@@ -27,9 +27,23 @@ if (files.length === 0) {
 const concurrency = process.env.PARLEY_TEST_CONCURRENCY ?? '2';
 // The TAP stream is passed through as it comes, and every failure's block is kept so that it can be
 // printed again at the end: a CI log that keeps only its tail still names what failed and why.
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
-  stdio: ['inherit', 'pipe', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/test-times.mjs',
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
+  {
+    stdio: ['inherit', 'pipe', 'inherit'],
+  },
+);
 const failures = [];
 let open = null; // { indent, lines } while inside a failure's YAML block
 const MAX_BLOCK_LINES = 30;
