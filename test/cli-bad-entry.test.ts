@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { isolatedEnv, runParley } from './helpers/cli.js';
+import { isolatedEnv, runParley, CLI } from './helpers/cli.js';
 import { EVERYTHING } from './fixtures/cli/setup.js';
 
 const T = 180_000;
@@ -64,23 +64,11 @@ describe('one bad server entry', () => {
     assert.match(list[1].state.message ?? '', /both "command" and "url"/);
   });
   it('serve --stdio names the server whose tools are missing and why', { timeout: T }, async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        import.meta.resolve('tsx'),
-        new URL('../src/cli/main.ts', import.meta.url).pathname,
-        'serve',
-        '--stdio',
-        '--headless',
-        ...flags,
-      ],
-      {
-        cwd: dir,
-        env: { ...process.env, ...isolatedEnv(dir) },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...CLI, 'serve', '--stdio', '--headless', ...flags], {
+      cwd: dir,
+      env: { ...process.env, ...isolatedEnv(dir) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     const until = Date.now() + 60_000;

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
-import { isolatedEnv, runParley } from './helpers/cli.js';
+import { cliProject, type CliProject } from './fixtures/cli/setup.js';
+import { isolatedEnv, runParley, CLI } from './helpers/cli.js';
 import { screen, tmux, waitFor } from './helpers/tmux.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -23,8 +23,8 @@ const ARGS = JSON.stringify({ message: HOSTILE });
 describe('parley call: a tool result on the terminal', { skip: hasTmux ? false : 'tmux not installed' }, () => {
   it('shows the control characters of a tool result instead of obeying them', { timeout: 120_000 }, async () => {
     const s = `parley-test-${randomUUID().slice(0, 8)}`;
-    const main = JSON.stringify(`${REPO}src/cli/main.ts`);
-    const cmd = `echo MARKER-BEFORE-CALL; ${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${main} call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything echo '${ARGS}'; echo "EXIT=$?"; sleep 60`;
+    const main = CLI.map((a) => JSON.stringify(a)).join(' ');
+    const cmd = `echo MARKER-BEFORE-CALL; ${JSON.stringify(process.execPath)} ${main} call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything echo '${ARGS}'; echo "EXIT=$?"; sleep 60`;
     const env = Object.entries(isolatedEnv(p.dir)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     tmux('new-session', '-d', '-s', s, '-x', '120', '-y', '40', '-c', p.dir, '-e', 'NO_COLOR=1', ...env, cmd);
     try {

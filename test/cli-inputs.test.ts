@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawn } from 'node:child_process';
 import { INPUT_KEY, writeInputsProject } from './fixtures/config/inputs-env.js';
-import { MAIN } from './fixtures/e2e/up.js';
+import { CLI } from './helpers/cli.js';
 import { isolatedEnv, runParley } from './helpers/cli.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -44,11 +44,11 @@ describe('configuration inputs in parley up without a console', () => {
   it('a server whose input nobody can answer fails once, naming the input, and is not restarted over and over', {
     timeout: 180_000,
   }, async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), MAIN, 'up', '--no-console', '--config', config, '--db', join(dir, 'up.db')],
-      { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [...CLI, 'up', '--no-console', '--config', config, '--db', join(dir, 'up.db')], {
+      cwd: dir,
+      env: { ...process.env, ...isolatedEnv(dir) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));

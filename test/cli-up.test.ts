@@ -6,11 +6,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isolatedEnv } from './helpers/cli.js';
+import { isolatedEnv, CLI } from './helpers/cli.js';
 
 const EVERYTHING = new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url).pathname;
-const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
-const TSX = import.meta.resolve('tsx'); // absolute: children run in temp folders
 
 test('parley up: JSON logs, console URL in a 0600 file and in no log line, servers ready, token enforced, clean Ctrl-C', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
@@ -19,7 +17,7 @@ test('parley up: JSON logs, console URL in a 0600 file and in no log line, serve
     JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }),
   );
   // `dir` is also HOME: only its parley.json counts, not a user configuration file of this machine.
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0'], {
+  const child = spawn(process.execPath, [...CLI, 'up', '--json', '--port', '0'], {
     cwd: dir,
     env: { ...process.env, ...isolatedEnv(dir) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,7 +84,7 @@ test('parley up: a bad --port is a usage error (exit 2), a config without server
   const dir = mkdtempSync(join(tmpdir(), 'parley-up-'));
   const run = (args: string[]) =>
     new Promise<{ code: number | null; err: string }>((resolve) => {
-      const c = spawn(process.execPath, ['--import', TSX, MAIN, 'up', ...args], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } });
+      const c = spawn(process.execPath, [...CLI, 'up', ...args], { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } });
       let err = '';
       c.stderr.on('data', (d) => (err += d));
       const t = setTimeout(() => c.kill('SIGKILL'), 30_000);
@@ -111,7 +109,7 @@ test('parley up with stdout into a pipe (a log): the console line has no token a
     join(dir, 'parley.json'),
     JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }),
   );
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--port', '0'], {
+  const child = spawn(process.execPath, [...CLI, 'up', '--port', '0'], {
     cwd: dir,
     env: { ...process.env, ...isolatedEnv(dir) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -149,7 +147,7 @@ test('parley up --no-console with no server running (one fails, one lazy) keeps 
       },
     }),
   );
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--no-console'], {
+  const child = spawn(process.execPath, [...CLI, 'up', '--json', '--no-console'], {
     cwd: dir,
     env: { ...process.env, ...isolatedEnv(dir) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,13 +10,12 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { gatewayIdentities, hashToken, userForAuthorization } from '../src/gateway/index.js';
 import { loadConfigValue, mergeLayers } from '../src/host/config/load.js';
-import { isolatedEnv, runParley } from './helpers/cli.js';
+import { isolatedEnv, runParley, CLI } from './helpers/cli.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { waitUntil } from './helpers/wait.js';
 
 const fixture = (f: string) => fileURLToPath(new URL(`./fixtures/servers-host/${f}`, import.meta.url));
 const CTX = { cwd: tmpdir(), home: tmpdir(), env: {} };
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
 describe('parley serve --stdio', () => {
   let dir: string;
@@ -33,7 +32,7 @@ describe('parley serve --stdio', () => {
     // In `dir`, with `dir` as HOME: no project or user configuration file of this machine joins --config.
     const t = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra],
+      args: [...CLI, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra],
       stderr: 'pipe',
       cwd: dir,
       env: isolatedEnv(dir),
@@ -83,18 +82,7 @@ describe('parley serve --stdio', () => {
     writeFileSync(salesCfg, JSON.stringify({ mcpServers: { sales: { command: process.execPath, args: [sales] } } }));
     const t = new StdioClientTransport({
       command: process.execPath,
-      args: [
-        '--import',
-        import.meta.resolve('tsx'),
-        MAIN,
-        'serve',
-        '--stdio',
-        '--headless',
-        '--config',
-        salesCfg,
-        '--db',
-        join(dir, 's.db'),
-      ],
+      args: [...CLI, 'serve', '--stdio', '--headless', '--config', salesCfg, '--db', join(dir, 's.db')],
       stderr: 'pipe',
       cwd: dir,
       env: isolatedEnv(dir),
@@ -157,11 +145,11 @@ describe('parley serve --stdio', () => {
 
   it('a message over the line cap is answered -32600 and the gateway goes on serving (never deaf)', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')],
-      { stdio: ['pipe', 'pipe', 'pipe'], cwd: dir, env: { ...process.env, ...isolatedEnv(dir) } },
-    );
+    const child = spawn(process.execPath, [...CLI, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'big.db')], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: dir,
+      env: { ...process.env, ...isolatedEnv(dir) },
+    });
     child.stdin.on('error', () => undefined); // the gateway may close its stdin while we still write
     const replies: Array<{ id?: unknown; error?: { code: number; message: string }; result?: unknown }> = [];
     let buf = '';
@@ -296,25 +284,14 @@ it('a configuration that lists parley serve itself does not start parley inside 
         mcpServers: {
           me: {
             command: process.execPath,
-            args: [
-              '--import',
-              import.meta.resolve('tsx'),
-              MAIN,
-              'serve',
-              '--stdio',
-              '--headless',
-              '--config',
-              cfg,
-              '--db',
-              join(dir, 'inner.db'),
-            ],
+            args: [...CLI, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'inner.db')],
           },
         },
       }),
     );
     const t = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')],
+      args: [...CLI, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')],
       stderr: 'pipe',
       cwd: dir,
       env: isolatedEnv(dir),

@@ -11,12 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { isolatedEnv } from './helpers/cli.js';
+import { isolatedEnv, CLI } from './helpers/cli.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { waitUntil } from './helpers/wait.js';
 
 const ASKER = fileURLToPath(new URL('./fixtures/console/crash-asker.mjs', import.meta.url));
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
 describe('parley serve --stdio: a 2026-07-28 client without elicitation', () => {
   let dir: string;
@@ -32,7 +31,7 @@ describe('parley serve --stdio: a 2026-07-28 client without elicitation', () => 
     const stderr: string[] = [];
     const t = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', import.meta.resolve('tsx'), MAIN, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra],
+      args: [...CLI, 'serve', '--stdio', '--config', cfg, '--db', join(dir, 'g.db'), ...extra],
       stderr: 'pipe',
       cwd: dir,
       env: isolatedEnv(dir),

@@ -20,7 +20,7 @@ import { text } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { startIssuer } from './helpers/oidc.js';
 import { postModernToolsList } from './helpers/modern-request.js';
-import { isolatedEnv } from './helpers/cli.js';
+import { isolatedEnv, CLI } from './helpers/cli.js';
 import type { Issuer, IssuerClient } from './helpers/oidc.js';
 import { verifies } from './helpers/verifies.js';
 
@@ -304,22 +304,11 @@ describe('parley serve --http with gateway.oauth', () => {
         gateway: { oauth: { issuer: issuer.issuer, userClaim: 'preferred_username' } },
       }),
     );
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        import.meta.resolve('tsx'),
-        fileURLToPath(new URL('../src/cli/main.ts', import.meta.url)),
-        'serve',
-        '--http',
-        '--headless',
-        '--config',
-        cfg,
-        '--db',
-        join(dir, 'g.db'),
-      ],
-      { cwd: dir, env: { ...process.env, ...isolatedEnv(dir) }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [...CLI, 'serve', '--http', '--headless', '--config', cfg, '--db', join(dir, 'g.db')], {
+      cwd: dir,
+      env: { ...process.env, ...isolatedEnv(dir) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       let err = '';
       const url = await new Promise<string>((res, rej) => {

@@ -11,15 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHost, HeadlessPresenter } from '../src/host/index.js';
 import type { HostConfig, ServerDef } from '../src/host/index.js';
-import { isolatedEnv, runParley } from './helpers/cli.js';
+import { isolatedEnv, runParley, CLI } from './helpers/cli.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { startSdkHttpPeer } from './helpers/peers.js';
 import { hostInternals } from '../src/host/internals.js';
 
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
-const MAIN = new URL('../src/cli/main.ts', import.meta.url).pathname;
-const TSX = import.meta.resolve('tsx');
 
 /** Live processes whose command line contains `marker` (Linux /proc). */
 function processesWith(marker: string): number[] {
@@ -183,7 +181,7 @@ test('`parley servers` shows "not started (lazy)"; `parley up` counts only the e
       ],
     );
 
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, 'up', '--json', '--port', '0', '--no-console'], {
+    const child = spawn(process.execPath, [...CLI, 'up', '--json', '--port', '0', '--no-console'], {
       cwd: dir,
       env: { ...process.env, ...isolatedEnv(dir) },
       stdio: ['ignore', 'pipe', 'pipe'],

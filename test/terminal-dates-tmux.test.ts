@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO } from './fixtures/cli/setup.js';
-import { isolatedEnv } from './helpers/cli.js';
+import { isolatedEnv, CLI } from './helpers/cli.js';
 import { tmux, waitFor } from './helpers/tmux.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -30,9 +30,9 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 /** `parley call asker ask` in a fresh 160x50 tmux session. */
 function start(): string {
   const s = `parley-test-${randomUUID().slice(0, 8)}`;
-  const main = JSON.stringify(`${REPO}src/cli/main.ts`);
+  const main = CLI.map((a) => JSON.stringify(a)).join(' ');
   const flags = ['--config', join(dir, 'parley.json'), '--db', join(dir, 'parley.db')].map((f) => JSON.stringify(f)).join(' ');
-  const cmd = `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${main} call ${flags} asker ask; echo "EXIT=$?"; sleep 60`;
+  const cmd = `${JSON.stringify(process.execPath)} ${main} call ${flags} asker ask; echo "EXIT=$?"; sleep 60`;
   const env = Object.entries(isolatedEnv(dir)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   tmux('new-session', '-d', '-s', s, '-x', '160', '-y', '50', '-c', dir, '-e', 'NO_COLOR=1', ...env, cmd);
   return s;

@@ -9,9 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { REPO } from './fixtures/cli/setup.js';
 import { INPUT_KEY, writeInputsProject } from './fixtures/config/inputs-env.js';
-import { isolatedEnv } from './helpers/cli.js';
+import { isolatedEnv, CLI } from './helpers/cli.js';
 import { screen, tmux, waitFor } from './helpers/tmux.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -26,9 +25,9 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 describe('terminal: configuration inputs', { skip: hasTmux ? false : 'tmux not installed' }, () => {
   it('says parley needs the value, names each field with its input id, and offers no remember choice', { timeout: 240_000 }, async () => {
     const s = `parley-test-${randomUUID().slice(0, 8)}`;
-    const main = JSON.stringify(`${REPO}src/cli/main.ts`);
+    const main = CLI.map((a) => JSON.stringify(a)).join(' ');
     const flags = ['--config', config, '--db', join(dir, 'parley.db')].map((f) => JSON.stringify(f)).join(' ');
-    const cmd = `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${main} call ${flags} env has_key; echo "EXIT=$?"; sleep 60`;
+    const cmd = `${JSON.stringify(process.execPath)} ${main} call ${flags} env has_key; echo "EXIT=$?"; sleep 60`;
     const env = Object.entries(isolatedEnv(dir)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     tmux('new-session', '-d', '-s', s, '-x', '160', '-y', '50', '-c', dir, '-e', 'NO_COLOR=1', ...env, cmd);
     try {

@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
-import { isolatedEnv } from './helpers/cli.js';
+import { cliProject, type CliProject } from './fixtures/cli/setup.js';
+import { isolatedEnv, CLI } from './helpers/cli.js';
 import { screen, tmux, waitFor } from './helpers/tmux.js';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -21,8 +21,8 @@ after(() => p.cleanup());
 /** `parley call everything trigger-elicitation-request` in a fresh 120x40 tmux session. */
 function start(): string {
   const s = `parley-test-${randomUUID().slice(0, 8)}`;
-  const main = JSON.stringify(`${REPO}src/cli/main.ts`);
-  const cmd = `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${main} call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything trigger-elicitation-request; echo "EXIT=$?"; sleep 60`;
+  const main = CLI.map((a) => JSON.stringify(a)).join(' ');
+  const cmd = `${JSON.stringify(process.execPath)} ${main} call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything trigger-elicitation-request; echo "EXIT=$?"; sleep 60`;
   const env = Object.entries(isolatedEnv(p.dir)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   tmux('new-session', '-d', '-s', s, '-x', '120', '-y', '40', '-c', p.dir, '-e', 'NO_COLOR=1', ...env, cmd);
   return s;

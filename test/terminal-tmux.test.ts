@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { cliProject, REPO, type CliProject } from './fixtures/cli/setup.js';
-import { isolatedEnv } from './helpers/cli.js';
+import { cliProject, type CliProject } from './fixtures/cli/setup.js';
+import { isolatedEnv, CLI } from './helpers/cli.js';
 import { verifies } from './helpers/verifies.js';
 import { tmux, waitFor } from './helpers/tmux.js';
 
@@ -20,8 +20,8 @@ after(() => p.cleanup());
 /** Starts `parley call everything trigger-elicitation-request` in a fresh 120x40 tmux session. */
 function start(tool = 'trigger-elicitation-request', ...args: string[]): string {
   const s = `parley-test-${randomUUID().slice(0, 8)}`;
-  const main = JSON.stringify(`${REPO}src/cli/main.ts`);
-  const cmd = `${JSON.stringify(process.execPath)} --import ${JSON.stringify(import.meta.resolve('tsx'))} ${main} call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything ${tool} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`;
+  const main = CLI.map((a) => JSON.stringify(a)).join(' ');
+  const cmd = `${JSON.stringify(process.execPath)} ${main} call ${p.flags.map((f) => JSON.stringify(f)).join(' ')} everything ${tool} ${args.map((a) => `'${a}'`).join(' ')}; echo "EXIT=$?"; sleep 60`;
   // In the project folder, with it as HOME: no configuration file of this machine joins --config.
   const env = Object.entries(isolatedEnv(p.dir)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   tmux('new-session', '-d', '-s', s, '-x', '120', '-y', '40', '-c', p.dir, '-e', 'NO_COLOR=1', ...env, cmd);

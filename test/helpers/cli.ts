@@ -1,4 +1,5 @@
-// Runs the parley CLI from source (tsx), with a bound, and captures its output.
+// Runs the parley CLI, with a bound, and captures its output: the build when it is current, else the
+// source under tsx (see CLI below).
 //
 // Every run is isolated from the machine it runs on: the CLI merges the project files of its working
 // directory (parley.json, .mcp.json, .vscode/mcp.json) and the user file under $XDG_CONFIG_HOME or
@@ -6,9 +7,40 @@
 // sees. Unless a test passes `cwd`, a run gets an empty temporary folder as its working directory, HOME,
 // XDG_CONFIG_HOME and XDG_STATE_HOME (where `parley serve` keeps its database by default).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The newest modification time (ms since the epoch) of any file under `dir`; 0 when it does not exist. */
+function newestMtimeMs(dir: string): number {
+  let newest = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of entries) {
+    const path = join(dir, name);
+    const st = statSync(path);
+    newest = Math.max(newest, st.isDirectory() ? newestMtimeMs(path) : st.mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The node arguments that start the parley CLI (append the CLI's own arguments): the built
+ * `dist/src/cli/main.js` when dist/ was written after the last change under src/ and servers/ (`npm
+ * test` builds first), which starts in about a third of tsx's time; otherwise `src/cli/main.ts` under
+ * tsx, so a run after an edit without a build still tests the edit. Decided once per test process.
+ */
+export const CLI: readonly string[] =
+  newestMtimeMs(join(REPO, 'dist')) >= Math.max(newestMtimeMs(join(REPO, 'src')), newestMtimeMs(join(REPO, 'servers')))
+    ? [join(REPO, 'dist/src/cli/main.js')]
+    : ['--import', import.meta.resolve('tsx'), join(REPO, 'src/cli/main.ts')];
 
 export interface CliRun {
   code: number | null;
@@ -32,15 +64,11 @@ export function runParley(
   const home = mkdtempSync(join(tmpdir(), 'parley-cli-home-'));
   const done = () => rmSync(home, { recursive: true, force: true });
   return new Promise<CliRun>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), new URL('../../src/cli/main.ts', import.meta.url).pathname, ...args],
-      {
-        env: { ...process.env, ...isolatedEnv(home), ...opts.env },
-        cwd: opts.cwd ?? home,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      env: { ...process.env, ...isolatedEnv(home), ...opts.env },
+      cwd: opts.cwd ?? home,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
