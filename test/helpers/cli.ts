@@ -32,15 +32,24 @@ function newestMtimeMs(dir: string): number {
 }
 
 /**
- * The node arguments that start the parley CLI (append the CLI's own arguments): the built
- * `dist/src/cli/main.js` when dist/ was written after the last change under src/ and servers/ (`npm
- * test` builds first), which starts in about a third of tsx's time; otherwise `src/cli/main.ts` under
- * tsx, so a run after an edit without a build still tests the edit. Decided once per test process.
+ * True when dist/ was written after the last change under src/ and servers/ (`npm test` builds
+ * first). Decided once per test process.
  */
-export const CLI: readonly string[] =
-  newestMtimeMs(join(REPO, 'dist')) >= Math.max(newestMtimeMs(join(REPO, 'src')), newestMtimeMs(join(REPO, 'servers')))
-    ? [join(REPO, 'dist/src/cli/main.js')]
-    : ['--import', import.meta.resolve('tsx'), join(REPO, 'src/cli/main.ts')];
+export const DIST_CURRENT =
+  newestMtimeMs(join(REPO, 'dist')) >= Math.max(newestMtimeMs(join(REPO, 'src')), newestMtimeMs(join(REPO, 'servers')));
+
+/**
+ * The node arguments that run `entry`, a .ts file under src/ or servers/ given relative to the
+ * repository (append its own arguments): the built .js under dist/ when DIST_CURRENT, which starts in
+ * about a third of tsx's time; otherwise the source under tsx, so a run after an edit without a build
+ * still tests the edit.
+ */
+export function nodeArgs(entry: string): string[] {
+  return DIST_CURRENT ? [join(REPO, 'dist', entry.replace(/\.ts$/, '.js'))] : ['--import', import.meta.resolve('tsx'), join(REPO, entry)];
+}
+
+/** The node arguments that start the parley CLI (see nodeArgs). */
+export const CLI: readonly string[] = nodeArgs('src/cli/main.ts');
 
 export interface CliRun {
   code: number | null;
