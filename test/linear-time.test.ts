@@ -1,8 +1,8 @@
 // Issue 12 item 6: every text check over untrusted text runs in linear time. For each check and each
 // generated text shape (runs of capitals, camel humps, digits before capitals, invisible characters,
-// look-alike letters, "://" and "@" runs, template braces, …) the time per character at 100k and 1M
+// look-alike letters, "://" and "@" runs, template braces, …) the time per character at 100k and 400k
 // characters stays within a generous factor of the time per character at 10k. A quadratic check
-// gives a factor of ~10 at 100k and ~100 at 1M (the old camelCase split took ~55 s on 100k capitals).
+// gives a factor of ~10 at 100k and ~40 at 400k (the old camelCase split took ~55 s on 100k capitals).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -24,7 +24,7 @@ import { uriTemplateToRegExp } from '../src/host/roots/routing.js';
 
 /** Largest allowed ratio of time per character (big size / 10k). Linear ≈ 1; quadratic ≈ 10 / 100. */
 const BOUND = 10;
-const SIZES = [10_000, 100_000, 1_000_000];
+const SIZES = [10_000, 100_000, 400_000];
 const RUNS = Number(process.env.PARLEY_LINEAR_RUNS ?? 2);
 /** Always tried: a run of capitals (the old quadratic split) and URL/template punctuation. */
 const EXAMPLES: Array<[string]> = [['A'], ['://{a}@']];
@@ -170,7 +170,7 @@ const CHECKS: Array<[string, (s: string) => unknown, ((s: string) => string)?]> 
 ];
 
 for (const [name, fn, input = (s: string) => s] of CHECKS) {
-  test(`linear time from 10k to 1M characters: ${name}`, () => {
+  test(`linear time from 10k to 400k characters: ${name}`, () => {
     fc.assert(
       fc.property(unit, (u) => {
         const base = perChar(fn, input(make(u, SIZES[0])));
@@ -186,7 +186,7 @@ for (const [name, fn, input = (s: string) => s] of CHECKS) {
 
 // A server's error text before it reaches a gateway client (src/host/servers/client-text.ts): the
 // stderr-tail pattern and the cut-secret scan on shapes made of their own punctuation.
-test('linear time from 10k to 1M characters: clientErrorText (stderr tail, secrets, cut lines)', () => {
+test('linear time from 10k to 400k characters: clientErrorText (stderr tail, secrets, cut lines)', () => {
   const secrets = ['abcdefgh-secret', 'its stderr', 'a\\"b'];
   const fn = (s: string) => (clientErrorText(s, { secrets }), clientErrorText(s, { secrets, stderr: true }));
   for (const u of [
