@@ -41,7 +41,19 @@ export interface UpstreamCall {
   failures: string[];
   /** Told when a prompt of this call waits in the console (`./hold.ts`). */
   console?: ConsoleWatch;
+  /**
+   * 2025-11-25: tells the upstream client that the browser step of the URL-mode elicitation it was
+   * sent as `elicitationId` is complete (`notifications/elicitation/complete`). Never throws.
+   */
+  complete?(elicitationId: string): void;
 }
+
+/**
+ * Most URL-mode prompts one bridge remembers between the client's consent and the server's completion
+ * (the broker's own registry keeps as many, `MAX_URL_ELICITATIONS`); over it the oldest is forgotten
+ * and its completion, should it still come, is not relayed.
+ */
+export const MAX_AWAITED_COMPLETIONS = 1_000;
 
 /**
  * One user's open upstream calls. The gateway's `tools/call` handler opens and closes them; the bridge
@@ -150,6 +162,8 @@ function unmatched(message: string, prompt: InputRequestView): string {
 /** The presenter of one gateway user's host. */
 export class BridgePresenter implements Presenter {
   readonly interactive = true;
+  /** URL-mode prompts consented to upstream on 2025-11-25, by prompt id (= the upstream elicitationId), until completed. */
+  readonly #awaitingCompletion = new Map<string, UpstreamCall>();
   constructor(private readonly o: BridgeOptions) {}
 
   /**
@@ -165,7 +179,7 @@ export class BridgePresenter implements Presenter {
     const up = this.o.calls.get(prompt.call?.tag);
     if (up && up.modes[prompt.mode]) {
       const cap = this.o.cap;
-      if (!cap) return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+      if (!cap) return this.#ask(up, prompt, signal);
       if (cap.pending.n >= cap.max) {
         const why = `server "${prompt.server}" asked for input, but user "${cap.user}" already has ${cap.pending.n} elicitations waiting for an answer, the cap (${cap.setting}); answer or cancel those first.`;
         up.failures.push(why);
@@ -173,7 +187,7 @@ export class BridgePresenter implements Presenter {
       }
       cap.pending.n++;
       try {
-        return toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+        return await this.#ask(up, prompt, signal);
       } finally {
         cap.pending.n--;
       }
@@ -199,7 +213,28 @@ export class BridgePresenter implements Presenter {
     }
   }
 
+  /**
+   * Sends the prompt upstream. A URL-mode prompt the client consents to on 2025-11-25 (sent with the
+   * prompt's id as its elicitationId) waits for the server's completion, relayed by {@link notify}.
+   */
+  async #ask(up: UpstreamCall, prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
+    const answer = toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+    if (answer.action === 'accept' && prompt.mode === 'url' && up.revision === '2025-11-25' && up.complete) {
+      if (this.#awaitingCompletion.size >= MAX_AWAITED_COMPLETIONS)
+        this.#awaitingCompletion.delete(this.#awaitingCompletion.keys().next().value as string);
+      this.#awaitingCompletion.set(prompt.id, up);
+    }
+    return answer;
+  }
+
   notify(notice: PresenterNotice): void {
+    // The server reports the browser step complete: the upstream client that consented hears it too,
+    // under the elicitationId it was sent (client/elicitation §Completion Notifications).
+    const up = notice.kind === 'url-completed' && notice.requestId ? this.#awaitingCompletion.get(notice.requestId) : undefined;
+    if (up) {
+      this.#awaitingCompletion.delete(notice.requestId!);
+      up.complete?.(notice.requestId!);
+    }
     this.o.fallback.notify(notice);
   }
 }

@@ -28,6 +28,8 @@ import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
 /** A 2025-era session's open calls: any of them can carry a prompt to the client. */
 interface SessionCalls extends UpstreamCall {
   active: Array<(params: UpstreamElicitParams, signal: AbortSignal) => Promise<ElicitResult>>;
+  /** Per open call (same order as `active`): sends `notifications/elicitation/complete` related to it. */
+  completers: Array<(elicitationId: string) => void>;
   /** The console watches of the session's open calls (a prompt cannot be told apart between them). */
   watches: ConsoleWatch[];
 }
@@ -603,11 +605,20 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           revision: era.revision,
           failures: [],
           active: [],
+          completers: [],
           watches: [],
           ask: (params, signal) => {
             const carrier = e.active.at(-1);
             if (!carrier) return Promise.reject(new Error('the upstream call ended'));
             return carrier(params, signal);
+          },
+          // Related to a call still open (over HTTP it travels on that call's stream); once the session's
+          // calls have ended, as a session notification (the client's GET stream, or stdio).
+          complete: (elicitationId) => {
+            const related = e.completers.at(-1);
+            if (related) return related(elicitationId);
+            const n = { method: 'notifications/elicitation/complete', params: { elicitationId } };
+            void Promise.resolve(mcp.server.notification(n as never)).catch(() => undefined);
           },
           console: {
             opened: (p) => e.watches.forEach((w) => w.opened(p)),
@@ -638,6 +649,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
         void Promise.resolve(sdk.mcpReq.notify({ method: 'notifications/elicitation/complete', params: { elicitationId } } as never)).catch(
           () => undefined,
         );
+      up.completers.push(complete);
       const held = sp.consoleHold
         ? holds.start(
             { user: sp.user, tool: exposed, args },
@@ -667,6 +679,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       } finally {
         held?.release();
         up.active.splice(up.active.indexOf(carrier), 1);
+        up.completers.splice(up.completers.indexOf(complete), 1);
         if (up.active.length === 0) sp.calls.close(up);
       }
     }

@@ -125,6 +125,7 @@ export interface PresenterNotice {
    */
   kind: 'refused' | 'cancelled-by-server' | 'url-completed' | 'timeout' | 'invalid-answer' | 'auto-answered' | 'server-stopped';
   server: string;
+  /** The request the notice is about (for `'url-completed'`: the request that carried the elicitationId). */
   requestId?: string;
   message: string;
   reason?: string;

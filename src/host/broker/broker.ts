@@ -213,7 +213,7 @@ export class ElicitationBroker {
       details = u.view.warningDetails.map((d) => ({ code: `url:${d.code}`, text: d.text }));
       if (u.view.warnings.length)
         this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
-      if (req.elicitationId && !this.urls.add(req.server, req.elicitationId))
+      if (req.elicitationId && !this.urls.add(req.server, req.elicitationId, req.id))
         this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: excerpt(req.elicitationId) } });
     } else if (sensitive.length) {
       warnings = sensitive.map((f) => `sensitive:${f}`);
@@ -528,8 +528,14 @@ export class ElicitationBroker {
       detail: { elicitationId: id, result: r, ...(skipped ? { skipped } : {}) },
     });
     if (r !== 'completed') return;
-    this.emit({ type: 'url-completed', server, elicitationId });
-    this.notify({ kind: 'url-completed', server, message: `${server} reports the browser step is complete.` });
+    const requestId = this.urls.requestOf(server, elicitationId);
+    this.emit({ type: 'url-completed', server, elicitationId, ...(requestId ? { requestId } : {}) });
+    this.notify({
+      kind: 'url-completed',
+      server,
+      ...(requestId ? { requestId } : {}),
+      message: `${server} reports the browser step is complete.`,
+    });
   }
 
   /**

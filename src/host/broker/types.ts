@@ -73,7 +73,7 @@ export type BrokerEvent =
   | { type: 'pending-removed'; id: string; outcome: 'accept' | 'decline' | 'cancel' | 'cancelled-by-server' | 'error' }
   | { type: 'answered'; id: string; server: string; action: 'accept' | 'decline' | 'cancel' }
   | { type: 'refused'; id: string; server: string; reason: RefusalReason; message: string }
-  | { type: 'url-completed'; server: string; elicitationId: string };
+  | { type: 'url-completed'; server: string; elicitationId: string /** The request that carried the id. */; requestId?: string };
 
 /** Why the broker declined without asking the person. */
 export type RefusalReason =

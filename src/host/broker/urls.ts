@@ -18,6 +18,8 @@ export type UrlElicitationState = 'pending' | 'consented' | 'declined' | 'comple
 interface Entry {
   state: UrlElicitationState;
   waiters: Array<() => void>;
+  /** The broker's id of the request that carried the elicitationId, when given. */
+  requestId?: string;
 }
 
 export class UrlElicitationRegistry {
@@ -31,13 +33,21 @@ export class UrlElicitationRegistry {
     return this.entries.size;
   }
 
-  /** Registers a new id as pending. Returns false if (server, id) is already known (duplicate). */
-  add(server: string, id: string): boolean {
+  /**
+   * Registers a new id as pending, with the broker's id of the request that carried it (`requestId`,
+   * optional). Returns false if (server, id) is already known (duplicate).
+   */
+  add(server: string, id: string, requestId?: string): boolean {
     const k = this.key(server, id);
     if (this.entries.has(k)) return false;
     if (this.entries.size >= MAX_URL_ELICITATIONS) this.forgetOne();
-    this.entries.set(k, { state: 'pending', waiters: [] });
+    this.entries.set(k, { state: 'pending', waiters: [], ...(requestId !== undefined ? { requestId } : {}) });
     return true;
+  }
+
+  /** The broker's id of the request that carried (server, id), if it was registered with one. */
+  requestOf(server: string, id: string): string | undefined {
+    return this.entries.get(this.key(server, id))?.requestId;
   }
 
   /** Forgets the oldest finished id, else the oldest (Maps iterate in insertion order). */

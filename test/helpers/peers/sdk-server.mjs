@@ -16,6 +16,9 @@
 //   login  URL-mode elicitation of https://example.com/connect → "url <action>"
 //          (legacy kinds send notifications/elicitation/complete after an accept)
 //   roots  roots/list → "roots <uri>,<uri>…"
+// v2-legacy has a fourth:
+//   login-later  as login, but returns at once after an accept and sends the completion 100 ms later,
+//                as a session notification (related to no request: the call has ended)
 // With --http it prints `listening on http://127.0.0.1:<port>/mcp` on stderr; it never binds another address.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -73,6 +76,23 @@ async function v2LegacyFactory() {
     });
     s.registerTool('roots', { description: 'Lists the client roots', inputSchema: z.object({}) }, async (_a, ctx) =>
       rootsText(await s.server.listRoots(undefined, related(ctx))),
+    );
+    s.registerTool(
+      'login-later',
+      { description: 'URL-mode sign-in, completed after the call', inputSchema: z.object({}) },
+      async (_a, ctx) => {
+        const elicitationId = randomUUID();
+        const r = await ctx.mcpReq.elicitInput({ ...URL_ASK, elicitationId }, related(ctx));
+        if (r.action === 'accept')
+          setTimeout(
+            () =>
+              void s.server
+                .createElicitationCompletionNotifier(elicitationId)()
+                .catch(() => {}),
+            100,
+          );
+        return text(`url ${r.action}`);
+      },
     );
     return s;
   };

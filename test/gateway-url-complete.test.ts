@@ -1,0 +1,171 @@
+// 2025-11-25 URL mode through the gateway: when the downstream server reports the browser step
+// complete (notifications/elicitation/complete), the upstream client that consented hears it too,
+// under the elicitationId the gateway sent it, and no other client does (client/elicitation
+// §Completion Notifications). Real peers: the SDK v2 legacy server over stdio and the SDK v1 server
+// over Streamable HTTP downstream (test/helpers/peers/sdk-server.mjs: its `login` tool sends the
+// completion after an accept); upstream, SDK v2 clients on 2025-11-25 over HTTP (two sessions, or two
+// calls of one session, overlapping with crossed answer timings) and over stdio (`parley serve
+// --stdio`, two overlapping calls in one session).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
+import { createGateway } from '../src/gateway/index.js';
+import type { HostConfig } from '../src/host/index.js';
+import { stdioDef } from './fixtures/servers-host/helpers.js';
+import { text, v2Client } from './fixtures/toolkit/peers.js';
+import { CLI, isolatedEnv } from './helpers/cli.js';
+import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+import { SDK_SERVER, startSdkHttpPeer } from './helpers/peers.js';
+import type { HttpPeer } from './helpers/peers.js';
+
+const CALL_MS = 60_000;
+const T = { timeout: 180_000 };
+
+/** An upstream 2025-11-25 client that accepts every URL prompt after `delayMs` and records what it was sent and told. */
+function consentingClient(delayMs: number): { client: Client; sent: string[]; completed: string[] } {
+  const sent: string[] = [];
+  const completed: string[] = [];
+  const client = v2Client((async (r: { params: { mode?: string; elicitationId?: string } }) => {
+    assert.equal(r.params.mode, 'url');
+    sent.push(String(r.params.elicitationId));
+    await new Promise((res) => setTimeout(res, delayMs));
+    return { action: 'accept' };
+  }) as never);
+  client.setNotificationHandler('notifications/elicitation/complete', (n) => void completed.push(n.params.elicitationId));
+  return { client, sent, completed };
+}
+
+/** Waits (bounded) until `pred()` holds; the completion may arrive just after the tool result. */
+async function until(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('gateway: a downstream URL-mode completion reaches the upstream client that consented', () => {
+  let peer: HttpPeer;
+  let url: string;
+  let stop: () => Promise<void>;
+  before(async () => {
+    peer = await startSdkHttpPeer('v1');
+    const servers: HostConfig['servers'] = {
+      stdio: stdioDef('stdio', [SDK_SERVER, 'v2-legacy']),
+      http: { name: 'http', type: 'http', url: peer.url, headers: {} } as never,
+    };
+    ({ url, stop } = await serveGateway(createGateway(gatewayConfig(servers))));
+  });
+  after(async () => {
+    await stop();
+    await peer.stop();
+  });
+
+  it('HTTP downstream, two HTTP sessions, calls overlapping, answers crossed: each client hears its own completion only', T, async () => {
+    const slow = consentingClient(300);
+    const fast = consentingClient(10);
+    await slow.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await fast.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      const call = (c: Client) => c.callTool({ name: 'http__login', arguments: {} }, { timeout: CALL_MS });
+      const [a, b] = await Promise.all([call(slow.client), call(fast.client)]);
+      assert.equal(text(a), 'url accept');
+      assert.equal(text(b), 'url accept');
+      assert.equal(slow.sent.length, 1);
+      assert.equal(fast.sent.length, 1);
+      assert.notEqual(slow.sent[0], fast.sent[0], 'each prompt has its own elicitationId');
+      await until(() => slow.completed.length > 0 && fast.completed.length > 0, 'both completions relayed');
+      await new Promise((r) => setTimeout(r, 200)); // a stray second or crossed completion would show here
+      assert.deepEqual(slow.completed, slow.sent);
+      assert.deepEqual(fast.completed, fast.sent);
+    } finally {
+      await slow.client.close();
+      await fast.client.close();
+    }
+  });
+
+  // A 2025-era stdio server's pushed request names no call: with calls of two sessions in flight it
+  // cannot be attributed (src/host/servers/calls.ts), so the overlap here is within one session.
+  it('stdio downstream, one HTTP session, two calls overlapping, answers crossed: each elicitationId is completed once', T, async () => {
+    const c = consentingClient(0);
+    let turn = 0;
+    c.client.setRequestHandler('elicitation/create', async (r) => {
+      c.sent.push(String((r.params as { elicitationId?: string }).elicitationId));
+      await new Promise((res) => setTimeout(res, turn++ === 0 ? 300 : 10));
+      return { action: 'accept' } as never;
+    });
+    await c.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      const call = () => c.client.callTool({ name: 'stdio__login', arguments: {} }, { timeout: CALL_MS });
+      const results = await Promise.all([call(), call()]);
+      assert.deepEqual(results.map(text), ['url accept', 'url accept']);
+      assert.equal(new Set(c.sent).size, 2, 'two prompts, two elicitationIds');
+      await until(() => c.completed.length >= 2, 'both completions relayed');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual([...c.completed].sort(), [...c.sent].sort());
+    } finally {
+      await c.client.close();
+    }
+  });
+
+  it('a completion sent after the call has ended reaches the client as a session notification (HTTP GET stream)', T, async () => {
+    const c = consentingClient(0);
+    await c.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      const r = await c.client.callTool({ name: 'stdio__login-later', arguments: {} }, { timeout: CALL_MS });
+      assert.equal(text(r), 'url accept');
+      assert.equal(c.completed.length, 0, 'the server completes 100 ms after the result');
+      await until(() => c.completed.length > 0, 'the late completion relayed');
+      assert.deepEqual(c.completed, c.sent);
+    } finally {
+      await c.client.close();
+    }
+  });
+});
+
+describe('parley serve --stdio: a downstream URL-mode completion reaches the stdio client', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-url-complete-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('two overlapping calls in one session: each elicitationId it was sent is completed once', T, async () => {
+    const cfg = join(dir, 'parley.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { peer: { command: process.execPath, args: [SDK_SERVER, 'v2-legacy'] } } }));
+    const c = consentingClient(0);
+    let turn = 0;
+    // The first prompt is answered after the second: the answers cross.
+    c.client.setRequestHandler('elicitation/create', async (r) => {
+      const params = r.params as { elicitationId?: string };
+      c.sent.push(String(params.elicitationId));
+      await new Promise((res) => setTimeout(res, turn++ === 0 ? 300 : 10));
+      return { action: 'accept' } as never;
+    });
+    await c.client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [...CLI, 'serve', '--stdio', '--headless', '--config', cfg, '--db', join(dir, 'g.db')],
+        cwd: dir,
+        env: { ...process.env, ...isolatedEnv(dir) } as Record<string, string>,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const call = () => c.client.callTool({ name: 'peer__login', arguments: {} }, { timeout: CALL_MS });
+      const results = await Promise.all([call(), call()]);
+      assert.deepEqual(results.map(text), ['url accept', 'url accept']);
+      assert.equal(new Set(c.sent).size, 2, 'two prompts, two elicitationIds');
+      await until(() => c.completed.length >= 2, 'both completions relayed');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual([...c.completed].sort(), [...c.sent].sort());
+    } finally {
+      await c.client.close();
+    }
+  });
+});
