@@ -176,6 +176,19 @@ test('deadlines longer than the longest timer (2^31-1 ms) are clamped when read,
   assert.match(issues[0].message, /5000000000 ms .* 2147483647 ms/);
 });
 
+test('timeouts.probeMs is read like the other timeouts; a bad one names its pointer', () => {
+  const { config, issues } = load(
+    'parley.json',
+    '{"servers": {"npx": {"command": "npx", "timeouts": {"probeMs": 45000}}, "bad": {"command": "x", "timeouts": {"probeMs": 0}}}}',
+  );
+  assert.deepEqual(config.servers.npx.timeouts, { probeMs: 45000 });
+  assert.deepEqual(
+    issues.map((i) => [i.path, i.severity]),
+    [['/servers/bad/timeouts/probeMs', 'error']],
+  );
+  assert.match(issues[0].message, /positive number of milliseconds/);
+});
+
 test('shape checks stay linear in the number of bad items, and report each finding once', () => {
   // Every item is bad: a server (wrong type + unknown key), a route (empty match, a number as server),
   // a root (a number) and a user (a malformed hash). Locating each finding used to rescan the file

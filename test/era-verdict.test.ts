@@ -265,6 +265,25 @@ describe('a stale verdict falls back and is corrected', () => {
     assert.equal(await verdicts.getEraVerdict(key), undefined);
   });
 
+  it("a server's timeouts.probeMs sets its own probe bound: short for a silent server, long enough for a slow dual-era one", async (t) => {
+    const silent = eraPeer(t, 'silent');
+    const quick = manager(t, { peer: { ...silent.def, timeouts: { probeMs: 300 } } });
+    const t0 = Date.now();
+    await quick.m.start('peer');
+    assert.ok(Date.now() - t0 < 5_000, `taken as legacy after its own 300 ms, not the default 10 s (${Date.now() - t0} ms)`);
+    assert.deepEqual(
+      quick.eras.map((e) => e.era),
+      ['legacy'],
+    );
+    const slow = eraPeer(t, 'slow-dual'); // answers server/discover after 1500 ms
+    const short = manager(t, { peer: { ...slow.def, timeouts: { probeMs: 300 } } });
+    await short.m.start('peer');
+    assert.equal(text(await short.m.callTool('peer', 'era')), 'legacy', 'a bound shorter than its start: taken as legacy');
+    const long = manager(t, { peer: { ...slow.def, timeouts: { probeMs: 20_000 } } }, { probeTimeoutMs: 300 });
+    await long.m.start('peer');
+    assert.equal(text(await long.m.callTool('peer', 'era')), 'modern', "the server's own bound wins over the manager's default");
+  });
+
   it('stop(name) forgets the verdict; stopAll() keeps it', async (t) => {
     verifies('ERA-VERDICT-CACHE');
     const p = eraPeer(t, 'legacy');

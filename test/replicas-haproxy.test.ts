@@ -28,6 +28,7 @@ import { text, v2Client } from './fixtures/toolkit/peers.js';
 import { isolatedEnv } from './helpers/cli.js';
 import { pgSkipReason, startPostgres } from './helpers/postgres.js';
 import type { PgServer } from './helpers/postgres.js';
+import { DUAL_TIMEOUTS } from './helpers/replicas.js';
 
 const MAIN = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/servers-host/v2-dual.mjs', import.meta.url));
@@ -120,7 +121,7 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
     writeFileSync(
       cfg,
       JSON.stringify({
-        mcpServers: { v2: { command: process.execPath, args: [FIXTURE] } },
+        mcpServers: { v2: { command: process.execPath, args: [FIXTURE], timeouts: DUAL_TIMEOUTS } },
         policy: { maxPendingPerServer: 200, burst: 200, ratePerMinute: 6000 },
         gateway: { maxPendingPerUser: 100, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } } },
       }),

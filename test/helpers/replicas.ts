@@ -20,6 +20,12 @@ import type { PgServer } from './postgres.js';
 
 export const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 export const FIXTURE = fileURLToPath(new URL('../fixtures/servers-host/v2-dual.mjs', import.meta.url));
+/**
+ * The fixture's timeouts: under a loaded CI machine its start took over the default 10 s probe bound,
+ * and a dual-era server taken as 2025-era cannot have the prompts of calls from several sessions told
+ * apart on stdio, which these tests need (docs/config.md, `probeMs`).
+ */
+export const DUAL_TIMEOUTS = { startupMs: 60_000, probeMs: 60_000 };
 export const HAPROXY = '/usr/sbin/haproxy';
 export const SECRET = 'replicas share this secret: 32+ bytes';
 export const TOKENS: Record<string, string> = {
@@ -167,7 +173,7 @@ export async function startCluster(o: {
   writeFileSync(
     cfg,
     JSON.stringify({
-      mcpServers: { v2: { command: process.execPath, args: [FIXTURE] }, ...o.servers },
+      mcpServers: { v2: { command: process.execPath, args: [FIXTURE], timeouts: DUAL_TIMEOUTS }, ...o.servers },
       policy: { maxPendingPerServer: 200, burst: 2000, ratePerMinute: 60000, ...o.policy },
       gateway: { maxPendingPerUser: 200, tenants: { acme: { users: users('acme') }, globex: { users: users('globex') } }, ...o.gateway },
     }),

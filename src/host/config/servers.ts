@@ -107,7 +107,7 @@ const SERVER = (() => {
   const t = (tilde = false) => text({ tilde });
   const ms = clampMs(z.number(expect('a positive number of milliseconds')).positive()).optional();
   const common = {
-    timeouts: obj('an object', { startupMs: ms, toolCallMs: ms, maxTotalMs: ms }).optional(),
+    timeouts: obj('an object', { startupMs: ms, toolCallMs: ms, maxTotalMs: ms, probeMs: ms }).optional(),
     disabled: z.boolean(expect('a boolean')).optional(),
     lazy: z.boolean(expect('a boolean (true: start on first use)')).optional(),
   };

@@ -70,6 +70,12 @@ export interface ServerTimeouts {
   toolCallMs: number;
   /** Hard cap on a tool call including human time. @default 3600000 */
   maxTotalMs: number;
+  /**
+   * Stdio and Streamable HTTP: how long the `server/discover` era probe waits before the server is
+   * taken as 2025-era (capped by `startupMs`). On stdio it includes the process's own start, so a
+   * dual-era server that starts slowly (`npx` installing it, say) needs more. @default 10000
+   */
+  probeMs?: number;
 }
 
 export interface ConfigOrigin {

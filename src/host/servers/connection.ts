@@ -46,9 +46,12 @@ export type { Era, ConnectionHooks, ConnectOptions };
 type AttemptMode = 'auto' | 'prior-legacy' | 'legacy';
 
 /**
- * Bound on the `server/discover` probe, ms (capped by `startupMs`). On stdio a silent server is
- * classified legacy after it (`protocol.md` §7.2); it includes the child's boot time (the probe is
- * its first message), so it is generous. Misclassifying a slow dual-era server as legacy is harmless (it serves 2025 too).
+ * Default bound on the `server/discover` probe, ms (capped by `startupMs`; a server's `timeouts.probeMs`
+ * sets its own). On stdio a silent server is classified legacy after it (`protocol.md` §7.2); it
+ * includes the child's boot time (the probe is its first message), so it is generous. A slow dual-era
+ * server taken as legacy still works, on 2025 terms: its pushed requests name no call, so while calls
+ * of several sessions are in flight on it they cannot be attributed (calls.ts). Such a verdict is not
+ * cached (`eraUncertain`), so the next start probes again.
  */
 export const PROBE_TIMEOUT_MS = 10_000;
 

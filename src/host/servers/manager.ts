@@ -64,7 +64,7 @@ export interface ServerManagerOptions {
   eraVerdicts?: Pick<Store, 'getEraVerdict' | 'putEraVerdict' | 'deleteEraVerdict'>;
   /** Trust a legacy verdict this long after its probe, ms. @default `LEGACY_VERDICT_TTL_MS` (7 days) */
   legacyVerdictTtlMs?: number;
-  /** Bound on the `server/discover` era probe, ms (capped by `startupMs`). @default `PROBE_TIMEOUT_MS` (10000) */
+  /** Bound on the `server/discover` era probe, ms (capped by `startupMs`); a server's `timeouts.probeMs` wins. @default `PROBE_TIMEOUT_MS` (10000) */
   probeTimeoutMs?: number;
   /** Largest message a stdio server may write (one line, UTF-8 bytes). @default `MAX_STDIO_MESSAGE_BYTES` (16 MiB) */
   maxMessageBytes?: number;
@@ -369,7 +369,7 @@ export class ServerManager {
         pause: live.pause,
         verdict,
         startupMs: t.startupMs,
-        probeTimeoutMs: this.opts.probeTimeoutMs,
+        probeTimeoutMs: t.probeMs ?? this.opts.probeTimeoutMs,
         ...(this.opts.maxMessageBytes !== undefined ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),
         log: this.#log,
         signal: abort.signal,
