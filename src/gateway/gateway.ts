@@ -618,7 +618,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
             const related = e.completers.at(-1);
             if (related) return related(elicitationId);
             const n = { method: 'notifications/elicitation/complete', params: { elicitationId } };
-            void Promise.resolve(mcp.server.notification(n as never)).catch(() => undefined);
+            void Promise.resolve()
+              .then(() => mcp.server.notification(n as never))
+              .catch(() => undefined); // the session may have closed since
           },
           console: {
             opened: (p) => e.watches.forEach((w) => w.opened(p)),
