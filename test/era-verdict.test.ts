@@ -270,7 +270,7 @@ describe('a stale verdict falls back and is corrected', () => {
     const quick = manager(t, { peer: { ...silent.def, timeouts: { probeMs: 300 } } });
     const t0 = Date.now();
     await quick.m.start('peer');
-    assert.ok(Date.now() - t0 < 5_000, `taken as legacy after its own 300 ms, not the default 10 s (${Date.now() - t0} ms)`);
+    assert.ok(Date.now() - t0 < 8_000, `taken as legacy after its own 300 ms, not the default 10 s (${Date.now() - t0} ms)`);
     assert.deepEqual(
       quick.eras.map((e) => e.era),
       ['legacy'],
