@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Client } from '@modelcontextprotocol/client';
 import { createGateway } from '../src/gateway/index.js';
+import type { Gateway } from '../src/gateway/index.js';
 import type { HostConfig } from '../src/host/index.js';
 import { stdioDef } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
@@ -53,13 +54,15 @@ describe('gateway: a downstream URL-mode completion reaches the upstream client 
   let peer: HttpPeer;
   let url: string;
   let stop: () => Promise<void>;
+  let gw: Gateway;
   before(async () => {
     peer = await startSdkHttpPeer('v1');
     const servers: HostConfig['servers'] = {
       stdio: stdioDef('stdio', [SDK_SERVER, 'v2-legacy']),
       http: { name: 'http', type: 'http', url: peer.url, headers: {} } as never,
     };
-    ({ url, stop } = await serveGateway(createGateway(gatewayConfig(servers))));
+    gw = createGateway(gatewayConfig(servers));
+    ({ url, stop } = await serveGateway(gw));
   });
   after(async () => {
     await stop();
@@ -125,6 +128,24 @@ describe('gateway: a downstream URL-mode completion reaches the upstream client 
     } finally {
       await c.client.close();
     }
+  });
+
+  it('a session that closes forgets its prompts still awaiting completion (nobody is left to tell)', T, async () => {
+    const bridge = gw.space('default').bridge;
+    const before = bridge.awaitingCompletions;
+    const c = consentingClient(0);
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    await c.client.connect(transport);
+    try {
+      const r = await c.client.callTool({ name: 'stdio__login-silent', arguments: {} }, { timeout: CALL_MS });
+      assert.equal(text(r), 'url accept');
+      assert.equal(bridge.awaitingCompletions, before + 1, 'the consented prompt awaits its completion');
+    } finally {
+      await transport.terminateSession(); // DELETE: the gateway closes the session
+      await c.client.close();
+    }
+    await until(() => bridge.awaitingCompletions === before, 'the closed session forgotten');
+    assert.deepEqual(c.completed, []);
   });
 });
 

@@ -19,6 +19,7 @@
 // v2-legacy has a fourth:
 //   login-later  as login, but returns at once after an accept and sends the completion 100 ms later,
 //                as a session notification (related to no request: the call has ended)
+//   login-silent as login, but never sends the completion (a server MAY leave it out)
 // With --http it prints `listening on http://127.0.0.1:<port>/mcp` on stderr; it never binds another address.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -76,6 +77,9 @@ async function v2LegacyFactory() {
     });
     s.registerTool('roots', { description: 'Lists the client roots', inputSchema: z.object({}) }, async (_a, ctx) =>
       rootsText(await s.server.listRoots(undefined, related(ctx))),
+    );
+    s.registerTool('login-silent', { description: 'URL-mode sign-in, never completed', inputSchema: z.object({}) }, async (_a, ctx) =>
+      text(`url ${(await ctx.mcpReq.elicitInput({ ...URL_ASK, elicitationId: randomUUID() }, related(ctx))).action}`),
     );
     s.registerTool(
       'login-later',
