@@ -134,6 +134,24 @@ describe('gateway: a downstream URL-mode completion reaches the upstream client 
     }
   });
 
+  it(
+    "a hostile server completes ids it never used (a random one, the gateway's own in-1/in-2) and its own twice: the client hears its id once",
+    T,
+    async () => {
+      const c = consentingClient(0);
+      await c.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        const r = await c.client.callTool({ name: 'stdio__login-noisy', arguments: {} }, { timeout: CALL_MS });
+        assert.equal(text(r), 'url accept');
+        await until(() => c.completed.length > 0, 'the completion relayed');
+        await new Promise((res) => setTimeout(res, 300)); // a second relay would show here
+        assert.deepEqual(c.completed, c.sent);
+      } finally {
+        await c.client.close();
+      }
+    },
+  );
+
   it('a session that closes forgets its prompts still awaiting completion (nobody is left to tell)', T, async () => {
     const bridge = gw.space('default').bridge;
     const before = bridge.awaitingCompletions;
