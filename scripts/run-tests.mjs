@@ -6,6 +6,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { constants } from 'node:os';
 
 function walk(dir) {
   const out = [];
@@ -64,5 +65,7 @@ child.on('close', (code, signal) => {
     process.stdout.write(`\n# run-tests: ${failures.length} failing test block(s), again:\n`);
     for (const lines of failures) process.stdout.write(`${lines.join('\n')}\n`);
   }
-  process.exit(code ?? (signal ? 1 : 0));
+  // The child's code; killed by a signal, 128 + its number as a shell reports it (SIGKILL: 137). Set as
+  // exitCode rather than process.exit(): what is still buffered for a slow stdout is written first.
+  process.exitCode = code ?? 128 + (constants.signals[signal] ?? 0);
 });

@@ -5,7 +5,8 @@
 // over Streamable HTTP downstream (test/helpers/peers/sdk-server.mjs: its `login` tool sends the
 // completion after an accept); upstream, SDK v2 clients on 2025-11-25 over HTTP (two sessions, or two
 // calls of one session, overlapping with crossed answer timings) and over stdio (`parley serve
-// --stdio`, two overlapping calls in one session).
+// --stdio`, two overlapping calls in one session); two users of one gateway (gateway.users tokens)
+// whose hosts number their prompts alike, with a 2026-07-28 client beside them that hears none.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,8 @@ import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Client } from '@modelcontextprotocol/client';
-import { createGateway } from '../src/gateway/index.js';
+import { createGateway, hashToken } from '../src/gateway/index.js';
+import type { Gateway } from '../src/gateway/index.js';
 import type { HostConfig } from '../src/host/index.js';
 import { stdioDef } from './fixtures/servers-host/helpers.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
@@ -27,15 +29,18 @@ const CALL_MS = 60_000;
 const T = { timeout: 180_000 };
 
 /** An upstream 2025-11-25 client that accepts every URL prompt after `delayMs` and records what it was sent and told. */
-function consentingClient(delayMs: number): { client: Client; sent: string[]; completed: string[] } {
+function consentingClient(delayMs: number, opts: { mode?: 'auto' } = {}): { client: Client; sent: string[]; completed: string[] } {
   const sent: string[] = [];
   const completed: string[] = [];
-  const client = v2Client((async (r: { params: { mode?: string; elicitationId?: string } }) => {
-    assert.equal(r.params.mode, 'url');
-    sent.push(String(r.params.elicitationId));
-    await new Promise((res) => setTimeout(res, delayMs));
-    return { action: 'accept' };
-  }) as never);
+  const client = v2Client(
+    (async (r: { params: { mode?: string; elicitationId?: string } }) => {
+      assert.equal(r.params.mode, 'url');
+      sent.push(String(r.params.elicitationId));
+      await new Promise((res) => setTimeout(res, delayMs));
+      return { action: 'accept' };
+    }) as never,
+    opts,
+  );
   client.setNotificationHandler('notifications/elicitation/complete', (n) => void completed.push(n.params.elicitationId));
   return { client, sent, completed };
 }
@@ -53,13 +58,15 @@ describe('gateway: a downstream URL-mode completion reaches the upstream client 
   let peer: HttpPeer;
   let url: string;
   let stop: () => Promise<void>;
+  let gw: Gateway;
   before(async () => {
     peer = await startSdkHttpPeer('v1');
     const servers: HostConfig['servers'] = {
       stdio: stdioDef('stdio', [SDK_SERVER, 'v2-legacy']),
       http: { name: 'http', type: 'http', url: peer.url, headers: {} } as never,
     };
-    ({ url, stop } = await serveGateway(createGateway(gatewayConfig(servers))));
+    gw = createGateway(gatewayConfig(servers));
+    ({ url, stop } = await serveGateway(gw));
   });
   after(async () => {
     await stop();
@@ -126,6 +133,101 @@ describe('gateway: a downstream URL-mode completion reaches the upstream client 
       await c.client.close();
     }
   });
+
+  it(
+    "a hostile server completes ids it never used (a random one, the gateway's own in-1/in-2) and its own twice: the client hears its id once",
+    T,
+    async () => {
+      const c = consentingClient(0);
+      await c.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        const r = await c.client.callTool({ name: 'stdio__login-noisy', arguments: {} }, { timeout: CALL_MS });
+        assert.equal(text(r), 'url accept');
+        await until(() => c.completed.length > 0, 'the completion relayed');
+        await new Promise((res) => setTimeout(res, 300)); // a second relay would show here
+        assert.deepEqual(c.completed, c.sent);
+      } finally {
+        await c.client.close();
+      }
+    },
+  );
+
+  it('a session that closes forgets its prompts still awaiting completion (nobody is left to tell)', T, async () => {
+    const bridge = gw.space('default').bridge;
+    const before = bridge.awaitingCompletions;
+    const c = consentingClient(0);
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    await c.client.connect(transport);
+    try {
+      const r = await c.client.callTool({ name: 'stdio__login-silent', arguments: {} }, { timeout: CALL_MS });
+      assert.equal(text(r), 'url accept');
+      assert.equal(bridge.awaitingCompletions, before + 1, 'the consented prompt awaits its completion');
+    } finally {
+      await transport.terminateSession(); // DELETE: the gateway closes the session
+      await c.client.close();
+    }
+    await until(() => bridge.awaitingCompletions === before, 'the closed session forgotten');
+    assert.deepEqual(c.completed, []);
+  });
+});
+
+describe('gateway with two users (gateway.users tokens), same servers: each client hears only its own completions', () => {
+  const TOKENS = { alice: 'pt_alice-url-complete', bob: 'pt_bob-url-complete' };
+  let peer: HttpPeer;
+  let url: string;
+  let stop: () => Promise<void>;
+  before(async () => {
+    peer = await startSdkHttpPeer('v1');
+    const config = gatewayConfig({
+      stdio: stdioDef('stdio', [SDK_SERVER, 'v2-legacy']),
+      http: { name: 'http', type: 'http', url: peer.url, headers: {} } as never,
+    });
+    config.gateway = { users: { alice: { tokenSha256: hashToken(TOKENS.alice) }, bob: { tokenSha256: hashToken(TOKENS.bob) } } };
+    ({ url, stop } = await serveGateway(createGateway(config)));
+  });
+  after(async () => {
+    await stop();
+    await peer.stop();
+  });
+  const as = (who: keyof typeof TOKENS) =>
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKENS[who]}` } } });
+
+  it(
+    '2025-11-25 clients of alice and bob, overlapping calls on the HTTP and stdio servers, answers crossed, completions awaited at once; a 2026-07-28 client of bob hears none',
+    T,
+    async () => {
+      // Bob answers first; alice answers while bob's stdio prompt still awaits its completion (login-later
+      // completes 100 ms after the result): both users' prompts, numbered alike by their own hosts,
+      // await their completions at once.
+      const alice = consentingClient(60);
+      const bob = consentingClient(10);
+      const modern = consentingClient(0, { mode: 'auto' });
+      await alice.client.connect(as('alice'));
+      await bob.client.connect(as('bob'));
+      await modern.client.connect(as('bob'));
+      try {
+        const call = (c: Client, tool: string) => c.callTool({ name: tool, arguments: {} }, { timeout: CALL_MS });
+        const results = await Promise.all([
+          call(alice.client, 'http__login'),
+          call(bob.client, 'http__login'),
+          call(alice.client, 'stdio__login-later'),
+          call(bob.client, 'stdio__login-later'),
+          call(modern.client, 'http__login'),
+        ]);
+        assert.deepEqual(results.map(text), Array(5).fill('url accept'));
+        assert.equal(new Set(alice.sent).size, 2, 'two prompts to alice, two elicitationIds');
+        assert.equal(new Set(bob.sent).size, 2, 'two prompts to bob, two elicitationIds');
+        assert.deepEqual(modern.sent, ['undefined'], 'no elicitationId on 2026-07-28');
+        await until(() => alice.completed.length >= 2 && bob.completed.length >= 2, 'the completions relayed');
+        await new Promise((r) => setTimeout(r, 300)); // a stray, repeated or crossed completion would show here
+        assert.deepEqual([...alice.completed].sort(), [...alice.sent].sort());
+        assert.deepEqual([...bob.completed].sort(), [...bob.sent].sort());
+        assert.deepEqual(modern.completed, []);
+      } finally {
+        await Promise.all([alice.client.close(), bob.client.close(), modern.client.close()]);
+      }
+    },
+  );
 });
 
 describe('parley serve --stdio: a downstream URL-mode completion reaches the stdio client', () => {

@@ -164,6 +164,8 @@ export class BridgePresenter implements Presenter {
   readonly interactive = true;
   /** URL-mode prompts consented to upstream on 2025-11-25, by prompt id (= the upstream elicitationId), until completed. */
   readonly #awaitingCompletion = new Map<string, UpstreamCall>();
+  /** How many of them each call tag has, so that a closing session without any costs one lookup. */
+  readonly #awaitingPerTag = new Map<string, number>();
   constructor(private readonly o: BridgeOptions) {}
 
   /**
@@ -220,21 +222,44 @@ export class BridgePresenter implements Presenter {
   async #ask(up: UpstreamCall, prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
     const answer = toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
     if (answer.action === 'accept' && prompt.mode === 'url' && up.revision === '2025-11-25' && up.complete) {
-      if (this.#awaitingCompletion.size >= MAX_AWAITED_COMPLETIONS)
-        this.#awaitingCompletion.delete(this.#awaitingCompletion.keys().next().value as string);
+      if (this.#awaitingCompletion.size >= MAX_AWAITED_COMPLETIONS) this.#forget(this.#awaitingCompletion.keys().next().value as string);
+      this.#forget(prompt.id); // counted once per tag should the same prompt be consented twice
       this.#awaitingCompletion.set(prompt.id, up);
+      this.#awaitingPerTag.set(up.tag, (this.#awaitingPerTag.get(up.tag) ?? 0) + 1);
     }
     return answer;
+  }
+
+  /** How many consented URL-mode prompts wait for their server's completion (at most {@link MAX_AWAITED_COMPLETIONS}). */
+  get awaitingCompletions(): number {
+    return this.#awaitingCompletion.size;
+  }
+
+  /**
+   * Forgets the prompts awaiting completion for the upstream calls tagged `tag` (a 2025-era session
+   * whose transport closed): nobody is left to tell, and each would keep the closed session alive.
+   */
+  forgetCompletions(tag: string): void {
+    if (!this.#awaitingPerTag.has(tag)) return;
+    for (const [id, up] of this.#awaitingCompletion) if (up.tag === tag) this.#forget(id);
+  }
+
+  /** Forgets one prompt awaiting completion; returns its call. */
+  #forget(id: string): UpstreamCall | undefined {
+    const up = this.#awaitingCompletion.get(id);
+    if (!up) return undefined;
+    this.#awaitingCompletion.delete(id);
+    const n = (this.#awaitingPerTag.get(up.tag) ?? 1) - 1;
+    if (n > 0) this.#awaitingPerTag.set(up.tag, n);
+    else this.#awaitingPerTag.delete(up.tag);
+    return up;
   }
 
   notify(notice: PresenterNotice): void {
     // The server reports the browser step complete: the upstream client that consented hears it too,
     // under the elicitationId it was sent (client/elicitation §Completion Notifications).
-    const up = notice.kind === 'url-completed' && notice.requestId ? this.#awaitingCompletion.get(notice.requestId) : undefined;
-    if (up) {
-      this.#awaitingCompletion.delete(notice.requestId!);
-      up.complete?.(notice.requestId!);
-    }
+    const up = notice.kind === 'url-completed' && notice.requestId ? this.#forget(notice.requestId) : undefined;
+    up?.complete?.(notice.requestId!);
     this.o.fallback.notify(notice);
   }
 }

@@ -112,6 +112,8 @@ export interface UserSpace {
   catalog: Catalog;
   /** Open upstream tool calls, found by the tag their prompts carry. */
   calls: OpenCalls;
+  /** The presenter of the user's host: relays prompts to the open calls, and URL-mode completions. */
+  bridge: BridgePresenter;
   /** Live upstream sessions (2025 eras and stdio), for list_changed. */
   sessions: Set<McpServer>;
   /** Elicitations waiting for this user's client (pushed or parked); capped by `gateway.maxPendingPerUser`. */
@@ -295,8 +297,9 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       who?.key === user && who.tenant !== 'default' ? { tenant: who.tenant, user: who.user } : parseIdentity(user);
     const pending = { n: 0 };
     const cap = { user, max: maxPending, setting: 'gateway.maxPendingPerUser in parley.json', pending };
+    const bridge = new BridgePresenter({ calls, fallback, cap });
     const host = createHost(tenantConfig(tenant), {
-      presenter: new BridgePresenter({ calls, fallback, cap }),
+      presenter: bridge,
       store: opts.store,
       credentials: opts.credentials,
       scope: { tenant, user: name },
@@ -314,6 +317,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       host,
       catalog,
       calls,
+      bridge,
       sessions: new Set(),
       pending,
       roots: new UpstreamRoots(host, { log }),
@@ -454,6 +458,7 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       const sp = spaces.get(owner);
       sp?.sessions.delete(mcp);
       sp?.roots.drop(sessionId);
+      sp?.bridge.forgetCompletions(sessionId);
     };
     return mcp;
   }

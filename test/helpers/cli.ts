@@ -14,29 +14,35 @@ import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The newest modification time (ms since the epoch) of any file under `dir`; 0 when it does not exist. */
-function newestMtimeMs(dir: string): number {
-  let newest = 0;
-  let entries: string[];
+/**
+ * The newest modification time (ms since the epoch) of `path` and, for a folder, of everything under
+ * it, folders included: deleting or renaming a file changes only its folder's time. 0 when it does
+ * not exist.
+ */
+function newestMtimeMs(path: string): number {
+  let st;
   try {
-    entries = readdirSync(dir);
+    st = statSync(path);
   } catch {
     return 0;
   }
-  for (const name of entries) {
-    const path = join(dir, name);
-    const st = statSync(path);
-    newest = Math.max(newest, st.isDirectory() ? newestMtimeMs(path) : st.mtimeMs);
-  }
+  let newest = st.mtimeMs;
+  if (st.isDirectory()) for (const name of readdirSync(path)) newest = Math.max(newest, newestMtimeMs(join(path, name)));
   return newest;
 }
 
 /**
- * True when dist/ was written after the last change under src/ and servers/ (`npm test` builds
- * first). Decided once per test process.
+ * True when `repo`'s dist/ was written after the last change to what the build reads: the files and
+ * folders under src/ and servers/ (a deleted source file leaves its stale .js behind, and only its
+ * folder's time says so) and the tsconfig files.
  */
-export const DIST_CURRENT =
-  newestMtimeMs(join(REPO, 'dist')) >= Math.max(newestMtimeMs(join(REPO, 'src')), newestMtimeMs(join(REPO, 'servers')));
+export function distCurrent(repo: string): boolean {
+  const inputs = ['src', 'servers', 'tsconfig.json', 'tsconfig.build.json'].map((p) => newestMtimeMs(join(repo, p)));
+  return newestMtimeMs(join(repo, 'dist')) >= Math.max(...inputs);
+}
+
+/** {@link distCurrent} for this repository (`npm test` builds first). Decided once per test process. */
+export const DIST_CURRENT = distCurrent(REPO);
 
 /**
  * The node arguments that run `entry`, a .ts file under src/ or servers/ given relative to the

@@ -71,9 +71,11 @@ export interface ServerTimeouts {
   /** Hard cap on a tool call including human time. @default 3600000 */
   maxTotalMs: number;
   /**
-   * Stdio and Streamable HTTP: how long the `server/discover` era probe waits before the server is
-   * taken as 2025-era (capped by `startupMs`). On stdio it includes the process's own start, so a
-   * dual-era server that starts slowly (`npx` installing it, say) needs more. @default 10000
+   * How long the `server/discover` era probe waits for an answer, ms (capped by `startupMs`). Stdio: a
+   * server silent that long is taken as 2025-era; the wait includes the process's own start, so a
+   * dual-era server that starts slowly (`npx` installing it, say) needs more. Streamable HTTP: a probe
+   * not answered in time fails the start (after the legacy SSE transport is tried), with "Version
+   * negotiation probe timed out after <probeMs>ms". Not used for `sse`. @default 10000
    */
   probeMs?: number;
 }
