@@ -27,9 +27,14 @@ import type { UpstreamCall, UpstreamElicitParams } from './bridge.js';
 
 /** A 2025-era session's open calls: any of them can carry a prompt to the client. */
 interface SessionCalls extends UpstreamCall {
-  active: Array<(params: UpstreamElicitParams, signal: AbortSignal) => Promise<ElicitResult>>;
-  /** Per open call (same order as `active`): sends `notifications/elicitation/complete` related to it. */
-  completers: Array<(elicitationId: string) => void>;
+  /**
+   * The session's open calls, oldest first: each sends an elicitation related to itself, and
+   * `notifications/elicitation/complete` related to itself.
+   */
+  active: Array<{
+    send: (params: UpstreamElicitParams, signal: AbortSignal) => Promise<ElicitResult>;
+    complete: (elicitationId: string) => void;
+  }>;
   /** The console watches of the session's open calls (a prompt cannot be told apart between them). */
   watches: ConsoleWatch[];
 }
@@ -610,18 +615,17 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
           revision: era.revision,
           failures: [],
           active: [],
-          completers: [],
           watches: [],
           ask: (params, signal) => {
             const carrier = e.active.at(-1);
             if (!carrier) return Promise.reject(new Error('the upstream call ended'));
-            return carrier(params, signal);
+            return carrier.send(params, signal);
           },
           // Related to a call still open (over HTTP it travels on that call's stream); once the session's
           // calls have ended, as a session notification (the client's GET stream, or stdio).
           complete: (elicitationId) => {
-            const related = e.completers.at(-1);
-            if (related) return related(elicitationId);
+            const related = e.active.at(-1);
+            if (related) return related.complete(elicitationId);
             const n = { method: 'notifications/elicitation/complete', params: { elicitationId } };
             void Promise.resolve()
               .then(() => mcp.server.notification(n as never))
@@ -639,12 +643,19 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // (SDK 2.4's elicitInput does not relate it: a client without a GET stream would never see it).
       // The result schema is passed: without one the SDK probes its own with a failing parse whose
       // error text it formats, ~20 µs per elicitation (~70 µs in the loaded gateway).
-      const carrier = (params: UpstreamElicitParams, signal: AbortSignal) =>
-        sdk.mcpReq.send(
-          { method: 'elicitation/create', params: params as unknown as Record<string, unknown> },
-          specTypeSchemas.ElicitResult,
-          { signal, timeout: answerMs },
-        ) as Promise<ElicitResult>;
+      const carrier = {
+        send: (params: UpstreamElicitParams, signal: AbortSignal) =>
+          sdk.mcpReq.send(
+            { method: 'elicitation/create', params: params as unknown as Record<string, unknown> },
+            specTypeSchemas.ElicitResult,
+            { signal, timeout: answerMs },
+          ) as Promise<ElicitResult>,
+        complete: (elicitationId: string) =>
+          void Promise.resolve(
+            sdk.mcpReq.notify({ method: 'notifications/elicitation/complete', params: { elicitationId } } as never),
+          ).catch(() => undefined),
+      };
+      const { complete } = carrier;
       entry.active.push(carrier);
       const up = entry;
       // A call held for the console (./hold.ts) goes on downstream after this request returns: it gets
@@ -652,11 +663,6 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       // stays with the session until the downstream call ends, so a pickup sees which prompt is still open.
       // Without a console (the user's fallback cannot show a prompt, so the bridge never opens a watch) no
       // call is ever held: the downstream call runs on the upstream request's own signal.
-      const complete = (elicitationId: string) =>
-        void Promise.resolve(sdk.mcpReq.notify({ method: 'notifications/elicitation/complete', params: { elicitationId } } as never)).catch(
-          () => undefined,
-        );
-      up.completers.push(complete);
       const held = sp.consoleHold
         ? holds.start(
             { user: sp.user, tool: exposed, args },
@@ -686,7 +692,6 @@ export function createGateway(config: HostConfig, opts: GatewayOptions = {}): Ga
       } finally {
         held?.release();
         up.active.splice(up.active.indexOf(carrier), 1);
-        up.completers.splice(up.completers.indexOf(complete), 1);
         if (up.active.length === 0) sp.calls.close(up);
       }
     }
