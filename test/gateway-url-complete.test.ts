@@ -28,21 +28,44 @@ import type { HttpPeer } from './helpers/peers.js';
 const CALL_MS = 60_000;
 const T = { timeout: 180_000 };
 
-/** An upstream 2025-11-25 client that accepts every URL prompt after `delayMs` and records what it was sent and told. */
-function consentingClient(delayMs: number, opts: { mode?: 'auto' } = {}): { client: Client; sent: string[]; completed: string[] } {
+/**
+ * An upstream 2025-11-25 client that accepts every URL prompt and records what it was sent and told.
+ * `delayMs`: how long it takes to answer; a list gives the n-th prompt the n-th delay (the last one for
+ * the rest), so `[300, 10]` answers the first prompt after the second.
+ */
+function consentingClient(
+  delayMs: number | number[],
+  opts: { mode?: 'auto' } = {},
+): { client: Client; sent: string[]; completed: string[] } {
   const sent: string[] = [];
   const completed: string[] = [];
+  const delays = Array.isArray(delayMs) ? delayMs : [delayMs];
   const client = v2Client(
     (async (r: { params: { mode?: string; elicitationId?: string } }) => {
       assert.equal(r.params.mode, 'url');
+      const delay = delays[Math.min(sent.length, delays.length - 1)];
       sent.push(String(r.params.elicitationId));
-      await new Promise((res) => setTimeout(res, delayMs));
+      await new Promise((res) => setTimeout(res, delay));
       return { action: 'accept' };
     }) as never,
     opts,
   );
   client.setNotificationHandler('notifications/elicitation/complete', (n) => void completed.push(n.params.elicitationId));
   return { client, sent, completed };
+}
+
+/**
+ * Two overlapping calls of `tool` in one session of `c` (made with delays that cross its answers): each
+ * elicitationId it was sent is completed once, and no other.
+ */
+async function twoOverlappingLogins(c: ReturnType<typeof consentingClient>, tool: string): Promise<void> {
+  const call = () => c.client.callTool({ name: tool, arguments: {} }, { timeout: CALL_MS });
+  const results = await Promise.all([call(), call()]);
+  assert.deepEqual(results.map(text), ['url accept', 'url accept']);
+  assert.equal(new Set(c.sent).size, 2, 'two prompts, two elicitationIds');
+  await until(() => c.completed.length >= 2, 'both completions relayed');
+  await new Promise((r) => setTimeout(r, 200)); // a stray second completion would show here
+  assert.deepEqual([...c.completed].sort(), [...c.sent].sort());
 }
 
 /** Waits (bounded) until `pred()` holds; the completion may arrive just after the tool result. */
@@ -99,22 +122,10 @@ describe('gateway: a downstream URL-mode completion reaches the upstream client 
   // A 2025-era stdio server's pushed request names no call: with calls of two sessions in flight it
   // cannot be attributed (src/host/servers/calls.ts), so the overlap here is within one session.
   it('stdio downstream, one HTTP session, two calls overlapping, answers crossed: each elicitationId is completed once', T, async () => {
-    const c = consentingClient(0);
-    let turn = 0;
-    c.client.setRequestHandler('elicitation/create', async (r) => {
-      c.sent.push(String((r.params as { elicitationId?: string }).elicitationId));
-      await new Promise((res) => setTimeout(res, turn++ === 0 ? 300 : 10));
-      return { action: 'accept' } as never;
-    });
+    const c = consentingClient([300, 10]); // the first prompt is answered after the second
     await c.client.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
-      const call = () => c.client.callTool({ name: 'stdio__login', arguments: {} }, { timeout: CALL_MS });
-      const results = await Promise.all([call(), call()]);
-      assert.deepEqual(results.map(text), ['url accept', 'url accept']);
-      assert.equal(new Set(c.sent).size, 2, 'two prompts, two elicitationIds');
-      await until(() => c.completed.length >= 2, 'both completions relayed');
-      await new Promise((r) => setTimeout(r, 200));
-      assert.deepEqual([...c.completed].sort(), [...c.sent].sort());
+      await twoOverlappingLogins(c, 'stdio__login');
     } finally {
       await c.client.close();
     }
@@ -240,15 +251,7 @@ describe('parley serve --stdio: a downstream URL-mode completion reaches the std
   it('two overlapping calls in one session: each elicitationId it was sent is completed once', T, async () => {
     const cfg = join(dir, 'parley.json');
     writeFileSync(cfg, JSON.stringify({ mcpServers: { peer: { command: process.execPath, args: [SDK_SERVER, 'v2-legacy'] } } }));
-    const c = consentingClient(0);
-    let turn = 0;
-    // The first prompt is answered after the second: the answers cross.
-    c.client.setRequestHandler('elicitation/create', async (r) => {
-      const params = r.params as { elicitationId?: string };
-      c.sent.push(String(params.elicitationId));
-      await new Promise((res) => setTimeout(res, turn++ === 0 ? 300 : 10));
-      return { action: 'accept' } as never;
-    });
+    const c = consentingClient([300, 10]); // the first prompt is answered after the second
     await c.client.connect(
       new StdioClientTransport({
         command: process.execPath,
@@ -259,13 +262,7 @@ describe('parley serve --stdio: a downstream URL-mode completion reaches the std
       }),
     );
     try {
-      const call = () => c.client.callTool({ name: 'peer__login', arguments: {} }, { timeout: CALL_MS });
-      const results = await Promise.all([call(), call()]);
-      assert.deepEqual(results.map(text), ['url accept', 'url accept']);
-      assert.equal(new Set(c.sent).size, 2, 'two prompts, two elicitationIds');
-      await until(() => c.completed.length >= 2, 'both completions relayed');
-      await new Promise((r) => setTimeout(r, 200));
-      assert.deepEqual([...c.completed].sort(), [...c.sent].sort());
+      await twoOverlappingLogins(c, 'peer__login');
     } finally {
       await c.client.close();
     }
