@@ -26,11 +26,21 @@ function child(file: string, mcpUrl: string) {
   });
   let stderr = '';
   p.stderr.on('data', (d) => (stderr += d));
-  const lines = createInterface({ input: p.stdout });
+  // Lines are queued as they come: a child may print before the test asks for its line (the second
+  // child's "ready" while the first one's is awaited), and readline drops a line nobody listens for.
+  const queued: string[] = [];
+  const waiting: Array<(l: string) => void> = [];
+  createInterface({ input: p.stdout }).on('line', (l) => {
+    const w = waiting.shift();
+    if (w) w(l);
+    else queued.push(l);
+  });
   const next = () =>
     new Promise<string>((resolve, reject) => {
+      const l = queued.shift();
+      if (l !== undefined) return resolve(l);
       const timer = setTimeout(() => reject(new Error(`child: no output in 60 s\n${stderr}`)), 60_000);
-      lines.once('line', (l) => (clearTimeout(timer), resolve(l)));
+      waiting.push((l) => (clearTimeout(timer), resolve(l)));
     });
   return { p, next, stderr: () => stderr };
 }
