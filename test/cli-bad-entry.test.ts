@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { isolatedEnv, runParley, CLI } from './helpers/cli.js';
+import { exitOf, isolatedEnv, runParley, CLI } from './helpers/cli.js';
 import { EVERYTHING } from './fixtures/cli/setup.js';
 
 const T = 180_000;
@@ -74,7 +74,7 @@ describe('one bad server entry', () => {
     const until = Date.now() + 60_000;
     while (!/not served/.test(err) && Date.now() < until && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
     child.stdin.end();
-    await new Promise((r) => child.once('exit', r));
+    await exitOf(child);
     assert.match(err, /broken: not served, its tools are missing: \/mcpServers\/broken: both "command" and "url" are set/);
   });
 });

@@ -20,7 +20,7 @@ import { text } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
 import { startIssuer } from './helpers/oidc.js';
 import { postModernToolsList } from './helpers/modern-request.js';
-import { isolatedEnv, CLI } from './helpers/cli.js';
+import { exitOf, isolatedEnv, CLI } from './helpers/cli.js';
 import type { Issuer, IssuerClient } from './helpers/oidc.js';
 import { verifies } from './helpers/verifies.js';
 
@@ -335,7 +335,7 @@ describe('parley serve --http with gateway.oauth', () => {
       assert.equal((await post(url, { authorization: `Bearer ${token}` })).status, 200);
     } finally {
       child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await exitOf(child);
       await issuer.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -25,7 +25,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { hashToken } from '../src/gateway/index.js';
 import { text, v2Client } from './fixtures/toolkit/peers.js';
-import { isolatedEnv } from './helpers/cli.js';
+import { exitOf, isolatedEnv } from './helpers/cli.js';
 import { pgSkipReason, startPostgres } from './helpers/postgres.js';
 import type { PgServer } from './helpers/postgres.js';
 import { DUAL_TIMEOUTS } from './helpers/replicas.js';
@@ -257,7 +257,7 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
       `round-robin spread the calls: ${rounds.map((r) => r.owner).join(', ')}`,
     );
     victim.child.kill('SIGKILL');
-    await new Promise<void>((r) => victim.child.once('exit', () => r()));
+    await exitOf(victim.child);
     const t0 = Date.now();
     const outcomes = await Promise.all(
       rounds.map(async (r) => {

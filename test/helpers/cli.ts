@@ -99,3 +99,12 @@ export function runParley(
     child.stdin.end(opts.input ?? '');
   }).finally(done);
 }
+
+/**
+ * Resolves when `child` has exited, at once when it already has: `child.once('exit')` alone never
+ * fires for a process that exited before the listener was added.
+ */
+export function exitOf(child: import('node:child_process').ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => child.once('exit', () => r()));
+}
