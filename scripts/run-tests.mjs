@@ -45,6 +45,9 @@ const child = spawn(
     stdio: ['inherit', 'pipe', 'inherit'],
   },
 );
+// A SIGTERM or SIGINT sent to this process alone (a CI job's timeout) reaches the test runner too, so
+// that no test child is left running; this process exits when the runner has.
+for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig));
 const failures = [];
 let open = null; // { indent, lines } while inside a failure's YAML block
 const MAX_BLOCK_LINES = 30;

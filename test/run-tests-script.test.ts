@@ -1,14 +1,16 @@
 // scripts/run-tests.mjs passes the test runner's output through, prints every failing block again at
-// the end, and exits as the runner did: its code, or 128 + the signal's number when a signal ended it.
+// the end, and exits as the runner did: its code, or 128 + the signal's number when a signal ended it;
+// a SIGTERM or SIGINT sent to it is passed on to the runner.
 // It runs here on a scratch folder of its own (a test/ folder with tiny test files; node_modules and
 // scripts/ linked from this repository), so it never starts the real suite.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitUntil } from './helpers/wait.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 
@@ -69,3 +71,34 @@ test('a passing run exits 0', T, async (t) => {
   assert.equal(code, 0);
   assert.doesNotMatch(stdout, /run-tests: \d+ failing/);
 });
+
+test('SIGTERM to run-tests reaches the test runner: no test process is left running', T, async (t) => {
+  const dir = scratch(t, {
+    'h.test.ts':
+      "import { test } from 'node:test';\nimport { writeFileSync } from 'node:fs';\ntest('hangs', async () => { writeFileSync('pid', String(process.pid)); await new Promise(() => setInterval(() => {}, 1000)); });\n",
+  });
+  const child = spawn(process.execPath, [join(REPO, 'scripts/run-tests.mjs')], {
+    cwd: dir,
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT')), PARLEY_TEST_CONCURRENCY: '1' },
+    stdio: 'ignore',
+  });
+  t.after(() => child.kill('SIGKILL'));
+  const closed = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  const pidFile = join(dir, 'pid');
+  assert.ok(await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { ms: 60_000 }), 'the test file started');
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  t.after(() => alive(pid) && process.kill(pid, 'SIGKILL'));
+  child.kill('SIGTERM');
+  // The runner cancels its tests, ends their processes and exits 1; this script exits as it did.
+  assert.equal(await closed, 1);
+  assert.ok(await waitUntil(() => !alive(pid), { ms: 10_000 }), 'the test process ended');
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
