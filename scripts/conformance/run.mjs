@@ -13,7 +13,7 @@
 //    scripts/conformance/client.ts (parley host runtime + broker), bundled once with esbuild into
 //    dist/conformance/client.mjs. The scenarios of `--suite auth` (both lines) and `--suite draft` (0.2)
 //    run as parallel suite runs, one after another after the pool (SUITE_RUNS); every other scenario
-//    runs alone in the pool. Server runs, suite runs and client
+//    runs alone in the pool; one that failed in a suite run runs again alone. Server runs, suite runs and client
 //    scenarios share a pool of --jobs (default 3, env PARLEY_CONFORMANCE_JOBS); sse-retry (timing
 //    sensitive) runs alone after the pool.
 // 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
@@ -249,32 +249,30 @@ async function clientTasks() {
       const suites = SUITE_RUNS[line].map((run) => ({ ...run, scenarios: picked.filter(run.covers) }));
       const single = picked.filter((s) => !suites.some((r) => r.covers(s)));
       const extra = line === '0.2' ? ['--spec-version', '2026-07-28'] : [];
-      const tasks = single.map((s) => ({
-        serial: SERIAL_CLIENT_SCENARIOS.has(s.name),
-        run: async () => {
-          const dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'));
-          const t0 = Date.now();
-          const r = await cli(
-            bin,
-            ['client', '--command', command, '--scenario', s.name, '--timeout', String(CLIENT_TIMEOUT_MS), ...extra, '-o', dir],
-            CLIENT_TIMEOUT_MS + 30_000,
-          );
-          const got = [...readResults(dir).values()][0];
-          log(`client ${LINES[line]} ${s.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-          // The checks decide; a non-zero runner exit without failed checks (warnings only, or the client
-          // exiting non-zero after its checks passed) is reported as a warning.
-          const note =
-            got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
-          results.push({
-            line,
-            side: 'client',
-            name: s.name,
-            checks: got ?? [],
-            problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`,
-            note,
-          });
-        },
-      }));
+      /** One client scenario run alone; its result is added to `results`. */
+      const alone = async (s, dir = join(out, `client-${line}`, s.name.replace(/\//g, '_'))) => {
+        const t0 = Date.now();
+        const r = await cli(
+          bin,
+          ['client', '--command', command, '--scenario', s.name, '--timeout', String(CLIENT_TIMEOUT_MS), ...extra, '-o', dir],
+          CLIENT_TIMEOUT_MS + 30_000,
+        );
+        const got = [...readResults(dir).values()][0];
+        log(`client ${LINES[line]} ${s.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        // The checks decide; a non-zero runner exit without failed checks (warnings only, or the client
+        // exiting non-zero after its checks passed) is reported as a warning.
+        const note =
+          got && r.code !== 0 && !got.some((c) => c.status === 'FAILURE') ? `runner exit ${r.code} without failed checks` : undefined;
+        results.push({
+          line,
+          side: 'client',
+          name: s.name,
+          checks: got ?? [],
+          problem: got ? undefined : `no results (exit ${r.code}): ${r.stdout.slice(-300)}`,
+          note,
+        });
+      };
+      const tasks = single.map((s) => ({ serial: SERIAL_CLIENT_SCENARIOS.has(s.name), run: () => alone(s) }));
       const suiteRuns = suites
         .filter((r) => r.scenarios.length)
         .map((r, i) => async () => {
@@ -297,6 +295,7 @@ async function clientTasks() {
               name: s.name,
               checks: checks ?? [],
               problem: checks ? undefined : `no results from ${r.args.join(' ')} (exit ${res.code}): ${res.stdout.slice(-300)}`,
+              again: () => alone(s, join(out, `client-${line}`, `again-${s.name.replace(/\//g, '_')}`)),
             });
           }
         });
@@ -321,6 +320,21 @@ async function clientTasks() {
   return [...suiteTask, ...perLine.flatMap((p) => p.tasks)];
 }
 
+/** Whether a scenario's result has a failed check or no results. */
+function failedResult(r) {
+  return Boolean(r.problem) || r.checks.some((c) => c.status === 'FAILURE');
+}
+
+function describeFailure(r) {
+  return (
+    r.problem ??
+    r.checks
+      .filter((c) => c.status === 'FAILURE')
+      .map((c) => c.errorMessage ?? c.details?.message ?? c.id)
+      .join('; ')
+  );
+}
+
 /** Runs `tasks` with at most `n` at a time. */
 async function pool(tasks, n) {
   const queue = [...tasks];
@@ -339,25 +353,28 @@ try {
   // Server runs and client scenarios share one pool; timing-sensitive scenarios run alone afterwards.
   await pool([...(server ? serverTasks(server.url) : []), ...clients.filter((c) => !c.serial && !c.suite).map((c) => c.run)], jobs);
   for (const c of clients.filter((c) => c.suite)) await c.run();
+  // A scenario that failed in a parallel suite run runs once more, alone: those runs start 14-17 clients
+  // together, and on a loaded machine one of them can lose its connection to the scenario's server
+  // ("fetch failed"). A client that really fails the check fails alone too; a pass there is a warning.
+  for (const r of results.filter((r) => r.again && !inBaseline(r.line, r.side, r.name) && failedResult(r))) {
+    log(`client ${LINES[r.line]} ${r.name}: failed in the suite run (${describeFailure(r)}); running it alone`);
+    results.splice(results.indexOf(r), 1);
+    await r.again();
+    const alone = results.at(-1);
+    if (alone && !failedResult(alone))
+      alone.note = [alone.note, 'failed in the parallel suite run, passed alone'].filter(Boolean).join('; ');
+  }
   for (const c of clients.filter((c) => c.serial)) {
     await c.run();
     // One retry for a timing-sensitive scenario that failed (a >2x late reconnect on a loaded machine); a
     // client that really ignores `retry` fails both times. The retry is listed as a warning.
     const last = results.at(-1);
-    if (last && (last.problem || last.checks.some((x) => x.status === 'FAILURE'))) {
+    if (last && failedResult(last)) {
       results.pop();
-      log(
-        `client ${LINES[last.line]} ${last.name}: failed (${
-          last.problem ??
-          last.checks
-            .filter((x) => x.status === 'FAILURE')
-            .map((x) => x.errorMessage)
-            .join('; ')
-        }); retrying once`,
-      );
+      log(`client ${LINES[last.line]} ${last.name}: failed (${describeFailure(last)}); retrying once`);
       await c.run();
       const again = results.at(-1);
-      if (again && !again.problem && !again.checks.some((x) => x.status === 'FAILURE'))
+      if (again && !failedResult(again))
         again.note = [again.note, 'passed only on the retry (timing-sensitive scenario)'].filter(Boolean).join('; ');
     }
   }
