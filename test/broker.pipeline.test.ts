@@ -2,7 +2,7 @@
 // redaction, rate limit, pending cap and the answer-timeout bound.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ElicitationBroker, InvalidElicitationError } from '../src/host/broker/index.js';
+import { ElicitationBroker, InvalidElicitationError, REFUSAL_AUDIT_BURST, REFUSAL_AUDIT_REFILL_MS } from '../src/host/broker/index.js';
 import { ScriptedPresenter, UserInteractionRequiredError } from '../src/host/presenter.js';
 import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import { REDACTED } from '../src/host/store/types.js';
@@ -10,7 +10,7 @@ import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { openSqliteStore } from '../src/host/store/index.js';
 import type { Store } from '../src/host/store/index.js';
 import { schemaHash } from '../src/schema/index.js';
-import { clock, ctx } from './fixtures/broker/ctx.js';
+import { clock, ctx, scope } from './fixtures/broker/ctx.js';
 import { vector } from './helpers/vectors.js';
 import { verifies } from './helpers/verifies.js';
 import { tempDir } from './fixtures/store/tmp.js';
@@ -199,14 +199,49 @@ for (const kind of ['memory', 'sqlite file'] as const)
     const results = await Promise.all(Array.from({ length: 50 }, () => broker.elicit(confirm, ctx('flood'))));
     assert.equal(results.filter((r) => r.action === 'accept').length, 10);
     assert.equal(results.filter((r) => r.action === 'decline').length, 40);
-    const limited = (await store.queryAudit({ kind: 'policy', limit: 1000 })).filter((a) => a.detail?.reason === 'rate-limited');
-    assert.equal(limited.length, 40);
+    // Audited (and told) up to the refusal budget; the rest counted (broker.refusal-flood.test.ts).
+    const limited = async () =>
+      (await store.queryAudit({ kind: 'policy', limit: 1000 })).filter((a) => a.detail?.reason === 'rate-limited');
+    assert.equal((await limited()).length, REFUSAL_AUDIT_BURST);
     // Another server has its own bucket; after 2 s one token (30/min) is back for the flooder.
     assert.equal((await broker.elicit(confirm, ctx('calm'))).action, 'accept');
     assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'decline');
     c.advance(2_000);
     assert.equal((await broker.elicit(confirm, ctx('flood'))).action, 'accept');
+    // A refusal once the audit budget has one more place is audited, with the count of those that were not.
+    c.advance(REFUSAL_AUDIT_REFILL_MS);
+    while ((await broker.elicit(confirm, ctx('flood'))).action === 'accept');
+    const rows = await limited();
+    assert.equal(rows.length, REFUSAL_AUDIT_BURST + 1);
+    assert.equal(rows.find((r) => r.detail?.skipped !== undefined)?.detail?.skipped, 40 + 1 - REFUSAL_AUDIT_BURST);
   });
+
+test('the refusal audit budget is per (tenant, user, server): malformed messages and sampling draw on it', async () => {
+  const store = new MemoryStore();
+  const presenter = new ScriptedPresenter([{ action: 'accept', content: {} }]);
+  const broker = new ElicitationBroker({ presenter, store, now: clock().now, scope: scope('alice') });
+  const bad = { requestedSchema: { type: 'object' } } as never; // no message: -32602
+  const refused = (user: string) => store.audit.filter((a) => a.scope.user === user && (a.kind === 'error' || a.kind === 'policy')).length;
+  for (let i = 0; i < REFUSAL_AUDIT_BURST; i++) broker.malformedMessage('s1', 'a line that is not JSON');
+  await assert.rejects(broker.elicit(bad, ctx('s1')), InvalidElicitationError, 'still -32602');
+  await assert.rejects(broker.sample({ messages: 'no' }, ctx('s1')), InvalidElicitationError);
+  assert.equal(refused('alice'), REFUSAL_AUDIT_BURST, 'over the budget: neither audited');
+  assert.equal(store.audit.filter((a) => a.kind === 'request').length, 0, 'nor their request rows');
+  // bob's refusals, and alice's with another server, have budgets of their own.
+  await assert.rejects(broker.elicit(bad, ctx('s1', { scope: scope('bob') })), InvalidElicitationError);
+  await assert.rejects(broker.elicit(bad, ctx('s2')), InvalidElicitationError);
+  assert.equal(refused('bob'), 1);
+  assert.equal(refused('alice'), REFUSAL_AUDIT_BURST + 1);
+  // A request of alice's to s1 that is admitted is audited as always.
+  const ok = await broker.elicit({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } }, ctx('s1'));
+  assert.equal(ok.action, 'accept');
+  assert.deepEqual(
+    store.audit
+      .filter((a) => a.server === 's1' && a.scope.user === 'alice' && (a.kind === 'request' || a.kind === 'answer'))
+      .map((a) => a.kind),
+    ['request', 'answer'],
+  );
+});
 
 test('pending cap per server: the sixth concurrent request is declined, other servers unaffected', async () => {
   const release: Array<() => void> = [];

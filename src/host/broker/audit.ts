@@ -10,12 +10,25 @@
  * costing a commit of its own; it is still tracked, so `settled` covers it.
  * @module
  */
+import { LRUCache } from 'lru-cache';
 import { REDACTED } from '../store/types.js';
 import type { AuditRecord, Store } from '../store/types.js';
 import type { InputRequest } from './types.js';
 import { redactUrlsInContent, redactUrlsInText } from './policy.js';
 
 export type AuditKind = 'request' | 'repair' | 'policy' | 'answer' | 'cancelled' | 'error' | 'complete';
+
+/** What a row says besides its request and kind: see {@link Auditor.write}. */
+export interface AuditRowOptions {
+  action?: string;
+  /** ms; default: since the request was received */
+  durationMs?: number;
+  detail?: Record<string, unknown>;
+  /** Fields of `detail.content` written as `[redacted]`. */
+  sensitive?: string[];
+  /** Committed with the next row rather than by a commit of its own. */
+  defer?: boolean;
+}
 
 export function redact(content: Record<string, unknown> | undefined, keys: string[]): Record<string, unknown> | undefined {
   if (!content) return content;
@@ -43,11 +56,7 @@ export class Auditor {
     return this.store !== undefined;
   }
 
-  write(
-    req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>,
-    kind: AuditKind,
-    rest: { action?: string; durationMs?: number; detail?: Record<string, unknown>; sensitive?: string[]; defer?: boolean } = {},
-  ): void {
+  write(req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>, kind: AuditKind, rest: AuditRowOptions = {}): void {
     if (!this.store) return;
     const keys = rest.sensitive ?? [];
     const detail = rest.detail ? { ...rest.detail } : undefined;
@@ -94,5 +103,56 @@ export class Auditor {
    */
   settled(): Promise<void> {
     return this.#pending === 0 ? Promise.resolve() : this.#last;
+  }
+}
+
+/**
+ * How many audit rows events a server causes at will (requests refused before anyone was asked,
+ * ignored completions, malformed messages) may add: `burst` at once per key, then one more per
+ * `refillMs`. The events beyond it get no row; they are counted, and the count goes into the key's next
+ * row (`detail.skipped`), so a flooding server cannot push the rows before it out of the log under the
+ * retention cap (docs/store.md §Retention). At most `maxKeys` keys (default 10 000) are kept, the least
+ * recently used dropped with its count.
+ */
+export class AuditBudget {
+  readonly #buckets: LRUCache<string, { tokens: number; at: number; skipped: number }>;
+  constructor(
+    private readonly burst: number,
+    private readonly refillMs: number,
+    private readonly now: () => number,
+    maxKeys = 10_000,
+  ) {
+    this.#buckets = new LRUCache({ max: maxKeys });
+  }
+
+  /** Whether `key` may have a row now (nothing is taken). */
+  allows(key: string): boolean {
+    return this.#bucket(key).tokens > 0;
+  }
+
+  /** Takes one row's place (none left: the row is written all the same); returns the events skipped since the key's last row. */
+  take(key: string): number {
+    const b = this.#bucket(key);
+    b.tokens = Math.max(0, b.tokens - 1);
+    const skipped = b.skipped;
+    b.skipped = 0;
+    return skipped;
+  }
+
+  /** Counts an event of `key` that got no row. */
+  skip(key: string): void {
+    this.#bucket(key).skipped++;
+  }
+
+  #bucket(key: string): { tokens: number; at: number; skipped: number } {
+    const now = this.now();
+    let b = this.#buckets.get(key);
+    if (!b) this.#buckets.set(key, (b = { tokens: this.burst, at: now, skipped: 0 }));
+    const earned = Math.floor((now - b.at) / this.refillMs);
+    if (earned > 0) {
+      b.tokens = Math.min(this.burst, b.tokens + earned);
+      b.at += earned * this.refillMs;
+    }
+    return b;
   }
 }

@@ -11,7 +11,7 @@ import type { InputVariableDef, PolicyDef } from '../config/types.js';
 import type { Presenter, PresenterNotice, InputRequestView, UrlView, WarningDetail } from '../presenter.js';
 import type { Scope, Store } from '../store/types.js';
 import { ask, type AskOutcome } from './ask.js';
-import { Auditor } from './audit.js';
+import { AuditBudget, Auditor, type AuditKind, type AuditRowOptions } from './audit.js';
 import { DEFAULT_LIMITS, checkMessageLimits, excerpt, validateContent } from './core.js';
 import { checkForm, type FormCheck } from './form-cache.js';
 import { ElicitationCancelledError, InvalidElicitationError, describeIssues, describeIssuesForPeople } from './errors.js';
@@ -70,6 +70,17 @@ export function revisionOf(revision: string, era: 'legacy' | 'modern'): Revision
  */
 export const COMPLETE_AUDIT_BURST = 10;
 
+/**
+ * Requests refused before anyone was asked (invalid: -32602; declined by policy: rate limit, pending
+ * cap, sensitive field, URL scheme) and malformed messages, audited and told to the person at most
+ * this many at once per (tenant, user, server), then one per {@link REFUSAL_AUDIT_REFILL_MS}. Beyond
+ * it a request's rows are held until it is admitted; a refused one is only counted, in the next
+ * refusal row's `detail.skipped` (docs/broker.md §Audit budget).
+ */
+export const REFUSAL_AUDIT_BURST = 20;
+/** One more audited refusal per this many ms, per (tenant, user, server). */
+export const REFUSAL_AUDIT_REFILL_MS = 6_000;
+
 export class ElicitationBroker {
   readonly urls = new UrlElicitationRegistry();
   readonly policy: PolicyDef;
@@ -83,8 +94,10 @@ export class ElicitationBroker {
   private readonly waiting = new Set<InputRequest>();
   private readonly waitingPerServer = new Map<string, number>();
   private seq = 0;
-  /** Per server: audit tokens for ignored completions, when last refilled, how many went unaudited. */
-  private readonly ignoredCompletions = new Map<string, { tokens: number; at: number; skipped: number }>();
+  /** Audit rows of ignored completions, per server. */
+  private readonly completions: AuditBudget;
+  /** Audit rows and notices of refused requests and malformed messages, per (tenant, user, server). */
+  private readonly refusals: AuditBudget;
   /** Aborted by {@link close}: every wait on a person ends. */
   private readonly closing = new AbortController();
 
@@ -97,6 +110,8 @@ export class ElicitationBroker {
     this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: randomUUID() };
     this.audit = new Auditor(opts.store, this.now);
     this.limiter = new RateLimiter(this.policy, this.now);
+    this.completions = new AuditBudget(COMPLETE_AUDIT_BURST, 1000, this.now);
+    this.refusals = new AuditBudget(REFUSAL_AUDIT_BURST, REFUSAL_AUDIT_REFILL_MS, this.now);
     // Bound so the runtime may pass them detached: `{ elicit: broker.elicit, … }`.
     this.elicit = this.elicit.bind(this);
     this.elicitationComplete = this.elicitationComplete.bind(this);
@@ -147,7 +162,10 @@ export class ElicitationBroker {
     };
     if (ctx.call) req.call = ctx.call;
     if (ctx.requestId !== undefined) req.wireId = ctx.requestId;
-    this.audit.write(req, 'request', {
+    // Its rows are held until it is admitted (step 3), or refused: a server that keeps sending requests
+    // parley refuses has only so many of them audited (rowsOf).
+    const rows = this.rowsOf(req);
+    rows.write('request', {
       defer: true, // committed with this request's next row (its answer, refusal or error)
       detail: {
         ...(ctx.sampling
@@ -168,15 +186,16 @@ export class ElicitationBroker {
     // 2. Can it be shown? If not: -32602 naming the rule (never "decline": nobody was asked).
     if (typeof params !== 'object' || params === null || Array.isArray(params))
       throw this.invalid(
-        req,
+        rows,
         `elicitation/create params must be an object (got ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}).`,
       );
-    if (typeof p.message !== 'string') throw this.invalid(req, 'elicitation/create params.message must be a string.');
+    if (typeof p.message !== 'string') throw this.invalid(rows, 'elicitation/create params.message must be a string.');
     const tooLarge = checkMessageLimits(p);
-    if (tooLarge.length) throw this.invalid(req, `Request too large: ${describeIssues(tooLarge, 'params')}`, tooLarge);
+    if (tooLarge.length) throw this.invalid(rows, `Request too large: ${describeIssues(tooLarge, 'params')}`, tooLarge);
     if (mode !== 'form' && mode !== 'url')
-      throw this.invalid(req, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
-    if (mode === 'url' && revision === '2025-06-18') throw this.invalid(req, 'URL-mode elicitation does not exist on revision 2025-06-18.');
+      throw this.invalid(rows, `elicitation/create params.mode must be "form" or "url", got ${JSON.stringify(mode)}.`);
+    if (mode === 'url' && revision === '2025-06-18')
+      throw this.invalid(rows, 'URL-mode elicitation does not exist on revision 2025-06-18.');
     let form: FormCheck | undefined;
     let sensitive: string[] = [];
     let repairs: Repair[] = [];
@@ -184,14 +203,14 @@ export class ElicitationBroker {
     if (req.mode === 'form') {
       form = checkForm(p.requestedSchema, revision); // normalise, lint, sensitive fields; cached per form
       const n = form.normalized;
-      if (!n.ok) throw this.invalid(req, `Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
+      if (!n.ok) throw this.invalid(rows, `Cannot show the requested form: ${describeIssues(n.issues)}`, n.issues);
       req.requestedSchema = n.schema;
       repairs = n.repairs;
       lint = ctx.configInput ? [] : form.lint; // rules for servers, not for the host's own question
-      if (repairs.length || lint.length) this.audit.write(req, 'repair', { detail: { repairs, lint } });
+      if (repairs.length || lint.length) rows.write('repair', { detail: { repairs, lint } });
       sensitive = ctx.configInput ? ctx.configInput.sensitive : form.sensitive;
     } else {
-      if (typeof p.url !== 'string') throw this.invalid(req, 'URL-mode elicitation needs params.url (a string).');
+      if (typeof p.url !== 'string') throw this.invalid(rows, 'URL-mode elicitation needs params.url (a string).');
       req.url = escapeHidden(redactUrl(p.url)); // never kept in clear (policy.ts)
       if (typeof p.elicitationId === 'string') req.elicitationId = p.elicitationId;
     }
@@ -201,33 +220,33 @@ export class ElicitationBroker {
     // a gateway draws on it), else from the broker's own; the pending cap is checked again after that
     // wait, as other requests may have joined.
     const refusal = this.checkPolicy(req, ctx.configInput ? [] : sensitive) ?? (await this.takeRate(req)) ?? this.checkPending(req);
-    if (refusal) return this.refuse(req, refusal.reason, refusal.message, refusal.detail);
+    if (refusal) return this.refuse(rows, refusal.reason, refusal.message, refusal.detail);
     let url: UrlView | undefined;
     let warnings: string[] = [];
     let details: WarningDetail[] = [];
     if (req.mode === 'url') {
       const u = checkUrl(p.url as string, this.policy);
-      if (!u.ok) return this.refuse(req, u.reason, u.message, { url: req.url });
+      if (!u.ok) return this.refuse(rows, u.reason, u.message, { url: req.url });
       url = u.view;
       warnings = u.view.warnings.map((w) => `url:${w}`);
       details = u.view.warningDetails.map((d) => ({ code: `url:${d.code}`, text: d.text }));
-      if (u.view.warnings.length)
-        this.audit.write(req, 'policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
+      if (u.view.warnings.length) rows.write('policy', { action: 'warn', detail: { warnings: u.view.warnings, host: u.view.host } });
       if (req.elicitationId && !this.urls.add(req.server, req.elicitationId, req.id))
-        this.audit.write(req, 'error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: excerpt(req.elicitationId) } });
+        rows.write('error', { detail: { reason: 'duplicate-elicitation-id', elicitationId: excerpt(req.elicitationId) } });
     } else if (sensitive.length) {
       warnings = sensitive.map((f) => `sensitive:${f}`);
       details = sensitive.map((f) => ({
         code: `sensitive:${f}`,
         text: `"${f}" looks like it asks for a secret: its value is masked, kept out of the audit log and never remembered.`,
       }));
-      this.audit.write(req, 'policy', {
+      rows.write('policy', {
         action: this.policy.sensitiveFields === 'ask' || ctx.configInput ? 'warn' : 'allow',
         detail: { reason: 'sensitive-field', fields: sensitive },
       });
     }
 
     // From here the request waits on a person: it counts against the pending cap and is listed.
+    rows.admit();
     this.waiting.add(req);
     this.waitingPerServer.set(req.server, (this.waitingPerServer.get(req.server) ?? 0) + 1);
     this.emit({ type: 'pending-added', request: req });
@@ -393,18 +412,25 @@ export class ElicitationBroker {
    */
   async sample(params: unknown, ctx: BrokerInputContext): Promise<SampleAnswer> {
     const built = samplingPrompt(params, ctx.server);
-    const req = { id: `in-${++this.seq}`, server: ctx.server, scope: ctx.scope ?? this.scope, receivedAt: this.now() };
+    const req: InputRequest = {
+      id: `in-${++this.seq}`,
+      server: ctx.server,
+      scope: ctx.scope ?? this.scope,
+      receivedAt: this.now(),
+      era: ctx.era,
+      revision: revisionOf(ctx.revision, ctx.era),
+      mode: 'form',
+      message: '',
+    };
+    const rows = this.rowsOf(req);
     if ('error' in built) {
-      this.audit.write(req, 'request', {
-        detail: { method: 'sampling/createMessage', wireId: ctx.requestId, era: ctx.era, call: ctx.call },
-      });
-      this.audit.write(req, 'error', { detail: { code: -32602, message: built.error } });
-      throw new InvalidElicitationError(built.error, []);
+      rows.write('request', { detail: { method: 'sampling/createMessage', wireId: ctx.requestId, era: ctx.era, call: ctx.call } });
+      throw this.invalid(rows, built.error);
     }
     const presenter = this.opts.presenter;
     const why = this.policy.sampling === 'decline' ? 'sampling-policy' : !presenter.sampling ? 'sampling-no-presenter' : undefined;
     if (why) {
-      this.audit.write(req, 'request', {
+      rows.write('request', {
         detail: {
           method: 'sampling/createMessage',
           wireId: ctx.requestId,
@@ -418,7 +444,7 @@ export class ElicitationBroker {
         why === 'sampling-policy'
           ? `Declined: ${ctx.server} asked for a model reply (sampling); policy sampling is "decline".`
           : `Declined: ${ctx.server} asked for a model reply (sampling), and nobody here can write one (this presenter shows no sampling requests).`;
-      this.refuse({ ...req, era: ctx.era, revision: revisionOf(ctx.revision, ctx.era), mode: 'form', message: '' }, why, message, {});
+      this.refuse(rows, why, message, {});
       return { action: 'decline', reason: message };
     }
     const form = { mode: 'form' as const, message: built.message, requestedSchema: samplingSchema(built.view.maxTokens) };
@@ -487,13 +513,18 @@ export class ElicitationBroker {
   /**
    * A message from `server` that the transport could not pass on (see `InputHandlers.malformedMessage`):
    * audited (`error`, reason `malformed-message`), told to the person (`refused`, reason
-   * `invalid-request`) and emitted as a `refused` event.
+   * `invalid-request`) within the budget of refusals ({@link REFUSAL_AUDIT_BURST}, else counted), and
+   * emitted as a `refused` event.
    */
   malformedMessage(server: string, detail: string): void {
     const rec = { id: `malformed-${++this.seq}`, server, scope: this.scope, receivedAt: this.now() };
     const message = `${server} sent ${detail}.`;
-    this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message } });
-    this.notify({ kind: 'refused', server, requestId: rec.id, reason: 'invalid-request', message });
+    const key = `${this.scope.tenant}\0${this.scope.user}\0${server}`;
+    if (this.refusals.allows(key)) {
+      const skipped = this.refusals.take(key);
+      this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message, ...(skipped ? { skipped } : {}) } });
+      this.notify({ kind: 'refused', server, requestId: rec.id, reason: 'invalid-request', message });
+    } else this.refusals.skip(key);
     this.emit({ type: 'refused', id: rec.id, server, reason: 'invalid-request', message });
   }
 
@@ -506,21 +537,8 @@ export class ElicitationBroker {
     const id = excerpt(elicitationId);
     let skipped = 0;
     if (r !== 'completed') {
-      const now = this.now();
-      const b = this.ignoredCompletions.get(server) ?? { tokens: COMPLETE_AUDIT_BURST, at: now, skipped: 0 };
-      this.ignoredCompletions.set(server, b);
-      const earned = Math.floor((now - b.at) / 1000);
-      if (earned > 0) {
-        b.tokens = Math.min(COMPLETE_AUDIT_BURST, b.tokens + earned);
-        b.at += earned * 1000;
-      }
-      if (b.tokens <= 0) {
-        b.skipped++;
-        return;
-      }
-      b.tokens--;
-      skipped = b.skipped;
-      b.skipped = 0;
+      if (!this.completions.allows(server)) return this.completions.skip(server);
+      skipped = this.completions.take(server);
     }
     const rec = { id: `complete-${id}`, server, scope: this.scope, receivedAt: this.now() };
     this.audit.write(rec, 'complete', {
@@ -609,21 +627,61 @@ export class ElicitationBroker {
    * not show (`notify` kind `refused`, reason `invalid-request`; event `refused`), and returns the
    * error to throw.
    */
-  private invalid(req: InputRequest, message: string, issues: InvalidElicitationError['issues'] = []): InvalidElicitationError {
-    this.audit.write(req, 'error', { detail: { code: -32602, message, issues } });
+  private invalid(rows: RequestRows, message: string, issues: InvalidElicitationError['issues'] = []): InvalidElicitationError {
+    const { req } = rows;
     const told = `${req.server} sent a request parley could not show, and was answered with an error: ${message}`;
-    this.notify({ kind: 'refused', server: req.server, requestId: req.id, reason: 'invalid-request', message: told });
+    const skipped = rows.refused();
+    if (skipped !== undefined) {
+      this.audit.write(req, 'error', { detail: { code: -32602, message, issues, ...(skipped ? { skipped } : {}) } });
+      this.notify({ kind: 'refused', server: req.server, requestId: req.id, reason: 'invalid-request', message: told });
+    }
     this.emit({ type: 'refused', id: req.id, server: req.server, reason: 'invalid-request', message: told });
     return new InvalidElicitationError(message, issues);
+  }
+
+  /**
+   * The audit rows of `req`, held until it is admitted (then written) or refused: then written with
+   * the refusal's row while its (tenant, user, server) is within its budget of audited refusals
+   * ({@link REFUSAL_AUDIT_BURST}), else dropped and counted. Decided at the refusal, not on arrival,
+   * so requests that arrive together are counted against the budget one by one.
+   */
+  private rowsOf(req: InputRequest): RequestRows {
+    const key = `${req.scope.tenant}\0${req.scope.user}\0${req.server}`;
+    let held: Array<[AuditKind, AuditRowOptions]> | undefined = [];
+    const flush = () => {
+      for (const [kind, rest] of held ?? []) this.audit.write(req, kind, rest);
+      held = undefined;
+    };
+    return {
+      req,
+      write: (kind, rest) => {
+        if (held) held.push([kind, rest]);
+        else this.audit.write(req, kind, rest);
+      },
+      admit: flush,
+      refused: () => {
+        if (!this.refusals.allows(key)) {
+          this.refusals.skip(key);
+          held = undefined;
+          return undefined;
+        }
+        flush();
+        return this.refusals.take(key);
+      },
+    };
   }
 
   private pendingCount(server: string): number {
     return this.waitingPerServer.get(server) ?? 0;
   }
 
-  private refuse(req: InputRequest, reason: RefusalReason, message: string, detail: Record<string, unknown>): ElicitAnswer {
-    this.audit.write(req, 'policy', { action: 'decline', detail: { reason, message, ...detail } });
-    this.notify({ kind: 'refused', server: req.server, requestId: req.id, reason, message });
+  private refuse(rows: RequestRows, reason: RefusalReason, message: string, detail: Record<string, unknown>): ElicitAnswer {
+    const { req } = rows;
+    const skipped = rows.refused();
+    if (skipped !== undefined) {
+      this.audit.write(req, 'policy', { action: 'decline', detail: { reason, message, ...detail, ...(skipped ? { skipped } : {}) } });
+      this.notify({ kind: 'refused', server: req.server, requestId: req.id, reason, message });
+    }
     this.emit({ type: 'refused', id: req.id, server: req.server, reason, message });
     return { action: 'decline' };
   }
@@ -717,6 +775,19 @@ export class ElicitationBroker {
       }
     }
   }
+}
+
+/** One request's audit rows until it is admitted ({@link ElicitationBroker.rowsOf}). */
+interface RequestRows {
+  readonly req: InputRequest;
+  write(kind: AuditKind, rest: AuditRowOptions): void;
+  /** The request passed every check: what was held is written, and later rows go straight out. */
+  admit(): void;
+  /**
+   * The request was refused: writes what was held and returns the refusal row's `detail.skipped`
+   * (refusals not audited since the last one), or `undefined` when this refusal gets no row or notice.
+   */
+  refused(): number | undefined;
 }
 
 /** The key of {@link ElicitationBroker}'s in-call answers: person, server, form hash and tool call. */

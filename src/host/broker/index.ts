@@ -1,5 +1,5 @@
 /** The host's elicitation broker. See docs/broker.md. @module */
-export { COMPLETE_AUDIT_BURST, ElicitationBroker, revisionOf } from './broker.js';
+export { COMPLETE_AUDIT_BURST, ElicitationBroker, REFUSAL_AUDIT_BURST, REFUSAL_AUDIT_REFILL_MS, revisionOf } from './broker.js';
 export type { BrokerOptions } from './broker.js';
 export { InvalidElicitationError, ElicitationCancelledError } from './errors.js';
 export { RateLimiter, checkUrl } from './policy.js';

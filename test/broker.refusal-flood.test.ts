@@ -1,0 +1,67 @@
+// A hostile server floods parley with elicitation/create requests parley refuses before anyone is asked
+// (client/elicitation §Security Considerations: clients SHOULD rate-limit). Each one still gets the
+// spec's answer (-32602 for a request that cannot be shown), but each refusal also wrote two audit rows
+// (request and error) and told the person: at 500 a second a server pushed a million older rows out of
+// the audit log (its retention cap) in under twenty minutes, and the person's notices drowned. Now the
+// refusals of one (tenant, user, server) are audited and told at most REFUSAL_AUDIT_BURST at once, one
+// more per REFUSAL_AUDIT_REFILL_MS, the rest counted in the next refusal row's `detail.skipped`; a request
+// that is admitted is audited as before. Peer: raw-lines.mjs (a hand-written 2025-11-25 stdio server)
+// behind ServerManager and the broker, with a clock of the test's.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ServerManager } from '../src/host/servers/index.js';
+import { ElicitationBroker, REFUSAL_AUDIT_BURST, REFUSAL_AUDIT_REFILL_MS } from '../src/host/broker/index.js';
+import { ScriptedPresenter } from '../src/host/presenter.js';
+import { MemoryStore } from './fixtures/broker/memoryStore.js';
+import { clientInfo, fastStop, fixture, text, ROOT } from './fixtures/servers-host/helpers.js';
+import { bounded } from './helpers/wait.js';
+
+describe('a 2025-11-25 stdio server flooding parley with elicitation/create requests it refuses', () => {
+  const store = new MemoryStore();
+  const presenter = new ScriptedPresenter([
+    { action: 'accept', content: { ok: true } },
+    { action: 'accept', content: { ok: true } },
+  ]);
+  let skew = 0;
+  const broker = new ElicitationBroker({ presenter, store, now: () => Date.now() + skew });
+  const m = new ServerManager(
+    { raw: fixture('raw', 'raw-lines.mjs', ['2025-11-25']) },
+    {
+      handlers: { elicit: broker.elicit, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
+      clientInfo,
+      stop: fastStop,
+    },
+  );
+  type Reply = { id: string; error?: { code: number }; result?: { action: string } };
+  const flood = async (n: number) =>
+    (
+      JSON.parse(text(await bounded(m.callTool('raw', 'case', { name: 'elicit-invalid-flood', bytes: n }), 25_000, 'flood'))) as {
+        got: Reply[];
+      }
+    ).got;
+  const refusalRows = () => store.audit.filter((a) => a.kind === 'error' && a.detail?.code === -32602);
+  const refusedNotices = () => presenter.notices.filter((n) => n.kind === 'refused');
+  before(() => m.start('raw'));
+  after(() => m.stopAll());
+
+  it(`500 invalid requests: each answered -32602, ${REFUSAL_AUDIT_BURST} audited and told; the good one after them is asked and audited`, async () => {
+    const got = await flood(500);
+    assert.equal(got.filter((r) => r.id.startsWith('bad-') && r.error?.code === -32602).length, 500, 'never silence');
+    assert.deepEqual(got.find((r) => r.id === 'good')?.result, { action: 'accept', content: { ok: true } });
+    assert.equal(refusalRows().length, REFUSAL_AUDIT_BURST);
+    assert.equal(refusedNotices().length, REFUSAL_AUDIT_BURST);
+    // Each audited refusal has its request row; the good request has its request and answer rows.
+    const requests = store.audit.filter((a) => a.kind === 'request');
+    assert.equal(requests.length, REFUSAL_AUDIT_BURST + 1);
+    assert.equal(store.audit.filter((a) => a.kind === 'answer' && a.action === 'accept').length, 1);
+    assert.ok(refusalRows().every((r) => requests.some((q) => q.requestId === r.requestId)));
+  });
+
+  it('the next refusal audited (the budget refilled) counts the ones that were not', async () => {
+    skew += REFUSAL_AUDIT_REFILL_MS;
+    const got = await flood(1);
+    assert.equal(got.filter((r) => r.error?.code === -32602).length, 1);
+    assert.equal(refusalRows().length, REFUSAL_AUDIT_BURST + 1);
+    assert.equal(refusalRows().at(-1)?.detail?.skipped, 500 - REFUSAL_AUDIT_BURST);
+  });
+});
