@@ -18,7 +18,14 @@ const skip = clusterSkipReason?.startsWith('dist/') ? clusterSkipReason : undefi
 // Users of tenant corp at the issuer (the static users of helpers/gateway-signin.ts are of tenant acme).
 const DANA: IssuerClient = { id: 'dana-app', secret: 'dana-secret', claims: { preferred_username: 'dana', tid: 'corp' } };
 const ERIN: IssuerClient = { id: 'erin-app', secret: 'erin-secret', claims: { preferred_username: 'erin', tid: 'corp' } };
-const ACCOUNTS = { dana: { preferred_username: 'dana', tid: 'corp' }, erin: { preferred_username: 'erin', tid: 'corp' } };
+const FRAN: IssuerClient = { id: 'fran-app', secret: 'fran-secret', claims: { preferred_username: 'fran', tid: 'corp' } };
+const ACCOUNTS = {
+  dana: { preferred_username: 'dana', tid: 'corp' },
+  erin: { preferred_username: 'erin', tid: 'corp' },
+  // fran's claims in an ID token the issuer made out to another of its clients (a token substituted from
+  // elsewhere, or a misconfigured issuer): OpenID Connect Core §3.1.3.7 says to refuse it.
+  'fran-elsewhere': { preferred_username: 'fran', tid: 'corp', azp: 'another-client' },
+};
 
 test('gateway.oauth.browserClient and gateway.unverifiedSignIn: read, or an issue at their JSON pointer', () => {
   const load = (gateway: Record<string, unknown>) => {
@@ -58,7 +65,7 @@ describe('sign-in through the client, users of gateway.oauth: the browser signs 
   before(async () => {
     stack = await startOidcStack();
     const port = await freePort();
-    issuer = await startIssuer([DANA, ERIN], [], {
+    issuer = await startIssuer([DANA, ERIN, FRAN], [], {
       id: 'gw-browser',
       redirectUri: `http://127.0.0.1:${port}/oauth/upstream/identify`,
       accounts: ACCOUNTS,
@@ -150,6 +157,16 @@ describe('sign-in through the client, users of gateway.oauth: the browser signs 
     assert.match(text(await erin.call), /hello client/);
     assert.equal(await stored('erin', 's2'), 1);
     assert.equal(await stored('dana', 's2'), 0);
+  });
+
+  it("an ID token with fran's claims made out to another client (azp): 403 where it is checked, nothing stored", async (t) => {
+    const fran = await ask(FRAN, '2025-11-25', t);
+    const authorizations = stack.authorizations.length;
+    const r = await browserOf('fran-elsewhere').browse(fran.url, atCallback);
+    assert.equal(r.status, 403);
+    assert.equal(new URL(r.last).pathname, '/oauth/upstream/identify', 'refused where the ID token is checked');
+    assert.equal(stack.authorizations.length, authorizations, 'the upstream provider was never reached');
+    assert.equal(await stored('fran', 'crm'), 0);
   });
 });
 

@@ -117,6 +117,11 @@ export function browserSignIn(
     }
     if (typeof claims.nonce !== 'string' || !same(claims.nonce, nonce))
       throw refused("The ID token is not the answer to this browser's sign-in.");
+    // OpenID Connect Core §3.1.3.7: an ID token for several audiences names the party it was issued to
+    // (azp), and an azp present must be this client: else it was issued to another client of the issuer.
+    const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+    if ((claims.azp === undefined && audiences.length > 1) || (claims.azp !== undefined && claims.azp !== client.clientId))
+      throw refused("The ID token was issued to another client of the gateway's issuer (its azp claim is not this gateway's client).");
     const needed = [oauth.userClaim, ...(oauth.tenantClaim ? [oauth.tenantClaim] : [])];
     const info = (await metadata()).userinfo_endpoint;
     if (needed.some((c) => claims[c] === undefined) && typeof info === 'string' && typeof tokens.access_token === 'string') {
