@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { ask } from '../src/host/broker/ask.js';
+import { ElicitationBroker } from '../src/host/broker/index.js';
+import { ctx } from './fixtures/broker/ctx.js';
 import type { PresenterAnswer, InputRequestView } from '../src/host/presenter.js';
 import type { ConnectOptions } from '../src/host/servers/connection.js';
 import type { InputContext } from '../src/host/servers/handlers.js';
@@ -234,5 +236,26 @@ test('input bridge: a request whose SDK signal is already aborted when its handl
     assert.equal(seen.length, 1, `${era}: the broker was called`);
     assert.deepEqual([seen[0].aborted, seen[0].reason], [true, 'connection closed first'], `${era}: aborted on arrival, reason kept`);
     assert.equal(pending.size, 0, `${era}: nothing left in flight`);
+  }
+});
+
+test('broker: fifteen prompts waiting at once print no MaxListenersExceededWarning (each listens on the shutdown signal)', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.name);
+  process.on('warning', onWarning);
+  try {
+    const presenter = {
+      interactive: false,
+      present: () => new Promise<PresenterAnswer>((r) => setTimeout(() => r({ action: 'accept', content: {} }), 50)),
+      notify: () => undefined,
+    };
+    const broker = new ElicitationBroker({ presenter, policy: { maxPendingPerServer: 100, burst: 100 } });
+    const form = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+    const answers = await Promise.all(Array.from({ length: 15 }, () => broker.elicit(form, ctx('srv'))));
+    assert.equal(answers.filter((a) => a.action === 'accept').length, 15);
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    assert.deepEqual(warnings, []);
+  } finally {
+    process.off('warning', onWarning);
   }
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Issue, Repair, Revision } from '../../schema/index.js';
 import type { InputVariableDef, PolicyDef } from '../config/types.js';
 import type { Presenter, PresenterNotice, InputRequestView, UrlView, WarningDetail } from '../presenter.js';
@@ -108,6 +109,9 @@ export class ElicitationBroker {
     this.timeouts = { answerMs: Math.min(t.answerMs, MAX_TIMER_MS), urlCompletionMs: Math.min(t.urlCompletionMs, MAX_TIMER_MS) };
     this.now = opts.now ?? Date.now;
     this.scope = opts.scope ?? { tenant: 'default', user: 'default', session: randomUUID() };
+    // Every prompt waiting on a person listens on it (ask.ts), bounded by the pending cap per server;
+    // past ten Node printed a MaxListenersExceededWarning on stderr.
+    setMaxListeners(0, this.closing.signal);
     this.audit = new Auditor(opts.store, this.now);
     this.limiter = new RateLimiter(this.policy, this.now);
     this.completions = new AuditBudget(COMPLETE_AUDIT_BURST, 1000, this.now);
