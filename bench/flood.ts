@@ -1,8 +1,9 @@
 // `flood` group (issues 12.7 and 17.7): one server floods the host with 500 elicitation requests/s
 // while the host must stay responsive. Real processes: parley's ServerManager + ElicitationBroker on a
-// SQLite store FILE (WAL, synchronous=NORMAL, as `parley up` opens it), default
-// policy (the flood is mostly rate-limited: each request still writes its `request` and `policy` audit
-// rows and waits for their commit), a presenter that accepts at once, and two stdio servers
+// SQLite store FILE (WAL, synchronous=NORMAL, as `parley up` opens it), a policy without a rate limit
+// or pending cap (FLOOD_POLICY: every request is admitted, answered and writes its `request` and
+// `answer` rows, and its reply waits for their commit; under the default policy most would be refused,
+// and refusals beyond the audit budget write nothing), a presenter that accepts at once, and two stdio servers
 // (bench/fixtures/flood-server.mjs): `flood` pushes elicitation/create at 500/s for the phase, `calm`
 // answers `ping` tool calls. Each phase (idle, then the flood) runs `calm` ping calls back to back,
 // 5 ms apart, and records their latency and the host's event-loop delay (perf_hooks
@@ -21,6 +22,8 @@ import { openSqliteStore } from '../dist/src/host/store/sqlite.js';
 import type { BenchRow } from './lib.js';
 import { envInt, medianOf, repoPath, stdioDef } from './peers.js';
 
+/** Every flood request admitted: no rate limit, no pending cap (see the module comment). */
+const FLOOD_POLICY = { ratePerMinute: 1e9, burst: 1e9, maxPendingPerServer: 1e9 };
 const FLOOD_SERVER = { command: process.execPath, args: [repoPath('bench/fixtures/flood-server.mjs')] };
 const presenter = {
   interactive: false,
@@ -70,7 +73,7 @@ export async function run(o: { ms?: number; rate?: number } = {}): Promise<Bench
       ['commit per row', false],
     ] as const) {
       const store = openSqliteStore(join(dir, `${groupCommit ? 'group' : 'row'}.db`), { groupCommit });
-      const broker = new ElicitationBroker({ presenter, store });
+      const broker = new ElicitationBroker({ presenter, store, policy: FLOOD_POLICY });
       const manager = new ServerManager(
         { flood: stdioDef('flood', FLOOD_SERVER), calm: stdioDef('calm', FLOOD_SERVER) },
         {
