@@ -145,6 +145,23 @@ describe('gateway: a downstream URL-mode completion reaches the upstream client 
     }
   });
 
+  it('a completion the server sends before the client has answered is relayed once the client consents', T, async () => {
+    // The server completes 100 ms after asking; the client answers after 2 s. (Were the completion to
+    // come after the answer on a starved machine, the ordinary relay would pass this too: never a flake.)
+    const c = consentingClient(2_000);
+    await c.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      const r = await c.client.callTool({ name: 'stdio__login-early', arguments: {} }, { timeout: CALL_MS });
+      assert.equal(text(r), 'url accept');
+      await until(() => c.completed.length > 0, 'the early completion relayed');
+      await new Promise((res) => setTimeout(res, 200)); // a second relay would show here
+      assert.deepEqual(c.completed, c.sent);
+      assert.equal(gw.space('default').bridge.awaitingCompletions, 0, 'nothing left waiting');
+    } finally {
+      await c.client.close();
+    }
+  });
+
   it(
     "a hostile server completes ids it never used (a random one, the gateway's own in-1/in-2) and its own twice: the client hears its id once",
     T,

@@ -166,6 +166,11 @@ export class BridgePresenter implements Presenter {
   readonly #awaitingCompletion = new Map<string, UpstreamCall>();
   /** How many of them each call tag has, so that a closing session without any costs one lookup. */
   readonly #awaitingPerTag = new Map<string, number>();
+  /**
+   * URL-mode prompts being asked upstream now, by prompt id: true once their server reported the
+   * browser step complete before the client answered (relayed when it consents).
+   */
+  readonly #asking = new Map<string, boolean>();
   constructor(private readonly o: BridgeOptions) {}
 
   /**
@@ -220,12 +225,25 @@ export class BridgePresenter implements Presenter {
    * prompt's id as its elicitationId) waits for the server's completion, relayed by {@link notify}.
    */
   async #ask(up: UpstreamCall, prompt: InputRequestView, signal: AbortSignal): Promise<PresenterAnswer> {
-    const answer = toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
-    if (answer.action === 'accept' && prompt.mode === 'url' && up.revision === '2025-11-25' && up.complete) {
-      if (this.#awaitingCompletion.size >= MAX_AWAITED_COMPLETIONS) this.#forget(this.#awaitingCompletion.keys().next().value as string);
-      this.#forget(prompt.id); // counted once per tag should the same prompt be consented twice
-      this.#awaitingCompletion.set(prompt.id, up);
-      this.#awaitingPerTag.set(up.tag, (this.#awaitingPerTag.get(up.tag) ?? 0) + 1);
+    const relays = prompt.mode === 'url' && up.revision === '2025-11-25' && up.complete !== undefined;
+    if (relays) this.#asking.set(prompt.id, false);
+    let answer: PresenterAnswer;
+    let completedEarly = false;
+    try {
+      answer = toAnswer(await up.ask(upstreamParams(prompt, up.revision), signal));
+    } finally {
+      completedEarly = this.#asking.get(prompt.id) === true;
+      if (relays) this.#asking.delete(prompt.id);
+    }
+    if (answer.action === 'accept' && relays) {
+      // The server reported the step complete while the client was still deciding: it hears it now.
+      if (completedEarly) up.complete!(prompt.id);
+      else {
+        if (this.#awaitingCompletion.size >= MAX_AWAITED_COMPLETIONS) this.#forget(this.#awaitingCompletion.keys().next().value as string);
+        this.#forget(prompt.id); // counted once per tag should the same prompt be consented twice
+        this.#awaitingCompletion.set(prompt.id, up);
+        this.#awaitingPerTag.set(up.tag, (this.#awaitingPerTag.get(up.tag) ?? 0) + 1);
+      }
     }
     return answer;
   }
@@ -258,6 +276,8 @@ export class BridgePresenter implements Presenter {
   notify(notice: PresenterNotice): void {
     // The server reports the browser step complete: the upstream client that consented hears it too,
     // under the elicitationId it was sent (client/elicitation §Completion Notifications).
+    // Reported before the client answered: kept until it does (#ask).
+    if (notice.kind === 'url-completed' && notice.requestId && this.#asking.has(notice.requestId)) this.#asking.set(notice.requestId, true);
     const up = notice.kind === 'url-completed' && notice.requestId ? this.#forget(notice.requestId) : undefined;
     up?.complete?.(notice.requestId!);
     this.o.fallback.notify(notice);

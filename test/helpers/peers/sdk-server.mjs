@@ -21,6 +21,7 @@
 //                as a session notification (related to no request: the call has ended)
 //   login-silent as login, but never sends the completion (a server MAY leave it out)
 //   login-noisy  as login, but after an accept completes an id it never used, then its own id twice
+//   login-early  as login, but sends the completion 100 ms after asking, before the client has answered
 // With --http it prints `listening on http://127.0.0.1:<port>/mcp` on stderr; it never binds another address.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -90,6 +91,22 @@ async function v2LegacyFactory() {
           await s.server.createElicitationCompletionNotifier(id, { relatedRequestId: ctx.mcpReq.id })();
       return text(`url ${r.action}`);
     });
+    s.registerTool(
+      'login-early',
+      { description: 'URL-mode sign-in, completed before the answer', inputSchema: z.object({}) },
+      async (_a, ctx) => {
+        const elicitationId = randomUUID();
+        const asked = ctx.mcpReq.elicitInput({ ...URL_ASK, elicitationId }, related(ctx));
+        setTimeout(
+          () =>
+            void s.server
+              .createElicitationCompletionNotifier(elicitationId, { relatedRequestId: ctx.mcpReq.id })()
+              .catch(() => {}),
+          100,
+        );
+        return text(`url ${(await asked).action}`);
+      },
+    );
     s.registerTool(
       'login-later',
       { description: 'URL-mode sign-in, completed after the call', inputSchema: z.object({}) },
