@@ -647,27 +647,29 @@ export class ElicitationBroker {
    */
   private rowsOf(req: InputRequest): RequestRows {
     const key = `${req.scope.tenant}\0${req.scope.user}\0${req.server}`;
-    let held: Array<[AuditKind, AuditRowOptions]> | undefined = [];
+    // Each held row with the time of its step: written later, it keeps its own `ts` and `durationMs`.
+    let held: Array<[AuditKind, AuditRowOptions, number]> | undefined = [];
     const flush = () => {
-      for (const [kind, rest] of held ?? []) this.audit.write(req, kind, rest);
+      for (const [kind, rest, at] of held ?? []) this.audit.write(req, kind, rest, at);
       held = undefined;
+    };
+    const refused = () => {
+      if (!this.refusals.allows(key)) {
+        this.refusals.skip(key);
+        held = undefined;
+        return undefined;
+      }
+      flush();
+      return this.refusals.take(key);
     };
     return {
       req,
       write: (kind, rest) => {
-        if (held) held.push([kind, rest]);
+        if (held) held.push([kind, rest, this.now()]);
         else this.audit.write(req, kind, rest);
       },
       admit: flush,
-      refused: () => {
-        if (!this.refusals.allows(key)) {
-          this.refusals.skip(key);
-          held = undefined;
-          return undefined;
-        }
-        flush();
-        return this.refusals.take(key);
-      },
+      refused,
     };
   }
 
