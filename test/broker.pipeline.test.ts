@@ -270,6 +270,29 @@ test("a request's held rows keep the time of their step, not of its admission (t
   assert.equal(row('answer').ts, t0 + 750);
 });
 
+test('a request whose admission fails (the rate-limit take of its store throws) keeps its rows, with the failure', async () => {
+  const store = new CountingStore(async () => {
+    throw new Error('take a rate-limit token: connection terminated');
+  });
+  const presenter = new ScriptedPresenter([]);
+  const broker = new ElicitationBroker({ presenter, store, now: clock().now });
+  await assert.rejects(
+    broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()),
+    /connection terminated/,
+  );
+  assert.deepEqual(
+    store.audit.map((a) => [a.kind, a.detail?.reason]),
+    [
+      ['request', undefined],
+      ['repair', undefined], // no root title
+      ['error', 'failed'],
+    ],
+  );
+  assert.match(String(store.audit[2].detail?.error), /connection terminated/);
+  assert.equal(presenter.prompts.length, 0);
+  assert.equal(broker.pending().length, 0);
+});
+
 test('pending cap per server: the sixth concurrent request is declined, other servers unaffected', async () => {
   const release: Array<() => void> = [];
   const hold = () => new Promise<PresenterAnswer>((res) => release.push(() => res({ action: 'cancel' })));

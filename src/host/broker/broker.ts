@@ -182,7 +182,24 @@ export class ElicitationBroker {
         elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId,
       },
     });
+    try {
+      return await this.steps(params, p, mode, req, rows, ctx);
+    } catch (err) {
+      rows.failed(err); // thrown before admission: the request's rows are kept, with the failure
+      throw err;
+    }
+  }
 
+  /** Steps 2 to 7 of {@link run} for `req`, whose `request` row is held in `rows`. */
+  private async steps(
+    params: BrokerElicitParams,
+    p: Record<string, unknown>,
+    mode: unknown,
+    req: InputRequest,
+    rows: RequestRows,
+    ctx: BrokerInputContext,
+  ): Promise<ElicitAnswer> {
+    const revision = req.revision;
     // 2. Can it be shown? If not: -32602 naming the rule (never "decline": nobody was asked).
     if (typeof params !== 'object' || params === null || Array.isArray(params))
       throw this.invalid(
@@ -670,6 +687,12 @@ export class ElicitationBroker {
       },
       admit: flush,
       refused,
+      failed: (err) => {
+        if (!held) return; // admitted or refused: its rows are decided
+        const skipped = refused();
+        if (skipped !== undefined)
+          this.audit.write(req, 'error', { detail: { reason: 'failed', error: String(err), ...(skipped ? { skipped } : {}) } });
+      },
     };
   }
 
@@ -790,6 +813,12 @@ interface RequestRows {
    * (refusals not audited since the last one), or `undefined` when this refusal gets no row or notice.
    */
   refused(): number | undefined;
+  /**
+   * Something threw before the request was admitted or refused (a store's rate-limit take failed): what
+   * was held is written with an `error` row (reason `failed`), within the same budget as a refusal.
+   * Nothing once the request was admitted or refused.
+   */
+  failed(err: unknown): void;
 }
 
 /** The key of {@link ElicitationBroker}'s in-call answers: person, server, form hash and tool call. */
