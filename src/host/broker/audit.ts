@@ -112,7 +112,7 @@ export class Auditor {
 }
 
 /**
- * How many audit rows events a server causes at will (requests refused before anyone was asked,
+ * How many audit rows the events a server causes at will (requests refused before anyone was asked,
  * ignored completions, malformed messages) may add: `burst` at once per key, then one more per
  * `refillMs`. The events beyond it get no row; they are counted, and the count goes into the key's next
  * row (`detail.skipped`), so a flooding server cannot push the rows before it out of the log under the

@@ -72,10 +72,11 @@ export const COMPLETE_AUDIT_BURST = 10;
 
 /**
  * Requests refused before anyone was asked (invalid: -32602; declined by policy: rate limit, pending
- * cap, sensitive field, URL scheme) and malformed messages, audited and told to the person at most
- * this many at once per (tenant, user, server), then one per {@link REFUSAL_AUDIT_REFILL_MS}. Beyond
- * it a request's rows are held until it is admitted; a refused one is only counted, in the next
- * refusal row's `detail.skipped` (docs/broker.md §Audit budget).
+ * cap, sensitive field, URL scheme, sampling) and malformed messages, audited and told to the person at
+ * most this many at once per (tenant, user, server) and broker (so per process: each replica of a
+ * gateway has its own), then one per {@link REFUSAL_AUDIT_REFILL_MS}. A request's rows are held until
+ * it is admitted or refused; beyond the budget a refused one gets no rows and no notice and is only
+ * counted, in the next refusal row's `detail.skipped` (docs/broker.md §Audit budget).
  */
 export const REFUSAL_AUDIT_BURST = 20;
 /** One more audited refusal per this many ms, per (tenant, user, server). */
