@@ -5,8 +5,9 @@
 // the audit log (its retention cap) in under twenty minutes, and the person's notices drowned. Now the
 // refusals of one (tenant, user, server) are audited and told at most REFUSAL_AUDIT_BURST at once, one
 // more per REFUSAL_AUDIT_REFILL_MS, the rest counted in the next refusal row's `detail.skipped`; a request
-// that is admitted is audited as before. Peer: raw-lines.mjs (a hand-written 2025-11-25 stdio server)
-// behind ServerManager and the broker, with a clock of the test's.
+// that is admitted is audited as before. Peers: raw-lines.mjs (a hand-written 2025-11-25 stdio server)
+// behind ServerManager and the broker, with a clock of the test's; on 2026-07-28, v2-wide.mjs (an SDK v2
+// server) whose input_required round of 100 elicitation entries is over the rate limit.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServerManager } from '../src/host/servers/index.js';
@@ -63,5 +64,40 @@ describe('a 2025-11-25 stdio server flooding parley with elicitation/create requ
     assert.equal(got.filter((r) => r.error?.code === -32602).length, 1);
     assert.equal(refusalRows().length, REFUSAL_AUDIT_BURST + 1);
     assert.equal(refusalRows().at(-1)?.detail?.skipped, 500 - REFUSAL_AUDIT_BURST);
+  });
+});
+
+describe('a 2026-07-28 server whose input_required round asks for 100 forms at once (over the rate limit)', () => {
+  const store = new MemoryStore();
+  const presenter = new ScriptedPresenter(Array.from({ length: 10 }, () => ({ action: 'accept' as const, content: { name: 'x' } })));
+  const broker = new ElicitationBroker({ presenter, store });
+  const m = new ServerManager(
+    { v2: fixture('v2', 'v2-wide.mjs') },
+    {
+      handlers: { elicit: broker.elicit, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
+      clientInfo,
+      stop: fastStop,
+    },
+  );
+  before(async () => {
+    await m.start('v2');
+    assert.equal(m.info('v2')?.negotiatedRevision, '2026-07-28');
+  });
+  after(() => m.stopAll());
+
+  it(`every entry is answered (the refused ones decline); ${REFUSAL_AUDIT_BURST} refusals audited and told, the admitted ones all`, async () => {
+    const refused: string[] = [];
+    broker.on((e) => e.type === 'refused' && refused.push(e.id));
+    const r = await bounded(m.callTool('v2', 'wide', { n: 100, kind: 'elicit' }), 25_000, 'the round');
+    assert.equal(text(r), 'answered 100');
+    const admitted = presenter.prompts.length;
+    assert.ok(admitted >= 1 && admitted <= 10, `${admitted} asked (burst 10)`);
+    assert.equal(refused.length, 100 - admitted, 'every other entry refused');
+    const declines = store.audit.filter((a) => a.kind === 'policy' && a.action === 'decline');
+    assert.equal(declines.length, REFUSAL_AUDIT_BURST);
+    assert.equal(presenter.notices.filter((n) => n.kind === 'refused').length, REFUSAL_AUDIT_BURST);
+    assert.equal(store.audit.filter((a) => a.kind === 'request').length, admitted + REFUSAL_AUDIT_BURST);
+    assert.equal(store.audit.filter((a) => a.kind === 'answer').length, admitted);
+    assert.ok(store.audit.filter((a) => a.kind === 'request').every((q) => q.detail?.era === 'modern'));
   });
 });
