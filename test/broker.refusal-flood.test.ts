@@ -15,7 +15,7 @@ import { ElicitationBroker, REFUSAL_AUDIT_BURST, REFUSAL_AUDIT_REFILL_MS } from 
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { clientInfo, fastStop, fixture, text, ROOT } from './fixtures/servers-host/helpers.js';
-import { bounded } from './helpers/wait.js';
+import { bounded, waitUntil } from './helpers/wait.js';
 
 describe('a 2025-11-25 stdio server flooding parley with elicitation/create requests it refuses', () => {
   const store = new MemoryStore();
@@ -23,8 +23,10 @@ describe('a 2025-11-25 stdio server flooding parley with elicitation/create requ
     { action: 'accept', content: { ok: true } },
     { action: 'accept', content: { ok: true } },
   ]);
+  // The test's clock: it moves only by `skew`, so no audit place is earned while a case runs.
+  const base = Date.now();
   let skew = 0;
-  const broker = new ElicitationBroker({ presenter, store, now: () => Date.now() + skew });
+  const broker = new ElicitationBroker({ presenter, store, now: () => base + skew });
   const m = new ServerManager(
     { raw: fixture('raw', 'raw-lines.mjs', ['2025-11-25']) },
     {
@@ -64,6 +66,21 @@ describe('a 2025-11-25 stdio server flooding parley with elicitation/create requ
     assert.equal(got.filter((r) => r.error?.code === -32602).length, 1);
     assert.equal(refusalRows().length, REFUSAL_AUDIT_BURST + 1);
     assert.equal(refusalRows().at(-1)?.detail?.skipped, 500 - REFUSAL_AUDIT_BURST);
+  });
+
+  it("50 lines that are not JSON over the budget: all 50 counted, the 40 of the stdio reader's summary too", async () => {
+    // The stdio reader reports 10 one by one and the other 40 as one summary when its window ends
+    // (REFUSED_PER_WINDOW / REFUSED_WINDOW_MS); the budget is spent, so none is audited, all are counted.
+    const reports: string[] = [];
+    const off = broker.on((e) => e.type === 'refused' && e.id.startsWith('malformed-') && reports.push(e.message));
+    const c = await bounded(m.callTool('raw', 'case', { name: 'garbage-flood' }), 25_000, 'garbage');
+    assert.ok(JSON.parse(text(c)).got.length > 0);
+    assert.ok(await waitUntil(() => reports.some((r) => /40 more message/.test(r)), { ms: 15_000 }), 'the summary came');
+    off();
+    assert.equal(reports.length, 11);
+    skew += REFUSAL_AUDIT_REFILL_MS;
+    await flood(1);
+    assert.equal(refusalRows().at(-1)?.detail?.skipped, 50);
   });
 });
 

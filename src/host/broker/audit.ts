@@ -144,9 +144,9 @@ export class AuditBudget {
     return skipped;
   }
 
-  /** Counts an event of `key` that got no row. */
-  skip(key: string): void {
-    this.#bucket(key).skipped++;
+  /** Counts `n` (default 1) events of `key` that got no row. */
+  skip(key: string, n = 1): void {
+    this.#bucket(key).skipped += n;
   }
 
   #bucket(key: string): { tokens: number; at: number; skipped: number } {

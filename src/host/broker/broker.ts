@@ -531,10 +531,10 @@ export class ElicitationBroker {
   /**
    * A message from `server` that the transport could not pass on (see `InputHandlers.malformedMessage`):
    * audited (`error`, reason `malformed-message`), told to the person (`refused`, reason
-   * `invalid-request`) within the budget of refusals ({@link REFUSAL_AUDIT_BURST}, else counted), and
-   * emitted as a `refused` event.
+   * `invalid-request`) within the budget of refusals ({@link REFUSAL_AUDIT_BURST}, else counted: as
+   * `count` messages, default 1, for a summary of several), and emitted as a `refused` event.
    */
-  malformedMessage(server: string, detail: string): void {
+  malformedMessage(server: string, detail: string, count = 1): void {
     const rec = { id: `malformed-${++this.seq}`, server, scope: this.scope, receivedAt: this.now() };
     const message = `${server} sent ${detail}.`;
     const key = `${this.scope.tenant}\0${this.scope.user}\0${server}`;
@@ -542,7 +542,7 @@ export class ElicitationBroker {
       const skipped = this.refusals.take(key);
       this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message, ...(skipped ? { skipped } : {}) } });
       this.notify({ kind: 'refused', server, requestId: rec.id, reason: 'invalid-request', message });
-    } else this.refusals.skip(key);
+    } else this.refusals.skip(key, count);
     this.emit({ type: 'refused', id: rec.id, server, reason: 'invalid-request', message });
   }
 
