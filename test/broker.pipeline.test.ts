@@ -243,6 +243,56 @@ test('the refusal audit budget is per (tenant, user, server): malformed messages
   );
 });
 
+// A store that counts rate-limit tokens itself (PostgreSQL: Store.takeRateToken) makes the broker wait
+// between a request's arrival and its admission; the rows it holds until then keep their own time.
+class CountingStore extends MemoryStore {
+  constructor(private readonly take: () => Promise<boolean>) {
+    super();
+  }
+  takeRateToken(): Promise<boolean> {
+    return this.take();
+  }
+}
+
+test("a request's held rows keep the time of their step, not of its admission (the store's rate-limit take took 750 ms)", async () => {
+  const c = clock();
+  const t0 = c.now();
+  const store = new CountingStore(async () => (c.advance(750), true));
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([{ action: 'decline' }]), store, now: c.now });
+  assert.deepEqual(await broker.elicit({ message: 'x', requestedSchema: vec('S2-root-title') }, ctx()), { action: 'decline' });
+  const row = (kind: string) => store.audit.find((a) => a.kind === kind)!;
+  assert.deepEqual([row('request').ts, row('request').durationMs], [t0, 0], 'received at t0');
+  assert.deepEqual([row('repair').ts, row('repair').durationMs], [t0, 0], 'repaired before the take');
+  assert.deepEqual(
+    store.audit.map((a) => a.kind),
+    ['request', 'repair', 'answer'],
+  );
+  assert.equal(row('answer').ts, t0 + 750);
+});
+
+test('a request whose admission fails (the rate-limit take of its store throws) keeps its rows, with the failure', async () => {
+  const store = new CountingStore(async () => {
+    throw new Error('take a rate-limit token: connection terminated');
+  });
+  const presenter = new ScriptedPresenter([]);
+  const broker = new ElicitationBroker({ presenter, store, now: clock().now });
+  await assert.rejects(
+    broker.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } }, ctx()),
+    /connection terminated/,
+  );
+  assert.deepEqual(
+    store.audit.map((a) => [a.kind, a.detail?.reason]),
+    [
+      ['request', undefined],
+      ['repair', undefined], // no root title
+      ['error', 'failed'],
+    ],
+  );
+  assert.match(String(store.audit[2].detail?.error), /connection terminated/);
+  assert.equal(presenter.prompts.length, 0);
+  assert.equal(broker.pending().length, 0);
+});
+
 test('pending cap per server: the sixth concurrent request is declined, other servers unaffected', async () => {
   const release: Array<() => void> = [];
   const hold = () => new Promise<PresenterAnswer>((res) => release.push(() => res({ action: 'cancel' })));

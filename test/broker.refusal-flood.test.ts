@@ -5,8 +5,9 @@
 // the audit log (its retention cap) in under twenty minutes, and the person's notices drowned. Now the
 // refusals of one (tenant, user, server) are audited and told at most REFUSAL_AUDIT_BURST at once, one
 // more per REFUSAL_AUDIT_REFILL_MS, the rest counted in the next refusal row's `detail.skipped`; a request
-// that is admitted is audited as before. Peer: raw-lines.mjs (a hand-written 2025-11-25 stdio server)
-// behind ServerManager and the broker, with a clock of the test's.
+// that is admitted is audited as before. Peers: raw-lines.mjs (a hand-written 2025-11-25 stdio server)
+// behind ServerManager and the broker, with a clock of the test's; on 2026-07-28, v2-wide.mjs (an SDK v2
+// server) whose input_required round of 100 elicitation entries is over the rate limit.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ServerManager } from '../src/host/servers/index.js';
@@ -14,7 +15,7 @@ import { ElicitationBroker, REFUSAL_AUDIT_BURST, REFUSAL_AUDIT_REFILL_MS } from 
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
 import { clientInfo, fastStop, fixture, text, ROOT } from './fixtures/servers-host/helpers.js';
-import { bounded } from './helpers/wait.js';
+import { bounded, waitUntil } from './helpers/wait.js';
 
 describe('a 2025-11-25 stdio server flooding parley with elicitation/create requests it refuses', () => {
   const store = new MemoryStore();
@@ -22,8 +23,10 @@ describe('a 2025-11-25 stdio server flooding parley with elicitation/create requ
     { action: 'accept', content: { ok: true } },
     { action: 'accept', content: { ok: true } },
   ]);
+  // The test's clock: it moves only by `skew`, so no audit place is earned while a case runs.
+  const base = Date.now();
   let skew = 0;
-  const broker = new ElicitationBroker({ presenter, store, now: () => Date.now() + skew });
+  const broker = new ElicitationBroker({ presenter, store, now: () => base + skew });
   const m = new ServerManager(
     { raw: fixture('raw', 'raw-lines.mjs', ['2025-11-25']) },
     {
@@ -63,5 +66,55 @@ describe('a 2025-11-25 stdio server flooding parley with elicitation/create requ
     assert.equal(got.filter((r) => r.error?.code === -32602).length, 1);
     assert.equal(refusalRows().length, REFUSAL_AUDIT_BURST + 1);
     assert.equal(refusalRows().at(-1)?.detail?.skipped, 500 - REFUSAL_AUDIT_BURST);
+  });
+
+  it("50 lines that are not JSON over the budget: all 50 counted, the 40 of the stdio reader's summary too", async () => {
+    // The stdio reader reports 10 one by one and the other 40 as one summary when its window ends
+    // (REFUSED_PER_WINDOW / REFUSED_WINDOW_MS); the budget is spent, so none is audited, all are counted.
+    const reports: string[] = [];
+    const off = broker.on((e) => e.type === 'refused' && e.id.startsWith('malformed-') && reports.push(e.message));
+    const c = await bounded(m.callTool('raw', 'case', { name: 'garbage-flood' }), 25_000, 'garbage');
+    assert.ok(JSON.parse(text(c)).got.length > 0);
+    assert.ok(await waitUntil(() => reports.some((r) => /40 more message/.test(r)), { ms: 15_000 }), 'the summary came');
+    off();
+    assert.equal(reports.length, 11);
+    skew += REFUSAL_AUDIT_REFILL_MS;
+    await flood(1);
+    assert.equal(refusalRows().at(-1)?.detail?.skipped, 50);
+  });
+});
+
+describe('a 2026-07-28 server whose input_required round asks for 100 forms at once (over the rate limit)', () => {
+  const store = new MemoryStore();
+  const presenter = new ScriptedPresenter(Array.from({ length: 10 }, () => ({ action: 'accept' as const, content: { name: 'x' } })));
+  const broker = new ElicitationBroker({ presenter, store });
+  const m = new ServerManager(
+    { v2: fixture('v2', 'v2-wide.mjs') },
+    {
+      handlers: { elicit: broker.elicit, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
+      clientInfo,
+      stop: fastStop,
+    },
+  );
+  before(async () => {
+    await m.start('v2');
+    assert.equal(m.info('v2')?.negotiatedRevision, '2026-07-28');
+  });
+  after(() => m.stopAll());
+
+  it(`every entry is answered (the refused ones decline); ${REFUSAL_AUDIT_BURST} refusals audited and told, the admitted ones all`, async () => {
+    const refused: string[] = [];
+    broker.on((e) => e.type === 'refused' && refused.push(e.id));
+    const r = await bounded(m.callTool('v2', 'wide', { n: 100, kind: 'elicit' }), 25_000, 'the round');
+    assert.equal(text(r), 'answered 100');
+    const admitted = presenter.prompts.length;
+    assert.ok(admitted >= 1 && admitted <= 10, `${admitted} asked (burst 10)`);
+    assert.equal(refused.length, 100 - admitted, 'every other entry refused');
+    const declines = store.audit.filter((a) => a.kind === 'policy' && a.action === 'decline');
+    assert.equal(declines.length, REFUSAL_AUDIT_BURST);
+    assert.equal(presenter.notices.filter((n) => n.kind === 'refused').length, REFUSAL_AUDIT_BURST);
+    assert.equal(store.audit.filter((a) => a.kind === 'request').length, admitted + REFUSAL_AUDIT_BURST);
+    assert.equal(store.audit.filter((a) => a.kind === 'answer').length, admitted);
+    assert.ok(store.audit.filter((a) => a.kind === 'request').every((q) => q.detail?.era === 'modern'));
   });
 });

@@ -3,7 +3,8 @@
  * docs/gateway-auth.md §"Browser sign-in"): the gateway signs the browser in to its own issuer with
  * OpenID Connect (authorization code + PKCE S256, `state`, `nonce`) as the client
  * `gateway.oauth.browserClient`, verifies the ID token (signature against the issuer's JWKS, `iss`,
- * `aud` = that client, `exp`, `nonce`) and maps its claims (merged with the userinfo answer, whose `sub`
+ * `aud` = that client, `exp`, `nonce`, `azp`: when present that client, and present when `aud` names
+ * several audiences) and maps its claims (merged with the userinfo answer, whose `sub`
  * must be the ID token's) through the same `userClaim` / `tenantClaim` as access tokens. The sign-in in
  * progress lives in the browser's sealed login cookie (./browser-session.ts), so any replica finishes it.
  * Every request to the issuer is bounded by {@link ISSUER_FETCH_MS}; its token answer is read up to

@@ -335,7 +335,7 @@ export function createHost(config: HostConfig, opts: HostOptions): Host {
         return { roots: roots.rootsForServer(ctx.server) };
       },
       elicitationComplete: (server, id) => broker.elicitationComplete(server, id),
-      malformedMessage: (server, detail) => broker.malformedMessage(server, detail),
+      malformedMessage: (server, detail, count) => broker.malformedMessage(server, detail, count),
       // A host decision, through the presenter seam; headless presenters have no `decide`.
       decideUrlRetry: (decision, signal) =>
         opts.presenter.interactive && opts.presenter.decide ? opts.presenter.decide(decision, signal) : undefined,

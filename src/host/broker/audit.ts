@@ -56,8 +56,13 @@ export class Auditor {
     return this.store !== undefined;
   }
 
-  write(req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>, kind: AuditKind, rest: AuditRowOptions = {}): void {
+  /**
+   * Writes one row of `req`'s. `at` (epoch ms, default now) is when its step happened: its `ts`, and
+   * with `durationMs` unset its duration since `req.receivedAt`, for a row held and written later.
+   */
+  write(req: Pick<InputRequest, 'id' | 'server' | 'scope' | 'receivedAt'>, kind: AuditKind, rest: AuditRowOptions = {}, at?: number): void {
     if (!this.store) return;
+    const ts = at ?? this.now();
     const keys = rest.sensitive ?? [];
     const detail = rest.detail ? { ...rest.detail } : undefined;
     // Sensitive fields become `[redacted]`; URL credentials inside any kept value too (policy.ts).
@@ -65,13 +70,13 @@ export class Auditor {
       detail.content = redactUrlsInContent(redact(detail.content as Record<string, unknown>, keys)!);
     if (detail && typeof detail.message === 'string') detail.message = redactUrlsInText(detail.message);
     const rec: AuditRecord = {
-      ts: this.now(),
+      ts,
       scope: req.scope,
       server: req.server,
       kind,
       requestId: req.id,
       ...(rest.action !== undefined ? { action: rest.action } : {}),
-      durationMs: rest.durationMs ?? Math.max(0, this.now() - req.receivedAt),
+      durationMs: rest.durationMs ?? Math.max(0, ts - req.receivedAt),
       ...(detail ? { detail } : {}),
       ...(keys.length ? { redactKeys: keys } : {}),
     };
@@ -107,7 +112,7 @@ export class Auditor {
 }
 
 /**
- * How many audit rows events a server causes at will (requests refused before anyone was asked,
+ * How many audit rows the events a server causes at will (requests refused before anyone was asked,
  * ignored completions, malformed messages) may add: `burst` at once per key, then one more per
  * `refillMs`. The events beyond it get no row; they are counted, and the count goes into the key's next
  * row (`detail.skipped`), so a flooding server cannot push the rows before it out of the log under the
@@ -139,9 +144,9 @@ export class AuditBudget {
     return skipped;
   }
 
-  /** Counts an event of `key` that got no row. */
-  skip(key: string): void {
-    this.#bucket(key).skipped++;
+  /** Counts `n` (default 1) events of `key` that got no row. */
+  skip(key: string, n = 1): void {
+    this.#bucket(key).skipped += n;
   }
 
   #bucket(key: string): { tokens: number; at: number; skipped: number } {

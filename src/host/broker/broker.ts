@@ -73,10 +73,11 @@ export const COMPLETE_AUDIT_BURST = 10;
 
 /**
  * Requests refused before anyone was asked (invalid: -32602; declined by policy: rate limit, pending
- * cap, sensitive field, URL scheme) and malformed messages, audited and told to the person at most
- * this many at once per (tenant, user, server), then one per {@link REFUSAL_AUDIT_REFILL_MS}. Beyond
- * it a request's rows are held until it is admitted; a refused one is only counted, in the next
- * refusal row's `detail.skipped` (docs/broker.md §Audit budget).
+ * cap, sensitive field, URL scheme, sampling) and malformed messages, audited and told to the person at
+ * most this many at once per (tenant, user, server) and broker (so per process: each replica of a
+ * gateway has its own), then one per {@link REFUSAL_AUDIT_REFILL_MS}. A request's rows are held until
+ * it is admitted or refused; beyond the budget a refused one gets no rows and no notice and is only
+ * counted, in the next refusal row's `detail.skipped` (docs/broker.md §Audit budget).
  */
 export const REFUSAL_AUDIT_BURST = 20;
 /** One more audited refusal per this many ms, per (tenant, user, server). */
@@ -186,7 +187,24 @@ export class ElicitationBroker {
         elicitationId: typeof p.elicitationId === 'string' ? excerpt(p.elicitationId) : p.elicitationId,
       },
     });
+    try {
+      return await this.steps(params, p, mode, req, rows, ctx);
+    } catch (err) {
+      rows.failed(err); // thrown before admission: the request's rows are kept, with the failure
+      throw err;
+    }
+  }
 
+  /** Steps 2 to 7 of {@link run} for `req`, whose `request` row is held in `rows`. */
+  private async steps(
+    params: BrokerElicitParams,
+    p: Record<string, unknown>,
+    mode: unknown,
+    req: InputRequest,
+    rows: RequestRows,
+    ctx: BrokerInputContext,
+  ): Promise<ElicitAnswer> {
+    const revision = req.revision;
     // 2. Can it be shown? If not: -32602 naming the rule (never "decline": nobody was asked).
     if (typeof params !== 'object' || params === null || Array.isArray(params))
       throw this.invalid(
@@ -517,10 +535,10 @@ export class ElicitationBroker {
   /**
    * A message from `server` that the transport could not pass on (see `InputHandlers.malformedMessage`):
    * audited (`error`, reason `malformed-message`), told to the person (`refused`, reason
-   * `invalid-request`) within the budget of refusals ({@link REFUSAL_AUDIT_BURST}, else counted), and
-   * emitted as a `refused` event.
+   * `invalid-request`) within the budget of refusals ({@link REFUSAL_AUDIT_BURST}, else counted: as
+   * `count` messages, default 1, for a summary of several), and emitted as a `refused` event.
    */
-  malformedMessage(server: string, detail: string): void {
+  malformedMessage(server: string, detail: string, count = 1): void {
     const rec = { id: `malformed-${++this.seq}`, server, scope: this.scope, receivedAt: this.now() };
     const message = `${server} sent ${detail}.`;
     const key = `${this.scope.tenant}\0${this.scope.user}\0${server}`;
@@ -528,7 +546,7 @@ export class ElicitationBroker {
       const skipped = this.refusals.take(key);
       this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message, ...(skipped ? { skipped } : {}) } });
       this.notify({ kind: 'refused', server, requestId: rec.id, reason: 'invalid-request', message });
-    } else this.refusals.skip(key);
+    } else this.refusals.skip(key, count);
     this.emit({ type: 'refused', id: rec.id, server, reason: 'invalid-request', message });
   }
 
@@ -651,26 +669,34 @@ export class ElicitationBroker {
    */
   private rowsOf(req: InputRequest): RequestRows {
     const key = `${req.scope.tenant}\0${req.scope.user}\0${req.server}`;
-    let held: Array<[AuditKind, AuditRowOptions]> | undefined = [];
+    // Each held row with the time of its step: written later, it keeps its own `ts` and `durationMs`.
+    let held: Array<[AuditKind, AuditRowOptions, number]> | undefined = [];
     const flush = () => {
-      for (const [kind, rest] of held ?? []) this.audit.write(req, kind, rest);
+      for (const [kind, rest, at] of held ?? []) this.audit.write(req, kind, rest, at);
       held = undefined;
+    };
+    const refused = () => {
+      if (!this.refusals.allows(key)) {
+        this.refusals.skip(key);
+        held = undefined;
+        return undefined;
+      }
+      flush();
+      return this.refusals.take(key);
     };
     return {
       req,
       write: (kind, rest) => {
-        if (held) held.push([kind, rest]);
+        if (held) held.push([kind, rest, this.now()]);
         else this.audit.write(req, kind, rest);
       },
       admit: flush,
-      refused: () => {
-        if (!this.refusals.allows(key)) {
-          this.refusals.skip(key);
-          held = undefined;
-          return undefined;
-        }
-        flush();
-        return this.refusals.take(key);
+      refused,
+      failed: (err) => {
+        if (!held) return; // admitted or refused: its rows are decided
+        const skipped = refused();
+        if (skipped !== undefined)
+          this.audit.write(req, 'error', { detail: { reason: 'failed', error: String(err), ...(skipped ? { skipped } : {}) } });
       },
     };
   }
@@ -792,6 +818,12 @@ interface RequestRows {
    * (refusals not audited since the last one), or `undefined` when this refusal gets no row or notice.
    */
   refused(): number | undefined;
+  /**
+   * Something threw before the request was admitted or refused (a store's rate-limit take failed): what
+   * was held is written with an `error` row (reason `failed`), within the same budget as a refusal.
+   * Nothing once the request was admitted or refused.
+   */
+  failed(err: unknown): void;
 }
 
 /** The key of {@link ElicitationBroker}'s in-call answers: person, server, form hash and tool call. */

@@ -91,7 +91,7 @@ export class Connection {
   readonly #pending: Set<Pending>;
   readonly #completions = new Map<string, Set<() => void>>();
   /** Reports of messages the SDK's HTTP transports dropped unparsed, limited per window (`refused-reports.ts`). */
-  readonly #refused = new RefusedReports((detail) => this.#handlers?.malformedMessage?.(this.name, detail));
+  readonly #refused = new RefusedReports((detail, count) => this.#handlers?.malformedMessage?.(this.name, detail, count));
 
   private constructor(
     readonly name: string,

@@ -78,8 +78,9 @@ export interface InputHandlers {
    * line over the size cap, JSON that is not JSON-RPC 2.0). `detail` says what it was and what happened
    * to it (never the message itself), e.g. `a "ping" request (id 3) that is not valid JSON-RPC 2.0
    * ("jsonrpc" must be "2.0"); parley answered -32600`. For telling the person and the audit log.
+   * `count` (default 1) is how many messages it stands for: a summary of those not reported one by one.
    */
-  malformedMessage?(server: string, detail: string): void;
+  malformedMessage?(server: string, detail: string, count?: number): void;
   /**
    * After a consented `-32042` URL step: asks the person to retry the call or cancel it. Returns
    * `undefined` (synchronously) when no person can be asked: the runtime then waits

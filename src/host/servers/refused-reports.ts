@@ -21,8 +21,11 @@ export class RefusedReports {
   #unreported = 0;
   #summaryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `report` gets each report's text; it must not throw (a throw is swallowed). */
-  constructor(private readonly report: (detail: string) => void) {}
+  /**
+   * `report` gets each report's text and how many messages it stands for (1, or a summary's count); it
+   * must not throw (a throw is swallowed).
+   */
+  constructor(private readonly report: (detail: string, count: number) => void) {}
 
   /** Reports `detail` now, or counts it for the window's summary. */
   add(detail: string): void {
@@ -38,7 +41,7 @@ export class RefusedReports {
       return;
     }
     this.#windowCount++;
-    this.#send(detail);
+    this.#send(detail, 1);
   }
 
   /** The one summary report of the messages not reported one by one, if any. */
@@ -50,12 +53,13 @@ export class RefusedReports {
     this.#unreported = 0;
     this.#send(
       `${n} more message(s) parley could not pass on within ${REFUSED_WINDOW_MS} ms, not reported one by one (at most ${REFUSED_PER_WINDOW} are reported per ${REFUSED_WINDOW_MS} ms)`,
+      n,
     );
   }
 
-  #send(detail: string): void {
+  #send(detail: string, count: number): void {
     try {
-      this.report(detail);
+      this.report(detail, count);
     } catch {
       /* a hook must not break reading */
     }

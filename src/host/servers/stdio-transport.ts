@@ -102,9 +102,10 @@ export interface StdioTransportHooks {
   /**
    * A message from the server that parley could not pass on (for the person and the audit log):
    * `detail` says what it was and what parley did; of its content at most a 200-character JSON-quoted
-   * excerpt. At most {@link REFUSED_PER_WINDOW} calls per {@link REFUSED_WINDOW_MS}, plus one summary.
+   * excerpt. At most {@link REFUSED_PER_WINDOW} calls per {@link REFUSED_WINDOW_MS}, plus one summary;
+   * `count` is how many messages the call stands for (1, or the summary's count).
    */
-  refused?(detail: string): void;
+  refused?(detail: string, count: number): void;
   log?(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
 }
 
@@ -131,7 +132,7 @@ export class ParleyStdioTransport implements Transport {
   ) {
     this.#cap = params.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
     this.#reader = new LineReader(this.#cap, PEEK_BYTES);
-    this.#reports = new RefusedReports((detail) => this.hooks.refused?.(detail));
+    this.#reports = new RefusedReports((detail, count) => this.hooks.refused?.(detail, count));
   }
 
   /** The child's stderr (piped; available before `start()`). */

@@ -25,7 +25,7 @@ export function stdioTransport(def: StdioServerDef, o: ConnectOptions): ParleySt
       ...(o.maxMessageBytes !== undefined ? { maxMessageBytes: o.maxMessageBytes } : {}),
     },
     {
-      refused: (detail) => o.handlers.malformedMessage?.(o.name, detail),
+      refused: (detail, count) => o.handlers.malformedMessage?.(o.name, detail, count),
       log: (level, message) => o.log?.(level, `server "${o.name}": ${message}`),
     },
   );

@@ -18,6 +18,13 @@ import {
   type ToolInfo,
 } from './hostApi.js';
 
+/**
+ * Shortest interval between two `audit` events, and between two `servers` events of one server, of one
+ * subscription ({@link HostApi.subscribe}), ms: a server's burst of requests or stderr lines becomes one
+ * reload of that panel of each open page per interval.
+ */
+export const EVENT_INTERVAL_MS = 250;
+
 function stateOf(s: HostServerState): { state: ServerState; error?: string } {
   switch (s.status) {
     case 'running':
@@ -135,16 +142,38 @@ export function hostApiFor(host: Host, store?: Store): HostApi {
       return rows.filter((r) => !f.action || r.action === f.action);
     },
     subscribe(listener) {
-      return host.on((e) => {
-        let out: HostEvent | undefined;
-        if (e.type === 'server' || e.type === 'stderr') out = { type: 'servers', server: e.server };
-        else if (e.type === 'roots') out = { type: 'roots' };
-        else if (e.type === 'tool-call' || e.type === 'broker') out = { type: 'audit' };
-        if (out) listener(out);
+      // A server causes events at will: every broker event (requests, refused ones too, at hundreds a
+      // second) may add audit rows, and every stderr line changes its server's card. Each panel is
+      // reloaded at most once per EVENT_INTERVAL_MS: the first event at once, the rest of the interval
+      // as one at its end (so the page ends on the latest state).
+      const last = new Map<string, number>();
+      const timers = new Map<string, NodeJS.Timeout>();
+      const send = (key: string, out: HostEvent) => {
+        last.set(key, Date.now());
+        listener(out);
+      };
+      const throttled = (key: string, out: HostEvent) => {
+        if (timers.has(key)) return;
+        const wait = (last.get(key) ?? Number.NEGATIVE_INFINITY) + EVENT_INTERVAL_MS - Date.now();
+        if (wait <= 0) return send(key, out);
+        const timer = setTimeout(() => {
+          timers.delete(key);
+          send(key, out);
+        }, wait);
+        timers.set(key, timer.unref());
+      };
+      const off = host.on((e) => {
+        if (e.type === 'server' || e.type === 'stderr') throttled(`servers\0${e.server}`, { type: 'servers', server: e.server });
+        else if (e.type === 'roots') listener({ type: 'roots' });
+        else if (e.type === 'tool-call' || e.type === 'broker') throttled('audit', { type: 'audit' });
         // An answer may have been remembered (or auto-answered): refresh the list of remembered answers.
         if (e.type === 'broker' && e.event.type === 'answered') listener({ type: 'answers' });
         if (e.type === 'server' && e.state.status === 'running') listener({ type: 'tools', server: e.server });
       });
+      return () => {
+        for (const t of timers.values()) clearTimeout(t);
+        off();
+      };
     },
   };
 }
