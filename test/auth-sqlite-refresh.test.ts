@@ -107,16 +107,19 @@ test('the SQLite refresh lease: another holder waits at most refreshLockMs; the 
   assert.equal(await b.exclusive!(key, async () => 'b'), 'b', 'released: taken at once');
 
   // A process that died holding the lease (its row stays) holds up the others only until the lease lapses.
+  // The bound is the row's own expiry, not a stopwatch started after the insert: the steps between the
+  // two (closing the database) may take any time on a loaded machine.
+  const lapses = Date.now() + 150;
   const db = new Database(file);
   db.prepare('INSERT INTO oauth_refresh_leases (tenant, user, server, holder, expires_at) VALUES (?, ?, ?, ?, ?)').run(
     key.tenant,
     key.user,
     key.server,
     'dead',
-    Date.now() + 150,
+    lapses,
   );
   db.close();
-  const t1 = Date.now();
-  assert.equal(await b.exclusive!(key, async () => 'after'), 'after');
-  assert.ok(Date.now() - t1 >= 100, 'waited for the lapse');
+  let tookAt = 0;
+  assert.equal(await b.exclusive!(key, async () => ((tookAt = Date.now()), 'after')), 'after');
+  assert.ok(tookAt >= lapses, `taken ${lapses - tookAt} ms before the dead holder's lease lapsed`);
 });

@@ -435,15 +435,19 @@ test('answer deadlines are per request: a later request still times out after an
   let release!: (a: PresenterAnswer) => void;
   const first = (_p: InputRequestView) => new Promise<PresenterAnswer>((r) => (release = r));
   const never = (_p: InputRequestView) => new Promise<PresenterAnswer>(() => {});
-  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([first, never, never]), store, timeouts: { answerMs: 150 } });
+  // a must be answered before its own deadline: the two 40 ms pauses before release() may take several
+  // times as long on a loaded machine, so the deadline is far beyond them (c still starts after b).
+  const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([first, never, never]), store, timeouts: { answerMs: 1_500 } });
   const form = (m: string) => ({ message: m, requestedSchema: { type: 'object', properties: {} } });
+  const t0 = Date.now();
   const a = broker.elicit(form('a'), ctx('s1'));
   await new Promise((r) => setTimeout(r, 40));
   const b = broker.elicit(form('b'), ctx('s2'));
   await new Promise((r) => setTimeout(r, 40));
   const c = broker.elicit(form('c'), ctx('s3'));
+  const releasedAfter = Date.now() - t0;
   release({ action: 'decline' }); // the first request ends: b's and c's deadlines still run
-  assert.deepEqual(await a, { action: 'decline' });
+  assert.deepEqual(await a, { action: 'decline' }, `released ${releasedAfter} ms after a was asked`);
   assert.deepEqual(await b, { action: 'cancel' }, 'b timed out');
   assert.equal(broker.pending('s3').length, 1, 'c (started 40 ms after b) is still waiting when b times out');
   assert.deepEqual(await c, { action: 'cancel' }, 'c timed out too');

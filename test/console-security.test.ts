@@ -130,14 +130,18 @@ test('a refused browser gets a page saying why and what to do; scripts get JSON 
 });
 
 test('a session ends after sessionTtlMs; the token URL starts a new one', async () => {
-  const short = await startConsole({ host, port: 0, sessionTtlMs: 300 });
+  // Two requests must land within one session's life and a loaded machine can take hundreds of ms for
+  // them: a life of 300 ms ended some sessions before their first API call.
+  const ttl = 2_000;
+  const short = await startConsole({ host, port: 0, sessionTtlMs: ttl });
   try {
     const get = (path: string, headers: Record<string, string> = {}) => fetch(`${short.origin}${path}`, { headers, redirect: 'manual' });
     const r = await get(`/?token=${short.token}`);
+    const bornBy = Date.now();
     const c = String(r.headers.get('set-cookie')).split(';')[0];
     assert.match(String(r.headers.get('set-cookie')), /Max-Age=0|Max-Age=\d/);
     assert.equal((await get('/api/servers', { cookie: c })).status, 200);
-    await new Promise((res) => setTimeout(res, 400));
+    await new Promise((res) => setTimeout(res, bornBy + ttl + 100 - Date.now()));
     const ended = await get('/api/servers', { cookie: c });
     assert.equal(ended.status, 401);
     assert.equal(((await ended.json()) as { reason: string }).reason, 'session-ended');

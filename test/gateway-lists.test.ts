@@ -24,9 +24,19 @@ it('downstream tools/list_changed reaches the upstream session; the new tool is 
   const changed = new Promise<void>((r) => (notified = r));
   const c = new Client({ name: 'ide', version: '1' });
   c.setNotificationHandler('notifications/tools/list_changed', () => notified());
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  // The notification travels on the session's GET stream, which the client opens in the background
+  // after connect(): one sent before the gateway has that stream is lost, so the calls wait for it.
+  let opened!: () => void;
+  const getOpen = new Promise<void>((r) => (opened = r));
+  const watching: typeof fetch = async (input, init) => {
+    const r = await fetch(input, init);
+    if ((init?.method ?? 'GET') === 'GET' && r.ok) opened();
+    return r;
+  };
+  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: watching });
   await c.connect(transport);
   try {
+    await Promise.race([getOpen, new Promise((_r, j) => setTimeout(() => j(new Error('no GET stream within 15 s')), 15_000).unref())]);
     assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__grow', 'grow__lists']);
     assert.equal(text(await c.callTool({ name: 'grow__grow', arguments: {} })), 'added extra1');
     await Promise.race([

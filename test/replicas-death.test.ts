@@ -156,9 +156,11 @@ describe('a replica dies or hangs while its 2025-era sessions have calls in flig
     } finally {
       await again.close();
     }
-    await new Promise((r) => setTimeout(r, 1500)); // HAProxy's health check (inter 500 ms, rise 1) sees it
+    // HAProxy takes it back at its next passing health check (inter 500 ms, rise 1; a check on a loaded
+    // machine can take longer than a fixed pause): sessions are opened until one is held by it, bounded.
     const owners = new Set<string>();
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0, end = Date.now() + 30_000; !owners.has(c.replicas[0].url) && (i < 6 || Date.now() < end); i++) {
+      if (i >= 6) await new Promise((r) => setTimeout(r, 200));
       const s = await pinnedSession(IDS[1], c.lbUrl, [c.lbUrl]);
       owners.add(JSON.parse(Buffer.from(s.sessionId().split('.')[1], 'base64url').toString('utf8')).a);
       const call = s.start('lb');

@@ -293,9 +293,11 @@ describe('three replicas behind HAProxy on one PostgreSQL', { skip: skipReason }
     assert.ok(elapsed < 15_000, `every retry answered within 15 s (took ${elapsed} ms)`);
     // Restarted on its port, the replica is a member again: calls through the balancer reach it.
     replicas[0] = await startReplica(victim.port);
-    await new Promise((r) => setTimeout(r, 1500)); // HAProxy's health check (inter 500 ms, rise 1) sees it
+    // HAProxy takes it back at its next passing health check (inter 500 ms, rise 1; a check on a loaded
+    // machine can take longer than a fixed pause): rounds are opened until one is parked on it, bounded.
     const owners = new Set<string>();
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0, end = Date.now() + START_MS; !owners.has(victimUrl) && (i < 6 || Date.now() < end); i++) {
+      if (i >= 6) await new Promise((r) => setTimeout(r, 200));
       const c = await connect(IDS[0], () => ({ action: 'cancel' }), true);
       try {
         const first = (await c.callTool({ name: 'v2__ask', arguments: {} } as never, { allowInputRequired: true } as never)) as Record<

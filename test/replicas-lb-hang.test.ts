@@ -61,7 +61,9 @@ describe('a request the balancer sends to a hung replica', { skip: clusterSkipRe
         later.every((r) => r.tools.length > 0),
         'later requests succeed',
       );
-      assert.ok(Date.now() - t1 < 2_000, `later requests are not sent to the hung replica (took ${Date.now() - t1} ms)`);
+      // One sent to the hung replica would end only at the 10 s client timeout (and reject above); the
+      // live replicas' answers may take seconds on a loaded machine.
+      assert.ok(Date.now() - t1 < 8_000, `later requests are not sent to the hung replica (took ${Date.now() - t1} ms)`);
     } finally {
       await c.kill(1, 'SIGCONT');
       await Promise.all(clients.map((m) => m.close().catch(() => undefined)));

@@ -12,6 +12,7 @@ import { openSqliteStore } from '../src/host/store/index.js';
 import { pathToFileUri } from '../src/schema/uri.js';
 import { runParley } from './helpers/cli.js';
 import { hostInternals } from '../src/host/internals.js';
+import { pollUntil } from './helpers/wait.js';
 
 const FS = resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FIXTURE = new URL('./fixtures/layers/route-server.mjs', import.meta.url).pathname;
@@ -48,9 +49,15 @@ test('virtual roots from parley.json and presets stay host-side, route, and surv
     assert.ok(one.getRoot('chart://monthly')?.virtual, "a config preset's virtual root is loaded");
     one.addRoot('postgres://reports-db', { name: 'reports' });
     await one.start();
+    // Polled: server-filesystem applies roots asynchronously, and the host's start-up wait for that is a
+    // bound a loaded machine can outlast (src/host/servers/startup-roots.ts).
+    const onlyWork = `Allowed directories:\n${join(dir, 'work')}`;
     assert.equal(
-      text(await one.callTool('fs', 'list_allowed_directories')).trim(),
-      `Allowed directories:\n${join(dir, 'work')}`,
+      await pollUntil(
+        async () => text(await one.callTool('fs', 'list_allowed_directories')).trim(),
+        (t) => t === onlyWork,
+      ),
+      onlyWork,
       'the 2025 server got the file root only (a non-file root would have made it reject the list)',
     );
     const modern = JSON.parse(text(await one.callTool('modern', 'roots'))) as Array<{ uri: string }>;

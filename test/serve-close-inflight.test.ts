@@ -8,13 +8,17 @@ import * as z from 'zod/v4';
 import { createParleyServer, createShared, serve } from '../src/server/index.js';
 
 const shared = createShared();
+/** Called when a call reaches its tool handler (set by each test). */
+let reached = () => {};
 function factory() {
   const s = createParleyServer({ name: 'closing', version: '1.0.0', shared });
   s.tool('slow', { description: 'Answers after 30 s', inputSchema: z.object({}) }, async () => {
+    reached();
     await new Promise((r) => setTimeout(r, 30_000).unref());
     return { content: [{ type: 'text', text: 'done' }] };
   });
   s.tool('ask', { description: 'Asks a question nobody answers', inputSchema: z.object({}) }, async (_a, ctx) => {
+    reached();
     const r = await ctx.elicit('Your name?', z.object({ name: z.string() }));
     return { content: [{ type: 'text', text: r.action }] };
   });
@@ -37,14 +41,24 @@ for (const [revision, tool] of cases) {
         ...(revision === '2026-07-28' ? { versionNegotiation: { mode: 'auto' } } : { supportedProtocolVersions: [revision] }),
       },
     );
-    client.setRequestHandler('elicitation/create', () => new Promise(() => {})); // the person never answers
+    // The call is in flight once its handler runs and, for "ask", once its question reached the client
+    // (the question travels on the call's stream). A fixed sleep could close the server before the
+    // request even arrived on a loaded machine: then the client saw a refused connection instead.
+    let handled!: () => void;
+    const inHandler = new Promise<void>((r) => (handled = r));
+    let askedClient!: () => void;
+    const asked = new Promise<void>((r) => (askedClient = r));
+    reached = handled;
+    client.setRequestHandler('elicitation/create', () => (askedClient(), new Promise(() => {}))); // the person never answers
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
       const call = client.callTool({ name: tool, arguments: {} }, { timeout: 120_000 }).then(
         () => 'answered',
         (e: Error) => e.message,
       );
-      await new Promise((r) => setTimeout(r, 300)); // the call reaches its handler
+      const ready = tool === 'ask' ? Promise.all([inHandler, asked]) : inHandler;
+      const before = await Promise.race([ready.then(() => 'in flight'), call]);
+      assert.equal(before, 'in flight', 'the call ended before close()');
       const t0 = Date.now();
       await handle.close();
       const outcome = await Promise.race([call, new Promise<string>((r) => setTimeout(() => r('still pending'), 10_000).unref())]);

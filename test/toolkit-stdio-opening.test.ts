@@ -6,9 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { exitOf } from './helpers/cli.js';
 import { WAIT_MS } from './helpers/wait.js';
 
 const FIXTURE = ['--import', 'tsx', 'test/fixtures/toolkit/server.ts'];
+/** Bound for the first message of a child: a cold tsx start took up to 15 s on a loaded 2-core machine. */
+const START_MS = 60_000;
 type Msg = { id?: number | string; method?: string; result?: any; error?: { code: number; message: string } };
 
 /** The fixture server as raw lines: `write` sends lines in one chunk, `next` waits for a message. */
@@ -31,8 +34,12 @@ function wire(args = FIXTURE) {
   return {
     got,
     write: (...msgs: object[]) => child.stdin.write(msgs.map((m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`).join('')),
-    /** The first message after `from` (an index into `got`) that `ok` accepts; throws after WAIT_MS. */
+    /**
+     * The first message after `from` (an index into `got`) that `ok` accepts; throws after WAIT_MS, or
+     * START_MS while the server has sent nothing yet (its wait includes the child's cold tsx start).
+     */
     next(ok: (m: Msg) => boolean, from = 0): Promise<Msg> {
+      const bound = got.length === 0 ? START_MS : WAIT_MS;
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = got.slice(from).find(ok);
@@ -43,18 +50,18 @@ function wire(args = FIXTURE) {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no matching message within ${WAIT_MS} ms; got ${JSON.stringify(got).slice(0, 400)}`));
-        }, WAIT_MS);
+          reject(new Error(`no matching message within ${bound} ms; got ${JSON.stringify(got).slice(0, 400)}`));
+        }, bound);
         waiters.add(check);
         check();
       });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.stdin.end();
-        setTimeout(() => child.kill(), WAIT_MS).unref();
-      }),
+    close: () => {
+      const exited = exitOf(child);
+      child.stdin.end();
+      setTimeout(() => child.kill(), WAIT_MS).unref();
+      return exited;
+    },
   };
 }
 

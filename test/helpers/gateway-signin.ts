@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hashToken } from '../../src/gateway/users.js';
-import { isolatedEnv } from './cli.js';
+import { exitOf, isolatedEnv } from './cli.js';
 import { freePort, MAIN } from './replicas.js';
 import { walkRedirects } from '../../scripts/conformance/client.js';
 
@@ -98,7 +98,7 @@ export async function startSignInGateway(
         c.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
       }),
     async stop() {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      const exited = exitOf(child);
       child.kill('SIGKILL');
       await exited;
       rmSync(dir, { recursive: true, force: true });

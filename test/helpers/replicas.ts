@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashToken } from '../../src/gateway/index.js';
-import { isolatedEnv } from './cli.js';
+import { exitOf, isolatedEnv } from './cli.js';
 import { pgSkipReason, startPostgres } from './postgres.js';
 import type { PgServer } from './postgres.js';
 
@@ -253,7 +253,7 @@ export async function startCluster(o: {
       dir,
       async kill(i, signal) {
         const r = replicas[i];
-        const exited = new Promise<void>((res) => r.child.once('exit', () => res()));
+        const exited = exitOf(r.child);
         r.child.kill(signal);
         if (signal === 'SIGKILL') await exited;
       },
