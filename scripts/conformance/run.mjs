@@ -13,7 +13,7 @@
 //    scripts/conformance/client.ts (parley host runtime + broker), bundled once with esbuild into
 //    dist/conformance/client.mjs. The scenarios of `--suite auth` (both lines) and `--suite draft` (0.2)
 //    run as parallel suite runs, one after another after the pool (SUITE_RUNS); every other scenario
-//    runs alone in the pool; one that failed in a suite run runs again alone. Server runs, suite runs and client
+//    runs alone in the pool; one of a suite run without results or with a lost connection runs again alone. Server runs, suite runs and client
 //    scenarios share a pool of --jobs (default 3, env PARLEY_CONFORMANCE_JOBS); sse-retry (timing
 //    sensitive) runs alone after the pool.
 // 4. Compares with baseline.jsonc and ends with `conformance: N passed, N failed`, counting CHECKS of the
@@ -153,6 +153,24 @@ function readResults(dir, prefix) {
   }
   return res;
 }
+
+/**
+ * What parley's client printed (stdout.txt and stderr.txt) in scenario `name`'s folder under `dir` (a
+ * suite run's output: `<name>-<time>/`, `auth/x` one level down), or '' when there is none.
+ */
+function clientOutput(dir, name) {
+  const slash = name.lastIndexOf('/');
+  const base = slash >= 0 ? join(dir, name.slice(0, slash)) : dir;
+  const leaf = name.slice(slash + 1);
+  if (!existsSync(base)) return '';
+  const folder = readdirSync(base).find((n) => n.startsWith(`${leaf}-`) && /^\d{4}-\d{2}-\d{2}T[\d-]+Z$/.test(n.slice(leaf.length + 1)));
+  if (!folder) return '';
+  const read = (f) => (existsSync(join(base, folder, f)) ? readFileSync(join(base, folder, f), 'utf8') : '');
+  return read('stdout.txt') + read('stderr.txt');
+}
+
+/** A connection lost at the socket, as parley's client reports it (undici's `fetch failed` and its causes). */
+const LOST_CONNECTION = /fetch failed|other side closed|socket hang up|ECONNRESET|ECONNREFUSED|UND_ERR_SOCKET/;
 
 /** `conformance list --client` → [{name, tags}] */
 async function listClientScenarios(bin) {
@@ -295,7 +313,10 @@ async function clientTasks() {
               name: s.name,
               checks: checks ?? [],
               problem: checks ? undefined : `no results from ${r.args.join(' ')} (exit ${res.code}): ${res.stdout.slice(-300)}`,
-              again: () => alone(s, join(out, `client-${line}`, `again-${s.name.replace(/\//g, '_')}`)),
+              // Run again alone only when it has no results or parley's client lost its connection.
+              ...(!checks || LOST_CONNECTION.test(clientOutput(dir, s.name))
+                ? { again: () => alone(s, join(out, `client-${line}`, `again-${s.name.replace(/\//g, '_')}`)) }
+                : {}),
             });
           }
         });
@@ -353,9 +374,9 @@ try {
   // Server runs and client scenarios share one pool; timing-sensitive scenarios run alone afterwards.
   await pool([...(server ? serverTasks(server.url) : []), ...clients.filter((c) => !c.serial && !c.suite).map((c) => c.run)], jobs);
   for (const c of clients.filter((c) => c.suite)) await c.run();
-  // A scenario that failed in a parallel suite run runs once more, alone: those runs start 14-17 clients
-  // together, and on a loaded machine one of them can lose its connection to the scenario's server
-  // ("fetch failed"). A client that really fails the check fails alone too; a pass there is a warning.
+  // A scenario that failed in a parallel suite run without results, or whose client lost its connection to
+  // the scenario's server ("fetch failed": those runs start 14-17 clients together on a loaded machine),
+  // runs once more, alone. A failed check with the connection intact is not retried; a pass alone is a warning.
   for (const r of results.filter((r) => r.again && !inBaseline(r.line, r.side, r.name) && failedResult(r))) {
     log(`client ${LINES[r.line]} ${r.name}: failed in the suite run (${describeFailure(r)}); running it alone`);
     results.splice(results.indexOf(r), 1);
