@@ -10,11 +10,10 @@
 // server) whose input_required round of 100 elicitation entries is over the rate limit.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServerManager } from '../src/host/servers/index.js';
 import { ElicitationBroker, REFUSAL_AUDIT_BURST, REFUSAL_AUDIT_REFILL_MS } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
-import { clientInfo, fastStop, fixture, text, ROOT } from './fixtures/servers-host/helpers.js';
+import { brokerManager, fixture, text } from './fixtures/servers-host/helpers.js';
 import { bounded, waitUntil } from './helpers/wait.js';
 
 describe('a 2025-11-25 stdio server flooding parley with elicitation/create requests it refuses', () => {
@@ -27,14 +26,7 @@ describe('a 2025-11-25 stdio server flooding parley with elicitation/create requ
   const base = Date.now();
   let skew = 0;
   const broker = new ElicitationBroker({ presenter, store, now: () => base + skew });
-  const m = new ServerManager(
-    { raw: fixture('raw', 'raw-lines.mjs', ['2025-11-25']) },
-    {
-      handlers: { elicit: broker.elicit, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
-      clientInfo,
-      stop: fastStop,
-    },
-  );
+  const m = brokerManager({ raw: fixture('raw', 'raw-lines.mjs', ['2025-11-25']) }, broker);
   type Reply = { id: string; error?: { code: number }; result?: { action: string } };
   const flood = async (n: number) =>
     (
@@ -88,14 +80,7 @@ describe('a 2026-07-28 server whose input_required round asks for 100 forms at o
   const store = new MemoryStore();
   const presenter = new ScriptedPresenter(Array.from({ length: 10 }, () => ({ action: 'accept' as const, content: { name: 'x' } })));
   const broker = new ElicitationBroker({ presenter, store });
-  const m = new ServerManager(
-    { v2: fixture('v2', 'v2-wide.mjs') },
-    {
-      handlers: { elicit: broker.elicit, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
-      clientInfo,
-      stop: fastStop,
-    },
-  );
+  const m = brokerManager({ v2: fixture('v2', 'v2-wide.mjs') }, broker);
   before(async () => {
     await m.start('v2');
     assert.equal(m.info('v2')?.negotiatedRevision, '2026-07-28');

@@ -11,31 +11,18 @@
 // the broker.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServerManager } from '../src/host/servers/index.js';
 import { COMPLETE_AUDIT_BURST, ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import { DEFAULT_LIMITS } from '../src/schema/limits.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
-import { clientInfo, fastStop, fixture, text, ROOT } from './fixtures/servers-host/helpers.js';
+import { brokerManager, fixture, text } from './fixtures/servers-host/helpers.js';
 import { bounded } from './helpers/wait.js';
 
 describe('a 2025-11-25 server and URL-mode elicitation ids', () => {
   const store = new MemoryStore();
   const presenter = new ScriptedPresenter([]);
   const broker = new ElicitationBroker({ presenter, store });
-  const m = new ServerManager(
-    { raw: fixture('raw', 'raw-lines.mjs', ['2025-11-25']) },
-    {
-      handlers: {
-        elicit: broker.elicit,
-        malformedMessage: broker.malformedMessage,
-        elicitationComplete: broker.elicitationComplete,
-        listRoots: async () => ({ roots: [ROOT] }),
-      },
-      clientInfo,
-      stop: fastStop,
-    },
-  );
+  const m = brokerManager({ raw: fixture('raw', 'raw-lines.mjs', ['2025-11-25']) }, broker);
   const run = async (name: string, bytes: number) =>
     (JSON.parse(text(await bounded(m.callTool('raw', 'case', { name, bytes }), 25_000, name))) as { got: unknown[] }).got;
   const completes = () => store.audit.filter((a) => a.kind === 'complete');

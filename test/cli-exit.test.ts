@@ -7,21 +7,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
-import { isolatedEnv } from './helpers/cli.js';
+import { isolatedEnv, alive } from './helpers/cli.js';
 import { EVERYTHING } from './helpers/peers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-exit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const LAUNCHER = new URL('./fixtures/launcher/launch.mjs', import.meta.url).pathname;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** `parley tools [...names]` (from dist) on a config whose server-everything runs behind the launcher, which writes the server's pid to `<tag>.pid`. */
 function toolsBehindLauncher(tag: string, names: string[]) {

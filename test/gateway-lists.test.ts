@@ -8,6 +8,8 @@ import type { Gateway } from '../src/gateway/index.js';
 import { fixture } from './fixtures/servers-host/helpers.js';
 import { text } from './fixtures/toolkit/peers.js';
 import { gatewayConfig, serveGateway } from './helpers/gateway.js';
+import { watchGetStream } from './helpers/peers.js';
+import { bounded } from './helpers/wait.js';
 import { verifies } from './helpers/verifies.js';
 
 let gw: Gateway;
@@ -26,23 +28,14 @@ it('downstream tools/list_changed reaches the upstream session; the new tool is 
   c.setNotificationHandler('notifications/tools/list_changed', () => notified());
   // The notification travels on the session's GET stream, which the client opens in the background
   // after connect(): one sent before the gateway has that stream is lost, so the calls wait for it.
-  let opened!: () => void;
-  const getOpen = new Promise<void>((r) => (opened = r));
-  const watching: typeof fetch = async (input, init) => {
-    const r = await fetch(input, init);
-    if ((init?.method ?? 'GET') === 'GET' && r.ok) opened();
-    return r;
-  };
-  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: watching });
+  const get = watchGetStream();
+  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: get.fetch });
   await c.connect(transport);
   try {
-    await Promise.race([getOpen, new Promise((_r, j) => setTimeout(() => j(new Error('no GET stream within 15 s')), 15_000).unref())]);
+    await bounded(get.opened, 15_000, 'the GET stream');
     assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__grow', 'grow__lists']);
     assert.equal(text(await c.callTool({ name: 'grow__grow', arguments: {} })), 'added extra1');
-    await Promise.race([
-      changed,
-      new Promise((_r, j) => setTimeout(() => j(new Error('no tools/list_changed within 15 s')), 15_000).unref()),
-    ]);
+    await bounded(changed, 15_000, 'tools/list_changed');
     assert.deepEqual((await c.listTools()).tools.map((t) => t.name).sort(), ['grow__extra1', 'grow__grow', 'grow__lists']);
     assert.equal(text(await c.callTool({ name: 'grow__extra1', arguments: {} })), 'extra1');
   } finally {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitUntil } from './helpers/wait.js';
+import { alive } from './helpers/cli.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 
@@ -93,12 +94,3 @@ test('SIGTERM to run-tests reaches the test runner: no test process is left runn
   assert.equal(await closed, 1);
   assert.ok(await waitUntil(() => !alive(pid), { ms: 10_000 }), 'the test process ended');
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -14,6 +14,7 @@ import { createShared, serve } from '../src/server/index.js';
 import type { ListKind, ServeHandle } from '../src/server/index.js';
 import { demoServer, text } from './fixtures/toolkit/peers.js';
 import { emptyLists, listsServer } from './fixtures/toolkit/lists-server.js';
+import { watchGetStream } from './helpers/peers.js';
 import { verifies } from './helpers/verifies.js';
 
 const KINDS: ListKind[] = ['tools', 'prompts', 'resources'];
@@ -63,23 +64,17 @@ function peer(c: Client, name: string): Peer {
 
 /** A 2025-era client whose standalone GET stream (where unsolicited notifications travel) is open. */
 async function legacyPeer(h: ServeHandle, name: string, user?: string): Promise<Peer> {
-  let opened!: () => void;
-  const getOpen = new Promise<void>((r) => (opened = r));
-  const watching: typeof fetch = async (input, init) => {
-    const r = await fetch(input, init);
-    if ((init?.method ?? 'GET') === 'GET' && r.ok) opened();
-    return r;
-  };
+  const get = watchGetStream();
   const c = new Client({ name, version: '1' }, { capabilities: {} });
   const p = peer(c, name);
   await c.connect(
     new StreamableHTTPClientTransport(new URL(h.url), {
-      fetch: watching,
+      fetch: get.fetch,
       ...(user ? { requestInit: { headers: { 'x-test-user': user } } } : {}),
     }),
   );
   assert.equal(c.getProtocolEra(), 'legacy', `${name} speaks a 2025 revision`);
-  await within(getOpen, `${name}: GET stream`);
+  await within(get.opened, `${name}: GET stream`);
   return p;
 }
 

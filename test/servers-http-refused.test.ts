@@ -6,13 +6,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { ServerManager } from '../src/host/servers/index.js';
+import type { ServerManager } from '../src/host/servers/index.js';
 import { REFUSED_PER_WINDOW, REFUSED_WINDOW_MS } from '../src/host/servers/stdio-transport.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import type { HttpServerDef } from '../src/host/config/types.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
-import { clientInfo, fastStop, fixture, text, ROOT } from './fixtures/servers-host/helpers.js';
+import { brokerManager, fixture, text } from './fixtures/servers-host/helpers.js';
 import { spawnListening, stopChild } from './helpers/peers.js';
 import { bounded, waitUntil } from './helpers/wait.js';
 
@@ -30,14 +30,7 @@ describe('a Streamable HTTP server that floods parley with messages that are not
     );
     peer = child;
     const def: HttpServerDef = { name: 'raw', type: 'http', url: match, headers: {}, origin: { file: '<test>', pointer: '/servers/raw' } };
-    m = new ServerManager(
-      { raw: def },
-      {
-        handlers: { elicit: broker.elicit, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
-        clientInfo,
-        stop: fastStop,
-      },
-    );
+    m = brokerManager({ raw: def }, broker);
     await m.start('raw');
   });
   after(async () => {

@@ -19,6 +19,7 @@ import {
 } from './fixtures/servers-host/helpers.js';
 import { bounded, pollUntil, waitUntil } from './helpers/wait.js';
 import { verifies } from './helpers/verifies.js';
+import { alive } from './helpers/cli.js';
 
 function recordingClock(): Clock & { delays: number[] } {
   const delays: number[] = [];
@@ -26,14 +27,6 @@ function recordingClock(): Clock & { delays: number[] } {
 }
 /** True while a process whose command line contains `token` runs. */
 const running = (token: string) => execFileSync('ps', ['-eo', 'args']).toString().includes(token);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('crash and restart', () => {
   it('a server that exits mid-elicitation → error → restarts with backoff; the pending handler call is aborted', async () => {

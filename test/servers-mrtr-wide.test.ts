@@ -6,25 +6,17 @@
 // a round at the cap is answered in full. Real peer: an SDK v2 server (v2-wide.mjs).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ServerManager } from '../src/host/servers/index.js';
 import { MAX_INPUT_REQUESTS_PER_ROUND } from '../src/host/servers/mrtr.js';
 import { ElicitationBroker } from '../src/host/broker/index.js';
 import { ScriptedPresenter } from '../src/host/presenter.js';
 import { MemoryStore } from './fixtures/broker/memoryStore.js';
-import { clientInfo, fastStop, fixture, text, ROOT } from './fixtures/servers-host/helpers.js';
+import { brokerManager, fixture, text } from './fixtures/servers-host/helpers.js';
 import { bounded } from './helpers/wait.js';
 
 describe('a 2026-07-28 server that asks for very many inputs in one round', () => {
   const store = new MemoryStore();
   const broker = new ElicitationBroker({ presenter: new ScriptedPresenter([]), store });
-  const m = new ServerManager(
-    { v2: fixture('v2', 'v2-wide.mjs') },
-    {
-      handlers: { elicit: broker.elicit, malformedMessage: broker.malformedMessage, listRoots: async () => ({ roots: [ROOT] }) },
-      clientInfo,
-      stop: fastStop,
-    },
-  );
+  const m = brokerManager({ v2: fixture('v2', 'v2-wide.mjs') }, broker);
   before(async () => {
     await m.start('v2');
     assert.equal(m.info('v2')?.negotiatedRevision, '2026-07-28');

@@ -108,3 +108,13 @@ export function exitOf(child: import('node:child_process').ChildProcess): Promis
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((r) => child.once('exit', () => r()));
 }
+
+/** Whether a process with this id is running (signal 0 reaches it). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

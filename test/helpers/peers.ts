@@ -110,3 +110,19 @@ export async function startEverythingHttp(mode: 'streamableHttp' | 'sse' = 'stre
     }
   }
 }
+
+/**
+ * A `fetch` for an SDK client's Streamable HTTP transport, and a promise that settles once the
+ * transport's standalone GET stream is open: a 2025-era session's unsolicited notifications
+ * (list_changed) travel only there, and one sent before it exists is lost.
+ */
+export function watchGetStream(): { fetch: typeof fetch; opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const watching: typeof fetch = async (input, init) => {
+    const r = await fetch(input, init);
+    if ((init?.method ?? 'GET') === 'GET' && r.ok) open();
+    return r;
+  };
+  return { fetch: watching, opened };
+}

@@ -541,7 +541,7 @@ export class ElicitationBroker {
   malformedMessage(server: string, detail: string, count = 1): void {
     const rec = { id: `malformed-${++this.seq}`, server, scope: this.scope, receivedAt: this.now() };
     const message = `${server} sent ${detail}.`;
-    const key = `${this.scope.tenant}\0${this.scope.user}\0${server}`;
+    const key = refusalKey(this.scope, server);
     if (this.refusals.allows(key)) {
       const skipped = this.refusals.take(key);
       this.audit.write(rec, 'error', { detail: { reason: 'malformed-message', message, ...(skipped ? { skipped } : {}) } });
@@ -668,7 +668,7 @@ export class ElicitationBroker {
    * so requests that arrive together are counted against the budget one by one.
    */
   private rowsOf(req: InputRequest): RequestRows {
-    const key = `${req.scope.tenant}\0${req.scope.user}\0${req.server}`;
+    const key = refusalKey(req.scope, req.server);
     // Each held row with the time of its step: written later, it keeps its own `ts` and `durationMs`.
     let held: Array<[AuditKind, AuditRowOptions, number]> | undefined = [];
     const flush = () => {
@@ -805,6 +805,11 @@ export class ElicitationBroker {
       }
     }
   }
+}
+
+/** The key of a refusal budget ({@link REFUSAL_AUDIT_BURST}): person and server. */
+function refusalKey(scope: Scope, server: string): string {
+  return `${scope.tenant}\0${scope.user}\0${server}`;
 }
 
 /** One request's audit rows until it is admitted ({@link ElicitationBroker.rowsOf}). */
